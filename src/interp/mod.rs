@@ -1,0 +1,1 @@
+//! Reference interpreter: runs a warp lane by lane, obviously correct, slow.

@@ -1,0 +1,704 @@
+//! The checked IR: what `check` produces from the AST and what both backends consume.
+//!
+//! Everything here is resolved and typed: registers are indices into
+//! [`Function::regs`], labels are [`BlockId`]s, variables are [`VarRef`]s with their
+//! final layout (shared-window offsets, local-frame offsets, param-buffer offsets, module
+//! globals by id), immediates are bit patterns of the instruction's type.
+//!
+//! Invariants that `check` guarantees and backends rely on (naga's contract: if `check`
+//! returns `Ok`, no backend panics on the module):
+//! - `Function::blocks[0]` is the entry block; blocks are numbered in reverse post-order
+//!   of the CFG (unreachable blocks are dropped), so a loop header has a lower number than
+//!   its body and an if/else join has a higher number than both arms.
+//! - every `RegId`, `BlockId`, `GlobalId`, `FuncId`, `InstId` is in range;
+//! - each operand's register class fits the instruction (see `check` for the relaxed
+//!   PTX operand-size rules); destinations are never immediates;
+//! - a register's container always holds its value zero-extended beyond the register's
+//!   declared width (see [`Type::bits`]); readers extend (sign or zero) to what the
+//!   instruction type asks for, writers truncate/extend to the register width.
+
+use std::fmt;
+
+/// Index of a register in [`Function::regs`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct RegId(pub u32);
+/// Index of a block in [`Function::blocks`]; also its reverse-post-order number.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct BlockId(pub u32);
+/// Index of a module variable in [`Module::globals`] (`.global` and `.const`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct GlobalId(pub u32);
+/// Index of a function in [`Module::functions`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct FuncId(pub u32);
+/// Index of an instruction's source information in [`Module::inst_info`]; unique per
+/// instruction in the module. Faults name the instruction through it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct InstId(pub u32);
+
+/// A 1-based line and column in the PTX source.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct Loc {
+    pub line: u32,
+    pub col: u32,
+}
+
+impl fmt::Display for Loc {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}:{}", self.line, self.col)
+    }
+}
+
+/// Where an instruction came from, for error and fault messages.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct InstInfo {
+    pub loc: Loc,
+    /// The opcode with all its modifiers as written, e.g. `st.global.v2.f32`.
+    pub text: String,
+    /// The function the instruction belongs to.
+    pub func: FuncId,
+}
+
+/// A checked module.
+#[derive(Clone, Debug, Default)]
+pub struct Module {
+    /// File name used in messages.
+    pub file: String,
+    /// `.version major.minor`.
+    pub version: (u32, u32),
+    /// `.target` entries, e.g. `["sm_70"]`.
+    pub target: Vec<String>,
+    /// `.address_size` (32 or 64; 64 when absent).
+    pub address_size: u32,
+    pub functions: Vec<Function>,
+    /// `.global` and `.const` variables, in declaration order.
+    pub globals: Vec<GlobalVar>,
+    /// `.shared` variables (module scope and function scope), laid out in one window
+    /// shared by every kernel of the module.
+    pub shared_vars: Vec<SharedVar>,
+    /// Bytes of statically declared shared memory (end of the last static variable).
+    pub shared_static_size: u32,
+    /// Offset in the shared window where dynamic (`.extern .shared`) memory starts:
+    /// `shared_static_size` rounded up to the largest extern alignment (at least 16).
+    pub dyn_shared_offset: u32,
+    /// Source information for every instruction, indexed by [`InstId`].
+    pub inst_info: Vec<InstInfo>,
+}
+
+impl Module {
+    pub fn function(&self, name: &str) -> Option<(FuncId, &Function)> {
+        self.functions
+            .iter()
+            .enumerate()
+            .find(|(_, f)| f.name == name)
+            .map(|(i, f)| (FuncId(i as u32), f))
+    }
+    pub fn info(&self, id: InstId) -> &InstInfo {
+        &self.inst_info[id.0 as usize]
+    }
+}
+
+/// A `.global` or `.const` module variable. The runtime allocates it in device memory
+/// at load time, copies `init` into it and patches `relocs`.
+#[derive(Clone, Debug)]
+pub struct GlobalVar {
+    pub name: String,
+    /// `Space::Global` or `Space::Const`.
+    pub space: Space,
+    pub size: u64,
+    pub align: u32,
+    /// Initial bytes (`size` bytes; zeros where no initializer was given).
+    pub init: Vec<u8>,
+    /// Addresses to patch into `init` once every variable and function has an address.
+    pub relocs: Vec<Reloc>,
+    /// `.extern` declaration without definition (an error to launch a kernel using it).
+    pub external: bool,
+    pub loc: Loc,
+}
+
+/// An address stored in a variable's initializer, e.g. `.global .u64 p = {a, f+4};`.
+#[derive(Clone, Debug)]
+pub struct Reloc {
+    /// Byte offset inside the variable.
+    pub offset: u64,
+    /// 4 or 8 bytes.
+    pub size: u8,
+    pub target: RelocTarget,
+    pub addend: i64,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RelocTarget {
+    /// Generic address of a module variable.
+    Global(GlobalId),
+    /// Address (as the runtime maps them) of a function, for indirect calls.
+    Func(FuncId),
+}
+
+/// A `.shared` variable: a range of the per-CTA shared window.
+#[derive(Clone, Debug)]
+pub struct SharedVar {
+    pub name: String,
+    pub offset: u32,
+    pub size: u32,
+    pub align: u32,
+    /// `.extern .shared` dynamic array: `offset == Module::dyn_shared_offset`, size 0.
+    pub dynamic: bool,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FuncKind {
+    /// `.entry`: a kernel.
+    Entry,
+    /// `.func`: a device function.
+    Func,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum Linkage {
+    #[default]
+    Internal,
+    Visible,
+    Extern,
+    Weak,
+    Common,
+}
+
+/// A parameter (or return value) of an `.entry` or `.func`.
+#[derive(Clone, Debug)]
+pub struct Param {
+    pub name: String,
+    /// Element type; arrays are `B8` etc. with `count` elements.
+    pub ty: Type,
+    /// Number of elements (1 for scalars; N for `.param .b8 p[N]`).
+    pub count: u32,
+    pub align: u32,
+    /// Total bytes (`ty.bytes() * count`).
+    pub size: u32,
+    /// Byte offset in the parameter buffer (kernels: the launch's param buffer).
+    pub offset: u32,
+    /// `.reg` parameter of a `.func` (passed in a register, not in `.param` space).
+    pub reg: Option<RegId>,
+    /// `.ptr` attribute state space and alignment, informational.
+    pub ptr_space: Option<Space>,
+}
+
+/// A declared register (every `%r<N>` range is expanded into N registers).
+#[derive(Clone, Debug)]
+pub struct RegInfo {
+    pub name: String,
+    pub ty: Type,
+}
+
+/// `.maxntid .reqntid .minnctapersm .maxnreg`: checked at launch where they constrain it.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct PerfDirectives {
+    pub maxntid: Option<[u32; 3]>,
+    pub reqntid: Option<[u32; 3]>,
+    pub minnctapersm: Option<u32>,
+    pub maxnreg: Option<u32>,
+}
+
+#[derive(Clone, Debug)]
+pub struct Function {
+    pub name: String,
+    pub kind: FuncKind,
+    pub linkage: Linkage,
+    /// Input parameters, in order.
+    pub params: Vec<Param>,
+    /// Return parameters of a `.func`, in order.
+    pub rets: Vec<Param>,
+    /// Bytes of the kernel parameter buffer (entry) or of the `.param` arguments (func).
+    pub param_size: u32,
+    pub regs: Vec<RegInfo>,
+    /// Empty for a declaration without body (prototype or `.extern`).
+    pub blocks: Vec<Block>,
+    /// Bytes of this function's `.local` frame (its `.local` variables).
+    pub local_size: u32,
+    pub local_align: u32,
+    pub perf: PerfDirectives,
+    pub loc: Loc,
+}
+
+impl Function {
+    pub fn reg(&self, r: RegId) -> &RegInfo {
+        &self.regs[r.0 as usize]
+    }
+    pub fn has_body(&self) -> bool {
+        !self.blocks.is_empty()
+    }
+}
+
+/// A basic block: straight-line instructions and one terminator.
+#[derive(Clone, Debug)]
+pub struct Block {
+    /// The first label that named this block, if any (for dumps and messages).
+    pub label: Option<String>,
+    pub insts: Vec<Inst>,
+    pub term: Terminator,
+}
+
+/// How a block ends. A guard that is false for some active lanes makes the warp diverge.
+#[derive(Clone, Debug)]
+pub enum Terminator {
+    /// Unconditional `bra` or falling into the next block.
+    Jump { target: BlockId, inst: Option<InstId> },
+    /// `@p bra{.uni} L`: lanes where the guard holds go to `taken`, the others to
+    /// `not_taken` (the next block in source order). `uni` is the `.uni` assertion.
+    Branch { guard: Guard, taken: BlockId, not_taken: BlockId, uni: bool, inst: InstId },
+    /// `{@p} ret`: in a kernel the same as `exit`. With a guard, the other lanes
+    /// continue at `next`.
+    Ret { guard: Option<Guard>, next: Option<BlockId>, inst: InstId },
+    /// `{@p} exit`: the lanes end for good. With a guard, the other lanes continue at
+    /// `next`.
+    Exit { guard: Option<Guard>, next: Option<BlockId>, inst: InstId },
+}
+
+impl Terminator {
+    /// Blocks this terminator can transfer control to.
+    pub fn successors(&self) -> Vec<BlockId> {
+        match self {
+            Terminator::Jump { target, .. } => vec![*target],
+            Terminator::Branch { taken, not_taken, .. } => vec![*taken, *not_taken],
+            Terminator::Ret { next, .. } | Terminator::Exit { next, .. } => next.iter().copied().collect(),
+        }
+    }
+}
+
+/// `@p` (negate = false) or `@!p` (negate = true).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Guard {
+    pub pred: RegId,
+    pub negate: bool,
+}
+
+#[derive(Clone, Debug)]
+pub struct Inst {
+    pub guard: Option<Guard>,
+    pub kind: InstKind,
+    pub id: InstId,
+}
+
+/// PTX types. Registers store 8/16/32-bit types in 32-bit containers, 64-bit types in
+/// 64-bit containers and predicates as lane masks.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Type {
+    Pred,
+    B8,
+    B16,
+    B32,
+    B64,
+    B128,
+    U8,
+    U16,
+    U32,
+    U64,
+    S8,
+    S16,
+    S32,
+    S64,
+    F16,
+    F16x2,
+    BF16,
+    BF16x2,
+    F32,
+    F64,
+}
+
+/// How a type is held in a register container.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum RegClass {
+    /// `.pred`: one bit per lane (JIT: lane masks).
+    Pred,
+    /// 8-, 16- and 32-bit types: a 32-bit container, value zero-extended.
+    R32,
+    /// 64-bit types.
+    R64,
+    /// 128-bit (`.b128`): not executable yet; `check` rejects instructions using it.
+    R128,
+}
+
+impl Type {
+    /// Width in bits (1 for `.pred`).
+    pub fn bits(self) -> u32 {
+        use Type::*;
+        match self {
+            Pred => 1,
+            B8 | U8 | S8 => 8,
+            B16 | U16 | S16 | F16 | BF16 => 16,
+            B32 | U32 | S32 | F32 | F16x2 | BF16x2 => 32,
+            B64 | U64 | S64 | F64 => 64,
+            B128 => 128,
+        }
+    }
+    /// Size in memory in bytes (`.pred` counts as 1 for layout purposes).
+    pub fn bytes(self) -> u32 {
+        self.bits().div_ceil(8)
+    }
+    pub fn class(self) -> RegClass {
+        match self.bits() {
+            1 => RegClass::Pred,
+            8 | 16 | 32 => RegClass::R32,
+            64 => RegClass::R64,
+            _ => RegClass::R128,
+        }
+    }
+    pub fn is_signed(self) -> bool {
+        matches!(self, Type::S8 | Type::S16 | Type::S32 | Type::S64)
+    }
+    pub fn is_unsigned(self) -> bool {
+        matches!(self, Type::U8 | Type::U16 | Type::U32 | Type::U64)
+    }
+    pub fn is_bits(self) -> bool {
+        matches!(self, Type::B8 | Type::B16 | Type::B32 | Type::B64 | Type::B128)
+    }
+    pub fn is_int(self) -> bool {
+        self.is_signed() || self.is_unsigned()
+    }
+    pub fn is_float(self) -> bool {
+        matches!(self, Type::F16 | Type::F16x2 | Type::BF16 | Type::BF16x2 | Type::F32 | Type::F64)
+    }
+    pub fn name(self) -> &'static str {
+        use Type::*;
+        match self {
+            Pred => "pred",
+            B8 => "b8",
+            B16 => "b16",
+            B32 => "b32",
+            B64 => "b64",
+            B128 => "b128",
+            U8 => "u8",
+            U16 => "u16",
+            U32 => "u32",
+            U64 => "u64",
+            S8 => "s8",
+            S16 => "s16",
+            S32 => "s32",
+            S64 => "s64",
+            F16 => "f16",
+            F16x2 => "f16x2",
+            BF16 => "bf16",
+            BF16x2 => "bf16x2",
+            F32 => "f32",
+            F64 => "f64",
+        }
+    }
+    pub fn from_name(s: &str) -> Option<Type> {
+        use Type::*;
+        Some(match s {
+            "pred" => Pred,
+            "b8" => B8,
+            "b16" => B16,
+            "b32" => B32,
+            "b64" => B64,
+            "b128" => B128,
+            "u8" => U8,
+            "u16" => U16,
+            "u32" => U32,
+            "u64" => U64,
+            "s8" => S8,
+            "s16" => S16,
+            "s32" => S32,
+            "s64" => S64,
+            "f16" => F16,
+            "f16x2" => F16x2,
+            "bf16" => BF16,
+            "bf16x2" => BF16x2,
+            "f32" => F32,
+            "f64" => F64,
+            _ => return None,
+        })
+    }
+    /// The unsigned integer type of the same width (bit pattern type).
+    pub fn to_unsigned(self) -> Type {
+        match self.bits() {
+            8 => Type::U8,
+            16 => Type::U16,
+            32 => Type::U32,
+            64 => Type::U64,
+            _ => self,
+        }
+    }
+    /// The signed integer type of the same width.
+    pub fn to_signed(self) -> Type {
+        match self.bits() {
+            8 => Type::S8,
+            16 => Type::S16,
+            32 => Type::S32,
+            64 => Type::S64,
+            _ => self,
+        }
+    }
+    /// The type twice as wide (for `.wide` results): s16 -> s32, u32 -> u64, ...
+    pub fn widened(self) -> Option<Type> {
+        use Type::*;
+        Some(match self {
+            U8 => U16,
+            U16 => U32,
+            U32 => U64,
+            S8 => S16,
+            S16 => S32,
+            S32 => S64,
+            B8 => B16,
+            B16 => B32,
+            B32 => B64,
+            _ => return None,
+        })
+    }
+}
+
+impl fmt::Display for Type {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, ".{}", self.name())
+    }
+}
+
+/// PTX state spaces.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Space {
+    Global,
+    Shared,
+    Local,
+    Const,
+    Param,
+    /// No state space: the address is a generic address.
+    Generic,
+}
+
+impl Space {
+    pub fn name(self) -> &'static str {
+        match self {
+            Space::Global => "global",
+            Space::Shared => "shared",
+            Space::Local => "local",
+            Space::Const => "const",
+            Space::Param => "param",
+            Space::Generic => "generic",
+        }
+    }
+}
+
+/// Dimension of a vector special register.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Dim {
+    X = 0,
+    Y = 1,
+    Z = 2,
+}
+
+/// Special registers (`WARP_SZ` is lowered to the immediate 32 by `check`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum SpecialReg {
+    Tid(Dim),
+    Ntid(Dim),
+    Ctaid(Dim),
+    Nctaid(Dim),
+    LaneId,
+    WarpId,
+    NWarpId,
+}
+
+/// A variable whose address an instruction uses, with its layout resolved.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum VarRef {
+    /// A module `.global`/`.const` variable; its address is the host address the
+    /// runtime allocated for it (state-space address == generic address).
+    Global(GlobalId),
+    /// Offset in the CTA's shared window (state-space address = the offset).
+    Shared(u32),
+    /// Offset in the thread's local frame (state-space address = the offset).
+    Local(u32),
+    /// Offset in the kernel's parameter buffer (state-space address = host address of
+    /// the launch's param buffer + offset).
+    KernelParam(u32),
+}
+
+/// A source operand.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Operand {
+    Reg(RegId),
+    /// Bit pattern in the instruction's type (floats as their IEEE bits; integers
+    /// truncated to the type's width).
+    Imm(u64),
+    Special(SpecialReg),
+    /// The state-space address of a variable plus a byte offset (`mov.u64 %rd, var;`).
+    VarAddr(VarRef, i64),
+    /// The runtime address of a function (`mov.u64 %rd, func;`).
+    FuncAddr(FuncId),
+}
+
+/// `[base+offset]`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Address {
+    pub base: AddrBase,
+    pub offset: i64,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum AddrBase {
+    /// A 32- or 64-bit register holding an address in the instruction's state space.
+    Reg(RegId),
+    /// A variable of the instruction's state space (or, for generic, any variable: its
+    /// generic address).
+    Var(VarRef),
+    /// `[imm]`: an absolute address.
+    Abs,
+}
+
+/// Rounding modifiers. `Rn..Rp` round floating-point results; `Rni..Rpi` round to an
+/// integral value (float -> int conversions and float -> float `cvt.rni` etc.).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Rnd {
+    Rn,
+    Rz,
+    Rm,
+    Rp,
+    Rni,
+    Rzi,
+    Rmi,
+    Rpi,
+}
+
+/// Floating-point modifiers of an arithmetic instruction.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub struct FloatMode {
+    /// Explicit rounding mode (`None`: the default, round to nearest even).
+    pub rnd: Option<Rnd>,
+    /// `.ftz`: subnormal inputs and results flush to sign-preserving zero.
+    pub ftz: bool,
+    /// `.sat`: results clamp to [0.0, 1.0] (NaN -> +0.0).
+    pub sat: bool,
+}
+
+/// `mul`/`mad` result selection.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum MulMode {
+    /// Low half (also the float multiply).
+    Lo,
+    Hi,
+    /// Full double-width result; the destination is twice as wide as the type.
+    Wide,
+}
+
+/// Division flavour for floats (integers ignore it).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum DivMode {
+    /// IEEE, correctly rounded per `FloatMode::rnd` (`div.rn`, `div.rz`, ... and f64).
+    Ieee,
+    /// `div.full.f32`: max 2 ulp error; ptxjit computes it correctly rounded.
+    Full,
+    /// `div.approx.f32`: ptxjit computes it correctly rounded (error 0 ≤ the 2-ulp bound).
+    Approx,
+}
+
+/// Arithmetic and logic operations (all operands and the result have the instruction
+/// type, except `Mul(Wide)`/`Mad(Wide)` whose result is twice as wide, and the shift
+/// amount of `Shl`/`Shr`, which is always `.u32`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum ArithOp {
+    Add,
+    Sub,
+    Mul(MulMode),
+    /// `mad`: a * b + c (integers: wrapping per mode; floats: fused, as `fma`).
+    Mad(MulMode),
+    /// `fma.rn` (floats).
+    Fma,
+    Div(DivMode),
+    Rem,
+    Min,
+    Max,
+    Neg,
+    Abs,
+    And,
+    Or,
+    Xor,
+    Not,
+    Shl,
+    /// Arithmetic for signed types, logical otherwise.
+    Shr,
+}
+
+impl ArithOp {
+    /// Number of source operands.
+    pub fn arity(self) -> usize {
+        match self {
+            ArithOp::Neg | ArithOp::Abs | ArithOp::Not => 1,
+            ArithOp::Mad(_) | ArithOp::Fma => 3,
+            _ => 2,
+        }
+    }
+}
+
+/// `setp` comparison operators (lo/ls/hi/hs are mapped to lt/le/gt/ge with an unsigned
+/// type by `check`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum CmpOp {
+    Eq,
+    Ne,
+    Lt,
+    Le,
+    Gt,
+    Ge,
+    /// Unordered float comparisons: true if either operand is NaN.
+    Equ,
+    Neu,
+    Ltu,
+    Leu,
+    Gtu,
+    Geu,
+    /// Both operands are numbers.
+    Num,
+    /// Either operand is NaN.
+    Nan,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum BoolOp {
+    And,
+    Or,
+    Xor,
+}
+
+/// A predicate source that may be negated (`!p`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct PredSrc {
+    pub reg: RegId,
+    pub negate: bool,
+}
+
+#[derive(Clone, Debug)]
+pub enum InstKind {
+    /// `mov.type d, a`: register, immediate, special register, variable or function
+    /// address.
+    Mov { ty: Type, dst: RegId, src: Operand },
+    /// Arithmetic, logic and shifts; `srcs.len() == op.arity()`. On `.pred` only
+    /// And/Or/Xor/Not exist.
+    Arith { op: ArithOp, ty: Type, fmode: FloatMode, dst: RegId, srcs: Vec<Operand> },
+    /// `setp.cmp{.bool}.type p{|q}, a, b{, {!}c}`. `dst` is `None` for the `_` sink.
+    Setp {
+        cmp: CmpOp,
+        ty: Type,
+        ftz: bool,
+        dst: Option<RegId>,
+        /// The `q` of `p|q`: receives the negated comparison (combined with `c`).
+        dst_neg: Option<RegId>,
+        a: Operand,
+        b: Operand,
+        combine: Option<(BoolOp, PredSrc)>,
+    },
+    /// `selp.type d, a, b, c`: d = c ? a : b.
+    Selp { ty: Type, dst: RegId, a: Operand, b: Operand, cond: PredSrc },
+    /// `ld{.space}{.vN}.type`: `dsts.len()` is 1, 2, 4 or 8; `None` is the `_` sink.
+    /// Integer loads into wider registers extend per `ty`'s signedness.
+    Ld { space: Space, ty: Type, dsts: Vec<Option<RegId>>, addr: Address },
+    /// `st{.space}{.vN}.type`.
+    St { space: Space, ty: Type, srcs: Vec<Operand>, addr: Address },
+    /// `cvta{.to}.space.size d, a`: `to_generic` for `cvta.space`, false for
+    /// `cvta.to.space`. `ty` is `U32` or `U64`.
+    Cvta { to_generic: bool, space: Space, ty: Type, dst: RegId, src: Operand },
+    /// `cvt{.rnd}{.ftz}{.sat}.dty.sty d, a`.
+    Cvt { dst_ty: Type, src_ty: Type, rnd: Option<Rnd>, ftz: bool, sat: bool, dst: RegId, src: Operand },
+    /// `bar.sync a{, b}` / `barrier.sync{.aligned} a{, b}`: wait until `count` threads
+    /// (all live threads of the CTA when absent) have arrived at barrier `barrier`.
+    BarSync { barrier: Operand, count: Option<Operand> },
+}

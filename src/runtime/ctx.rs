@@ -1,0 +1,368 @@
+//! The warp context: the one structure generated code and the interpreter share with the
+//! runtime, and the runtime services both backends call (checked memory access, barriers).
+//!
+//! [`WarpCtx`] is `#[repr(C)]`; the JIT reads its fields at `std::mem::offset_of!` offsets.
+//! Both backends access memory only through [`access`] (the JIT inlines a fast path for
+//! coalesced accesses inside the cached region and calls [`access`] otherwise), so faults
+//! are detected and reported identically: the lowest active lane whose access is bad
+//! decides the fault, and nothing is written by an instruction that faults.
+
+use crate::ir::{InstId, Space};
+use crate::runtime::memory::RegionTable;
+use std::sync::Arc;
+
+/// Number of lanes in a warp.
+pub const WARP_SIZE: usize = 32;
+
+/// Value of [`WarpCtx::status`] while the warp may run on.
+pub const STATUS_OK: u32 = 0;
+/// The warp stopped on a fault recorded in its [`WarpEnv`].
+pub const STATUS_FAULT: u32 = 1;
+
+/// Per-warp state visible to generated code.
+#[repr(C)]
+pub struct WarpCtx {
+    /// Lanes that have not exited (bit i = lane i). Generated code clears bits on `exit`.
+    pub live: u32,
+    /// [`STATUS_OK`] or [`STATUS_FAULT`]; generated code returns as soon as it is not OK.
+    pub status: u32,
+    /// `%tid.{x,y,z}` of each lane.
+    pub tid: [[u32; WARP_SIZE]; 3],
+    pub ntid: [u32; 3],
+    pub ctaid: [u32; 3],
+    pub nctaid: [u32; 3],
+    /// `%warpid`: index of this warp in its CTA.
+    pub warpid: u32,
+    /// `%nwarpid`: number of warps in the CTA.
+    pub nwarpid: u32,
+    pub _pad0: u32,
+    /// Host address of the launch's kernel-parameter buffer.
+    pub param_base: u64,
+    /// Host address of this CTA's shared window and its size in bytes.
+    pub shared_base: u64,
+    pub shared_size: u64,
+    /// Host address of each lane's `.local` frame, and the frame size.
+    pub local_base: [u64; WARP_SIZE],
+    pub local_size: u64,
+    /// A host range `[rd_lo, rd_hi)` known to lie inside one readable region; accesses
+    /// inside it need no lookup. Updated by [`access`].
+    pub rd_lo: u64,
+    pub rd_hi: u64,
+    /// Same for writable regions.
+    pub wr_lo: u64,
+    pub wr_hi: u64,
+    /// Runtime-side state of this warp (fault record, barrier hook).
+    pub env: *mut WarpEnv,
+}
+
+impl WarpCtx {
+    /// A context for warp `warpid` of a CTA of `ntid` threads. Lanes past the CTA's
+    /// thread count are not live.
+    pub fn new(ntid: [u32; 3], ctaid: [u32; 3], nctaid: [u32; 3], warpid: u32) -> WarpCtx {
+        let nthreads = ntid[0] * ntid[1] * ntid[2];
+        let nwarps = nthreads.div_ceil(WARP_SIZE as u32);
+        let mut tid = [[0u32; WARP_SIZE]; 3];
+        let mut live = 0u32;
+        for lane in 0..WARP_SIZE {
+            let t = warpid * WARP_SIZE as u32 + lane as u32;
+            if t < nthreads {
+                live |= 1 << lane;
+                tid[0][lane] = t % ntid[0];
+                tid[1][lane] = (t / ntid[0]) % ntid[1];
+                tid[2][lane] = t / (ntid[0] * ntid[1]);
+            }
+        }
+        WarpCtx {
+            live,
+            status: STATUS_OK,
+            tid,
+            ntid,
+            ctaid,
+            nctaid,
+            warpid,
+            nwarpid: nwarps,
+            _pad0: 0,
+            param_base: 0,
+            shared_base: 0,
+            shared_size: 0,
+            local_base: [0; WARP_SIZE],
+            local_size: 0,
+            rd_lo: 0,
+            rd_hi: 0,
+            wr_lo: 0,
+            wr_hi: 0,
+            env: std::ptr::null_mut(),
+        }
+    }
+}
+
+/// What went wrong in a memory access.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FaultKind {
+    /// The address is in no allocation, variable or window the kernel may access.
+    OutOfBounds,
+    /// The address is not a multiple of the access size.
+    Misaligned,
+    /// A store to read-only memory (`.const`, kernel parameters).
+    ReadOnly,
+    /// A `.shared`/`.local` state-space offset outside its window.
+    OutsideWindow,
+}
+
+/// A fault as recorded by the warp that hit it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct FaultRecord {
+    pub kind: FaultKind,
+    pub inst: InstId,
+    pub lane: u32,
+    /// The address as the instruction computed it (state-space address).
+    pub addr: u64,
+    pub space: Space,
+    pub size: u32,
+    pub write: bool,
+}
+
+/// What a warp hands to its CTA scheduler when it suspends.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum WarpYield {
+    /// Lanes `mask` arrived at barrier `id`, which completes when `count` threads (all
+    /// live threads of the CTA if `None`) have arrived.
+    Barrier { id: u32, count: Option<u32>, mask: u32, inst: InstId },
+}
+
+/// Runtime-side state of a warp; generated code only passes its pointer around.
+pub struct WarpEnv {
+    pub regions: Arc<RegionTable>,
+    pub fault: Option<FaultRecord>,
+    /// Suspends the warp's coroutine (set by the scheduler before the warp runs).
+    pub yielder: Option<*const corosensei::Yielder<(), WarpYield>>,
+    /// Set when an error other than a memory fault stopped the warp (e.g. a bad barrier
+    /// operand); reported by the scheduler.
+    pub error: Option<String>,
+}
+
+impl WarpEnv {
+    pub fn new(regions: Arc<RegionTable>) -> WarpEnv {
+        WarpEnv { regions, fault: None, yielder: None, error: None }
+    }
+}
+
+/// Describes one memory instruction's per-lane access.
+#[derive(Clone, Copy, Debug)]
+pub struct AccessReq {
+    /// State space of the instruction (addresses are state-space addresses).
+    pub space: Space,
+    /// Bytes per element in memory: 1, 2, 4 or 8.
+    pub elem_bytes: u32,
+    /// Elements per lane: 1, 2, 4 or 8 (`.v2`, `.v4`, `.v8`), consecutive in memory.
+    pub nvec: u32,
+    /// Bytes per slot in the data buffer: 4 or 8.
+    pub slot_bytes: u32,
+    pub write: bool,
+    /// Lanes that access memory.
+    pub mask: u32,
+    pub inst: InstId,
+}
+
+impl AccessReq {
+    /// Packs the request's shape into one integer (for passing to a JIT helper):
+    /// space | elem_bytes << 8 | nvec << 16 | slot_bytes << 24 | write << 32.
+    pub fn pack_shape(&self) -> u64 {
+        space_code(self.space) as u64
+            | (self.elem_bytes as u64) << 8
+            | (self.nvec as u64) << 16
+            | (self.slot_bytes as u64) << 24
+            | (self.write as u64) << 32
+    }
+    /// Inverse of [`AccessReq::pack_shape`].
+    pub fn unpack_shape(shape: u64, mask: u32, inst: InstId) -> Option<AccessReq> {
+        Some(AccessReq {
+            space: space_from_code((shape & 0xff) as u8)?,
+            elem_bytes: ((shape >> 8) & 0xff) as u32,
+            nvec: ((shape >> 16) & 0xff) as u32,
+            slot_bytes: ((shape >> 24) & 0xff) as u32,
+            write: (shape >> 32) & 1 != 0,
+            mask,
+            inst,
+        })
+    }
+}
+
+fn space_code(s: Space) -> u8 {
+    match s {
+        Space::Global => 0,
+        Space::Shared => 1,
+        Space::Local => 2,
+        Space::Const => 3,
+        Space::Param => 4,
+        Space::Generic => 5,
+    }
+}
+
+fn space_from_code(c: u8) -> Option<Space> {
+    Some(match c {
+        0 => Space::Global,
+        1 => Space::Shared,
+        2 => Space::Local,
+        3 => Space::Const,
+        4 => Space::Param,
+        5 => Space::Generic,
+        _ => return None,
+    })
+}
+
+/// Translates a state-space address of `lane` to a host address, or `None` when a
+/// window offset is outside its window.
+#[inline]
+pub fn translate(ctx: &WarpCtx, space: Space, lane: usize, addr: u64, len: u64) -> Option<u64> {
+    match space {
+        Space::Shared => {
+            if addr.checked_add(len)? > ctx.shared_size {
+                return None;
+            }
+            Some(ctx.shared_base + addr)
+        }
+        Space::Local => {
+            if addr.checked_add(len)? > ctx.local_size {
+                return None;
+            }
+            Some(ctx.local_base[lane] + addr)
+        }
+        Space::Global | Space::Const | Space::Param | Space::Generic => Some(addr),
+    }
+}
+
+/// Performs one instruction's memory access for every lane in `req.mask`.
+///
+/// `addrs[lane]` is the lane's state-space address. `data` holds `req.nvec * 32` slots of
+/// `req.slot_bytes` bytes, slot `e * 32 + lane` for element `e` of `lane`; loads store
+/// the loaded bits zero-extended into the slot, stores write the slot's low
+/// `req.elem_bytes` bytes. All lanes are checked before any lane is accessed. On a fault
+/// the fault is recorded in the warp's env, `ctx.status` becomes [`STATUS_FAULT`] and
+/// `Err(())` is returned.
+///
+/// # Safety
+/// `ctx.env` must point to this warp's live [`WarpEnv`] and `data` must be valid for
+/// `req.nvec * 32 * req.slot_bytes` bytes.
+pub unsafe fn access(ctx: &mut WarpCtx, req: &AccessReq, addrs: &[u64; WARP_SIZE], data: *mut u8) -> Result<(), ()> {
+    let len = (req.elem_bytes * req.nvec) as u64;
+    let mut host = [0u64; WARP_SIZE];
+    let mut mask = req.mask;
+    // Check every lane first.
+    while mask != 0 {
+        let lane = mask.trailing_zeros() as usize;
+        mask &= mask - 1;
+        let addr = addrs[lane];
+        let fault = |kind| FaultRecord {
+            kind,
+            inst: req.inst,
+            lane: lane as u32,
+            addr,
+            space: req.space,
+            size: len as u32,
+            write: req.write,
+        };
+        let Some(h) = translate(ctx, req.space, lane, addr, len) else {
+            return Err(record_fault(ctx, fault(FaultKind::OutsideWindow)));
+        };
+        if h % len != 0 {
+            return Err(record_fault(ctx, fault(FaultKind::Misaligned)));
+        }
+        let end = h.wrapping_add(len);
+        let cached = if req.write { h >= ctx.wr_lo && end <= ctx.wr_hi } else { h >= ctx.rd_lo && end <= ctx.rd_hi };
+        if !cached {
+            // SAFETY: the caller guarantees env is valid.
+            let env = unsafe { &*ctx.env };
+            match env.regions.find(h, len) {
+                Some(r) if req.write && !r.writable => {
+                    return Err(record_fault(ctx, fault(FaultKind::ReadOnly)));
+                }
+                Some(r) => {
+                    if req.write {
+                        ctx.wr_lo = r.lo;
+                        ctx.wr_hi = r.hi;
+                    }
+                    // A writable region is readable too.
+                    ctx.rd_lo = r.lo;
+                    ctx.rd_hi = r.hi;
+                }
+                None => return Err(record_fault(ctx, fault(FaultKind::OutOfBounds))),
+            }
+        }
+        host[lane] = h;
+    }
+    let mut mask = req.mask;
+    let eb = req.elem_bytes as usize;
+    let sb = req.slot_bytes as usize;
+    while mask != 0 {
+        let lane = mask.trailing_zeros() as usize;
+        mask &= mask - 1;
+        for e in 0..req.nvec as usize {
+            let h = (host[lane] + (e * eb) as u64) as *mut u8;
+            // SAFETY: h..h+eb lies in a mapped region (checked above); data is valid per
+            // the caller's contract.
+            unsafe {
+                let slot = data.add((e * WARP_SIZE + lane) * sb);
+                if req.write {
+                    std::ptr::copy_nonoverlapping(slot, h, eb);
+                } else {
+                    std::ptr::write_bytes(slot, 0, sb);
+                    std::ptr::copy_nonoverlapping(h as *const u8, slot, eb);
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+fn record_fault(ctx: &mut WarpCtx, f: FaultRecord) {
+    ctx.status = STATUS_FAULT;
+    // SAFETY: see `access`.
+    let env = unsafe { &mut *ctx.env };
+    if env.fault.is_none() {
+        env.fault = Some(f);
+    }
+}
+
+/// Records a non-memory error (e.g. an invalid barrier) and stops the warp.
+///
+/// # Safety
+/// `ctx.env` must point to this warp's live [`WarpEnv`].
+pub unsafe fn stop_with_error(ctx: &mut WarpCtx, msg: String) {
+    ctx.status = STATUS_FAULT;
+    let env = unsafe { &mut *ctx.env };
+    if env.error.is_none() && env.fault.is_none() {
+        env.error = Some(msg);
+    }
+}
+
+/// `bar.sync`: lanes `mask` arrive at barrier `id`; returns when the barrier completes.
+/// Returns `Err(())` (with `ctx.status` set) if the barrier operands are invalid.
+///
+/// # Safety
+/// `ctx.env` must point to this warp's live [`WarpEnv`], and the warp must be running
+/// inside its scheduler coroutine.
+pub unsafe fn bar_sync(ctx: &mut WarpCtx, id: u32, count: Option<u32>, mask: u32, inst: InstId) -> Result<(), ()> {
+    if id > 15 {
+        unsafe { stop_with_error(ctx, format!("barrier id {id} is out of range 0..15")) };
+        return Err(());
+    }
+    if let Some(c) = count {
+        if c == 0 || c % WARP_SIZE as u32 != 0 {
+            unsafe { stop_with_error(ctx, format!("barrier thread count {c} is not a positive multiple of 32")) };
+            return Err(());
+        }
+    }
+    let env = unsafe { &*ctx.env };
+    let Some(y) = env.yielder else {
+        unsafe { stop_with_error(ctx, "bar.sync outside a scheduled warp".into()) };
+        return Err(());
+    };
+    // SAFETY: the scheduler keeps the yielder alive while the coroutine runs.
+    let y = unsafe { &*y };
+    y.suspend(WarpYield::Barrier { id, count, mask, inst });
+    if ctx.status != STATUS_OK {
+        return Err(());
+    }
+    Ok(())
+}

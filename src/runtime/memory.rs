@@ -1,0 +1,268 @@
+//! Device memory: one reserved host address range, committed lazily, holding everything
+//! a kernel can address (allocations, module variables, shared windows, local frames,
+//! parameter buffers), and the table of regions that accesses are checked against.
+//!
+//! A device pointer is a host address inside the range, so generated code needs no
+//! translation. The range is mapped readable and writable with `MAP_NORESERVE`; pages are
+//! committed on first touch and given back with `madvise(MADV_DONTNEED)` when freed.
+
+use std::collections::BTreeMap;
+use std::sync::Mutex;
+
+/// Allocation granularity and minimum alignment (as `cuMemAlloc`'s 256 bytes).
+pub const ALLOC_ALIGN: u64 = 256;
+/// A gap left unallocated after every allocation, so that an access just past the end
+/// of one allocation is never inside the next one.
+const GUARD: u64 = 256;
+
+/// What a region is, for messages and write permission.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RegionKind {
+    Alloc,
+    Global,
+    Const,
+    Shared,
+    Local,
+    Param,
+}
+
+/// A range `[lo, hi)` of host addresses that kernels may access.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Region {
+    pub lo: u64,
+    pub hi: u64,
+    pub writable: bool,
+    pub kind: RegionKind,
+}
+
+/// Sorted, non-overlapping regions, looked up by address.
+#[derive(Clone, Debug, Default)]
+pub struct RegionTable {
+    regions: Vec<Region>,
+}
+
+impl RegionTable {
+    pub fn new(mut regions: Vec<Region>) -> RegionTable {
+        regions.retain(|r| r.hi > r.lo);
+        regions.sort_by_key(|r| r.lo);
+        RegionTable { regions }
+    }
+    /// The region containing all of `[addr, addr+len)`, if any.
+    pub fn find(&self, addr: u64, len: u64) -> Option<Region> {
+        let end = addr.checked_add(len)?;
+        let i = self.regions.partition_point(|r| r.lo <= addr);
+        let r = *self.regions.get(i.checked_sub(1)?)?;
+        (end <= r.hi).then_some(r)
+    }
+    pub fn regions(&self) -> &[Region] {
+        &self.regions
+    }
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum MemoryError {
+    #[error("cannot reserve {0} bytes of address space for device memory: {1}")]
+    Reserve(u64, std::io::Error),
+    #[error("out of device memory: cannot allocate {0} bytes")]
+    OutOfMemory(u64),
+    #[error("{0:#x} is not the start of a live device allocation")]
+    BadFree(u64),
+    #[error("device range [{addr:#x}, +{len}) is not inside one live allocation")]
+    BadRange { addr: u64, len: u64 },
+}
+
+struct Heap {
+    /// Live blocks: start -> (size requested, kind).
+    live: BTreeMap<u64, (u64, RegionKind)>,
+    /// Free blocks: start -> size (both multiples of ALLOC_ALIGN).
+    free: BTreeMap<u64, u64>,
+}
+
+/// The reserved range and a first-fit allocator over it.
+pub struct DeviceMemory {
+    map: memmap2::MmapMut,
+    base: u64,
+    size: u64,
+    heap: Mutex<Heap>,
+}
+
+impl DeviceMemory {
+    /// Reserves `size` bytes of address space (nothing is committed until touched).
+    pub fn new(size: u64) -> Result<DeviceMemory, MemoryError> {
+        let size = size.next_multiple_of(1 << 21);
+        let map = memmap2::MmapOptions::new()
+            .len(size as usize)
+            .no_reserve_swap()
+            .map_anon()
+            .map_err(|e| MemoryError::Reserve(size, e))?;
+        let base = map.as_ptr() as u64;
+        // Keep the first page unused so that no device pointer is the range's base.
+        let first = ALLOC_ALIGN.max(4096);
+        let mut free = BTreeMap::new();
+        free.insert(base + first, size - first);
+        Ok(DeviceMemory { map, base, size, heap: Mutex::new(Heap { live: BTreeMap::new(), free }) })
+    }
+
+    pub fn base(&self) -> u64 {
+        self.base
+    }
+    pub fn size(&self) -> u64 {
+        self.size
+    }
+
+    fn heap(&self) -> std::sync::MutexGuard<'_, Heap> {
+        self.heap.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Allocates `len` bytes (zero-filled), aligned to `align` (at least 256).
+    pub fn alloc(&self, len: u64, align: u64, kind: RegionKind) -> Result<u64, MemoryError> {
+        let align = align.max(ALLOC_ALIGN).next_power_of_two();
+        let need = len.max(1).next_multiple_of(ALLOC_ALIGN) + GUARD;
+        let mut heap = self.heap();
+        let found = heap.free.iter().find_map(|(&start, &sz)| {
+            let a = start.next_multiple_of(align);
+            (a + need <= start + sz).then_some((start, sz, a))
+        });
+        let Some((start, sz, a)) = found else {
+            return Err(MemoryError::OutOfMemory(len));
+        };
+        heap.free.remove(&start);
+        if a > start {
+            heap.free.insert(start, a - start);
+        }
+        if a + need < start + sz {
+            heap.free.insert(a + need, start + sz - (a + need));
+        }
+        heap.live.insert(a, (len, kind));
+        Ok(a)
+    }
+
+    /// Frees an allocation; its pages go back to the OS (and read as zero when reused).
+    pub fn free(&self, addr: u64) -> Result<(), MemoryError> {
+        let mut heap = self.heap();
+        let (len, _) = heap.live.remove(&addr).ok_or(MemoryError::BadFree(addr))?;
+        let mut start = addr;
+        let mut size = len.max(1).next_multiple_of(ALLOC_ALIGN) + GUARD;
+        self.zero_range(start, size);
+        // Coalesce with neighbours.
+        if let Some((&next, &nsz)) = heap.free.range(start + size..).next() {
+            if next == start + size {
+                heap.free.remove(&next);
+                size += nsz;
+            }
+        }
+        if let Some((&prev, &psz)) = heap.free.range(..start).next_back() {
+            if prev + psz == start {
+                heap.free.remove(&prev);
+                start = prev;
+                size += psz;
+            }
+        }
+        heap.free.insert(start, size);
+        Ok(())
+    }
+
+    /// Zeroes a range, returning whole pages to the OS.
+    fn zero_range(&self, addr: u64, len: u64) {
+        let off = (addr - self.base) as usize;
+        let page = 4096usize;
+        let lo = off.next_multiple_of(page);
+        let hi = (off + len as usize) / page * page;
+        // SAFETY: the range is inside the mapping, and no live allocation overlaps it.
+        unsafe {
+            if hi > lo {
+                std::ptr::write_bytes((self.base as usize + off) as *mut u8, 0, lo - off);
+                libc::madvise((self.base as usize + lo) as *mut libc::c_void, hi - lo, libc::MADV_DONTNEED);
+                std::ptr::write_bytes((self.base as usize + hi) as *mut u8, 0, off + len as usize - hi);
+            } else {
+                std::ptr::write_bytes((self.base as usize + off) as *mut u8, 0, len as usize);
+            }
+        }
+    }
+
+    /// The size of the live allocation starting at `addr`.
+    pub fn alloc_len(&self, addr: u64) -> Option<u64> {
+        self.heap().live.get(&addr).map(|&(l, _)| l)
+    }
+
+    /// Checks that `[addr, addr+len)` lies inside one live allocation.
+    pub fn check_range(&self, addr: u64, len: u64) -> Result<(), MemoryError> {
+        let heap = self.heap();
+        let bad = MemoryError::BadRange { addr, len };
+        let (&start, &(alen, _)) = heap.live.range(..=addr).next_back().ok_or(MemoryError::BadRange { addr, len })?;
+        if addr.checked_add(len).is_some_and(|end| end <= start + alen) {
+            Ok(())
+        } else {
+            Err(bad)
+        }
+    }
+
+    /// Copies host bytes into device memory.
+    pub fn write(&self, addr: u64, bytes: &[u8]) -> Result<(), MemoryError> {
+        self.check_range(addr, bytes.len() as u64)?;
+        // SAFETY: checked to be inside a live allocation of the mapping.
+        unsafe { std::ptr::copy_nonoverlapping(bytes.as_ptr(), addr as *mut u8, bytes.len()) };
+        Ok(())
+    }
+
+    /// Copies device memory into host bytes.
+    pub fn read(&self, addr: u64, out: &mut [u8]) -> Result<(), MemoryError> {
+        self.check_range(addr, out.len() as u64)?;
+        // SAFETY: checked to be inside a live allocation of the mapping.
+        unsafe { std::ptr::copy_nonoverlapping(addr as *const u8, out.as_mut_ptr(), out.len()) };
+        Ok(())
+    }
+
+    /// Fills device memory with a byte.
+    pub fn fill(&self, addr: u64, len: u64, byte: u8) -> Result<(), MemoryError> {
+        self.check_range(addr, len)?;
+        // SAFETY: checked to be inside a live allocation of the mapping.
+        unsafe { std::ptr::write_bytes(addr as *mut u8, byte, len as usize) };
+        Ok(())
+    }
+
+    /// Regions of all live allocations, for a launch's region table.
+    pub fn regions(&self) -> Vec<Region> {
+        self.heap()
+            .live
+            .iter()
+            .map(|(&lo, &(len, kind))| Region {
+                lo,
+                hi: lo + len,
+                writable: !matches!(kind, RegionKind::Const | RegionKind::Param),
+                kind,
+            })
+            .collect()
+    }
+
+    /// Keeps the mapping alive for as long as `self` lives.
+    pub fn mapping_len(&self) -> usize {
+        self.map.len()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn alloc_free_reuse_and_regions() {
+        let m = DeviceMemory::new(1 << 24).unwrap();
+        let a = m.alloc(100, 0, RegionKind::Alloc).unwrap();
+        let b = m.alloc(4096, 0, RegionKind::Alloc).unwrap();
+        assert_eq!(a % 256, 0);
+        assert!(b >= a + 100 + 256, "a guard gap separates allocations");
+        m.write(a, &[7; 100]).unwrap();
+        assert!(m.write(a, &[7; 101]).is_err());
+        let t = RegionTable::new(m.regions());
+        assert!(t.find(a, 100).is_some());
+        assert!(t.find(a + 96, 8).is_none());
+        assert!(t.find(a + 100, 1).is_none());
+        m.free(a).unwrap();
+        assert!(m.free(a).is_err());
+        let c = m.alloc(64, 0, RegionKind::Alloc).unwrap();
+        let mut out = [1u8; 64];
+        m.read(c, &mut out).unwrap();
+        assert_eq!(out, [0; 64], "reused memory reads as zero");
+    }
+}

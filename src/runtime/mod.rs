@@ -1,0 +1,12 @@
+//! The launch runtime: device memory, modules, kernels, launches and the CTA/warp
+//! scheduler.
+
+pub mod ctx;
+pub mod memory;
+
+/// Addresses the runtime assigned to a module's variables, needed by both backends.
+#[derive(Clone, Debug, Default)]
+pub struct ModuleLayout {
+    /// Host address of each `.global`/`.const` variable, indexed by `GlobalId`.
+    pub global_addrs: Vec<u64>,
+}

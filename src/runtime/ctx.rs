@@ -127,7 +127,12 @@ pub struct FaultRecord {
 pub enum WarpYield {
     /// Lanes `mask` arrived at barrier `id`, which completes when `count` threads (all
     /// live threads of the CTA if `None`) have arrived.
-    Barrier { id: u32, count: Option<u32>, mask: u32, inst: InstId },
+    Barrier {
+        id: u32,
+        count: Option<u32>,
+        mask: u32,
+        inst: InstId,
+    },
 }
 
 /// Runtime-side state of a warp; generated code only passes its pointer around.
@@ -143,7 +148,12 @@ pub struct WarpEnv {
 
 impl WarpEnv {
     pub fn new(regions: Arc<RegionTable>) -> WarpEnv {
-        WarpEnv { regions, fault: None, yielder: None, error: None }
+        WarpEnv {
+            regions,
+            fault: None,
+            yielder: None,
+            error: None,
+        }
     }
 }
 
@@ -244,7 +254,12 @@ pub fn translate(ctx: &WarpCtx, space: Space, lane: usize, addr: u64, len: u64) 
 /// # Safety
 /// `ctx.env` must point to this warp's live [`WarpEnv`] and `data` must be valid for
 /// `req.nvec * 32 * req.slot_bytes` bytes.
-pub unsafe fn access(ctx: &mut WarpCtx, req: &AccessReq, addrs: &[u64; WARP_SIZE], data: *mut u8) -> Result<(), ()> {
+pub unsafe fn access(
+    ctx: &mut WarpCtx,
+    req: &AccessReq,
+    addrs: &[u64; WARP_SIZE],
+    data: *mut u8,
+) -> Result<(), ()> {
     let len = (req.elem_bytes * req.nvec) as u64;
     let mut host = [0u64; WARP_SIZE];
     let mut mask = req.mask;
@@ -269,7 +284,11 @@ pub unsafe fn access(ctx: &mut WarpCtx, req: &AccessReq, addrs: &[u64; WARP_SIZE
             return Err(record_fault(ctx, fault(FaultKind::Misaligned)));
         }
         let end = h.wrapping_add(len);
-        let cached = if req.write { h >= ctx.wr_lo && end <= ctx.wr_hi } else { h >= ctx.rd_lo && end <= ctx.rd_hi };
+        let cached = if req.write {
+            h >= ctx.wr_lo && end <= ctx.wr_hi
+        } else {
+            h >= ctx.rd_lo && end <= ctx.rd_hi
+        };
         if !cached {
             // SAFETY: the caller guarantees env is valid.
             let env = unsafe { &*ctx.env };
@@ -342,14 +361,25 @@ pub unsafe fn stop_with_error(ctx: &mut WarpCtx, msg: String) {
 /// # Safety
 /// `ctx.env` must point to this warp's live [`WarpEnv`], and the warp must be running
 /// inside its scheduler coroutine.
-pub unsafe fn bar_sync(ctx: &mut WarpCtx, id: u32, count: Option<u32>, mask: u32, inst: InstId) -> Result<(), ()> {
+pub unsafe fn bar_sync(
+    ctx: &mut WarpCtx,
+    id: u32,
+    count: Option<u32>,
+    mask: u32,
+    inst: InstId,
+) -> Result<(), ()> {
     if id > 15 {
         unsafe { stop_with_error(ctx, format!("barrier id {id} is out of range 0..15")) };
         return Err(());
     }
     if let Some(c) = count {
         if c == 0 || c % WARP_SIZE as u32 != 0 {
-            unsafe { stop_with_error(ctx, format!("barrier thread count {c} is not a positive multiple of 32")) };
+            unsafe {
+                stop_with_error(
+                    ctx,
+                    format!("barrier thread count {c} is not a positive multiple of 32"),
+                )
+            };
             return Err(());
         }
     }
@@ -360,7 +390,12 @@ pub unsafe fn bar_sync(ctx: &mut WarpCtx, id: u32, count: Option<u32>, mask: u32
     };
     // SAFETY: the scheduler keeps the yielder alive while the coroutine runs.
     let y = unsafe { &*y };
-    y.suspend(WarpYield::Barrier { id, count, mask, inst });
+    y.suspend(WarpYield::Barrier {
+        id,
+        count,
+        mask,
+        inst,
+    });
     if ctx.status != STATUS_OK {
         return Err(());
     }

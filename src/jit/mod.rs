@@ -28,3 +28,20 @@ impl JitModule {
         None
     }
 }
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DumpKind {
+    Clif,
+    Asm,
+}
+
+pub fn dump(
+    _m: &Module,
+    _layout: &ModuleLayout,
+    _kernel: Option<&str>,
+    _kind: DumpKind,
+) -> Result<String, JitError> {
+    Err(JitError::Codegen(
+        "the JIT backend is not available in this build".into(),
+    ))
+}

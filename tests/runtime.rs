@@ -53,13 +53,13 @@ fn misaligned_and_out_of_bounds_loads_fault_with_location() {
         let Error::Fault(f) = &err else { panic!("{b:?}: expected a fault, got {err}") };
         assert_eq!(f.kind, FaultKind::Misaligned);
         assert_eq!(f.addr, p.ptr() + 2);
-        assert_eq!((f.kernel.as_str(), f.inst.as_str(), f.line), ("load_at", "ld.u32", 55), "{err}");
+        assert_eq!((f.kernel.as_str(), f.inst.as_str(), f.line), ("load_at", "ld.u32", 53), "{err}");
         // One past the end of the 16-byte allocation.
         let err = dev.launch(&m, "load_at", &cfg, &[(&p).into(), 16u64.into(), (&out).into()]).unwrap_err();
         let Error::Fault(f) = &err else { panic!("{b:?}: expected a fault, got {err}") };
         assert_eq!(f.kind, FaultKind::OutOfBounds, "{err}");
         let msg = err.to_string();
-        assert!(msg.contains("runtime.ptx:55:") && msg.contains("block (0,0,0), thread (0,0,0)"), "{msg}");
+        assert!(msg.contains("runtime.ptx:53:") && msg.contains("block (0,0,0), thread (0,0,0)"), "{msg}");
         assert!(msg.contains(&format!("{:#x}", p.ptr() + 16)), "{msg}");
     }
 }

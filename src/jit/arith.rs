@@ -491,7 +491,7 @@ impl FnTx<'_> {
         srcs: &[Operand],
         mask: &mut Mask,
     ) -> Result<(W, Type), JitError> {
-        if !helpers::scalar_arith_supported(op, ty, fm) || ty.bits() > 64 {
+        if !helpers::scalar_arith_supported(op, ty) {
             return Err(self.unsupported(self.cur_text()));
         }
         let (ta, tb, tc, to) = helpers::arith_types(op, ty);
@@ -686,9 +686,7 @@ impl FnTx<'_> {
         b: &Operand,
         mask: &mut Mask,
     ) -> Result<Vec<Value>, JitError> {
-        if ty.bits() > 64
-            || !helpers::scalar_arith_supported(ArithOp::Add, ty, FloatMode::default())
-        {
+        if ty.bits() > 64 || !helpers::scalar_arith_supported(ArithOp::Add, ty) {
             return Err(self.unsupported(self.cur_text()));
         }
         let x = self.read(a, ty, false)?;

@@ -106,48 +106,42 @@ impl FnTx<'_> {
         Ok(())
     }
 
-    /// `exit` / `ret` in a kernel, optionally guarded (the other lanes go to `next`).
+    /// `exit` / `ret` in a kernel, optionally guarded. With a guard and a `next` block the
+    /// other active lanes continue there; without `next` they stop running (as in the
+    /// interpreter).
     fn exit(&mut self, guard: Option<Guard>, next: Option<BlockId>) -> Result<(), JitError> {
-        let (guard, next) = match (guard, next) {
-            (Some(g), Some(n)) => (g, n),
-            _ => {
-                // Every active lane exits.
-                let bits = self.b.use_var(self.active_bits);
-                self.remove_live(bits);
-                let z = lanes::splat32(&mut self.b, 0);
+        let mut em = self.exec_mask(guard);
+        let ebits = self.mbits(&mut em);
+        self.remove_live(ebits);
+        match (guard, next) {
+            (Some(_), Some(next)) => {
+                let act: Vec<Value> = (0..N32).map(|k| self.b.use_var(self.active[k])).collect();
                 for k in 0..N32 {
-                    self.b.def_var(self.active[k], z);
+                    let a = self.b.ins().band_not(act[k], em.m32[k]);
+                    self.b.def_var(self.active[k], a);
                 }
-                let z32 = self.b.ins().iconst(I32, 0);
-                self.b.def_var(self.active_bits, z32);
+                let ab = self.b.use_var(self.active_bits);
+                let ab = self.b.ins().band_not(ab, ebits);
+                self.b.def_var(self.active_bits, ab);
+                let cont = self.b.create_block();
+                let done = self.b.create_block();
+                self.b.ins().brif(ab, cont, &[], done, &[]);
+                self.b.switch_to_block(done);
                 let pend = self.b.use_var(self.pending);
                 self.b
                     .ins()
                     .brif(pend, self.dispatch, &[], self.ret_status, &[]);
-                return Ok(());
+                self.b.switch_to_block(cont);
+                self.goto(next)
             }
-        };
-        let mut em = self.exec_mask(Some(guard));
-        let ebits = self.mbits(&mut em);
-        self.remove_live(ebits);
-        let act: Vec<Value> = (0..N32).map(|k| self.b.use_var(self.active[k])).collect();
-        for k in 0..N32 {
-            let a = self.b.ins().band_not(act[k], em.m32[k]);
-            self.b.def_var(self.active[k], a);
+            _ => {
+                let pend = self.b.use_var(self.pending);
+                self.b
+                    .ins()
+                    .brif(pend, self.dispatch, &[], self.ret_status, &[]);
+                Ok(())
+            }
         }
-        let ab = self.b.use_var(self.active_bits);
-        let ab = self.b.ins().band_not(ab, ebits);
-        self.b.def_var(self.active_bits, ab);
-        let cont = self.b.create_block();
-        let done = self.b.create_block();
-        self.b.ins().brif(ab, cont, &[], done, &[]);
-        self.b.switch_to_block(done);
-        let pend = self.b.use_var(self.pending);
-        self.b
-            .ins()
-            .brif(pend, self.dispatch, &[], self.ret_status, &[]);
-        self.b.switch_to_block(cont);
-        self.goto(next)
     }
 
     /// `ctx.live &= !bits`.

@@ -34,7 +34,7 @@ impl FnTx<'_> {
         if let Some(v) = self.cvt_inline(dst_ty, src_ty, rnd, ftz, sat, src)? {
             return self.write(dst, dst_ty, v, mask);
         }
-        if !helpers::scalar_cvt_supported(dst_ty, src_ty, rnd) {
+        if !helpers::scalar_cvt_supported(dst_ty, src_ty) {
             return Err(self.unsupported(self.cur_text()));
         }
         let a = self.read(src, src_ty, false)?;
@@ -63,7 +63,7 @@ impl FnTx<'_> {
     ) -> Result<Option<W>, JitError> {
         let dwide = dst_ty.bits() > 32;
         if int_like(dst_ty) && int_like(src_ty) {
-            if sat && (dst_ty.is_int() && dst_ty != src_ty) {
+            if sat && dst_ty != src_ty {
                 return Ok(None);
             }
             let a = self.read(src, src_ty, true)?;
@@ -103,11 +103,7 @@ impl FnTx<'_> {
             });
         }
         // f32 -> integer (up to 32 bits) with an integer rounding mode.
-        if src_ty == Type::F32
-            && dst_ty.is_int()
-            && dst_ty.bits() <= 32
-            && matches!(rnd, Some(Rnd::Rni | Rnd::Rzi | Rnd::Rmi | Rnd::Rpi))
-        {
+        if src_ty == Type::F32 && dst_ty.is_int() && dst_ty.bits() <= 32 {
             let signed = dst_ty.is_signed();
             let dw = dst_ty.bits();
             let a = self.read(src, src_ty, false)?;
@@ -118,10 +114,11 @@ impl FnTx<'_> {
                     x
                 };
                 let f = lanes::as_f32(&mut self.b, x);
+                // A missing modifier truncates, as `.rzi` (ops::cvt).
                 let f = match rnd {
-                    Some(Rnd::Rni) => self.b.ins().nearest(f),
-                    Some(Rnd::Rmi) => self.b.ins().floor(f),
-                    Some(Rnd::Rpi) => self.b.ins().ceil(f),
+                    Some(Rnd::Rni | Rnd::Rn) => self.b.ins().nearest(f),
+                    Some(Rnd::Rmi | Rnd::Rm) => self.b.ins().floor(f),
+                    Some(Rnd::Rpi | Rnd::Rp) => self.b.ins().ceil(f),
                     _ => f,
                 };
                 let i = if signed {

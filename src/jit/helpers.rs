@@ -295,419 +295,34 @@ pub(crate) fn arith_types(op: ArithOp, ty: Type) -> (Type, Type, Type, Type) {
 }
 
 // ---------------------------------------------------------------------------------------
-// Scalar semantics: the interpreter's (`crate::ops`) once it lands; a local equivalent
-// until then.
+// Scalar semantics: the interpreter's, from `crate::ops`.
+
+use crate::ops::{arith as scalar_arith, cvt as scalar_cvt, setp as scalar_setp};
 
 #[inline]
 fn mask_bits(bits: u32) -> u64 {
-    if bits >= 64 {
-        u64::MAX
-    } else {
-        (1u64 << bits) - 1
-    }
-}
-
-#[inline]
-fn sext(v: u64, bits: u32) -> i64 {
-    if bits >= 64 {
-        v as i64
-    } else {
-        let s = 64 - bits;
-        ((v << s) as i64) >> s
-    }
+    crate::ops::mask(bits.clamp(1, 64))
 }
 
 /// The canonical NaN a GPU float operation returns (f32 or f64 bits).
 pub(crate) fn canonical_nan(bits: u32) -> u64 {
-    if bits == 32 {
-        0x7fff_ffff
-    } else {
-        0x7fff_ffff_ffff_ffff
-    }
+    crate::ops::canonical_nan(bits)
 }
 
-/// Whether the helpers implement `op` on `ty` with `fm` (directed float rounding needs
-/// `crate::ops`).
-pub(crate) fn scalar_arith_supported(_op: ArithOp, ty: Type, fm: FloatMode) -> bool {
-    !ty.is_float() || matches!(fm.rnd, None | Some(Rnd::Rn)) && matches!(ty, Type::F32 | Type::F64)
+/// Whether `crate::ops` implements `op` on `ty` (half-precision arithmetic is not).
+pub(crate) fn scalar_arith_supported(_op: ArithOp, ty: Type) -> bool {
+    matches!(ty, Type::F32 | Type::F64) || ty.is_int() || ty.is_bits() && ty.bits() <= 64
 }
 
-/// Whether the helpers implement this `cvt`.
-pub(crate) fn scalar_cvt_supported(dst: Type, src: Type, rnd: Option<Rnd>) -> bool {
-    let ok_ty =
-        |t: Type| t.is_int() || t.is_bits() && t.bits() <= 64 || matches!(t, Type::F32 | Type::F64);
-    if !ok_ty(dst) || !ok_ty(src) {
-        return false;
-    }
-    // Float results with directed rounding need a soft-float implementation.
-    !(dst.is_float() && matches!(rnd, Some(Rnd::Rz | Rnd::Rm | Rnd::Rp)))
+/// Whether `crate::ops` implements this `cvt` (no packed `x2` types).
+pub(crate) fn scalar_cvt_supported(dst: Type, src: Type) -> bool {
+    let ok = |t: Type| {
+        t.is_int()
+            || t.is_bits() && t.bits() <= 64
+            || matches!(t, Type::F16 | Type::BF16 | Type::F32 | Type::F64)
+    };
+    ok(dst) && ok(src)
 }
-
-mod scalar {
-    use super::*;
-
-    fn flush(x: u32) -> u32 {
-        if x & 0x7f80_0000 == 0 {
-            x & 0x8000_0000
-        } else {
-            x
-        }
-    }
-
-    fn minmax(is_max: bool, a: f64, b: f64, ab: u64, bb: u64, nan: u64) -> u64 {
-        match (a.is_nan(), b.is_nan()) {
-            (true, true) => nan,
-            (true, false) => bb,
-            (false, true) => ab,
-            _ => {
-                let a_less = a < b || (a == b && a.is_sign_negative() && !b.is_sign_negative());
-                let b_less = b < a || (a == b && b.is_sign_negative() && !a.is_sign_negative());
-                if is_max {
-                    if b_less || !a_less {
-                        ab
-                    } else {
-                        bb
-                    }
-                } else if a_less || !b_less {
-                    ab
-                } else {
-                    bb
-                }
-            }
-        }
-    }
-
-    fn int(op: ArithOp, ty: Type, a: u64, b: u64, c: u64) -> u64 {
-        let w = ty.bits().min(64);
-        let m = mask_bits(w);
-        let signed = ty.is_signed();
-        let (sa, sb) = (sext(a, w), sext(b, w));
-        let (ua, ub) = (a & m, b & m);
-        let prod = |mode: MulMode| -> u64 {
-            let p = if signed {
-                (sa as i128 * sb as i128) as u128
-            } else {
-                ua as u128 * ub as u128
-            };
-            match mode {
-                MulMode::Lo => (p as u64) & m,
-                MulMode::Hi => ((p >> w) as u64) & m,
-                MulMode::Wide => (p as u64) & mask_bits(2 * w),
-            }
-        };
-        let r = match op {
-            ArithOp::Add => ua.wrapping_add(ub),
-            ArithOp::Sub => ua.wrapping_sub(ub),
-            ArithOp::Mul(mode) => return prod(mode),
-            ArithOp::Mad(MulMode::Wide) => {
-                return prod(MulMode::Wide).wrapping_add(c) & mask_bits(2 * w)
-            }
-            ArithOp::Mad(mode) => prod(mode).wrapping_add(c),
-            ArithOp::Fma => ua.wrapping_mul(ub).wrapping_add(c),
-            ArithOp::Div(_) => {
-                if ub == 0 {
-                    m
-                } else if signed {
-                    sa.wrapping_div(sb) as u64
-                } else {
-                    ua / ub
-                }
-            }
-            ArithOp::Rem => {
-                if ub == 0 {
-                    ua
-                } else if signed {
-                    sa.wrapping_rem(sb) as u64
-                } else {
-                    ua % ub
-                }
-            }
-            ArithOp::Min => {
-                if signed {
-                    sa.min(sb) as u64
-                } else {
-                    ua.min(ub)
-                }
-            }
-            ArithOp::Max => {
-                if signed {
-                    sa.max(sb) as u64
-                } else {
-                    ua.max(ub)
-                }
-            }
-            ArithOp::Neg => 0u64.wrapping_sub(ua),
-            ArithOp::Abs => {
-                if signed {
-                    sa.wrapping_abs() as u64
-                } else {
-                    ua
-                }
-            }
-            ArithOp::And => ua & ub,
-            ArithOp::Or => ua | ub,
-            ArithOp::Xor => ua ^ ub,
-            ArithOp::Not => !ua,
-            ArithOp::Shl => {
-                let s = b & 0xffff_ffff;
-                if s >= w as u64 {
-                    0
-                } else {
-                    ua << s
-                }
-            }
-            ArithOp::Shr => {
-                let s = b & 0xffff_ffff;
-                if signed {
-                    (sa >> s.min(63)) as u64
-                } else if s >= w as u64 {
-                    0
-                } else {
-                    ua >> s
-                }
-            }
-        };
-        r & m
-    }
-
-    fn f32op(op: ArithOp, fm: FloatMode, a: u32, b: u32, c: u32) -> u32 {
-        let (a, b, c) = if fm.ftz {
-            (flush(a), flush(b), flush(c))
-        } else {
-            (a, b, c)
-        };
-        let (x, y, z) = (f32::from_bits(a), f32::from_bits(b), f32::from_bits(c));
-        let r = match op {
-            ArithOp::Add => x + y,
-            ArithOp::Sub => x - y,
-            ArithOp::Mul(_) => x * y,
-            ArithOp::Fma | ArithOp::Mad(_) => x.mul_add(y, z),
-            ArithOp::Div(_) => x / y,
-            ArithOp::Min | ArithOp::Max => {
-                let r = minmax(
-                    op == ArithOp::Max,
-                    x as f64,
-                    y as f64,
-                    a as u64,
-                    b as u64,
-                    canonical_nan(32),
-                ) as u32;
-                return if fm.ftz { flush(r) } else { r };
-            }
-            ArithOp::Neg => return a ^ 0x8000_0000,
-            ArithOp::Abs => return a & 0x7fff_ffff,
-            ArithOp::And => return a & b,
-            ArithOp::Or => return a | b,
-            ArithOp::Xor => return a ^ b,
-            ArithOp::Not => return !a,
-            ArithOp::Rem | ArithOp::Shl | ArithOp::Shr => return canonical_nan(32) as u32,
-        };
-        let r = if fm.sat {
-            if r.is_nan() {
-                0.0
-            } else {
-                r.clamp(0.0, 1.0)
-            }
-        } else {
-            r
-        };
-        if r.is_nan() {
-            return canonical_nan(32) as u32;
-        }
-        if fm.ftz {
-            flush(r.to_bits())
-        } else {
-            r.to_bits()
-        }
-    }
-
-    fn f64op(op: ArithOp, fm: FloatMode, a: u64, b: u64, c: u64) -> u64 {
-        let (x, y, z) = (f64::from_bits(a), f64::from_bits(b), f64::from_bits(c));
-        let r = match op {
-            ArithOp::Add => x + y,
-            ArithOp::Sub => x - y,
-            ArithOp::Mul(_) => x * y,
-            ArithOp::Fma | ArithOp::Mad(_) => x.mul_add(y, z),
-            ArithOp::Div(_) => x / y,
-            ArithOp::Min | ArithOp::Max => {
-                return minmax(op == ArithOp::Max, x, y, a, b, canonical_nan(64))
-            }
-            ArithOp::Neg => return a ^ (1 << 63),
-            ArithOp::Abs => return a & !(1 << 63),
-            ArithOp::And => return a & b,
-            ArithOp::Or => return a | b,
-            ArithOp::Xor => return a ^ b,
-            ArithOp::Not => return !a,
-            ArithOp::Rem | ArithOp::Shl | ArithOp::Shr => return canonical_nan(64),
-        };
-        let r = if fm.sat {
-            if r.is_nan() {
-                0.0
-            } else {
-                r.clamp(0.0, 1.0)
-            }
-        } else {
-            r
-        };
-        if r.is_nan() {
-            canonical_nan(64)
-        } else {
-            r.to_bits()
-        }
-    }
-
-    pub fn arith(op: ArithOp, ty: Type, fm: FloatMode, a: u64, b: u64, c: u64) -> u64 {
-        match ty {
-            Type::F32 => f32op(op, fm, a as u32, b as u32, c as u32) as u64,
-            Type::F64 => f64op(op, fm, a, b, c),
-            _ => int(op, ty, a, b, c),
-        }
-    }
-
-    fn fcmp(cmp: CmpOp, a: f64, b: f64) -> bool {
-        let un = a.is_nan() || b.is_nan();
-        match cmp {
-            CmpOp::Eq => a == b,
-            CmpOp::Ne => !un && a != b,
-            CmpOp::Lt => a < b,
-            CmpOp::Le => a <= b,
-            CmpOp::Gt => a > b,
-            CmpOp::Ge => a >= b,
-            CmpOp::Equ => un || a == b,
-            CmpOp::Neu => a != b,
-            CmpOp::Ltu => un || a < b,
-            CmpOp::Leu => un || a <= b,
-            CmpOp::Gtu => un || a > b,
-            CmpOp::Geu => un || a >= b,
-            CmpOp::Num => !un,
-            CmpOp::Nan => un,
-        }
-    }
-
-    pub fn setp(cmp: CmpOp, ty: Type, ftz: bool, a: u64, b: u64) -> bool {
-        use std::cmp::Ordering::*;
-        match ty {
-            Type::F32 => {
-                let (x, y) = if ftz {
-                    (flush(a as u32), flush(b as u32))
-                } else {
-                    (a as u32, b as u32)
-                };
-                fcmp(cmp, f32::from_bits(x) as f64, f32::from_bits(y) as f64)
-            }
-            Type::F64 => fcmp(cmp, f64::from_bits(a), f64::from_bits(b)),
-            _ => {
-                let w = ty.bits().min(64);
-                let o = if ty.is_signed() {
-                    sext(a, w).cmp(&sext(b, w))
-                } else {
-                    (a & mask_bits(w)).cmp(&(b & mask_bits(w)))
-                };
-                match cmp {
-                    CmpOp::Eq | CmpOp::Equ => o == Equal,
-                    CmpOp::Ne | CmpOp::Neu => o != Equal,
-                    CmpOp::Lt | CmpOp::Ltu => o == Less,
-                    CmpOp::Le | CmpOp::Leu => o != Greater,
-                    CmpOp::Gt | CmpOp::Gtu => o == Greater,
-                    CmpOp::Ge | CmpOp::Geu => o != Less,
-                    CmpOp::Num => true,
-                    CmpOp::Nan => false,
-                }
-            }
-        }
-    }
-
-    /// Rounds a float to an integral value per an integer rounding modifier.
-    fn round_int(x: f64, rnd: Option<Rnd>) -> f64 {
-        match rnd {
-            Some(Rnd::Rzi) | Some(Rnd::Rz) => x.trunc(),
-            Some(Rnd::Rmi) | Some(Rnd::Rm) => x.floor(),
-            Some(Rnd::Rpi) | Some(Rnd::Rp) => x.ceil(),
-            _ => x.round_ties_even(),
-        }
-    }
-
-    pub fn cvt(dst: Type, src: Type, rnd: Option<Rnd>, ftz: bool, sat: bool, a: u64) -> u64 {
-        let dw = dst.bits().min(64);
-        let sw = src.bits().min(64);
-        if src.is_float() {
-            let x = if src == Type::F32 {
-                let b = a as u32;
-                let b = if ftz { flush(b) } else { b };
-                f32::from_bits(b) as f64
-            } else {
-                f64::from_bits(a)
-            };
-            if dst.is_float() {
-                let r = if matches!(rnd, Some(Rnd::Rni | Rnd::Rzi | Rnd::Rmi | Rnd::Rpi)) {
-                    round_int(x, rnd)
-                } else {
-                    x
-                };
-                if r.is_nan() {
-                    return canonical_nan(dw);
-                }
-                let r = if sat { r.clamp(0.0, 1.0) } else { r };
-                return if dst == Type::F32 {
-                    let bits = (r as f32).to_bits();
-                    (if ftz { flush(bits) } else { bits }) as u64
-                } else {
-                    r.to_bits()
-                };
-            }
-            // float -> int: round, saturate to the destination range, NaN -> 0.
-            if x.is_nan() {
-                return 0;
-            }
-            let r = round_int(x, rnd);
-            return if dst.is_signed() {
-                let lo = -(2f64.powi(dw as i32 - 1));
-                let hi = 2f64.powi(dw as i32 - 1);
-                let v = if r < lo {
-                    sext(1u64 << (dw - 1), dw)
-                } else if r >= hi {
-                    (mask_bits(dw) >> 1) as i64
-                } else {
-                    r as i64
-                };
-                v as u64 & mask_bits(dw)
-            } else {
-                let hi = 2f64.powi(dw as i32);
-                if r <= 0.0 {
-                    0
-                } else if r >= hi {
-                    mask_bits(dw)
-                } else {
-                    r as u64
-                }
-            };
-        }
-        // Integer source.
-        let v: i128 = if src.is_signed() {
-            sext(a, sw) as i128
-        } else {
-            (a & mask_bits(sw)) as i128
-        };
-        if dst.is_float() {
-            return match dst {
-                Type::F32 => (v as f32).to_bits() as u64,
-                _ => (v as f64).to_bits(),
-            };
-        }
-        if sat && (dst.is_signed() || dst.is_unsigned()) {
-            let (lo, hi): (i128, i128) = if dst.is_signed() {
-                (-(1i128 << (dw - 1)), (1i128 << (dw - 1)) - 1)
-            } else {
-                (0, (1i128 << dw) - 1)
-            };
-            return (v.clamp(lo, hi) as u64) & mask_bits(dw);
-        }
-        (v as u64) & mask_bits(dw)
-    }
-}
-
-/// The scalar semantics the helpers apply (the interpreter's once `crate::ops` lands).
-pub(crate) use scalar::{arith as scalar_arith, cvt as scalar_cvt, setp as scalar_setp};
 
 // ---------------------------------------------------------------------------------------
 // The helpers.
@@ -767,7 +382,7 @@ pub unsafe extern "C" fn ptxjit_access(
     let addrs = unsafe { &*(addrs as *const [u64; WARP_SIZE]) };
     match unsafe { ctx::access(ctx, &req, addrs, data) } {
         Ok(()) => STATUS_OK,
-        Err(()) => ctx.status.max(STATUS_FAULT),
+        Err(_) => ctx.status.max(STATUS_FAULT),
     }
 }
 
@@ -791,7 +406,7 @@ pub unsafe extern "C" fn ptxjit_bar_sync(
     };
     match unsafe { ctx::bar_sync(ctx, id, count, mask, InstId(inst)) } {
         Ok(()) => STATUS_OK,
-        Err(()) => ctx.status.max(STATUS_FAULT),
+        Err(_) => ctx.status.max(STATUS_FAULT),
     }
 }
 

@@ -385,14 +385,9 @@ impl<'a> FnTx<'a> {
                     RegClass::R32 => {
                         let w = W::narrow(raw);
                         if wide {
-                            // A 32-bit register read as a 64-bit type: extend the register's
-                            // value per the instruction type.
-                            let w = if signed {
-                                lanes::ext_w(&mut self.b, &w, rw, true)
-                            } else {
-                                w
-                            };
-                            Ok(lanes::widen_w(&mut self.b, &w, signed))
+                            // A 32-bit register read as a 64-bit type: the container,
+                            // zero-extended (as the interpreter reads it).
+                            Ok(lanes::widen_w(&mut self.b, &w, false))
                         } else if canon && tw < cw && (signed || rw > tw) {
                             Ok(lanes::ext_w(&mut self.b, &w, tw, signed))
                         } else {

@@ -381,10 +381,24 @@ pub fn params_u64(v: &[u64]) -> Vec<u8> {
     v.iter().flat_map(|x| x.to_le_bytes()).collect()
 }
 
-/// Runs every warp of every CTA of a launch one after the other (no barriers).
+/// Which backend runs a kernel.
+pub enum Backend<'a> {
+    Jit(&'a JitModule),
+    Interp(&'a ModuleLayout),
+}
+
+/// Runs every warp of every CTA of a launch one after the other (no barriers) on the JIT.
 pub fn run(dev: &Dev, jit: &JitModule, m: &Module, kernel: &str, l: &Launch) -> Outcome {
+    run_on(dev, Backend::Jit(jit), m, kernel, l)
+}
+
+/// Runs every warp of every CTA of a launch one after the other (no barriers).
+pub fn run_on(dev: &Dev, be: Backend, m: &Module, kernel: &str, l: &Launch) -> Outcome {
     let (fid, _) = m.function(kernel).expect("kernel");
-    let kf: KernelFn = jit.kernel(fid).expect("compiled kernel");
+    let kf: Option<KernelFn> = match &be {
+        Backend::Jit(jit) => Some(jit.kernel(fid).expect("compiled kernel")),
+        Backend::Interp(_) => None,
+    };
     let pbuf = dev
         .mem
         .alloc(l.params.len().max(1) as u64, 256, RegionKind::Param)
@@ -437,7 +451,13 @@ pub fn run(dev: &Dev, jit: &JitModule, m: &Module, kernel: &str, l: &Launch) -> 
                     }
                     ctx.local_size = l.local;
                     ctx.env = &mut env;
-                    let st = unsafe { kf(&mut ctx) };
+                    let st = match (&be, kf) {
+                        (_, Some(kf)) => unsafe { kf(&mut ctx) },
+                        (Backend::Interp(layout), None) => {
+                            ptxjit::interp::run_warp(m, layout, fid, &mut ctx)
+                        }
+                        _ => unreachable!(),
+                    };
                     assert_eq!(st, ctx.status, "returned status is ctx.status");
                     out.statuses.push(st);
                     out.live.push(ctx.live);
@@ -458,4 +478,49 @@ pub fn compile(m: &Module, layout: &ModuleLayout) -> JitModule {
         Ok(j) => j,
         Err(e) => panic!("{e}"),
     }
+}
+
+/// Runs a kernel on the JIT and on the interpreter from the same initial contents of
+/// `bufs` (address, length); asserts that statuses, faults, live masks and the final
+/// contents agree, and returns the JIT's outcome and final buffer contents.
+pub fn run_both(
+    dev: &Dev,
+    m: &Module,
+    layout: &ModuleLayout,
+    kernel: &str,
+    l: &Launch,
+    bufs: &[(u64, usize)],
+) -> (Outcome, Vec<Vec<u8>>) {
+    let init: Vec<Vec<u8>> = bufs.iter().map(|&(a, n)| dev.read(a, n)).collect();
+    let jit = compile(m, layout);
+    let oj = run_on(dev, Backend::Jit(&jit), m, kernel, l);
+    let mj: Vec<Vec<u8>> = bufs.iter().map(|&(a, n)| dev.read(a, n)).collect();
+    for (&(a, _), b) in bufs.iter().zip(&init) {
+        dev.mem.write(a, b).expect("restore");
+    }
+    let oi = run_on(dev, Backend::Interp(layout), m, kernel, l);
+    let mi: Vec<Vec<u8>> = bufs.iter().map(|&(a, n)| dev.read(a, n)).collect();
+    assert_eq!(
+        oj.statuses, oi.statuses,
+        "{kernel}: statuses differ (jit vs interp)"
+    );
+    assert_eq!(
+        oj.fault, oi.fault,
+        "{kernel}: faults differ (jit vs interp)"
+    );
+    assert_eq!(
+        oj.live, oi.live,
+        "{kernel}: live masks differ (jit vs interp)"
+    );
+    for (i, (x, y)) in mj.iter().zip(&mi).enumerate() {
+        if x != y {
+            let at = x.iter().zip(y).position(|(p, q)| p != q).unwrap_or(0);
+            panic!(
+                "{kernel}: buffer {i} differs first at byte {at}: jit {:02x?} interp {:02x?}",
+                &x[at & !7..(at & !7) + 8],
+                &y[at & !7..(at & !7) + 8]
+            );
+        }
+    }
+    (oj, mj)
 }

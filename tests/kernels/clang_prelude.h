@@ -1,0 +1,49 @@
+// Prelude for compiling the CUDA kernels in this folder with clang without the CUDA SDK
+// (`clang -nocudainc -nocudalib -include clang_prelude.h`). NVRTC does not use it: it has
+// the CUDA device headers built in. Only what the kernels here need is mapped, always to
+// clang builtins that lower to single PTX instructions (there is no libdevice).
+#pragma once
+#define __global__ __attribute__((global))
+#define __device__ __attribute__((device))
+#define __host__ __attribute__((host))
+#define __shared__ __attribute__((shared))
+#define __constant__ __attribute__((constant))
+#define __forceinline__ __inline__ __attribute__((always_inline))
+#include <__clang_cuda_builtin_vars.h>
+
+// __syncthreads() is a clang builtin in CUDA mode (bar.sync 0).
+
+struct __attribute__((aligned(16))) float4 { float x, y, z, w; };
+struct __attribute__((aligned(8))) float2 { float x, y; };
+struct __attribute__((aligned(16))) uint4 { unsigned x, y, z, w; };
+
+#define __umulhi(a, b) __nvvm_mulhi_ui((a), (b))
+#define __mulhi(a, b) __nvvm_mulhi_i((a), (b))
+#define __umul64hi(a, b) __nvvm_mulhi_ull((a), (b))
+#define __float2int_rn(x) __nvvm_f2i_rn(x)
+#define __float2int_rd(x) __nvvm_f2i_rm(x)
+#define __float2int_ru(x) __nvvm_f2i_rp(x)
+#define __float2uint_rn(x) __nvvm_f2ui_rn(x)
+#define __double2float_rz(x) __nvvm_d2f_rz(x)
+#define __int2float_rz(x) __nvvm_i2f_rz(x)
+#define fmaf(a, b, c) __builtin_fmaf((a), (b), (c))
+#define fma(a, b, c) __builtin_fma((a), (b), (c))
+#define fminf(a, b) __builtin_fminf((a), (b))
+#define fmaxf(a, b) __builtin_fmaxf((a), (b))
+#define fmin(a, b) __builtin_fmin((a), (b))
+#define fmax(a, b) __builtin_fmax((a), (b))
+#define fabsf(a) __builtin_fabsf(a)
+#define fabs(a) __builtin_fabs(a)
+#define rintf(a) __builtin_rintf(a)
+#define floorf(a) __builtin_floorf(a)
+#define ceilf(a) __builtin_ceilf(a)
+#define truncf(a) __builtin_truncf(a)
+#define rint(a) __builtin_rint(a)
+#define floor(a) __builtin_floor(a)
+#define __fmul_rn(a, b) __nvvm_mul_rn_f((a), (b))
+#define __fadd_rn(a, b) __nvvm_add_rn_f((a), (b))
+#define __dmul_rn(a, b) __nvvm_mul_rn_d((a), (b))
+#define __dadd_rn(a, b) __nvvm_add_rn_d((a), (b))
+static __device__ __forceinline__ uint4 make_uint4(unsigned x, unsigned y, unsigned z, unsigned w) {
+    uint4 r; r.x = x; r.y = y; r.z = z; r.w = w; return r;
+}

@@ -1,0 +1,49 @@
+#!/usr/bin/env bash
+# Regenerates the compiler-produced PTX in this folder and validates every .ptx here (and
+# examples/saxpy.ptx) with ptxas. The tests never run a compiler: the outputs are committed.
+#
+#   <name>.clang.ptx  clang (LLVM NVPTX back end), -nocudainc -nocudalib with clang_prelude.h
+#   <name>.nvrtc.ptx  NVRTC (NVIDIA's NVVM, what nvcc users ship), compute_70
+#   spec_*.ptx        hand-written (not regenerated, only validated)
+#
+# Needs: clang-19 (or $CLANG), a Python with nvidia-cuda-nvrtc-cu12 (or $NVRTC_PYTHON /
+# $NVRTC_LIB) and ptxas from nvidia-cuda-nvcc-cu12 (or $PTXAS).
+set -euo pipefail
+here="$(cd "$(dirname "$0")" && pwd)"
+root="$(cd "$here/../.." && pwd)"
+CLANG="${CLANG:-clang-19}"
+PY="${NVRTC_PYTHON:-/work/venv/bin/python3}"
+PTXAS="${PTXAS:-$("$PY" -c 'import nvidia.cuda_nvcc, os; print(os.path.join(list(nvidia.cuda_nvcc.__path__)[0], "bin", "ptxas"))' 2>/dev/null || echo ptxas)}"
+ARCH=sm_70
+
+clang_ptx() { # src out
+    "$CLANG" -x cuda --cuda-device-only -nocudainc -nocudalib --cuda-gpu-arch=$ARCH \
+        -Xclang -target-feature -Xclang +ptx70 -O2 -S \
+        -include "$here/clang_prelude.h" "$1" -o "$2"
+}
+nvrtc_ptx() { # src out
+    "$PY" "$here/nvrtc.py" "$1" "$2" --gpu-architecture=compute_70 2>&1 \
+        | { grep -v "Architectures prior to '<compute/sm>_75' are deprecated" || true; } >&2
+    test -s "$2"
+}
+validate() {
+    "$PTXAS" --gpu-name $ARCH --warning-as-error -o /dev/null "$1" || { echo "ptxas rejected $1" >&2; exit 1; }
+}
+
+cd "$here"
+for src in *.cu; do
+    name="${src%.cu}"
+    echo "== $name"
+    clang_ptx "$src" "$name.clang.ptx"
+    nvrtc_ptx "$src" "$name.nvrtc.ptx"
+done
+echo "== examples/saxpy"
+nvrtc_ptx "$root/examples/saxpy.cu" "$root/examples/saxpy.ptx"
+
+for p in "$here"/*.ptx "$root/examples/saxpy.ptx"; do
+    validate "$p"
+done
+echo "ptxas accepted all $(ls "$here"/*.ptx | wc -l) files in tests/kernels and examples/saxpy.ptx"
+
+# List the opcodes used, flagging any outside the first milestone's instruction set.
+"$PY" "$here/opcodes.py" "$here"/*.ptx "$root/examples/saxpy.ptx"

@@ -100,8 +100,10 @@ fn values(ty: Type, seed: u64) -> Vec<u64> {
         let x = r.next();
         v.push(match ty {
             // Mostly ordinary floats, some random bit patterns.
-            Type::F32 if v.len() % 3 != 0 => (((x >> 40) as f32 / 1e3) - 5000.0).to_bits() as u64,
-            Type::F64 if v.len() % 3 != 0 => (((x >> 20) as f64 / 1e7) - 5e5).to_bits(),
+            Type::F32 if !v.len().is_multiple_of(3) => {
+                (((x >> 40) as f32 / 1e3) - 5000.0).to_bits() as u64
+            }
+            Type::F64 if !v.len().is_multiple_of(3) => (((x >> 20) as f64 / 1e7) - 5e5).to_bits(),
             _ => x,
         });
     }

@@ -1,7 +1,7 @@
 //! Control flow on the JIT: uniform and divergent branches, reconvergence, loops with
-#![allow(clippy::needless_range_loop)]
 //! per-lane trip counts, unstructured CFGs, `exit` under divergence; every kernel is also
 //! run on the interpreter and must leave the same memory and live masks.
+#![allow(clippy::needless_range_loop)]
 
 mod jit_util;
 

@@ -325,6 +325,39 @@ pub(crate) fn scalar_cvt_supported(dst: Type, src: Type) -> bool {
 }
 
 // ---------------------------------------------------------------------------------------
+// Per-thread counts of helper calls (tests and profiling use them to see which path ran).
+
+/// How many times JIT code on the current thread called each slow-path helper.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct HelperCalls {
+    /// `ld`/`st` slow paths (`ptxjit_access`).
+    pub access: u64,
+    /// Lane-by-lane arithmetic (`ptxjit_arith`).
+    pub arith: u64,
+    /// Lane-by-lane conversions (`ptxjit_cvt`).
+    pub cvt: u64,
+    /// Lane-by-lane comparisons (`ptxjit_setp`).
+    pub setp: u64,
+}
+
+thread_local! {
+    static CALLS: std::cell::Cell<HelperCalls> = const { std::cell::Cell::new(HelperCalls { access: 0, arith: 0, cvt: 0, setp: 0 }) };
+}
+
+fn count(f: impl FnOnce(&mut HelperCalls)) {
+    CALLS.with(|c| {
+        let mut v = c.get();
+        f(&mut v);
+        c.set(v);
+    });
+}
+
+/// The helper-call counts of the current thread since it started.
+pub fn helper_calls() -> HelperCalls {
+    CALLS.with(|c| c.get())
+}
+
+// ---------------------------------------------------------------------------------------
 // The helpers.
 
 /// Reads lane `lane` of a slot array of `sb`-byte slots, masked to `bits`.
@@ -374,6 +407,7 @@ pub unsafe extern "C" fn ptxjit_access(
     addrs: *const u64,
     data: *mut u8,
 ) -> u32 {
+    count(|c| c.access += 1);
     let ctx = unsafe { &mut *ctx };
     let Some(req) = AccessReq::unpack_shape(shape, mask, InstId(inst)) else {
         ctx.status = STATUS_FAULT;
@@ -422,6 +456,7 @@ pub unsafe extern "C" fn ptxjit_arith(
     c: *const u8,
     out: *mut u8,
 ) {
+    count(|c| c.arith += 1);
     let (Some(op), Some(ty)) = (arith_from(desc & 0xff), type_from(desc >> 8 & 0xff)) else {
         return;
     };
@@ -455,6 +490,7 @@ pub unsafe extern "C" fn ptxjit_arith(
 /// # Safety
 /// The pointers must be valid slot arrays for the source and destination types.
 pub unsafe extern "C" fn ptxjit_cvt(desc: u64, mask: u32, a: *const u8, out: *mut u8) {
+    count(|c| c.cvt += 1);
     let (Some(dst), Some(src)) = (type_from(desc & 0xff), type_from(desc >> 8 & 0xff)) else {
         return;
     };
@@ -485,6 +521,7 @@ pub unsafe extern "C" fn ptxjit_setp(
     b: *const u8,
     out: *mut u8,
 ) {
+    count(|c| c.setp += 1);
     let (Some(&cmp), Some(ty)) = (
         CMPS.get((desc & 0xff) as usize),
         type_from(desc >> 8 & 0xff),

@@ -195,7 +195,7 @@ impl FnTx<'_> {
         for _ in 0..nparts {
             self.b.append_block_param(join, vty);
         }
-        let (ok, h) = self.fast_check(space, eb, a, false, mask);
+        let (ok, h) = self.fast_check(space, eb, a, false, inst, mask);
         let fast = self.b.create_block();
         let slow = self.b.create_block();
         self.b.ins().brif(ok, fast, &[], slow, &[]);
@@ -248,7 +248,7 @@ impl FnTx<'_> {
             return Err(JitError::Codegen("lane addresses".into()));
         };
         let cont = self.b.create_block();
-        let (ok, h) = self.fast_check(space, eb, a, true, mask);
+        let (ok, h) = self.fast_check(space, eb, a, true, inst, mask);
         let fast = self.b.create_block();
         let slow = self.b.create_block();
         self.b.ins().brif(ok, fast, &[], slow, &[]);
@@ -264,12 +264,14 @@ impl FnTx<'_> {
     }
 
     /// The coalesced-access test: returns (ok: i8, host address of lane 0).
+    #[allow(clippy::too_many_arguments)]
     fn fast_check(
         &mut self,
         space: Space,
         eb: u32,
         a: &W,
         write: bool,
+        inst: InstId,
         mask: &mut Mask,
     ) -> (Value, Value) {
         let a0 = self.b.ins().extractlane(a.v[0], 0);
@@ -300,13 +302,11 @@ impl FnTx<'_> {
             ok = self.b.ins().band(ok, inr);
             self.b.ins().iadd(base, a0)
         } else {
-            let (lo_off, hi_off) = if write {
-                (offset_of!(WarpCtx, wr_lo), offset_of!(WarpCtx, wr_hi))
-            } else {
-                (offset_of!(WarpCtx, rd_lo), offset_of!(WarpCtx, rd_hi))
-            };
-            let lo = self.load_ctx(I64, lo_off, false);
-            let hi = self.load_ctx(I64, hi_off, false);
+            // The region this instruction hit last time (per-instruction cache, filled by
+            // the slow path from the warp's cached region).
+            let (lv, hv) = self.region_cache(inst);
+            let lo = self.b.use_var(lv);
+            let hi = self.b.use_var(hv);
             let c1 = self.b.ins().icmp(IntCC::UnsignedGreaterThanOrEqual, a0, lo);
             let c2 = self.b.ins().icmp(IntCC::UnsignedLessThan, a0, hi);
             let rem = self.b.ins().isub(hi, a0);
@@ -449,6 +449,20 @@ impl FnTx<'_> {
         let cont = self.b.create_block();
         self.b.ins().brif(res, self.ret_status, &[], cont, &[]);
         self.b.switch_to_block(cont);
+        if n == 1 && space != Space::Local && space != Space::Shared {
+            // Remember the region the warp's cache now holds for this instruction's fast
+            // path (`access` leaves a range inside one region there).
+            let (lo_off, hi_off) = if write {
+                (offset_of!(WarpCtx, wr_lo), offset_of!(WarpCtx, wr_hi))
+            } else {
+                (offset_of!(WarpCtx, rd_lo), offset_of!(WarpCtx, rd_hi))
+            };
+            let lo = self.load_ctx(I64, lo_off, false);
+            let hi = self.load_ctx(I64, hi_off, false);
+            let (lv, hv) = self.region_cache(inst);
+            self.b.def_var(lv, lo);
+            self.b.def_var(hv, hi);
+        }
         Ok(())
     }
 

@@ -42,6 +42,7 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::Mutex;
 
 pub use dump::{dump, DumpKind};
+pub use helpers::{helper_calls, HelperCalls};
 
 /// A compiled kernel: runs one warp from the kernel's entry with the lanes in `ctx.live`
 /// and returns `ctx.status` (`STATUS_OK` when every lane exited normally).

@@ -73,6 +73,9 @@ pub(crate) struct FnTx<'a> {
     pub scratch: StackSlot,
     /// The instruction being translated (for messages).
     pub cur: Option<InstId>,
+    /// Per memory instruction: the host range `[lo, hi)` of the region its last slow
+    /// access used (empty at entry), for its coalesced fast path.
+    pub region_caches: HashMap<InstId, (Variable, Variable)>,
 }
 
 /// Builds the Cranelift function of kernel `fid` into `func`.
@@ -135,6 +138,7 @@ pub(crate) fn build(
         ret_status,
         scratch,
         cur: None,
+        region_caches: HashMap::new(),
     };
     tx.entry()?;
     for (i, blk) in f.blocks.iter().enumerate() {
@@ -180,6 +184,19 @@ impl<'a> FnTx<'a> {
         }
         let zero8 = self.b.ins().iconst(I8, 0);
         self.b.def_var(self.pending, zero8);
+        // Region caches of the memory instructions that have a coalesced fast path.
+        let zero64 = self.b.ins().iconst(I64, 0);
+        for blk in &self.f.blocks {
+            for inst in &blk.insts {
+                if matches!(inst.kind, InstKind::Ld { .. } | InstKind::St { .. }) {
+                    let lo = self.b.declare_var(I64);
+                    let hi = self.b.declare_var(I64);
+                    self.b.def_var(lo, zero64);
+                    self.b.def_var(hi, zero64);
+                    self.region_caches.insert(inst.id, (lo, hi));
+                }
+            }
+        }
         let first = *self
             .blocks
             .first()
@@ -243,6 +260,19 @@ impl<'a> FnTx<'a> {
         let r = self.cm.declare_func_in_func(id, self.b.func);
         self.helper_refs.insert(h, r);
         Ok(r)
+    }
+
+    /// The region-cache variables of memory instruction `inst`.
+    pub fn region_cache(&mut self, inst: InstId) -> (Variable, Variable) {
+        if let Some(&c) = self.region_caches.get(&inst) {
+            return c;
+        }
+        // Not pre-declared (cannot happen for instructions of this function): a cache
+        // that starts empty.
+        let lo = self.b.declare_var(I64);
+        let hi = self.b.declare_var(I64);
+        self.region_caches.insert(inst, (lo, hi));
+        (lo, hi)
     }
 
     /// Address of a byte offset in the scratch slot.

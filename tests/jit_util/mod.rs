@@ -394,11 +394,12 @@ pub fn run(dev: &Dev, jit: &JitModule, m: &Module, kernel: &str, l: &Launch) -> 
 
 /// Runs every warp of every CTA of a launch one after the other (no barriers).
 pub fn run_on(dev: &Dev, be: Backend, m: &Module, kernel: &str, l: &Launch) -> Outcome {
-    let (fid, _) = m.function(kernel).expect("kernel");
-    let kf: Option<KernelFn> = match &be {
-        Backend::Jit(jit) => Some(jit.kernel(fid).expect("compiled kernel")),
-        Backend::Interp(_) => None,
-    };
+    let pbuf = param_buffer(dev, l);
+    run_with_params(dev, be, m, kernel, l, pbuf)
+}
+
+/// Allocates and fills a launch's parameter buffer.
+pub fn param_buffer(dev: &Dev, l: &Launch) -> u64 {
     let pbuf = dev
         .mem
         .alloc(l.params.len().max(1) as u64, 256, RegionKind::Param)
@@ -406,6 +407,23 @@ pub fn run_on(dev: &Dev, be: Backend, m: &Module, kernel: &str, l: &Launch) -> O
     if !l.params.is_empty() {
         dev.mem.write(pbuf, &l.params).expect("params");
     }
+    pbuf
+}
+
+/// Runs a launch with an existing parameter buffer.
+pub fn run_with_params(
+    dev: &Dev,
+    be: Backend,
+    m: &Module,
+    kernel: &str,
+    l: &Launch,
+    pbuf: u64,
+) -> Outcome {
+    let (fid, _) = m.function(kernel).expect("kernel");
+    let kf: Option<KernelFn> = match &be {
+        Backend::Jit(jit) => Some(jit.kernel(fid).expect("compiled kernel")),
+        Backend::Interp(_) => None,
+    };
     let nthreads = l.block[0] * l.block[1] * l.block[2];
     let nwarps = nthreads.div_ceil(32);
     let mut out = Outcome {
@@ -493,12 +511,13 @@ pub fn run_both(
 ) -> (Outcome, Vec<Vec<u8>>) {
     let init: Vec<Vec<u8>> = bufs.iter().map(|&(a, n)| dev.read(a, n)).collect();
     let jit = compile(m, layout);
-    let oj = run_on(dev, Backend::Jit(&jit), m, kernel, l);
+    let pbuf = param_buffer(dev, l);
+    let oj = run_with_params(dev, Backend::Jit(&jit), m, kernel, l, pbuf);
     let mj: Vec<Vec<u8>> = bufs.iter().map(|&(a, n)| dev.read(a, n)).collect();
     for (&(a, _), b) in bufs.iter().zip(&init) {
         dev.mem.write(a, b).expect("restore");
     }
-    let oi = run_on(dev, Backend::Interp(layout), m, kernel, l);
+    let oi = run_with_params(dev, Backend::Interp(layout), m, kernel, l, pbuf);
     let mi: Vec<Vec<u8>> = bufs.iter().map(|&(a, n)| dev.read(a, n)).collect();
     assert_eq!(
         oj.statuses, oi.statuses,

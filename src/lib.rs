@@ -1,8 +1,81 @@
-//! ptxjit: run NVIDIA PTX kernels on an x86-64 CPU.
+//! ptxjit: run NVIDIA PTX kernels on an x86-64 CPU, with GPU semantics.
+//!
+//! # Pipeline
+//!
+//! ```text
+//! PTX text ─ parse ─▶ AST ─ check ─▶ IR ─┬─ jit ───▶ native code ─┐
+//!                                        └─ interp (reference) ───┤
+//!                     runtime: Device · memory · Module · launch ◀┘
+//! ```
+//!
+//! - [`parse`]: lexer and parser; every error is `file:line:col: error: message`.
+//! - [`check`]: name resolution, types, layout of variables and parameters, the CFG in
+//!   reverse post-order ([`ir`]). Instructions the backends cannot run yet are rejected
+//!   here, at load time, with their line.
+//! - [`jit`]: Cranelift code in which a warp's 32 lanes live in SIMD vectors and
+//!   predicates are lane masks; divergent branches reconverge at the earliest point.
+//! - [`interp`]: the reference interpreter, lane by lane, using [`ops`] for every scalar
+//!   result. Both backends agree bit for bit.
+//! - [`runtime`]: device memory in one reserved address range (a device pointer is a
+//!   host address, every access is checked), modules, launches over a pool of OS
+//!   threads (a CTA per thread at a time), barriers via per-warp coroutines.
+//!
+//! # Example
+//!
+//! ```
+//! use ptxjit::{Device, KernelArg, LaunchConfig};
+//!
+//! let ptx = r#"
+//! .version 7.0
+//! .target sm_70
+//! .address_size 64
+//! .visible .entry scale(.param .u64 data, .param .f32 k, .param .u32 n)
+//! {
+//!     .reg .pred %p;
+//!     .reg .b32 %r<4>;
+//!     .reg .f32 %f<3>;
+//!     .reg .b64 %rd<4>;
+//!     ld.param.u64 %rd1, [data];
+//!     ld.param.f32 %f1, [k];
+//!     ld.param.u32 %r1, [n];
+//!     mov.u32 %r2, %ctaid.x;
+//!     mov.u32 %r3, %ntid.x;
+//!     mov.u32 %r0, %tid.x;
+//!     mad.lo.s32 %r2, %r2, %r3, %r0;
+//!     setp.ge.u32 %p, %r2, %r1;
+//!     @%p bra DONE;
+//!     cvta.to.global.u64 %rd1, %rd1;
+//!     mul.wide.u32 %rd2, %r2, 4;
+//!     add.s64 %rd3, %rd1, %rd2;
+//!     ld.global.f32 %f2, [%rd3];
+//!     mul.f32 %f2, %f2, %f1;
+//!     st.global.f32 [%rd3], %f2;
+//! DONE:
+//!     ret;
+//! }
+//! "#;
+//!
+//! let dev = Device::new()?;
+//! let module = dev.load_ptx(ptx, "scale.ptx")?;
+//! let data: Vec<f32> = (0..1000).map(|i| i as f32).collect();
+//! let buf = dev.alloc_from(&data)?;
+//! let cfg = LaunchConfig::new(4, 256); // 4 blocks of 256 threads
+//! dev.launch(&module, "scale", &cfg, &[KernelArg::from(&buf), 0.5f32.into(), 1000u32.into()])?;
+//! let out: Vec<f32> = dev.read(&buf)?;
+//! assert_eq!(out[10], 5.0);
+//! assert_eq!(out[999], 499.5);
+//! # Ok::<(), ptxjit::Error>(())
+//! ```
+
 pub mod check;
-pub mod ir;
-pub mod parse;
-pub mod runtime;
 pub mod interp;
+pub mod ir;
 pub mod jit;
 pub mod ops;
+pub mod parse;
+pub mod runtime;
+
+pub use parse::PtxError;
+pub use runtime::ctx::FaultKind;
+pub use runtime::device::{Backend, Buffer, Device, DeviceCopy, DeviceOptions, Dim3, KernelArg, LaunchConfig, Module};
+pub use runtime::error::{Error, Fault, Result};

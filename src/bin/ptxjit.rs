@@ -1,1 +1,316 @@
-fn main() {}
+//! The `ptxjit` command: check, run and dump PTX kernels.
+//!
+//! ```text
+//! ptxjit check FILE.ptx
+//! ptxjit run FILE.ptx --kernel NAME [--grid X,Y,Z] [--block X,Y,Z] [--shared BYTES]
+//!            [--backend jit|interp] [--arg SPEC]... [--out I=PATH]...
+//! ptxjit dump FILE.ptx [--kernel NAME] (--clif | --asm)
+//! ```
+//! SPEC is `TYPE:VALUE` (u8..u64 s8..s64 b8..b64 f32 f64; decimal, or `0x` hex — for
+//! f32/f64 hex is the bit pattern), `buf:PATH` (a device buffer with PATH's bytes) or
+//! `zeros:N` (a device buffer of N zero bytes). `--out I=PATH` writes the buffer passed
+//! as argument I (0-based) to PATH after the launch. Exit code 0 on success, 1 on error.
+
+use clap::{Parser, Subcommand, ValueEnum};
+use ptxjit::{Backend, Buffer, Device, KernelArg, LaunchConfig};
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+#[derive(Parser)]
+#[command(name = "ptxjit", version, about = "Run NVIDIA PTX kernels on the CPU")]
+struct Cli {
+    #[command(subcommand)]
+    cmd: Cmd,
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+enum BackendArg {
+    Jit,
+    Interp,
+}
+
+#[derive(Subcommand)]
+enum Cmd {
+    /// Parse, check and compile a PTX file.
+    Check { file: PathBuf },
+    /// Launch a kernel.
+    Run {
+        file: PathBuf,
+        #[arg(long)]
+        kernel: String,
+        /// Grid dimensions X[,Y[,Z]].
+        #[arg(long, default_value = "1")]
+        grid: String,
+        /// Block dimensions X[,Y[,Z]].
+        #[arg(long, default_value = "1")]
+        block: String,
+        /// Bytes of dynamic shared memory.
+        #[arg(long, default_value_t = 0)]
+        shared: u32,
+        #[arg(long, value_enum, default_value = "jit")]
+        backend: BackendArg,
+        /// Kernel argument: TYPE:VALUE, buf:PATH or zeros:N.
+        #[arg(long = "arg")]
+        args: Vec<String>,
+        /// I=PATH: write buffer argument I to PATH after the launch.
+        #[arg(long = "out")]
+        outs: Vec<String>,
+    },
+    /// Print the Cranelift IR or the machine code of kernels.
+    Dump {
+        file: PathBuf,
+        #[arg(long)]
+        kernel: Option<String>,
+        #[arg(long, conflicts_with = "asm", required_unless_present = "asm")]
+        clif: bool,
+        #[arg(long)]
+        asm: bool,
+    },
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    match run(cli) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("{e}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn read_ptx(file: &PathBuf) -> Result<(String, String), String> {
+    let src = std::fs::read_to_string(file).map_err(|e| format!("{}: {e}", file.display()))?;
+    Ok((src, file.display().to_string()))
+}
+
+fn parse_dims(s: &str, what: &str) -> Result<[u32; 3], String> {
+    let parts: Vec<&str> = s.split(',').map(str::trim).collect();
+    if parts.is_empty() || parts.len() > 3 {
+        return Err(format!("--{what} takes X[,Y[,Z]], got '{s}'"));
+    }
+    let mut d = [1u32; 3];
+    for (i, p) in parts.iter().enumerate() {
+        d[i] = p
+            .parse()
+            .map_err(|_| format!("--{what}: '{p}' is not a number"))?;
+    }
+    Ok(d)
+}
+
+fn parse_uint(v: &str) -> Result<u64, String> {
+    let r = if let Some(h) = v.strip_prefix("0x").or_else(|| v.strip_prefix("0X")) {
+        u64::from_str_radix(h, 16)
+    } else {
+        v.parse::<u64>()
+    };
+    r.map_err(|_| format!("'{v}' is not an unsigned number"))
+}
+
+fn parse_int(v: &str) -> Result<i64, String> {
+    if let Some(rest) = v.strip_prefix('-') {
+        let u = parse_uint(rest)?;
+        if u > i64::MAX as u64 + 1 {
+            return Err(format!("'{v}' is out of range"));
+        }
+        Ok((u as i64).wrapping_neg())
+    } else {
+        let u = parse_uint(v)?;
+        i64::try_from(u).map_err(|_| format!("'{v}' is out of range"))
+    }
+}
+
+/// A parsed `--arg`: the kernel argument and, for buffers, the buffer.
+fn parse_arg(dev: &Device, spec: &str) -> Result<(KernelArg, Option<Buffer>), String> {
+    let (ty, val) = spec
+        .split_once(':')
+        .ok_or_else(|| format!("--arg '{spec}': expected TYPE:VALUE, buf:PATH or zeros:N"))?;
+    let bad = |e: String| format!("--arg '{spec}': {e}");
+    let range = |ok: bool| {
+        if ok {
+            Ok(())
+        } else {
+            Err(bad("value out of range for the type".into()))
+        }
+    };
+    let arg = match ty {
+        "buf" => {
+            let bytes = std::fs::read(val).map_err(|e| bad(format!("{val}: {e}")))?;
+            let b = dev.alloc_from(&bytes).map_err(|e| bad(e.to_string()))?;
+            return Ok((KernelArg::from(&b), Some(b)));
+        }
+        "zeros" => {
+            let n = parse_uint(val).map_err(bad)? as usize;
+            let b = dev.alloc_zeroed(n).map_err(|e| bad(e.to_string()))?;
+            return Ok((KernelArg::from(&b), Some(b)));
+        }
+        "u8" | "b8" => {
+            let v = parse_uint(val).map_err(bad)?;
+            range(v <= u8::MAX as u64)?;
+            KernelArg::U8(v as u8)
+        }
+        "u16" | "b16" => {
+            let v = parse_uint(val).map_err(bad)?;
+            range(v <= u16::MAX as u64)?;
+            KernelArg::U16(v as u16)
+        }
+        "u32" | "b32" => {
+            let v = parse_uint(val).map_err(bad)?;
+            range(v <= u32::MAX as u64)?;
+            KernelArg::U32(v as u32)
+        }
+        "u64" | "b64" => KernelArg::U64(parse_uint(val).map_err(bad)?),
+        "s8" => {
+            let v = parse_int(val).map_err(bad)?;
+            range(i8::try_from(v).is_ok())?;
+            KernelArg::I8(v as i8)
+        }
+        "s16" => {
+            let v = parse_int(val).map_err(bad)?;
+            range(i16::try_from(v).is_ok())?;
+            KernelArg::I16(v as i16)
+        }
+        "s32" => {
+            let v = parse_int(val).map_err(bad)?;
+            range(i32::try_from(v).is_ok())?;
+            KernelArg::I32(v as i32)
+        }
+        "s64" => KernelArg::I64(parse_int(val).map_err(bad)?),
+        "f32" => {
+            if val.starts_with("0x") || val.starts_with("0X") {
+                let v = parse_uint(val).map_err(bad)?;
+                range(v <= u32::MAX as u64)?;
+                KernelArg::F32(f32::from_bits(v as u32))
+            } else {
+                KernelArg::F32(
+                    val.parse()
+                        .map_err(|_| bad(format!("'{val}' is not a number")))?,
+                )
+            }
+        }
+        "f64" => {
+            if val.starts_with("0x") || val.starts_with("0X") {
+                KernelArg::F64(f64::from_bits(parse_uint(val).map_err(bad)?))
+            } else {
+                KernelArg::F64(
+                    val.parse()
+                        .map_err(|_| bad(format!("'{val}' is not a number")))?,
+                )
+            }
+        }
+        _ => {
+            return Err(bad(format!(
+                "unknown type '{ty}' (u8..u64, s8..s64, b8..b64, f32, f64, buf, zeros)"
+            )))
+        }
+    };
+    Ok((arg, None))
+}
+
+fn run(cli: Cli) -> Result<(), String> {
+    match cli.cmd {
+        Cmd::Check { file } => {
+            let (src, name) = read_ptx(&file)?;
+            let dev = Device::new().map_err(|e| e.to_string())?;
+            let m = dev.load_ptx(&src, &name).map_err(|e| e.to_string())?;
+            let k = m.kernels();
+            println!(
+                "{name}: ok ({} kernel{}: {})",
+                k.len(),
+                if k.len() == 1 { "" } else { "s" },
+                k.join(", ")
+            );
+            Ok(())
+        }
+        Cmd::Run {
+            file,
+            kernel,
+            grid,
+            block,
+            shared,
+            backend,
+            args,
+            outs,
+        } => {
+            let (src, name) = read_ptx(&file)?;
+            let grid = parse_dims(&grid, "grid")?;
+            let block = parse_dims(&block, "block")?;
+            let dev = Device::new().map_err(|e| e.to_string())?;
+            let backend = match backend {
+                BackendArg::Jit => Backend::Jit,
+                BackendArg::Interp => Backend::Interp,
+            };
+            let m = dev
+                .load_ptx_with(&src, &name, backend == Backend::Jit)
+                .map_err(|e| e.to_string())?;
+            let params = m.kernel_params(&kernel).map_err(|e| e.to_string())?;
+            if params.len() != args.len() {
+                return Err(format!(
+                    "kernel '{kernel}' takes {} parameters ({}) but {} --arg were given",
+                    params.len(),
+                    params
+                        .iter()
+                        .map(|p| format!("{}: {} bytes", p.name, p.size))
+                        .collect::<Vec<_>>()
+                        .join(", "),
+                    args.len()
+                ));
+            }
+            let mut kargs = Vec::new();
+            let mut bufs = Vec::new();
+            for a in &args {
+                let (k, b) = parse_arg(&dev, a)?;
+                kargs.push(k);
+                bufs.push(b);
+            }
+            let mut writes = Vec::new();
+            for o in &outs {
+                let (i, path) = o
+                    .split_once('=')
+                    .ok_or_else(|| format!("--out '{o}': expected I=PATH"))?;
+                let i: usize = i
+                    .parse()
+                    .map_err(|_| format!("--out '{o}': '{i}' is not an argument index"))?;
+                let b = bufs.get(i).copied().flatten().ok_or_else(|| {
+                    format!("--out '{o}': argument {i} is not a buf: or zeros: buffer")
+                })?;
+                writes.push((b, PathBuf::from(path)));
+            }
+            let cfg = LaunchConfig::new(grid, block)
+                .shared_bytes(shared)
+                .backend(backend);
+            dev.launch(&m, &kernel, &cfg, &kargs)
+                .map_err(|e| e.to_string())?;
+            for (b, path) in writes {
+                let bytes: Vec<u8> = dev.read(&b).map_err(|e| e.to_string())?;
+                std::fs::write(&path, bytes).map_err(|e| format!("{}: {e}", path.display()))?;
+            }
+            Ok(())
+        }
+        Cmd::Dump {
+            file,
+            kernel,
+            clif,
+            asm: _,
+        } => {
+            let (src, name) = read_ptx(&file)?;
+            // Variables get real addresses so that the dump shows the code a launch runs.
+            let dev = Device::new().map_err(|e| e.to_string())?;
+            let m = dev
+                .load_ptx_with(&src, &name, false)
+                .map_err(|e| e.to_string())?;
+            if let Some(k) = &kernel {
+                m.kernel_params(k).map_err(|e| e.to_string())?;
+            }
+            let kind = if clif {
+                ptxjit::jit::DumpKind::Clif
+            } else {
+                ptxjit::jit::DumpKind::Asm
+            };
+            let text = ptxjit::jit::dump(m.ir(), m.layout(), kernel.as_deref(), kind)
+                .map_err(|e| e.to_string())?;
+            print!("{text}");
+            Ok(())
+        }
+    }
+}

@@ -1,1 +1,416 @@
-//! Reference interpreter: runs a warp lane by lane, obviously correct, slow.
+//! Reference interpreter: runs one warp of a kernel lane by lane, obviously correct and
+//! slow. Every scalar result comes from [`crate::ops`]; every memory access goes through
+//! [`crate::runtime::ctx::access`], exactly as the JIT's slow path does.
+//!
+//! Control flow follows DESIGN.md literally: each lane that is not running records the
+//! block it waits at; after every block the warp runs the lowest-numbered block anyone
+//! waits at (blocks are numbered in reverse post-order), with the mask of the lanes
+//! waiting there. The JIT's uniform-branch fast path gives the same schedule.
+
+use crate::ir::{
+    AddrBase, Address, ArithOp, BlockId, FuncId, Function, Guard, Inst, InstKind, MulMode, Operand,
+    PredSrc, RegClass, RegId, Space, SpecialReg, Terminator, Type, VarRef,
+};
+use crate::ops;
+use crate::runtime::ctx::{self, AccessReq, WarpCtx, STATUS_OK, WARP_SIZE};
+use crate::runtime::ModuleLayout;
+
+/// Not waiting at any block.
+const NONE: u32 = u32::MAX;
+
+/// Base of the values `mov.u64 %rd, func;` produces: `FUNC_ADDR_BASE + FuncId`. No host
+/// (and so no device) address is in this range.
+pub const FUNC_ADDR_BASE: u64 = 0xffff_f000_0000_0000;
+
+struct Warp<'a> {
+    layout: &'a ModuleLayout,
+    f: &'a Function,
+    /// `regs[r][lane]`: each register's container, zero-extended beyond its width.
+    regs: Vec<[u64; WARP_SIZE]>,
+}
+
+/// Runs warp `ctx` of kernel `func` from its entry until every lane has exited or the
+/// warp stops on a fault. Returns `ctx.status`.
+pub fn run_warp(
+    m: &crate::ir::Module,
+    layout: &ModuleLayout,
+    func: FuncId,
+    ctx: &mut WarpCtx,
+) -> u32 {
+    let Some(f) = m.functions.get(func.0 as usize) else {
+        return ctx.status;
+    };
+    if f.blocks.is_empty() {
+        return ctx.status;
+    }
+    let mut w = Warp {
+        layout,
+        f,
+        regs: vec![[0u64; WARP_SIZE]; f.regs.len()],
+    };
+    let mut next = [NONE; WARP_SIZE];
+    let mut active = ctx.live;
+    let mut block = 0usize;
+    loop {
+        let b = &f.blocks[block];
+        for inst in &b.insts {
+            if w.exec(ctx, inst, active).is_err() || ctx.status != STATUS_OK {
+                return ctx.status;
+            }
+        }
+        let mut send = |mask: u32, target: BlockId| {
+            for (lane, n) in next.iter_mut().enumerate() {
+                if mask & (1 << lane) != 0 {
+                    *n = target.0;
+                }
+            }
+        };
+        match &b.term {
+            Terminator::Jump { target, .. } => send(active, *target),
+            Terminator::Branch {
+                guard,
+                taken,
+                not_taken,
+                ..
+            } => {
+                let p = w.guard_mask(Some(*guard), active);
+                send(p, *taken);
+                send(active & !p, *not_taken);
+            }
+            Terminator::Ret {
+                guard, next: cont, ..
+            }
+            | Terminator::Exit {
+                guard, next: cont, ..
+            } => {
+                let leaving = w.guard_mask(*guard, active);
+                ctx.live &= !leaving;
+                if let Some(c) = cont {
+                    send(active & !leaving, *c);
+                }
+            }
+        }
+        // Dispatch: run the lowest-numbered block some lane waits at.
+        let Some(&min) = next.iter().min() else {
+            return ctx.status;
+        };
+        if min == NONE {
+            return ctx.status;
+        }
+        active = 0;
+        for (lane, n) in next.iter_mut().enumerate() {
+            if *n == min {
+                active |= 1 << lane;
+                *n = NONE;
+            }
+        }
+        block = min as usize;
+    }
+}
+
+fn lanes(mask: u32) -> impl Iterator<Item = usize> {
+    (0..WARP_SIZE).filter(move |l| mask & (1 << l) != 0)
+}
+
+impl Warp<'_> {
+    fn reg_bits(&self, r: RegId) -> u32 {
+        self.f.reg(r).ty.bits().min(64)
+    }
+
+    fn guard_mask(&self, g: Option<Guard>, active: u32) -> u32 {
+        let Some(g) = g else { return active };
+        let vals = &self.regs[g.pred.0 as usize];
+        let mut m = 0;
+        for lane in lanes(active) {
+            if (vals[lane] & 1 != 0) != g.negate {
+                m |= 1 << lane;
+            }
+        }
+        m
+    }
+
+    fn pred(&self, p: PredSrc, lane: usize) -> bool {
+        (self.regs[p.reg.0 as usize][lane] & 1 != 0) != p.negate
+    }
+
+    /// The value of a variable's state-space address for `lane` (before `+ offset`).
+    fn var_addr(&self, ctx: &WarpCtx, v: VarRef) -> u64 {
+        match v {
+            VarRef::Global(g) => self
+                .layout
+                .global_addrs
+                .get(g.0 as usize)
+                .copied()
+                .unwrap_or(0),
+            VarRef::Shared(o) | VarRef::Local(o) => o as u64,
+            VarRef::KernelParam(o) => ctx.param_base + o as u64,
+        }
+    }
+
+    /// Reads an operand as a value of type `ty` (raw bits, zero-extended from `ty`'s
+    /// width; wider registers are truncated).
+    fn read(&self, ctx: &WarpCtx, op: Operand, ty: Type, lane: usize) -> u64 {
+        let v = match op {
+            Operand::Reg(r) => self.regs[r.0 as usize][lane],
+            Operand::Imm(v) => v,
+            Operand::Special(s) => special(ctx, s, lane),
+            Operand::VarAddr(v, off) => self.var_addr(ctx, v).wrapping_add(off as u64),
+            Operand::FuncAddr(f) => FUNC_ADDR_BASE + f.0 as u64,
+        };
+        if ty == Type::Pred {
+            v & 1
+        } else {
+            v & ops::mask(ty.bits().min(64))
+        }
+    }
+
+    /// Writes `v` (a value of type `ty`) to register `dst` for `lane`: extended per `ty`'s
+    /// signedness to the register's width.
+    fn write(&mut self, dst: RegId, ty: Type, v: u64, lane: usize) {
+        let rb = self.reg_bits(dst);
+        let v = if self.f.reg(dst).ty.class() == RegClass::Pred {
+            v & 1
+        } else {
+            ops::extend(v, ty) & ops::mask(rb)
+        };
+        self.regs[dst.0 as usize][lane] = v;
+    }
+
+    fn exec(&mut self, ctx: &mut WarpCtx, inst: &Inst, active: u32) -> Result<(), ctx::Stopped> {
+        let mask = self.guard_mask(inst.guard, active);
+        if mask == 0 {
+            return Ok(());
+        }
+        match &inst.kind {
+            InstKind::Mov { ty, dst, src } => {
+                for lane in lanes(mask) {
+                    let v = self.read(ctx, *src, *ty, lane);
+                    self.write(*dst, *ty, v, lane);
+                }
+            }
+            InstKind::Arith {
+                op,
+                ty,
+                fmode,
+                dst,
+                srcs,
+            } => {
+                let wide = ty.widened().unwrap_or(*ty);
+                let rty = if matches!(
+                    op,
+                    ArithOp::Mul(MulMode::Wide) | ArithOp::Mad(MulMode::Wide)
+                ) {
+                    wide
+                } else {
+                    *ty
+                };
+                for lane in lanes(mask) {
+                    let mut v = [0u64; 3];
+                    for (i, s) in srcs.iter().enumerate().take(3) {
+                        let sty = match (op, i) {
+                            (ArithOp::Shl | ArithOp::Shr, 1) => Type::U32,
+                            (ArithOp::Mad(MulMode::Wide), 2) => wide,
+                            _ => *ty,
+                        };
+                        v[i] = self.read(ctx, *s, sty, lane);
+                    }
+                    let r = ops::arith(*op, *ty, *fmode, v[0], v[1], v[2]);
+                    self.write(*dst, rty, r, lane);
+                }
+            }
+            InstKind::Setp {
+                cmp,
+                ty,
+                ftz,
+                dst,
+                dst_neg,
+                a,
+                b,
+                combine,
+            } => {
+                for lane in lanes(mask) {
+                    let x = self.read(ctx, *a, *ty, lane);
+                    let y = self.read(ctx, *b, *ty, lane);
+                    let r = ops::setp(*cmp, *ty, *ftz, x, y);
+                    let (p, q) = match combine {
+                        None => (r, !r),
+                        Some((op, c)) => {
+                            let c = self.pred(*c, lane);
+                            let f = |t: bool| match op {
+                                crate::ir::BoolOp::And => t && c,
+                                crate::ir::BoolOp::Or => t || c,
+                                crate::ir::BoolOp::Xor => t != c,
+                            };
+                            (f(r), f(!r))
+                        }
+                    };
+                    if let Some(d) = dst {
+                        self.write(*d, Type::Pred, p as u64, lane);
+                    }
+                    if let Some(d) = dst_neg {
+                        self.write(*d, Type::Pred, q as u64, lane);
+                    }
+                }
+            }
+            InstKind::Selp {
+                ty,
+                dst,
+                a,
+                b,
+                cond,
+            } => {
+                for lane in lanes(mask) {
+                    let v = if self.pred(*cond, lane) {
+                        self.read(ctx, *a, *ty, lane)
+                    } else {
+                        self.read(ctx, *b, *ty, lane)
+                    };
+                    self.write(*dst, *ty, v, lane);
+                }
+            }
+            InstKind::Ld {
+                space,
+                ty,
+                dsts,
+                addr,
+            } => {
+                let mut data = vec![0u64; dsts.len() * WARP_SIZE];
+                self.memory(
+                    ctx,
+                    inst,
+                    *space,
+                    *ty,
+                    dsts.len(),
+                    addr,
+                    mask,
+                    false,
+                    &mut data,
+                )?;
+                for lane in lanes(mask) {
+                    for (e, d) in dsts.iter().enumerate() {
+                        if let Some(d) = d {
+                            self.write(*d, *ty, data[e * WARP_SIZE + lane], lane);
+                        }
+                    }
+                }
+            }
+            InstKind::St {
+                space,
+                ty,
+                srcs,
+                addr,
+            } => {
+                let mut data = vec![0u64; srcs.len() * WARP_SIZE];
+                for lane in lanes(mask) {
+                    for (e, s) in srcs.iter().enumerate() {
+                        data[e * WARP_SIZE + lane] = self.read(ctx, *s, *ty, lane);
+                    }
+                }
+                self.memory(
+                    ctx,
+                    inst,
+                    *space,
+                    *ty,
+                    srcs.len(),
+                    addr,
+                    mask,
+                    true,
+                    &mut data,
+                )?;
+            }
+            InstKind::Cvta {
+                to_generic,
+                space,
+                ty,
+                dst,
+                src,
+            } => {
+                for lane in lanes(mask) {
+                    let a = self.read(ctx, *src, *ty, lane);
+                    let base = match space {
+                        Space::Shared => ctx.shared_base,
+                        Space::Local => ctx.local_base[lane],
+                        _ => 0,
+                    };
+                    let v = if *to_generic {
+                        a.wrapping_add(base)
+                    } else {
+                        a.wrapping_sub(base)
+                    };
+                    self.write(*dst, *ty, v & ops::mask(ty.bits()), lane);
+                }
+            }
+            InstKind::Cvt {
+                dst_ty,
+                src_ty,
+                rnd,
+                ftz,
+                sat,
+                dst,
+                src,
+            } => {
+                for lane in lanes(mask) {
+                    let a = self.read(ctx, *src, *src_ty, lane);
+                    let v = ops::cvt(*dst_ty, *src_ty, *rnd, *ftz, *sat, a);
+                    self.write(*dst, *dst_ty, v, lane);
+                }
+            }
+            InstKind::BarSync { barrier, count } => {
+                // The operands are uniform by the PTX rules; read them from the first lane.
+                let lane = mask.trailing_zeros() as usize;
+                let id = self.read(ctx, *barrier, Type::U32, lane) as u32;
+                let count = count.map(|c| self.read(ctx, c, Type::U32, lane) as u32);
+                // SAFETY: the runtime runs warps inside their coroutine with env set.
+                unsafe { ctx::bar_sync(ctx, id, count, mask, inst.id)? };
+            }
+        }
+        Ok(())
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn memory(
+        &self,
+        ctx: &mut WarpCtx,
+        inst: &Inst,
+        space: Space,
+        ty: Type,
+        nvec: usize,
+        addr: &Address,
+        mask: u32,
+        write: bool,
+        data: &mut [u64],
+    ) -> Result<(), ctx::Stopped> {
+        let mut addrs = [0u64; WARP_SIZE];
+        for lane in lanes(mask) {
+            let base = match addr.base {
+                AddrBase::Reg(r) => self.regs[r.0 as usize][lane],
+                AddrBase::Var(v) => self.var_addr(ctx, v),
+                AddrBase::Abs => 0,
+            };
+            addrs[lane] = base.wrapping_add(addr.offset as u64);
+        }
+        let req = AccessReq {
+            space,
+            elem_bytes: ty.bytes(),
+            nvec: nvec as u32,
+            slot_bytes: 8,
+            write,
+            mask,
+            inst: inst.id,
+        };
+        // SAFETY: `data` holds nvec * 32 u64 slots; ctx.env is set by the runtime.
+        unsafe { ctx::access(ctx, &req, &addrs, data.as_mut_ptr() as *mut u8) }
+    }
+}
+
+fn special(ctx: &WarpCtx, s: SpecialReg, lane: usize) -> u64 {
+    (match s {
+        SpecialReg::Tid(d) => ctx.tid[d as usize][lane],
+        SpecialReg::Ntid(d) => ctx.ntid[d as usize],
+        SpecialReg::Ctaid(d) => ctx.ctaid[d as usize],
+        SpecialReg::Nctaid(d) => ctx.nctaid[d as usize],
+        SpecialReg::LaneId => lane as u32,
+        SpecialReg::WarpId => ctx.warpid,
+        SpecialReg::NWarpId => ctx.nwarpid,
+    }) as u64
+}

@@ -242,16 +242,33 @@ pub struct Block {
 #[derive(Clone, Debug)]
 pub enum Terminator {
     /// Unconditional `bra` or falling into the next block.
-    Jump { target: BlockId, inst: Option<InstId> },
+    Jump {
+        target: BlockId,
+        inst: Option<InstId>,
+    },
     /// `@p bra{.uni} L`: lanes where the guard holds go to `taken`, the others to
     /// `not_taken` (the next block in source order). `uni` is the `.uni` assertion.
-    Branch { guard: Guard, taken: BlockId, not_taken: BlockId, uni: bool, inst: InstId },
+    Branch {
+        guard: Guard,
+        taken: BlockId,
+        not_taken: BlockId,
+        uni: bool,
+        inst: InstId,
+    },
     /// `{@p} ret`: in a kernel the same as `exit`. With a guard, the other lanes
     /// continue at `next`.
-    Ret { guard: Option<Guard>, next: Option<BlockId>, inst: InstId },
+    Ret {
+        guard: Option<Guard>,
+        next: Option<BlockId>,
+        inst: InstId,
+    },
     /// `{@p} exit`: the lanes end for good. With a guard, the other lanes continue at
     /// `next`.
-    Exit { guard: Option<Guard>, next: Option<BlockId>, inst: InstId },
+    Exit {
+        guard: Option<Guard>,
+        next: Option<BlockId>,
+        inst: InstId,
+    },
 }
 
 impl Terminator {
@@ -259,8 +276,12 @@ impl Terminator {
     pub fn successors(&self) -> Vec<BlockId> {
         match self {
             Terminator::Jump { target, .. } => vec![*target],
-            Terminator::Branch { taken, not_taken, .. } => vec![*taken, *not_taken],
-            Terminator::Ret { next, .. } | Terminator::Exit { next, .. } => next.iter().copied().collect(),
+            Terminator::Branch {
+                taken, not_taken, ..
+            } => vec![*taken, *not_taken],
+            Terminator::Ret { next, .. } | Terminator::Exit { next, .. } => {
+                next.iter().copied().collect()
+            }
         }
     }
 }
@@ -350,13 +371,19 @@ impl Type {
         matches!(self, Type::U8 | Type::U16 | Type::U32 | Type::U64)
     }
     pub fn is_bits(self) -> bool {
-        matches!(self, Type::B8 | Type::B16 | Type::B32 | Type::B64 | Type::B128)
+        matches!(
+            self,
+            Type::B8 | Type::B16 | Type::B32 | Type::B64 | Type::B128
+        )
     }
     pub fn is_int(self) -> bool {
         self.is_signed() || self.is_unsigned()
     }
     pub fn is_float(self) -> bool {
-        matches!(self, Type::F16 | Type::F16x2 | Type::BF16 | Type::BF16x2 | Type::F32 | Type::F64)
+        matches!(
+            self,
+            Type::F16 | Type::F16x2 | Type::BF16 | Type::BF16x2 | Type::F32 | Type::F64
+        )
     }
     pub fn name(self) -> &'static str {
         use Type::*;
@@ -673,7 +700,13 @@ pub enum InstKind {
     Mov { ty: Type, dst: RegId, src: Operand },
     /// Arithmetic, logic and shifts; `srcs.len() == op.arity()`. On `.pred` only
     /// And/Or/Xor/Not exist.
-    Arith { op: ArithOp, ty: Type, fmode: FloatMode, dst: RegId, srcs: Vec<Operand> },
+    Arith {
+        op: ArithOp,
+        ty: Type,
+        fmode: FloatMode,
+        dst: RegId,
+        srcs: Vec<Operand>,
+    },
     /// `setp.cmp{.bool}.type p{|q}, a, b{, {!}c}`. `dst` is `None` for the `_` sink.
     Setp {
         cmp: CmpOp,
@@ -687,18 +720,51 @@ pub enum InstKind {
         combine: Option<(BoolOp, PredSrc)>,
     },
     /// `selp.type d, a, b, c`: d = c ? a : b.
-    Selp { ty: Type, dst: RegId, a: Operand, b: Operand, cond: PredSrc },
+    Selp {
+        ty: Type,
+        dst: RegId,
+        a: Operand,
+        b: Operand,
+        cond: PredSrc,
+    },
     /// `ld{.space}{.vN}.type`: `dsts.len()` is 1, 2, 4 or 8; `None` is the `_` sink.
     /// Integer loads into wider registers extend per `ty`'s signedness.
-    Ld { space: Space, ty: Type, dsts: Vec<Option<RegId>>, addr: Address },
+    Ld {
+        space: Space,
+        ty: Type,
+        dsts: Vec<Option<RegId>>,
+        addr: Address,
+    },
     /// `st{.space}{.vN}.type`.
-    St { space: Space, ty: Type, srcs: Vec<Operand>, addr: Address },
+    St {
+        space: Space,
+        ty: Type,
+        srcs: Vec<Operand>,
+        addr: Address,
+    },
     /// `cvta{.to}.space.size d, a`: `to_generic` for `cvta.space`, false for
     /// `cvta.to.space`. `ty` is `U32` or `U64`.
-    Cvta { to_generic: bool, space: Space, ty: Type, dst: RegId, src: Operand },
+    Cvta {
+        to_generic: bool,
+        space: Space,
+        ty: Type,
+        dst: RegId,
+        src: Operand,
+    },
     /// `cvt{.rnd}{.ftz}{.sat}.dty.sty d, a`.
-    Cvt { dst_ty: Type, src_ty: Type, rnd: Option<Rnd>, ftz: bool, sat: bool, dst: RegId, src: Operand },
+    Cvt {
+        dst_ty: Type,
+        src_ty: Type,
+        rnd: Option<Rnd>,
+        ftz: bool,
+        sat: bool,
+        dst: RegId,
+        src: Operand,
+    },
     /// `bar.sync a{, b}` / `barrier.sync{.aligned} a{, b}`: wait until `count` threads
     /// (all live threads of the CTA when absent) have arrived at barrier `barrier`.
-    BarSync { barrier: Operand, count: Option<Operand> },
+    BarSync {
+        barrier: Operand,
+        count: Option<Operand>,
+    },
 }

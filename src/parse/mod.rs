@@ -15,6 +15,10 @@ pub struct PtxError {
 
 impl fmt::Display for PtxError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}:{}:{}: error: {}", self.file, self.line, self.col, self.msg)
+        write!(
+            f,
+            "{}:{}:{}: error: {}",
+            self.file, self.line, self.col, self.msg
+        )
     }
 }

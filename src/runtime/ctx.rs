@@ -63,13 +63,14 @@ impl WarpCtx {
         let nwarps = nthreads.div_ceil(WARP_SIZE as u32);
         let mut tid = [[0u32; WARP_SIZE]; 3];
         let mut live = 0u32;
-        for lane in 0..WARP_SIZE {
-            let t = warpid * WARP_SIZE as u32 + lane as u32;
+        for lane in 0..WARP_SIZE as u32 {
+            let t = warpid * WARP_SIZE as u32 + lane;
             if t < nthreads {
                 live |= 1 << lane;
-                tid[0][lane] = t % ntid[0];
-                tid[1][lane] = (t / ntid[0]) % ntid[1];
-                tid[2][lane] = t / (ntid[0] * ntid[1]);
+                let [x, y, z] = &mut tid;
+                x[lane as usize] = t % ntid[0];
+                y[lane as usize] = (t / ntid[0]) % ntid[1];
+                z[lane as usize] = t / (ntid[0] * ntid[1]);
             }
         }
         WarpCtx {
@@ -127,7 +128,12 @@ pub struct FaultRecord {
 pub enum WarpYield {
     /// Lanes `mask` arrived at barrier `id`, which completes when `count` threads (all
     /// live threads of the CTA if `None`) have arrived.
-    Barrier { id: u32, count: Option<u32>, mask: u32, inst: InstId },
+    Barrier {
+        id: u32,
+        count: Option<u32>,
+        mask: u32,
+        inst: InstId,
+    },
 }
 
 /// Runtime-side state of a warp; generated code only passes its pointer around.
@@ -143,9 +149,18 @@ pub struct WarpEnv {
 
 impl WarpEnv {
     pub fn new(regions: Arc<RegionTable>) -> WarpEnv {
-        WarpEnv { regions, fault: None, yielder: None, error: None }
+        WarpEnv {
+            regions,
+            fault: None,
+            yielder: None,
+            error: None,
+        }
     }
 }
+
+/// The warp must stop: `ctx.status` is not OK and the reason is recorded in its env.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Stopped;
 
 /// Describes one memory instruction's per-lane access.
 #[derive(Clone, Copy, Debug)]
@@ -239,12 +254,17 @@ pub fn translate(ctx: &WarpCtx, space: Space, lane: usize, addr: u64, len: u64) 
 /// the loaded bits zero-extended into the slot, stores write the slot's low
 /// `req.elem_bytes` bytes. All lanes are checked before any lane is accessed. On a fault
 /// the fault is recorded in the warp's env, `ctx.status` becomes [`STATUS_FAULT`] and
-/// `Err(())` is returned.
+/// `Err(Stopped)` is returned.
 ///
 /// # Safety
 /// `ctx.env` must point to this warp's live [`WarpEnv`] and `data` must be valid for
 /// `req.nvec * 32 * req.slot_bytes` bytes.
-pub unsafe fn access(ctx: &mut WarpCtx, req: &AccessReq, addrs: &[u64; WARP_SIZE], data: *mut u8) -> Result<(), ()> {
+pub unsafe fn access(
+    ctx: &mut WarpCtx,
+    req: &AccessReq,
+    addrs: &[u64; WARP_SIZE],
+    data: *mut u8,
+) -> Result<(), Stopped> {
     let len = (req.elem_bytes * req.nvec) as u64;
     let mut host = [0u64; WARP_SIZE];
     let mut mask = req.mask;
@@ -263,19 +283,26 @@ pub unsafe fn access(ctx: &mut WarpCtx, req: &AccessReq, addrs: &[u64; WARP_SIZE
             write: req.write,
         };
         let Some(h) = translate(ctx, req.space, lane, addr, len) else {
-            return Err(record_fault(ctx, fault(FaultKind::OutsideWindow)));
+            record_fault(ctx, fault(FaultKind::OutsideWindow));
+            return Err(Stopped);
         };
         if h % len != 0 {
-            return Err(record_fault(ctx, fault(FaultKind::Misaligned)));
+            record_fault(ctx, fault(FaultKind::Misaligned));
+            return Err(Stopped);
         }
         let end = h.wrapping_add(len);
-        let cached = if req.write { h >= ctx.wr_lo && end <= ctx.wr_hi } else { h >= ctx.rd_lo && end <= ctx.rd_hi };
+        let cached = if req.write {
+            h >= ctx.wr_lo && end <= ctx.wr_hi
+        } else {
+            h >= ctx.rd_lo && end <= ctx.rd_hi
+        };
         if !cached {
             // SAFETY: the caller guarantees env is valid.
             let env = unsafe { &*ctx.env };
             match env.regions.find(h, len) {
                 Some(r) if req.write && !r.writable => {
-                    return Err(record_fault(ctx, fault(FaultKind::ReadOnly)));
+                    record_fault(ctx, fault(FaultKind::ReadOnly));
+                    return Err(Stopped);
                 }
                 Some(r) => {
                     if req.write {
@@ -286,7 +313,10 @@ pub unsafe fn access(ctx: &mut WarpCtx, req: &AccessReq, addrs: &[u64; WARP_SIZE
                     ctx.rd_lo = r.lo;
                     ctx.rd_hi = r.hi;
                 }
-                None => return Err(record_fault(ctx, fault(FaultKind::OutOfBounds))),
+                None => {
+                    record_fault(ctx, fault(FaultKind::OutOfBounds));
+                    return Err(Stopped);
+                }
             }
         }
         host[lane] = h;
@@ -337,32 +367,48 @@ pub unsafe fn stop_with_error(ctx: &mut WarpCtx, msg: String) {
 }
 
 /// `bar.sync`: lanes `mask` arrive at barrier `id`; returns when the barrier completes.
-/// Returns `Err(())` (with `ctx.status` set) if the barrier operands are invalid.
+/// Returns `Err(Stopped)` (with `ctx.status` set) if the barrier operands are invalid.
 ///
 /// # Safety
 /// `ctx.env` must point to this warp's live [`WarpEnv`], and the warp must be running
 /// inside its scheduler coroutine.
-pub unsafe fn bar_sync(ctx: &mut WarpCtx, id: u32, count: Option<u32>, mask: u32, inst: InstId) -> Result<(), ()> {
+pub unsafe fn bar_sync(
+    ctx: &mut WarpCtx,
+    id: u32,
+    count: Option<u32>,
+    mask: u32,
+    inst: InstId,
+) -> Result<(), Stopped> {
     if id > 15 {
         unsafe { stop_with_error(ctx, format!("barrier id {id} is out of range 0..15")) };
-        return Err(());
+        return Err(Stopped);
     }
     if let Some(c) = count {
         if c == 0 || c % WARP_SIZE as u32 != 0 {
-            unsafe { stop_with_error(ctx, format!("barrier thread count {c} is not a positive multiple of 32")) };
-            return Err(());
+            unsafe {
+                stop_with_error(
+                    ctx,
+                    format!("barrier thread count {c} is not a positive multiple of 32"),
+                )
+            };
+            return Err(Stopped);
         }
     }
     let env = unsafe { &*ctx.env };
     let Some(y) = env.yielder else {
         unsafe { stop_with_error(ctx, "bar.sync outside a scheduled warp".into()) };
-        return Err(());
+        return Err(Stopped);
     };
     // SAFETY: the scheduler keeps the yielder alive while the coroutine runs.
     let y = unsafe { &*y };
-    y.suspend(WarpYield::Barrier { id, count, mask, inst });
+    y.suspend(WarpYield::Barrier {
+        id,
+        count,
+        mask,
+        inst,
+    });
     if ctx.status != STATUS_OK {
-        return Err(());
+        return Err(Stopped);
     }
     Ok(())
 }

@@ -100,7 +100,15 @@ impl DeviceMemory {
         let first = ALLOC_ALIGN.max(4096);
         let mut free = BTreeMap::new();
         free.insert(base + first, size - first);
-        Ok(DeviceMemory { map, base, size, heap: Mutex::new(Heap { live: BTreeMap::new(), free }) })
+        Ok(DeviceMemory {
+            map,
+            base,
+            size,
+            heap: Mutex::new(Heap {
+                live: BTreeMap::new(),
+                free,
+            }),
+        })
     }
 
     pub fn base(&self) -> u64 {
@@ -172,8 +180,16 @@ impl DeviceMemory {
         unsafe {
             if hi > lo {
                 std::ptr::write_bytes((self.base as usize + off) as *mut u8, 0, lo - off);
-                libc::madvise((self.base as usize + lo) as *mut libc::c_void, hi - lo, libc::MADV_DONTNEED);
-                std::ptr::write_bytes((self.base as usize + hi) as *mut u8, 0, off + len as usize - hi);
+                libc::madvise(
+                    (self.base as usize + lo) as *mut libc::c_void,
+                    hi - lo,
+                    libc::MADV_DONTNEED,
+                );
+                std::ptr::write_bytes(
+                    (self.base as usize + hi) as *mut u8,
+                    0,
+                    off + len as usize - hi,
+                );
             } else {
                 std::ptr::write_bytes((self.base as usize + off) as *mut u8, 0, len as usize);
             }
@@ -189,7 +205,11 @@ impl DeviceMemory {
     pub fn check_range(&self, addr: u64, len: u64) -> Result<(), MemoryError> {
         let heap = self.heap();
         let bad = MemoryError::BadRange { addr, len };
-        let (&start, &(alen, _)) = heap.live.range(..=addr).next_back().ok_or(MemoryError::BadRange { addr, len })?;
+        let (&start, &(alen, _)) = heap
+            .live
+            .range(..=addr)
+            .next_back()
+            .ok_or(MemoryError::BadRange { addr, len })?;
         if addr.checked_add(len).is_some_and(|end| end <= start + alen) {
             Ok(())
         } else {

@@ -2,6 +2,9 @@
 //! scheduler.
 
 pub mod ctx;
+pub mod device;
+pub mod error;
+pub mod launch;
 pub mod memory;
 
 /// Addresses the runtime assigned to a module's variables, needed by both backends.

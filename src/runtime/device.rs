@@ -1,0 +1,395 @@
+//! The public device API: [`Device`] (memory, module loading, launches), [`Buffer`],
+//! [`Module`], [`KernelArg`] and [`LaunchConfig`].
+
+use crate::ir::{self, FuncKind, Space};
+use crate::runtime::error::{Error, Result};
+use crate::runtime::memory::{DeviceMemory, RegionKind};
+use crate::runtime::ModuleLayout;
+use std::sync::Arc;
+
+/// Default size of the reserved device address range (committed lazily).
+pub const DEFAULT_MEMORY_BYTES: u64 = 64 << 30;
+
+/// Which backend runs a launch.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum Backend {
+    /// Native code compiled by Cranelift at load time.
+    #[default]
+    Jit,
+    /// The reference interpreter.
+    Interp,
+}
+
+/// Device settings.
+#[derive(Clone, Debug)]
+pub struct DeviceOptions {
+    /// OS threads that run CTAs (default: one per core).
+    pub threads: usize,
+    /// Bytes of address space reserved for device memory.
+    pub memory_bytes: u64,
+}
+
+impl Default for DeviceOptions {
+    fn default() -> Self {
+        DeviceOptions {
+            threads: std::thread::available_parallelism()
+                .map(|n| n.get())
+                .unwrap_or(1),
+            memory_bytes: DEFAULT_MEMORY_BYTES,
+        }
+    }
+}
+
+pub(crate) struct DeviceInner {
+    pub(crate) mem: DeviceMemory,
+    pub(crate) opts: DeviceOptions,
+}
+
+/// A CPU device: owns device memory and runs kernels. Cheap to clone (shared handle).
+#[derive(Clone)]
+pub struct Device {
+    pub(crate) inner: Arc<DeviceInner>,
+}
+
+/// A device allocation: a device address and a length in bytes. Kernel arguments take
+/// its address; it stays valid until [`Device::free`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Buffer {
+    ptr: u64,
+    len: usize,
+}
+
+impl Buffer {
+    /// The device address (also a host address inside the device range).
+    pub fn ptr(&self) -> u64 {
+        self.ptr
+    }
+    pub fn len(&self) -> usize {
+        self.len
+    }
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+}
+
+/// Plain-data element types that can be copied to and from device memory.
+///
+/// # Safety
+/// Implementors must be plain old data: every bit pattern valid, no padding.
+pub unsafe trait DeviceCopy: Copy + Default + 'static {}
+macro_rules! device_copy {
+    ($($t:ty)*) => { $(unsafe impl DeviceCopy for $t {})* };
+}
+device_copy!(u8 u16 u32 u64 i8 i16 i32 i64 f32 f64);
+
+fn as_bytes<T: DeviceCopy>(data: &[T]) -> &[u8] {
+    // SAFETY: DeviceCopy types are plain data without padding.
+    unsafe { std::slice::from_raw_parts(data.as_ptr() as *const u8, std::mem::size_of_val(data)) }
+}
+
+impl Device {
+    /// A device with default options (one worker thread per core, 64 GiB of address
+    /// space reserved for device memory).
+    pub fn new() -> Result<Device> {
+        Device::with_options(DeviceOptions::default())
+    }
+
+    pub fn with_options(opts: DeviceOptions) -> Result<Device> {
+        let mem = DeviceMemory::new(opts.memory_bytes)?;
+        let opts = DeviceOptions {
+            threads: opts.threads.max(1),
+            ..opts
+        };
+        Ok(Device {
+            inner: Arc::new(DeviceInner { mem, opts }),
+        })
+    }
+
+    pub fn options(&self) -> &DeviceOptions {
+        &self.inner.opts
+    }
+
+    /// Allocates `bytes` zero bytes.
+    pub fn alloc_zeroed(&self, bytes: usize) -> Result<Buffer> {
+        let ptr = self.inner.mem.alloc(bytes as u64, 0, RegionKind::Alloc)?;
+        Ok(Buffer { ptr, len: bytes })
+    }
+
+    /// Allocates a buffer holding a copy of `data`.
+    pub fn alloc_from<T: DeviceCopy>(&self, data: &[T]) -> Result<Buffer> {
+        let b = self.alloc_zeroed(std::mem::size_of_val(data))?;
+        self.inner.mem.write(b.ptr, as_bytes(data))?;
+        Ok(b)
+    }
+
+    /// Copies `data` to the start of `buf`.
+    pub fn write<T: DeviceCopy>(&self, buf: &Buffer, data: &[T]) -> Result<()> {
+        Ok(self.inner.mem.write(buf.ptr, as_bytes(data))?)
+    }
+
+    /// Reads the whole buffer as elements of `T` (a trailing partial element is dropped).
+    pub fn read<T: DeviceCopy>(&self, buf: &Buffer) -> Result<Vec<T>> {
+        let n = buf.len / std::mem::size_of::<T>().max(1);
+        let mut out = vec![T::default(); n];
+        // SAFETY: DeviceCopy types accept any bit pattern.
+        let bytes = unsafe {
+            std::slice::from_raw_parts_mut(
+                out.as_mut_ptr() as *mut u8,
+                n * std::mem::size_of::<T>(),
+            )
+        };
+        self.inner.mem.read(buf.ptr, bytes)?;
+        Ok(out)
+    }
+
+    /// Reads raw bytes at any device address range inside one allocation.
+    pub fn read_bytes(&self, ptr: u64, out: &mut [u8]) -> Result<()> {
+        Ok(self.inner.mem.read(ptr, out)?)
+    }
+
+    /// Frees a buffer.
+    pub fn free(&self, buf: Buffer) -> Result<()> {
+        Ok(self.inner.mem.free(buf.ptr)?)
+    }
+
+    /// Parses, checks and JIT-compiles PTX text. `file` names the source in messages.
+    pub fn load_ptx(&self, src: &str, file: &str) -> Result<Module> {
+        self.load_ptx_with(src, file, true)
+    }
+
+    /// Like [`Device::load_ptx`]; with `jit == false` the module is not compiled and
+    /// can only run on [`Backend::Interp`].
+    pub fn load_ptx_with(&self, src: &str, file: &str, jit: bool) -> Result<Module> {
+        let ir = crate::check::parse_and_check(src, file)?;
+        Module::new(self.clone(), ir, jit)
+    }
+}
+
+/// A loaded module: checked IR, its variables in device memory and its compiled code.
+#[derive(Clone)]
+pub struct Module {
+    pub(crate) inner: Arc<ModuleInner>,
+}
+
+pub(crate) struct ModuleInner {
+    pub(crate) device: Device,
+    pub(crate) ir: ir::Module,
+    pub(crate) layout: ModuleLayout,
+    pub(crate) jit: Option<crate::jit::JitModule>,
+}
+
+impl Drop for ModuleInner {
+    fn drop(&mut self) {
+        for &a in &self.layout.global_addrs {
+            let _ = self.device.inner.mem.free(a);
+        }
+    }
+}
+
+impl Module {
+    fn new(device: Device, ir: ir::Module, jit: bool) -> Result<Module> {
+        let mem = &device.inner.mem;
+        let mut layout = ModuleLayout::default();
+        // Allocate every variable first, then write initializers with relocations.
+        let mut inner = ModuleInner {
+            device: device.clone(),
+            ir,
+            layout: ModuleLayout::default(),
+            jit: None,
+        };
+        for g in &inner.ir.globals {
+            let kind = if g.space == Space::Const {
+                RegionKind::Const
+            } else {
+                RegionKind::Global
+            };
+            let addr = mem.alloc(g.size, g.align as u64, kind)?;
+            layout.global_addrs.push(addr);
+        }
+        inner.layout = layout;
+        for (i, g) in inner.ir.globals.iter().enumerate() {
+            let mut bytes = g.init.clone();
+            bytes.resize(g.size as usize, 0);
+            for r in &g.relocs {
+                let target = match r.target {
+                    ir::RelocTarget::Global(id) => inner
+                        .layout
+                        .global_addrs
+                        .get(id.0 as usize)
+                        .copied()
+                        .unwrap_or(0),
+                    ir::RelocTarget::Func(f) => crate::interp::FUNC_ADDR_BASE + f.0 as u64,
+                };
+                let v = target.wrapping_add(r.addend as u64).to_le_bytes();
+                let (o, n) = (r.offset as usize, r.size as usize);
+                if let Some(dst) = bytes.get_mut(o..o + n) {
+                    dst.copy_from_slice(&v[..n]);
+                }
+            }
+            if !bytes.is_empty() {
+                mem.write(inner.layout.global_addrs[i], &bytes)?;
+            }
+        }
+        if jit {
+            inner.jit = Some(crate::jit::JitModule::compile(&inner.ir, &inner.layout)?);
+        }
+        Ok(Module {
+            inner: Arc::new(inner),
+        })
+    }
+
+    /// The checked IR.
+    pub fn ir(&self) -> &ir::Module {
+        &self.inner.ir
+    }
+
+    /// The address layout of the module's variables.
+    pub fn layout(&self) -> &ModuleLayout {
+        &self.inner.layout
+    }
+
+    /// Names of the kernels (`.entry` functions with a body).
+    pub fn kernels(&self) -> Vec<&str> {
+        self.inner
+            .ir
+            .functions
+            .iter()
+            .filter(|f| f.kind == FuncKind::Entry && f.has_body())
+            .map(|f| f.name.as_str())
+            .collect()
+    }
+
+    /// The parameters of kernel `name`.
+    pub fn kernel_params(&self, name: &str) -> Result<&[ir::Param]> {
+        let (_, f) = self.kernel(name)?;
+        Ok(&f.params)
+    }
+
+    /// A module `.global`/`.const` variable as a buffer (e.g. to read or set it).
+    pub fn global(&self, name: &str) -> Option<Buffer> {
+        let i = self.inner.ir.globals.iter().position(|g| g.name == name)?;
+        Some(Buffer {
+            ptr: self.inner.layout.global_addrs[i],
+            len: self.inner.ir.globals[i].size as usize,
+        })
+    }
+
+    pub(crate) fn kernel(&self, name: &str) -> Result<(ir::FuncId, &ir::Function)> {
+        match self.inner.ir.function(name) {
+            Some((id, f)) if f.kind == FuncKind::Entry && f.has_body() => Ok((id, f)),
+            _ => Err(Error::NoKernel {
+                name: name.to_string(),
+                file: self.inner.ir.file.clone(),
+                available: self.kernels().join(", "),
+            }),
+        }
+    }
+}
+
+/// Grid or block dimensions.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Dim3(pub [u32; 3]);
+
+impl From<u32> for Dim3 {
+    fn from(x: u32) -> Self {
+        Dim3([x, 1, 1])
+    }
+}
+impl From<(u32, u32)> for Dim3 {
+    fn from((x, y): (u32, u32)) -> Self {
+        Dim3([x, y, 1])
+    }
+}
+impl From<(u32, u32, u32)> for Dim3 {
+    fn from((x, y, z): (u32, u32, u32)) -> Self {
+        Dim3([x, y, z])
+    }
+}
+impl From<[u32; 3]> for Dim3 {
+    fn from(d: [u32; 3]) -> Self {
+        Dim3(d)
+    }
+}
+
+/// How to launch a kernel.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LaunchConfig {
+    pub grid: [u32; 3],
+    pub block: [u32; 3],
+    /// Bytes of dynamic shared memory (`.extern .shared` arrays).
+    pub shared_bytes: u32,
+    pub backend: Backend,
+}
+
+impl LaunchConfig {
+    pub fn new(grid: impl Into<Dim3>, block: impl Into<Dim3>) -> LaunchConfig {
+        LaunchConfig {
+            grid: grid.into().0,
+            block: block.into().0,
+            shared_bytes: 0,
+            backend: Backend::Jit,
+        }
+    }
+    pub fn shared_bytes(mut self, bytes: u32) -> Self {
+        self.shared_bytes = bytes;
+        self
+    }
+    pub fn backend(mut self, backend: Backend) -> Self {
+        self.backend = backend;
+        self
+    }
+}
+
+/// A kernel argument: a scalar, a device pointer, or raw bytes (for `.param` arrays and
+/// structs).
+#[derive(Clone, Debug, PartialEq)]
+pub enum KernelArg {
+    U8(u8),
+    U16(u16),
+    U32(u32),
+    U64(u64),
+    I8(i8),
+    I16(i16),
+    I32(i32),
+    I64(i64),
+    F32(f32),
+    F64(f64),
+    /// A device address (8 bytes).
+    Ptr(u64),
+    Bytes(Vec<u8>),
+}
+
+impl KernelArg {
+    /// The bytes placed in the parameter buffer.
+    pub fn to_bytes(&self) -> Vec<u8> {
+        match self {
+            KernelArg::U8(v) => v.to_le_bytes().to_vec(),
+            KernelArg::U16(v) => v.to_le_bytes().to_vec(),
+            KernelArg::U32(v) => v.to_le_bytes().to_vec(),
+            KernelArg::U64(v) | KernelArg::Ptr(v) => v.to_le_bytes().to_vec(),
+            KernelArg::I8(v) => v.to_le_bytes().to_vec(),
+            KernelArg::I16(v) => v.to_le_bytes().to_vec(),
+            KernelArg::I32(v) => v.to_le_bytes().to_vec(),
+            KernelArg::I64(v) => v.to_le_bytes().to_vec(),
+            KernelArg::F32(v) => v.to_le_bytes().to_vec(),
+            KernelArg::F64(v) => v.to_le_bytes().to_vec(),
+            KernelArg::Bytes(b) => b.clone(),
+        }
+    }
+}
+
+macro_rules! arg_from {
+    ($($t:ty => $v:ident),*) => { $(impl From<$t> for KernelArg { fn from(x: $t) -> Self { KernelArg::$v(x) } })* };
+}
+arg_from!(u8 => U8, u16 => U16, u32 => U32, u64 => U64, i8 => I8, i16 => I16, i32 => I32, i64 => I64, f32 => F32, f64 => F64);
+
+impl From<&Buffer> for KernelArg {
+    fn from(b: &Buffer) -> Self {
+        KernelArg::Ptr(b.ptr)
+    }
+}
+impl From<Buffer> for KernelArg {
+    fn from(b: Buffer) -> Self {
+        KernelArg::Ptr(b.ptr)
+    }
+}

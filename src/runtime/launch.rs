@@ -1,0 +1,553 @@
+//! Launches: argument and configuration checks, the per-launch memory (parameter buffer,
+//! shared windows, local frames), the pool of OS threads that run CTAs, and the CTA
+//! scheduler that runs a CTA's warps and implements barriers.
+//!
+//! A CTA runs all its warps on one OS thread. Kernels without barriers run their warps
+//! one after the other on the worker's stack; kernels with barriers run each warp in a
+//! stackful coroutine (corosensei) that suspends inside `bar.sync`, so barriers work at
+//! any call depth in both backends. When no warp can run and some wait at a barrier that
+//! can never complete, the launch ends with [`Error::Deadlock`].
+
+use crate::interp;
+use crate::ir::{FuncId, Function, InstKind};
+use crate::jit::KernelFn;
+use crate::runtime::ctx::{WarpCtx, WarpEnv, WarpYield, STATUS_OK, WARP_SIZE};
+use crate::runtime::device::{Backend, Device, KernelArg, LaunchConfig, Module};
+use crate::runtime::error::{Error, Fault, Result};
+use crate::runtime::memory::{RegionKind, RegionTable};
+use corosensei::stack::DefaultStack;
+use corosensei::{Coroutine, CoroutineResult};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+
+/// Most threads in a CTA.
+pub const MAX_THREADS_PER_BLOCK: u32 = 1024;
+/// Most shared memory (static + dynamic) per CTA: 227 KiB, as on sm_90.
+pub const MAX_SHARED_PER_BLOCK: u32 = 227 * 1024;
+/// Stack of each warp coroutine (committed lazily).
+const WARP_STACK_BYTES: usize = 1 << 20;
+
+#[derive(Clone, Copy)]
+enum Exec {
+    Jit(KernelFn),
+    Interp,
+}
+
+/// Everything a worker needs to run CTAs of one launch.
+struct LaunchShared<'a> {
+    module: &'a Module,
+    func_id: FuncId,
+    func: &'a Function,
+    exec: Exec,
+    cfg: &'a LaunchConfig,
+    regions: Arc<RegionTable>,
+    param_base: u64,
+    shared_size: u64,
+    local_size: u64,
+    uses_barriers: bool,
+    abort: AtomicBool,
+    next_cta: AtomicU64,
+    error: Mutex<Option<Error>>,
+}
+
+/// Per-worker memory: a shared window and the local frames of one CTA.
+struct WorkerMem {
+    shared_base: u64,
+    local_base: u64,
+}
+
+impl Device {
+    /// Launches kernel `kernel` of `module` and waits for it to finish.
+    pub fn launch(
+        &self,
+        module: &Module,
+        kernel: &str,
+        cfg: &LaunchConfig,
+        args: &[KernelArg],
+    ) -> Result<()> {
+        let (func_id, func) = module.kernel(kernel)?;
+        let bad = |msg: String| Error::Launch {
+            kernel: kernel.to_string(),
+            msg,
+        };
+        let ir = module.ir();
+        // Configuration.
+        let [bx, by, bz] = cfg.block;
+        let [gx, gy, gz] = cfg.grid;
+        if bx == 0 || by == 0 || bz == 0 || gx == 0 || gy == 0 || gz == 0 {
+            return Err(bad(format!(
+                "grid {:?} and block {:?} must not have a zero dimension",
+                cfg.grid, cfg.block
+            )));
+        }
+        let nthreads = bx as u64 * by as u64 * bz as u64;
+        if nthreads > MAX_THREADS_PER_BLOCK as u64 || bz > 64 {
+            return Err(bad(format!(
+                "block {:?} has {nthreads} threads; at most {MAX_THREADS_PER_BLOCK} (and z <= 64)",
+                cfg.block
+            )));
+        }
+        if gy > 65535 || gz > 65535 || gx > i32::MAX as u32 {
+            return Err(bad(format!(
+                "grid {:?} exceeds (2^31-1, 65535, 65535)",
+                cfg.grid
+            )));
+        }
+        if let Some(r) = func.perf.reqntid {
+            let r = [r[0], r[1].max(1), r[2].max(1)];
+            if r != cfg.block {
+                return Err(bad(format!(
+                    "block {:?} differs from .reqntid {:?}",
+                    cfg.block, r
+                )));
+            }
+        }
+        if let Some(m) = func.perf.maxntid {
+            let max = m[0].max(1) as u64 * m[1].max(1) as u64 * m[2].max(1) as u64;
+            if nthreads > max {
+                return Err(bad(format!(
+                    "block of {nthreads} threads exceeds .maxntid {:?}",
+                    m
+                )));
+            }
+        }
+        let shared_size = if cfg.shared_bytes > 0 {
+            ir.dyn_shared_offset as u64 + cfg.shared_bytes as u64
+        } else {
+            ir.shared_static_size as u64
+        };
+        if shared_size > MAX_SHARED_PER_BLOCK as u64 {
+            return Err(bad(format!(
+                "{shared_size} bytes of shared memory per block exceed the limit of {MAX_SHARED_PER_BLOCK}"
+            )));
+        }
+        // Arguments.
+        if args.len() != func.params.len() {
+            return Err(bad(format!(
+                "the kernel takes {} parameters but {} arguments were given",
+                func.params.len(),
+                args.len()
+            )));
+        }
+        let mut params = vec![0u8; func.param_size.max(1) as usize];
+        for (i, (a, p)) in args.iter().zip(&func.params).enumerate() {
+            let bytes = a.to_bytes();
+            if bytes.len() != p.size as usize {
+                return Err(bad(format!(
+                    "argument {i} ({a:?}) is {} bytes but parameter '{}' is {} bytes",
+                    bytes.len(),
+                    p.name,
+                    p.size
+                )));
+            }
+            let o = p.offset as usize;
+            match params.get_mut(o..o + bytes.len()) {
+                Some(dst) => dst.copy_from_slice(&bytes),
+                None => {
+                    return Err(bad(format!(
+                        "parameter '{}' lies outside the parameter buffer",
+                        p.name
+                    )))
+                }
+            }
+        }
+        let exec = match cfg.backend {
+            Backend::Interp => Exec::Interp,
+            Backend::Jit => match module.inner.jit.as_ref().and_then(|j| j.kernel(func_id)) {
+                Some(f) => Exec::Jit(f),
+                None => {
+                    return Err(bad(
+                        "the module was loaded without JIT code; use Backend::Interp".into(),
+                    ))
+                }
+            },
+        };
+        let ncta = gx as u64 * gy as u64 * gz as u64;
+        let workers = (self.inner.opts.threads as u64).min(ncta).max(1) as usize;
+
+        // Launch memory: parameters, then one shared window and local area per worker.
+        let mem = &self.inner.mem;
+        let mut owned = Vec::new();
+        let result = (|| {
+            let param_base = mem.alloc(params.len() as u64, 16, RegionKind::Param)?;
+            owned.push(param_base);
+            mem.write(param_base, &params)?;
+            let local_size = (func.local_size as u64).next_multiple_of(16);
+            let mut wmem = Vec::with_capacity(workers);
+            for _ in 0..workers {
+                let shared_base = mem.alloc(shared_size, 256, RegionKind::Shared)?;
+                owned.push(shared_base);
+                let local_base = if local_size > 0 {
+                    let b = mem.alloc(local_size * nthreads, 256, RegionKind::Local)?;
+                    owned.push(b);
+                    b
+                } else {
+                    0
+                };
+                wmem.push(WorkerMem {
+                    shared_base,
+                    local_base,
+                });
+            }
+            let shared = LaunchShared {
+                module,
+                func_id,
+                func,
+                exec,
+                cfg,
+                regions: Arc::new(RegionTable::new(mem.regions())),
+                param_base,
+                shared_size,
+                local_size,
+                uses_barriers: uses_barriers(func),
+                abort: AtomicBool::new(false),
+                next_cta: AtomicU64::new(0),
+                error: Mutex::new(None),
+            };
+            if workers == 1 {
+                worker(&shared, &wmem[0], ncta);
+            } else {
+                std::thread::scope(|s| {
+                    for wm in &wmem {
+                        let shared = &shared;
+                        s.spawn(move || worker(shared, wm, ncta));
+                    }
+                });
+            }
+            let err = shared
+                .error
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .take();
+            match err {
+                Some(e) => Err(e),
+                None => Ok(()),
+            }
+        })();
+        for a in owned {
+            let _ = mem.free(a);
+        }
+        result
+    }
+}
+
+fn uses_barriers(f: &Function) -> bool {
+    f.blocks.iter().any(|b| {
+        b.insts
+            .iter()
+            .any(|i| matches!(i.kind, InstKind::BarSync { .. }))
+    })
+}
+
+fn worker(sh: &LaunchShared, wm: &WorkerMem, ncta: u64) {
+    let [gx, gy, _] = sh.cfg.grid;
+    let mut stacks: Vec<DefaultStack> = Vec::new();
+    loop {
+        if sh.abort.load(Ordering::Relaxed) {
+            return;
+        }
+        let i = sh.next_cta.fetch_add(1, Ordering::Relaxed);
+        if i >= ncta {
+            return;
+        }
+        let ctaid = [
+            (i % gx as u64) as u32,
+            ((i / gx as u64) % gy as u64) as u32,
+            (i / (gx as u64 * gy as u64)) as u32,
+        ];
+        if let Err(e) = run_cta(sh, wm, ctaid, &mut stacks) {
+            let mut slot = sh.error.lock().unwrap_or_else(|e| e.into_inner());
+            if slot.is_none() {
+                *slot = Some(e);
+            }
+            sh.abort.store(true, Ordering::Relaxed);
+            return;
+        }
+    }
+}
+
+/// One warp of a CTA being run.
+struct WarpSlot {
+    ctx: Box<WarpCtx>,
+    env: Box<WarpEnv>,
+}
+
+fn run_warp(sh: &LaunchShared, ctx: &mut WarpCtx) -> u32 {
+    match sh.exec {
+        // SAFETY: ctx is a valid, fully initialised warp context whose env lives as long.
+        Exec::Jit(f) => unsafe { f(ctx) },
+        Exec::Interp => interp::run_warp(
+            &sh.module.inner.ir,
+            &sh.module.inner.layout,
+            sh.func_id,
+            ctx,
+        ),
+    }
+}
+
+fn run_cta(
+    sh: &LaunchShared,
+    wm: &WorkerMem,
+    ctaid: [u32; 3],
+    stacks: &mut Vec<DefaultStack>,
+) -> Result<()> {
+    let ntid = sh.cfg.block;
+    let nthreads = ntid[0] * ntid[1] * ntid[2];
+    let nwarps = nthreads.div_ceil(WARP_SIZE as u32) as usize;
+    // Shared memory starts zeroed in every CTA (deterministic; a GPU leaves it undefined).
+    // SAFETY: the window was allocated for this worker with `shared_size` bytes.
+    unsafe { std::ptr::write_bytes(wm.shared_base as *mut u8, 0, sh.shared_size as usize) };
+    if sh.local_size > 0 {
+        // SAFETY: the local area holds `local_size` bytes per thread of the CTA.
+        unsafe {
+            std::ptr::write_bytes(
+                wm.local_base as *mut u8,
+                0,
+                (sh.local_size * nthreads as u64) as usize,
+            )
+        };
+    }
+    let mut warps: Vec<WarpSlot> = (0..nwarps)
+        .map(|w| {
+            let mut ctx = Box::new(WarpCtx::new(ntid, ctaid, sh.cfg.grid, w as u32));
+            let mut env = Box::new(WarpEnv::new(sh.regions.clone()));
+            ctx.env = &mut *env;
+            ctx.param_base = sh.param_base;
+            ctx.shared_base = wm.shared_base;
+            ctx.shared_size = sh.shared_size;
+            ctx.local_size = sh.local_size;
+            for lane in 0..WARP_SIZE {
+                let t = (w * WARP_SIZE + lane) as u64;
+                ctx.local_base[lane] = wm.local_base + t * sh.local_size;
+            }
+            WarpSlot { ctx, env }
+        })
+        .collect();
+
+    if !sh.uses_barriers {
+        for (w, slot) in warps.iter_mut().enumerate() {
+            if run_warp(sh, &mut slot.ctx) != STATUS_OK {
+                return Err(warp_error(sh, &warps[w], w, ctaid));
+            }
+        }
+        return Ok(());
+    }
+    run_cta_with_barriers(sh, &mut warps, ctaid, stacks)
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum WarpState {
+    Ready,
+    AtBarrier(u32),
+    Done,
+}
+
+fn run_cta_with_barriers(
+    sh: &LaunchShared,
+    warps: &mut [WarpSlot],
+    ctaid: [u32; 3],
+    stacks: &mut Vec<DefaultStack>,
+) -> Result<()> {
+    type Co = Coroutine<(), WarpYield, u32, DefaultStack>;
+    let n = warps.len();
+    let mut cos: Vec<Option<Co>> = Vec::with_capacity(n);
+    for slot in warps.iter_mut() {
+        let stack = match stacks.pop() {
+            Some(s) => s,
+            None => DefaultStack::new(WARP_STACK_BYTES)
+                .map_err(|e| Error::Host(format!("cannot allocate a warp stack: {e}")))?,
+        };
+        let ctx: *mut WarpCtx = &mut *slot.ctx;
+        let env: *mut WarpEnv = &mut *slot.env;
+        let sh_ptr: *const LaunchShared = sh;
+        // SAFETY: ctx, env and sh outlive the coroutine: every coroutine is either run to
+        // completion or force-reset below before this function returns.
+        let co = unsafe {
+            Co::with_stack_unchecked(stack, move |y, ()| {
+                (*env).yielder = Some(y as *const _);
+                run_warp(&*sh_ptr, &mut *ctx)
+            })
+        };
+        cos.push(Some(co));
+    }
+    let mut state = vec![WarpState::Ready; n];
+    // Per barrier: threads arrived, the count it waits for (None: all live threads).
+    let mut arrived = [0u32; 16];
+    let mut expected: [Option<u32>; 16] = [None; 16];
+    let result = (|| -> Result<()> {
+        loop {
+            let mut ran = false;
+            for w in 0..n {
+                if state[w] != WarpState::Ready {
+                    continue;
+                }
+                ran = true;
+                let Some(co) = cos[w].as_mut() else { continue };
+                match co.resume(()) {
+                    CoroutineResult::Yield(WarpYield::Barrier {
+                        id, count, mask, ..
+                    }) => {
+                        let id = id.min(15);
+                        arrived[id as usize] += mask.count_ones();
+                        expected[id as usize] = count;
+                        state[w] = WarpState::AtBarrier(id);
+                    }
+                    CoroutineResult::Return(status) => {
+                        state[w] = WarpState::Done;
+                        if let Some(co) = cos[w].take() {
+                            stacks.push(co.into_stack());
+                        }
+                        if status != STATUS_OK {
+                            return Err(warp_error(sh, &warps[w], w, ctaid));
+                        }
+                    }
+                }
+                // Release barriers whose count is reached.
+                release(warps, &mut state, &mut arrived, &expected);
+            }
+            if state.iter().all(|s| *s == WarpState::Done) {
+                return Ok(());
+            }
+            if !ran {
+                release(warps, &mut state, &mut arrived, &expected);
+                if !state.contains(&WarpState::Ready) {
+                    return Err(deadlock(sh, warps, &state, &arrived, &expected, ctaid));
+                }
+            }
+        }
+    })();
+    // Discard unfinished coroutines without unwinding through generated code.
+    for co in cos.iter_mut().flatten() {
+        if co.started() && !co.done() {
+            // SAFETY: nothing on the coroutine stack needs dropping for correctness
+            // (interpreter frames leak their heap data; JIT frames own nothing).
+            unsafe { co.force_reset() };
+        }
+    }
+    for co in cos.into_iter().flatten() {
+        stacks.push(co.into_stack());
+    }
+    result
+}
+
+fn live_threads(warps: &[WarpSlot]) -> u32 {
+    warps.iter().map(|w| w.ctx.live.count_ones()).sum()
+}
+
+fn release(
+    warps: &[WarpSlot],
+    state: &mut [WarpState],
+    arrived: &mut [u32; 16],
+    expected: &[Option<u32>; 16],
+) {
+    let live = live_threads(warps);
+    for id in 0..16u32 {
+        let waiting = state.contains(&WarpState::AtBarrier(id));
+        if !waiting {
+            continue;
+        }
+        let need = expected[id as usize].unwrap_or(live);
+        if arrived[id as usize] >= need {
+            arrived[id as usize] = 0;
+            for s in state.iter_mut() {
+                if *s == WarpState::AtBarrier(id) {
+                    *s = WarpState::Ready;
+                }
+            }
+        }
+    }
+}
+
+fn deadlock(
+    sh: &LaunchShared,
+    warps: &[WarpSlot],
+    state: &[WarpState],
+    arrived: &[u32; 16],
+    expected: &[Option<u32>; 16],
+    ctaid: [u32; 3],
+) -> Error {
+    let live = live_threads(warps);
+    let mut parts = Vec::new();
+    for id in 0..16u32 {
+        let waiting: Vec<usize> = (0..state.len())
+            .filter(|&w| state[w] == WarpState::AtBarrier(id))
+            .collect();
+        if waiting.is_empty() {
+            continue;
+        }
+        let need = expected[id as usize].unwrap_or(live);
+        let missing: Vec<String> = (0..warps.len())
+            .filter(|w| !waiting.contains(w))
+            .filter(|&w| warps[w].ctx.live != 0)
+            .map(|w| {
+                format!(
+                    "warp {w} (threads {}..{})",
+                    w * WARP_SIZE,
+                    (w + 1) * WARP_SIZE - 1
+                )
+            })
+            .collect();
+        parts.push(format!(
+            "barrier {id} has {} of {need} threads (warps {:?} wait there; not arrived: {})",
+            arrived[id as usize],
+            waiting,
+            if missing.is_empty() {
+                "lanes of the waiting warps that diverged".to_string()
+            } else {
+                missing.join(", ")
+            }
+        ));
+    }
+    Error::Deadlock(format!(
+        "deadlock in kernel '{}' block ({},{},{}): {}",
+        sh.func.name,
+        ctaid[0],
+        ctaid[1],
+        ctaid[2],
+        parts.join("; ")
+    ))
+}
+
+/// Turns a stopped warp's record into an error naming kernel, instruction, block,
+/// thread and address.
+fn warp_error(sh: &LaunchShared, slot: &WarpSlot, w: usize, ctaid: [u32; 3]) -> Error {
+    let ir = &sh.module.inner.ir;
+    let tid_of = |lane: usize| {
+        [
+            slot.ctx.tid[0][lane],
+            slot.ctx.tid[1][lane],
+            slot.ctx.tid[2][lane],
+        ]
+    };
+    if let Some(f) = &slot.env.fault {
+        let info = ir.inst_info.get(f.inst.0 as usize);
+        return Error::Fault(Fault {
+            kernel: sh.func.name.clone(),
+            file: ir.file.clone(),
+            line: info.map_or(0, |i| i.loc.line),
+            col: info.map_or(0, |i| i.loc.col),
+            inst: info.map_or_else(String::new, |i| i.text.clone()),
+            block: ctaid,
+            thread: tid_of((f.lane as usize).min(WARP_SIZE - 1)),
+            addr: f.addr,
+            kind: f.kind,
+            space: f.space,
+            size: f.size,
+            write: f.write,
+        });
+    }
+    let msg = slot
+        .env
+        .error
+        .clone()
+        .unwrap_or_else(|| "the warp stopped without a recorded reason".into());
+    Error::Kernel {
+        kernel: sh.func.name.clone(),
+        file: ir.file.clone(),
+        line: 0,
+        inst: String::new(),
+        block: ctaid,
+        thread: tid_of(0),
+        msg: format!("{msg} (warp {w})"),
+    }
+}

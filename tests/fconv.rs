@@ -236,11 +236,19 @@ fn reference(inp: &Inputs) -> Want {
 }
 
 /// Per-slot comparison so that a failure names the operation (slot k of each thread).
-fn check_slots<T: Copy>(got: &[T], want: &[T], slots: usize, names: &[&str], what: &str, cmp: impl Fn(&[T], &[T], &str)) {
+fn check_slots<T: Copy>(
+    fails: &mut Failures,
+    got: &[T],
+    want: &[T],
+    slots: usize,
+    names: &[&str],
+    what: &str,
+    cmp: impl Fn(&[T], &[T], &str) -> Option<String>,
+) {
     for k in 0..slots {
         let g: Vec<T> = got.iter().skip(k).step_by(slots).copied().collect();
         let w: Vec<T> = want.iter().skip(k).step_by(slots).copied().collect();
-        cmp(&g, &w, &format!("{what}: slot {k} ({}) indexed by thread", names[k]));
+        fails.add(cmp(&g, &w, &format!("{what}: slot {k} ({}) indexed by thread", names[k])));
     }
 }
 
@@ -286,26 +294,28 @@ fn fconv(backend: Backend) {
                 &what,
             );
             let w = reference(&inp);
+            let mut fails = Failures::default();
             let ni = ["(int)x", "__float2int_rn", "__float2int_rd", "__float2int_ru", "(unsigned)x", "__float2uint_rn", "(int)p", "(unsigned)p"];
-            check_slots(&dev.read::<i32>(&oi).unwrap(), &w.oi, NI, &ni, &what, |g, w, s| assert_slice_eq(g, w, s));
+            check_slots(&mut fails, &dev.read::<i32>(&oi).unwrap(), &w.oi, NI, &ni, &what, |g, w, s| diff_slice(g, w, s));
             let got_c = dev.read::<u8>(&oc).unwrap();
             let nc = ["x<y", "x==y", "x>y", "x!=y", "p<=q", "p>=q", "!(p<q)", "p!=p"];
             for j in 0..NC {
-                assert_slice_eq(&got_c[j * n..(j + 1) * n], &w.oc[j * n..(j + 1) * n], &format!("{what}: flag {} indexed by thread", nc[j]));
+                fails.add(diff_slice(&got_c[j * n..(j + 1) * n], &w.oc[j * n..(j + 1) * n], &format!("{what}: flag {} indexed by thread", nc[j])));
             }
             let nl = ["(long long)x", "(long long)p", "(unsigned long long)p", "(unsigned long long)x"];
-            check_slots(&dev.read::<i64>(&ol).unwrap(), &w.ol, NL, &nl, &what, |g, w, s| assert_slice_eq(g, w, s));
+            check_slots(&mut fails, &dev.read::<i64>(&ol).unwrap(), &w.ol, NL, &nl, &what, |g, w, s| diff_slice(g, w, s));
             let nf = [
                 "rintf", "floorf", "ceilf", "truncf", "(float)m", "(float)(unsigned)m", "(float)p", "fminf", "fmaxf", "fabsf",
                 "-x", "x+y", "x-y", "x*y", "x/y", "(float)w",
             ];
             // min/max: NaN only when both inputs are NaN ("NaN", payload unspecified).
-            check_slots(&dev.read::<f32>(&of).unwrap(), &w.of, NF, &nf, &what, |g, w, s| assert_f32_bits_nan_any(g, w, s));
+            check_slots(&mut fails, &dev.read::<f32>(&of).unwrap(), &w.of, NF, &nf, &what, |g, w, s| diff_f32(g, w, s, true));
             let nd = [
                 "(double)x", "(double)m", "(double)w", "(double)(unsigned long long)w", "fmin", "fmax", "fabs", "-p", "p/q",
                 "fma(p,q,p)", "p+q", "rint(p)+floor(q)",
             ];
-            check_slots(&dev.read::<f64>(&od).unwrap(), &w.od, ND, &nd, &what, |g, w, s| assert_f64_bits_nan_any(g, w, s));
+            check_slots(&mut fails, &dev.read::<f64>(&od).unwrap(), &w.od, ND, &nd, &what, |g, w, s| diff_f64(g, w, s, true));
+            fails.finish(&what);
         }
     }
 }

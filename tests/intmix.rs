@@ -127,21 +127,23 @@ fn intmix(backend: Backend) {
                 w8.extend_from_slice(&b8);
                 w16.extend_from_slice(&b16);
             }
+            let mut fails = Failures::default();
             let g32 = dev.read::<u32>(&o32).unwrap();
             // Report per result slot, so a failure names the operation.
             for k in 0..N32 {
                 let g: Vec<u32> = g32.iter().skip(k).step_by(N32).copied().collect();
                 let w: Vec<u32> = w32.iter().skip(k).step_by(N32).copied().collect();
-                assert_slice_eq(&g, &w, &format!("{what} o32 slot r[{k}] (thread = index)"));
+                fails.add(diff_slice(&g, &w, &format!("{what} o32 slot r[{k}] (thread = index)")));
             }
             let g64 = dev.read::<u64>(&o64).unwrap();
             for k in 0..N64 {
                 let g: Vec<u64> = g64.iter().skip(k).step_by(N64).copied().collect();
                 let w: Vec<u64> = w64.iter().skip(k).step_by(N64).copied().collect();
-                assert_slice_eq(&g, &w, &format!("{what} o64 slot q[{k}] (thread = index)"));
+                fails.add(diff_slice(&g, &w, &format!("{what} o64 slot q[{k}] (thread = index)")));
             }
-            assert_slice_eq(&dev.read::<u8>(&o8).unwrap(), &w8, &format!("{what} o8"));
-            assert_slice_eq(&dev.read::<u16>(&o16).unwrap(), &w16, &format!("{what} o16"));
+            fails.add(diff_slice(&dev.read::<u8>(&o8).unwrap(), &w8, &format!("{what} o8")));
+            fails.add(diff_slice(&dev.read::<u16>(&o16).unwrap(), &w16, &format!("{what} o16")));
+            fails.finish(&what);
         }
     }
 }

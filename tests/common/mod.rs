@@ -150,75 +150,103 @@ impl Rng {
 const SHOW: usize = 12;
 
 pub fn assert_slice_eq<T: PartialEq + Debug>(got: &[T], want: &[T], what: &str) {
-    assert_eq!(got.len(), want.len(), "{what}: length");
-    let bad: Vec<usize> = (0..got.len()).filter(|&i| got[i] != want[i]).collect();
-    if !bad.is_empty() {
-        let lines: Vec<String> =
-            bad.iter().take(SHOW).map(|&i| format!("  [{i}] got {:?}, want {:?}", got[i], want[i])).collect();
-        panic!("{what}: {} of {} elements differ:\n{}", bad.len(), got.len(), lines.join("\n"));
+    if let Some(msg) = diff_slice(got, want, what) {
+        panic!("{msg}");
     }
+}
+
+/// `None` if equal, else a report of the first mismatches.
+pub fn diff_slice<T: PartialEq + Debug>(got: &[T], want: &[T], what: &str) -> Option<String> {
+    if got.len() != want.len() {
+        return Some(format!("{what}: length {} != {}", got.len(), want.len()));
+    }
+    let bad: Vec<usize> = (0..got.len()).filter(|&i| got[i] != want[i]).collect();
+    if bad.is_empty() {
+        return None;
+    }
+    let lines: Vec<String> =
+        bad.iter().take(SHOW).map(|&i| format!("  [{i}] got {:?}, want {:?}", got[i], want[i])).collect();
+    Some(format!("{what}: {} of {} elements differ:\n{}", bad.len(), got.len(), lines.join("\n")))
 }
 
 /// Bit-exact f32 comparison (NaN payloads included, -0.0 != +0.0).
 pub fn assert_f32_bits(got: &[f32], want: &[f32], what: &str) {
-    f32_cmp(got, want, what, false)
+    if let Some(msg) = diff_f32(got, want, what, false) {
+        panic!("{msg}");
+    }
 }
 
 /// Bit-exact f32 comparison, except that a NaN expectation accepts any NaN: for results
 /// whose NaN the PTX ISA leaves unspecified.
 pub fn assert_f32_bits_nan_any(got: &[f32], want: &[f32], what: &str) {
-    f32_cmp(got, want, what, true)
-}
-
-fn f32_cmp(got: &[f32], want: &[f32], what: &str, nan_any: bool) {
-    assert_eq!(got.len(), want.len(), "{what}: length");
-    let same = |g: f32, w: f32| g.to_bits() == w.to_bits() || (nan_any && g.is_nan() && w.is_nan());
-    let bad: Vec<usize> = (0..got.len()).filter(|&i| !same(got[i], want[i])).collect();
-    if !bad.is_empty() {
-        let lines: Vec<String> = bad
-            .iter()
-            .take(SHOW)
-            .map(|&i| {
-                format!(
-                    "  [{i}] got {:?} ({:#010x}), want {:?} ({:#010x})",
-                    got[i],
-                    got[i].to_bits(),
-                    want[i],
-                    want[i].to_bits()
-                )
-            })
-            .collect();
-        panic!("{what}: {} of {} f32 elements differ:\n{}", bad.len(), got.len(), lines.join("\n"));
+    if let Some(msg) = diff_f32(got, want, what, true) {
+        panic!("{msg}");
     }
 }
 
+pub fn diff_f32(got: &[f32], want: &[f32], what: &str, nan_any: bool) -> Option<String> {
+    if got.len() != want.len() {
+        return Some(format!("{what}: length {} != {}", got.len(), want.len()));
+    }
+    let same = |g: f32, w: f32| g.to_bits() == w.to_bits() || (nan_any && g.is_nan() && w.is_nan());
+    let bad: Vec<usize> = (0..got.len()).filter(|&i| !same(got[i], want[i])).collect();
+    if bad.is_empty() {
+        return None;
+    }
+    let lines: Vec<String> = bad
+        .iter()
+        .take(SHOW)
+        .map(|&i| {
+            format!("  [{i}] got {:?} ({:#010x}), want {:?} ({:#010x})", got[i], got[i].to_bits(), want[i], want[i].to_bits())
+        })
+        .collect();
+    Some(format!("{what}: {} of {} f32 elements differ:\n{}", bad.len(), got.len(), lines.join("\n")))
+}
+
 pub fn assert_f64_bits(got: &[f64], want: &[f64], what: &str) {
-    f64_cmp(got, want, what, false)
+    if let Some(msg) = diff_f64(got, want, what, false) {
+        panic!("{msg}");
+    }
 }
 
 pub fn assert_f64_bits_nan_any(got: &[f64], want: &[f64], what: &str) {
-    f64_cmp(got, want, what, true)
+    if let Some(msg) = diff_f64(got, want, what, true) {
+        panic!("{msg}");
+    }
 }
 
-fn f64_cmp(got: &[f64], want: &[f64], what: &str, nan_any: bool) {
-    assert_eq!(got.len(), want.len(), "{what}: length");
+pub fn diff_f64(got: &[f64], want: &[f64], what: &str, nan_any: bool) -> Option<String> {
+    if got.len() != want.len() {
+        return Some(format!("{what}: length {} != {}", got.len(), want.len()));
+    }
     let same = |g: f64, w: f64| g.to_bits() == w.to_bits() || (nan_any && g.is_nan() && w.is_nan());
     let bad: Vec<usize> = (0..got.len()).filter(|&i| !same(got[i], want[i])).collect();
-    if !bad.is_empty() {
-        let lines: Vec<String> = bad
-            .iter()
-            .take(SHOW)
-            .map(|&i| {
-                format!(
-                    "  [{i}] got {:?} ({:#018x}), want {:?} ({:#018x})",
-                    got[i],
-                    got[i].to_bits(),
-                    want[i],
-                    want[i].to_bits()
-                )
-            })
-            .collect();
-        panic!("{what}: {} of {} f64 elements differ:\n{}", bad.len(), got.len(), lines.join("\n"));
+    if bad.is_empty() {
+        return None;
+    }
+    let lines: Vec<String> = bad
+        .iter()
+        .take(SHOW)
+        .map(|&i| {
+            format!("  [{i}] got {:?} ({:#018x}), want {:?} ({:#018x})", got[i], got[i].to_bits(), want[i], want[i].to_bits())
+        })
+        .collect();
+    Some(format!("{what}: {} of {} f64 elements differ:\n{}", bad.len(), got.len(), lines.join("\n")))
+}
+
+/// Collects mismatch reports and panics once with all of them, so that one run shows
+/// every failing operation of a kernel.
+#[derive(Default)]
+pub struct Failures(Vec<String>);
+
+impl Failures {
+    pub fn add(&mut self, report: Option<String>) {
+        self.0.extend(report);
+    }
+    pub fn finish(self, what: &str) {
+        if !self.0.is_empty() {
+            panic!("{what}: {} failing checks:\n{}", self.0.len(), self.0.join("\n"));
+        }
     }
 }
 

@@ -1,5 +1,8 @@
 //! Hand-written PTX built from the ISA's predication and control-flow chapters
-//! (tests/kernels/spec_*.ptx), with references written from the ISA's tables.
+//! (tests/kernels/spec_*.ptx), with references written from the ISA's tables:
+//! spec_setp.ptx (setp/selp/predicate logic), spec_predication.ptx (the chapters'
+//! examples as one kernel), spec_exit.ptx (exit/ret before barriers), spec_divergence.ptx
+//! (irreducible loop, dispatch chain, nested loops), spec_brx.ptx (brx.idx).
 #[macro_use]
 mod common;
 use common::*;
@@ -347,8 +350,19 @@ fn divergence_inputs(n: usize, seed: u64) -> Vec<u32> {
 }
 
 fn run_u32_kernel(backend: Backend, kernel: &str, per_thread: usize, reference: impl Fn(usize, u32) -> Vec<u32>) {
+    run_u32_kernel_in(backend, "spec_divergence.ptx", kernel, per_thread, |i, v, _| reference(i, v))
+}
+
+/// Runs `kernel(in, out, n)` of `file` over a few sizes; `reference(i, in[i], n)` gives
+/// thread i's `per_thread` output words.
+fn run_u32_kernel_in(
+    backend: Backend,
+    file: &str,
+    kernel: &str,
+    per_thread: usize,
+    reference: impl Fn(usize, u32, u32) -> Vec<u32>,
+) {
     let dev = device();
-    let file = "spec_divergence.ptx";
     let m = module(&dev, file);
     for &(n, block) in &[(1usize, 32u32), (45, 32), (1000, 128), (777, 96)] {
         let input = divergence_inputs(n, n as u64);
@@ -363,7 +377,7 @@ fn run_u32_kernel(backend: Backend, kernel: &str, per_thread: usize, reference: 
             &[arg(&in_buf), arg(&out), KernelArg::from(n as u32)],
             &what,
         );
-        let want: Vec<u32> = (0..n).flat_map(|i| reference(i, input[i])).collect();
+        let want: Vec<u32> = (0..n).flat_map(|i| reference(i, input[i], n as u32)).collect();
         assert_slice_eq(&dev.read::<u32>(&out).unwrap(), &want, &what);
     }
 }
@@ -420,4 +434,33 @@ fn nested(backend: Backend) {
     });
 }
 
-both_backends!(setp_float, setp_int, pred_examples, exit_barrier, ret_barrier, irreducible, dispatch, nested);
+// ---------------------------------------------------------------------------------------
+// spec_brx.ptx: brx_switch
+
+fn brx_switch(backend: Backend) {
+    run_u32_kernel_in(backend, "spec_brx.ptx", "brx_switch", 2, |_, v, n| {
+        let mut acc = v;
+        // brx.idx.uni on m = n & 1: U0 adds 0x100, U1 adds 0x200.
+        acc = acc.wrapping_add(if n & 1 == 0 { 0x100 } else { 0x200 });
+        let mut steps = 0u32;
+        loop {
+            steps += 1;
+            acc = match acc & 3 {
+                0 => acc.wrapping_add(1),                     // L0
+                1 => acc.wrapping_mul(2).wrapping_add(1),     // L1
+                2 => (acc ^ 0xff).wrapping_sub(3),            // L2 falls into L3
+                _ => acc.wrapping_sub(3),                     // L3
+            };
+            if acc & 0x10 != 0 || steps == 5 {
+                break;
+            }
+        }
+        if v & 4 != 0 {
+            // `@p brx.idx q, {Q0..Q3}`: Qk falls through to Q0, adding 1000 per label.
+            acc = acc.wrapping_add(1000 * ((v >> 30) + 1));
+        }
+        vec![acc, steps]
+    });
+}
+
+both_backends!(setp_float, setp_int, pred_examples, exit_barrier, ret_barrier, irreducible, dispatch, nested, brx_switch);

@@ -26,6 +26,7 @@ void* host_dynamic_shared() { return dyn_shared.data(); }
 #include "../intmix.cu"
 #include "../fconv.cu"
 #include "../localconst.cu"
+#include "../params.cu"
 
 template <typename T> static T A(void** a, int i) { return *(T*)a[i]; }
 #define P(T, i) A<T>(args, i)
@@ -56,6 +57,11 @@ static std::map<std::string, std::function<void(void**)>> kernels = {
               P(unsigned, 11));
     }},
     {"fconv_rz", [](void** args) { fconv_rz(P(const int*, 0), P(const double*, 1), P(float*, 2), P(unsigned, 3)); }},
+    {"param_struct", [](void** args) {
+        Params p;
+        memcpy(&p, args[0], sizeof p);
+        param_struct(p, P(const float*, 1), P(float*, 2), P(float4*, 3));
+    }},
     {"local_const", [](void** args) { local_const(P(const unsigned*, 0), P(int*, 1), P(float4*, 2), P(unsigned, 3)); }},
 };
 

@@ -23,6 +23,6 @@ ln -sfn "$repo/tests" "$work/pkg/tests"
 ln -sfn "$repo/examples" "$work/pkg/examples"
 cd "$work/pkg"
 export RUSTFLAGS="-L $work/lib -C link-args=-Wl,-rpath,$work/lib"
-for t in vecadd saxpy reduce divergence grid2d intmix fconv localconst; do
+for t in vecadd saxpy reduce divergence grid2d intmix fconv localconst params; do
     cargo test -q --test "$t" -- --skip interp "$@" 2>&1 | grep -v "^$" || true
 done

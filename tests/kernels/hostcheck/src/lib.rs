@@ -67,14 +67,22 @@ impl LaunchConfig {
 }
 
 /// The bytes of one kernel argument (pointers as their 8-byte value).
-pub struct KernelArg(Vec<u8>);
+pub enum KernelArg {
+    Bytes(Vec<u8>),
+}
+impl KernelArg {
+    fn bytes(&self) -> &[u8] {
+        let KernelArg::Bytes(b) = self;
+        b
+    }
+}
 macro_rules! karg {
-    ($($t:ty),*) => {$(impl From<$t> for KernelArg { fn from(x: $t) -> Self { KernelArg(x.to_le_bytes().to_vec()) } })*};
+    ($($t:ty),*) => {$(impl From<$t> for KernelArg { fn from(x: $t) -> Self { KernelArg::Bytes(x.to_le_bytes().to_vec()) } })*};
 }
 karg!(u8, u16, u32, u64, i8, i16, i32, i64, f32, f64);
 impl From<&Buffer> for KernelArg {
     fn from(b: &Buffer) -> Self {
-        KernelArg(b.ptr().to_le_bytes().to_vec())
+        KernelArg::Bytes(b.ptr().to_le_bytes().to_vec())
     }
 }
 
@@ -138,8 +146,9 @@ impl Device {
     pub fn launch(&self, _m: &Module, kernel: &str, cfg: &LaunchConfig, args: &[KernelArg]) -> Result<(), Error> {
         let name = CString::new(kernel).unwrap();
         let mut bufs: Vec<Vec<u64>> = args.iter().map(|a| {
-            let mut v = vec![0u64; a.0.len().div_ceil(8)];
-            unsafe { std::ptr::copy_nonoverlapping(a.0.as_ptr(), v.as_mut_ptr() as *mut u8, a.0.len()) };
+            let a = a.bytes();
+            let mut v = vec![0u64; a.len().div_ceil(8) + 1];
+            unsafe { std::ptr::copy_nonoverlapping(a.as_ptr(), v.as_mut_ptr() as *mut u8, a.len()) };
             v
         }).collect();
         let mut ptrs: Vec<*mut c_void> = bufs.iter_mut().map(|b| b.as_mut_ptr() as *mut c_void).collect();

@@ -77,5 +77,7 @@ pub mod runtime;
 
 pub use parse::PtxError;
 pub use runtime::ctx::FaultKind;
-pub use runtime::device::{Backend, Buffer, Device, DeviceCopy, DeviceOptions, Dim3, KernelArg, LaunchConfig, Module};
+pub use runtime::device::{
+    Backend, Buffer, Device, DeviceCopy, DeviceOptions, Dim3, KernelArg, LaunchConfig, Module,
+};
 pub use runtime::error::{Error, Fault, Result};

@@ -17,11 +17,19 @@ fn setup() -> (Device, ptxjit::Module) {
 fn deadlock_is_reported_not_hung() {
     let (dev, m) = setup();
     for b in BACKENDS {
-        let err = dev.launch(&m, "deadlock", &LaunchConfig::new(2, 64).backend(b), &[]).unwrap_err();
+        let err = dev
+            .launch(&m, "deadlock", &LaunchConfig::new(2, 64).backend(b), &[])
+            .unwrap_err();
         let msg = err.to_string();
         assert!(matches!(err, Error::Deadlock(_)), "{b:?}: {msg}");
-        assert!(msg.contains("deadlock in kernel 'deadlock' block (0,0,0)"), "{msg}");
-        assert!(msg.contains("barrier 0") && msg.contains("barrier 1"), "{msg}");
+        assert!(
+            msg.contains("deadlock in kernel 'deadlock' block (0,0,0)"),
+            "{msg}"
+        );
+        assert!(
+            msg.contains("barrier 0") && msg.contains("barrier 1"),
+            "{msg}"
+        );
     }
 }
 
@@ -31,8 +39,13 @@ fn exited_threads_do_not_hold_up_a_barrier() {
     for b in BACKENDS {
         for k in [0u32, 1, 31, 32, 33, 100, 128] {
             let out = dev.alloc_zeroed(128 * 4).unwrap();
-            dev.launch(&m, "exit_before_barrier", &LaunchConfig::new(1, 128).backend(b), &[(&out).into(), k.into()])
-                .unwrap_or_else(|e| panic!("{b:?} k={k}: {e}"));
+            dev.launch(
+                &m,
+                "exit_before_barrier",
+                &LaunchConfig::new(1, 128).backend(b),
+                &[(&out).into(), k.into()],
+            )
+            .unwrap_or_else(|e| panic!("{b:?} k={k}: {e}"));
             let v: Vec<u32> = dev.read(&out).unwrap();
             let want: Vec<u32> = (0..128).map(|t| if t < k { t + 100 } else { 0 }).collect();
             assert_eq!(v, want, "{b:?} k={k}");
@@ -47,19 +60,50 @@ fn misaligned_and_out_of_bounds_loads_fault_with_location() {
     let out = dev.alloc_zeroed(4).unwrap();
     for b in BACKENDS {
         let cfg = LaunchConfig::new(1, 1).backend(b);
-        dev.launch(&m, "load_at", &cfg, &[(&p).into(), 8u64.into(), (&out).into()]).unwrap();
+        dev.launch(
+            &m,
+            "load_at",
+            &cfg,
+            &[(&p).into(), 8u64.into(), (&out).into()],
+        )
+        .unwrap();
         assert_eq!(dev.read::<u32>(&out).unwrap(), [3]);
-        let err = dev.launch(&m, "load_at", &cfg, &[(&p).into(), 2u64.into(), (&out).into()]).unwrap_err();
-        let Error::Fault(f) = &err else { panic!("{b:?}: expected a fault, got {err}") };
+        let err = dev
+            .launch(
+                &m,
+                "load_at",
+                &cfg,
+                &[(&p).into(), 2u64.into(), (&out).into()],
+            )
+            .unwrap_err();
+        let Error::Fault(f) = &err else {
+            panic!("{b:?}: expected a fault, got {err}")
+        };
         assert_eq!(f.kind, FaultKind::Misaligned);
         assert_eq!(f.addr, p.ptr() + 2);
-        assert_eq!((f.kernel.as_str(), f.inst.as_str(), f.line), ("load_at", "ld.u32", 53), "{err}");
+        assert_eq!(
+            (f.kernel.as_str(), f.inst.as_str(), f.line),
+            ("load_at", "ld.u32", 53),
+            "{err}"
+        );
         // One past the end of the 16-byte allocation.
-        let err = dev.launch(&m, "load_at", &cfg, &[(&p).into(), 16u64.into(), (&out).into()]).unwrap_err();
-        let Error::Fault(f) = &err else { panic!("{b:?}: expected a fault, got {err}") };
+        let err = dev
+            .launch(
+                &m,
+                "load_at",
+                &cfg,
+                &[(&p).into(), 16u64.into(), (&out).into()],
+            )
+            .unwrap_err();
+        let Error::Fault(f) = &err else {
+            panic!("{b:?}: expected a fault, got {err}")
+        };
         assert_eq!(f.kind, FaultKind::OutOfBounds, "{err}");
         let msg = err.to_string();
-        assert!(msg.contains("runtime.ptx:53:") && msg.contains("block (0,0,0), thread (0,0,0)"), "{msg}");
+        assert!(
+            msg.contains("runtime.ptx:53:") && msg.contains("block (0,0,0), thread (0,0,0)"),
+            "{msg}"
+        );
         assert!(msg.contains(&format!("{:#x}", p.ptr() + 16)), "{msg}");
     }
 }
@@ -68,13 +112,27 @@ fn misaligned_and_out_of_bounds_loads_fault_with_location() {
 fn const_memory_is_read_only_and_initialised() {
     let (dev, m) = setup();
     for b in BACKENDS {
-        let err = dev.launch(&m, "write_const", &LaunchConfig::new(1, 1).backend(b), &[]).unwrap_err();
-        let Error::Fault(f) = &err else { panic!("{b:?}: expected a fault, got {err}") };
+        let err = dev
+            .launch(&m, "write_const", &LaunchConfig::new(1, 1).backend(b), &[])
+            .unwrap_err();
+        let Error::Fault(f) = &err else {
+            panic!("{b:?}: expected a fault, got {err}")
+        };
         assert_eq!(f.kind, FaultKind::ReadOnly, "{err}");
         let out = dev.alloc_zeroed(8 * 4).unwrap();
-        dev.launch(&m, "read_vars", &LaunchConfig::new(1, 8).backend(b), &[(&out).into()]).unwrap();
+        dev.launch(
+            &m,
+            "read_vars",
+            &LaunchConfig::new(1, 8).backend(b),
+            &[(&out).into()],
+        )
+        .unwrap();
         // table = {10, 20, 30, 40}, counter = 7.
-        assert_eq!(dev.read::<u32>(&out).unwrap(), [17, 27, 37, 47, 17, 27, 37, 47], "{b:?}");
+        assert_eq!(
+            dev.read::<u32>(&out).unwrap(),
+            [17, 27, 37, 47, 17, 27, 37, 47],
+            "{b:?}"
+        );
     }
     let counter = m.global("counter").expect("global variable");
     assert_eq!(dev.read::<u32>(&counter).unwrap(), [7]);
@@ -86,8 +144,12 @@ fn shared_window_offsets_are_checked() {
     for b in BACKENDS {
         let cfg = LaunchConfig::new(1, 32).backend(b);
         dev.launch(&m, "shared_oob", &cfg, &[60u32.into()]).unwrap();
-        let err = dev.launch(&m, "shared_oob", &cfg, &[64u32.into()]).unwrap_err();
-        let Error::Fault(f) = &err else { panic!("{b:?}: expected a fault, got {err}") };
+        let err = dev
+            .launch(&m, "shared_oob", &cfg, &[64u32.into()])
+            .unwrap_err();
+        let Error::Fault(f) = &err else {
+            panic!("{b:?}: expected a fault, got {err}")
+        };
         assert_eq!((f.kind, f.addr), (FaultKind::OutsideWindow, 64), "{err}");
     }
 }
@@ -96,25 +158,50 @@ fn shared_window_offsets_are_checked() {
 fn launch_arguments_and_configuration_are_validated() {
     let (dev, m) = setup();
     let out = dev.alloc_zeroed(64).unwrap();
-    let launch = |cfg: LaunchConfig, args: &[KernelArg]| dev.launch(&m, "ids", &cfg, args).unwrap_err().to_string();
+    let launch = |cfg: LaunchConfig, args: &[KernelArg]| {
+        dev.launch(&m, "ids", &cfg, args).unwrap_err().to_string()
+    };
     assert!(launch(LaunchConfig::new(1, 1), &[]).contains("takes 1 parameters but 0 arguments"));
-    assert!(launch(LaunchConfig::new(1, 1), &[1u32.into()]).contains("is 4 bytes but parameter 'out' is 8 bytes"));
+    assert!(launch(LaunchConfig::new(1, 1), &[1u32.into()])
+        .contains("is 4 bytes but parameter 'out' is 8 bytes"));
     assert!(launch(LaunchConfig::new(1, 1025), &[(&out).into()]).contains("at most 1024"));
     assert!(launch(LaunchConfig::new(0, 1), &[(&out).into()]).contains("zero dimension"));
-    let e = dev.launch(&m, "nope", &LaunchConfig::new(1, 1), &[]).unwrap_err().to_string();
-    assert!(e.contains("no kernel named 'nope'") && e.contains("ids"), "{e}");
+    let e = dev
+        .launch(&m, "nope", &LaunchConfig::new(1, 1), &[])
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains("no kernel named 'nope'") && e.contains("ids"),
+        "{e}"
+    );
 }
 
 #[test]
 fn results_do_not_depend_on_worker_threads() {
-    let want: Vec<u32> = (0..37u32).flat_map(|c| (0..96u32).map(move |t| c * 1000 + t)).collect();
+    let want: Vec<u32> = (0..37u32)
+        .flat_map(|c| (0..96u32).map(move |t| c * 1000 + t))
+        .collect();
     for threads in [1, 2, 3] {
-        let dev = Device::with_options(DeviceOptions { threads, ..Default::default() }).unwrap();
+        let dev = Device::with_options(DeviceOptions {
+            threads,
+            ..Default::default()
+        })
+        .unwrap();
         let m = dev.load_ptx(PTX, "runtime.ptx").unwrap();
         for b in BACKENDS {
             let out = dev.alloc_zeroed(want.len() * 4).unwrap();
-            dev.launch(&m, "ids", &LaunchConfig::new(37, 96).backend(b), &[(&out).into()]).unwrap();
-            assert_eq!(dev.read::<u32>(&out).unwrap(), want, "{threads} threads, {b:?}");
+            dev.launch(
+                &m,
+                "ids",
+                &LaunchConfig::new(37, 96).backend(b),
+                &[(&out).into()],
+            )
+            .unwrap();
+            assert_eq!(
+                dev.read::<u32>(&out).unwrap(),
+                want,
+                "{threads} threads, {b:?}"
+            );
         }
     }
 }

@@ -186,6 +186,23 @@ impl Drop for ModuleInner {
     }
 }
 
+impl std::fmt::Debug for Module {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Module")
+            .field("file", &self.inner.ir.file)
+            .field("kernels", &self.kernels())
+            .finish()
+    }
+}
+
+impl std::fmt::Debug for Device {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Device")
+            .field("threads", &self.inner.opts.threads)
+            .finish()
+    }
+}
+
 impl Module {
     fn new(device: Device, ir: ir::Module, jit: bool) -> Result<Module> {
         let mem = &device.inner.mem;

@@ -55,7 +55,7 @@ fn reference(i: usize, tid_x: u32, v: u32) -> ([u32; 4], u32) {
 fn diverge(backend: Backend) {
     let dev = device();
     for file in variants("divergence") {
-        let m = module(&dev, &file);
+        let m = module(&dev, &file, backend);
         for (s, &(n, block)) in [(1usize, 32u32), (31, 32), (33, 32), (100, 64), (1000, 128), (4099, 256)].iter().enumerate() {
             let mut rng = Rng::new(70 + s as u64);
             // Small values (short walks, 0 and 1 included), then full-range ones.

@@ -1,4 +1,4 @@
-//! Float conversions and float arithmetic (tests/kernels/fconv.cu) on +-0, NaN, +-inf,
+//! Float conversions and float arithmetic (tests/kernels/fconv.cu, fconv_rz.cu) on +-0, NaN, +-inf,
 //! subnormals, halfway cases and values at the edges of the integer ranges.
 //!
 //! Float-to-int conversions: PTX clamps to the destination range and converts NaN to 0,
@@ -255,7 +255,7 @@ fn check_slots<T: Copy>(
 fn fconv(backend: Backend) {
     let dev = device();
     for file in variants("fconv") {
-        let m = module(&dev, &file);
+        let m = module(&dev, &file, backend);
         for (s, &(n, block)) in [(200usize, 64u32), (1000, 256)].iter().enumerate() {
             let inp = inputs(n, 300 + s as u64);
             let ins = (
@@ -320,12 +320,13 @@ fn fconv(backend: Backend) {
     }
 }
 
-/// Round-toward-zero conversions: __int2float_rz (cvt.rz.f32.s32) and __double2float_rz
-/// (cvt.rz.f32.f64), including f32 overflow (-> +-MAX, never inf) and underflow.
+/// Round-toward-zero conversions (tests/kernels/fconv_rz.cu): __int2float_rz
+/// (cvt.rz.f32.s32) and __double2float_rz (cvt.rz.f32.f64), including f32 overflow
+/// (-> +-MAX, never inf) and underflow.
 fn fconv_rz(backend: Backend) {
     let dev = device();
-    for file in variants("fconv") {
-        let m = module(&dev, &file);
+    for file in variants("fconv_rz") {
+        let m = module(&dev, &file, backend);
         let n = 400;
         let inp = inputs(n, 77);
         let k_buf = dev.alloc_from(&inp.k).unwrap();

@@ -26,7 +26,7 @@ fn transposed(input: &[f32], w: u32, h: u32) -> Vec<f32> {
 fn transpose(backend: Backend) {
     let dev = device();
     for file in variants("grid2d") {
-        let m = module(&dev, &file);
+        let m = module(&dev, &file, backend);
         for &(w, h) in &SHAPES {
             for &(bx, by) in &[(16u32, 8u32), (8, 8), (32, 4), (1, 32)] {
                 let input = matrix(w, h, (w * 1000 + h) as u64);
@@ -51,7 +51,7 @@ fn transpose(backend: Backend) {
 fn transpose_tiled(backend: Backend) {
     let dev = device();
     for file in variants("grid2d") {
-        let m = module(&dev, &file);
+        let m = module(&dev, &file, backend);
         for &(w, h) in SHAPES.iter().chain(&[(300, 77)]) {
             let input = matrix(w, h, (w * 7 + h) as u64);
             let in_buf = dev.alloc_from(&input).unwrap();
@@ -74,7 +74,7 @@ fn transpose_tiled(backend: Backend) {
 fn add2d(backend: Backend) {
     let dev = device();
     for file in variants("grid2d") {
-        let m = module(&dev, &file);
+        let m = module(&dev, &file, backend);
         for &(w, h, pitch) in &[(1u32, 1u32, 1u32), (17, 5, 20), (33, 64, 40), (100, 37, 128)] {
             let mut rng = Rng::new((w + h + pitch) as u64);
             let len = (pitch * h) as usize;
@@ -108,7 +108,7 @@ fn add2d(backend: Backend) {
 fn sregs(backend: Backend) {
     let dev = device();
     for file in variants("grid2d") {
-        let m = module(&dev, &file);
+        let m = module(&dev, &file, backend);
         for &(grid, block) in &[
             ([3u32, 2u32, 2u32], [5u32, 3u32, 2u32]),
             ([1, 1, 1], [33, 2, 1]),

@@ -85,7 +85,7 @@ fn reference(x: u32, y: u32, z: u64, bv: u8, hv: i16) -> ([u32; N32], [u64; N64]
 fn intmix(backend: Backend) {
     let dev = device();
     for file in variants("intmix") {
-        let m = module(&dev, &file);
+        let m = module(&dev, &file, backend);
         for (s, &(n, block)) in [(121usize, 64u32), (1000, 128), (37, 32)].iter().enumerate() {
             let inp = inputs(n, 90 + s as u64);
             let bufs = (

@@ -30,7 +30,7 @@ fn local_const(backend: Backend) {
     assert_eq!(1e-40f32.to_bits(), 0x0001_16c2);
     let dev = device();
     for file in variants("localconst") {
-        let m = module(&dev, &file);
+        let m = module(&dev, &file, backend);
         for (s, &(n, block)) in [(1usize, 32u32), (100, 64), (1000, 256)].iter().enumerate() {
             let mut rng = Rng::new(500 + s as u64);
             let idx: Vec<u32> = (0..n).map(|i| if i < 40 { i as u32 } else { rng.u32() }).collect();

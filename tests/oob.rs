@@ -30,7 +30,7 @@ fn store_past_end(backend: Backend) {
     let dev = device();
     for file in variants("oob") {
         let ptx = load(&file);
-        let m = module(&dev, &file);
+        let m = module(&dev, &file, backend);
         let out = dev.alloc_zeroed(128 * 4).unwrap();
         let base = device_addr(&dev, &m, &out, backend);
         let what = format!("{file} oob_store offset 1 {backend:?}");
@@ -61,7 +61,7 @@ fn store_far_away(backend: Backend) {
     let dev = device();
     for file in variants("oob") {
         let ptx = load(&file);
-        let m = module(&dev, &file);
+        let m = module(&dev, &file, backend);
         let out = dev.alloc_zeroed(64 * 4).unwrap();
         let base = device_addr(&dev, &m, &out, backend);
         let offset: u64 = 1 << 40;
@@ -89,7 +89,7 @@ fn load_past_end(backend: Backend) {
     let dev = device();
     for file in variants("oob") {
         let ptx = load(&file);
-        let m = module(&dev, &file);
+        let m = module(&dev, &file, backend);
         let input = dev.alloc_from(&(0..64u32).collect::<Vec<_>>()).unwrap();
         let out = dev.alloc_zeroed(64 * 4).unwrap();
         let base = device_addr(&dev, &m, &input, backend);
@@ -112,7 +112,7 @@ fn load_past_end(backend: Backend) {
 
 /// After a fault, the same device runs a correct launch.
 fn still_usable(dev: &Device, backend: Backend, what: &str) {
-    let m = module(dev, "vecadd.nvrtc.ptx");
+    let m = module(dev, "vecadd.nvrtc.ptx", backend);
     let n = 300;
     let a: Vec<f32> = (0..n).map(|i| i as f32).collect();
     let b: Vec<f32> = (0..n).map(|i| 0.25 * i as f32).collect();
@@ -134,7 +134,7 @@ fn still_usable(dev: &Device, backend: Backend, what: &str) {
 fn in_bounds(backend: Backend) {
     let dev = device();
     for file in variants("oob") {
-        let m = module(&dev, &file);
+        let m = module(&dev, &file, backend);
         let out = dev.alloc_zeroed(128 * 4).unwrap();
         launch(&dev, &m, "oob_store", &cfg([2, 2, 1], [8, 4, 1], backend), &[arg(&out), KernelArg::from(0u64)], &file);
         assert_slice_eq(&dev.read::<u32>(&out).unwrap(), &(0..128u32).collect::<Vec<_>>(), &format!("{file} oob_store offset 0"));

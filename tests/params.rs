@@ -22,7 +22,7 @@ fn params_bytes(scale: f32, bias: f32, n: u32, shift: i32, mix: [f32; 4]) -> Vec
 fn param_struct(backend: Backend) {
     let dev = device();
     for file in variants("params") {
-        let m = module(&dev, &file);
+        let m = module(&dev, &file, backend);
         for (s, &(n, block, shift)) in [(1usize, 32u32, 0i32), (100, 64, 3), (1000, 256, 31)].iter().enumerate() {
             let mut rng = Rng::new(700 + s as u64);
             let (scale, bias) = (rng.f32(), rng.f32());

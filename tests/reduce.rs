@@ -29,7 +29,7 @@ fn tree_sums<T: Copy>(input: &[T], zero: T, block: usize, add: impl Fn(T, T) -> 
 fn block_sum_u32(backend: Backend) {
     let dev = device();
     for file in variants("reduce") {
-        let m = module(&dev, &file);
+        let m = module(&dev, &file, backend);
         for (s, &n) in SIZES.iter().enumerate() {
             let mut rng = Rng::new(40 + s as u64);
             let input = rng.vec_u32(n); // sums wrap around: u32 addition is exact mod 2^32
@@ -57,7 +57,7 @@ fn block_sum_u32(backend: Backend) {
 fn block_sum_f32(backend: Backend) {
     let dev = device();
     for file in variants("reduce") {
-        let m = module(&dev, &file);
+        let m = module(&dev, &file, backend);
         for (s, &n) in SIZES.iter().enumerate() {
             let mut rng = Rng::new(50 + s as u64);
             // Mixed magnitudes, so the result depends on the summation order.
@@ -83,7 +83,7 @@ fn block_sum_f32(backend: Backend) {
 fn block_sum_dyn_u64(backend: Backend) {
     let dev = device();
     for file in variants("reduce") {
-        let m = module(&dev, &file);
+        let m = module(&dev, &file, backend);
         for (s, &(n, block)) in
             [(1usize, 32u32), (100, 32), (1000, 64), (1000, 128), (5000, 512), (3000, 1024)].iter().enumerate()
         {

@@ -13,7 +13,7 @@ const SENTINEL: f32 = 12345.5;
 fn run_f32(backend: Backend, kernel: &str, reference: impl Fn(f32, f32, f32) -> f32) {
     let dev = device();
     for file in variants("saxpy") {
-        let m = module(&dev, &file);
+        let m = module(&dev, &file, backend);
         for (s, &n) in SIZES.iter().enumerate() {
             for &block in &BLOCKS {
                 let mut rng = Rng::new(10 + s as u64);
@@ -58,7 +58,7 @@ fn saxpy_mul_add(backend: Backend) {
 fn daxpy(backend: Backend) {
     let dev = device();
     for file in variants("saxpy") {
-        let m = module(&dev, &file);
+        let m = module(&dev, &file, backend);
         for (s, &n) in SIZES.iter().enumerate() {
             let block = 128;
             let mut rng = Rng::new(20 + s as u64);

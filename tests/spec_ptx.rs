@@ -75,7 +75,7 @@ fn float_pairs() -> (Vec<f32>, Vec<f32>) {
 fn setp_float(backend: Backend) {
     let dev = device();
     let file = "spec_setp.ptx";
-    let m = module(&dev, file);
+    let m = module(&dev, file, backend);
     let (a, b) = float_pairs();
     let n = a.len();
     let (ab, bb) = (dev.alloc_from(&a).unwrap(), dev.alloc_from(&b).unwrap());
@@ -184,7 +184,7 @@ fn setp_int_reference(x: u32, y: u32) -> [u32; 4] {
 fn setp_int(backend: Backend) {
     let dev = device();
     let file = "spec_setp.ptx";
-    let m = module(&dev, file);
+    let m = module(&dev, file, backend);
     let edge = [
         0u32,
         1,
@@ -258,7 +258,7 @@ const UNTOUCHED: u32 = 0xAAAA_AAAA;
 fn pred_examples(backend: Backend) {
     let dev = device();
     let file = "spec_predication.ptx";
-    let m = module(&dev, file);
+    let m = module(&dev, file, backend);
     let (grid, block, n) = (3u32, 64u32, 100i32);
     let total = (grid * block) as usize;
     let mut rng = Rng::new(602);
@@ -317,7 +317,7 @@ fn barrier_reference(grid: u32, block: u32, live: u32) -> Vec<u32> {
 fn exit_barrier(backend: Backend) {
     let dev = device();
     let file = "spec_exit.ptx";
-    let m = module(&dev, file);
+    let m = module(&dev, file, backend);
     for &(block, k) in &[(96u32, 40u32), (96, 0), (96, 1), (96, 31), (96, 32), (96, 33), (96, 95), (96, 96), (128, 64), (50, 49)] {
         let grid = 2;
         let out = dev.alloc_from(&vec![UNTOUCHED; (grid * block) as usize]).unwrap();
@@ -330,7 +330,7 @@ fn exit_barrier(backend: Backend) {
 fn ret_barrier(backend: Backend) {
     let dev = device();
     let file = "spec_exit.ptx";
-    let m = module(&dev, file);
+    let m = module(&dev, file, backend);
     for &(block, k) in &[(96u32, 40u32), (96, 0), (96, 1), (96, 2), (96, 33), (96, 34), (96, 96), (128, 128), (50, 49)] {
         let grid = 3;
         let out = dev.alloc_from(&vec![UNTOUCHED; (grid * block) as usize]).unwrap();
@@ -363,7 +363,7 @@ fn run_u32_kernel_in(
     reference: impl Fn(usize, u32, u32) -> Vec<u32>,
 ) {
     let dev = device();
-    let m = module(&dev, file);
+    let m = module(&dev, file, backend);
     for &(n, block) in &[(1usize, 32u32), (45, 32), (1000, 128), (777, 96)] {
         let input = divergence_inputs(n, n as u64);
         let in_buf = dev.alloc_from(&input).unwrap();

@@ -12,7 +12,7 @@ const SENTINEL: f32 = -7.0e30;
 fn vecadd(backend: Backend) {
     let dev = device();
     for file in variants("vecadd") {
-        let m = module(&dev, &file);
+        let m = module(&dev, &file, backend);
         for (s, &n) in SIZES.iter().enumerate() {
             for &block in &BLOCKS {
                 let mut rng = Rng::new(1000 + s as u64);
@@ -44,7 +44,7 @@ fn vecadd(backend: Backend) {
 fn vecadd4(backend: Backend) {
     let dev = device();
     for file in variants("vecadd") {
-        let m = module(&dev, &file);
+        let m = module(&dev, &file, backend);
         for (s, &n) in [1usize, 3, 4, 5, 31, 33, 1000, 1003, 4099].iter().enumerate() {
             for &block in &[32u32, 128] {
                 let mut rng = Rng::new(2000 + s as u64);
@@ -75,7 +75,7 @@ fn vecadd4(backend: Backend) {
 fn vecsubmul_f64(backend: Backend) {
     let dev = device();
     for file in variants("vecadd") {
-        let m = module(&dev, &file);
+        let m = module(&dev, &file, backend);
         for (s, &n) in [1usize, 33, 1000].iter().enumerate() {
             let mut rng = Rng::new(3000 + s as u64);
             let mut a = rng.vec_f64(n);

@@ -57,9 +57,15 @@ pub fn device() -> Device {
     Device::new().unwrap_or_else(|e| panic!("Device::new: {e}"))
 }
 
-/// Loads `tests/kernels/<file>` (parse + check + compile), panicking with the error.
-pub fn module(dev: &Device, file: &str) -> ptxjit::Module {
-    dev.load_ptx(&load(file), file).unwrap_or_else(|e| panic!("load_ptx({file}): {e}"))
+/// Loads `tests/kernels/<file>` for `backend`, panicking with the error: parse + check +
+/// JIT compile for the JIT; parse + check only for the interpreter (`load_ptx_with(..,
+/// false)`), so that each backend is tested on its own.
+pub fn module(dev: &Device, file: &str, backend: Backend) -> ptxjit::Module {
+    let r = match backend {
+        Backend::Jit => dev.load_ptx(&load(file), file),
+        Backend::Interp => dev.load_ptx_with(&load(file), file, false),
+    };
+    r.unwrap_or_else(|e| panic!("load_ptx({file}) for {backend:?}: {e}"))
 }
 
 /// A 1-D, 2-D or 3-D launch configuration on `backend`.

@@ -25,6 +25,7 @@ void* host_dynamic_shared() { return dyn_shared.data(); }
 #include "../grid2d.cu"
 #include "../intmix.cu"
 #include "../fconv.cu"
+#include "../fconv_rz.cu"
 #include "../localconst.cu"
 #include "../params.cu"
 

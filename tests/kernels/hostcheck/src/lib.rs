@@ -120,6 +120,9 @@ impl Device {
     pub fn load_ptx(&self, _src: &str, _file: &str) -> Result<Module, Error> {
         Ok(Module)
     }
+    pub fn load_ptx_with(&self, _src: &str, _file: &str, _jit: bool) -> Result<Module, Error> {
+        Ok(Module)
+    }
     pub fn alloc_zeroed(&self, bytes: usize) -> Result<Buffer, Error> {
         Ok(Buffer { mem: vec![0u128; bytes.div_ceil(16).max(1)].into_boxed_slice(), len: bytes })
     }

@@ -9,8 +9,26 @@ fn readme_saxpy_command() {
     let _ = std::fs::remove_file(&out);
     let status = Command::new(env!("CARGO_BIN_EXE_ptxjit"))
         .current_dir(root)
-        .args(["run", "examples/saxpy.ptx", "--kernel", "saxpy", "--grid", "4", "--block", "256"])
-        .args(["--arg", "u32:1000", "--arg", "f32:2.0", "--arg", "buf:examples/x.bin", "--arg", "buf:examples/y.bin"])
+        .args([
+            "run",
+            "examples/saxpy.ptx",
+            "--kernel",
+            "saxpy",
+            "--grid",
+            "4",
+            "--block",
+            "256",
+        ])
+        .args([
+            "--arg",
+            "u32:1000",
+            "--arg",
+            "f32:2.0",
+            "--arg",
+            "buf:examples/x.bin",
+            "--arg",
+            "buf:examples/y.bin",
+        ])
         .arg("--out")
         .arg(format!("3={}", out.display()))
         .output()
@@ -35,10 +53,19 @@ fn readme_saxpy_command() {
     assert_eq!(want[999], 800.0 + 999.0 * 0.25);
     assert_eq!(got.len(), want.len(), "output length");
     for k in 0..1000 {
-        assert_eq!(got[k].to_bits(), want[k].to_bits(), "y[{k}]: got {}, want {}", got[k], want[k]);
+        assert_eq!(
+            got[k].to_bits(),
+            want[k].to_bits(),
+            "y[{k}]: got {}, want {}",
+            got[k],
+            want[k]
+        );
     }
 }
 
 fn f32s(bytes: &[u8]) -> Vec<f32> {
-    bytes.chunks_exact(4).map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]])).collect()
+    bytes
+        .chunks_exact(4)
+        .map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+        .collect()
 }

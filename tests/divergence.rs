@@ -41,7 +41,11 @@ fn reference(i: usize, tid_x: u32, v: u32) -> ([u32; 4], u32) {
     out[2] = w;
     let (mut x, mut steps) = (v, 0u32);
     while x != 1 && steps < 300 {
-        x = if x & 1 != 0 { x.wrapping_mul(3).wrapping_add(1) } else { x >> 1 };
+        x = if x & 1 != 0 {
+            x.wrapping_mul(3).wrapping_add(1)
+        } else {
+            x >> 1
+        };
         steps += 1;
     }
     if x == 0 {
@@ -56,11 +60,30 @@ fn diverge(backend: Backend) {
     let dev = device();
     for file in variants("divergence") {
         let m = module(&dev, &file, backend);
-        for (s, &(n, block)) in [(1usize, 32u32), (31, 32), (33, 32), (100, 64), (1000, 128), (4099, 256)].iter().enumerate() {
+        for (s, &(n, block)) in [
+            (1usize, 32u32),
+            (31, 32),
+            (33, 32),
+            (100, 64),
+            (1000, 128),
+            (4099, 256),
+        ]
+        .iter()
+        .enumerate()
+        {
             let mut rng = Rng::new(70 + s as u64);
             // Small values (short walks, 0 and 1 included), then full-range ones.
-            let input: Vec<u32> =
-                (0..n).map(|i| if i < 64 { i as u32 } else if i % 3 == 0 { rng.range(0, 1000) } else { rng.u32() }).collect();
+            let input: Vec<u32> = (0..n)
+                .map(|i| {
+                    if i < 64 {
+                        i as u32
+                    } else if i % 3 == 0 {
+                        rng.range(0, 1000)
+                    } else {
+                        rng.u32()
+                    }
+                })
+                .collect();
             let grid = blocks(n, block);
             let total = (grid * block) as usize;
             let in_buf = dev.alloc_from(&input).unwrap();
@@ -72,7 +95,12 @@ fn diverge(backend: Backend) {
                 &m,
                 "diverge",
                 &cfg([grid, 1, 1], [block, 1, 1], backend),
-                &[arg(&in_buf), arg(&out_buf), arg(&odd_buf), KernelArg::from(n as u32)],
+                &[
+                    arg(&in_buf),
+                    arg(&out_buf),
+                    arg(&odd_buf),
+                    KernelArg::from(n as u32),
+                ],
                 &what,
             );
             let mut want_out = vec![SENTINEL; 4 * total];
@@ -82,8 +110,16 @@ fn diverge(backend: Backend) {
                 want_out[4 * i..4 * i + 4].copy_from_slice(&o);
                 want_odd[i] = d;
             }
-            assert_slice_eq(&dev.read::<u32>(&out_buf).unwrap(), &want_out, &format!("{what} out"));
-            assert_slice_eq(&dev.read::<u32>(&odd_buf).unwrap(), &want_odd, &format!("{what} odd_out"));
+            assert_slice_eq(
+                &dev.read::<u32>(&out_buf).unwrap(),
+                &want_out,
+                &format!("{what} out"),
+            );
+            assert_slice_eq(
+                &dev.read::<u32>(&odd_buf).unwrap(),
+                &want_odd,
+                &format!("{what} odd_out"),
+            );
         }
     }
 }

@@ -30,24 +30,24 @@ fn f32_specials() -> Vec<f32> {
         -2.5,
         3.5,
         -3.5,
-        0.49999997,           // largest f32 below 0.5
+        0.49999997, // largest f32 below 0.5
         -0.3,
         0.7,
-        8388607.5,            // halfway, 2^23 - 0.5
+        8388607.5, // halfway, 2^23 - 0.5
         8388609.0,
         16777216.0,
         123456.79,
         1.0e10,
         -1.0e10,
-        2147483520.0,         // largest f32 below 2^31
-        2147483648.0,         // 2^31: saturates i32
-        -2147483648.0,        // i32::MIN exactly
-        -2147483904.0,        // below i32::MIN
-        4294967040.0,         // largest f32 below 2^32
-        4294967296.0,         // 2^32: saturates u32
-        9.223372e18,          // 2^63
+        2147483520.0,  // largest f32 below 2^31
+        2147483648.0,  // 2^31: saturates i32
+        -2147483648.0, // i32::MIN exactly
+        -2147483904.0, // below i32::MIN
+        4294967040.0,  // largest f32 below 2^32
+        4294967296.0,  // 2^32: saturates u32
+        9.223372e18,   // 2^63
         -9.223372e18,
-        1.8446744e19,         // 2^64
+        1.8446744e19, // 2^64
         f32::INFINITY,
         f32::NEG_INFINITY,
         f32::NAN,
@@ -90,10 +90,10 @@ fn f64_specials() -> Vec<f64> {
         1.8446744073709552e19,
         1.0e300,
         -1.0e300,
-        3.4028235677973366e38,  // just above f32::MAX: rounds to f32::MAX or inf
+        3.4028235677973366e38, // just above f32::MAX: rounds to f32::MAX or inf
         3.4028235677973362e38,
-        1.401298464324817e-45,  // f32 smallest subnormal
-        7.0e-46,                // half of it: rounds to 0 or the subnormal
+        1.401298464324817e-45, // f32 smallest subnormal
+        7.0e-46,               // half of it: rounds to 0 or the subnormal
         1.0e-40,
         5.0e-324,
         f64::MIN_POSITIVE,
@@ -101,7 +101,7 @@ fn f64_specials() -> Vec<f64> {
         f64::NEG_INFINITY,
         f64::NAN,
         f64::from_bits(0xfff8_0000_0000_0001),
-        1.0000000596046448,     // 1 + 2^-24 (+ tiny): f32 halfway region
+        1.0000000596046448, // 1 + 2^-24 (+ tiny): f32 halfway region
         1.0000000596046447,
         16777217.0,
         -16777217.0,
@@ -122,7 +122,19 @@ fn inputs(n: usize, seed: u64) -> Inputs {
     let mut rng = Rng::new(seed);
     let fs = f32_specials();
     let ds = f64_specials();
-    let ks = [0i32, 1, -1, i32::MAX, i32::MIN, 16777217, -16777217, 33554431, 16777219, 0x7fff_ff80, -0x7fff_ffc0];
+    let ks = [
+        0i32,
+        1,
+        -1,
+        i32::MAX,
+        i32::MIN,
+        16777217,
+        -16777217,
+        33554431,
+        16777219,
+        0x7fff_ff80,
+        -0x7fff_ffc0,
+    ];
     let ls = [
         0i64,
         -1,
@@ -135,7 +147,14 @@ fn inputs(n: usize, seed: u64) -> Inputs {
         u64::MAX as i64 - 1024,
         0x7fff_ffff_ffff_fc00,
     ];
-    let mut inp = Inputs { f: vec![], g: vec![], d: vec![], e: vec![], k: vec![], l: vec![] };
+    let mut inp = Inputs {
+        f: vec![],
+        g: vec![],
+        d: vec![],
+        e: vec![],
+        k: vec![],
+        l: vec![],
+    };
     for i in 0..n {
         // f runs over the specials, g over the specials at another stride, so that all
         // sorts of pairs (equal, opposite zeros, NaN with number, ...) meet.
@@ -158,8 +177,16 @@ fn inputs(n: usize, seed: u64) -> Inputs {
         inp.g.push(y);
         inp.d.push(p);
         inp.e.push(q);
-        inp.k.push(if i < ks.len() * 2 { ks[i % ks.len()] } else { rng.u32() as i32 });
-        inp.l.push(if i < ls.len() * 2 { ls[i % ls.len()] } else { rng.u64() as i64 >> (i % 40) });
+        inp.k.push(if i < ks.len() * 2 {
+            ks[i % ks.len()]
+        } else {
+            rng.u32() as i32
+        });
+        inp.l.push(if i < ls.len() * 2 {
+            ls[i % ls.len()]
+        } else {
+            rng.u64() as i64 >> (i % 40)
+        });
     }
     inp
 }
@@ -172,9 +199,17 @@ struct Want {
     od: Vec<f64>,
 }
 
+// `!(p < q)` is the point: the unordered compare (true when p or q is NaN).
+#[allow(clippy::neg_cmp_op_on_partial_ord)]
 fn reference(inp: &Inputs) -> Want {
     let n = inp.f.len();
-    let mut w = Want { oi: vec![], oc: vec![0; NC * n], ol: vec![], of: vec![], od: vec![] };
+    let mut w = Want {
+        oi: vec![],
+        oc: vec![0; NC * n],
+        ol: vec![],
+        of: vec![],
+        od: vec![],
+    };
     for i in 0..n {
         let (x, y, p, q, m, l) = (inp.f[i], inp.g[i], inp.d[i], inp.e[i], inp.k[i], inp.l[i]);
         w.oi.extend_from_slice(&[
@@ -189,7 +224,16 @@ fn reference(inp: &Inputs) -> Want {
         ]);
         // Flag j lives at oc[j*n + i]. Rust's float comparisons are IEEE's: false with a
         // NaN, except `!=`, which is the unordered "neu".
-        let flags = [x < y, x == y, x > y, x != y, p <= q, p >= q, !(p < q), p.is_nan()];
+        let flags = [
+            x < y,
+            x == y,
+            x > y,
+            x != y,
+            p <= q,
+            p >= q,
+            !(p < q),
+            p.is_nan(),
+        ];
         for (j, &f) in flags.iter().enumerate() {
             w.oc[j * n + i] = f as u8;
         }
@@ -200,36 +244,36 @@ fn reference(inp: &Inputs) -> Want {
             x as u64 as i64, // cvt.rzi.u64.f32
         ]);
         w.of.extend_from_slice(&[
-            x.round_ties_even(),   // cvt.rni.f32.f32 (rintf)
-            x.floor(),             // cvt.rmi.f32.f32
-            x.ceil(),              // cvt.rpi.f32.f32
-            x.trunc(),             // cvt.rzi.f32.f32
-            m as f32,              // cvt.rn.f32.s32
-            m as u32 as f32,       // cvt.rn.f32.u32
-            p as f32,              // cvt.rn.f32.f64 (overflow -> inf, subnormal results kept)
-            ptx_min_f32(x, y),     // min.f32
-            ptx_max_f32(x, y),     // max.f32
-            x.abs(),               // abs.f32
-            -x,                    // neg.f32
-            x + y,                 // add.rn.f32
-            x - y,                 // sub.f32
-            x * y,                 // mul.rn.f32
-            x / y,                 // div.rn.f32 (IEEE division, correctly rounded)
-            l as f32,              // cvt.rn.f32.s64
+            x.round_ties_even(), // cvt.rni.f32.f32 (rintf)
+            x.floor(),           // cvt.rmi.f32.f32
+            x.ceil(),            // cvt.rpi.f32.f32
+            x.trunc(),           // cvt.rzi.f32.f32
+            m as f32,            // cvt.rn.f32.s32
+            m as u32 as f32,     // cvt.rn.f32.u32
+            p as f32,            // cvt.rn.f32.f64 (overflow -> inf, subnormal results kept)
+            ptx_min_f32(x, y),   // min.f32
+            ptx_max_f32(x, y),   // max.f32
+            x.abs(),             // abs.f32
+            -x,                  // neg.f32
+            x + y,               // add.rn.f32
+            x - y,               // sub.f32
+            x * y,               // mul.rn.f32
+            x / y,               // div.rn.f32 (IEEE division, correctly rounded)
+            l as f32,            // cvt.rn.f32.s64
         ]);
         w.od.extend_from_slice(&[
-            x as f64,                           // cvt.f64.f32 (exact)
-            m as f64,                           // cvt.rn.f64.s32 (exact)
-            l as f64,                           // cvt.rn.f64.s64
-            l as u64 as f64,                    // cvt.rn.f64.u64
-            ptx_min_f64(p, q),                  // min.f64
-            ptx_max_f64(p, q),                  // max.f64
-            p.abs(),                            // abs.f64
-            -p,                                 // neg.f64
-            p / q,                              // div.rn.f64
-            p.mul_add(q, p),                    // fma.rn.f64
-            p + q,                              // add.rn.f64
-            p.round_ties_even() + q.floor(),    // cvt.rni.f64.f64 + cvt.rmi.f64.f64, add
+            x as f64,                        // cvt.f64.f32 (exact)
+            m as f64,                        // cvt.rn.f64.s32 (exact)
+            l as f64,                        // cvt.rn.f64.s64
+            l as u64 as f64,                 // cvt.rn.f64.u64
+            ptx_min_f64(p, q),               // min.f64
+            ptx_max_f64(p, q),               // max.f64
+            p.abs(),                         // abs.f64
+            -p,                              // neg.f64
+            p / q,                           // div.rn.f64
+            p.mul_add(q, p),                 // fma.rn.f64
+            p + q,                           // add.rn.f64
+            p.round_ties_even() + q.floor(), // cvt.rni.f64.f64 + cvt.rmi.f64.f64, add
         ]);
     }
     w
@@ -245,10 +289,15 @@ fn check_slots<T: Copy>(
     what: &str,
     cmp: impl Fn(&[T], &[T], &str) -> Option<String>,
 ) {
-    for k in 0..slots {
+    assert_eq!(names.len(), slots);
+    for (k, name) in names.iter().enumerate() {
         let g: Vec<T> = got.iter().skip(k).step_by(slots).copied().collect();
         let w: Vec<T> = want.iter().skip(k).step_by(slots).copied().collect();
-        fails.add(cmp(&g, &w, &format!("{what}: slot {k} ({}) indexed by thread", names[k])));
+        fails.add(cmp(
+            &g,
+            &w,
+            &format!("{what}: slot {k} ({name}) indexed by thread"),
+        ));
     }
 }
 
@@ -295,26 +344,102 @@ fn fconv(backend: Backend) {
             );
             let w = reference(&inp);
             let mut fails = Failures::default();
-            let ni = ["(int)x", "__float2int_rn", "__float2int_rd", "__float2int_ru", "(unsigned)x", "__float2uint_rn", "(int)p", "(unsigned)p"];
-            check_slots(&mut fails, &dev.read::<i32>(&oi).unwrap(), &w.oi, NI, &ni, &what, |g, w, s| diff_slice(g, w, s));
+            let ni = [
+                "(int)x",
+                "__float2int_rn",
+                "__float2int_rd",
+                "__float2int_ru",
+                "(unsigned)x",
+                "__float2uint_rn",
+                "(int)p",
+                "(unsigned)p",
+            ];
+            check_slots(
+                &mut fails,
+                &dev.read::<i32>(&oi).unwrap(),
+                &w.oi,
+                NI,
+                &ni,
+                &what,
+                diff_slice,
+            );
             let got_c = dev.read::<u8>(&oc).unwrap();
-            let nc = ["x<y", "x==y", "x>y", "x!=y", "p<=q", "p>=q", "!(p<q)", "p!=p"];
+            let nc = [
+                "x<y", "x==y", "x>y", "x!=y", "p<=q", "p>=q", "!(p<q)", "p!=p",
+            ];
             for j in 0..NC {
-                fails.add(diff_slice(&got_c[j * n..(j + 1) * n], &w.oc[j * n..(j + 1) * n], &format!("{what}: flag {} indexed by thread", nc[j])));
+                fails.add(diff_slice(
+                    &got_c[j * n..(j + 1) * n],
+                    &w.oc[j * n..(j + 1) * n],
+                    &format!("{what}: flag {} indexed by thread", nc[j]),
+                ));
             }
-            let nl = ["(long long)x", "(long long)p", "(unsigned long long)p", "(unsigned long long)x"];
-            check_slots(&mut fails, &dev.read::<i64>(&ol).unwrap(), &w.ol, NL, &nl, &what, |g, w, s| diff_slice(g, w, s));
+            let nl = [
+                "(long long)x",
+                "(long long)p",
+                "(unsigned long long)p",
+                "(unsigned long long)x",
+            ];
+            check_slots(
+                &mut fails,
+                &dev.read::<i64>(&ol).unwrap(),
+                &w.ol,
+                NL,
+                &nl,
+                &what,
+                diff_slice,
+            );
             let nf = [
-                "rintf", "floorf", "ceilf", "truncf", "(float)m", "(float)(unsigned)m", "(float)p", "fminf", "fmaxf", "fabsf",
-                "-x", "x+y", "x-y", "x*y", "x/y", "(float)w",
+                "rintf",
+                "floorf",
+                "ceilf",
+                "truncf",
+                "(float)m",
+                "(float)(unsigned)m",
+                "(float)p",
+                "fminf",
+                "fmaxf",
+                "fabsf",
+                "-x",
+                "x+y",
+                "x-y",
+                "x*y",
+                "x/y",
+                "(float)w",
             ];
             // min/max: NaN only when both inputs are NaN ("NaN", payload unspecified).
-            check_slots(&mut fails, &dev.read::<f32>(&of).unwrap(), &w.of, NF, &nf, &what, |g, w, s| diff_f32(g, w, s, true));
+            check_slots(
+                &mut fails,
+                &dev.read::<f32>(&of).unwrap(),
+                &w.of,
+                NF,
+                &nf,
+                &what,
+                |g, w, s| diff_f32(g, w, s, true),
+            );
             let nd = [
-                "(double)x", "(double)m", "(double)w", "(double)(unsigned long long)w", "fmin", "fmax", "fabs", "-p", "p/q",
-                "fma(p,q,p)", "p+q", "rint(p)+floor(q)",
+                "(double)x",
+                "(double)m",
+                "(double)w",
+                "(double)(unsigned long long)w",
+                "fmin",
+                "fmax",
+                "fabs",
+                "-p",
+                "p/q",
+                "fma(p,q,p)",
+                "p+q",
+                "rint(p)+floor(q)",
             ];
-            check_slots(&mut fails, &dev.read::<f64>(&od).unwrap(), &w.od, ND, &nd, &what, |g, w, s| diff_f64(g, w, s, true));
+            check_slots(
+                &mut fails,
+                &dev.read::<f64>(&od).unwrap(),
+                &w.od,
+                ND,
+                &nd,
+                &what,
+                |g, w, s| diff_f64(g, w, s, true),
+            );
             fails.finish(&what);
         }
     }

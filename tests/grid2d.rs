@@ -39,10 +39,19 @@ fn transpose(backend: Backend) {
                     &m,
                     "transpose",
                     &cfg(grid, [bx, by, 1], backend),
-                    &[arg(&in_buf), arg(&out_buf), KernelArg::from(w), KernelArg::from(h)],
+                    &[
+                        arg(&in_buf),
+                        arg(&out_buf),
+                        KernelArg::from(w),
+                        KernelArg::from(h),
+                    ],
                     &what,
                 );
-                assert_f32_bits(&dev.read::<f32>(&out_buf).unwrap(), &transposed(&input, w, h), &what);
+                assert_f32_bits(
+                    &dev.read::<f32>(&out_buf).unwrap(),
+                    &transposed(&input, w, h),
+                    &what,
+                );
             }
         }
     }
@@ -63,10 +72,19 @@ fn transpose_tiled(backend: Backend) {
                 &m,
                 "transpose_tiled",
                 &cfg(grid, [16, 16, 1], backend),
-                &[arg(&in_buf), arg(&out_buf), KernelArg::from(w), KernelArg::from(h)],
+                &[
+                    arg(&in_buf),
+                    arg(&out_buf),
+                    KernelArg::from(w),
+                    KernelArg::from(h),
+                ],
                 &what,
             );
-            assert_f32_bits(&dev.read::<f32>(&out_buf).unwrap(), &transposed(&input, w, h), &what);
+            assert_f32_bits(
+                &dev.read::<f32>(&out_buf).unwrap(),
+                &transposed(&input, w, h),
+                &what,
+            );
         }
     }
 }
@@ -75,14 +93,22 @@ fn add2d(backend: Backend) {
     let dev = device();
     for file in variants("grid2d") {
         let m = module(&dev, &file, backend);
-        for &(w, h, pitch) in &[(1u32, 1u32, 1u32), (17, 5, 20), (33, 64, 40), (100, 37, 128)] {
+        for &(w, h, pitch) in &[
+            (1u32, 1u32, 1u32),
+            (17, 5, 20),
+            (33, 64, 40),
+            (100, 37, 128),
+        ] {
             let mut rng = Rng::new((w + h + pitch) as u64);
             let len = (pitch * h) as usize;
             let a: Vec<i32> = (0..len).map(|_| rng.u32() as i32).collect();
             let b: Vec<i32> = (0..len).map(|_| rng.u32() as i32).collect();
             let c0: Vec<i32> = (0..len).map(|k| -(k as i32) - 1).collect(); // padding marker
-            let (a_buf, b_buf, c_buf) =
-                (dev.alloc_from(&a).unwrap(), dev.alloc_from(&b).unwrap(), dev.alloc_from(&c0).unwrap());
+            let (a_buf, b_buf, c_buf) = (
+                dev.alloc_from(&a).unwrap(),
+                dev.alloc_from(&b).unwrap(),
+                dev.alloc_from(&c0).unwrap(),
+            );
             let grid = [w.div_ceil(16), h.div_ceil(16), 1];
             let what = format!("{file} add2d {w}x{h} pitch {pitch} {backend:?}");
             launch(
@@ -90,7 +116,14 @@ fn add2d(backend: Backend) {
                 &m,
                 "add2d",
                 &cfg(grid, [16, 16, 1], backend),
-                &[arg(&a_buf), arg(&b_buf), arg(&c_buf), KernelArg::from(w), KernelArg::from(h), KernelArg::from(pitch)],
+                &[
+                    arg(&a_buf),
+                    arg(&b_buf),
+                    arg(&c_buf),
+                    KernelArg::from(w),
+                    KernelArg::from(h),
+                    KernelArg::from(pitch),
+                ],
                 &what,
             );
             let mut want = c0.clone();
@@ -122,7 +155,14 @@ fn sregs(backend: Backend) {
             let total = (tpb * nblocks) as usize;
             let out_buf = dev.alloc_zeroed(total * 16 * 4).unwrap();
             let what = format!("{file} sregs grid {grid:?} block {block:?} {backend:?}");
-            launch(&dev, &m, "sregs", &cfg(grid, block, backend), &[arg(&out_buf)], &what);
+            launch(
+                &dev,
+                &m,
+                "sregs",
+                &cfg(grid, block, backend),
+                &[arg(&out_buf)],
+                &what,
+            );
             let mut want = vec![0u32; total * 16];
             for bz in 0..grid[2] {
                 for by in 0..grid[1] {
@@ -137,8 +177,8 @@ fn sregs(backend: Backend) {
                                     let g = (bid * tpb + tid) as usize;
                                     let lane = tid % 32;
                                     want[16 * g..16 * g + 16].copy_from_slice(&[
-                                        tx, ty, tz, lane, block[0], block[1], block[2], tid, bx, by, bz, bid, grid[0],
-                                        grid[1], grid[2], g as u32,
+                                        tx, ty, tz, lane, block[0], block[1], block[2], tid, bx,
+                                        by, bz, bid, grid[0], grid[1], grid[2], g as u32,
                                     ]);
                                 }
                             }

@@ -17,8 +17,29 @@ struct Inputs {
 
 fn inputs(n: usize, seed: u64) -> Inputs {
     let mut rng = Rng::new(seed);
-    let edge32 = [0u32, 1, 2, 5, 0x7fff_ffff, 0x8000_0000, 0x8000_0001, 0xffff_ffff, 0xffff_fffb, 0xffff, 0x1_0000];
-    let edge64 = [0u64, 1, 0xffff_ffff, 0x1_0000_0000, u64::MAX, 1 << 63, (1 << 63) - 1, 0x8000_0000];
+    let edge32 = [
+        0u32,
+        1,
+        2,
+        5,
+        0x7fff_ffff,
+        0x8000_0000,
+        0x8000_0001,
+        0xffff_ffff,
+        0xffff_fffb,
+        0xffff,
+        0x1_0000,
+    ];
+    let edge64 = [
+        0u64,
+        1,
+        0xffff_ffff,
+        0x1_0000_0000,
+        u64::MAX,
+        1 << 63,
+        (1 << 63) - 1,
+        0x8000_0000,
+    ];
     let mut a = Vec::with_capacity(n);
     let mut b = Vec::with_capacity(n);
     for i in 0..n {
@@ -33,14 +54,42 @@ fn inputs(n: usize, seed: u64) -> Inputs {
             b.push(if i % 7 == 0 { x } else { rng.u32() });
         }
     }
-    let c = (0..n).map(|i| if i % 5 == 0 { edge64[(i / 5) % edge64.len()] } else { rng.u64() }).collect();
+    let c = (0..n)
+        .map(|i| {
+            if i % 5 == 0 {
+                edge64[(i / 5) % edge64.len()]
+            } else {
+                rng.u64()
+            }
+        })
+        .collect();
     let bytes = (0..n).map(|_| rng.u32() as u8).collect();
-    let halves = (0..n).map(|i| if i % 9 == 0 { [i16::MIN, -1, 0, 1, i16::MAX][(i / 9) % 5] } else { rng.u32() as i16 }).collect();
-    Inputs { a, b, c, bytes, halves }
+    let halves = (0..n)
+        .map(|i| {
+            if i % 9 == 0 {
+                [i16::MIN, -1, 0, 1, i16::MAX][(i / 9) % 5]
+            } else {
+                rng.u32() as i16
+            }
+        })
+        .collect();
+    Inputs {
+        a,
+        b,
+        c,
+        bytes,
+        halves,
+    }
 }
 
 /// The kernel's results for one thread, from the C source's operations written in Rust.
-fn reference(x: u32, y: u32, z: u64, bv: u8, hv: i16) -> ([u32; N32], [u64; N64], [u8; 2], [u16; 2]) {
+fn reference(
+    x: u32,
+    y: u32,
+    z: u64,
+    bv: u8,
+    hv: i16,
+) -> ([u32; N32], [u64; N64], [u8; 2], [u16; 2]) {
     let (sx, sy, sz) = (x as i32, y as i32, z as i64);
     let s = y & 31;
     let t = x & 31;
@@ -48,15 +97,19 @@ fn reference(x: u32, y: u32, z: u64, bv: u8, hv: i16) -> ([u32; N32], [u64; N64]
     let hx = x as u16;
     let hy = y as u16;
     let r = [
-        ((x as u64 * y as u64) >> 32) as u32,                 // __umulhi
-        ((sx as i64 * sy as i64) >> 32) as u32,               // __mulhi
-        x.wrapping_mul(y).wrapping_add(x ^ y),                // x*y + (x^y)
-        (x << s) ^ (y >> t),                                  // logical shifts
-        (sx >> s) as u32,                                     // arithmetic shift
-        if sx < sy { x ^ 0x55 } else { y.wrapping_add(7) },   // signed compare
-        if x < y { x.wrapping_sub(y) } else { x | y },        // unsigned compare
+        ((x as u64 * y as u64) >> 32) as u32,               // __umulhi
+        ((sx as i64 * sy as i64) >> 32) as u32,             // __mulhi
+        x.wrapping_mul(y).wrapping_add(x ^ y),              // x*y + (x^y)
+        (x << s) ^ (y >> t),                                // logical shifts
+        (sx >> s) as u32,                                   // arithmetic shift
+        if sx < sy { x ^ 0x55 } else { y.wrapping_add(7) }, // signed compare
+        if x < y { x.wrapping_sub(y) } else { x | y },      // unsigned compare
         !x & (y | 0xF0F0),
-        if (sx >= 0) == (sy >= 0) { x.wrapping_sub(y) } else { y.wrapping_sub(x) },
+        if (sx >= 0) == (sy >= 0) {
+            x.wrapping_sub(y)
+        } else {
+            y.wrapping_sub(x)
+        },
         (x == y) as u32,
         if x != 0 { 0xAAAA } else { 0x5555 },
         (sx <= -5) as u32,
@@ -67,14 +120,22 @@ fn reference(x: u32, y: u32, z: u64, bv: u8, hv: i16) -> ([u32; N32], [u64; N64]
         ((hx ^ hy) as i16 as i32 as u32) >> 3,
     ];
     let q = [
-        x as u64 * y as u64,                                  // mul.wide.u32
-        (sx as i64 * sy as i64) as u64,                       // mul.wide.s32
+        x as u64 * y as u64,            // mul.wide.u32
+        (sx as i64 * sy as i64) as u64, // mul.wide.s32
         z.wrapping_mul(z >> 7).wrapping_add(x as u64),
-        ((z as u128 * (z ^ y as u64) as u128) >> 64) as u64,  // __umul64hi(z, z ^ y)
+        ((z as u128 * (z ^ y as u64) as u128) >> 64) as u64, // __umul64hi(z, z ^ y)
         (z << u) ^ ((sz >> (63 - u)) as u64),
-        if sz < sx as i64 { z.wrapping_sub(x as u64) } else { z.wrapping_add(y as u64) },
+        if sz < sx as i64 {
+            z.wrapping_sub(x as u64)
+        } else {
+            z.wrapping_add(y as u64)
+        },
         (sx as i64 as u64).wrapping_add(y as u64),
-        if z > 0xFFFF_FFFF { (z >> 32).wrapping_mul(z & 0xFFFF_FFFF) } else { z.wrapping_sub(1) },
+        if z > 0xFFFF_FFFF {
+            (z >> 32).wrapping_mul(z & 0xFFFF_FFFF)
+        } else {
+            z.wrapping_sub(1)
+        },
     ];
     let o8 = [(bv as u32).wrapping_add(x) as u8, bv ^ 0xA5];
     // short * 3 and short >> 2 in int (no overflow), stored as unsigned short.
@@ -86,7 +147,10 @@ fn intmix(backend: Backend) {
     let dev = device();
     for file in variants("intmix") {
         let m = module(&dev, &file, backend);
-        for (s, &(n, block)) in [(121usize, 64u32), (1000, 128), (37, 32)].iter().enumerate() {
+        for (s, &(n, block)) in [(121usize, 64u32), (1000, 128), (37, 32)]
+            .iter()
+            .enumerate()
+        {
             let inp = inputs(n, 90 + s as u64);
             let bufs = (
                 dev.alloc_from(&inp.a).unwrap(),
@@ -121,7 +185,8 @@ fn intmix(backend: Backend) {
             );
             let (mut w32, mut w64, mut w8, mut w16) = (vec![], vec![], vec![], vec![]);
             for i in 0..n {
-                let (r, q, b8, b16) = reference(inp.a[i], inp.b[i], inp.c[i], inp.bytes[i], inp.halves[i]);
+                let (r, q, b8, b16) =
+                    reference(inp.a[i], inp.b[i], inp.c[i], inp.bytes[i], inp.halves[i]);
                 w32.extend_from_slice(&r);
                 w64.extend_from_slice(&q);
                 w8.extend_from_slice(&b8);
@@ -133,16 +198,32 @@ fn intmix(backend: Backend) {
             for k in 0..N32 {
                 let g: Vec<u32> = g32.iter().skip(k).step_by(N32).copied().collect();
                 let w: Vec<u32> = w32.iter().skip(k).step_by(N32).copied().collect();
-                fails.add(diff_slice(&g, &w, &format!("{what} o32 slot r[{k}] (thread = index)")));
+                fails.add(diff_slice(
+                    &g,
+                    &w,
+                    &format!("{what} o32 slot r[{k}] (thread = index)"),
+                ));
             }
             let g64 = dev.read::<u64>(&o64).unwrap();
             for k in 0..N64 {
                 let g: Vec<u64> = g64.iter().skip(k).step_by(N64).copied().collect();
                 let w: Vec<u64> = w64.iter().skip(k).step_by(N64).copied().collect();
-                fails.add(diff_slice(&g, &w, &format!("{what} o64 slot q[{k}] (thread = index)")));
+                fails.add(diff_slice(
+                    &g,
+                    &w,
+                    &format!("{what} o64 slot q[{k}] (thread = index)"),
+                ));
             }
-            fails.add(diff_slice(&dev.read::<u8>(&o8).unwrap(), &w8, &format!("{what} o8")));
-            fails.add(diff_slice(&dev.read::<u16>(&o16).unwrap(), &w16, &format!("{what} o16")));
+            fails.add(diff_slice(
+                &dev.read::<u8>(&o8).unwrap(),
+                &w8,
+                &format!("{what} o8"),
+            ));
+            fails.add(diff_slice(
+                &dev.read::<u16>(&o16).unwrap(),
+                &w16,
+                &format!("{what} o16"),
+            ));
             fails.finish(&what);
         }
     }

@@ -21,7 +21,12 @@ fn reference(k: u32) -> ([i32; 2], [f32; 4]) {
     a[(k.wrapping_mul(0x9E37_79B1) >> 29) as usize] = s;
     let ints = [s, a[(k >> 29) as usize]];
     let c = CVEC[(k & 1) as usize];
-    let f = [c[0] * (k & 255) as f32, c[1] + c[2], c[2] - c[0], c[3] * c[1]];
+    let f = [
+        c[0] * (k & 255) as f32,
+        c[1] + c[2],
+        c[2] - c[0],
+        c[3] * c[1],
+    ];
     (ints, f)
 }
 
@@ -33,7 +38,9 @@ fn local_const(backend: Backend) {
         let m = module(&dev, &file, backend);
         for (s, &(n, block)) in [(1usize, 32u32), (100, 64), (1000, 256)].iter().enumerate() {
             let mut rng = Rng::new(500 + s as u64);
-            let idx: Vec<u32> = (0..n).map(|i| if i < 40 { i as u32 } else { rng.u32() }).collect();
+            let idx: Vec<u32> = (0..n)
+                .map(|i| if i < 40 { i as u32 } else { rng.u32() })
+                .collect();
             let idx_buf = dev.alloc_from(&idx).unwrap();
             let out = dev.alloc_zeroed(n * 8).unwrap();
             let fout = dev.alloc_zeroed(n * 16).unwrap();
@@ -43,7 +50,12 @@ fn local_const(backend: Backend) {
                 &m,
                 "local_const",
                 &cfg([blocks(n, block), 1, 1], [block, 1, 1], backend),
-                &[arg(&idx_buf), arg(&out), arg(&fout), KernelArg::from(n as u32)],
+                &[
+                    arg(&idx_buf),
+                    arg(&out),
+                    arg(&fout),
+                    KernelArg::from(n as u32),
+                ],
                 &what,
             );
             let (mut wi, mut wf) = (vec![], vec![]);
@@ -53,7 +65,11 @@ fn local_const(backend: Backend) {
                 wf.extend_from_slice(&f4);
             }
             assert_slice_eq(&dev.read::<i32>(&out).unwrap(), &wi, &what);
-            assert_f32_bits(&dev.read::<f32>(&fout).unwrap(), &wf, &format!("{what} (float4 from __constant__)"));
+            assert_f32_bits(
+                &dev.read::<f32>(&fout).unwrap(),
+                &wf,
+                &format!("{what} (float4 from __constant__)"),
+            );
         }
     }
 }

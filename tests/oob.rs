@@ -9,7 +9,14 @@ use common::*;
 /// argument).
 fn device_addr(dev: &Device, m: &ptxjit::Module, buf: &Buffer, backend: Backend) -> u64 {
     let dst = dev.alloc_zeroed(8).unwrap();
-    launch(dev, m, "ptr_of", &cfg([1, 1, 1], [1, 1, 1], backend), &[arg(buf), arg(&dst)], "ptr_of");
+    launch(
+        dev,
+        m,
+        "ptr_of",
+        &cfg([1, 1, 1], [1, 1, 1], backend),
+        &[arg(buf), arg(&dst)],
+        "ptr_of",
+    );
     dev.read::<u64>(&dst).unwrap()[0]
 }
 
@@ -50,7 +57,16 @@ fn store_past_end(backend: Backend) {
         assert_eq!(f.block, [1, 1, 0], "{what}: {msg}");
         assert_eq!(f.thread, [7, 3, 0], "{what}: {msg}");
         assert_eq!(f.addr, base + 128 * 4, "{what}: {msg}");
-        assert_fault_message(&msg, "oob_store", &file, "st.global.u32", line, [1, 1, 0], [7, 3, 0], base + 512);
+        assert_fault_message(
+            &msg,
+            "oob_store",
+            &file,
+            "st.global.u32",
+            line,
+            [1, 1, 0],
+            [7, 3, 0],
+            base + 512,
+        );
         still_usable(&dev, backend, &what);
     }
 }
@@ -67,19 +83,51 @@ fn store_far_away(backend: Backend) {
         let offset: u64 = 1 << 40;
         let what = format!("{file} oob_store offset 2^40 {backend:?}");
         let (grid, block) = ([3u32, 2u32, 1u32], [16u32, 2u32, 1u32]);
-        let r = dev.launch(&m, "oob_store", &cfg(grid, block, backend), &[arg(&out), KernelArg::from(offset)]);
+        let r = dev.launch(
+            &m,
+            "oob_store",
+            &cfg(grid, block, backend),
+            &[arg(&out), KernelArg::from(offset)],
+        );
         let (e, msg) = expect_fault(r, &what);
         let Error::Fault(f) = e else { unreachable!() };
         assert_eq!(f.kernel, "oob_store", "{what}: {msg}");
         assert_eq!(f.inst, "st.global.u32", "{what}: {msg}");
-        assert_eq!(f.line, line_of(&ptx, "oob_store", "st.global.u32"), "{what}: {msg}");
-        assert!(f.block[0] < grid[0] && f.block[1] < grid[1] && f.block[2] == 0, "{what}: block {:?}", f.block);
-        assert!(f.thread[0] < block[0] && f.thread[1] < block[1] && f.thread[2] == 0, "{what}: thread {:?}", f.thread);
+        assert_eq!(
+            f.line,
+            line_of(&ptx, "oob_store", "st.global.u32"),
+            "{what}: {msg}"
+        );
+        assert!(
+            f.block[0] < grid[0] && f.block[1] < grid[1] && f.block[2] == 0,
+            "{what}: block {:?}",
+            f.block
+        );
+        assert!(
+            f.thread[0] < block[0] && f.thread[1] < block[1] && f.thread[2] == 0,
+            "{what}: thread {:?}",
+            f.thread
+        );
         // i = (blockIdx.y * gridDim.x + blockIdx.x) * (bx*by) + threadIdx.y * bx + threadIdx.x
-        let i = (f.block[1] * grid[0] + f.block[0]) * (block[0] * block[1]) + f.thread[1] * block[0] + f.thread[0];
+        let i = (f.block[1] * grid[0] + f.block[0]) * (block[0] * block[1])
+            + f.thread[1] * block[0]
+            + f.thread[0];
         // out[i + offset]: the index is computed in 64 bits (i is u32, offset u64).
-        assert_eq!(f.addr, base.wrapping_add((i as u64 + offset) * 4), "{what}: {msg}");
-        assert_fault_message(&msg, "oob_store", &file, "st.global.u32", f.line, f.block, f.thread, f.addr);
+        assert_eq!(
+            f.addr,
+            base.wrapping_add((i as u64 + offset) * 4),
+            "{what}: {msg}"
+        );
+        assert_fault_message(
+            &msg,
+            "oob_store",
+            &file,
+            "st.global.u32",
+            f.line,
+            f.block,
+            f.thread,
+            f.addr,
+        );
         still_usable(&dev, backend, &what);
     }
 }
@@ -94,7 +142,12 @@ fn load_past_end(backend: Backend) {
         let out = dev.alloc_zeroed(64 * 4).unwrap();
         let base = device_addr(&dev, &m, &input, backend);
         let what = format!("{file} oob_load {backend:?}");
-        let r = dev.launch(&m, "oob_load", &cfg([1, 1, 1], [64, 1, 1], backend), &[arg(&input), arg(&out), KernelArg::from(1u32)]);
+        let r = dev.launch(
+            &m,
+            "oob_load",
+            &cfg([1, 1, 1], [64, 1, 1], backend),
+            &[arg(&input), arg(&out), KernelArg::from(1u32)],
+        );
         let (e, msg) = expect_fault(r, &what);
         let Error::Fault(f) = e else { unreachable!() };
         let line = line_of(&ptx, "oob_load", "ld.global.u32");
@@ -105,7 +158,16 @@ fn load_past_end(backend: Backend) {
         assert_eq!(f.block, [0, 0, 0], "{what}: {msg}");
         assert_eq!(f.thread, [63, 0, 0], "{what}: {msg}");
         assert_eq!(f.addr, base + 64 * 4, "{what}: {msg}");
-        assert_fault_message(&msg, "oob_load", &file, "ld.global.u32", line, [0, 0, 0], [63, 0, 0], base + 256);
+        assert_fault_message(
+            &msg,
+            "oob_load",
+            &file,
+            "ld.global.u32",
+            line,
+            [0, 0, 0],
+            [63, 0, 0],
+            base + 256,
+        );
         still_usable(&dev, backend, &what);
     }
 }
@@ -116,7 +178,11 @@ fn still_usable(dev: &Device, backend: Backend, what: &str) {
     let n = 300;
     let a: Vec<f32> = (0..n).map(|i| i as f32).collect();
     let b: Vec<f32> = (0..n).map(|i| 0.25 * i as f32).collect();
-    let (ab, bb, cb) = (dev.alloc_from(&a).unwrap(), dev.alloc_from(&b).unwrap(), dev.alloc_zeroed(n * 4).unwrap());
+    let (ab, bb, cb) = (
+        dev.alloc_from(&a).unwrap(),
+        dev.alloc_from(&b).unwrap(),
+        dev.alloc_zeroed(n * 4).unwrap(),
+    );
     launch(
         dev,
         &m,
@@ -126,7 +192,11 @@ fn still_usable(dev: &Device, backend: Backend, what: &str) {
         &format!("vecadd after the fault of {what}"),
     );
     let want: Vec<f32> = (0..n).map(|i| a[i] + b[i]).collect();
-    assert_f32_bits(&dev.read::<f32>(&cb).unwrap(), &want, &format!("vecadd after the fault of {what}"));
+    assert_f32_bits(
+        &dev.read::<f32>(&cb).unwrap(),
+        &want,
+        &format!("vecadd after the fault of {what}"),
+    );
 }
 
 /// The in-bounds launch of the same kernel succeeds (offset 0): the fault tests fail for
@@ -136,8 +206,19 @@ fn in_bounds(backend: Backend) {
     for file in variants("oob") {
         let m = module(&dev, &file, backend);
         let out = dev.alloc_zeroed(128 * 4).unwrap();
-        launch(&dev, &m, "oob_store", &cfg([2, 2, 1], [8, 4, 1], backend), &[arg(&out), KernelArg::from(0u64)], &file);
-        assert_slice_eq(&dev.read::<u32>(&out).unwrap(), &(0..128u32).collect::<Vec<_>>(), &format!("{file} oob_store offset 0"));
+        launch(
+            &dev,
+            &m,
+            "oob_store",
+            &cfg([2, 2, 1], [8, 4, 1], backend),
+            &[arg(&out), KernelArg::from(0u64)],
+            &file,
+        );
+        assert_slice_eq(
+            &dev.read::<u32>(&out).unwrap(),
+            &(0..128u32).collect::<Vec<_>>(),
+            &format!("{file} oob_store offset 0"),
+        );
     }
 }
 

@@ -23,7 +23,10 @@ fn param_struct(backend: Backend) {
     let dev = device();
     for file in variants("params") {
         let m = module(&dev, &file, backend);
-        for (s, &(n, block, shift)) in [(1usize, 32u32, 0i32), (100, 64, 3), (1000, 256, 31)].iter().enumerate() {
+        for (s, &(n, block, shift)) in [(1usize, 32u32, 0i32), (100, 64, 3), (1000, 256, 31)]
+            .iter()
+            .enumerate()
+        {
             let mut rng = Rng::new(700 + s as u64);
             let (scale, bias) = (rng.f32(), rng.f32());
             let mix = [rng.f32(), rng.f32(), rng.f32(), rng.f32()];
@@ -58,8 +61,16 @@ fn param_struct(backend: Backend) {
                     ((i as i32) >> shift) as f32 * mix[3],
                 ]);
             }
-            assert_f32_bits(&dev.read::<f32>(&y_buf).unwrap(), &want_y, &format!("{what} y"));
-            assert_f32_bits(&dev.read::<f32>(&z_buf).unwrap(), &want_z, &format!("{what} z"));
+            assert_f32_bits(
+                &dev.read::<f32>(&y_buf).unwrap(),
+                &want_y,
+                &format!("{what} y"),
+            );
+            assert_f32_bits(
+                &dev.read::<f32>(&z_buf).unwrap(),
+                &want_z,
+                &format!("{what} z"),
+            );
         }
     }
 }

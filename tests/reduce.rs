@@ -13,7 +13,9 @@ fn tree_sums<T: Copy>(input: &[T], zero: T, block: usize, add: impl Fn(T, T) -> 
     input
         .chunks(block)
         .map(|chunk| {
-            let mut s: Vec<T> = (0..block).map(|t| chunk.get(t).copied().unwrap_or(zero)).collect();
+            let mut s: Vec<T> = (0..block)
+                .map(|t| chunk.get(t).copied().unwrap_or(zero))
+                .collect();
             let mut stride = block / 2;
             while stride > 0 {
                 for t in 0..stride {
@@ -45,10 +47,15 @@ fn block_sum_u32(backend: Backend) {
                 &[arg(&in_buf), arg(&out_buf), KernelArg::from(n as u32)],
                 &what,
             );
-            let want: Vec<u32> =
-                input.chunks(BLOCK as usize).map(|c| c.iter().fold(0u32, |a, &v| a.wrapping_add(v))).collect();
+            let want: Vec<u32> = input
+                .chunks(BLOCK as usize)
+                .map(|c| c.iter().fold(0u32, |a, &v| a.wrapping_add(v)))
+                .collect();
             // The tree gives the same wrapped sum as a sequential fold.
-            assert_eq!(want, tree_sums(&input, 0u32, BLOCK as usize, u32::wrapping_add));
+            assert_eq!(
+                want,
+                tree_sums(&input, 0u32, BLOCK as usize, u32::wrapping_add)
+            );
             assert_slice_eq(&dev.read::<u32>(&out_buf).unwrap(), &want, &what);
         }
     }
@@ -84,8 +91,16 @@ fn block_sum_dyn_u64(backend: Backend) {
     let dev = device();
     for file in variants("reduce") {
         let m = module(&dev, &file, backend);
-        for (s, &(n, block)) in
-            [(1usize, 32u32), (100, 32), (1000, 64), (1000, 128), (5000, 512), (3000, 1024)].iter().enumerate()
+        for (s, &(n, block)) in [
+            (1usize, 32u32),
+            (100, 32),
+            (1000, 64),
+            (1000, 128),
+            (5000, 512),
+            (3000, 1024),
+        ]
+        .iter()
+        .enumerate()
         {
             let mut rng = Rng::new(60 + s as u64);
             let input = rng.vec_u32(n);
@@ -95,9 +110,19 @@ fn block_sum_dyn_u64(backend: Backend) {
             let what = format!("{file} block_sum_dyn_u64 n={n} block={block} {backend:?}");
             // extern __shared__ unsigned long long dyn[]: one u64 per thread.
             let c = cfg([grid, 1, 1], [block, 1, 1], backend).shared_bytes((block * 8) as _);
-            launch(&dev, &m, "block_sum_dyn_u64", &c, &[arg(&in_buf), arg(&out_buf), KernelArg::from(n as u32)], &what);
+            launch(
+                &dev,
+                &m,
+                "block_sum_dyn_u64",
+                &c,
+                &[arg(&in_buf), arg(&out_buf), KernelArg::from(n as u32)],
+                &what,
+            );
             // At most 1024 u32 per block: the u64 sums are exact.
-            let want: Vec<u64> = input.chunks(block as usize).map(|c| c.iter().map(|&v| v as u64).sum()).collect();
+            let want: Vec<u64> = input
+                .chunks(block as usize)
+                .map(|c| c.iter().map(|&v| v as u64).sum())
+                .collect();
             assert_slice_eq(&dev.read::<u64>(&out_buf).unwrap(), &want, &what);
         }
     }

@@ -32,7 +32,12 @@ fn run_f32(backend: Backend, kernel: &str, reference: impl Fn(f32, f32, f32) -> 
                     &m,
                     kernel,
                     &cfg([grid, 1, 1], [block, 1, 1], backend),
-                    &[KernelArg::from(n as u32), KernelArg::from(a), arg(&x_buf), arg(&y_buf)],
+                    &[
+                        KernelArg::from(n as u32),
+                        KernelArg::from(a),
+                        arg(&x_buf),
+                        arg(&y_buf),
+                    ],
                     &what,
                 );
                 let mut want: Vec<f32> = (0..n).map(|i| reference(a, x[i], y[i])).collect();
@@ -73,7 +78,12 @@ fn daxpy(backend: Backend) {
                 &m,
                 "daxpy",
                 &cfg([blocks(n, block), 1, 1], [block, 1, 1], backend),
-                &[KernelArg::from(n as u32), KernelArg::from(a), arg(&x_buf), arg(&y_buf)],
+                &[
+                    KernelArg::from(n as u32),
+                    KernelArg::from(a),
+                    arg(&x_buf),
+                    arg(&y_buf),
+                ],
                 &what,
             );
             // fma(a, x, y): fma.rn.f64.
@@ -88,7 +98,9 @@ fn daxpy(backend: Backend) {
 fn readme_example(backend: Backend) {
     let dev = device();
     let ptx = load_root("examples/saxpy.ptx");
-    let m = dev.load_ptx(&ptx, "saxpy.ptx").unwrap_or_else(|e| panic!("examples/saxpy.ptx: {e}"));
+    let m = dev
+        .load_ptx(&ptx, "saxpy.ptx")
+        .unwrap_or_else(|e| panic!("examples/saxpy.ptx: {e}"));
     let x = f32_file("examples/x.bin");
     let y = f32_file("examples/y.bin");
     assert_eq!((x.len(), y.len()), (1000, 1000));
@@ -99,17 +111,29 @@ fn readme_example(backend: Backend) {
         &m,
         "saxpy",
         &cfg([4, 1, 1], [256, 1, 1], backend),
-        &[KernelArg::from(1000u32), KernelArg::from(2.0f32), arg(&x_buf), arg(&y_buf)],
+        &[
+            KernelArg::from(1000u32),
+            KernelArg::from(2.0f32),
+            arg(&x_buf),
+            arg(&y_buf),
+        ],
         "examples/saxpy.ptx",
     );
     let want: Vec<f32> = (0..1000).map(|i| 2.0f32.mul_add(x[i], y[i])).collect();
-    assert_f32_bits(&dev.read::<f32>(&y_buf).unwrap(), &want, &format!("examples/saxpy.ptx {backend:?}"));
+    assert_f32_bits(
+        &dev.read::<f32>(&y_buf).unwrap(),
+        &want,
+        &format!("examples/saxpy.ptx {backend:?}"),
+    );
 }
 
 pub fn f32_file(path: &str) -> Vec<f32> {
     let path = format!("{}/{}", env!("CARGO_MANIFEST_DIR"), path);
     let bytes = std::fs::read(&path).unwrap_or_else(|e| panic!("{path}: {e}"));
-    bytes.chunks_exact(4).map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]])).collect()
+    bytes
+        .chunks_exact(4)
+        .map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+        .collect()
 }
 
 both_backends!(saxpy, saxpy_mul_add, daxpy, readme_example);

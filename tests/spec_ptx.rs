@@ -15,27 +15,29 @@ use common::*;
 fn fcmp(op: usize, a: f64, b: f64) -> bool {
     let nan = a.is_nan() || b.is_nan();
     match op {
-        0 => !nan && a == b,  // eq
-        1 => !nan && a != b,  // ne
-        2 => !nan && a < b,   // lt
-        3 => !nan && a <= b,  // le
-        4 => !nan && a > b,   // gt
-        5 => !nan && a >= b,  // ge
-        6 => nan || a == b,   // equ
-        7 => nan || a != b,   // neu
-        8 => nan || a < b,    // ltu
-        9 => nan || a <= b,   // leu
-        10 => nan || a > b,   // gtu
-        11 => nan || a >= b,  // geu
-        12 => !nan,           // num
-        13 => nan,            // nan
+        0 => !nan && a == b, // eq
+        1 => !nan && a != b, // ne
+        2 => !nan && a < b,  // lt
+        3 => !nan && a <= b, // le
+        4 => !nan && a > b,  // gt
+        5 => !nan && a >= b, // ge
+        6 => nan || a == b,  // equ
+        7 => nan || a != b,  // neu
+        8 => nan || a < b,   // ltu
+        9 => nan || a <= b,  // leu
+        10 => nan || a > b,  // gtu
+        11 => nan || a >= b, // geu
+        12 => !nan,          // num
+        13 => nan,           // nan
         _ => unreachable!(),
     }
 }
 
 /// Bits k (p) and 16 + k (q = !p) of each of the 14 comparisons.
 fn fmask(a: f64, b: f64) -> u32 {
-    (0..14).map(|k| if fcmp(k, a, b) { 1 << k } else { 1 << (16 + k) }).sum()
+    (0..14)
+        .map(|k| if fcmp(k, a, b) { 1 << k } else { 1 << (16 + k) })
+        .sum()
 }
 
 fn float_pairs() -> (Vec<f32>, Vec<f32>) {
@@ -67,7 +69,11 @@ fn float_pairs() -> (Vec<f32>, Vec<f32>) {
     for _ in 0..100 {
         let x = rng.f32();
         a.push(x);
-        b.push(if rng.u32() % 3 == 0 { x } else { rng.f32() });
+        b.push(if rng.u32().is_multiple_of(3) {
+            x
+        } else {
+            rng.f32()
+        });
     }
     (a, b)
 }
@@ -90,7 +96,9 @@ fn setp_float(backend: Backend) {
         &what,
     );
     // out[2i]: as f32; out[2i+1]: as f64 after cvt.f64.f32 (exact, NaN stays NaN).
-    let want: Vec<u32> = (0..n).flat_map(|i| [fmask(a[i] as f64, b[i] as f64); 2]).collect();
+    let want: Vec<u32> = (0..n)
+        .flat_map(|i| [fmask(a[i] as f64, b[i] as f64); 2])
+        .collect();
     let got = dev.read::<u32>(&out).unwrap();
     for i in 0..n {
         assert_eq!(
@@ -169,7 +177,7 @@ fn setp_int_reference(x: u32, y: u32) -> [u32; 4] {
         | pq(!fnan && fx < fy, c, and, 9)          // lt: ordered
         | pq(fnan || fx < fy, !c, or, 10)          // ltu: unordered
         | pq(fnan, c, and, 11)                     // nan
-        | bit(!(sx <= sy) && c, 25); // `_|q` of setp.le.and.s32: only q, at bit 2*12+1
+        | bit(sx > sy && c, 25); // `_|q` of setp.le.and.s32: only q = !(x <= y) & c, at bit 2*12+1
     let p1 = sx < sy;
     let w2 = bit(p1 && c, 0)
         | bit(p1 || c, 1)
@@ -262,8 +270,15 @@ fn pred_examples(backend: Backend) {
     let (grid, block, n) = (3u32, 64u32, 100i32);
     let total = (grid * block) as usize;
     let mut rng = Rng::new(602);
-    let input: Vec<i32> =
-        (0..total).map(|i| if i < 8 { [0, -1, 1, i32::MAX, i32::MIN, 2, 3, -4][i] } else { rng.u32() as i32 }).collect();
+    let input: Vec<i32> = (0..total)
+        .map(|i| {
+            if i < 8 {
+                [0, -1, 1, i32::MAX, i32::MIN, 2, 3, -4][i]
+            } else {
+                rng.u32() as i32
+            }
+        })
+        .collect();
     let in_buf = dev.alloc_from(&input).unwrap();
     let out = dev.alloc_from(&vec![UNTOUCHED; 8 * total]).unwrap();
     let what = format!("{file} pred_examples {backend:?}");
@@ -283,17 +298,23 @@ fn pred_examples(backend: Backend) {
         let y = (j & 3) as f32;
         let ratio = if y == 0.0 { -1.0f32 } else { ii as f32 / y };
         let want = [
-            inc,                                              // @p add
-            inc,                                              // @!p bra over the add
-            ratio.to_bits(),                                  // @!p div.rn.f32
-            if ii as f32 >= 8.0 { 1 } else { 23 },            // @q bra L23
-            if i % 2 == 0 { j as u32 } else { 0x77 },         // @p ld, null address when !p
-            j.wrapping_add(105) as u32,                       // { } scopes
-            (j < 0) as u32,                                   // selp.u32 1, 0, p
+            inc,                                               // @p add
+            inc,                                               // @!p bra over the add
+            ratio.to_bits(),                                   // @!p div.rn.f32
+            if ii as f32 >= 8.0 { 1 } else { 23 },             // @q bra L23
+            if i % 2 == 0 { j as u32 } else { 0x77 },          // @p ld, null address when !p
+            j.wrapping_add(105) as u32,                        // { } scopes
+            (j < 0) as u32,                                    // selp.u32 1, 0, p
             if i & 3 == 1 { 7 * i as u32 } else { UNTOUCHED }, // @p ret, @p st
         ];
         for k in 0..8 {
-            assert_eq!(got[8 * i + k], want[k], "{what}: thread {i} (j = {j}) word {k}: got {:#x}, want {:#x}", got[8 * i + k], want[k]);
+            assert_eq!(
+                got[8 * i + k],
+                want[k],
+                "{what}: thread {i} (j = {j}) word {k}: got {:#x}, want {:#x}",
+                got[8 * i + k],
+                want[k]
+            );
         }
     }
 }
@@ -318,12 +339,36 @@ fn exit_barrier(backend: Backend) {
     let dev = device();
     let file = "spec_exit.ptx";
     let m = module(&dev, file, backend);
-    for &(block, k) in &[(96u32, 40u32), (96, 0), (96, 1), (96, 31), (96, 32), (96, 33), (96, 95), (96, 96), (128, 64), (50, 49)] {
+    for &(block, k) in &[
+        (96u32, 40u32),
+        (96, 0),
+        (96, 1),
+        (96, 31),
+        (96, 32),
+        (96, 33),
+        (96, 95),
+        (96, 96),
+        (128, 64),
+        (50, 49),
+    ] {
         let grid = 2;
-        let out = dev.alloc_from(&vec![UNTOUCHED; (grid * block) as usize]).unwrap();
+        let out = dev
+            .alloc_from(&vec![UNTOUCHED; (grid * block) as usize])
+            .unwrap();
         let what = format!("{file} exit_barrier block={block} k={k} {backend:?}");
-        launch(&dev, &m, "exit_barrier", &cfg([grid, 1, 1], [block, 1, 1], backend), &[arg(&out), KernelArg::from(k)], &what);
-        assert_slice_eq(&dev.read::<u32>(&out).unwrap(), &barrier_reference(grid, block, k), &what);
+        launch(
+            &dev,
+            &m,
+            "exit_barrier",
+            &cfg([grid, 1, 1], [block, 1, 1], backend),
+            &[arg(&out), KernelArg::from(k)],
+            &what,
+        );
+        assert_slice_eq(
+            &dev.read::<u32>(&out).unwrap(),
+            &barrier_reference(grid, block, k),
+            &what,
+        );
     }
 }
 
@@ -331,13 +376,36 @@ fn ret_barrier(backend: Backend) {
     let dev = device();
     let file = "spec_exit.ptx";
     let m = module(&dev, file, backend);
-    for &(block, k) in &[(96u32, 40u32), (96, 0), (96, 1), (96, 2), (96, 33), (96, 34), (96, 96), (128, 128), (50, 49)] {
+    for &(block, k) in &[
+        (96u32, 40u32),
+        (96, 0),
+        (96, 1),
+        (96, 2),
+        (96, 33),
+        (96, 34),
+        (96, 96),
+        (128, 128),
+        (50, 49),
+    ] {
         let grid = 3;
-        let out = dev.alloc_from(&vec![UNTOUCHED; (grid * block) as usize]).unwrap();
+        let out = dev
+            .alloc_from(&vec![UNTOUCHED; (grid * block) as usize])
+            .unwrap();
         let what = format!("{file} ret_barrier block={block} k={k} {backend:?}");
-        launch(&dev, &m, "ret_barrier", &cfg([grid, 1, 1], [block, 1, 1], backend), &[arg(&out), KernelArg::from(k)], &what);
+        launch(
+            &dev,
+            &m,
+            "ret_barrier",
+            &cfg([grid, 1, 1], [block, 1, 1], backend),
+            &[arg(&out), KernelArg::from(k)],
+            &what,
+        );
         // Threads t >= k - 1 leave before the barrier.
-        assert_slice_eq(&dev.read::<u32>(&out).unwrap(), &barrier_reference(grid, block, k.saturating_sub(1)), &what);
+        assert_slice_eq(
+            &dev.read::<u32>(&out).unwrap(),
+            &barrier_reference(grid, block, k.saturating_sub(1)),
+            &what,
+        );
     }
 }
 
@@ -346,11 +414,32 @@ fn ret_barrier(backend: Backend) {
 
 fn divergence_inputs(n: usize, seed: u64) -> Vec<u32> {
     let mut rng = Rng::new(seed);
-    (0..n).map(|i| if i < 100 { i as u32 } else if i % 2 == 0 { rng.range(0, 5000) } else { rng.u32() }).collect()
+    (0..n)
+        .map(|i| {
+            if i < 100 {
+                i as u32
+            } else if i % 2 == 0 {
+                rng.range(0, 5000)
+            } else {
+                rng.u32()
+            }
+        })
+        .collect()
 }
 
-fn run_u32_kernel(backend: Backend, kernel: &str, per_thread: usize, reference: impl Fn(usize, u32) -> Vec<u32>) {
-    run_u32_kernel_in(backend, "spec_divergence.ptx", kernel, per_thread, |i, v, _| reference(i, v))
+fn run_u32_kernel(
+    backend: Backend,
+    kernel: &str,
+    per_thread: usize,
+    reference: impl Fn(usize, u32) -> Vec<u32>,
+) {
+    run_u32_kernel_in(
+        backend,
+        "spec_divergence.ptx",
+        kernel,
+        per_thread,
+        |i, v, _| reference(i, v),
+    )
 }
 
 /// Runs `kernel(in, out, n)` of `file` over a few sizes; `reference(i, in[i], n)` gives
@@ -377,7 +466,9 @@ fn run_u32_kernel_in(
             &[arg(&in_buf), arg(&out), KernelArg::from(n as u32)],
             &what,
         );
-        let want: Vec<u32> = (0..n).flat_map(|i| reference(i, input[i], n as u32)).collect();
+        let want: Vec<u32> = (0..n)
+            .flat_map(|i| reference(i, input[i], n as u32))
+            .collect();
         assert_slice_eq(&dev.read::<u32>(&out).unwrap(), &want, &what);
     }
 }
@@ -387,7 +478,11 @@ fn irreducible(backend: Backend) {
         let (mut v, mut c) = (v, 0u32);
         let mut odd = v & 1 == 1; // which loop entry
         loop {
-            v = if odd { v.wrapping_mul(3).wrapping_add(1) } else { v >> 1 };
+            v = if odd {
+                v.wrapping_mul(3).wrapping_add(1)
+            } else {
+                v >> 1
+            };
             c += 1;
             if v == 1 || c >= 100 {
                 break;
@@ -446,10 +541,10 @@ fn brx_switch(backend: Backend) {
         loop {
             steps += 1;
             acc = match acc & 3 {
-                0 => acc.wrapping_add(1),                     // L0
-                1 => acc.wrapping_mul(2).wrapping_add(1),     // L1
-                2 => (acc ^ 0xff).wrapping_sub(3),            // L2 falls into L3
-                _ => acc.wrapping_sub(3),                     // L3
+                0 => acc.wrapping_add(1),                 // L0
+                1 => acc.wrapping_mul(2).wrapping_add(1), // L1
+                2 => (acc ^ 0xff).wrapping_sub(3),        // L2 falls into L3
+                _ => acc.wrapping_sub(3),                 // L3
             };
             if acc & 0x10 != 0 || steps == 5 {
                 break;
@@ -463,4 +558,14 @@ fn brx_switch(backend: Backend) {
     });
 }
 
-both_backends!(setp_float, setp_int, pred_examples, exit_barrier, ret_barrier, irreducible, dispatch, nested, brx_switch);
+both_backends!(
+    setp_float,
+    setp_int,
+    pred_examples,
+    exit_barrier,
+    ret_barrier,
+    irreducible,
+    dispatch,
+    nested,
+    brx_switch
+);

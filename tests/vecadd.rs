@@ -30,7 +30,12 @@ fn vecadd(backend: Backend) {
                     &m,
                     "vecadd",
                     &cfg([grid, 1, 1], [block, 1, 1], backend),
-                    &[arg(&a_buf), arg(&b_buf), arg(&c_buf), KernelArg::from(n as u32)],
+                    &[
+                        arg(&a_buf),
+                        arg(&b_buf),
+                        arg(&c_buf),
+                        KernelArg::from(n as u32),
+                    ],
                     &what,
                 );
                 let mut want: Vec<f32> = (0..n).map(|i| a[i] + b[i]).collect();
@@ -45,7 +50,10 @@ fn vecadd4(backend: Backend) {
     let dev = device();
     for file in variants("vecadd") {
         let m = module(&dev, &file, backend);
-        for (s, &n) in [1usize, 3, 4, 5, 31, 33, 1000, 1003, 4099].iter().enumerate() {
+        for (s, &n) in [1usize, 3, 4, 5, 31, 33, 1000, 1003, 4099]
+            .iter()
+            .enumerate()
+        {
             for &block in &[32u32, 128] {
                 let mut rng = Rng::new(2000 + s as u64);
                 let a = rng.vec_f32(n);
@@ -62,7 +70,12 @@ fn vecadd4(backend: Backend) {
                     &m,
                     "vecadd4",
                     &cfg([grid, 1, 1], [block, 1, 1], backend),
-                    &[arg(&a_buf), arg(&b_buf), arg(&c_buf), KernelArg::from(n as u32)],
+                    &[
+                        arg(&a_buf),
+                        arg(&b_buf),
+                        arg(&c_buf),
+                        KernelArg::from(n as u32),
+                    ],
                     &what,
                 );
                 let want: Vec<f32> = (0..n).map(|i| a[i] + b[i]).collect();
@@ -106,14 +119,28 @@ fn vecsubmul_f64(backend: Backend) {
                 &m,
                 "vecsubmul_f64",
                 &cfg([blocks(n, 64), 1, 1], [64, 1, 1], backend),
-                &[arg(&a_buf), arg(&b_buf), arg(&c_buf), arg(&d_buf), KernelArg::from(n as u32)],
+                &[
+                    arg(&a_buf),
+                    arg(&b_buf),
+                    arg(&c_buf),
+                    arg(&d_buf),
+                    KernelArg::from(n as u32),
+                ],
                 &what,
             );
             // inf - inf is NaN: the ISA leaves that NaN's bits unspecified.
             let want_c: Vec<f64> = (0..n).map(|i| a[i] - b[i]).collect();
             let want_d: Vec<f64> = (0..n).map(|i| a[i] * b[i]).collect();
-            assert_f64_bits_nan_any(&dev.read::<f64>(&c_buf).unwrap(), &want_c, &format!("{what} (sub)"));
-            assert_f64_bits(&dev.read::<f64>(&d_buf).unwrap(), &want_d, &format!("{what} (mul)"));
+            assert_f64_bits_nan_any(
+                &dev.read::<f64>(&c_buf).unwrap(),
+                &want_c,
+                &format!("{what} (sub)"),
+            );
+            assert_f64_bits(
+                &dev.read::<f64>(&d_buf).unwrap(),
+                &want_d,
+                &format!("{what} (mul)"),
+            );
         }
     }
 }

@@ -50,7 +50,10 @@ pub fn load_root(path: &str) -> String {
 
 /// The compiled variants of a CUDA kernel source: `<stem>.clang.ptx`, `<stem>.nvrtc.ptx`.
 pub fn variants(stem: &str) -> Vec<String> {
-    COMPILERS.iter().map(|c| format!("{stem}.{c}.ptx")).collect()
+    COMPILERS
+        .iter()
+        .map(|c| format!("{stem}.{c}.ptx"))
+        .collect()
 }
 
 pub fn device() -> Device {
@@ -74,14 +77,22 @@ pub fn cfg(grid: [u32; 3], block: [u32; 3], backend: Backend) -> LaunchConfig {
 }
 
 /// Launches and panics with the error (and where) if the launch fails.
-pub fn launch(dev: &Device, m: &ptxjit::Module, kernel: &str, cfg: &LaunchConfig, args: &[KernelArg], what: &str) {
+pub fn launch(
+    dev: &Device,
+    m: &ptxjit::Module,
+    kernel: &str,
+    cfg: &LaunchConfig,
+    args: &[KernelArg],
+    what: &str,
+) {
     if let Err(e) = dev.launch(m, kernel, cfg, args) {
         panic!("{what}: launch of {kernel} failed: {e}");
     }
 }
 
 pub fn zeroed(dev: &Device, bytes: usize) -> Buffer {
-    dev.alloc_zeroed(bytes).unwrap_or_else(|e| panic!("alloc_zeroed({bytes}): {e}"))
+    dev.alloc_zeroed(bytes)
+        .unwrap_or_else(|e| panic!("alloc_zeroed({bytes}): {e}"))
 }
 
 pub fn arg(b: &Buffer) -> KernelArg {
@@ -170,9 +181,17 @@ pub fn diff_slice<T: PartialEq + Debug>(got: &[T], want: &[T], what: &str) -> Op
     if bad.is_empty() {
         return None;
     }
-    let lines: Vec<String> =
-        bad.iter().take(SHOW).map(|&i| format!("  [{i}] got {:?}, want {:?}", got[i], want[i])).collect();
-    Some(format!("{what}: {} of {} elements differ:\n{}", bad.len(), got.len(), lines.join("\n")))
+    let lines: Vec<String> = bad
+        .iter()
+        .take(SHOW)
+        .map(|&i| format!("  [{i}] got {:?}, want {:?}", got[i], want[i]))
+        .collect();
+    Some(format!(
+        "{what}: {} of {} elements differ:\n{}",
+        bad.len(),
+        got.len(),
+        lines.join("\n")
+    ))
 }
 
 /// Bit-exact f32 comparison (NaN payloads included, -0.0 != +0.0).
@@ -203,10 +222,21 @@ pub fn diff_f32(got: &[f32], want: &[f32], what: &str, nan_any: bool) -> Option<
         .iter()
         .take(SHOW)
         .map(|&i| {
-            format!("  [{i}] got {:?} ({:#010x}), want {:?} ({:#010x})", got[i], got[i].to_bits(), want[i], want[i].to_bits())
+            format!(
+                "  [{i}] got {:?} ({:#010x}), want {:?} ({:#010x})",
+                got[i],
+                got[i].to_bits(),
+                want[i],
+                want[i].to_bits()
+            )
         })
         .collect();
-    Some(format!("{what}: {} of {} f32 elements differ:\n{}", bad.len(), got.len(), lines.join("\n")))
+    Some(format!(
+        "{what}: {} of {} f32 elements differ:\n{}",
+        bad.len(),
+        got.len(),
+        lines.join("\n")
+    ))
 }
 
 pub fn assert_f64_bits(got: &[f64], want: &[f64], what: &str) {
@@ -234,10 +264,21 @@ pub fn diff_f64(got: &[f64], want: &[f64], what: &str, nan_any: bool) -> Option<
         .iter()
         .take(SHOW)
         .map(|&i| {
-            format!("  [{i}] got {:?} ({:#018x}), want {:?} ({:#018x})", got[i], got[i].to_bits(), want[i], want[i].to_bits())
+            format!(
+                "  [{i}] got {:?} ({:#018x}), want {:?} ({:#018x})",
+                got[i],
+                got[i].to_bits(),
+                want[i],
+                want[i].to_bits()
+            )
         })
         .collect();
-    Some(format!("{what}: {} of {} f64 elements differ:\n{}", bad.len(), got.len(), lines.join("\n")))
+    Some(format!(
+        "{what}: {} of {} f64 elements differ:\n{}",
+        bad.len(),
+        got.len(),
+        lines.join("\n")
+    ))
 }
 
 /// Collects mismatch reports and panics once with all of them, so that one run shows
@@ -251,7 +292,11 @@ impl Failures {
     }
     pub fn finish(self, what: &str) {
         if !self.0.is_empty() {
-            panic!("{what}: {} failing checks:\n{}", self.0.len(), self.0.join("\n"));
+            panic!(
+                "{what}: {} failing checks:\n{}",
+                self.0.len(),
+                self.0.join("\n")
+            );
         }
     }
 }
@@ -413,19 +458,53 @@ pub fn contains_run(hay: &[u64], seq: &[u64]) -> bool {
 /// Checks the Display of a fault: it must name the kernel, the file, the instruction and
 /// its line, the block and thread coordinates (as three consecutive numbers each,
 /// whatever the punctuation), and the address (hex or decimal).
-pub fn assert_fault_message(msg: &str, kernel: &str, file: &str, inst: &str, line: u32, block: [u32; 3], thread: [u32; 3], addr: u64) {
-    assert!(msg.contains(kernel), "fault message does not name the kernel `{kernel}`: {msg}");
-    assert!(msg.contains(file), "fault message does not name the file `{file}`: {msg}");
-    assert!(msg.contains(inst), "fault message does not name the instruction `{inst}`: {msg}");
+#[allow(clippy::too_many_arguments)]
+pub fn assert_fault_message(
+    msg: &str,
+    kernel: &str,
+    file: &str,
+    inst: &str,
+    line: u32,
+    block: [u32; 3],
+    thread: [u32; 3],
+    addr: u64,
+) {
+    assert!(
+        msg.contains(kernel),
+        "fault message does not name the kernel `{kernel}`: {msg}"
+    );
+    assert!(
+        msg.contains(file),
+        "fault message does not name the file `{file}`: {msg}"
+    );
+    assert!(
+        msg.contains(inst),
+        "fault message does not name the instruction `{inst}`: {msg}"
+    );
     let lower = msg.to_lowercase();
-    assert!(lower.contains("block"), "fault message does not say `block`: {msg}");
-    assert!(lower.contains("thread"), "fault message does not say `thread`: {msg}");
+    assert!(
+        lower.contains("block"),
+        "fault message does not say `block`: {msg}"
+    );
+    assert!(
+        lower.contains("thread"),
+        "fault message does not say `thread`: {msg}"
+    );
     let ints = integers_in(msg);
-    assert!(ints.contains(&(line as u64)), "fault message does not give line {line}: {msg}");
+    assert!(
+        ints.contains(&(line as u64)),
+        "fault message does not give line {line}: {msg}"
+    );
     let b: Vec<u64> = block.iter().map(|&v| v as u64).collect();
     let t: Vec<u64> = thread.iter().map(|&v| v as u64).collect();
-    assert!(contains_run(&ints, &b), "fault message does not give block {block:?}: {msg}");
-    assert!(contains_run(&ints, &t), "fault message does not give thread {thread:?}: {msg}");
+    assert!(
+        contains_run(&ints, &b),
+        "fault message does not give block {block:?}: {msg}"
+    );
+    assert!(
+        contains_run(&ints, &t),
+        "fault message does not give thread {thread:?}: {msg}"
+    );
     let hex = format!("{addr:x}");
     assert!(
         lower.contains(&hex) || ints.contains(&addr),

@@ -6,7 +6,13 @@ use std::fmt;
 
 #[link(name = "hostkernels")]
 extern "C" {
-    fn host_launch(name: *const c_char, grid: *const c_uint, block: *const c_uint, shared: c_uint, args: *mut *mut c_void) -> c_int;
+    fn host_launch(
+        name: *const c_char,
+        grid: *const c_uint,
+        block: *const c_uint,
+        shared: c_uint,
+        args: *mut *mut c_void,
+    ) -> c_int;
 }
 
 pub struct Device;
@@ -55,7 +61,11 @@ pub struct LaunchConfig {
 }
 impl LaunchConfig {
     pub fn new(grid: impl Into<Dim3>, block: impl Into<Dim3>) -> LaunchConfig {
-        LaunchConfig { grid: grid.into().0, block: block.into().0, shared: 0 }
+        LaunchConfig {
+            grid: grid.into().0,
+            block: block.into().0,
+            shared: 0,
+        }
     }
     pub fn shared_bytes(mut self, bytes: u32) -> Self {
         self.shared = bytes;
@@ -124,7 +134,10 @@ impl Device {
         Ok(Module)
     }
     pub fn alloc_zeroed(&self, bytes: usize) -> Result<Buffer, Error> {
-        Ok(Buffer { mem: vec![0u128; bytes.div_ceil(16).max(1)].into_boxed_slice(), len: bytes })
+        Ok(Buffer {
+            mem: vec![0u128; bytes.div_ceil(16).max(1)].into_boxed_slice(),
+            len: bytes,
+        })
     }
     pub fn alloc_from<T: DeviceCopy>(&self, data: &[T]) -> Result<Buffer, Error> {
         let b = self.alloc_zeroed(std::mem::size_of_val(data))?;
@@ -134,28 +147,56 @@ impl Device {
     pub fn write<T: DeviceCopy>(&self, b: &Buffer, data: &[T]) -> Result<(), Error> {
         let n = std::mem::size_of_val(data);
         assert!(n <= b.len);
-        unsafe { std::ptr::copy_nonoverlapping(data.as_ptr() as *const u8, b.mem.as_ptr() as *mut u8, n) };
+        unsafe {
+            std::ptr::copy_nonoverlapping(data.as_ptr() as *const u8, b.mem.as_ptr() as *mut u8, n)
+        };
         Ok(())
     }
     pub fn read<T: DeviceCopy>(&self, b: &Buffer) -> Result<Vec<T>, Error> {
         let n = b.len / std::mem::size_of::<T>();
         let mut v = Vec::<T>::with_capacity(n);
         unsafe {
-            std::ptr::copy_nonoverlapping(b.mem.as_ptr() as *const u8, v.as_mut_ptr() as *mut u8, n * std::mem::size_of::<T>());
+            std::ptr::copy_nonoverlapping(
+                b.mem.as_ptr() as *const u8,
+                v.as_mut_ptr() as *mut u8,
+                n * std::mem::size_of::<T>(),
+            );
             v.set_len(n);
         }
         Ok(v)
     }
-    pub fn launch(&self, _m: &Module, kernel: &str, cfg: &LaunchConfig, args: &[KernelArg]) -> Result<(), Error> {
+    pub fn launch(
+        &self,
+        _m: &Module,
+        kernel: &str,
+        cfg: &LaunchConfig,
+        args: &[KernelArg],
+    ) -> Result<(), Error> {
         let name = CString::new(kernel).unwrap();
-        let mut bufs: Vec<Vec<u64>> = args.iter().map(|a| {
-            let a = a.bytes();
-            let mut v = vec![0u64; a.len().div_ceil(8) + 1];
-            unsafe { std::ptr::copy_nonoverlapping(a.as_ptr(), v.as_mut_ptr() as *mut u8, a.len()) };
-            v
-        }).collect();
-        let mut ptrs: Vec<*mut c_void> = bufs.iter_mut().map(|b| b.as_mut_ptr() as *mut c_void).collect();
-        let rc = unsafe { host_launch(name.as_ptr(), cfg.grid.as_ptr(), cfg.block.as_ptr(), cfg.shared, ptrs.as_mut_ptr()) };
+        let mut bufs: Vec<Vec<u64>> = args
+            .iter()
+            .map(|a| {
+                let a = a.bytes();
+                let mut v = vec![0u64; a.len().div_ceil(8) + 1];
+                unsafe {
+                    std::ptr::copy_nonoverlapping(a.as_ptr(), v.as_mut_ptr() as *mut u8, a.len())
+                };
+                v
+            })
+            .collect();
+        let mut ptrs: Vec<*mut c_void> = bufs
+            .iter_mut()
+            .map(|b| b.as_mut_ptr() as *mut c_void)
+            .collect();
+        let rc = unsafe {
+            host_launch(
+                name.as_ptr(),
+                cfg.grid.as_ptr(),
+                cfg.block.as_ptr(),
+                cfg.shared,
+                ptrs.as_mut_ptr(),
+            )
+        };
         if rc != 0 {
             return Err(Error::Host(format!("no host kernel {kernel}")));
         }

@@ -1,15 +1,479 @@
 //! PTX front end, part 2: AST -> checked IR (name resolution, types, layout, CFG).
+//!
+//! [`parse_and_check`] is the whole front end. Checking happens in source order and
+//! stops at the first error, which is a located [`PtxError`].
+//!
+//! Module-level work lives here (symbols, `.global`/`.const`/`.shared` layout,
+//! initializers); `func.rs` checks one function (scopes, registers, parameters, the
+//! CFG), `inst.rs` lowers instructions, `operand.rs` resolves operands and applies the
+//! operand type rules, `consts.rs` evaluates constants.
 
-use crate::ir;
-use crate::parse::PtxError;
+mod consts;
+mod func;
+mod init;
+mod inst;
+mod mem;
+mod operand;
+
+use std::collections::HashMap;
+
+use crate::ir::{self, FuncId, GlobalId, Loc, Space, Type, VarRef};
+use crate::parse::ast::{self, DeclSpace, ElemType, Item};
+use crate::parse::{self, PtxError};
+
+pub use consts::{f32_bits_to_f64_bits, f64_bits_to_f32_bits};
+
+/// Largest `.global`/`.const` variable accepted (its initial image is allocated).
+pub const MAX_GLOBAL_SIZE: u64 = 1 << 30;
 
 /// Parses and checks PTX source text into a checked IR module.
 pub fn parse_and_check(src: &str, file: &str) -> Result<ir::Module, PtxError> {
-    let _ = src;
-    Err(PtxError {
-        file: file.to_string(),
-        line: 1,
-        col: 1,
-        msg: "front end not built yet".into(),
-    })
+    let ast = parse::parse(src, file)?;
+    check(&ast, file)
+}
+
+/// Checks a parsed module.
+pub fn check(ast: &ast::Module, file: &str) -> Result<ir::Module, PtxError> {
+    let mut cx = Cx {
+        file,
+        m: ir::Module {
+            file: file.to_string(),
+            ..Default::default()
+        },
+        syms: HashMap::new(),
+        ..Default::default()
+    };
+    cx.header(ast)?;
+    cx.declare(ast)?;
+    cx.initializers(ast)?;
+    for (i, item) in ast.items.iter().enumerate() {
+        if let Item::Alias { loc, .. } = item {
+            return Err(cx.err(*loc, "directive '.alias' is not supported yet"));
+        }
+        if let Item::Func(f) = item {
+            let Some(ModSym::Func(id)) = cx.syms.get(&f.name.name).cloned() else {
+                continue;
+            };
+            if cx.func_item.get(id.0 as usize) == Some(&i) {
+                let func = func::check_function(&mut cx, f, id)?;
+                if let Some(slot) = cx.m.functions.get_mut(id.0 as usize) {
+                    *slot = func;
+                }
+            }
+        }
+    }
+    Ok(cx.m)
+}
+
+/// A variable as instructions see it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct VarSym {
+    /// Global, Const, Shared, Local or Param.
+    pub space: Space,
+    pub vref: VarRef,
+    /// `.param` declared inside a body (call arguments): not usable yet.
+    pub call_param: bool,
+}
+
+/// A module-scope name.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ModSym {
+    Func(FuncId),
+    Var(VarSym),
+}
+
+/// Module-level checking context.
+#[derive(Default)]
+pub struct Cx<'a> {
+    pub file: &'a str,
+    pub m: ir::Module,
+    pub syms: HashMap<String, ModSym>,
+    /// Shared-window offset of every `.shared` declaration, keyed by its name's location.
+    pub shared_at: HashMap<(u32, u32), u32>,
+    /// Location of each function's first declaration.
+    pub func_loc: Vec<Loc>,
+    /// Index (in `ast.items`) of the item that defines each function (its definition if
+    /// it has one, else its first declaration).
+    pub func_item: Vec<usize>,
+    /// Whether a definition (with body) of each function has been seen.
+    func_defined: Vec<bool>,
+    /// Global id of each module `.global`/`.const` declaration, by item index.
+    global_of_item: HashMap<(usize, usize), GlobalId>,
+    /// Dynamic shared declarations (their offset is only known at the end).
+    dyn_shared: Vec<(u32, u32)>,
+    dyn_align: u32,
+}
+
+/// Layout of a declared variable: element type, element count and alignment.
+#[derive(Clone, Copy, Debug)]
+pub struct Layout {
+    pub elem: Type,
+    /// Elements including vector lanes; `None` for an unsized `[]` (dynamic/external).
+    pub count: Option<u64>,
+    pub align: u32,
+}
+
+impl Layout {
+    pub fn size(&self) -> u64 {
+        self.count
+            .unwrap_or(0)
+            .saturating_mul(self.elem.bytes() as u64)
+    }
+}
+
+impl<'a> Cx<'a> {
+    fn header(&mut self, ast: &ast::Module) -> Result<(), PtxError> {
+        if let Some((v, _)) = ast.version {
+            self.m.version = v;
+        }
+        self.m.target = ast.target.iter().map(|t| t.name.clone()).collect();
+        self.m.address_size = 64;
+        if let Some((a, loc)) = ast.address_size {
+            if a != 32 && a != 64 {
+                return Err(self.err(loc, format!("address size must be 32 or 64, not {a}")));
+            }
+            self.m.address_size = a;
+        }
+        Ok(())
+    }
+
+    /// The element type of a declaration, rejecting opaque types.
+    pub fn elem_type(&self, dt: &ast::DeclType) -> Result<Type, PtxError> {
+        match &dt.ty {
+            ElemType::Scalar(t) => Ok(*t),
+            ElemType::Opaque(n) => {
+                Err(self.err(dt.ty_loc, format!("type '.{n}' is not supported yet")))
+            }
+        }
+    }
+
+    /// Element type, count and alignment of a declaration. `init_len` gives the length
+    /// of the initializer's outermost list, for a leading `[]`.
+    pub fn layout(
+        &self,
+        dt: &ast::DeclType,
+        dims: &[Option<ast::Expr>],
+        init: Option<&ast::Init>,
+        loc: Loc,
+    ) -> Result<Layout, PtxError> {
+        let elem = self.elem_type(dt)?;
+        let vec = dt.vec.unwrap_or(1) as u64;
+        let natural = elem.bytes().saturating_mul(vec as u32).max(1);
+        let align = match dt.align {
+            Some((a, _)) => a,
+            None => natural,
+        };
+        let mut count: Option<u64> = Some(vec);
+        let mut inner: u64 = vec;
+        for d in dims.iter().rev() {
+            match d {
+                Some(e) => {
+                    let n = self.eval_int(e)?;
+                    if n <= 0 {
+                        return Err(
+                            self.err(e.loc, format!("array dimension must be positive, not {n}"))
+                        );
+                    }
+                    inner = inner
+                        .checked_mul(n as u64)
+                        .ok_or_else(|| self.err(e.loc, "array is too large"))?;
+                    count = count.map(|_| inner);
+                }
+                None => count = None,
+            }
+        }
+        // A leading `[]` with an initializer takes the initializer's length.
+        if count.is_none()
+            && dims.first().is_some_and(|d| d.is_none())
+            && dims.iter().skip(1).all(|d| d.is_some())
+        {
+            if let Some(init) = init {
+                let n = init::outer_len(init, inner / vec.max(1));
+                count = Some(
+                    inner
+                        .checked_mul(n)
+                        .ok_or_else(|| self.err(loc, "array is too large"))?,
+                );
+            }
+        } else if count.is_none() {
+            // `[]` anywhere else is only valid as the first dimension.
+            if dims.iter().skip(1).any(|d| d.is_none()) {
+                return Err(self.err(loc, "only the first array dimension may be unspecified"));
+            }
+        }
+        Ok(Layout { elem, count, align })
+    }
+
+    fn dup(&self, name: &ast::Ident) -> Result<(), PtxError> {
+        if self.syms.contains_key(&name.name) {
+            return Err(self.err(name.loc, format!("'{}' is already declared", name.name)));
+        }
+        Ok(())
+    }
+
+    /// First pass: functions, module variables and the shared-window layout, in order.
+    fn declare(&mut self, ast: &ast::Module) -> Result<(), PtxError> {
+        for (i, item) in ast.items.iter().enumerate() {
+            match item {
+                Item::Func(f) => {
+                    self.declare_func(f, i)?;
+                    if let Some(b) = &f.body {
+                        self.shared_in_block(b, 0)?;
+                    }
+                }
+                Item::Var(v) => self.declare_module_var(v, i)?,
+                Item::Alias { .. } => {}
+            }
+        }
+        // Dynamic shared memory starts after the static part, aligned.
+        let align = self.dyn_align.max(16);
+        let off = self
+            .m
+            .shared_static_size
+            .checked_next_multiple_of(align)
+            .ok_or_else(|| self.err(Loc::default(), "shared memory too large"))?;
+        self.m.dyn_shared_offset = off;
+        for var in self.m.shared_vars.iter_mut().filter(|v| v.dynamic) {
+            var.offset = off;
+        }
+        let dyn_keys = std::mem::take(&mut self.dyn_shared);
+        for k in dyn_keys {
+            self.shared_at.insert(k, off);
+        }
+        for sym in self.syms.values_mut() {
+            if let ModSym::Var(VarSym {
+                space: Space::Shared,
+                vref: VarRef::Shared(o),
+                ..
+            }) = sym
+            {
+                if *o == u32::MAX {
+                    *o = off;
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn declare_func(&mut self, f: &ast::FuncDecl, item: usize) -> Result<(), PtxError> {
+        if let Some(sym) = self.syms.get(&f.name.name) {
+            let ModSym::Func(id) = sym else {
+                return Err(self.err(f.name.loc, format!("'{}' is already declared", f.name.name)));
+            };
+            let id = *id;
+            let prev = &self.m.functions[id.0 as usize];
+            if prev.kind != f.kind {
+                return Err(self.err(
+                    f.name.loc,
+                    format!(
+                        "'{}' was declared as a different kind of function",
+                        f.name.name
+                    ),
+                ));
+            }
+            if f.body.is_some() {
+                if self
+                    .func_defined
+                    .get(id.0 as usize)
+                    .copied()
+                    .unwrap_or(false)
+                {
+                    return Err(self.err(
+                        f.name.loc,
+                        format!("function '{}' is defined twice", f.name.name),
+                    ));
+                }
+                if let Some(slot) = self.func_item.get_mut(id.0 as usize) {
+                    *slot = item;
+                }
+                if let Some(slot) = self.func_defined.get_mut(id.0 as usize) {
+                    *slot = true;
+                }
+            }
+            return Ok(());
+        }
+        let id = FuncId(self.m.functions.len() as u32);
+        self.m.functions.push(ir::Function {
+            name: f.name.name.clone(),
+            kind: f.kind,
+            linkage: f.linkage,
+            params: Vec::new(),
+            rets: Vec::new(),
+            param_size: 0,
+            regs: Vec::new(),
+            blocks: Vec::new(),
+            local_size: 0,
+            local_align: 1,
+            perf: ir::PerfDirectives::default(),
+            loc: f.name.loc,
+        });
+        self.func_loc.push(f.name.loc);
+        self.func_item.push(item);
+        self.func_defined.push(f.body.is_some());
+        self.syms.insert(f.name.name.clone(), ModSym::Func(id));
+        Ok(())
+    }
+
+    /// Lays out one `.shared` declaration; returns its offset (`u32::MAX` for dynamic
+    /// arrays, patched at the end of [`Self::declare`]).
+    fn alloc_shared(&mut self, v: &ast::VarDecl, n: &ast::DeclName) -> Result<u32, PtxError> {
+        if let Some(init) = &n.init {
+            let loc = match init {
+                ast::Init::Expr(e) => e.loc,
+                ast::Init::List(_, l) => *l,
+            };
+            return Err(self.err(loc, ".shared variables cannot have initializers"));
+        }
+        let lay = self.layout(&v.dtype, &n.dims, None, n.name.loc)?;
+        let key = (n.name.loc.line, n.name.loc.col);
+        if v.linkage == ir::Linkage::Extern || lay.count.is_none() {
+            self.dyn_align = self.dyn_align.max(lay.align);
+            self.dyn_shared.push(key);
+            self.m.shared_vars.push(ir::SharedVar {
+                name: n.name.name.clone(),
+                offset: u32::MAX,
+                size: 0,
+                align: lay.align,
+                dynamic: true,
+            });
+            return Ok(u32::MAX);
+        }
+        let size = u32::try_from(lay.size())
+            .map_err(|_| self.err(n.name.loc, "shared variable is too large"))?;
+        let off = self
+            .m
+            .shared_static_size
+            .checked_next_multiple_of(lay.align)
+            .ok_or_else(|| self.err(n.name.loc, "shared memory too large"))?;
+        let end = off
+            .checked_add(size)
+            .ok_or_else(|| self.err(n.name.loc, "shared memory too large"))?;
+        self.m.shared_static_size = end;
+        self.m.shared_vars.push(ir::SharedVar {
+            name: n.name.name.clone(),
+            offset: off,
+            size,
+            align: lay.align,
+            dynamic: false,
+        });
+        self.shared_at.insert(key, off);
+        Ok(off)
+    }
+
+    /// Lays out the `.shared` declarations of a function body (all scopes), in order.
+    fn shared_in_block(&mut self, b: &ast::Block, depth: u32) -> Result<(), PtxError> {
+        if depth > parse::MAX_DEPTH {
+            return Err(self.err(b.open, "blocks nested too deeply"));
+        }
+        for s in &b.stmts {
+            match s {
+                ast::Stmt::Var(v) if v.space == DeclSpace::Shared => {
+                    for n in &v.names {
+                        self.alloc_shared(v, n)?;
+                    }
+                }
+                ast::Stmt::Block(inner) => self.shared_in_block(inner, depth + 1)?,
+                _ => {}
+            }
+        }
+        Ok(())
+    }
+
+    fn declare_module_var(&mut self, v: &ast::VarDecl, item: usize) -> Result<(), PtxError> {
+        for (k, n) in v.names.iter().enumerate() {
+            self.dup(&n.name)?;
+            if n.range.is_some() {
+                return Err(self.err(n.name.loc, "a '<N>' range is only allowed for registers"));
+            }
+            let sym = match v.space {
+                DeclSpace::Global | DeclSpace::Const => {
+                    let lay = self.layout(&v.dtype, &n.dims, n.init.as_ref(), n.name.loc)?;
+                    let space = if v.space == DeclSpace::Global {
+                        Space::Global
+                    } else {
+                        Space::Const
+                    };
+                    let size = lay.size();
+                    if size > MAX_GLOBAL_SIZE {
+                        return Err(self.err(
+                            n.name.loc,
+                            format!("variable '{}' is too large ({size} bytes)", n.name.name),
+                        ));
+                    }
+                    let id = GlobalId(self.m.globals.len() as u32);
+                    self.m.globals.push(ir::GlobalVar {
+                        name: n.name.name.clone(),
+                        space,
+                        size,
+                        align: lay.align,
+                        init: vec![0; size as usize],
+                        relocs: Vec::new(),
+                        external: v.linkage == ir::Linkage::Extern,
+                        loc: n.name.loc,
+                    });
+                    self.global_of_item.insert((item, k), id);
+                    VarSym {
+                        space,
+                        vref: VarRef::Global(id),
+                        call_param: false,
+                    }
+                }
+                DeclSpace::Shared => {
+                    let off = self.alloc_shared(v, n)?;
+                    VarSym {
+                        space: Space::Shared,
+                        vref: VarRef::Shared(off),
+                        call_param: false,
+                    }
+                }
+                DeclSpace::Local => {
+                    return Err(self.err(
+                        v.loc,
+                        "module-scope '.local' variables are not supported yet",
+                    ));
+                }
+                DeclSpace::Tex => {
+                    return Err(self.err(v.loc, "'.tex' variables are not supported yet"))
+                }
+                DeclSpace::Reg | DeclSpace::Param => {
+                    return Err(self.err(
+                        v.loc,
+                        format!(
+                            "'.{}' variables cannot be declared at module scope",
+                            v.space.name()
+                        ),
+                    ));
+                }
+            };
+            self.syms.insert(n.name.name.clone(), ModSym::Var(sym));
+        }
+        Ok(())
+    }
+
+    /// Third pass: initial bytes and relocations of `.global`/`.const` variables.
+    fn initializers(&mut self, ast: &ast::Module) -> Result<(), PtxError> {
+        for (i, item) in ast.items.iter().enumerate() {
+            let Item::Var(v) = item else { continue };
+            for (k, n) in v.names.iter().enumerate() {
+                let (Some(init), Some(&id)) = (&n.init, self.global_of_item.get(&(i, k))) else {
+                    continue;
+                };
+                let lay = self.layout(&v.dtype, &n.dims, Some(init), n.name.loc)?;
+                let (bytes, relocs) =
+                    self.encode_init(init, &lay, &n.dims, v.dtype.vec.unwrap_or(1))?;
+                if let Some(g) = self.m.globals.get_mut(id.0 as usize) {
+                    g.init = bytes;
+                    g.relocs = relocs;
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Allocates an [`ir::InstInfo`] and returns its id.
+    pub fn inst_info(&mut self, loc: Loc, text: String, func: FuncId) -> ir::InstId {
+        let id = ir::InstId(self.m.inst_info.len() as u32);
+        self.m.inst_info.push(ir::InstInfo { loc, text, func });
+        id
+    }
 }

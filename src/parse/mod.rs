@@ -4,6 +4,12 @@
 
 use std::fmt;
 
+pub mod ast;
+pub mod lexer;
+mod parser;
+
+pub use parser::MAX_DEPTH;
+
 /// An error located in PTX source text.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub struct PtxError {
@@ -21,4 +27,10 @@ impl fmt::Display for PtxError {
             self.file, self.line, self.col, self.msg
         )
     }
+}
+
+/// Parses PTX source text into an AST. `file` names the source in error messages.
+pub fn parse(src: &str, file: &str) -> Result<ast::Module, PtxError> {
+    let toks = lexer::tokenize(src, file)?;
+    parser::Parser::new(toks, file).module()
 }

@@ -418,7 +418,7 @@ fn run_cta_with_barriers(
     })();
     // Discard unfinished coroutines without unwinding through generated code.
     for co in cos.iter_mut().flatten() {
-        if co.started() && !co.done() {
+        if !co.done() {
             // SAFETY: nothing on the coroutine stack needs dropping for correctness
             // (interpreter frames leak their heap data; JIT frames own nothing).
             unsafe { co.force_reset() };

@@ -1,0 +1,383 @@
+//! Lowering of memory and conversion instructions: `ld`, `ldu`, `st`, `cvta`, `cvt`.
+
+use super::func::Fx;
+use super::inst::Mods;
+use super::operand::{Rule, Val, VecElem};
+use crate::ir::{AddrBase, Address, InstKind, Operand, Rnd, Space, Type};
+use crate::parse::ast::{self, Instruction};
+use crate::parse::PtxError;
+
+/// Cache, ordering and scope qualifiers of `ld`/`st`: accepted and ignored.
+const IGNORED_QUALIFIERS: &[&str] = &[
+    "volatile", "relaxed", "acquire", "release", "weak", "nc", "ca", "cg", "cs", "lu", "cv", "wb",
+    "wt", "cta", "gpu", "sys", "cluster", "mmio",
+];
+
+fn is_ignored_qualifier(m: &str) -> bool {
+    IGNORED_QUALIFIERS.contains(&m)
+        || m.starts_with("L1::")
+        || m.starts_with("L2::")
+        || m.starts_with("level::")
+}
+
+impl Fx<'_, '_> {
+    /// The state-space modifier (`Generic` when absent).
+    fn space_mod(&self, m: &mut Mods, required: bool) -> Result<Space, PtxError> {
+        let s = m.one_of(&[
+            "global",
+            "shared",
+            "shared::cta",
+            "shared::cluster",
+            "local",
+            "const",
+            "param",
+            "param::entry",
+            "param::func",
+        ]);
+        Ok(match s {
+            None if required => {
+                return Err(self.err(m.loc, format!("'{}' needs a state space", m.text)))
+            }
+            None => Space::Generic,
+            Some("global") => Space::Global,
+            Some("shared") | Some("shared::cta") => Space::Shared,
+            Some("local") => Space::Local,
+            Some("const") => Space::Const,
+            Some("shared::cluster") => return Err(self.unsupported(m)),
+            Some(_) => Space::Param,
+        })
+    }
+
+    fn vec_mod(&self, m: &mut Mods) -> Option<usize> {
+        m.one_of(&["v2", "v4", "v8"]).map(|v| match v {
+            "v2" => 2,
+            "v4" => 4,
+            _ => 8,
+        })
+    }
+
+    /// `[reg+off]`, `[var+off]` or `[imm]` in state space `space`.
+    fn address(&self, op: &ast::Operand, space: Space) -> Result<Address, PtxError> {
+        let ast::Operand::Bracket(items, loc) = op else {
+            return Err(self.err(op.loc(), "expected an address '[...]'"));
+        };
+        let [ast::Operand::Value(e)] = items.as_slice() else {
+            return Err(self.err(*loc, "expected a single address expression in '[...]'"));
+        };
+        match self.value(e)? {
+            Val::Reg(r, offset) => {
+                let t = self.reg_ty(r);
+                if t == Type::Pred || t.is_float() || !(t.bits() == 32 || t.bits() == 64) {
+                    return Err(self.err(e.loc, format!("address register '{}' has type {t}; it must be a 32- or 64-bit integer", self.reg_name(r))));
+                }
+                Ok(Address {
+                    base: AddrBase::Reg(r),
+                    offset,
+                })
+            }
+            Val::Var(v, offset, name) => {
+                if v.call_param {
+                    return Err(self.err(e.loc, format!("accessing call parameter '{name}' is not supported yet (calls are not supported yet)")));
+                }
+                if space != Space::Generic && v.space != space {
+                    return Err(self.err(
+                        e.loc,
+                        format!(
+                            "variable '{name}' is in the .{} state space, not .{}",
+                            v.space.name(),
+                            space.name()
+                        ),
+                    ));
+                }
+                Ok(Address {
+                    base: AddrBase::Var(v.vref),
+                    offset,
+                })
+            }
+            Val::Const(c) => match c.as_i64() {
+                Some(offset) => Ok(Address {
+                    base: AddrBase::Abs,
+                    offset,
+                }),
+                None => Err(self.err(e.loc, "an absolute address must be an integer")),
+            },
+            _ => Err(self.err(e.loc, "expected a register, variable or integer address")),
+        }
+    }
+
+    /// The optional `.L2::cache_hint` policy operand (a 64-bit register), ignored.
+    fn cache_hint(
+        &self,
+        i: &Instruction,
+        m: &Mods,
+        hint: bool,
+        base: usize,
+    ) -> Result<(), PtxError> {
+        self.nops_range(i, m, base + hint as usize)?;
+        if hint {
+            if let Some(op) = i.operands.get(base) {
+                self.src(op, Type::B64, Rule::Strict)?;
+            }
+        }
+        Ok(())
+    }
+
+    fn nops_range(&self, i: &Instruction, m: &Mods, n: usize) -> Result<(), PtxError> {
+        if i.operands.len() != n {
+            let loc = i.operands.get(n).map(|o| o.loc()).unwrap_or(m.loc);
+            return Err(self.err(
+                loc,
+                format!(
+                    "instruction '{}' takes {n} operands, not {}",
+                    m.text,
+                    i.operands.len()
+                ),
+            ));
+        }
+        Ok(())
+    }
+
+    fn mem_type(&self, m: &mut Mods) -> Result<Type, PtxError> {
+        let ts = m.types();
+        match ts.as_slice() {
+            [(Type::F16 | Type::F16x2 | Type::BF16 | Type::BF16x2 | Type::B128, _)] => {
+                Err(self.unsupported(m))
+            }
+            [(Type::Pred, _)] => {
+                Err(self.err(m.loc, format!("type .pred is not valid for '{}'", m.text)))
+            }
+            [(t, _)] => Ok(*t),
+            [] => Err(self.err(m.loc, format!("instruction '{}' needs a type", m.text))),
+            [_, (_, l), ..] => {
+                Err(self.err(*l, format!("instruction '{}' has too many types", m.text)))
+            }
+        }
+    }
+
+    pub(super) fn ld(&mut self, i: &Instruction, m: &mut Mods) -> Result<InstKind, PtxError> {
+        if m.any(|x| x == "async" || x == "unified" || x == "bulk") {
+            return Err(self.unsupported(m));
+        }
+        let hint = m.has("L2::cache_hint");
+        let space = self.space_mod(m, false)?;
+        if i.opcode.name == "ldu" && !matches!(space, Space::Global | Space::Generic) {
+            return Err(self.err(
+                m.loc,
+                format!("'{}' is only valid for global memory", m.text),
+            ));
+        }
+        while m.take_if(is_ignored_qualifier).is_some() {}
+        let vec = self.vec_mod(m);
+        let ty = self.mem_type(m)?;
+        self.cache_hint(i, m, hint, 2)?;
+        let d = &i.operands[0];
+        let dsts = match vec {
+            Some(n) => {
+                let elems = self.vector_elems(d)?;
+                if elems.len() != n {
+                    return Err(self.err(
+                        d.loc(),
+                        format!(
+                            "'{}' needs a vector of {n} registers, not {}",
+                            m.text,
+                            elems.len()
+                        ),
+                    ));
+                }
+                let mut v = Vec::with_capacity(n);
+                for el in elems {
+                    v.push(match el {
+                        VecElem::Op(ast::Operand::Sink(_)) => None,
+                        VecElem::Op(op) => Some(self.dst(op, ty, Rule::Relaxed)?),
+                        VecElem::Reg(r) => {
+                            self.check_fit(r, ty, Rule::Relaxed, d.loc())?;
+                            Some(r)
+                        }
+                    });
+                }
+                v
+            }
+            None => vec![Some(self.dst(d, ty, Rule::Relaxed)?)],
+        };
+        let addr = self.address(&i.operands[1], space)?;
+        Ok(InstKind::Ld {
+            space,
+            ty,
+            dsts,
+            addr,
+        })
+    }
+
+    pub(super) fn st(&mut self, i: &Instruction, m: &mut Mods) -> Result<InstKind, PtxError> {
+        if m.any(|x| x == "async" || x == "bulk") {
+            return Err(self.unsupported(m));
+        }
+        let hint = m.has("L2::cache_hint");
+        let space = self.space_mod(m, false)?;
+        while m.take_if(is_ignored_qualifier).is_some() {}
+        let vec = self.vec_mod(m);
+        let ty = self.mem_type(m)?;
+        self.cache_hint(i, m, hint, 2)?;
+        let addr = self.address(&i.operands[0], space)?;
+        let s = &i.operands[1];
+        let srcs = match vec {
+            Some(n) => {
+                let elems = self.vector_elems(s)?;
+                if elems.len() != n {
+                    return Err(self.err(
+                        s.loc(),
+                        format!(
+                            "'{}' needs a vector of {n} values, not {}",
+                            m.text,
+                            elems.len()
+                        ),
+                    ));
+                }
+                let mut v = Vec::with_capacity(n);
+                for el in elems {
+                    v.push(match el {
+                        VecElem::Op(op) => self.src(op, ty, Rule::Relaxed)?,
+                        VecElem::Reg(r) => {
+                            self.check_fit(r, ty, Rule::Relaxed, s.loc())?;
+                            Operand::Reg(r)
+                        }
+                    });
+                }
+                v
+            }
+            None => vec![self.src(s, ty, Rule::Relaxed)?],
+        };
+        Ok(InstKind::St {
+            space,
+            ty,
+            srcs,
+            addr,
+        })
+    }
+
+    pub(super) fn cvta(&mut self, i: &Instruction, m: &mut Mods) -> Result<InstKind, PtxError> {
+        let to = m.has("to");
+        let space = self.space_mod(m, true)?;
+        let ty = self.mem_type(m)?;
+        if !matches!(ty, Type::U32 | Type::U64) {
+            return Err(self.err(
+                m.loc,
+                format!("type {ty} is not valid for '{}' (use .u32 or .u64)", m.text),
+            ));
+        }
+        self.nops_range(i, m, 2)?;
+        let dst = self.dst(&i.operands[0], ty, Rule::Strict)?;
+        let a = &i.operands[1];
+        let src = match a {
+            ast::Operand::Value(e) => match self.value(e)? {
+                Val::Var(v, off, name) => {
+                    if to || v.space != space || v.call_param {
+                        return Err(self.err(
+                            e.loc,
+                            format!("'{}' cannot take the address of variable '{name}'", m.text),
+                        ));
+                    }
+                    Operand::VarAddr(v.vref, off)
+                }
+                _ => self.src(a, ty, Rule::Strict)?,
+            },
+            _ => self.src(a, ty, Rule::Strict)?,
+        };
+        Ok(InstKind::Cvta {
+            to_generic: !to,
+            space,
+            ty,
+            dst,
+            src,
+        })
+    }
+
+    pub(super) fn cvt(&mut self, i: &Instruction, m: &mut Mods) -> Result<InstKind, PtxError> {
+        if m.any(|x| matches!(x, "relu" | "satfinite" | "rna" | "rs")) {
+            return Err(self.unsupported(m));
+        }
+        let rnd_name = m.one_of(&["rn", "rz", "rm", "rp", "rni", "rzi", "rmi", "rpi"]);
+        let ftz = m.has("ftz");
+        let sat = m.has("sat");
+        let ts = m.types();
+        let (dty, sty) = match ts.as_slice() {
+            [(d, _), (s, _)] => (*d, *s),
+            _ => {
+                if m.any(|x| x.starts_with('e') || x == "tf32") {
+                    return Err(self.unsupported(m));
+                }
+                return Err(self.err(
+                    m.loc,
+                    format!("'{}' needs a destination and a source type", m.text),
+                ));
+            }
+        };
+        for t in [dty, sty] {
+            if matches!(t, Type::F16 | Type::F16x2 | Type::BF16 | Type::BF16x2) {
+                return Err(self.unsupported(m));
+            }
+            if t == Type::Pred || t.is_bits() {
+                return Err(self.err(m.loc, format!("type {t} is not valid for '{}'", m.text)));
+            }
+        }
+        let rnd = rnd_name.and_then(|r| match r {
+            "rn" => Some(Rnd::Rn),
+            "rz" => Some(Rnd::Rz),
+            "rm" => Some(Rnd::Rm),
+            "rp" => Some(Rnd::Rp),
+            "rni" => Some(Rnd::Rni),
+            "rzi" => Some(Rnd::Rzi),
+            "rmi" => Some(Rnd::Rmi),
+            "rpi" => Some(Rnd::Rpi),
+            _ => None,
+        });
+        let is_irnd = matches!(rnd, Some(Rnd::Rni | Rnd::Rzi | Rnd::Rmi | Rnd::Rpi));
+        let is_frnd = matches!(rnd, Some(Rnd::Rn | Rnd::Rz | Rnd::Rm | Rnd::Rp));
+        let (df, sf) = (dty.is_float(), sty.is_float());
+        // PTX's rules: which rounding modifier is required, allowed or illegal.
+        let ok = match (sf, df) {
+            (false, false) => rnd.is_none(),
+            (true, false) => is_irnd,
+            (false, true) => is_frnd,
+            (true, true) if dty.bits() < sty.bits() => is_frnd,
+            (true, true) if dty == sty => rnd.is_none() || is_irnd,
+            (true, true) => rnd.is_none(),
+        };
+        if !ok {
+            let msg = if rnd.is_none() {
+                "rounding modifier required for"
+            } else {
+                "illegal rounding modifier for"
+            };
+            return Err(self.err(m.loc, format!("{msg} '{}'", m.text)));
+        }
+        if ftz && dty != Type::F32 && sty != Type::F32 {
+            return Err(self.err(
+                m.loc,
+                format!("'.ftz' needs an .f32 source or destination in '{}'", m.text),
+            ));
+        }
+        self.nops_range(i, m, 2)?;
+        let dst = self.dst(&i.operands[0], dty, Rule::Relaxed)?;
+        let a = &i.operands[1];
+        let src = match a {
+            ast::Operand::Value(e) => match self.value(e)? {
+                Val::Special(s) if sty.is_int() && sty.bits() <= 32 && sty.bits() >= 16 => {
+                    Operand::Special(s)
+                }
+                Val::Zero if sty.is_int() => Operand::Imm(0),
+                _ => self.src(a, sty, Rule::Relaxed)?,
+            },
+            _ => self.src(a, sty, Rule::Relaxed)?,
+        };
+        Ok(InstKind::Cvt {
+            dst_ty: dty,
+            src_ty: sty,
+            rnd,
+            ftz,
+            sat,
+            dst,
+            src,
+        })
+    }
+}

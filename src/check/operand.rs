@@ -1,0 +1,382 @@
+//! Operand resolution (registers, special registers, variables, labels, constants) and
+//! the PTX operand type rules.
+
+use super::consts::Const;
+use super::func::{Fx, Sym};
+use super::{ModSym, VarSym};
+use crate::ir::{self, Dim, FuncId, Loc, RegId, SpecialReg, Type};
+use crate::parse::ast::{BinOp, Expr, ExprKind, Operand};
+use crate::parse::PtxError;
+
+/// What an operand expression denotes.
+#[derive(Clone, Debug)]
+pub enum Val {
+    /// A register plus a byte offset (non-zero only in `[reg+imm]`).
+    Reg(RegId, i64),
+    /// A whole vector register (`.reg .v4 .f32 v;` used as `v`).
+    VecReg(Vec<RegId>),
+    Special(SpecialReg),
+    /// A special-register component that always reads 0 (`%tid.w`).
+    Zero,
+    Var(VarSym, i64, String),
+    Func(FuncId),
+    Label(u32),
+    /// `.branchtargets`, `.calltargets` or `.callprototype` label.
+    Directive,
+    Const(Const),
+}
+
+/// Operand-size rule: `Strict` for most instructions, `Relaxed` for `ld`, `st` and
+/// `cvt` (registers may be wider than the instruction type for bit and integer types).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Rule {
+    Strict,
+    Relaxed,
+}
+
+/// Whether a register of type `reg` may be used for an operand of type `ty`.
+///
+/// - float instruction types: the register has the same type, or is a bit type of the
+///   same size (clang keeps floats in `.b32`/`.b64` registers);
+/// - bit instruction types: any register of the same size (`Relaxed`: at least the
+///   size), float registers included;
+/// - integer instruction types: integer or bit registers of the same size (`Relaxed`:
+///   at least the size);
+/// - `.pred` only with `.pred`; `.b128` registers are not executable yet.
+pub fn reg_fits(reg: Type, ty: Type, rule: Rule) -> bool {
+    if reg == Type::Pred || ty == Type::Pred {
+        return reg == ty;
+    }
+    if reg.bits() > 64 || ty.bits() > 64 {
+        return false;
+    }
+    if ty.is_float() {
+        return reg.bits() == ty.bits() && (reg == ty || reg.is_bits());
+    }
+    let size_ok = match rule {
+        Rule::Strict => reg.bits() == ty.bits(),
+        Rule::Relaxed => reg.bits() >= ty.bits(),
+    };
+    size_ok && (ty.is_bits() || !reg.is_float())
+}
+
+const UNSUPPORTED_SPECIALS: &[&str] = &[
+    "%clock",
+    "%clock64",
+    "%clock_hi",
+    "%lanemask_eq",
+    "%lanemask_le",
+    "%lanemask_lt",
+    "%lanemask_ge",
+    "%lanemask_gt",
+    "%smid",
+    "%nsmid",
+    "%gridid",
+    "%globaltimer",
+    "%globaltimer_lo",
+    "%globaltimer_hi",
+    "%dynamic_smem_size",
+    "%total_smem_size",
+    "%aggr_smem_size",
+    "%is_explicit_cluster",
+    "%clusterid",
+    "%nclusterid",
+    "%cluster_ctaid",
+    "%cluster_nctaid",
+    "%cluster_ctarank",
+    "%cluster_nctarank",
+    "%current_graph_exec",
+    "%activemask",
+];
+
+fn is_unsupported_special(name: &str) -> bool {
+    UNSUPPORTED_SPECIALS.contains(&name)
+        || name
+            .strip_prefix("%envreg")
+            .is_some_and(|n| n.parse::<u32>().is_ok_and(|v| v < 32))
+        || name.strip_prefix("%pm").is_some_and(|n| {
+            n.trim_end_matches("_64")
+                .parse::<u32>()
+                .is_ok_and(|v| v < 8)
+        })
+        || name.starts_with("%reserved_smem_offset")
+}
+
+impl Fx<'_, '_> {
+    /// Looks a name up in the function's scopes, innermost first, then module scope.
+    pub fn lookup(&self, name: &str) -> Option<Sym> {
+        for s in self.scopes.iter().rev() {
+            if let Some(sym) = s.get(name) {
+                return Some(sym.clone());
+            }
+        }
+        match self.cx.syms.get(name) {
+            Some(ModSym::Func(f)) => Some(Sym::Func(*f)),
+            Some(ModSym::Var(v)) => Some(Sym::Var(*v)),
+            None => None,
+        }
+    }
+
+    pub fn reg_ty(&self, r: RegId) -> Type {
+        self.regs
+            .get(r.0 as usize)
+            .map(|ri| ri.ty)
+            .unwrap_or(Type::B32)
+    }
+
+    pub fn reg_name(&self, r: RegId) -> String {
+        self.regs
+            .get(r.0 as usize)
+            .map(|ri| ri.name.clone())
+            .unwrap_or_default()
+    }
+
+    /// Resolves a name (with an optional `.x` component).
+    pub fn sym_value(&self, name: &str, comp: Option<&str>, loc: Loc) -> Result<Val, PtxError> {
+        let full = || match comp {
+            Some(c) => format!("{name}.{c}"),
+            None => name.to_string(),
+        };
+        if let Some(sym) = self.lookup(name) {
+            return match (sym, comp) {
+                (Sym::Reg(r), None) => Ok(Val::Reg(r, 0)),
+                (Sym::VecReg(rs), None) => Ok(Val::VecReg(rs)),
+                (Sym::VecReg(rs), Some(c)) => {
+                    let idx = match c {
+                        "x" | "r" => 0,
+                        "y" | "g" => 1,
+                        "z" | "b" => 2,
+                        _ => 3,
+                    };
+                    match rs.get(idx) {
+                        Some(r) => Ok(Val::Reg(*r, 0)),
+                        None => Err(self.cx.err(
+                            loc,
+                            format!("vector register '{name}' has no component '.{c}'"),
+                        )),
+                    }
+                }
+                (Sym::Var(v), None) => Ok(Val::Var(v, 0, name.to_string())),
+                (Sym::Func(f), None) => Ok(Val::Func(f)),
+                (Sym::Label(l), None) => Ok(Val::Label(l)),
+                (Sym::Directive, None) => Ok(Val::Directive),
+                (_, Some(_)) => Err(self
+                    .cx
+                    .err(loc, format!("'{name}' has no components ('{}')", full()))),
+            };
+        }
+        if name == "WARP_SZ" && comp.is_none() {
+            return Ok(Val::Const(Const::Int {
+                bits: 32,
+                unsigned: false,
+            }));
+        }
+        let dim = |c: Option<&str>| -> Result<Option<Dim>, PtxError> {
+            match c {
+                Some("x") => Ok(Some(Dim::X)),
+                Some("y") => Ok(Some(Dim::Y)),
+                Some("z") => Ok(Some(Dim::Z)),
+                Some("w") => Ok(None),
+                _ => Err(self.cx.err(
+                    loc,
+                    format!("special register '{name}' needs a component '.x', '.y' or '.z'"),
+                )),
+            }
+        };
+        let special = |f: fn(Dim) -> SpecialReg| -> Result<Val, PtxError> {
+            Ok(match dim(comp)? {
+                Some(d) => Val::Special(f(d)),
+                None => Val::Zero,
+            })
+        };
+        let scalar = |s: SpecialReg| -> Result<Val, PtxError> {
+            match comp {
+                None => Ok(Val::Special(s)),
+                Some(_) => Err(self
+                    .cx
+                    .err(loc, format!("special register '{name}' has no components"))),
+            }
+        };
+        match name {
+            "%tid" => special(SpecialReg::Tid),
+            "%ntid" => special(SpecialReg::Ntid),
+            "%ctaid" => special(SpecialReg::Ctaid),
+            "%nctaid" => special(SpecialReg::Nctaid),
+            "%laneid" => scalar(SpecialReg::LaneId),
+            "%warpid" => scalar(SpecialReg::WarpId),
+            "%nwarpid" => scalar(SpecialReg::NWarpId),
+            _ if is_unsupported_special(name) => Err(self.cx.err(
+                loc,
+                format!("special register '{}' is not supported yet", full()),
+            )),
+            _ if name.starts_with('%') => {
+                Err(self.cx.err(loc, format!("unknown register '{}'", full())))
+            }
+            _ => Err(self.cx.err(loc, format!("unknown symbol '{}'", full()))),
+        }
+    }
+
+    /// Resolves an operand expression: a name, `name+offset`, or a constant.
+    pub fn value(&self, e: &Expr) -> Result<Val, PtxError> {
+        match &e.kind {
+            ExprKind::Sym { name, comp } => self.sym_value(name, comp.as_deref(), e.loc),
+            ExprKind::Binary(op @ (BinOp::Add | BinOp::Sub), a, b)
+                if matches!(a.kind, ExprKind::Sym { .. }) =>
+            {
+                let base = self.value(a)?;
+                let off = self.cx.eval_int(b)?;
+                let off = if *op == BinOp::Sub {
+                    off.wrapping_neg()
+                } else {
+                    off
+                };
+                match base {
+                    Val::Reg(r, k) => Ok(Val::Reg(r, k.wrapping_add(off))),
+                    Val::Var(v, k, n) => Ok(Val::Var(v, k.wrapping_add(off), n)),
+                    Val::Const(_) => Ok(Val::Const(self.cx.eval(e)?)),
+                    _ => Err(self.cx.err(
+                        e.loc,
+                        "an offset can only be added to a register or variable",
+                    )),
+                }
+            }
+            ExprKind::Generic(id) => Err(self.cx.err(
+                e.loc,
+                format!("'generic({})' is only allowed in initializers", id.name),
+            )),
+            _ => Ok(Val::Const(self.cx.eval(e)?)),
+        }
+    }
+
+    fn fit_error(&self, r: RegId, ty: Type, loc: Loc) -> PtxError {
+        self.cx.err(
+            loc,
+            format!(
+                "register '{}' has type {}, which does not fit instruction type {}",
+                self.reg_name(r),
+                self.reg_ty(r),
+                ty
+            ),
+        )
+    }
+
+    /// Checks that register `r` fits type `ty`.
+    pub fn check_fit(&self, r: RegId, ty: Type, rule: Rule, loc: Loc) -> Result<(), PtxError> {
+        if reg_fits(self.reg_ty(r), ty, rule) {
+            Ok(())
+        } else {
+            Err(self.fit_error(r, ty, loc))
+        }
+    }
+
+    /// A register or constant source operand of type `ty`.
+    pub fn src(&self, op: &Operand, ty: Type, rule: Rule) -> Result<ir::Operand, PtxError> {
+        let Operand::Value(e) = op else {
+            return Err(self
+                .cx
+                .err(op.loc(), "expected a register or constant operand"));
+        };
+        match self.value(e)? {
+            Val::Reg(r, 0) => {
+                self.check_fit(r, ty, rule, e.loc)?;
+                Ok(ir::Operand::Reg(r))
+            }
+            Val::Const(c) => Ok(ir::Operand::Imm(self.cx.const_bits(c, ty, e.loc)?)),
+            Val::Special(_) | Val::Zero => Err(self.cx.err(
+                e.loc,
+                "a special register can only be read by 'mov' or 'cvt'",
+            )),
+            _ => Err(self
+                .cx
+                .err(e.loc, "expected a register or constant operand")),
+        }
+    }
+
+    /// A destination register of type `ty`.
+    pub fn dst(&self, op: &Operand, ty: Type, rule: Rule) -> Result<RegId, PtxError> {
+        let Operand::Value(e) = op else {
+            return Err(self.cx.err(op.loc(), "expected a destination register"));
+        };
+        match self.value(e)? {
+            Val::Reg(r, 0) => {
+                self.check_fit(r, ty, rule, e.loc)?;
+                Ok(r)
+            }
+            Val::Special(_) | Val::Zero => {
+                Err(self.cx.err(e.loc, "special registers are read-only"))
+            }
+            _ => Err(self.cx.err(e.loc, "expected a destination register")),
+        }
+    }
+
+    /// A predicate source, possibly negated (`!p`).
+    pub fn pred_src(&self, op: &Operand) -> Result<ir::PredSrc, PtxError> {
+        let (name, loc, negate) = match op {
+            Operand::Not(id) => (id.name.as_str(), id.loc, true),
+            Operand::Value(Expr {
+                kind: ExprKind::Sym { name, comp: None },
+                loc,
+            }) => (name.as_str(), *loc, false),
+            _ => return Err(self.cx.err(op.loc(), "expected a predicate register")),
+        };
+        match self.sym_value(name, None, loc)? {
+            Val::Reg(r, 0) if self.reg_ty(r) == Type::Pred => Ok(ir::PredSrc { reg: r, negate }),
+            _ => Err(self
+                .cx
+                .err(loc, format!("'{name}' is not a predicate register"))),
+        }
+    }
+
+    /// A predicate destination or `_` (`None`).
+    pub fn pred_dst(&self, op: &Operand) -> Result<Option<RegId>, PtxError> {
+        match op {
+            Operand::Sink(_) => Ok(None),
+            _ => Ok(Some(self.dst(op, Type::Pred, Rule::Strict)?)),
+        }
+    }
+
+    /// Elements of a vector operand: `{a, _, c}` or a whole vector register.
+    pub fn vector_elems<'o>(&self, op: &'o Operand) -> Result<Vec<VecElem<'o>>, PtxError> {
+        match op {
+            Operand::Vector(items, _) => Ok(items.iter().map(VecElem::Op).collect()),
+            Operand::Value(
+                e @ Expr {
+                    kind: ExprKind::Sym { .. },
+                    ..
+                },
+            ) => match self.value(e)? {
+                Val::VecReg(rs) => Ok(rs.into_iter().map(VecElem::Reg).collect()),
+                _ => Err(self.cx.err(op.loc(), "expected a vector operand '{...}'")),
+            },
+            _ => Err(self.cx.err(op.loc(), "expected a vector operand '{...}'")),
+        }
+    }
+}
+
+/// One element of a vector operand.
+pub enum VecElem<'o> {
+    Op(&'o Operand),
+    Reg(RegId),
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn fit_rules() {
+        use Type::*;
+        assert!(reg_fits(B32, F32, Rule::Strict));
+        assert!(!reg_fits(U32, F32, Rule::Strict));
+        assert!(!reg_fits(B64, F32, Rule::Relaxed));
+        assert!(reg_fits(F32, B32, Rule::Strict));
+        assert!(!reg_fits(F32, U32, Rule::Strict));
+        assert!(reg_fits(S32, U32, Rule::Strict));
+        assert!(!reg_fits(U64, U32, Rule::Strict));
+        assert!(reg_fits(U64, U8, Rule::Relaxed));
+        assert!(reg_fits(F32, B16, Rule::Relaxed));
+        assert!(!reg_fits(U16, U32, Rule::Relaxed));
+        assert!(!reg_fits(Pred, B32, Rule::Relaxed));
+        assert!(!reg_fits(B128, B64, Rule::Relaxed));
+    }
+}

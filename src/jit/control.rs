@@ -12,12 +12,12 @@
 
 use super::helpers::Helper;
 use super::lanes::{self, N32};
-use super::translate::{FnTx, Mask};
+use super::translate::{FnTx, Mask, Mode};
 use super::JitError;
 use crate::ir::{BlockId, Guard, InstId, Operand, Terminator, Type};
 use crate::runtime::ctx::WarpCtx;
 use cranelift_codegen::ir::condcodes::IntCC;
-use cranelift_codegen::ir::types::{I32, I32X4, I64, I8};
+use cranelift_codegen::ir::types::{I32, I32X4, I64};
 use cranelift_codegen::ir::{InstBuilder, JumpTableData, Value};
 use std::mem::offset_of;
 
@@ -27,7 +27,18 @@ impl FnTx<'_> {
         match *t {
             Terminator::Jump { target, inst } => {
                 self.cur = inst;
-                self.goto(target)
+                let tb = self.block(target)?;
+                match self.mode {
+                    Mode::Conv => {
+                        self.b.ins().jump(tb, &[]);
+                    }
+                    Mode::Div => {
+                        let act = self.active_vals();
+                        self.record(&act, target);
+                        self.b.ins().jump(self.dispatch, &[]);
+                    }
+                }
+                Ok(())
             }
             Terminator::Branch {
                 guard,
@@ -46,17 +57,8 @@ impl FnTx<'_> {
         }
     }
 
-    /// All active lanes continue at `target`.
-    fn goto(&mut self, target: BlockId) -> Result<(), JitError> {
-        let tb = self.block(target)?;
-        let pend = self.b.use_var(self.pending);
-        let slow = self.b.create_block();
-        self.b.ins().brif(pend, slow, &[], tb, &[]);
-        self.b.switch_to_block(slow);
-        let act: Vec<Value> = (0..N32).map(|k| self.b.use_var(self.active[k])).collect();
-        self.record(&act, target);
-        self.b.ins().jump(self.dispatch, &[]);
-        Ok(())
+    fn active_vals(&mut self) -> Vec<Value> {
+        (0..N32).map(|k| self.b.use_var(self.active[k])).collect()
     }
 
     /// Lanes in `m` wait for block `target`.
@@ -67,15 +69,13 @@ impl FnTx<'_> {
             let new = self.b.ins().bitselect(mk, t, old);
             self.b.def_var(self.next[k], new);
         }
-        let one = self.b.ins().iconst(I8, 1);
-        self.b.def_var(self.pending, one);
     }
 
     /// `@p bra taken` falling through to `not_taken`.
     fn branch(&mut self, guard: Guard, taken: BlockId, not_taken: BlockId) -> Result<(), JitError> {
         let tb = self.block(taken)?;
         let nb = self.block(not_taken)?;
-        let act: Vec<Value> = (0..N32).map(|k| self.b.use_var(self.active[k])).collect();
+        let act = self.active_vals();
         let p = self.pred_vals(guard.pred, false);
         let (t, n) = if guard.negate {
             (
@@ -88,18 +88,23 @@ impl FnTx<'_> {
                 lanes::andnot_masks(&mut self.b, &act, &p),
             )
         };
-        let any_t = lanes::any_true(&mut self.b, &t);
-        let any_n = lanes::any_true(&mut self.b, &n);
-        let pend = self.b.use_var(self.pending);
-        let check = self.b.create_block();
-        let check2 = self.b.create_block();
-        let slow = self.b.create_block();
-        self.b.ins().brif(pend, slow, &[], check, &[]);
-        self.b.switch_to_block(check);
-        self.b.ins().brif(any_n, check2, &[], tb, &[]);
-        self.b.switch_to_block(check2);
-        self.b.ins().brif(any_t, slow, &[], nb, &[]);
-        self.b.switch_to_block(slow);
+        if self.mode == Mode::Conv {
+            // Uniform over the active lanes: a plain jump.
+            let any_t = lanes::any_true(&mut self.b, &t);
+            let any_n = lanes::any_true(&mut self.b, &n);
+            let check2 = self.b.create_block();
+            let slow = self.b.create_block();
+            self.b.ins().brif(any_n, check2, &[], tb, &[]);
+            self.b.switch_to_block(check2);
+            self.b.ins().brif(any_t, slow, &[], nb, &[]);
+            self.b.switch_to_block(slow);
+            // No lane waits anywhere yet.
+            let none = lanes::splat32(&mut self.b, u32::MAX);
+            for k in 0..N32 {
+                self.b.def_var(self.next[k], none);
+            }
+        }
+        // Each active lane records its successor; the dispatcher picks the lowest block.
         self.record(&t, taken);
         self.record(&n, not_taken);
         self.b.ins().jump(self.dispatch, &[]);
@@ -115,30 +120,34 @@ impl FnTx<'_> {
         self.remove_live(ebits);
         match (guard, next) {
             (Some(_), Some(next)) => {
-                let act: Vec<Value> = (0..N32).map(|k| self.b.use_var(self.active[k])).collect();
-                for k in 0..N32 {
-                    let a = self.b.ins().band_not(act[k], em.m32[k]);
-                    self.b.def_var(self.active[k], a);
+                let nb = self.block(next)?;
+                let act = self.active_vals();
+                let rest: Vec<Value> = (0..N32)
+                    .map(|k| self.b.ins().band_not(act[k], em.m32[k]))
+                    .collect();
+                match self.mode {
+                    Mode::Conv => {
+                        for k in 0..N32 {
+                            self.b.def_var(self.active[k], rest[k]);
+                        }
+                        let ab = self.b.use_var(self.active_bits);
+                        let ab = self.b.ins().band_not(ab, ebits);
+                        self.b.def_var(self.active_bits, ab);
+                        self.b.ins().brif(ab, nb, &[], self.ret_status, &[]);
+                    }
+                    Mode::Div => {
+                        self.record(&rest, next);
+                        self.b.ins().jump(self.dispatch, &[]);
+                    }
                 }
-                let ab = self.b.use_var(self.active_bits);
-                let ab = self.b.ins().band_not(ab, ebits);
-                self.b.def_var(self.active_bits, ab);
-                let cont = self.b.create_block();
-                let done = self.b.create_block();
-                self.b.ins().brif(ab, cont, &[], done, &[]);
-                self.b.switch_to_block(done);
-                let pend = self.b.use_var(self.pending);
-                self.b
-                    .ins()
-                    .brif(pend, self.dispatch, &[], self.ret_status, &[]);
-                self.b.switch_to_block(cont);
-                self.goto(next)
+                Ok(())
             }
             _ => {
-                let pend = self.b.use_var(self.pending);
-                self.b
-                    .ins()
-                    .brif(pend, self.dispatch, &[], self.ret_status, &[]);
+                let to = match self.mode {
+                    Mode::Conv => self.ret_status,
+                    Mode::Div => self.dispatch,
+                };
+                self.b.ins().jump(to, &[]);
                 Ok(())
             }
         }
@@ -151,7 +160,8 @@ impl FnTx<'_> {
         self.store_ctx(nl, offset_of!(WarpCtx, live));
     }
 
-    /// The dispatcher: runs the lowest-numbered pending block with the lanes waiting there,
+    /// The dispatcher: runs the lowest-numbered pending block with the lanes waiting there
+    /// (its convergent variant if no other lane is pending, its divergent one otherwise),
     /// or returns `ctx.status` when no lane is pending.
     pub(crate) fn build_dispatch(&mut self) {
         self.b.switch_to_block(self.dispatch);
@@ -187,17 +197,24 @@ impl FnTx<'_> {
         let ones = lanes::splat32(&mut self.b, u32::MAX);
         let eq = self.b.ins().icmp(IntCC::Equal, all, ones);
         let none_left = self.b.ins().vall_true(eq);
-        let pend = self.b.ins().icmp_imm_u(IntCC::Equal, none_left, 0);
-        self.b.def_var(self.pending, pend);
+        // Table index: the block number, plus the block count when lanes remain pending.
+        let nblocks = self.blocks_c.len() as i64;
+        let none_left = self.b.ins().uextend(I32, none_left);
+        let pend = self.b.ins().bxor_imm_u(none_left, 1);
+        let off = self.b.ins().imul_imm_u(pend, nblocks);
+        let idx = self.b.ins().iadd(mn, off);
         let def = self.b.func.dfg.block_call(self.ret_status, &[]);
-        let table: Vec<_> = self
-            .blocks
-            .clone()
-            .into_iter()
-            .map(|blk| self.b.func.dfg.block_call(blk, &[]))
-            .collect();
+        let mut table = Vec::with_capacity(2 * self.blocks_c.len());
+        for i in 0..self.blocks_c.len() {
+            let blk = self.blocks_c[i];
+            table.push(self.b.func.dfg.block_call(blk, &[]));
+        }
+        for i in 0..self.blocks_d.len() {
+            let blk = self.blocks_d[i].unwrap_or(self.ret_status);
+            table.push(self.b.func.dfg.block_call(blk, &[]));
+        }
         let jt = self.b.create_jump_table(JumpTableData::new(def, &table));
-        self.b.ins().br_table(mn, jt);
+        self.b.ins().br_table(idx, jt);
     }
 
     /// `bar.sync barrier{, count}` for the lanes of `mask`.

@@ -13,7 +13,7 @@
 
 use super::helpers::Helper;
 use super::lanes::{self, N32, N64, W};
-use super::translate::{FnTx, Mask, SCRATCH_DATA};
+use super::translate::{FnTx, Mask, Mode, SCRATCH_DATA};
 use super::JitError;
 use crate::ir::{AddrBase, Address, InstId, Operand, RegClass, RegId, Space, Type, VarRef};
 use crate::runtime::ctx::{AccessReq, WarpCtx};
@@ -234,7 +234,11 @@ impl FnTx<'_> {
             data.push(self.read(s, ty, false)?);
         }
         let la = self.lane_addrs(space, addr)?;
-        let vectorizable = n == 1 && matches!(la, LaneAddr::PerLane(_)) && space != Space::Local;
+        // A store's fast path needs all 32 lanes active, impossible while lanes wait.
+        let vectorizable = n == 1
+            && matches!(la, LaneAddr::PerLane(_))
+            && space != Space::Local
+            && self.mode == Mode::Conv;
         let spill_data = |tx: &mut Self| {
             for (e, d) in data.iter().enumerate() {
                 tx.spill(d, SCRATCH_DATA + e as i32 * 32 * sb as i32);

@@ -2,11 +2,17 @@
 //!
 //! State kept in Cranelift `Variable`s (so values stay in registers and SSA is built by
 //! cranelift-frontend): every IR register (8 × i32x4, 16 × i64x2 or 8 × i32x4 lane
-//! masks), the active mask (8 × i32x4 and its i32 bit form), the per-lane next-block
-//! numbers of pending lanes (8 × i32x4, `u32::MAX` = not waiting) and the "lanes are
-//! pending" flag. This module reads operands (with the relaxed operand-size rules of
-//! `ir`), writes destinations under a mask and dispatches instructions to the lowering
-//! modules (`arith`, `convert`, `mem`, `control`).
+//! masks), the active mask (8 × i32x4 and its i32 bit form) and the per-lane next-block
+//! numbers of pending lanes (8 × i32x4, `u32::MAX` = not waiting). This module reads
+//! operands (with the relaxed operand-size rules of `ir`), writes destinations under a
+//! mask and dispatches instructions to the lowering modules (`arith`, `convert`, `mem`,
+//! `control`).
+//!
+//! Every IR block is translated twice (see [`Mode`]): a *convergent* variant, run while
+//! no lane is pending (then every live lane is active, so unguarded writes need no
+//! merging and uniform branches are plain jumps), and a *divergent* variant, run while
+//! some lanes wait elsewhere (writes merge under the active mask and every block end goes
+//! through the dispatcher).
 
 use super::helpers::{Helper, HelperIds};
 use super::lanes::{self, N32, N64, W};
@@ -17,7 +23,7 @@ use crate::ir::{
 };
 use crate::runtime::ctx::WarpCtx;
 use crate::runtime::ModuleLayout;
-use cranelift_codegen::ir::types::{I32, I32X4, I64, I64X2, I8};
+use cranelift_codegen::ir::types::{I32, I32X4, I64, I64X2};
 use cranelift_codegen::ir::{
     Block, FuncRef, Function, InstBuilder, MemFlagsData, StackSlot, StackSlotData, StackSlotKind,
     Value,
@@ -39,6 +45,10 @@ pub(crate) struct Mask {
     pub m32: Vec<Value>,
     m64: Option<Vec<Value>>,
     bits: Option<Value>,
+    /// Whether writes under this mask must keep the other lanes' values. False for an
+    /// unguarded instruction in convergent mode: the lanes outside the mask have exited
+    /// (or were never live) and their registers are dead.
+    pub merge: bool,
 }
 
 impl Mask {
@@ -47,8 +57,18 @@ impl Mask {
             m32,
             m64: None,
             bits,
+            merge: true,
         }
     }
+}
+
+/// Which variant of the blocks is being translated.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Mode {
+    /// No lane is pending: the active lanes are all live lanes.
+    Conv,
+    /// Some lanes wait at other blocks.
+    Div,
 }
 
 pub(crate) struct FnTx<'a> {
@@ -65,8 +85,12 @@ pub(crate) struct FnTx<'a> {
     pub active: Vec<Variable>,
     pub active_bits: Variable,
     pub next: Vec<Variable>,
-    pub pending: Variable,
-    pub blocks: Vec<Block>,
+    /// Convergent variant of each IR block.
+    pub blocks_c: Vec<Block>,
+    /// Divergent variant of each IR block that lanes can wait at.
+    pub blocks_d: Vec<Option<Block>>,
+    /// The variant being translated.
+    pub mode: Mode,
     pub dispatch: Block,
     /// Returns `ctx.status`.
     pub ret_status: Block,
@@ -110,8 +134,19 @@ pub(crate) fn build(
     let active = (0..N32).map(|_| b.declare_var(I32X4)).collect();
     let active_bits = b.declare_var(I32);
     let next = (0..N32).map(|_| b.declare_var(I32X4)).collect();
-    let pending = b.declare_var(I8);
-    let blocks = f.blocks.iter().map(|_| b.create_block()).collect();
+    let mut targets = vec![false; f.blocks.len()];
+    for blk in &f.blocks {
+        for s in blk.term.successors() {
+            if let Some(t) = targets.get_mut(s.0 as usize) {
+                *t = true;
+            }
+        }
+    }
+    let blocks_c = f.blocks.iter().map(|_| b.create_block()).collect();
+    let blocks_d = targets
+        .iter()
+        .map(|&t| t.then(|| b.create_block()))
+        .collect();
     let dispatch = b.create_block();
     let ret_status = b.create_block();
     let scratch = b.create_sized_stack_slot(StackSlotData::new(
@@ -132,8 +167,9 @@ pub(crate) fn build(
         active,
         active_bits,
         next,
-        pending,
-        blocks,
+        blocks_c,
+        blocks_d,
+        mode: Mode::Conv,
         dispatch,
         ret_status,
         scratch,
@@ -141,14 +177,23 @@ pub(crate) fn build(
         region_caches: HashMap::new(),
     };
     tx.entry()?;
-    for (i, blk) in f.blocks.iter().enumerate() {
-        tx.cur = None;
-        let cb = tx.blocks[i];
-        tx.b.switch_to_block(cb);
-        for inst in &blk.insts {
-            tx.inst(inst)?;
+    for mode in [Mode::Conv, Mode::Div] {
+        tx.mode = mode;
+        for (i, blk) in f.blocks.iter().enumerate() {
+            tx.cur = None;
+            let cb = match mode {
+                Mode::Conv => tx.blocks_c[i],
+                Mode::Div => match tx.blocks_d[i] {
+                    Some(b) => b,
+                    None => continue,
+                },
+            };
+            tx.b.switch_to_block(cb);
+            for inst in &blk.insts {
+                tx.inst(inst)?;
+            }
+            tx.terminator(&blk.term)?;
         }
-        tx.terminator(&blk.term)?;
     }
     tx.build_dispatch();
     tx.b.switch_to_block(tx.ret_status);
@@ -182,8 +227,6 @@ impl<'a> FnTx<'a> {
         for k in 0..N32 {
             self.b.def_var(self.next[k], none);
         }
-        let zero8 = self.b.ins().iconst(I8, 0);
-        self.b.def_var(self.pending, zero8);
         // Region caches of the memory instructions that have a coalesced fast path.
         let zero64 = self.b.ins().iconst(I64, 0);
         for blk in &self.f.blocks {
@@ -198,7 +241,7 @@ impl<'a> FnTx<'a> {
             }
         }
         let first = *self
-            .blocks
+            .blocks_c
             .first()
             .ok_or_else(|| JitError::Codegen("kernel without blocks".into()))?;
         self.b.ins().brif(live, first, &[], self.ret_status, &[]);
@@ -311,7 +354,9 @@ impl<'a> FnTx<'a> {
         match g {
             None => {
                 let bits = self.b.use_var(self.active_bits);
-                Mask::new(act, Some(bits))
+                let mut m = Mask::new(act, Some(bits));
+                m.merge = self.mode == Mode::Div;
+                m
             }
             Some(g) => {
                 let p = self.pred_vals(g.pred, false);
@@ -584,9 +629,13 @@ impl<'a> FnTx<'a> {
         }
         let vars = self.regs[dst.0 as usize].clone();
         for (k, &var) in vars.iter().enumerate() {
-            let old = self.b.use_var(var);
-            let new = self.b.ins().bitselect(mask.m32[k], val[k], old);
-            self.b.def_var(var, new);
+            if mask.merge {
+                let old = self.b.use_var(var);
+                let new = self.b.ins().bitselect(mask.m32[k], val[k], old);
+                self.b.def_var(var, new);
+            } else {
+                self.b.def_var(var, val[k]);
+            }
         }
         Ok(())
     }
@@ -672,9 +721,9 @@ impl<'a> FnTx<'a> {
         self.write(dst, ty, v, mask)
     }
 
-    /// Target block of an IR block id.
+    /// The convergent variant of an IR block.
     pub fn block(&self, id: BlockId) -> Result<Block, JitError> {
-        self.blocks
+        self.blocks_c
             .get(id.0 as usize)
             .copied()
             .ok_or_else(|| JitError::Codegen(format!("block {} out of range", id.0)))

@@ -707,3 +707,39 @@ fn cvt_matches_interpreter() {
         }
     }
 }
+
+#[test]
+fn multiply_by_immediates() {
+    // Powers of two become shifts; others (and negative powers for signed types) multiply.
+    for (i, &ty) in INT_TYPES.iter().enumerate() {
+        for op in [
+            ArithOp::Mul(MulMode::Lo),
+            ArithOp::Mad(MulMode::Lo),
+            ArithOp::Mul(MulMode::Wide),
+            ArithOp::Mad(MulMode::Wide),
+        ] {
+            let wide = matches!(
+                op,
+                ArithOp::Mul(MulMode::Wide) | ArithOp::Mad(MulMode::Wide)
+            );
+            if wide && (ty.bits() == 64 || ty.is_bits()) {
+                continue;
+            }
+            for imm in [
+                1u64,
+                2,
+                4,
+                3,
+                0x80,
+                0x8000,
+                0x8000_0000,
+                1 << 63,
+                0xffff_ffff,
+            ] {
+                let w = ty.bits();
+                let imm = if w == 64 { imm } else { imm & ((1 << w) - 1) };
+                check_arith(op, ty, FloatMode::default(), 1, imm, i as u64 + imm);
+            }
+        }
+    }
+}

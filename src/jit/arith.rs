@@ -22,6 +22,15 @@ const SLOT_B: i32 = SCRATCH_DATA + 256;
 const SLOT_C: i32 = SCRATCH_DATA + 512;
 const SLOT_OUT: i32 = SCRATCH_DATA + 768;
 
+/// `log2(b)` when `b` is an immediate positive power of two of type `ty`.
+fn pow2_imm(b: &Operand, ty: Type) -> Option<u32> {
+    let Operand::Imm(x) = *b else { return None };
+    let w = ty.bits().min(64);
+    let x = if w == 64 { x } else { x & ((1 << w) - 1) };
+    let limit = if ty.is_signed() { w - 1 } else { w };
+    (x.is_power_of_two() && x.trailing_zeros() < limit).then(|| x.trailing_zeros())
+}
+
 fn is_nearest(r: Option<Rnd>) -> bool {
     matches!(r, None | Some(Rnd::Rn))
 }
@@ -102,12 +111,8 @@ impl FnTx<'_> {
         }
         let signed = ty.is_signed();
         let r = match op {
-            ArithOp::Add
-            | ArithOp::Sub
-            | ArithOp::And
-            | ArithOp::Or
-            | ArithOp::Xor
-            | ArithOp::Mul(MulMode::Lo) => {
+            ArithOp::Mul(MulMode::Lo) => self.mul_lo(ty, srcs)?,
+            ArithOp::Add | ArithOp::Sub | ArithOp::And | ArithOp::Or | ArithOp::Xor => {
                 let a = self.read(&srcs[0], ty, false)?;
                 let c = self.read(&srcs[1], ty, false)?;
                 let b = &mut self.b;
@@ -164,11 +169,9 @@ impl FnTx<'_> {
                 return Ok(Some((p, pty)));
             }
             ArithOp::Mad(MulMode::Lo) => {
-                let a = self.read(&srcs[0], ty, false)?;
-                let c = self.read(&srcs[1], ty, false)?;
+                let p = self.mul_lo(ty, srcs)?;
                 let d = self.read(&srcs[2], ty, false)?;
                 let b = &mut self.b;
-                let p = lanes::map2(&a, &c, |x, y| b.ins().imul(x, y));
                 lanes::map2(&p, &d, |x, y| b.ins().iadd(x, y))
             }
             ArithOp::Shl | ArithOp::Shr => {
@@ -177,6 +180,19 @@ impl FnTx<'_> {
             _ => return Ok(None),
         };
         Ok(Some((r, ty)))
+    }
+
+    /// The low half of `a * b` (a shift when `b` is a power-of-two immediate).
+    fn mul_lo(&mut self, ty: Type, srcs: &[Operand]) -> Result<W, JitError> {
+        let a = self.read(&srcs[0], ty, false)?;
+        if let Some(k) = pow2_imm(&srcs[1], ty) {
+            let sh = lanes::iconst32(&mut self.b, k);
+            let b = &mut self.b;
+            return Ok(lanes::map1(&a, |&x| b.ins().ishl(x, sh)));
+        }
+        let c = self.read(&srcs[1], ty, false)?;
+        let b = &mut self.b;
+        Ok(lanes::map2(&a, &c, |x, y| b.ins().imul(x, y)))
     }
 
     /// `mul.hi` / `mul.wide` products (without the `mad` addend) for widths up to 32.
@@ -205,6 +221,15 @@ impl FnTx<'_> {
                 }
                 _ => (p, ty.widened().unwrap_or(ty)),
             }));
+        }
+        if mode == MulMode::Wide {
+            if let Some(k) = pow2_imm(&srcs[1], ty) {
+                let wa = lanes::widen_w(&mut self.b, &a, signed);
+                let sh = lanes::iconst32(&mut self.b, k);
+                let b = &mut self.b;
+                let p = lanes::map1(&wa, |&x| b.ins().ishl(x, sh));
+                return Ok(Some((p, ty.widened().unwrap_or(ty))));
+            }
         }
         let mut lo_hi = Vec::with_capacity(2 * N32);
         for k in 0..N32 {

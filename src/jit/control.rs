@@ -75,8 +75,30 @@ impl FnTx<'_> {
     fn branch(&mut self, guard: Guard, taken: BlockId, not_taken: BlockId) -> Result<(), JitError> {
         let tb = self.block(taken)?;
         let nb = self.block(not_taken)?;
-        let act = self.active_vals();
         let p = self.pred_vals(guard.pred, false);
+        if self.mode == Mode::Conv {
+            // Uniform over the active lanes: a plain jump.
+            let pb = lanes::bits_from_mask(&mut self.b, &p);
+            let ab = self.b.use_var(self.active_bits);
+            let tbits = if guard.negate {
+                self.b.ins().band_not(ab, pb)
+            } else {
+                self.b.ins().band(ab, pb)
+            };
+            let all = self.b.ins().icmp(IntCC::Equal, tbits, ab);
+            let check2 = self.b.create_block();
+            let slow = self.b.create_block();
+            self.b.ins().brif(all, tb, &[], check2, &[]);
+            self.b.switch_to_block(check2);
+            self.b.ins().brif(tbits, slow, &[], nb, &[]);
+            self.b.switch_to_block(slow);
+            // No lane waits anywhere yet.
+            let none = lanes::splat32(&mut self.b, u32::MAX);
+            for k in 0..N32 {
+                self.b.def_var(self.next[k], none);
+            }
+        }
+        let act = self.active_vals();
         let (t, n) = if guard.negate {
             (
                 lanes::andnot_masks(&mut self.b, &act, &p),
@@ -88,22 +110,6 @@ impl FnTx<'_> {
                 lanes::andnot_masks(&mut self.b, &act, &p),
             )
         };
-        if self.mode == Mode::Conv {
-            // Uniform over the active lanes: a plain jump.
-            let any_t = lanes::any_true(&mut self.b, &t);
-            let any_n = lanes::any_true(&mut self.b, &n);
-            let check2 = self.b.create_block();
-            let slow = self.b.create_block();
-            self.b.ins().brif(any_n, check2, &[], tb, &[]);
-            self.b.switch_to_block(check2);
-            self.b.ins().brif(any_t, slow, &[], nb, &[]);
-            self.b.switch_to_block(slow);
-            // No lane waits anywhere yet.
-            let none = lanes::splat32(&mut self.b, u32::MAX);
-            for k in 0..N32 {
-                self.b.def_var(self.next[k], none);
-            }
-        }
         // Each active lane records its successor; the dispatcher picks the lowest block.
         self.record(&t, taken);
         self.record(&n, not_taken);

@@ -285,15 +285,6 @@ pub fn andnot_masks(b: &mut FunctionBuilder, x: &[Value], y: &[Value]) -> Vec<Va
         .collect()
 }
 
-/// OR of all parts.
-pub fn or_reduce(b: &mut FunctionBuilder, v: &[Value]) -> Value {
-    let mut acc = v[0];
-    for &p in &v[1..] {
-        acc = b.ins().bor(acc, p);
-    }
-    acc
-}
-
 /// AND of all parts.
 pub fn and_reduce(b: &mut FunctionBuilder, v: &[Value]) -> Value {
     let mut acc = v[0];
@@ -301,12 +292,6 @@ pub fn and_reduce(b: &mut FunctionBuilder, v: &[Value]) -> Value {
         acc = b.ins().band(acc, p);
     }
     acc
-}
-
-/// i8 value: 1 if any lane of any part is nonzero.
-pub fn any_true(b: &mut FunctionBuilder, v: &[Value]) -> Value {
-    let r = or_reduce(b, v);
-    b.ins().vany_true(r)
 }
 
 /// Flushes f32 subnormals (in i32x4 lanes) to sign-preserving zero.

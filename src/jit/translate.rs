@@ -606,12 +606,18 @@ impl<'a> FnTx<'a> {
                 v = lanes::ext_w(&mut self.b, &v, rw, false);
             }
         }
+        let vars = self.regs[dst.0 as usize].clone();
+        if !mask.merge {
+            for (k, &var) in vars.iter().enumerate() {
+                self.b.def_var(var, v.v[k]);
+            }
+            return Ok(());
+        }
         let m = if rwide {
             self.m64(mask)
         } else {
             mask.m32.clone()
         };
-        let vars = self.regs[dst.0 as usize].clone();
         for (k, &var) in vars.iter().enumerate() {
             let old = self.b.use_var(var);
             let new = self.b.ins().bitselect(m[k], v.v[k], old);

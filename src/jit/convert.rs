@@ -11,8 +11,9 @@ use super::lanes::{self, W};
 use super::translate::{FnTx, Mask, SCRATCH_DATA};
 use super::JitError;
 use crate::ir::{Operand, RegId, Rnd, Type};
-use cranelift_codegen::ir::types::{F32X4, F64X2, I32X4};
-use cranelift_codegen::ir::InstBuilder;
+use cranelift_codegen::ir::condcodes::FloatCC;
+use cranelift_codegen::ir::types::{F32X4, F64X2, I32, I32X4, I64, I64X2, I8X16};
+use cranelift_codegen::ir::{ConstantData, InstBuilder, Value};
 
 fn int_like(t: Type) -> bool {
     (t.is_int() || t.is_bits()) && t.bits() <= 64
@@ -142,6 +143,204 @@ impl FnTx<'_> {
             });
             return Ok(Some(v));
         }
+        // f32/f64 -> any integer: round in vectors, convert lane by lane (scalar
+        // saturating conversions; NaN -> 0).
+        if matches!(src_ty, Type::F32 | Type::F64) && dst_ty.is_int() {
+            return self
+                .float_to_int_lanes(dst_ty, src_ty, rnd, ftz, src)
+                .map(Some);
+        }
+        if matches!(src_ty, Type::F32 | Type::F64) && matches!(dst_ty, Type::F32 | Type::F64) {
+            return self.float_to_float(dst_ty, src_ty, rnd, ftz, sat, src);
+        }
         Ok(None)
+    }
+
+    /// Rounds float lanes per an integer rounding modifier (none = truncate).
+    fn round_int(&mut self, f: Value, rnd: Option<Rnd>) -> Value {
+        match rnd {
+            Some(Rnd::Rni | Rnd::Rn) => self.b.ins().nearest(f),
+            Some(Rnd::Rmi | Rnd::Rm) => self.b.ins().floor(f),
+            Some(Rnd::Rpi | Rnd::Rp) => self.b.ins().ceil(f),
+            _ => self.b.ins().trunc(f),
+        }
+    }
+
+    fn float_to_int_lanes(
+        &mut self,
+        dst_ty: Type,
+        src_ty: Type,
+        rnd: Option<Rnd>,
+        ftz: bool,
+        src: &Operand,
+    ) -> Result<W, JitError> {
+        let a = self.read(src, src_ty, false)?;
+        let f32 = src_ty == Type::F32;
+        let fty = if f32 { F32X4 } else { F64X2 };
+        let dw = dst_ty.bits();
+        let signed = dst_ty.is_signed();
+        let ity = if dw > 32 { I64 } else { I32 };
+        let (lo, hi): (i64, i64) = if signed {
+            (-(1i64 << (dw.min(63) - 1)), ((1u64 << (dw - 1)) - 1) as i64)
+        } else {
+            (
+                0,
+                if dw >= 64 {
+                    -1
+                } else {
+                    ((1u64 << dw) - 1) as i64
+                },
+            )
+        };
+        let mut out_lanes = Vec::with_capacity(32);
+        for &p in &a.v {
+            let x = if ftz && f32 {
+                lanes::flush_f32(&mut self.b, p)
+            } else {
+                p
+            };
+            let f = lanes::bitcast(&mut self.b, fty, x);
+            let f = self.round_int(f, rnd);
+            for l in 0..(if f32 { 4 } else { 2 }) {
+                let e = self.b.ins().extractlane(f, l as u8);
+                let i = if signed {
+                    self.b.ins().fcvt_to_sint_sat(ity, e)
+                } else {
+                    self.b.ins().fcvt_to_uint_sat(ity, e)
+                };
+                let i = if dw < 32 {
+                    let lo = self.b.ins().iconst(I32, lo as u32 as i64);
+                    let hi = self.b.ins().iconst(I32, hi as u32 as i64);
+                    if signed {
+                        let t = self.b.ins().smax(i, lo);
+                        self.b.ins().smin(t, hi)
+                    } else {
+                        self.b.ins().umin(i, hi)
+                    }
+                } else {
+                    i
+                };
+                out_lanes.push(i);
+            }
+        }
+        // Reassemble vectors of the destination's container.
+        let (vty, per) = if dw > 32 { (I64X2, 2) } else { (I32X4, 4) };
+        let mut v = Vec::with_capacity(32 / per);
+        for chunk in out_lanes.chunks(per) {
+            let mut acc = self.b.ins().splat(vty, chunk[0]);
+            for (l, &x) in chunk.iter().enumerate().skip(1) {
+                acc = self.b.ins().insertlane(acc, x, l as u8);
+            }
+            v.push(acc);
+        }
+        Ok(W { wide: dw > 32, v })
+    }
+
+    /// f32 <-> f64 and same-type float conversions (`ops::cvt` rules: NaN -> canonical
+    /// NaN, or +0 with `.sat`; `.ftz` flushes f32 inputs and results; `.sat` clamps to
+    /// [+0, 1]). `None` for directed rounding of f64 -> f32.
+    fn float_to_float(
+        &mut self,
+        dst_ty: Type,
+        src_ty: Type,
+        rnd: Option<Rnd>,
+        ftz: bool,
+        sat: bool,
+        src: &Operand,
+    ) -> Result<Option<W>, JitError> {
+        let integral = matches!(rnd, Some(Rnd::Rni | Rnd::Rzi | Rnd::Rmi | Rnd::Rpi));
+        if integral && dst_ty != src_ty {
+            return Ok(None);
+        }
+        if src_ty == Type::F64 && dst_ty == Type::F32 && !matches!(rnd, None | Some(Rnd::Rn)) {
+            return Ok(None);
+        }
+        let a = self.read(src, src_ty, false)?;
+        let a = if ftz && src_ty == Type::F32 {
+            lanes::map1(&a, |&x| lanes::flush_f32(&mut self.b, x))
+        } else {
+            a
+        };
+        // The converted value, as float vectors of the destination type.
+        let conv: Vec<Value> = match (src_ty, dst_ty) {
+            (Type::F32, Type::F64) => {
+                let imm = self.b.func.dfg.immediates.push(ConstantData::from(
+                    (8u8..16).chain(8..16).collect::<Vec<u8>>(),
+                ));
+                let mut out = Vec::with_capacity(16);
+                for &p in &a.v {
+                    let f = lanes::bitcast(&mut self.b, F32X4, p);
+                    out.push(self.b.ins().fvpromote_low(f));
+                    let b8 = lanes::bitcast(&mut self.b, I8X16, p);
+                    let hi = self.b.ins().shuffle(b8, b8, imm);
+                    let hf = lanes::bitcast(&mut self.b, F32X4, hi);
+                    out.push(self.b.ins().fvpromote_low(hf));
+                }
+                out
+            }
+            (Type::F64, Type::F32) => {
+                let imm = self.b.func.dfg.immediates.push(ConstantData::from(
+                    (0u8..8).chain(16..24).collect::<Vec<u8>>(),
+                ));
+                let mut out = Vec::with_capacity(8);
+                for k in 0..8 {
+                    let lo = lanes::bitcast(&mut self.b, F64X2, a.v[2 * k]);
+                    let hi = lanes::bitcast(&mut self.b, F64X2, a.v[2 * k + 1]);
+                    let dl = self.b.ins().fvdemote(lo);
+                    let dh = self.b.ins().fvdemote(hi);
+                    let bl = lanes::bitcast(&mut self.b, I8X16, dl);
+                    let bh = lanes::bitcast(&mut self.b, I8X16, dh);
+                    let c = self.b.ins().shuffle(bl, bh, imm);
+                    out.push(lanes::bitcast(&mut self.b, F32X4, c));
+                }
+                out
+            }
+            _ => {
+                let fty = if src_ty == Type::F32 { F32X4 } else { F64X2 };
+                let mut out = Vec::with_capacity(a.v.len());
+                for &p in &a.v {
+                    let f = lanes::bitcast(&mut self.b, fty, p);
+                    out.push(if integral { self.round_int(f, rnd) } else { f });
+                }
+                out
+            }
+        };
+        // NaN sources: canonical NaN (+0 with .sat). Integral rounding of a NaN is NaN,
+        // and promote/demote keep NaN-ness, so the result's NaN-ness decides.
+        let f32 = dst_ty == Type::F32;
+        let fty = if f32 { F32X4 } else { F64X2 };
+        let nan = helpers::canonical_nan(dst_ty.bits());
+        let mut v = Vec::with_capacity(conv.len());
+        for r in conv {
+            let ri = lanes::as_int(&mut self.b, r);
+            let out = if sat {
+                let z = lanes::splat_w(&mut self.b, !f32, 0).v[0];
+                let one_bits = if f32 {
+                    1f32.to_bits() as u64
+                } else {
+                    1f64.to_bits()
+                };
+                let one = lanes::splat_w(&mut self.b, !f32, one_bits).v[0];
+                let zf = lanes::bitcast(&mut self.b, fty, z);
+                let onef = lanes::bitcast(&mut self.b, fty, one);
+                let le0 = self
+                    .b
+                    .ins()
+                    .fcmp(FloatCC::UnorderedOrLessThanOrEqual, r, zf);
+                let ge1 = self.b.ins().fcmp(FloatCC::GreaterThanOrEqual, r, onef);
+                let t = self.b.ins().bitselect(le0, z, ri);
+                self.b.ins().bitselect(ge1, one, t)
+            } else {
+                let un = self.b.ins().fcmp(FloatCC::Unordered, r, r);
+                let c = lanes::splat_w(&mut self.b, !f32, nan).v[0];
+                self.b.ins().bitselect(un, c, ri)
+            };
+            v.push(if ftz && f32 {
+                lanes::flush_f32(&mut self.b, out)
+            } else {
+                out
+            });
+        }
+        Ok(Some(W { wide: !f32, v }))
     }
 }

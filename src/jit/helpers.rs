@@ -24,6 +24,7 @@ use super::JitError;
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub(crate) enum Helper {
     Access,
+    Region,
     BarSync,
     Arith,
     Cvt,
@@ -43,6 +44,12 @@ pub(crate) const HELPERS: &[HelperDef] = &[
         h: Helper::Access,
         name: "ptxjit_access",
         params: &[I64, I64, I32, I32, I64, I64],
+        ret: Some(I32),
+    },
+    HelperDef {
+        h: Helper::Region,
+        name: "ptxjit_region",
+        params: &[I64, I64, I64, I32],
         ret: Some(I32),
     },
     HelperDef {
@@ -75,6 +82,7 @@ impl HelperDef {
     pub fn ptr(&self) -> *const u8 {
         match self.h {
             Helper::Access => ptxjit_access as *const u8,
+            Helper::Region => ptxjit_region as *const u8,
             Helper::BarSync => ptxjit_bar_sync as *const u8,
             Helper::Arith => ptxjit_arith as *const u8,
             Helper::Cvt => ptxjit_cvt as *const u8,
@@ -332,6 +340,9 @@ pub(crate) fn scalar_cvt_supported(dst: Type, src: Type) -> bool {
 pub struct HelperCalls {
     /// `ld`/`st` slow paths (`ptxjit_access`).
     pub access: u64,
+    /// Region lookups of coalesced accesses that missed their cached region
+    /// (`ptxjit_region`).
+    pub region: u64,
     /// Lane-by-lane arithmetic (`ptxjit_arith`).
     pub arith: u64,
     /// Lane-by-lane conversions (`ptxjit_cvt`).
@@ -341,7 +352,7 @@ pub struct HelperCalls {
 }
 
 thread_local! {
-    static CALLS: std::cell::Cell<HelperCalls> = const { std::cell::Cell::new(HelperCalls { access: 0, arith: 0, cvt: 0, setp: 0 }) };
+    static CALLS: std::cell::Cell<HelperCalls> = const { std::cell::Cell::new(HelperCalls { access: 0, region: 0, arith: 0, cvt: 0, setp: 0 }) };
 }
 
 fn count(f: impl FnOnce(&mut HelperCalls)) {
@@ -417,6 +428,32 @@ pub unsafe extern "C" fn ptxjit_access(
     match unsafe { ctx::access(ctx, &req, addrs, data) } {
         Ok(()) => STATUS_OK,
         Err(_) => ctx.status.max(STATUS_FAULT),
+    }
+}
+
+/// Whether `[addr, addr+len)` lies inside one region (a writable one if `write != 0`);
+/// if so, caches it in the warp's read (and write) range as `access` does. Returns 1 or 0.
+///
+/// # Safety
+/// `ctx` must be the running warp's context with a valid `env`.
+pub unsafe extern "C" fn ptxjit_region(ctx: *mut WarpCtx, addr: u64, len: u64, write: u32) -> u32 {
+    count(|c| c.region += 1);
+    let ctx = unsafe { &mut *ctx };
+    if ctx.env.is_null() {
+        return 0;
+    }
+    let env = unsafe { &*ctx.env };
+    match env.regions.find(addr, len) {
+        Some(r) if write == 0 || r.writable => {
+            if write != 0 {
+                ctx.wr_lo = r.lo;
+                ctx.wr_hi = r.hi;
+            }
+            ctx.rd_lo = r.lo;
+            ctx.rd_hi = r.hi;
+            1
+        }
+        _ => 0,
     }
 }
 

@@ -19,7 +19,7 @@ use crate::ir::{AddrBase, Address, InstId, Operand, RegClass, RegId, Space, Type
 use crate::runtime::ctx::{AccessReq, WarpCtx};
 use cranelift_codegen::ir::condcodes::IntCC;
 use cranelift_codegen::ir::types::{I16, I16X8, I32, I32X4, I64, I64X2, I8, I8X16};
-use cranelift_codegen::ir::{BlockArg, InstBuilder, MemFlagsData, Value};
+use cranelift_codegen::ir::{Block, BlockArg, InstBuilder, MemFlagsData, Value};
 use std::mem::offset_of;
 
 /// Per-lane state-space addresses of an access.
@@ -195,10 +195,9 @@ impl FnTx<'_> {
         for _ in 0..nparts {
             self.b.append_block_param(join, vty);
         }
-        let (ok, h) = self.fast_check(space, eb, a, false, inst, mask);
         let fast = self.b.create_block();
         let slow = self.b.create_block();
-        self.b.ins().brif(ok, fast, &[], slow, &[]);
+        let h = self.branch_fast(space, eb, a, false, inst, mask, fast, slow)?;
         // Fast path: whole-vector loads.
         self.b.switch_to_block(fast);
         let v = self.vector_load(h, eb);
@@ -252,10 +251,9 @@ impl FnTx<'_> {
             return Err(JitError::Codegen("lane addresses".into()));
         };
         let cont = self.b.create_block();
-        let (ok, h) = self.fast_check(space, eb, a, true, inst, mask);
         let fast = self.b.create_block();
         let slow = self.b.create_block();
-        self.b.ins().brif(ok, fast, &[], slow, &[]);
+        let h = self.branch_fast(space, eb, a, true, inst, mask, fast, slow)?;
         self.b.switch_to_block(fast);
         self.vector_store(h, eb, &data[0]);
         self.b.ins().jump(cont, &[]);
@@ -267,7 +265,9 @@ impl FnTx<'_> {
         Ok(())
     }
 
-    /// The coalesced-access test: returns (ok: i8, host address of lane 0).
+    /// The coalesced-access test: returns (shape ok: i8, location ok: i8, host address of
+    /// lane 0). The shape covers consecutive lanes, alignment and (stores) a full warp;
+    /// the location is the shared window or the instruction's cached region.
     #[allow(clippy::too_many_arguments)]
     fn fast_check(
         &mut self,
@@ -277,7 +277,7 @@ impl FnTx<'_> {
         write: bool,
         inst: InstId,
         mask: &mut Mask,
-    ) -> (Value, Value) {
+    ) -> (Value, Value, Value) {
         let a0 = self.b.ins().extractlane(a.v[0], 0);
         let s = self.b.ins().splat(I64X2, a0);
         let offs = lanes::lane_index(&mut self.b, true, eb as u64);
@@ -293,6 +293,7 @@ impl FnTx<'_> {
         let all = all.unwrap_or(s);
         let mut ok = self.b.ins().vall_true(all);
         let len = 32 * eb as i64;
+        let loc;
         let h = if space == Space::Shared {
             let size = self.load_ctx(I64, offset_of!(WarpCtx, shared_size), true);
             let base = self.load_ctx(I64, offset_of!(WarpCtx, shared_base), true);
@@ -302,8 +303,7 @@ impl FnTx<'_> {
                 .icmp_imm_u(IntCC::UnsignedGreaterThanOrEqual, size, len);
             let room = self.b.ins().iadd_imm_s(size, -len);
             let fits = self.b.ins().icmp(IntCC::UnsignedLessThanOrEqual, a0, room);
-            let inr = self.b.ins().band(big, fits);
-            ok = self.b.ins().band(ok, inr);
+            loc = self.b.ins().band(big, fits);
             self.b.ins().iadd(base, a0)
         } else {
             // The region this instruction hit last time (per-instruction cache, filled by
@@ -319,8 +319,7 @@ impl FnTx<'_> {
                 .ins()
                 .icmp_imm_u(IntCC::UnsignedGreaterThanOrEqual, rem, len);
             let c = self.b.ins().band(c1, c2);
-            let c = self.b.ins().band(c, c3);
-            ok = self.b.ins().band(ok, c);
+            loc = self.b.ins().band(c, c3);
             a0
         };
         if eb > 1 {
@@ -333,7 +332,61 @@ impl FnTx<'_> {
             let full = self.b.ins().icmp_imm_u(IntCC::Equal, bits, u32::MAX as i64);
             ok = self.b.ins().band(ok, full);
         }
-        (ok, h)
+        (ok, loc, h)
+    }
+
+    /// Branches to `fast` when the coalesced test passes. A region-cache miss of a
+    /// well-shaped access asks the runtime's region table (`ptxjit_region`) and refills
+    /// the instruction's cache; anything else goes to `slow`.
+    #[allow(clippy::too_many_arguments)]
+    fn branch_fast(
+        &mut self,
+        space: Space,
+        eb: u32,
+        a: &W,
+        write: bool,
+        inst: InstId,
+        mask: &mut Mask,
+        fast: Block,
+        slow: Block,
+    ) -> Result<Value, JitError> {
+        let (shape, loc, h) = self.fast_check(space, eb, a, write, inst, mask);
+        if space == Space::Shared {
+            let ok = self.b.ins().band(shape, loc);
+            self.b.ins().brif(ok, fast, &[], slow, &[]);
+            return Ok(h);
+        }
+        let cached = self.b.create_block();
+        let lookup = self.b.create_block();
+        let refill = self.b.create_block();
+        self.b.ins().brif(shape, cached, &[], slow, &[]);
+        self.b.switch_to_block(cached);
+        self.b.ins().brif(loc, fast, &[], lookup, &[]);
+        self.b.switch_to_block(lookup);
+        let len = lanes::iconst64(&mut self.b, 32 * eb as u64);
+        let wr = lanes::iconst32(&mut self.b, write as u32);
+        let hf = self.helper(Helper::Region)?;
+        let call = self.b.ins().call(hf, &[self.ctx, h, len, wr]);
+        let found = self.b.inst_results(call)[0];
+        self.b.ins().brif(found, refill, &[], slow, &[]);
+        self.b.switch_to_block(refill);
+        self.refill_region_cache(write, inst);
+        self.b.ins().jump(fast, &[]);
+        Ok(h)
+    }
+
+    /// Copies the warp's cached region (read or write) into instruction `inst`'s cache.
+    fn refill_region_cache(&mut self, write: bool, inst: InstId) {
+        let (lo_off, hi_off) = if write {
+            (offset_of!(WarpCtx, wr_lo), offset_of!(WarpCtx, wr_hi))
+        } else {
+            (offset_of!(WarpCtx, rd_lo), offset_of!(WarpCtx, rd_hi))
+        };
+        let lo = self.load_ctx(I64, lo_off, false);
+        let hi = self.load_ctx(I64, hi_off, false);
+        let (lv, hv) = self.region_cache(inst);
+        self.b.def_var(lv, lo);
+        self.b.def_var(hv, hi);
     }
 
     /// Loads 32 consecutive elements of `eb` bytes at host address `h` into containers
@@ -456,16 +509,7 @@ impl FnTx<'_> {
         if n == 1 && space != Space::Local && space != Space::Shared {
             // Remember the region the warp's cache now holds for this instruction's fast
             // path (`access` leaves a range inside one region there).
-            let (lo_off, hi_off) = if write {
-                (offset_of!(WarpCtx, wr_lo), offset_of!(WarpCtx, wr_hi))
-            } else {
-                (offset_of!(WarpCtx, rd_lo), offset_of!(WarpCtx, rd_hi))
-            };
-            let lo = self.load_ctx(I64, lo_off, false);
-            let hi = self.load_ctx(I64, hi_off, false);
-            let (lv, hv) = self.region_cache(inst);
-            self.b.def_var(lv, lo);
-            self.b.def_var(hv, hi);
+            self.refill_region_cache(write, inst);
         }
         Ok(())
     }

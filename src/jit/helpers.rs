@@ -24,7 +24,8 @@ use super::JitError;
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub(crate) enum Helper {
     Access,
-    BarSync,
+    BarArrive,
+    BarWait,
     Arith,
     Cvt,
     Setp,
@@ -46,9 +47,15 @@ pub(crate) const HELPERS: &[HelperDef] = &[
         ret: Some(I32),
     },
     HelperDef {
-        h: Helper::BarSync,
-        name: "ptxjit_bar_sync",
+        h: Helper::BarArrive,
+        name: "ptxjit_bar_arrive",
         params: &[I64, I32, I64, I32, I32],
+        ret: Some(I32),
+    },
+    HelperDef {
+        h: Helper::BarWait,
+        name: "ptxjit_bar_wait",
+        params: &[I64],
         ret: Some(I32),
     },
     HelperDef {
@@ -75,7 +82,8 @@ impl HelperDef {
     pub fn ptr(&self) -> *const u8 {
         match self.h {
             Helper::Access => ptxjit_access as *const u8,
-            Helper::BarSync => ptxjit_bar_sync as *const u8,
+            Helper::BarArrive => ptxjit_bar_arrive as *const u8,
+            Helper::BarWait => ptxjit_bar_wait as *const u8,
             Helper::Arith => ptxjit_arith as *const u8,
             Helper::Cvt => ptxjit_cvt as *const u8,
             Helper::Setp => ptxjit_setp as *const u8,
@@ -771,12 +779,12 @@ pub unsafe extern "C" fn ptxjit_access(
     }
 }
 
-/// `bar.sync id, count` for the lanes in `mask` (`count == u64::MAX`: no count).
+/// Lanes `mask` arrive at barrier `id` (`count == u64::MAX`: no count); non-blocking.
 /// Returns 0, or the warp's nonzero status.
 ///
 /// # Safety
-/// As `runtime::ctx::bar_sync`.
-pub unsafe extern "C" fn ptxjit_bar_sync(
+/// As `runtime::ctx::bar_arrive`.
+pub unsafe extern "C" fn ptxjit_bar_arrive(
     ctx: *mut WarpCtx,
     id: u32,
     count: u64,
@@ -789,7 +797,20 @@ pub unsafe extern "C" fn ptxjit_bar_sync(
     } else {
         Some(count as u32)
     };
-    match unsafe { ctx::bar_sync(ctx, id, count, mask, InstId(inst)) } {
+    match unsafe { ctx::bar_arrive(ctx, id, count, mask, InstId(inst)) } {
+        Ok(()) => STATUS_OK,
+        Err(_) => ctx.status.max(STATUS_FAULT),
+    }
+}
+
+/// Suspends the warp until the barriers its lanes arrived at complete. Returns 0, or the
+/// warp's nonzero status.
+///
+/// # Safety
+/// As `runtime::ctx::bar_wait`.
+pub unsafe extern "C" fn ptxjit_bar_wait(ctx: *mut WarpCtx) -> u32 {
+    let ctx = unsafe { &mut *ctx };
+    match unsafe { ctx::bar_wait(ctx) } {
         Ok(()) => STATUS_OK,
         Err(_) => ctx.status.max(STATUS_FAULT),
     }

@@ -146,7 +146,7 @@ pub(crate) fn build(
         }
         tx.terminator(&blk.term)?;
     }
-    tx.build_dispatch();
+    tx.build_dispatch()?;
     tx.b.switch_to_block(tx.ret_status);
     let st = tx.load_ctx(I32, offset_of!(WarpCtx, status), false);
     tx.b.ins().return_(&[st]);
@@ -626,9 +626,8 @@ impl<'a> FnTx<'a> {
                 dst,
                 src,
             } => self.cvt(*dst_ty, *src_ty, *rnd, *ftz, *sat, *dst, src, &mut mask),
-            InstKind::BarSync { barrier, count } => {
-                self.bar_sync(barrier, count.as_ref(), &mut mask, i.id)
-            }
+            // `check` turns every bar.sync into `Terminator::Barrier`.
+            InstKind::BarSync { .. } => Err(self.unsupported("bar.sync inside a block")),
         }
     }
 

@@ -371,6 +371,8 @@ struct Barriers {
     generation: [u64; 16],
     /// Per warp: (barrier, generation) pairs it waits for.
     waits: Vec<Vec<(u32, u64)>>,
+    /// Bit i: barrier i has arrivals in its current generation.
+    open: u16,
 }
 
 impl Barriers {
@@ -383,26 +385,32 @@ impl Barriers {
                 self.expected[id] = a.count;
             }
             self.waits[w].push((id as u32, self.generation[id]));
+            self.open |= 1 << id;
         }
     }
 
     /// Completes every barrier whose count is reached and wakes the warps whose
     /// barriers have all completed.
     fn release(&mut self, warps: &[WarpSlot], state: &mut [WarpState]) {
+        if self.open == 0 {
+            return;
+        }
         let live = live_threads(warps);
-        for id in 0..16 {
-            let waited = self.waits.iter().any(|ws| {
-                ws.iter()
-                    .any(|&(b, g)| b as usize == id && g == self.generation[id])
-            });
-            if !waited {
-                continue;
-            }
+        let mut advanced = false;
+        let mut open = self.open;
+        while open != 0 {
+            let id = open.trailing_zeros() as usize;
+            open &= open - 1;
             if self.arrived[id] >= self.expected[id].unwrap_or(live) {
                 self.arrived[id] = 0;
                 self.expected[id] = None;
                 self.generation[id] += 1;
+                self.open &= !(1 << id);
+                advanced = true;
             }
+        }
+        if !advanced {
+            return;
         }
         for (w, s) in state.iter_mut().enumerate() {
             if *s == WarpState::Waiting

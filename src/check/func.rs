@@ -81,6 +81,9 @@ pub struct Fx<'c, 'a> {
     pub cur: usize,
     pub local_size: u32,
     pub local_align: u32,
+    /// An error reported only if checking the function finds no other (uses of call
+    /// parameters, which come with a `call` that is rejected on its own).
+    pub deferred: std::cell::RefCell<Option<PtxError>>,
 }
 
 /// Checks one function (definition or declaration) into an [`ir::Function`].
@@ -100,6 +103,7 @@ pub fn check_function(
         cur: 0,
         local_size: 0,
         local_align: 1,
+        deferred: std::cell::RefCell::new(None),
     };
     if f.kind == FuncKind::Entry && !f.rets.is_empty() {
         return Err(fx.cx.err(f.name.loc, "a kernel cannot have return values"));
@@ -111,6 +115,9 @@ pub fn check_function(
     let blocks = match &f.body {
         Some(body) => {
             fx.block(body, 0)?;
+            if let Some(e) = fx.deferred.borrow_mut().take() {
+                return Err(e);
+            }
             fx.finish(body.close)?
         }
         None => Vec::new(),
@@ -134,6 +141,14 @@ pub fn check_function(
 impl Fx<'_, '_> {
     pub fn err(&self, loc: Loc, msg: impl Into<String>) -> PtxError {
         self.cx.err(loc, msg)
+    }
+
+    /// Records an error to report at the end of the function if nothing else fails.
+    pub fn defer(&self, e: PtxError) {
+        let mut d = self.deferred.borrow_mut();
+        if d.is_none() {
+            *d = Some(e);
+        }
     }
 
     /// Binds a name in the innermost scope.

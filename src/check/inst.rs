@@ -279,11 +279,9 @@ impl Fx<'_, '_> {
             Val::Zero => Operand::Imm(0),
             Val::Var(v, off, name) => {
                 if v.call_param {
-                    return Err(self.err(
+                    self.defer(self.err(
                         e.loc,
-                        format!(
-                            "taking the address of call parameter '{name}' is not supported yet"
-                        ),
+                        format!("call parameter '{name}' is used, but calls are not supported yet"),
                     ));
                 }
                 if ty.is_float() || ty == Type::Pred || ty.bits() < 32 {

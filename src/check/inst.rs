@@ -808,6 +808,9 @@ impl Fx<'_, '_> {
     // ----- barriers -----------------------------------------------------------------
 
     fn bar(&mut self, i: &Instruction, m: &mut Mods) -> Result<InstKind, PtxError> {
+        if m.any(|x| !matches!(x, "cta" | "sync" | "aligned")) {
+            return Err(self.unsupported(m));
+        }
         m.has("cta");
         if !m.has("sync") {
             return Err(self.unsupported(m));

@@ -12,8 +12,8 @@ use crate::ir::{
 use crate::parse::ast::{self, DeclSpace, Stmt};
 use crate::parse::{PtxError, MAX_DEPTH};
 
-/// Largest number of registers in one function.
-pub const MAX_REGS: usize = 1 << 22;
+/// Largest number of registers in one module (all functions together).
+pub const MAX_REGS: usize = 1 << 20;
 
 /// A function-scope name.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -170,12 +170,13 @@ impl Fx<'_, '_> {
     }
 
     pub fn new_reg(&mut self, name: String, ty: Type, loc: Loc) -> Result<RegId, PtxError> {
-        if self.regs.len() >= MAX_REGS {
+        if self.cx.total_regs >= MAX_REGS {
             return Err(self.cx.err(
                 loc,
-                format!("too many registers in one function (at most {MAX_REGS})"),
+                format!("too many registers in one module (at most {MAX_REGS})"),
             ));
         }
+        self.cx.total_regs += 1;
         let id = RegId(self.regs.len() as u32);
         self.regs.push(RegInfo { name, ty });
         Ok(id)
@@ -363,9 +364,9 @@ impl Fx<'_, '_> {
             Stmt::Block(b) => self.block(b, depth + 1),
             Stmt::BranchTargets { targets, .. } => {
                 for (t, range) in targets {
-                    let names: Vec<String> = match range {
-                        Some(n) => (0..*n).map(|i| format!("{}{i}", t.name)).collect(),
-                        None => vec![t.name.clone()],
+                    let names: Box<dyn Iterator<Item = String>> = match range {
+                        Some(n) => Box::new((0..*n).map(|i| format!("{}{i}", t.name))),
+                        None => Box::new(std::iter::once(t.name.clone())),
                     };
                     for n in names {
                         match self.lookup(&n) {
@@ -499,10 +500,10 @@ impl Fx<'_, '_> {
             return Err(self.err(n.name.loc, "register arrays are not supported"));
         }
         let count = n.range.unwrap_or(1);
-        if self.regs.len().saturating_add(count as usize) > MAX_REGS {
+        if self.cx.total_regs.saturating_add(count as usize) > MAX_REGS {
             return Err(self.err(
                 n.name.loc,
-                format!("too many registers in one function (at most {MAX_REGS})"),
+                format!("too many registers in one module (at most {MAX_REGS})"),
             ));
         }
         for i in 0..count {

@@ -231,8 +231,14 @@ impl Fx<'_, '_> {
                 let uni = m.has("uni");
                 self.nops(i, m, 1)?;
                 let target = match i.operands.first() {
-                    Some(ast::Operand::Value(e)) => match self.value(e)? {
-                        Val::Label(l) => l,
+                    Some(ast::Operand::Value(e)) => match &e.kind {
+                        ast::ExprKind::Sym { name, comp: None } => match self.lookup(name) {
+                            Some(super::func::Sym::Label(l)) => l,
+                            Some(_) => {
+                                return Err(self.err(e.loc, format!("'{name}' is not a label")))
+                            }
+                            None => return Err(self.err(e.loc, format!("unknown label '{name}'"))),
+                        },
                         _ => return Err(self.err(e.loc, "expected a label")),
                     },
                     Some(op) => return Err(self.err(op.loc(), "expected a label")),

@@ -14,6 +14,7 @@ mod init;
 mod inst;
 mod mem;
 mod operand;
+mod validate;
 
 use std::collections::HashMap;
 
@@ -22,6 +23,8 @@ use crate::parse::ast::{self, DeclSpace, ElemType, Item};
 use crate::parse::{self, PtxError};
 
 pub use consts::{f32_bits_to_f64_bits, f64_bits_to_f32_bits};
+pub use operand::{reg_fits, Rule};
+pub use validate::validate;
 
 /// Largest `.global`/`.const` variable accepted (its initial image is allocated).
 pub const MAX_GLOBAL_SIZE: u64 = 1 << 30;
@@ -102,6 +105,8 @@ pub struct Cx<'a> {
     /// Dynamic shared declarations (their offset is only known at the end).
     dyn_shared: Vec<(u32, u32)>,
     dyn_align: u32,
+    /// Registers declared so far in the module (bounded by `func::MAX_REGS`).
+    pub total_regs: usize,
 }
 
 /// Layout of a declared variable: element type, element count and alignment.

@@ -4,7 +4,7 @@
 //! [`MAX_DEPTH`], so hostile input cannot overflow the stack.
 
 use super::ast::*;
-use super::lexer::{NumLit, Tok, Token};
+use super::lexer::{Lexed, NumLit, Tok, Token};
 use super::PtxError;
 
 /// Maximum nesting depth of blocks, initializer lists, expressions and operands.
@@ -15,6 +15,8 @@ pub const MAX_REG_RANGE: u64 = 1 << 20;
 
 pub struct Parser<'a> {
     toks: Vec<Token<'a>>,
+    /// Errors of malformed literals, reported when the parser reaches them.
+    lex_errors: Vec<PtxError>,
     pos: usize,
     file: &'a str,
     depth: u32,
@@ -69,9 +71,10 @@ fn is_func_directive(name: &str) -> bool {
 }
 
 impl<'a> Parser<'a> {
-    pub fn new(toks: Vec<Token<'a>>, file: &'a str) -> Self {
+    pub fn new(lexed: Lexed<'a>, file: &'a str) -> Self {
         Parser {
-            toks,
+            toks: lexed.toks,
+            lex_errors: lexed.errors,
             pos: 0,
             file,
             depth: 0,
@@ -114,6 +117,11 @@ impl<'a> Parser<'a> {
 
     fn unexpected(&self, what: &str) -> PtxError {
         let t = self.peek();
+        if let Tok::Bad(i) = t.tok {
+            if let Some(e) = self.lex_errors.get(i) {
+                return e.clone();
+            }
+        }
         self.err_at(t.loc, format!("expected {what} but found {}", t.describe()))
     }
 
@@ -1051,6 +1059,19 @@ impl<'a> Parser<'a> {
         match t.tok {
             Tok::Num(n) => {
                 self.bump();
+                // `0xFF00(generic(x))`: a byte mask applied to an address (initializers).
+                if let (NumLit::Int { bits, .. }, Tok::Punct('(')) = (n, self.peek().tok) {
+                    self.bump();
+                    self.enter(t.loc)?;
+                    let inner = self.expr(true);
+                    self.leave();
+                    let inner = inner?;
+                    self.expect_punct(')')?;
+                    return Ok(Expr {
+                        kind: ExprKind::Mask(bits, Box::new(inner)),
+                        loc: t.loc,
+                    });
+                }
                 Ok(Expr {
                     kind: ExprKind::Num(n),
                     loc: t.loc,

@@ -4,7 +4,7 @@
 
 use std::collections::HashMap;
 
-use super::{Cx, ModSym, VarSym};
+use super::{Cx, ModSym, VarSym, MAX_LOCAL_FRAME};
 use crate::ir::{
     self, Block, FuncId, FuncKind, Guard, Inst, InstId, InstKind, Loc, RegId, RegInfo, Space,
     Terminator, Type, VarRef,
@@ -440,15 +440,21 @@ impl Fx<'_, '_> {
                     if lay.count.is_none() {
                         return Err(self.err(n.name.loc, "a '.local' array needs a size"));
                     }
-                    let size = u32::try_from(lay.size())
-                        .map_err(|_| self.err(n.name.loc, "local variable is too large"))?;
+                    let too_large = || {
+                        self.err(
+                            n.name.loc,
+                            format!("local frame too large (at most {MAX_LOCAL_FRAME} bytes)"),
+                        )
+                    };
+                    let size = u32::try_from(lay.size()).map_err(|_| too_large())?;
                     let off = self
                         .local_size
                         .checked_next_multiple_of(lay.align)
-                        .ok_or_else(|| self.err(n.name.loc, "local frame too large"))?;
+                        .ok_or_else(too_large)?;
                     self.local_size = off
                         .checked_add(size)
-                        .ok_or_else(|| self.err(n.name.loc, "local frame too large"))?;
+                        .filter(|&e| e <= MAX_LOCAL_FRAME)
+                        .ok_or_else(too_large)?;
                     self.local_align = self.local_align.max(lay.align);
                     let sym = VarSym {
                         space: Space::Local,

@@ -28,6 +28,10 @@ pub use validate::validate;
 
 /// Largest `.global`/`.const` variable accepted (its initial image is allocated).
 pub const MAX_GLOBAL_SIZE: u64 = 1 << 30;
+/// Largest static shared window (all `.shared` variables of the module together).
+pub const MAX_SHARED_STATIC: u32 = 1 << 20;
+/// Largest `.local` frame of one function.
+pub const MAX_LOCAL_FRAME: u32 = 1 << 20;
 
 /// Parses and checks PTX source text into a checked IR module.
 pub fn parse_and_check(src: &str, file: &str) -> Result<ir::Module, PtxError> {
@@ -236,7 +240,7 @@ impl<'a> Cx<'a> {
             .m
             .shared_static_size
             .checked_next_multiple_of(align)
-            .ok_or_else(|| self.err(Loc::default(), "shared memory too large"))?;
+            .ok_or_else(|| self.err(Loc { line: 1, col: 1 }, "shared memory too large"))?;
         self.m.dyn_shared_offset = off;
         for var in self.m.shared_vars.iter_mut().filter(|v| v.dynamic) {
             var.offset = off;
@@ -343,16 +347,22 @@ impl<'a> Cx<'a> {
             });
             return Ok(u32::MAX);
         }
-        let size = u32::try_from(lay.size())
-            .map_err(|_| self.err(n.name.loc, "shared variable is too large"))?;
+        let too_large = || {
+            self.err(
+                n.name.loc,
+                format!("shared variable is too large (at most {MAX_SHARED_STATIC} bytes of static shared memory)"),
+            )
+        };
+        let size = u32::try_from(lay.size()).map_err(|_| too_large())?;
         let off = self
             .m
             .shared_static_size
             .checked_next_multiple_of(lay.align)
-            .ok_or_else(|| self.err(n.name.loc, "shared memory too large"))?;
+            .ok_or_else(too_large)?;
         let end = off
             .checked_add(size)
-            .ok_or_else(|| self.err(n.name.loc, "shared memory too large"))?;
+            .filter(|&e| e <= MAX_SHARED_STATIC)
+            .ok_or_else(too_large)?;
         self.m.shared_static_size = end;
         self.m.shared_vars.push(ir::SharedVar {
             name: n.name.name.clone(),

@@ -1011,22 +1011,35 @@ impl<'a> Parser<'a> {
 
     fn binary(&mut self, min_prec: u8, allow_or: bool) -> PResult<Expr> {
         let mut lhs = self.unary()?;
-        while let Some((op, prec)) = self.binop(allow_or) {
+        // Every operator applied deepens the (left-leaning) tree: count it as nesting,
+        // so that expression trees stay shallow (they are dropped recursively).
+        let mut levels = 0;
+        let result = loop {
+            let Some((op, prec)) = self.binop(allow_or) else {
+                break Ok(());
+            };
             if prec < min_prec {
-                break;
+                break Ok(());
             }
             let t = self.bump();
-            self.enter(t.loc)?;
-            let rhs = self.binary(prec + 1, allow_or);
-            self.leave();
-            let rhs = rhs?;
+            if let Err(e) = self.enter(t.loc) {
+                break Err(e);
+            }
+            levels += 1;
+            let rhs = match self.binary(prec + 1, allow_or) {
+                Ok(r) => r,
+                Err(e) => break Err(e),
+            };
             let loc = lhs.loc;
             lhs = Expr {
                 kind: ExprKind::Binary(op, Box::new(lhs), Box::new(rhs)),
                 loc,
             };
+        };
+        for _ in 0..levels {
+            self.leave();
         }
-        Ok(lhs)
+        result.map(|()| lhs)
     }
 
     fn unary(&mut self) -> PResult<Expr> {

@@ -155,6 +155,31 @@ impl Fx<'_, '_> {
 
     /// Lowers one instruction into the current block.
     pub fn inst(&mut self, i: &Instruction) -> Result<(), PtxError> {
+        // `(expr)` parses as a one-element call-style list; outside calls it is just a
+        // parenthesized constant expression.
+        let paren = |o: &ast::Operand| matches!(o, ast::Operand::List(v, _) if matches!(v.as_slice(), [ast::Operand::Value(_)]));
+        let unparened;
+        let i = if i.opcode.name != "call" && i.operands.iter().any(paren) {
+            let mut c = i.clone();
+            for o in c.operands.iter_mut() {
+                if let ast::Operand::List(v, _) = o {
+                    if let [ast::Operand::Value(e)] = v.as_mut_slice() {
+                        let e = std::mem::replace(
+                            e,
+                            ast::Expr {
+                                kind: ast::ExprKind::Num(ast::NumLit::Float(0.0)),
+                                loc: e.loc,
+                            },
+                        );
+                        *o = ast::Operand::Value(e);
+                    }
+                }
+            }
+            unparened = c;
+            &unparened
+        } else {
+            i
+        };
         let guard = match &i.guard {
             Some(g) => match self.sym_value(&g.pred.name, None, g.pred.loc)? {
                 Val::Reg(r, 0) if self.reg_ty(r) == Type::Pred => Some(Guard {

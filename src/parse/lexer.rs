@@ -59,10 +59,6 @@ impl Token<'_> {
     }
 }
 
-fn is_ident_start(c: u8) -> bool {
-    c.is_ascii_alphabetic() || c == b'_' || c == b'$' || c == b'%'
-}
-
 fn is_ident_char(c: u8) -> bool {
     c.is_ascii_alphanumeric() || c == b'_' || c == b'$'
 }
@@ -154,7 +150,12 @@ impl<'a> Lexer<'a> {
                 loc,
             });
         }
-        let tok = if is_ident_start(c) {
+        // `_` alone is the sink; `%` and `$` start a name only when a name character
+        // follows (`7 % 3` is a remainder).
+        let tok = if c.is_ascii_alphabetic()
+            || c == b'_'
+            || ((c == b'%' || c == b'$') && is_ident_char(self.peek(1)))
+        {
             self.bump();
             while is_ident_char(self.peek(0)) {
                 self.bump();

@@ -8,6 +8,7 @@
 //! CFG), `inst.rs` lowers instructions, `operand.rs` resolves operands and applies the
 //! operand type rules, `consts.rs` evaluates constants.
 
+mod barriers;
 mod consts;
 mod func;
 mod init;
@@ -62,7 +63,8 @@ pub fn check(ast: &ast::Module, file: &str) -> Result<ir::Module, PtxError> {
                 continue;
             };
             if cx.func_item.get(id.0 as usize) == Some(&i) {
-                let func = func::check_function(&mut cx, f, id)?;
+                let mut func = func::check_function(&mut cx, f, id)?;
+                barriers::split_at_barriers(&mut func);
                 if let Some(slot) = cx.m.functions.get_mut(id.0 as usize) {
                     *slot = func;
                 }

@@ -2,46 +2,232 @@
 //! (8 x i32x4 for 32-bit registers, 16 x i64x2 for 64-bit ones, 8 x i32x4 lane masks for
 //! predicates); divergence is handled with per-lane next-block numbers (DESIGN.md).
 //!
-//! Placeholder interface until the JIT branch lands.
+//! Public API: [`JitModule::compile`] compiles every kernel of a checked module into one
+//! Cranelift `JITModule`; [`JitModule::kernel`] returns a [`KernelFn`] that runs one warp
+//! (`ctx.live` lanes) to completion, a fault, or an error and returns `ctx.status`.
+//! [`dump`] prints the CLIF or the machine code of kernels.
+//!
+//! Modules:
+//! - `lanes`: warp values and masks as vectors;
+//! - `translate`: the per-kernel translator (registers, operands, writes, instruction
+//!   dispatch);
+//! - `control`: predication, branches, divergence bookkeeping, the dispatcher, `exit`;
+//! - `arith`: arithmetic, logic, shifts, `setp`, `selp`;
+//! - `convert`: `cvt`;
+//! - `mem`: `ld`, `st`, `cvta` (inline coalesced fast paths, helper slow path);
+//! - `helpers`: `extern "C"` host helpers called by generated code;
+//! - `dump`: CLIF / disassembly listings.
 
-use crate::ir::{FuncId, Module};
-use crate::runtime::ctx::WarpCtx;
+#![allow(clippy::needless_range_loop)]
+
+mod arith;
+mod control;
+mod convert;
+mod dump;
+mod helpers;
+mod lanes;
+mod mem;
+mod translate;
+
+use crate::ir;
 use crate::runtime::ModuleLayout;
+use cranelift_codegen::ir::{types, AbiParam, UserFuncName};
+use cranelift_codegen::isa::OwnedTargetIsa;
+use cranelift_codegen::settings::{self, Configurable};
+use cranelift_frontend::FunctionBuilderContext;
+use cranelift_jit::{JITBuilder, JITModule as ClifJitModule};
+use cranelift_module::{Linkage, Module as _};
+use std::collections::HashMap;
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::sync::Mutex;
 
-pub type KernelFn = unsafe extern "C" fn(ctx: *mut WarpCtx) -> u32;
+pub use dump::{dump, DumpKind};
 
-pub struct JitModule;
+/// A compiled kernel: runs one warp from the kernel's entry with the lanes in `ctx.live`
+/// and returns `ctx.status` (`STATUS_OK` when every lane exited normally).
+pub type KernelFn = unsafe extern "C" fn(ctx: *mut crate::runtime::ctx::WarpCtx) -> u32;
 
+/// Errors of the JIT.
 #[derive(Debug, thiserror::Error)]
 pub enum JitError {
-    #[error("{0}")]
+    /// An instruction or operand form the JIT cannot compile yet.
+    #[error("{file}:{line}:{col}: error: {what} not supported by the JIT yet")]
+    Unsupported {
+        file: String,
+        line: u32,
+        col: u32,
+        what: String,
+    },
+    /// Cranelift rejected the generated code or failed (a bug in the JIT).
+    #[error("JIT code generation failed: {0}")]
     Codegen(String),
+    /// The host CPU lacks a feature the generated code needs.
+    #[error("the host CPU is not supported by the JIT: {0}")]
+    Host(String),
+    /// A kernel named in a request does not exist.
+    #[error("no kernel named `{0}` in the module")]
+    NoSuchKernel(String),
+}
+
+/// The compiled kernels of one module. Compiled code is callable from many threads at
+/// once; the Cranelift module that owns it is only touched when the `JitModule` drops.
+pub struct JitModule {
+    /// Owns the code memory. Behind a mutex so that `JitModule` is `Sync`
+    /// (`cranelift_jit::JITModule` is `Send` only); never locked on the hot path.
+    module: Mutex<Option<ClifJitModule>>,
+    kernels: HashMap<ir::FuncId, KernelFn>,
+}
+
+impl std::fmt::Debug for JitModule {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("JitModule")
+            .field("kernels", &self.kernels.len())
+            .finish()
+    }
+}
+
+impl Drop for JitModule {
+    fn drop(&mut self) {
+        let m = self
+            .module
+            .get_mut()
+            .unwrap_or_else(|e| e.into_inner())
+            .take();
+        if let Some(m) = m {
+            // SAFETY: the kernel pointers handed out by `kernel` are only valid while this
+            // module lives (documented on `kernel`); no code of it runs any more.
+            unsafe { m.free_memory() };
+        }
+    }
 }
 
 impl JitModule {
-    pub fn compile(_m: &Module, _layout: &ModuleLayout) -> Result<JitModule, JitError> {
-        Err(JitError::Codegen(
-            "the JIT backend is not available in this build".into(),
-        ))
+    /// Compiles every kernel (`FuncKind::Entry` with a body) of the module.
+    pub fn compile(m: &ir::Module, layout: &ModuleLayout) -> Result<JitModule, JitError> {
+        let mut cm = new_module()?;
+        let helpers = helpers::declare(&mut cm)?;
+        let mut cctx = cm.make_context();
+        let mut fctx = FunctionBuilderContext::new();
+        let mut ids = Vec::new();
+        for (i, f) in m.functions.iter().enumerate() {
+            if f.kind != ir::FuncKind::Entry || !f.has_body() {
+                continue;
+            }
+            let fid = ir::FuncId(i as u32);
+            let id = declare_kernel(&mut cm, fid)?;
+            cctx.func.signature = kernel_signature(&cm);
+            cctx.func.name = UserFuncName::user(0, id.as_u32());
+            translate::build(m, layout, fid, &mut cctx.func, &mut fctx, &mut cm, &helpers)?;
+            guard("define_function", || {
+                cm.define_function(id, &mut cctx)
+                    .map_err(|e| format!("{e:?}"))
+            })?;
+            cm.clear_context(&mut cctx);
+            ids.push((fid, id));
+        }
+        guard("finalize_definitions", || {
+            cm.finalize_definitions().map_err(|e| format!("{e:?}"))
+        })?;
+        let mut kernels = HashMap::new();
+        for (fid, id) in ids {
+            let p = cm.get_finalized_function(id);
+            // SAFETY: the function was compiled with `kernel_signature`, which is the
+            // SystemV signature of `KernelFn`.
+            let kf: KernelFn = unsafe { std::mem::transmute::<*const u8, KernelFn>(p) };
+            kernels.insert(fid, kf);
+        }
+        Ok(JitModule {
+            module: Mutex::new(Some(cm)),
+            kernels,
+        })
     }
-    pub fn kernel(&self, _f: FuncId) -> Option<KernelFn> {
-        None
+
+    /// The compiled kernel `f`, or `None` if `f` is not a kernel with a body. The
+    /// pointer is valid while this `JitModule` lives.
+    pub fn kernel(&self, f: ir::FuncId) -> Option<KernelFn> {
+        self.kernels.get(&f).copied()
     }
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum DumpKind {
-    Clif,
-    Asm,
+/// Runs a Cranelift step, turning its errors and panics into [`JitError::Codegen`].
+fn guard<T, E: std::fmt::Debug>(
+    what: &str,
+    f: impl FnOnce() -> Result<T, E>,
+) -> Result<T, JitError> {
+    match catch_unwind(AssertUnwindSafe(f)) {
+        Ok(Ok(v)) => Ok(v),
+        Ok(Err(e)) => Err(JitError::Codegen(format!("{what}: {e:?}"))),
+        Err(p) => {
+            let msg = p
+                .downcast_ref::<String>()
+                .cloned()
+                .or_else(|| p.downcast_ref::<&str>().map(|s| s.to_string()))
+                .unwrap_or_default();
+            Err(JitError::Codegen(format!("{what} panicked: {msg}")))
+        }
+    }
 }
 
-pub fn dump(
-    _m: &Module,
-    _layout: &ModuleLayout,
-    _kernel: Option<&str>,
-    _kind: DumpKind,
-) -> Result<String, JitError> {
-    Err(JitError::Codegen(
-        "the JIT backend is not available in this build".into(),
-    ))
+/// The native ISA with the settings the JIT uses.
+pub(crate) fn make_isa() -> Result<OwnedTargetIsa, JitError> {
+    #[cfg(target_arch = "x86_64")]
+    {
+        if !std::is_x86_feature_detected!("sse4.1") {
+            return Err(JitError::Host("SSE4.1 is required".into()));
+        }
+        if !std::is_x86_feature_detected!("fma") {
+            return Err(JitError::Host("FMA is required".into()));
+        }
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    return Err(JitError::Host("only x86-64 hosts are supported".into()));
+    #[allow(unreachable_code)]
+    {
+        let mut fb = settings::builder();
+        let set = |fb: &mut settings::Builder, k: &str, v: &str| {
+            fb.set(k, v)
+                .map_err(|e| JitError::Codegen(format!("setting {k}={v}: {e}")))
+        };
+        set(&mut fb, "opt_level", "speed")?;
+        set(
+            &mut fb,
+            "enable_verifier",
+            if cfg!(debug_assertions) {
+                "true"
+            } else {
+                "false"
+            },
+        )?;
+        set(&mut fb, "is_pic", "false")?;
+        set(&mut fb, "use_colocated_libcalls", "false")?;
+        let ib = cranelift_native::builder().map_err(|e| JitError::Host(e.to_string()))?;
+        ib.finish(settings::Flags::new(fb))
+            .map_err(|e| JitError::Codegen(format!("ISA: {e}")))
+    }
+}
+
+/// A fresh Cranelift JIT module with the helper symbols registered.
+pub(crate) fn new_module() -> Result<ClifJitModule, JitError> {
+    let isa = make_isa()?;
+    let mut jb = JITBuilder::with_isa(isa, cranelift_module::default_libcall_names());
+    for h in helpers::HELPERS {
+        jb.symbol(h.name, h.ptr());
+    }
+    Ok(ClifJitModule::new(jb))
+}
+
+pub(crate) fn kernel_signature(cm: &ClifJitModule) -> cranelift_codegen::ir::Signature {
+    let mut sig = cm.make_signature();
+    sig.params.push(AbiParam::new(types::I64));
+    sig.returns.push(AbiParam::new(types::I32));
+    sig
+}
+
+pub(crate) fn declare_kernel(
+    cm: &mut ClifJitModule,
+    fid: ir::FuncId,
+) -> Result<cranelift_module::FuncId, JitError> {
+    let sig = kernel_signature(cm);
+    cm.declare_function(&format!("ptxjit_kernel_{}", fid.0), Linkage::Local, &sig)
+        .map_err(|e| JitError::Codegen(format!("declare kernel: {e}")))
 }

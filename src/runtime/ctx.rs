@@ -126,14 +126,19 @@ pub struct FaultRecord {
 /// What a warp hands to its CTA scheduler when it suspends.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum WarpYield {
-    /// Lanes `mask` arrived at barrier `id`, which completes when `count` threads (all
-    /// live threads of the CTA if `None`) have arrived.
-    Barrier {
-        id: u32,
-        count: Option<u32>,
-        mask: u32,
-        inst: InstId,
-    },
+    /// The warp has no lane left to run until the barriers its lanes arrived at (listed
+    /// in [`WarpEnv::arrivals`]) complete.
+    Wait,
+}
+
+/// Lanes `mask` of a warp arrived at barrier `id`, which completes when `count` threads
+/// (all live threads of the CTA if `None`) have arrived.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Arrival {
+    pub id: u32,
+    pub count: Option<u32>,
+    pub mask: u32,
+    pub inst: InstId,
 }
 
 /// Runtime-side state of a warp; generated code only passes its pointer around.
@@ -142,6 +147,8 @@ pub struct WarpEnv {
     pub fault: Option<FaultRecord>,
     /// Suspends the warp's coroutine (set by the scheduler before the warp runs).
     pub yielder: Option<*const corosensei::Yielder<(), WarpYield>>,
+    /// Barrier arrivals not yet seen by the scheduler.
+    pub arrivals: Vec<Arrival>,
     /// Set when an error other than a memory fault stopped the warp (e.g. a bad barrier
     /// operand); reported by the scheduler.
     pub error: Option<String>,
@@ -153,6 +160,7 @@ impl WarpEnv {
             regions,
             fault: None,
             yielder: None,
+            arrivals: Vec::new(),
             error: None,
         }
     }
@@ -366,13 +374,13 @@ pub unsafe fn stop_with_error(ctx: &mut WarpCtx, msg: String) {
     }
 }
 
-/// `bar.sync`: lanes `mask` arrive at barrier `id`; returns when the barrier completes.
-/// Returns `Err(Stopped)` (with `ctx.status` set) if the barrier operands are invalid.
+/// Lanes `mask` arrive at barrier `id` (non-blocking: the lanes must later wait with
+/// [`bar_wait`] before they go on). Returns `Err(Stopped)` (with `ctx.status` set) if the
+/// barrier operands are invalid.
 ///
 /// # Safety
-/// `ctx.env` must point to this warp's live [`WarpEnv`], and the warp must be running
-/// inside its scheduler coroutine.
-pub unsafe fn bar_sync(
+/// `ctx.env` must point to this warp's live [`WarpEnv`].
+pub unsafe fn bar_arrive(
     ctx: &mut WarpCtx,
     id: u32,
     count: Option<u32>,
@@ -394,6 +402,26 @@ pub unsafe fn bar_sync(
             return Err(Stopped);
         }
     }
+    let env = unsafe { &mut *ctx.env };
+    if env.yielder.is_none() {
+        unsafe { stop_with_error(ctx, "bar.sync outside a scheduled warp".into()) };
+        return Err(Stopped);
+    }
+    env.arrivals.push(Arrival {
+        id,
+        count,
+        mask,
+        inst,
+    });
+    Ok(())
+}
+
+/// Suspends the warp until every barrier its lanes arrived at has completed.
+///
+/// # Safety
+/// `ctx.env` must point to this warp's live [`WarpEnv`], and the warp must be running
+/// inside its scheduler coroutine.
+pub unsafe fn bar_wait(ctx: &mut WarpCtx) -> Result<(), Stopped> {
     let env = unsafe { &*ctx.env };
     let Some(y) = env.yielder else {
         unsafe { stop_with_error(ctx, "bar.sync outside a scheduled warp".into()) };
@@ -401,14 +429,26 @@ pub unsafe fn bar_sync(
     };
     // SAFETY: the scheduler keeps the yielder alive while the coroutine runs.
     let y = unsafe { &*y };
-    y.suspend(WarpYield::Barrier {
-        id,
-        count,
-        mask,
-        inst,
-    });
+    y.suspend(WarpYield::Wait);
     if ctx.status != STATUS_OK {
         return Err(Stopped);
     }
     Ok(())
+}
+
+/// `bar.sync` for a whole converged set of lanes: [`bar_arrive`] then [`bar_wait`].
+///
+/// # Safety
+/// As [`bar_wait`].
+pub unsafe fn bar_sync(
+    ctx: &mut WarpCtx,
+    id: u32,
+    count: Option<u32>,
+    mask: u32,
+    inst: InstId,
+) -> Result<(), Stopped> {
+    unsafe {
+        bar_arrive(ctx, id, count, mask, inst)?;
+        bar_wait(ctx)
+    }
 }

@@ -9,7 +9,7 @@
 //! can never complete, the launch ends with [`Error::Deadlock`].
 
 use crate::interp;
-use crate::ir::{FuncId, Function, InstKind};
+use crate::ir::{FuncId, Function, Terminator};
 use crate::jit::KernelFn;
 use crate::runtime::ctx::{WarpCtx, WarpEnv, WarpYield, STATUS_OK, WARP_SIZE};
 use crate::runtime::device::{Backend, Device, KernelArg, LaunchConfig, Module};
@@ -232,11 +232,9 @@ impl Device {
 }
 
 fn uses_barriers(f: &Function) -> bool {
-    f.blocks.iter().any(|b| {
-        b.insts
-            .iter()
-            .any(|i| matches!(i.kind, InstKind::BarSync { .. }))
-    })
+    f.blocks
+        .iter()
+        .any(|b| matches!(b.term, Terminator::Barrier { .. }))
 }
 
 fn worker(sh: &LaunchShared, wm: &WorkerMem, ncta: u64) {
@@ -338,8 +336,66 @@ fn run_cta(
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum WarpState {
     Ready,
-    AtBarrier(u32),
+    /// Waiting until the barriers in its `waits` list complete.
+    Waiting,
     Done,
+}
+
+/// The CTA's barriers: arrivals and completed generations.
+#[derive(Default)]
+struct Barriers {
+    /// Threads arrived in the current generation of each barrier.
+    arrived: [u32; 16],
+    /// The thread count the current generation waits for (`None`: all live threads).
+    expected: [Option<u32>; 16],
+    /// Completed generations of each barrier.
+    generation: [u64; 16],
+    /// Per warp: (barrier, generation) pairs it waits for.
+    waits: Vec<Vec<(u32, u64)>>,
+}
+
+impl Barriers {
+    /// Records the arrivals a warp reported before suspending.
+    fn arrive(&mut self, w: usize, env: &mut WarpEnv) {
+        for a in env.arrivals.drain(..) {
+            let id = a.id.min(15) as usize;
+            self.arrived[id] += a.mask.count_ones();
+            if a.count.is_some() {
+                self.expected[id] = a.count;
+            }
+            self.waits[w].push((id as u32, self.generation[id]));
+        }
+    }
+
+    /// Completes every barrier whose count is reached and wakes the warps whose
+    /// barriers have all completed.
+    fn release(&mut self, warps: &[WarpSlot], state: &mut [WarpState]) {
+        let live = live_threads(warps);
+        for id in 0..16 {
+            let waited = self.waits.iter().any(|ws| {
+                ws.iter()
+                    .any(|&(b, g)| b as usize == id && g == self.generation[id])
+            });
+            if !waited {
+                continue;
+            }
+            if self.arrived[id] >= self.expected[id].unwrap_or(live) {
+                self.arrived[id] = 0;
+                self.expected[id] = None;
+                self.generation[id] += 1;
+            }
+        }
+        for (w, s) in state.iter_mut().enumerate() {
+            if *s == WarpState::Waiting
+                && self.waits[w]
+                    .iter()
+                    .all(|&(b, g)| self.generation[b as usize] > g)
+            {
+                self.waits[w].clear();
+                *s = WarpState::Ready;
+            }
+        }
+    }
 }
 
 fn run_cta_with_barriers(
@@ -371,9 +427,10 @@ fn run_cta_with_barriers(
         cos.push(Some(co));
     }
     let mut state = vec![WarpState::Ready; n];
-    // Per barrier: threads arrived, the count it waits for (None: all live threads).
-    let mut arrived = [0u32; 16];
-    let mut expected: [Option<u32>; 16] = [None; 16];
+    let mut bars = Barriers {
+        waits: vec![Vec::new(); n],
+        ..Default::default()
+    };
     let result = (|| -> Result<()> {
         loop {
             let mut ran = false;
@@ -384,13 +441,9 @@ fn run_cta_with_barriers(
                 ran = true;
                 let Some(co) = cos[w].as_mut() else { continue };
                 match co.resume(()) {
-                    CoroutineResult::Yield(WarpYield::Barrier {
-                        id, count, mask, ..
-                    }) => {
-                        let id = id.min(15);
-                        arrived[id as usize] += mask.count_ones();
-                        expected[id as usize] = count;
-                        state[w] = WarpState::AtBarrier(id);
+                    CoroutineResult::Yield(WarpYield::Wait) => {
+                        bars.arrive(w, &mut warps[w].env);
+                        state[w] = WarpState::Waiting;
                     }
                     CoroutineResult::Return(status) => {
                         state[w] = WarpState::Done;
@@ -402,23 +455,23 @@ fn run_cta_with_barriers(
                         }
                     }
                 }
-                // Release barriers whose count is reached.
-                release(warps, &mut state, &mut arrived, &expected);
+                // Exits and arrivals may complete barriers.
+                bars.release(warps, &mut state);
             }
             if state.iter().all(|s| *s == WarpState::Done) {
                 return Ok(());
             }
             if !ran {
-                release(warps, &mut state, &mut arrived, &expected);
+                bars.release(warps, &mut state);
                 if !state.contains(&WarpState::Ready) {
-                    return Err(deadlock(sh, warps, &state, &arrived, &expected, ctaid));
+                    return Err(deadlock(sh, warps, &state, &bars, ctaid));
                 }
             }
         }
     })();
     // Discard unfinished coroutines without unwinding through generated code.
     for co in cos.iter_mut().flatten() {
-        if co.started() && !co.done() {
+        if !co.done() {
             // SAFETY: nothing on the coroutine stack needs dropping for correctness
             // (interpreter frames leak their heap data; JIT frames own nothing).
             unsafe { co.force_reset() };
@@ -434,48 +487,24 @@ fn live_threads(warps: &[WarpSlot]) -> u32 {
     warps.iter().map(|w| w.ctx.live.count_ones()).sum()
 }
 
-fn release(
-    warps: &[WarpSlot],
-    state: &mut [WarpState],
-    arrived: &mut [u32; 16],
-    expected: &[Option<u32>; 16],
-) {
-    let live = live_threads(warps);
-    for id in 0..16u32 {
-        let waiting = state.contains(&WarpState::AtBarrier(id));
-        if !waiting {
-            continue;
-        }
-        let need = expected[id as usize].unwrap_or(live);
-        if arrived[id as usize] >= need {
-            arrived[id as usize] = 0;
-            for s in state.iter_mut() {
-                if *s == WarpState::AtBarrier(id) {
-                    *s = WarpState::Ready;
-                }
-            }
-        }
-    }
-}
-
 fn deadlock(
     sh: &LaunchShared,
     warps: &[WarpSlot],
     state: &[WarpState],
-    arrived: &[u32; 16],
-    expected: &[Option<u32>; 16],
+    bars: &Barriers,
     ctaid: [u32; 3],
 ) -> Error {
     let live = live_threads(warps);
     let mut parts = Vec::new();
     for id in 0..16u32 {
+        let gen = bars.generation[id as usize];
         let waiting: Vec<usize> = (0..state.len())
-            .filter(|&w| state[w] == WarpState::AtBarrier(id))
+            .filter(|&w| state[w] == WarpState::Waiting && bars.waits[w].contains(&(id, gen)))
             .collect();
         if waiting.is_empty() {
             continue;
         }
-        let need = expected[id as usize].unwrap_or(live);
+        let need = bars.expected[id as usize].unwrap_or(live);
         let missing: Vec<String> = (0..warps.len())
             .filter(|w| !waiting.contains(w))
             .filter(|&w| warps[w].ctx.live != 0)
@@ -489,10 +518,10 @@ fn deadlock(
             .collect();
         parts.push(format!(
             "barrier {id} has {} of {need} threads (warps {:?} wait there; not arrived: {})",
-            arrived[id as usize],
+            bars.arrived[id as usize],
             waiting,
             if missing.is_empty() {
-                "lanes of the waiting warps that diverged".to_string()
+                "lanes of the waiting warps".to_string()
             } else {
                 missing.join(", ")
             }

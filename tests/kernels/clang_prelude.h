@@ -25,7 +25,6 @@ struct __attribute__((aligned(16))) uint4 { unsigned x, y, z, w; };
 #define __float2int_ru(x) __nvvm_f2i_rp(x)
 #define __float2uint_rn(x) __nvvm_f2ui_rn(x)
 #define __double2float_rz(x) __nvvm_d2f_rz(x)
-#define __int2float_rz(x) __nvvm_i2f_rz(x)
 #define fmaf(a, b, c) __builtin_fmaf((a), (b), (c))
 #define fma(a, b, c) __builtin_fma((a), (b), (c))
 #define fminf(a, b) __builtin_fminf((a), (b))
@@ -46,4 +45,11 @@ struct __attribute__((aligned(16))) uint4 { unsigned x, y, z, w; };
 #define __dadd_rn(a, b) __nvvm_add_rn_d((a), (b))
 static __device__ __forceinline__ uint4 make_uint4(unsigned x, unsigned y, unsigned z, unsigned w) {
     uint4 r; r.x = x; r.y = y; r.z = z; r.w = w; return r;
+}
+// clang 19 lowers __nvvm_i2f_rz to cvt.rn.f32.s32 (round to nearest, not toward zero),
+// so spell the instruction out.
+static __device__ __forceinline__ float __int2float_rz(int x) {
+    float r;
+    asm("cvt.rz.f32.s32 %0, %1;" : "=f"(r) : "r"(x));
+    return r;
 }

@@ -44,7 +44,7 @@ extern "C" __global__ void diverge(const unsigned* in, unsigned* out, unsigned* 
         else x >>= 1;
         steps++;
     }
-    if (x == 0) {               // only v == 0 gets here with x == 0: second early return
+    if (x == 0) {               // v == 0 (or a walk that wrapped to 0): second early return
         out[4 * i + 1] = 0xdeadbeefu;
         return;
     }

@@ -75,12 +75,3 @@ extern "C" __global__ void fconv(const float* f, const float* g, const double* d
     rd[10] = __dadd_rn(p, q);                // add.rn.f64
     rd[11] = rint(p) + floor(q);             // cvt.rni.f64.f64, cvt.rmi.f64.f64
 }
-
-// Rounding-mode conversions that only have intrinsics: float from int toward zero, float
-// from double toward zero. o[2*i] = __int2float_rz(k[i]), o[2*i+1] = __double2float_rz(d[i]).
-extern "C" __global__ void fconv_rz(const int* k, const double* d, float* o, unsigned n) {
-    unsigned i = blockIdx.x * blockDim.x + threadIdx.x;
-    if (i >= n) return;
-    o[2 * i] = __int2float_rz(k[i]);
-    o[2 * i + 1] = __double2float_rz(d[i]);
-}

@@ -30,6 +30,14 @@ extern "C" __global__ void add2d(const int* a, const int* b, int* c, unsigned w,
     c[k] = a[k] + b[k];
 }
 
+#ifndef PTXJIT_HOST_CHECK  // hostcheck/ supplies its own laneid()
+static __device__ __forceinline__ unsigned laneid() {
+    unsigned lane;
+    asm("mov.u32 %0, %%laneid;" : "=r"(lane));
+    return lane;
+}
+#endif
+
 // Every special register of a 3-D launch: 16 u32 per thread, at the thread's linear
 // index (blocks in x-major order, threads in x-major order within a block).
 extern "C" __global__ void sregs(unsigned* out) {
@@ -37,8 +45,7 @@ extern "C" __global__ void sregs(unsigned* out) {
     unsigned tpb = blockDim.x * blockDim.y * blockDim.z;
     unsigned tid = (threadIdx.z * blockDim.y + threadIdx.y) * blockDim.x + threadIdx.x;
     unsigned g = bid * tpb + tid;
-    unsigned lane;
-    asm("mov.u32 %0, %%laneid;" : "=r"(lane));
+    unsigned lane = laneid();
     uint4* o = reinterpret_cast<uint4*>(out) + 4 * g;
     o[0] = make_uint4(threadIdx.x, threadIdx.y, threadIdx.z, lane);
     o[1] = make_uint4(blockDim.x, blockDim.y, blockDim.z, tid);

@@ -27,7 +27,7 @@ extern "C" __global__ void intmix(const unsigned* a, const unsigned* b, const un
     r[3] = (x << s) ^ (y >> t);                     // shl.b32 / shr.u32 by registers
     r[4] = (unsigned)(sx >> s);                     // shr.s32 (arithmetic)
     r[5] = (sx < sy) ? (x ^ 0x55u) : (y + 7u);      // signed compare + select
-    r[6] = (x < y) ? (unsigned)(sx - sy) : (x | y); // unsigned compare + select
+    r[6] = (x < y) ? (x - y) : (x | y);             // unsigned compare + select
     r[7] = ~x & (y | 0xF0F0u);                      // not / and / or
     r[8] = (sx >= 0) == (sy >= 0) ? x - y : y - x;  // sign tests
     r[9] = (x == y);
@@ -35,7 +35,7 @@ extern "C" __global__ void intmix(const unsigned* a, const unsigned* b, const un
     r[11] = (sx <= -5);
     r[12] = (x >= 0x80000000u) ? y : x;
     unsigned short hx = (unsigned short)x, hy = (unsigned short)y;
-    r[13] = (unsigned short)(hx * hy + hx);         // 16-bit wrap
+    r[13] = (unsigned short)((unsigned)hx * hy + hx); // 16-bit wrap
     r[14] = (unsigned)(int)(short)(hx ^ hy) >> 3;   // sign extension from 16 bits
 
     unsigned long long* q = o64 + N64 * i;

@@ -31,7 +31,11 @@ extern "C" __global__ void block_sum_f32(const float* in, float* partial, unsign
 // Dynamic shared memory (extern __shared__, sized at launch) and any power-of-two block
 // size: partial[b] = sum of the block's elements, u64 accumulation of u32 inputs.
 extern "C" __global__ void block_sum_dyn_u64(const unsigned* in, unsigned long long* partial, unsigned n) {
+#ifdef PTXJIT_HOST_CHECK  // hostcheck/ (reference cross-check on the host)
+    unsigned long long* dyn = (unsigned long long*)host_dynamic_shared();
+#else
     extern __shared__ unsigned long long dyn[];
+#endif
     unsigned t = threadIdx.x;
     unsigned i = blockIdx.x * blockDim.x + t;
     dyn[t] = i < n ? (unsigned long long)in[i] : 0ull;

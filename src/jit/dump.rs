@@ -1,0 +1,74 @@
+//! Listings of generated code: the CLIF of a kernel as built (before optimisation), or
+//! the machine code (VCode disassembly) Cranelift produces for it.
+
+use super::{declare_kernel, guard, helpers, kernel_signature, new_module, translate, JitError};
+use crate::ir;
+use crate::runtime::ModuleLayout;
+use cranelift_codegen::ir::UserFuncName;
+use cranelift_frontend::FunctionBuilderContext;
+use cranelift_module::Module as _;
+use std::fmt::Write as _;
+
+/// What [`dump`] prints.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DumpKind {
+    /// Cranelift IR as built by the translator.
+    Clif,
+    /// Machine code listing (Cranelift's VCode disassembly).
+    Asm,
+}
+
+/// Text of the CLIF (after building) or the machine code listing of one kernel (by
+/// name) or of all kernels.
+pub fn dump(
+    m: &ir::Module,
+    layout: &ModuleLayout,
+    kernel: Option<&str>,
+    kind: DumpKind,
+) -> Result<String, JitError> {
+    let mut cm = new_module()?;
+    let helpers = helpers::declare(&mut cm)?;
+    let mut cctx = cm.make_context();
+    let mut fctx = FunctionBuilderContext::new();
+    let mut out = String::new();
+    let mut found = false;
+    for (i, f) in m.functions.iter().enumerate() {
+        if f.kind != ir::FuncKind::Entry || !f.has_body() || kernel.is_some_and(|k| k != f.name) {
+            continue;
+        }
+        found = true;
+        let fid = ir::FuncId(i as u32);
+        let id = declare_kernel(&mut cm, fid)?;
+        cctx.func.signature = kernel_signature(&cm);
+        cctx.func.name = UserFuncName::user(0, id.as_u32());
+        translate::build(m, layout, fid, &mut cctx.func, &mut fctx, &mut cm, &helpers)?;
+        let _ = writeln!(out, "; kernel {}", f.name);
+        match kind {
+            DumpKind::Clif => {
+                let _ = writeln!(out, "{}", cctx.func.display());
+            }
+            DumpKind::Asm => {
+                cctx.set_disasm(true);
+                guard("define_function", || {
+                    cm.define_function(id, &mut cctx)
+                        .map_err(|e| format!("{e:?}"))
+                })?;
+                let text = cctx
+                    .compiled_code()
+                    .and_then(|c| c.vcode.clone())
+                    .unwrap_or_default();
+                let _ = writeln!(out, "{text}");
+            }
+        }
+        cm.clear_context(&mut cctx);
+    }
+    if !found {
+        return Err(match kernel {
+            Some(k) => JitError::NoSuchKernel(k.to_string()),
+            None => JitError::NoSuchKernel("(any)".to_string()),
+        });
+    }
+    // The module is dropped without finalizing; its code is never run.
+    drop(cm);
+    Ok(out)
+}

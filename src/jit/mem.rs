@@ -1,0 +1,496 @@
+//! `ld`, `st` and `cvta`.
+//!
+//! Every access has the semantics of `runtime::ctx::access` (checked per lane, lowest
+//! faulting lane reported, nothing written by a faulting store):
+//! - uniform loads of kernel parameters and `.global`/`.const` variables at constant,
+//!   in-bounds, aligned offsets: one scalar load and a splat per element;
+//! - coalesced accesses (`nvec == 1`, lane i at `a0 + i*size`, `a0` size-aligned, the
+//!   whole range inside the cached region `ctx.rd_lo..rd_hi` for loads /
+//!   `ctx.wr_lo..wr_hi` for stores, or inside the shared window; stores need all 32
+//!   lanes active): whole-vector loads and stores;
+//! - everything else: lane addresses and data go to the scratch slot and the
+//!   `ptxjit_access` helper performs the access; a nonzero result returns from the kernel.
+
+use super::helpers::Helper;
+use super::lanes::{self, N32, N64, W};
+use super::translate::{FnTx, Mask, SCRATCH_DATA};
+use super::JitError;
+use crate::ir::{AddrBase, Address, InstId, Operand, RegClass, RegId, Space, Type, VarRef};
+use crate::runtime::ctx::{AccessReq, WarpCtx};
+use cranelift_codegen::ir::condcodes::IntCC;
+use cranelift_codegen::ir::types::{I16, I16X8, I32, I32X4, I64, I64X2, I8, I8X16};
+use cranelift_codegen::ir::{BlockArg, InstBuilder, MemFlagsData, Value};
+use std::mem::offset_of;
+
+/// Per-lane state-space addresses of an access.
+enum LaneAddr {
+    /// The same address for every lane (i64).
+    Uniform(Value),
+    /// 16 × i64x2 lane addresses.
+    PerLane(W),
+}
+
+fn heap_flags() -> MemFlagsData {
+    MemFlagsData::new().with_notrap()
+}
+
+impl FnTx<'_> {
+    /// Element type checks shared by `ld` and `st`; returns (elem bytes, slot bytes).
+    fn mem_shape(&self, ty: Type, n: usize) -> Result<(u32, u32), JitError> {
+        if !matches!(ty.bits(), 8 | 16 | 32 | 64) || !matches!(n, 1 | 2 | 4 | 8) {
+            return Err(self.unsupported(self.cur_text()));
+        }
+        Ok((ty.bytes(), if ty.bits() > 32 { 8 } else { 4 }))
+    }
+
+    /// The lane addresses of `[base+offset]` in `space`.
+    fn lane_addrs(&mut self, space: Space, addr: &Address) -> Result<LaneAddr, JitError> {
+        let off = addr.offset;
+        match addr.base {
+            AddrBase::Reg(r) => {
+                let rty = self.reg_info(r)?.ty;
+                let w = match rty.class() {
+                    RegClass::R64 => self.read(&Operand::Reg(r), Type::U64, false)?,
+                    RegClass::R32 => {
+                        let n = self.read(&Operand::Reg(r), Type::U32, false)?;
+                        lanes::widen_w(&mut self.b, &n, false)
+                    }
+                    _ => return Err(self.unsupported(format!("address register of type {rty}"))),
+                };
+                if off == 0 {
+                    return Ok(LaneAddr::PerLane(w));
+                }
+                let o = lanes::splat64(&mut self.b, off as u64);
+                let b = &mut self.b;
+                Ok(LaneAddr::PerLane(lanes::map1(&w, |&x| b.ins().iadd(x, o))))
+            }
+            AddrBase::Var(v) => {
+                if space == Space::Generic {
+                    match v {
+                        VarRef::Shared(o) => {
+                            let base = self.load_ctx(I64, offset_of!(WarpCtx, shared_base), true);
+                            return Ok(LaneAddr::Uniform(
+                                self.b.ins().iadd_imm_s(base, (o as i64).wrapping_add(off)),
+                            ));
+                        }
+                        VarRef::Local(o) => {
+                            let lb = self.local_bases();
+                            let o =
+                                lanes::splat64(&mut self.b, (o as i64).wrapping_add(off) as u64);
+                            let b = &mut self.b;
+                            return Ok(LaneAddr::PerLane(lanes::map1(&lb, |&x| {
+                                b.ins().iadd(x, o)
+                            })));
+                        }
+                        _ => {}
+                    }
+                }
+                Ok(LaneAddr::Uniform(self.var_addr(v, off)?))
+            }
+            AddrBase::Abs => Ok(LaneAddr::Uniform(lanes::iconst64(&mut self.b, off as u64))),
+        }
+    }
+
+    /// `ctx.local_base` as 16 × i64x2.
+    fn local_bases(&mut self) -> W {
+        let ro = MemFlagsData::new().with_notrap().with_readonly();
+        let base = offset_of!(WarpCtx, local_base);
+        W::wide(
+            (0..N64)
+                .map(|k| {
+                    self.b
+                        .ins()
+                        .load(I64X2, ro, self.ctx, (base + 16 * k) as i32)
+                })
+                .collect(),
+        )
+    }
+
+    /// A load that is the same for every lane and known valid: `ld.param` of a kernel
+    /// parameter, or of a `.global`/`.const` variable, at an in-bounds, aligned constant
+    /// offset. Returns the host address.
+    fn uniform_load_addr(&mut self, space: Space, addr: &Address, len: u64) -> Option<Value> {
+        let AddrBase::Var(v) = addr.base else {
+            return None;
+        };
+        let off = u64::try_from(addr.offset).ok()?;
+        match (v, space) {
+            (VarRef::KernelParam(o), Space::Param | Space::Generic) => {
+                let start = (o as u64).checked_add(off)?;
+                if start.checked_add(len)? > self.f.param_size as u64 || start % len != 0 {
+                    return None;
+                }
+                let base = self.load_ctx(I64, offset_of!(WarpCtx, param_base), true);
+                Some(self.b.ins().iadd_imm_s(base, start as i64))
+            }
+            (VarRef::Global(g), Space::Global | Space::Const | Space::Generic) => {
+                let var = self.m.globals.get(g.0 as usize)?;
+                let base = *self.layout.global_addrs.get(g.0 as usize)?;
+                if base == 0 || var.external || off.checked_add(len)? > var.size {
+                    return None;
+                }
+                let a = base.checked_add(off)?;
+                if a % len != 0 {
+                    return None;
+                }
+                Some(lanes::iconst64(&mut self.b, a))
+            }
+            _ => None,
+        }
+    }
+
+    pub(crate) fn ld(
+        &mut self,
+        space: Space,
+        ty: Type,
+        dsts: &[Option<RegId>],
+        addr: &Address,
+        mask: &mut Mask,
+        inst: InstId,
+    ) -> Result<(), JitError> {
+        let (eb, sb) = self.mem_shape(ty, dsts.len())?;
+        let n = dsts.len();
+        let wide = sb == 8;
+        if let Some(h) = self.uniform_load_addr(space, addr, eb as u64 * n as u64) {
+            let sty = match eb {
+                1 => I8,
+                2 => I16,
+                4 => I32,
+                _ => I64,
+            };
+            for (e, d) in dsts.iter().enumerate() {
+                let Some(d) = d else { continue };
+                let x =
+                    self.b
+                        .ins()
+                        .load(sty, heap_flags().with_readonly(), h, (e as u32 * eb) as i32);
+                let x = if eb < 4 {
+                    self.b.ins().uextend(I32, x)
+                } else {
+                    x
+                };
+                let w = lanes::splat_scalar(&mut self.b, x);
+                self.write(*d, ty, w, mask)?;
+            }
+            return Ok(());
+        }
+        let la = self.lane_addrs(space, addr)?;
+        let vectorizable = n == 1 && matches!(la, LaneAddr::PerLane(_)) && space != Space::Local;
+        if !vectorizable {
+            self.slow_access(space, eb, sb, n, false, &la, mask, inst)?;
+            for (e, d) in dsts.iter().enumerate() {
+                if let Some(d) = d {
+                    let w = self.unspill(wide, SCRATCH_DATA + e as i32 * 32 * sb as i32);
+                    self.write(*d, ty, w, mask)?;
+                }
+            }
+            return Ok(());
+        }
+        let LaneAddr::PerLane(a) = &la else {
+            return Err(JitError::Codegen("lane addresses".into()));
+        };
+        let vty = if wide { I64X2 } else { I32X4 };
+        let nparts = if wide { N64 } else { N32 };
+        let join = self.b.create_block();
+        for _ in 0..nparts {
+            self.b.append_block_param(join, vty);
+        }
+        let (ok, h) = self.fast_check(space, eb, a, false, mask);
+        let fast = self.b.create_block();
+        let slow = self.b.create_block();
+        self.b.ins().brif(ok, fast, &[], slow, &[]);
+        // Fast path: whole-vector loads.
+        self.b.switch_to_block(fast);
+        let v = self.vector_load(h, eb);
+        let args: Vec<BlockArg> = v.iter().map(|&x| BlockArg::Value(x)).collect();
+        self.b.ins().jump(join, &args);
+        // Slow path.
+        self.b.switch_to_block(slow);
+        self.slow_access(space, eb, sb, 1, false, &la, mask, inst)?;
+        let w = self.unspill(wide, SCRATCH_DATA);
+        let args: Vec<BlockArg> = w.v.iter().map(|&x| BlockArg::Value(x)).collect();
+        self.b.ins().jump(join, &args);
+        self.b.switch_to_block(join);
+        let v = self.b.block_params(join).to_vec();
+        if let Some(d) = dsts[0] {
+            self.write(d, ty, W { wide, v }, mask)?;
+        }
+        Ok(())
+    }
+
+    pub(crate) fn st(
+        &mut self,
+        space: Space,
+        ty: Type,
+        srcs: &[Operand],
+        addr: &Address,
+        mask: &mut Mask,
+        inst: InstId,
+    ) -> Result<(), JitError> {
+        let (eb, sb) = self.mem_shape(ty, srcs.len())?;
+        let n = srcs.len();
+        let mut data = Vec::with_capacity(n);
+        for s in srcs {
+            data.push(self.read(s, ty, false)?);
+        }
+        let la = self.lane_addrs(space, addr)?;
+        let vectorizable = n == 1 && matches!(la, LaneAddr::PerLane(_)) && space != Space::Local;
+        let spill_data = |tx: &mut Self| {
+            for (e, d) in data.iter().enumerate() {
+                tx.spill(d, SCRATCH_DATA + e as i32 * 32 * sb as i32);
+            }
+        };
+        if !vectorizable {
+            spill_data(self);
+            return self.slow_access(space, eb, sb, n, true, &la, mask, inst);
+        }
+        let LaneAddr::PerLane(a) = &la else {
+            return Err(JitError::Codegen("lane addresses".into()));
+        };
+        let cont = self.b.create_block();
+        let (ok, h) = self.fast_check(space, eb, a, true, mask);
+        let fast = self.b.create_block();
+        let slow = self.b.create_block();
+        self.b.ins().brif(ok, fast, &[], slow, &[]);
+        self.b.switch_to_block(fast);
+        self.vector_store(h, eb, &data[0]);
+        self.b.ins().jump(cont, &[]);
+        self.b.switch_to_block(slow);
+        spill_data(self);
+        self.slow_access(space, eb, sb, 1, true, &la, mask, inst)?;
+        self.b.ins().jump(cont, &[]);
+        self.b.switch_to_block(cont);
+        Ok(())
+    }
+
+    /// The coalesced-access test: returns (ok: i8, host address of lane 0).
+    fn fast_check(
+        &mut self,
+        space: Space,
+        eb: u32,
+        a: &W,
+        write: bool,
+        mask: &mut Mask,
+    ) -> (Value, Value) {
+        let a0 = self.b.ins().extractlane(a.v[0], 0);
+        let s = self.b.ins().splat(I64X2, a0);
+        let offs = lanes::lane_index(&mut self.b, true, eb as u64);
+        let mut all: Option<Value> = None;
+        for k in 0..N64 {
+            let exp = self.b.ins().iadd(s, offs.v[k]);
+            let eq = self.b.ins().icmp(IntCC::Equal, a.v[k], exp);
+            all = Some(match all {
+                None => eq,
+                Some(x) => self.b.ins().band(x, eq),
+            });
+        }
+        let all = all.unwrap_or(s);
+        let mut ok = self.b.ins().vall_true(all);
+        let len = 32 * eb as i64;
+        let h = if space == Space::Shared {
+            let size = self.load_ctx(I64, offset_of!(WarpCtx, shared_size), true);
+            let base = self.load_ctx(I64, offset_of!(WarpCtx, shared_base), true);
+            let big = self
+                .b
+                .ins()
+                .icmp_imm_u(IntCC::UnsignedGreaterThanOrEqual, size, len);
+            let room = self.b.ins().iadd_imm_s(size, -len);
+            let fits = self.b.ins().icmp(IntCC::UnsignedLessThanOrEqual, a0, room);
+            let inr = self.b.ins().band(big, fits);
+            ok = self.b.ins().band(ok, inr);
+            self.b.ins().iadd(base, a0)
+        } else {
+            let (lo_off, hi_off) = if write {
+                (offset_of!(WarpCtx, wr_lo), offset_of!(WarpCtx, wr_hi))
+            } else {
+                (offset_of!(WarpCtx, rd_lo), offset_of!(WarpCtx, rd_hi))
+            };
+            let lo = self.load_ctx(I64, lo_off, false);
+            let hi = self.load_ctx(I64, hi_off, false);
+            let c1 = self.b.ins().icmp(IntCC::UnsignedGreaterThanOrEqual, a0, lo);
+            let c2 = self.b.ins().icmp(IntCC::UnsignedLessThan, a0, hi);
+            let rem = self.b.ins().isub(hi, a0);
+            let c3 = self
+                .b
+                .ins()
+                .icmp_imm_u(IntCC::UnsignedGreaterThanOrEqual, rem, len);
+            let c = self.b.ins().band(c1, c2);
+            let c = self.b.ins().band(c, c3);
+            ok = self.b.ins().band(ok, c);
+            a0
+        };
+        if eb > 1 {
+            let low = self.b.ins().band_imm_u(h, eb as i64 - 1);
+            let al = self.b.ins().icmp_imm_u(IntCC::Equal, low, 0);
+            ok = self.b.ins().band(ok, al);
+        }
+        if write {
+            let bits = self.mbits(mask);
+            let full = self.b.ins().icmp_imm_u(IntCC::Equal, bits, u32::MAX as i64);
+            ok = self.b.ins().band(ok, full);
+        }
+        (ok, h)
+    }
+
+    /// Loads 32 consecutive elements of `eb` bytes at host address `h` into containers
+    /// (zero-extended).
+    fn vector_load(&mut self, h: Value, eb: u32) -> Vec<Value> {
+        let fl = heap_flags();
+        match eb {
+            8 => (0..N64)
+                .map(|k| self.b.ins().load(I64X2, fl, h, 16 * k as i32))
+                .collect(),
+            4 => (0..N32)
+                .map(|k| self.b.ins().load(I32X4, fl, h, 16 * k as i32))
+                .collect(),
+            2 => {
+                let mut out = Vec::with_capacity(N32);
+                for k in 0..4 {
+                    let x = self.b.ins().load(I16X8, fl, h, 16 * k);
+                    out.push(self.b.ins().uwiden_low(x));
+                    out.push(self.b.ins().uwiden_high(x));
+                }
+                out
+            }
+            _ => {
+                let mut out = Vec::with_capacity(N32);
+                for k in 0..2 {
+                    let x = self.b.ins().load(I8X16, fl, h, 16 * k);
+                    for half in [false, true] {
+                        let y = if half {
+                            self.b.ins().uwiden_high(x)
+                        } else {
+                            self.b.ins().uwiden_low(x)
+                        };
+                        out.push(self.b.ins().uwiden_low(y));
+                        out.push(self.b.ins().uwiden_high(y));
+                    }
+                }
+                out
+            }
+        }
+    }
+
+    /// Stores 32 consecutive elements of `eb` bytes (low bits of each container).
+    fn vector_store(&mut self, h: Value, eb: u32, d: &W) {
+        let fl = heap_flags();
+        match eb {
+            8 | 4 => {
+                for (k, &v) in d.v.iter().enumerate() {
+                    self.b.ins().store(fl, v, h, 16 * k as i32);
+                }
+            }
+            2 => {
+                let m = lanes::splat32(&mut self.b, 0xffff);
+                for k in 0..4 {
+                    let x = self.b.ins().band(d.v[2 * k], m);
+                    let y = self.b.ins().band(d.v[2 * k + 1], m);
+                    let p = self.b.ins().unarrow(x, y);
+                    self.b.ins().store(fl, p, h, 16 * k as i32);
+                }
+            }
+            _ => {
+                let m = lanes::splat32(&mut self.b, 0xff);
+                let mut halves = Vec::with_capacity(4);
+                for k in 0..4 {
+                    let x = self.b.ins().band(d.v[2 * k], m);
+                    let y = self.b.ins().band(d.v[2 * k + 1], m);
+                    halves.push(self.b.ins().unarrow(x, y));
+                }
+                for k in 0..2 {
+                    let p = self.b.ins().unarrow(halves[2 * k], halves[2 * k + 1]);
+                    self.b.ins().store(fl, p, h, 16 * k as i32);
+                }
+            }
+        }
+    }
+
+    /// The helper path: lane addresses to the scratch slot (data must already be there
+    /// for stores), `ptxjit_access`, return on a fault.
+    #[allow(clippy::too_many_arguments)]
+    fn slow_access(
+        &mut self,
+        space: Space,
+        eb: u32,
+        sb: u32,
+        n: usize,
+        write: bool,
+        la: &LaneAddr,
+        mask: &mut Mask,
+        inst: InstId,
+    ) -> Result<(), JitError> {
+        match la {
+            LaneAddr::Uniform(a) => {
+                let s = self.b.ins().splat(I64X2, *a);
+                self.spill(&W::wide(vec![s; N64]), 0);
+            }
+            LaneAddr::PerLane(w) => self.spill(w, 0),
+        }
+        let req = AccessReq {
+            space,
+            elem_bytes: eb,
+            nvec: n as u32,
+            slot_bytes: sb,
+            write,
+            mask: 0,
+            inst,
+        };
+        let shape = lanes::iconst64(&mut self.b, req.pack_shape());
+        let bits = self.mbits(mask);
+        let instv = lanes::iconst32(&mut self.b, inst.0);
+        let pa = self.scratch_addr(0);
+        let pd = self.scratch_addr(SCRATCH_DATA);
+        let h = self.helper(Helper::Access)?;
+        let call = self
+            .b
+            .ins()
+            .call(h, &[self.ctx, shape, bits, instv, pa, pd]);
+        let res = self.b.inst_results(call)[0];
+        let cont = self.b.create_block();
+        self.b.ins().brif(res, self.ret_status, &[], cont, &[]);
+        self.b.switch_to_block(cont);
+        Ok(())
+    }
+
+    /// `cvta{.to}.space.size d, a`.
+    pub(crate) fn cvta(
+        &mut self,
+        to_generic: bool,
+        space: Space,
+        ty: Type,
+        dst: RegId,
+        src: &Operand,
+        mask: &mut Mask,
+    ) -> Result<(), JitError> {
+        let v = self.read(src, ty, false)?;
+        let base = match space {
+            Space::Shared => {
+                let b = self.load_ctx(I64, offset_of!(WarpCtx, shared_base), true);
+                if v.wide {
+                    lanes::splat_scalar(&mut self.b, b)
+                } else {
+                    let b32 = self.b.ins().ireduce(I32, b);
+                    lanes::splat_scalar(&mut self.b, b32)
+                }
+            }
+            Space::Local => {
+                let lb = self.local_bases();
+                if v.wide {
+                    lb
+                } else {
+                    lanes::narrow_w(&mut self.b, &lb)
+                }
+            }
+            _ => return self.write(dst, ty, v, mask),
+        };
+        let b = &mut self.b;
+        let r = lanes::map2(&v, &base, |x, y| {
+            if to_generic {
+                b.ins().iadd(x, y)
+            } else {
+                b.ins().isub(x, y)
+            }
+        });
+        self.write(dst, ty, r, mask)
+    }
+}

@@ -1,0 +1,670 @@
+//! The per-kernel translator: builds one Cranelift function from one IR kernel.
+//!
+//! State kept in Cranelift `Variable`s (so values stay in registers and SSA is built by
+//! cranelift-frontend): every IR register (8 × i32x4, 16 × i64x2 or 8 × i32x4 lane
+//! masks), the active mask (8 × i32x4 and its i32 bit form), the per-lane next-block
+//! numbers of pending lanes (8 × i32x4, `u32::MAX` = not waiting) and the "lanes are
+//! pending" flag. This module reads operands (with the relaxed operand-size rules of
+//! `ir`), writes destinations under a mask and dispatches instructions to the lowering
+//! modules (`arith`, `convert`, `mem`, `control`).
+
+use super::helpers::{Helper, HelperIds};
+use super::lanes::{self, N32, N64, W};
+use super::JitError;
+use crate::ir::{
+    self, BlockId, FuncId, Guard, Inst, InstId, InstKind, Operand, RegClass, RegId, SpecialReg,
+    Type, VarRef,
+};
+use crate::runtime::ctx::WarpCtx;
+use crate::runtime::ModuleLayout;
+use cranelift_codegen::ir::types::{I32, I32X4, I64, I64X2, I8};
+use cranelift_codegen::ir::{
+    Block, FuncRef, Function, InstBuilder, MemFlagsData, StackSlot, StackSlotData, StackSlotKind,
+    Value,
+};
+use cranelift_frontend::{FunctionBuilder, FunctionBuilderContext, Variable};
+use cranelift_jit::JITModule;
+use cranelift_module::Module as _;
+use std::collections::HashMap;
+use std::mem::offset_of;
+
+/// Bytes of the per-function scratch stack slot: 32 lane addresses (256 B) followed by
+/// up to 8 elements × 32 lanes × 8 bytes of data (2 KiB).
+pub(crate) const SCRATCH_BYTES: u32 = 256 + 2048;
+/// Offset of the data area in the scratch slot.
+pub(crate) const SCRATCH_DATA: i32 = 256;
+
+/// A lane mask: 8 × i32x4, with its 64-bit form and bit form computed on demand.
+pub(crate) struct Mask {
+    pub m32: Vec<Value>,
+    m64: Option<Vec<Value>>,
+    bits: Option<Value>,
+}
+
+impl Mask {
+    pub fn new(m32: Vec<Value>, bits: Option<Value>) -> Mask {
+        Mask {
+            m32,
+            m64: None,
+            bits,
+        }
+    }
+}
+
+pub(crate) struct FnTx<'a> {
+    pub m: &'a ir::Module,
+    pub layout: &'a ModuleLayout,
+    pub f: &'a ir::Function,
+    pub b: FunctionBuilder<'a>,
+    cm: &'a mut JITModule,
+    helpers: &'a HelperIds,
+    helper_refs: HashMap<Helper, FuncRef>,
+    /// The `*mut WarpCtx` parameter (defined in the entry block, so usable everywhere).
+    pub ctx: Value,
+    pub regs: Vec<Vec<Variable>>,
+    pub active: Vec<Variable>,
+    pub active_bits: Variable,
+    pub next: Vec<Variable>,
+    pub pending: Variable,
+    pub blocks: Vec<Block>,
+    pub dispatch: Block,
+    /// Returns `ctx.status`.
+    pub ret_status: Block,
+    pub scratch: StackSlot,
+    /// The instruction being translated (for messages).
+    pub cur: Option<InstId>,
+}
+
+/// Builds the Cranelift function of kernel `fid` into `func`.
+pub(crate) fn build(
+    m: &ir::Module,
+    layout: &ModuleLayout,
+    fid: FuncId,
+    func: &mut Function,
+    fctx: &mut FunctionBuilderContext,
+    cm: &mut JITModule,
+    helpers: &HelperIds,
+) -> Result<(), JitError> {
+    let f = m
+        .functions
+        .get(fid.0 as usize)
+        .ok_or_else(|| JitError::Codegen(format!("no function {}", fid.0)))?;
+    let mut b = FunctionBuilder::new(func, fctx);
+    let entry = b.create_block();
+    b.append_block_params_for_function_params(entry);
+    b.switch_to_block(entry);
+    let ctx = b.block_params(entry)[0];
+    let mut regs = Vec::with_capacity(f.regs.len());
+    for r in &f.regs {
+        let (n, ty) = match r.ty.class() {
+            RegClass::Pred | RegClass::R32 => (N32, I32X4),
+            RegClass::R64 => (N64, I64X2),
+            // 128-bit registers are declared but never used by executable instructions.
+            RegClass::R128 => (0, I64X2),
+        };
+        regs.push((0..n).map(|_| b.declare_var(ty)).collect::<Vec<_>>());
+    }
+    let active = (0..N32).map(|_| b.declare_var(I32X4)).collect();
+    let active_bits = b.declare_var(I32);
+    let next = (0..N32).map(|_| b.declare_var(I32X4)).collect();
+    let pending = b.declare_var(I8);
+    let blocks = f.blocks.iter().map(|_| b.create_block()).collect();
+    let dispatch = b.create_block();
+    let ret_status = b.create_block();
+    let scratch = b.create_sized_stack_slot(StackSlotData::new(
+        StackSlotKind::ExplicitSlot,
+        SCRATCH_BYTES,
+        4,
+    ));
+    let mut tx = FnTx {
+        m,
+        layout,
+        f,
+        b,
+        cm,
+        helpers,
+        helper_refs: HashMap::new(),
+        ctx,
+        regs,
+        active,
+        active_bits,
+        next,
+        pending,
+        blocks,
+        dispatch,
+        ret_status,
+        scratch,
+        cur: None,
+    };
+    tx.entry()?;
+    for (i, blk) in f.blocks.iter().enumerate() {
+        tx.cur = None;
+        let cb = tx.blocks[i];
+        tx.b.switch_to_block(cb);
+        for inst in &blk.insts {
+            tx.inst(inst)?;
+        }
+        tx.terminator(&blk.term)?;
+    }
+    tx.build_dispatch()?;
+    tx.b.switch_to_block(tx.ret_status);
+    let st = tx.load_ctx(I32, offset_of!(WarpCtx, status), false);
+    tx.b.ins().return_(&[st]);
+    tx.b.seal_all_blocks();
+    let FnTx { b, cm, .. } = tx;
+    b.finalize(cm.target_config());
+    Ok(())
+}
+
+impl<'a> FnTx<'a> {
+    /// Entry block: registers zero, active = `ctx.live`, nothing pending.
+    fn entry(&mut self) -> Result<(), JitError> {
+        let z32 = lanes::splat32(&mut self.b, 0);
+        let z64 = lanes::splat64(&mut self.b, 0);
+        for r in 0..self.regs.len() {
+            for k in 0..self.regs[r].len() {
+                let v = self.regs[r][k];
+                let z = if self.regs[r].len() == N64 { z64 } else { z32 };
+                self.b.def_var(v, z);
+            }
+        }
+        let live = self.load_ctx(I32, offset_of!(WarpCtx, live), false);
+        let act = lanes::mask_from_bits(&mut self.b, live);
+        for k in 0..N32 {
+            self.b.def_var(self.active[k], act[k]);
+        }
+        self.b.def_var(self.active_bits, live);
+        let none = lanes::splat32(&mut self.b, u32::MAX);
+        for k in 0..N32 {
+            self.b.def_var(self.next[k], none);
+        }
+        let zero8 = self.b.ins().iconst(I8, 0);
+        self.b.def_var(self.pending, zero8);
+        let first = *self
+            .blocks
+            .first()
+            .ok_or_else(|| JitError::Codegen("kernel without blocks".into()))?;
+        self.b.ins().brif(live, first, &[], self.ret_status, &[]);
+        Ok(())
+    }
+
+    /// An `Unsupported` error for the current instruction.
+    pub fn unsupported(&self, what: impl Into<String>) -> JitError {
+        let (line, col) = match self.cur.and_then(|i| self.m.inst_info.get(i.0 as usize)) {
+            Some(info) => (info.loc.line, info.loc.col),
+            None => (self.f.loc.line, self.f.loc.col),
+        };
+        JitError::Unsupported {
+            file: self.m.file.clone(),
+            line,
+            col,
+            what: what.into(),
+        }
+    }
+
+    /// The opcode text of the current instruction (for messages).
+    pub fn cur_text(&self) -> String {
+        self.cur
+            .and_then(|i| self.m.inst_info.get(i.0 as usize))
+            .map(|i| format!("`{}`", i.text))
+            .unwrap_or_else(|| "this instruction".into())
+    }
+
+    /// Loads a field of the warp context.
+    pub fn load_ctx(
+        &mut self,
+        ty: cranelift_codegen::ir::Type,
+        off: usize,
+        readonly: bool,
+    ) -> Value {
+        let mut fl = MemFlagsData::new().with_notrap();
+        if readonly {
+            fl = fl.with_readonly();
+        }
+        self.b.ins().load(ty, fl, self.ctx, off as i32)
+    }
+
+    /// Stores a field of the warp context.
+    pub fn store_ctx(&mut self, v: Value, off: usize) {
+        self.b
+            .ins()
+            .store(MemFlagsData::new().with_notrap(), v, self.ctx, off as i32);
+    }
+
+    /// A `FuncRef` for a helper, declared in this function on first use.
+    pub fn helper(&mut self, h: Helper) -> Result<FuncRef, JitError> {
+        if let Some(&r) = self.helper_refs.get(&h) {
+            return Ok(r);
+        }
+        let id = self
+            .helpers
+            .get(h)
+            .ok_or_else(|| JitError::Codegen(format!("helper {h:?} not declared")))?;
+        let r = self.cm.declare_func_in_func(id, self.b.func);
+        self.helper_refs.insert(h, r);
+        Ok(r)
+    }
+
+    /// Address of a byte offset in the scratch slot.
+    pub fn scratch_addr(&mut self, off: i32) -> Value {
+        self.b.ins().stack_addr(I64, self.scratch, off)
+    }
+
+    /// Stores a warp value to the scratch slot at `off` (4 or 8 bytes per lane).
+    pub fn spill(&mut self, w: &W, off: i32) {
+        for (k, &v) in w.v.iter().enumerate() {
+            self.b
+                .ins()
+                .stack_store(I64, v, self.scratch, off + 16 * k as i32);
+        }
+    }
+
+    /// Loads a warp value from the scratch slot at `off`.
+    pub fn unspill(&mut self, wide: bool, off: i32) -> W {
+        let (n, ty) = if wide { (N64, I64X2) } else { (N32, I32X4) };
+        let v = (0..n)
+            .map(|k| {
+                self.b
+                    .ins()
+                    .stack_load(I64, ty, self.scratch, off + 16 * k as i32)
+            })
+            .collect();
+        W { wide, v }
+    }
+
+    // -----------------------------------------------------------------------------------
+    // Masks.
+
+    /// The mask an instruction with guard `g` runs under: `active & p` / `active & !p`.
+    pub fn exec_mask(&mut self, g: Option<Guard>) -> Mask {
+        let act: Vec<Value> = (0..N32).map(|k| self.b.use_var(self.active[k])).collect();
+        match g {
+            None => {
+                let bits = self.b.use_var(self.active_bits);
+                Mask::new(act, Some(bits))
+            }
+            Some(g) => {
+                let p = self.pred_vals(g.pred, false);
+                let m = if g.negate {
+                    lanes::andnot_masks(&mut self.b, &act, &p)
+                } else {
+                    lanes::and_masks(&mut self.b, &act, &p)
+                };
+                Mask::new(m, None)
+            }
+        }
+    }
+
+    /// The 64-bit form of a mask.
+    pub fn m64(&mut self, m: &mut Mask) -> Vec<Value> {
+        if m.m64.is_none() {
+            m.m64 = Some(lanes::mask64(&mut self.b, &m.m32));
+        }
+        m.m64.clone().unwrap_or_default()
+    }
+
+    /// The i32 bit form of a mask.
+    pub fn mbits(&mut self, m: &mut Mask) -> Value {
+        if let Some(b) = m.bits {
+            return b;
+        }
+        let b = lanes::bits_from_mask(&mut self.b, &m.m32);
+        m.bits = Some(b);
+        b
+    }
+
+    // -----------------------------------------------------------------------------------
+    // Registers and operands.
+
+    pub fn reg_info(&self, r: RegId) -> Result<&'a ir::RegInfo, JitError> {
+        self.f
+            .regs
+            .get(r.0 as usize)
+            .ok_or_else(|| JitError::Codegen(format!("register {} out of range", r.0)))
+    }
+
+    /// Raw container values of a register.
+    fn reg_vals(&mut self, r: RegId) -> Vec<Value> {
+        let vars = self.regs[r.0 as usize].clone();
+        vars.iter().map(|&v| self.b.use_var(v)).collect()
+    }
+
+    /// The lane masks of a predicate register (negated if asked).
+    pub fn pred_vals(&mut self, r: RegId, negate: bool) -> Vec<Value> {
+        let v = self.reg_vals(r);
+        if negate {
+            v.iter().map(|&x| self.b.ins().bnot(x)).collect()
+        } else {
+            v
+        }
+    }
+
+    /// A predicate operand (register or immediate) as lane masks.
+    pub fn read_pred(&mut self, op: &Operand, negate: bool) -> Result<Vec<Value>, JitError> {
+        match *op {
+            Operand::Reg(r) => {
+                if self.reg_info(r)?.ty.class() != RegClass::Pred {
+                    return Err(self.unsupported(format!(
+                        "non-predicate register as predicate operand of {}",
+                        self.cur_text()
+                    )));
+                }
+                Ok(self.pred_vals(r, negate))
+            }
+            Operand::Imm(x) => {
+                let on = (x & 1 != 0) != negate;
+                let c = lanes::splat32(&mut self.b, if on { u32::MAX } else { 0 });
+                Ok(vec![c; N32])
+            }
+            _ => Err(self.unsupported(format!("this predicate operand of {}", self.cur_text()))),
+        }
+    }
+
+    /// Reads a source operand as a value of type `ty` in `ty`'s container class. With
+    /// `canon`, bits above `ty`'s width are sign-extended (signed types) or zero;
+    /// otherwise they are unspecified.
+    pub fn read(&mut self, op: &Operand, ty: Type, canon: bool) -> Result<W, JitError> {
+        let wide = match ty.class() {
+            RegClass::R32 => false,
+            RegClass::R64 => true,
+            _ => {
+                return Err(
+                    self.unsupported(format!("operands of type {ty} in {}", self.cur_text()))
+                )
+            }
+        };
+        let tw = ty.bits();
+        let cw = if wide { 64 } else { 32 };
+        let signed = ty.is_signed();
+        match *op {
+            Operand::Reg(r) => {
+                let rty = self.reg_info(r)?.ty;
+                let rw = rty.bits();
+                let raw = self.reg_vals(r);
+                match rty.class() {
+                    RegClass::R32 => {
+                        let w = W::narrow(raw);
+                        if wide {
+                            // A 32-bit register read as a 64-bit type: extend the register's
+                            // value per the instruction type.
+                            let w = if signed {
+                                lanes::ext_w(&mut self.b, &w, rw, true)
+                            } else {
+                                w
+                            };
+                            Ok(lanes::widen_w(&mut self.b, &w, signed))
+                        } else if canon && tw < cw && (signed || rw > tw) {
+                            Ok(lanes::ext_w(&mut self.b, &w, tw, signed))
+                        } else {
+                            Ok(w)
+                        }
+                    }
+                    RegClass::R64 => {
+                        let w = W::wide(raw);
+                        if wide {
+                            Ok(w)
+                        } else {
+                            let n = lanes::narrow_w(&mut self.b, &w);
+                            if canon && tw < 32 {
+                                Ok(lanes::ext_w(&mut self.b, &n, tw, signed))
+                            } else {
+                                Ok(n)
+                            }
+                        }
+                    }
+                    _ => Err(self.unsupported(format!(
+                        "register of type {rty} as a {ty} operand of {}",
+                        self.cur_text()
+                    ))),
+                }
+            }
+            Operand::Imm(x) => {
+                let v = if canon && signed && tw < 64 {
+                    (x << (64 - tw)) as i64 >> (64 - tw)
+                } else {
+                    x as i64
+                };
+                Ok(lanes::splat_w(&mut self.b, wide, v as u64))
+            }
+            Operand::Special(s) => {
+                let w = self.special(s);
+                Ok(if wide {
+                    lanes::widen_w(&mut self.b, &w, false)
+                } else {
+                    w
+                })
+            }
+            Operand::VarAddr(v, off) => {
+                let a = self.var_addr(v, off)?;
+                let a = if wide {
+                    a
+                } else {
+                    self.b.ins().ireduce(I32, a)
+                };
+                Ok(lanes::splat_scalar(&mut self.b, a))
+            }
+            Operand::FuncAddr(_) => Err(self.unsupported("function addresses")),
+        }
+    }
+
+    /// The state-space address (i64 scalar) of a variable plus an offset.
+    pub fn var_addr(&mut self, v: VarRef, off: i64) -> Result<Value, JitError> {
+        Ok(match v {
+            VarRef::Global(g) => {
+                let base = *self.layout.global_addrs.get(g.0 as usize).ok_or_else(|| {
+                    JitError::Codegen(format!(
+                        "the module layout has no address for global variable {}",
+                        g.0
+                    ))
+                })?;
+                lanes::iconst64(&mut self.b, base.wrapping_add(off as u64))
+            }
+            VarRef::Shared(o) | VarRef::Local(o) => {
+                lanes::iconst64(&mut self.b, (o as u64).wrapping_add(off as u64))
+            }
+            VarRef::KernelParam(o) => {
+                let base = self.load_ctx(I64, offset_of!(WarpCtx, param_base), true);
+                self.b.ins().iadd_imm_s(base, (o as i64).wrapping_add(off))
+            }
+        })
+    }
+
+    /// A special register's value (u32 per lane).
+    pub fn special(&mut self, s: SpecialReg) -> W {
+        let ro = MemFlagsData::new().with_notrap().with_readonly();
+        let scalar = |tx: &mut Self, off: usize| {
+            let x = tx.load_ctx(I32, off, true);
+            lanes::splat_scalar(&mut tx.b, x)
+        };
+        match s {
+            SpecialReg::Tid(d) => {
+                let base = offset_of!(WarpCtx, tid) + d as usize * 128;
+                let v = (0..N32)
+                    .map(|k| {
+                        self.b
+                            .ins()
+                            .load(I32X4, ro, self.ctx, (base + 16 * k) as i32)
+                    })
+                    .collect();
+                W::narrow(v)
+            }
+            SpecialReg::Ntid(d) => scalar(self, offset_of!(WarpCtx, ntid) + 4 * d as usize),
+            SpecialReg::Ctaid(d) => scalar(self, offset_of!(WarpCtx, ctaid) + 4 * d as usize),
+            SpecialReg::Nctaid(d) => scalar(self, offset_of!(WarpCtx, nctaid) + 4 * d as usize),
+            SpecialReg::LaneId => lanes::lane_index(&mut self.b, false, 1),
+            SpecialReg::WarpId => scalar(self, offset_of!(WarpCtx, warpid)),
+            SpecialReg::NWarpId => scalar(self, offset_of!(WarpCtx, nwarpid)),
+        }
+    }
+
+    /// Writes `val` (a value of type `ty` in `ty`'s container class, bits above `ty`'s
+    /// width unspecified) to register `dst` under `mask`, truncating or extending it to
+    /// the register's width per the container invariant.
+    pub fn write(&mut self, dst: RegId, ty: Type, val: W, mask: &mut Mask) -> Result<(), JitError> {
+        let rty = self.reg_info(dst)?.ty;
+        let rwide = match rty.class() {
+            RegClass::R32 => false,
+            RegClass::R64 => true,
+            _ => {
+                return Err(self.unsupported(format!(
+                    "destination register of type {rty} in {}",
+                    self.cur_text()
+                )))
+            }
+        };
+        let rw = rty.bits();
+        let tw = ty.bits().min(64);
+        let signed = ty.is_signed();
+        let mut v = val;
+        if tw < rw {
+            v = lanes::ext_w(&mut self.b, &v, tw, signed);
+            if rwide && !v.wide {
+                v = lanes::widen_w(&mut self.b, &v, signed);
+            } else if !rwide && v.wide {
+                v = lanes::narrow_w(&mut self.b, &v);
+            }
+            if signed && rw < if rwide { 64 } else { 32 } {
+                v = lanes::ext_w(&mut self.b, &v, rw, false);
+            }
+        } else {
+            if !rwide && v.wide {
+                v = lanes::narrow_w(&mut self.b, &v);
+            } else if rwide && !v.wide {
+                v = lanes::widen_w(&mut self.b, &v, signed);
+            }
+            if rw < 32 {
+                v = lanes::ext_w(&mut self.b, &v, rw, false);
+            }
+        }
+        let m = if rwide {
+            self.m64(mask)
+        } else {
+            mask.m32.clone()
+        };
+        let vars = self.regs[dst.0 as usize].clone();
+        for (k, &var) in vars.iter().enumerate() {
+            let old = self.b.use_var(var);
+            let new = self.b.ins().bitselect(m[k], v.v[k], old);
+            self.b.def_var(var, new);
+        }
+        Ok(())
+    }
+
+    /// Writes lane masks to a predicate register under `mask`.
+    pub fn write_pred(&mut self, dst: RegId, val: &[Value], mask: &Mask) -> Result<(), JitError> {
+        if self.reg_info(dst)?.ty.class() != RegClass::Pred {
+            return Err(
+                self.unsupported(format!("non-predicate destination of {}", self.cur_text()))
+            );
+        }
+        let vars = self.regs[dst.0 as usize].clone();
+        for (k, &var) in vars.iter().enumerate() {
+            let old = self.b.use_var(var);
+            let new = self.b.ins().bitselect(mask.m32[k], val[k], old);
+            self.b.def_var(var, new);
+        }
+        Ok(())
+    }
+
+    // -----------------------------------------------------------------------------------
+    // Instructions.
+
+    fn inst(&mut self, i: &Inst) -> Result<(), JitError> {
+        self.cur = Some(i.id);
+        let mut mask = self.exec_mask(i.guard);
+        match &i.kind {
+            InstKind::Mov { ty, dst, src } => self.mov(*ty, *dst, src, &mut mask),
+            InstKind::Arith {
+                op,
+                ty,
+                fmode,
+                dst,
+                srcs,
+            } => self.arith(*op, *ty, *fmode, *dst, srcs, &mut mask),
+            InstKind::Setp {
+                cmp,
+                ty,
+                ftz,
+                dst,
+                dst_neg,
+                a,
+                b,
+                combine,
+            } => self.setp(*cmp, *ty, *ftz, *dst, *dst_neg, a, b, *combine, &mut mask),
+            InstKind::Selp {
+                ty,
+                dst,
+                a,
+                b,
+                cond,
+            } => self.selp(*ty, *dst, a, b, *cond, &mut mask),
+            InstKind::Ld {
+                space,
+                ty,
+                dsts,
+                addr,
+            } => self.ld(*space, *ty, dsts, addr, &mut mask, i.id),
+            InstKind::St {
+                space,
+                ty,
+                srcs,
+                addr,
+            } => self.st(*space, *ty, srcs, addr, &mut mask, i.id),
+            InstKind::Cvta {
+                to_generic,
+                space,
+                ty,
+                dst,
+                src,
+            } => self.cvta(*to_generic, *space, *ty, *dst, src, &mut mask),
+            InstKind::Cvt {
+                dst_ty,
+                src_ty,
+                rnd,
+                ftz,
+                sat,
+                dst,
+                src,
+            } => self.cvt(*dst_ty, *src_ty, *rnd, *ftz, *sat, *dst, src, &mut mask),
+            // `check` turns every bar.sync into `Terminator::Barrier`.
+            InstKind::BarSync { .. } => Err(self.unsupported("bar.sync inside a block")),
+        }
+    }
+
+    fn mov(
+        &mut self,
+        ty: Type,
+        dst: RegId,
+        src: &Operand,
+        mask: &mut Mask,
+    ) -> Result<(), JitError> {
+        if ty == Type::Pred {
+            let v = self.read_pred(src, false)?;
+            return self.write_pred(dst, &v, mask);
+        }
+        let v = self.read(src, ty, false)?;
+        self.write(dst, ty, v, mask)
+    }
+
+    /// Target block of an IR block id.
+    pub fn block(&self, id: BlockId) -> Result<Block, JitError> {
+        self.blocks
+            .get(id.0 as usize)
+            .copied()
+            .ok_or_else(|| JitError::Codegen(format!("block {} out of range", id.0)))
+    }
+
+    /// Reads a uniform scalar (i32) from the first lane of `mask` (`bits` != 0).
+    pub fn first_lane(&mut self, w: &W, bits: Value) -> Value {
+        let w = lanes::narrow_w(&mut self.b, w);
+        self.spill(&w, SCRATCH_DATA);
+        let lane = self.b.ins().ctz(bits);
+        let lane = self.b.ins().uextend(I64, lane);
+        let off = self.b.ins().ishl_imm_u(lane, 2);
+        let base = self.scratch_addr(SCRATCH_DATA);
+        let p = self.b.ins().iadd(base, off);
+        self.b
+            .ins()
+            .load(I32, MemFlagsData::new().with_notrap(), p, 0)
+    }
+}

@@ -1,0 +1,513 @@
+//! Shared helpers for the oracle tests: loading the committed PTX of `tests/kernels/`,
+//! running a test on both backends, deterministic inputs, bit-exact comparisons and the
+//! PTX rounding rules that plain Rust does not have (round-toward-zero conversions,
+//! PTX `min`/`max`).
+//!
+//! Every test compares ptxjit's output with a reference computed here in plain Rust.
+//! Floats are compared by their bits. The only relaxation is for results that the PTX
+//! ISA leaves as "an unspecified NaN" (NaN payloads of arithmetic, abs/neg, cvt between
+//! float types): there any NaN matches a NaN expectation, and only where a helper says
+//! so (`assert_f32_bits_nan_any`).
+#![allow(dead_code)]
+
+use std::fmt::Debug;
+
+#[allow(unused_imports)]
+pub use ptxjit::{Backend, Buffer, Device, Error, KernelArg, LaunchConfig};
+
+/// Generates `#[test] fn jit()` and `#[test] fn interp()` in a module named after each
+/// function, which takes the backend: `both_backends!(vecadd)` gives the tests
+/// `vecadd::jit` and `vecadd::interp`.
+macro_rules! both_backends {
+    ($($name:ident),* $(,)?) => {$(
+        mod $name {
+            #[test]
+            fn jit() {
+                super::$name(ptxjit::Backend::Jit)
+            }
+            #[test]
+            fn interp() {
+                super::$name(ptxjit::Backend::Interp)
+            }
+        }
+    )*};
+}
+
+/// The compilers whose output is committed for every `tests/kernels/<stem>.cu`.
+pub const COMPILERS: [&str; 2] = ["clang", "nvrtc"];
+
+/// Text of `tests/kernels/<file>`.
+pub fn load(file: &str) -> String {
+    let path = format!("{}/tests/kernels/{}", env!("CARGO_MANIFEST_DIR"), file);
+    std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("cannot read {path}: {e}"))
+}
+
+/// Text of a file relative to the crate root (e.g. `examples/saxpy.ptx`).
+pub fn load_root(path: &str) -> String {
+    let path = format!("{}/{}", env!("CARGO_MANIFEST_DIR"), path);
+    std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("cannot read {path}: {e}"))
+}
+
+/// The compiled variants of a CUDA kernel source: `<stem>.clang.ptx`, `<stem>.nvrtc.ptx`.
+pub fn variants(stem: &str) -> Vec<String> {
+    COMPILERS
+        .iter()
+        .map(|c| format!("{stem}.{c}.ptx"))
+        .collect()
+}
+
+pub fn device() -> Device {
+    Device::new().unwrap_or_else(|e| panic!("Device::new: {e}"))
+}
+
+/// Loads `tests/kernels/<file>` for `backend`, panicking with the error: parse + check +
+/// JIT compile for the JIT; parse + check only for the interpreter (`load_ptx_with(..,
+/// false)`), so that each backend is tested on its own.
+pub fn module(dev: &Device, file: &str, backend: Backend) -> ptxjit::Module {
+    let r = match backend {
+        Backend::Jit => dev.load_ptx(&load(file), file),
+        Backend::Interp => dev.load_ptx_with(&load(file), file, false),
+    };
+    r.unwrap_or_else(|e| panic!("load_ptx({file}) for {backend:?}: {e}"))
+}
+
+/// A 1-D, 2-D or 3-D launch configuration on `backend`.
+pub fn cfg(grid: [u32; 3], block: [u32; 3], backend: Backend) -> LaunchConfig {
+    LaunchConfig::new(grid, block).backend(backend)
+}
+
+/// Launches and panics with the error (and where) if the launch fails.
+pub fn launch(
+    dev: &Device,
+    m: &ptxjit::Module,
+    kernel: &str,
+    cfg: &LaunchConfig,
+    args: &[KernelArg],
+    what: &str,
+) {
+    if let Err(e) = dev.launch(m, kernel, cfg, args) {
+        panic!("{what}: launch of {kernel} failed: {e}");
+    }
+}
+
+pub fn zeroed(dev: &Device, bytes: usize) -> Buffer {
+    dev.alloc_zeroed(bytes)
+        .unwrap_or_else(|e| panic!("alloc_zeroed({bytes}): {e}"))
+}
+
+pub fn arg(b: &Buffer) -> KernelArg {
+    KernelArg::from(b)
+}
+
+/// `ceil(n / d)`.
+pub fn blocks(n: usize, d: u32) -> u32 {
+    n.div_ceil(d as usize) as u32
+}
+
+// ---------------------------------------------------------------------------------------
+// Deterministic inputs.
+
+/// SplitMix64: a small deterministic generator, so that failures reproduce.
+pub struct Rng(u64);
+
+impl Rng {
+    pub fn new(seed: u64) -> Rng {
+        Rng(seed)
+    }
+    pub fn u64(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+    pub fn u32(&mut self) -> u32 {
+        (self.u64() >> 32) as u32
+    }
+    /// Uniform in `[lo, hi)`.
+    pub fn range(&mut self, lo: u32, hi: u32) -> u32 {
+        lo + (self.u64() % (hi - lo) as u64) as u32
+    }
+    /// A "nice" finite float in about [-1000, 1000] with few significant bits, plus
+    /// occasional values of very different magnitudes (so sums round).
+    pub fn f32(&mut self) -> f32 {
+        let r = self.u32();
+        let mant = (r & 0xFFFF) as f32 / 64.0 - 512.0;
+        match r >> 29 {
+            0 => mant * 1.0e-3,
+            1 => mant * 1.0e3,
+            2 => f32::from_bits(0x3F80_0000 | (self.u32() >> 9)) - 1.5,
+            _ => mant,
+        }
+    }
+    pub fn f64(&mut self) -> f64 {
+        let r = self.u64();
+        let mant = (r & 0xFF_FFFF) as f64 / 4096.0 - 2048.0;
+        match r >> 61 {
+            0 => mant * 1.0e-7,
+            1 => mant * 1.0e9,
+            2 => f64::from_bits(0x3FF0_0000_0000_0000 | (self.u64() >> 12)) - 1.5,
+            _ => mant,
+        }
+    }
+    pub fn vec_u32(&mut self, n: usize) -> Vec<u32> {
+        (0..n).map(|_| self.u32()).collect()
+    }
+    pub fn vec_f32(&mut self, n: usize) -> Vec<f32> {
+        (0..n).map(|_| self.f32()).collect()
+    }
+    pub fn vec_f64(&mut self, n: usize) -> Vec<f64> {
+        (0..n).map(|_| self.f64()).collect()
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+// Comparisons. Each reports the first mismatches with their index and both values.
+
+const SHOW: usize = 12;
+
+pub fn assert_slice_eq<T: PartialEq + Debug>(got: &[T], want: &[T], what: &str) {
+    if let Some(msg) = diff_slice(got, want, what) {
+        panic!("{msg}");
+    }
+}
+
+/// `None` if equal, else a report of the first mismatches.
+pub fn diff_slice<T: PartialEq + Debug>(got: &[T], want: &[T], what: &str) -> Option<String> {
+    if got.len() != want.len() {
+        return Some(format!("{what}: length {} != {}", got.len(), want.len()));
+    }
+    let bad: Vec<usize> = (0..got.len()).filter(|&i| got[i] != want[i]).collect();
+    if bad.is_empty() {
+        return None;
+    }
+    let lines: Vec<String> = bad
+        .iter()
+        .take(SHOW)
+        .map(|&i| format!("  [{i}] got {:?}, want {:?}", got[i], want[i]))
+        .collect();
+    Some(format!(
+        "{what}: {} of {} elements differ:\n{}",
+        bad.len(),
+        got.len(),
+        lines.join("\n")
+    ))
+}
+
+/// Bit-exact f32 comparison (NaN payloads included, -0.0 != +0.0).
+pub fn assert_f32_bits(got: &[f32], want: &[f32], what: &str) {
+    if let Some(msg) = diff_f32(got, want, what, false) {
+        panic!("{msg}");
+    }
+}
+
+/// Bit-exact f32 comparison, except that a NaN expectation accepts any NaN: for results
+/// whose NaN the PTX ISA leaves unspecified.
+pub fn assert_f32_bits_nan_any(got: &[f32], want: &[f32], what: &str) {
+    if let Some(msg) = diff_f32(got, want, what, true) {
+        panic!("{msg}");
+    }
+}
+
+pub fn diff_f32(got: &[f32], want: &[f32], what: &str, nan_any: bool) -> Option<String> {
+    if got.len() != want.len() {
+        return Some(format!("{what}: length {} != {}", got.len(), want.len()));
+    }
+    let same = |g: f32, w: f32| g.to_bits() == w.to_bits() || (nan_any && g.is_nan() && w.is_nan());
+    let bad: Vec<usize> = (0..got.len()).filter(|&i| !same(got[i], want[i])).collect();
+    if bad.is_empty() {
+        return None;
+    }
+    let lines: Vec<String> = bad
+        .iter()
+        .take(SHOW)
+        .map(|&i| {
+            format!(
+                "  [{i}] got {:?} ({:#010x}), want {:?} ({:#010x})",
+                got[i],
+                got[i].to_bits(),
+                want[i],
+                want[i].to_bits()
+            )
+        })
+        .collect();
+    Some(format!(
+        "{what}: {} of {} f32 elements differ:\n{}",
+        bad.len(),
+        got.len(),
+        lines.join("\n")
+    ))
+}
+
+pub fn assert_f64_bits(got: &[f64], want: &[f64], what: &str) {
+    if let Some(msg) = diff_f64(got, want, what, false) {
+        panic!("{msg}");
+    }
+}
+
+pub fn assert_f64_bits_nan_any(got: &[f64], want: &[f64], what: &str) {
+    if let Some(msg) = diff_f64(got, want, what, true) {
+        panic!("{msg}");
+    }
+}
+
+pub fn diff_f64(got: &[f64], want: &[f64], what: &str, nan_any: bool) -> Option<String> {
+    if got.len() != want.len() {
+        return Some(format!("{what}: length {} != {}", got.len(), want.len()));
+    }
+    let same = |g: f64, w: f64| g.to_bits() == w.to_bits() || (nan_any && g.is_nan() && w.is_nan());
+    let bad: Vec<usize> = (0..got.len()).filter(|&i| !same(got[i], want[i])).collect();
+    if bad.is_empty() {
+        return None;
+    }
+    let lines: Vec<String> = bad
+        .iter()
+        .take(SHOW)
+        .map(|&i| {
+            format!(
+                "  [{i}] got {:?} ({:#018x}), want {:?} ({:#018x})",
+                got[i],
+                got[i].to_bits(),
+                want[i],
+                want[i].to_bits()
+            )
+        })
+        .collect();
+    Some(format!(
+        "{what}: {} of {} f64 elements differ:\n{}",
+        bad.len(),
+        got.len(),
+        lines.join("\n")
+    ))
+}
+
+/// Collects mismatch reports and panics once with all of them, so that one run shows
+/// every failing operation of a kernel.
+#[derive(Default)]
+pub struct Failures(Vec<String>);
+
+impl Failures {
+    pub fn add(&mut self, report: Option<String>) {
+        self.0.extend(report);
+    }
+    pub fn finish(self, what: &str) {
+        if !self.0.is_empty() {
+            panic!(
+                "{what}: {} failing checks:\n{}",
+                self.0.len(),
+                self.0.join("\n")
+            );
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+// PTX semantics that Rust's operators do not spell directly.
+
+/// PTX `min.f32` (no .NaN): a NaN operand yields the other operand, two NaNs a NaN, and
+/// -0.0 < +0.0.
+pub fn ptx_min_f32(a: f32, b: f32) -> f32 {
+    match (a.is_nan(), b.is_nan()) {
+        (true, true) => f32::NAN,
+        (true, false) => b,
+        (false, true) => a,
+        _ if a == 0.0 && b == 0.0 => {
+            if a.is_sign_negative() {
+                a
+            } else {
+                b
+            }
+        }
+        _ => {
+            if a < b {
+                a
+            } else {
+                b
+            }
+        }
+    }
+}
+
+/// PTX `max.f32`: as `ptx_min_f32` with +0.0 > -0.0.
+pub fn ptx_max_f32(a: f32, b: f32) -> f32 {
+    match (a.is_nan(), b.is_nan()) {
+        (true, true) => f32::NAN,
+        (true, false) => b,
+        (false, true) => a,
+        _ if a == 0.0 && b == 0.0 => {
+            if a.is_sign_positive() {
+                a
+            } else {
+                b
+            }
+        }
+        _ => {
+            if a > b {
+                a
+            } else {
+                b
+            }
+        }
+    }
+}
+
+pub fn ptx_min_f64(a: f64, b: f64) -> f64 {
+    match (a.is_nan(), b.is_nan()) {
+        (true, true) => f64::NAN,
+        (true, false) => b,
+        (false, true) => a,
+        _ if a == 0.0 && b == 0.0 => {
+            if a.is_sign_negative() {
+                a
+            } else {
+                b
+            }
+        }
+        _ => {
+            if a < b {
+                a
+            } else {
+                b
+            }
+        }
+    }
+}
+
+pub fn ptx_max_f64(a: f64, b: f64) -> f64 {
+    match (a.is_nan(), b.is_nan()) {
+        (true, true) => f64::NAN,
+        (true, false) => b,
+        (false, true) => a,
+        _ if a == 0.0 && b == 0.0 => {
+            if a.is_sign_positive() {
+                a
+            } else {
+                b
+            }
+        }
+        _ => {
+            if a > b {
+                a
+            } else {
+                b
+            }
+        }
+    }
+}
+
+/// `cvt.rz.f32.f64`: f64 to f32 rounding toward zero. Rust's `as f32` rounds to
+/// nearest-even; when that result is farther from zero than `v` (it rounded up in
+/// magnitude), step one ulp back toward zero. Toward zero never overflows: a finite `v`
+/// beyond f32::MAX gives +-f32::MAX.
+pub fn f32_from_f64_rz(v: f64) -> f32 {
+    if v.is_nan() {
+        return f32::NAN;
+    }
+    let r = v as f32;
+    if r.is_infinite() && v.is_finite() {
+        return f32::MAX.copysign(v as f32);
+    }
+    if (r as f64).abs() > v.abs() {
+        // r != 0 here; decrementing the bits of a nonzero float moves it one ulp toward
+        // zero for either sign (and from the smallest subnormal to a same-signed zero).
+        f32::from_bits(r.to_bits() - 1)
+    } else {
+        r
+    }
+}
+
+/// `cvt.rz.f32.s32`: every i32 is exact in f64, so this is `f32_from_f64_rz`.
+pub fn f32_from_i32_rz(i: i32) -> f32 {
+    f32_from_f64_rz(i as f64)
+}
+
+// ---------------------------------------------------------------------------------------
+// Fault checks.
+
+/// 1-based line of the first line containing `needle` after the line that declares
+/// `.entry <kernel>(` in `ptx`.
+pub fn line_of(ptx: &str, kernel: &str, needle: &str) -> u32 {
+    let decl = format!(".entry {kernel}(");
+    let mut seen = false;
+    for (i, line) in ptx.lines().enumerate() {
+        if !seen {
+            seen = line.contains(&decl);
+            continue;
+        }
+        if line.contains(needle) {
+            return i as u32 + 1;
+        }
+    }
+    panic!("no `{needle}` after `{decl}`");
+}
+
+/// The decimal integers in `s`, in order: maximal runs of ASCII alphanumerics and `_`
+/// that are all digits (so `u32` in an opcode or `0x1f` are not integers).
+pub fn integers_in(s: &str) -> Vec<u64> {
+    s.split(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+        .filter(|w| !w.is_empty() && w.bytes().all(|b| b.is_ascii_digit()))
+        .filter_map(|w| w.parse().ok())
+        .collect()
+}
+
+/// Asserts that `seq` occurs in `hay` as consecutive elements.
+pub fn contains_run(hay: &[u64], seq: &[u64]) -> bool {
+    hay.windows(seq.len()).any(|w| w == seq)
+}
+
+/// Checks the Display of a fault: it must name the kernel, the file, the instruction and
+/// its line, the block and thread coordinates (as three consecutive numbers each,
+/// whatever the punctuation), and the address (hex or decimal).
+#[allow(clippy::too_many_arguments)]
+pub fn assert_fault_message(
+    msg: &str,
+    kernel: &str,
+    file: &str,
+    inst: &str,
+    line: u32,
+    block: [u32; 3],
+    thread: [u32; 3],
+    addr: u64,
+) {
+    assert!(
+        msg.contains(kernel),
+        "fault message does not name the kernel `{kernel}`: {msg}"
+    );
+    assert!(
+        msg.contains(file),
+        "fault message does not name the file `{file}`: {msg}"
+    );
+    assert!(
+        msg.contains(inst),
+        "fault message does not name the instruction `{inst}`: {msg}"
+    );
+    let lower = msg.to_lowercase();
+    assert!(
+        lower.contains("block"),
+        "fault message does not say `block`: {msg}"
+    );
+    assert!(
+        lower.contains("thread"),
+        "fault message does not say `thread`: {msg}"
+    );
+    let ints = integers_in(msg);
+    assert!(
+        ints.contains(&(line as u64)),
+        "fault message does not give line {line}: {msg}"
+    );
+    let b: Vec<u64> = block.iter().map(|&v| v as u64).collect();
+    let t: Vec<u64> = thread.iter().map(|&v| v as u64).collect();
+    assert!(
+        contains_run(&ints, &b),
+        "fault message does not give block {block:?}: {msg}"
+    );
+    assert!(
+        contains_run(&ints, &t),
+        "fault message does not give thread {thread:?}: {msg}"
+    );
+    let hex = format!("{addr:x}");
+    assert!(
+        lower.contains(&hex) || ints.contains(&addr),
+        "fault message does not give the address {addr:#x}: {msg}"
+    );
+}

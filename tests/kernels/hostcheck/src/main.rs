@@ -1,0 +1,4 @@
+fn main() {
+    eprintln!("hostcheck: no CLI");
+    std::process::exit(2);
+}

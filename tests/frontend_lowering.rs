@@ -636,12 +636,16 @@ fn guarded_instructions_keep_their_guard() {
         f.blocks[0].insts[0].guard,
         Some(Guard { negate: true, .. })
     ));
+    // A barrier ends its block; all lanes continue at the next one.
     assert!(matches!(
-        f.blocks[0].insts[1],
-        Inst {
+        f.blocks[0].term,
+        Terminator::Barrier {
             guard: Some(Guard { negate: false, .. }),
-            kind: InstKind::BarSync { .. },
+            barrier: Operand::Imm(0),
+            count: None,
+            next: BlockId(1),
             ..
         }
     ));
+    assert_eq!(f.blocks.len(), 2);
 }

@@ -336,27 +336,24 @@ fn syntax_operands() {
             ..
         }
     )));
-    assert!(has(&|i| matches!(
-        i,
-        InstKind::BarSync {
-            barrier: Operand::Imm(0),
-            count: None
-        }
-    )));
-    assert!(has(&|i| matches!(
-        i,
-        InstKind::BarSync {
-            barrier: Operand::Imm(1),
-            count: Some(Operand::Imm(64))
-        }
-    )));
-    assert!(has(&|i| matches!(
-        i,
-        InstKind::BarSync {
-            barrier: Operand::Reg(_),
-            count: Some(Operand::Imm(32))
-        }
-    )));
+    // Barriers end their block.
+    let bars: Vec<(Operand, Option<Operand>)> = k
+        .blocks
+        .iter()
+        .filter_map(|b| match &b.term {
+            Terminator::Barrier {
+                barrier,
+                count,
+                guard: None,
+                ..
+            } => Some((*barrier, *count)),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(bars.len(), 3);
+    assert_eq!(bars[0], (Operand::Imm(0), None));
+    assert_eq!(bars[1], (Operand::Imm(1), Some(Operand::Imm(64))));
+    assert!(matches!(bars[2], (Operand::Reg(_), Some(Operand::Imm(32)))));
     assert!(has(&|i| matches!(
         i,
         InstKind::Cvt {

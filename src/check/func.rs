@@ -57,6 +57,14 @@ pub enum TTerm {
         next: Option<usize>,
         inst: InstId,
     },
+    /// `{@p} bar.sync a{, b}`: ends its block; all lanes continue at `next`.
+    Barrier {
+        guard: Option<Guard>,
+        barrier: ir::Operand,
+        count: Option<ir::Operand>,
+        next: usize,
+        inst: InstId,
+    },
     /// Falling off the end of the body: an implicit `ret`.
     FallOff,
 }
@@ -613,6 +621,7 @@ impl Fx<'_, '_> {
             Some(TTerm::Ret { next, .. }) | Some(TTerm::Exit { next, .. }) => {
                 next.iter().copied().collect()
             }
+            Some(TTerm::Barrier { next, .. }) => vec![*next],
             Some(TTerm::FallOff) | None => Vec::new(),
         };
         // Visit later blocks first so that earlier ones get lower RPO numbers.
@@ -680,6 +689,19 @@ impl Fx<'_, '_> {
                 Some(TTerm::Exit { guard, next, inst }) => Terminator::Exit {
                     guard,
                     next: next.map(map),
+                    inst,
+                },
+                Some(TTerm::Barrier {
+                    guard,
+                    barrier,
+                    count,
+                    next,
+                    inst,
+                }) => Terminator::Barrier {
+                    guard,
+                    barrier,
+                    count,
+                    next: map(next),
                     inst,
                 },
                 Some(TTerm::FallOff) | None => {

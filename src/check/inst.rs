@@ -90,9 +90,17 @@ fn unsupported_type(t: Type) -> bool {
 /// What an instruction lowers to.
 enum Lowered {
     Insts(Vec<InstKind>),
-    Bra { target: u32, uni: bool },
+    Bra {
+        target: u32,
+        uni: bool,
+    },
     Ret,
     Exit,
+    /// `bar.sync`: ends the block ([`crate::ir::Terminator::Barrier`]).
+    Barrier {
+        barrier: Operand,
+        count: Option<Operand>,
+    },
 }
 
 impl Fx<'_, '_> {
@@ -228,6 +236,13 @@ impl Fx<'_, '_> {
                 next: guard.map(|_| next),
                 inst: id,
             }),
+            Lowered::Barrier { barrier, count } => self.terminate(|next| TTerm::Barrier {
+                guard,
+                barrier,
+                count,
+                next,
+                inst: id,
+            }),
         }
         Ok(())
     }
@@ -251,7 +266,10 @@ impl Fx<'_, '_> {
             "st" => one(self.st(i, m)?),
             "cvta" => one(self.cvta(i, m)?),
             "cvt" => one(self.cvt(i, m)?),
-            "bar" | "barrier" => one(self.bar(i, m)?),
+            "bar" | "barrier" => {
+                let (barrier, count) = self.bar(i, m)?;
+                Ok(Lowered::Barrier { barrier, count })
+            }
             "bra" => {
                 let uni = m.has("uni");
                 self.nops(i, m, 1)?;
@@ -838,7 +856,12 @@ impl Fx<'_, '_> {
 
     // ----- barriers -----------------------------------------------------------------
 
-    fn bar(&mut self, i: &Instruction, m: &mut Mods) -> Result<InstKind, PtxError> {
+    /// `bar{.cta}.sync a{, b}`, `barrier{.cta}.sync{.aligned} a{, b}`: barrier and count.
+    fn bar(
+        &mut self,
+        i: &Instruction,
+        m: &mut Mods,
+    ) -> Result<(Operand, Option<Operand>), PtxError> {
         if m.any(|x| !matches!(x, "cta" | "sync" | "aligned")) {
             return Err(self.unsupported(m));
         }
@@ -885,6 +908,6 @@ impl Fx<'_, '_> {
             }
             None => None,
         };
-        Ok(InstKind::BarSync { barrier, count })
+        Ok((barrier, count))
     }
 }

@@ -8,7 +8,6 @@
 //! CFG), `inst.rs` lowers instructions, `operand.rs` resolves operands and applies the
 //! operand type rules, `consts.rs` evaluates constants.
 
-mod barriers;
 mod consts;
 mod func;
 mod init;
@@ -63,8 +62,7 @@ pub fn check(ast: &ast::Module, file: &str) -> Result<ir::Module, PtxError> {
                 continue;
             };
             if cx.func_item.get(id.0 as usize) == Some(&i) {
-                let mut func = func::check_function(&mut cx, f, id)?;
-                barriers::split_at_barriers(&mut func);
+                let func = func::check_function(&mut cx, f, id)?;
                 if let Some(slot) = cx.m.functions.get_mut(id.0 as usize) {
                     *slot = func;
                 }

@@ -261,11 +261,8 @@ fn validate_function(m: &Module, fid: FuncId, f: &Function) -> Result<(), String
                     fits(*dst, *dst_ty, Rule::Relaxed)?;
                     src(s, *src_ty, Rule::Relaxed)?;
                 }
-                InstKind::BarSync { barrier, count } => {
-                    src(barrier, Type::U32, Rule::Strict)?;
-                    if let Some(c) = count {
-                        src(c, Type::U32, Rule::Strict)?;
-                    }
+                InstKind::BarSync { .. } => {
+                    return Err("bar.sync must be a block terminator (Terminator::Barrier)".into())
                 }
             }
         }
@@ -273,6 +270,22 @@ fn validate_function(m: &Module, fid: FuncId, f: &Function) -> Result<(), String
             Terminator::Jump { inst: i, .. } => {
                 if let Some(i) = i {
                     inst(*i)?;
+                }
+            }
+            Terminator::Barrier {
+                guard,
+                barrier,
+                count,
+                inst: i,
+                ..
+            } => {
+                inst(*i)?;
+                if let Some(g) = guard {
+                    pred(g.pred)?;
+                }
+                src(barrier, Type::U32, Rule::Strict)?;
+                if let Some(c) = count {
+                    src(c, Type::U32, Rule::Strict)?;
                 }
             }
             Terminator::Branch { guard, inst: i, .. } => {

@@ -200,18 +200,21 @@ impl Cx<'_> {
     fn mask_relocs(&self, st: &mut Fill) -> Result<(), PtxError> {
         let masks = std::mem::take(&mut st.masks);
         let mut used = vec![false; masks.len()];
+        // Each byte offset holds one element, so offsets identify the mask bytes.
+        let by_offset: std::collections::HashMap<u64, usize> = masks
+            .iter()
+            .enumerate()
+            .map(|(j, n)| (n.offset, j))
+            .collect();
         for (i, m) in masks.iter().enumerate() {
             if m.byte != 0 || used[i] {
                 continue;
             }
             let mut run = vec![i];
             for k in 1..8u32 {
-                let next = masks.iter().enumerate().position(|(j, n)| {
-                    !used[j]
-                        && n.byte == k
-                        && n.offset == m.offset + k as u64
-                        && n.target == m.target
-                        && n.addend == m.addend
+                let next = by_offset.get(&(m.offset + k as u64)).copied().filter(|&j| {
+                    let n = &masks[j];
+                    !used[j] && n.byte == k && n.target == m.target && n.addend == m.addend
                 });
                 match next {
                     Some(j) => run.push(j),

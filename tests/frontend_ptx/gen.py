@@ -6,7 +6,7 @@ For every <name>.cu here:
   <name>.nvrtc.ptx  NVRTC (NVIDIA's NVVM, what nvcc emits), --gpu-architecture=compute_70
                     plus the options of a first line `// nvrtc: OPTIONS` if present;
   <name>.clang.ptx  clang-19 (LLVM NVPTX), sm_70, PTX 7.0, with prelude.h, for files that
-                    contain the line `// clang: yes`.
+                    contain the line `// clang: yes` (`// clang: ptx71` for another PTX ISA).
 Every output is validated with ptxas. Needs /work/venv (nvidia-cuda-nvrtc-cu12,
 nvidia-cuda-nvcc-cu12) and clang-19; override with $NVRTC, $PTXAS, $CLANG.
 """
@@ -51,10 +51,12 @@ def main():
         with open(out, "w") as f:
             f.write(nvrtc_ptx(src, base + ".cu", extra))
         outs.append(out)
-        if "// clang: yes" in src:
+        clang = [l[len("// clang:"):].strip() for l in src.splitlines() if l.startswith("// clang:")]
+        if clang:
+            ptx = clang[0] if clang[0].startswith("ptx") else "ptx70"
             out = os.path.join(HERE, base + ".clang.ptx")
             subprocess.run([CLANG, "-x", "cuda", "--cuda-device-only", "-nocudainc", "-nocudalib",
-                            "--cuda-gpu-arch=sm_70", "-Xclang", "-target-feature", "-Xclang", "+ptx70",
+                            "--cuda-gpu-arch=sm_70", "-Xclang", "-target-feature", "-Xclang", "+" + ptx,
                             "-include", os.path.join(HERE, "prelude.h"), "-S", "-O2", cu, "-o", out],
                            check=True)
             outs.append(out)

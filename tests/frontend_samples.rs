@@ -119,7 +119,9 @@ fn shared_memory_static_dynamic_and_barriers() {
         let dynamic = m.shared_vars.iter().find(|v| v.name == "dyn").unwrap();
         assert!(dynamic.dynamic);
         assert_eq!(dynamic.offset, m.dyn_shared_offset);
-        assert!(m.dyn_shared_offset >= m.shared_static_size && m.dyn_shared_offset % 16 == 0);
+        assert!(
+            m.dyn_shared_offset >= m.shared_static_size && m.dyn_shared_offset.is_multiple_of(16)
+        );
         let (_, f) = m.function("block_sum").unwrap();
         let barriers = f
             .blocks

@@ -8,13 +8,13 @@
 //! CFG), `inst.rs` lowers instructions, `operand.rs` resolves operands and applies the
 //! operand type rules, `consts.rs` evaluates constants.
 
-mod barriers;
 mod consts;
 mod func;
 mod init;
 mod inst;
 mod mem;
 mod operand;
+mod validate;
 
 use std::collections::HashMap;
 
@@ -23,9 +23,15 @@ use crate::parse::ast::{self, DeclSpace, ElemType, Item};
 use crate::parse::{self, PtxError};
 
 pub use consts::{f32_bits_to_f64_bits, f64_bits_to_f32_bits};
+pub use operand::{reg_fits, Rule};
+pub use validate::validate;
 
 /// Largest `.global`/`.const` variable accepted (its initial image is allocated).
 pub const MAX_GLOBAL_SIZE: u64 = 1 << 30;
+/// Largest static shared window (all `.shared` variables of the module together).
+pub const MAX_SHARED_STATIC: u32 = 1 << 20;
+/// Largest `.local` frame of one function.
+pub const MAX_LOCAL_FRAME: u32 = 1 << 20;
 
 /// Parses and checks PTX source text into a checked IR module.
 pub fn parse_and_check(src: &str, file: &str) -> Result<ir::Module, PtxError> {
@@ -56,8 +62,7 @@ pub fn check(ast: &ast::Module, file: &str) -> Result<ir::Module, PtxError> {
                 continue;
             };
             if cx.func_item.get(id.0 as usize) == Some(&i) {
-                let mut func = func::check_function(&mut cx, f, id)?;
-                barriers::split_at_barriers(&mut func);
+                let func = func::check_function(&mut cx, f, id)?;
                 if let Some(slot) = cx.m.functions.get_mut(id.0 as usize) {
                     *slot = func;
                 }
@@ -104,6 +109,8 @@ pub struct Cx<'a> {
     /// Dynamic shared declarations (their offset is only known at the end).
     dyn_shared: Vec<(u32, u32)>,
     dyn_align: u32,
+    /// Registers declared so far in the module (bounded by `func::MAX_REGS`).
+    pub total_regs: usize,
 }
 
 /// Layout of a declared variable: element type, element count and alignment.
@@ -233,7 +240,7 @@ impl<'a> Cx<'a> {
             .m
             .shared_static_size
             .checked_next_multiple_of(align)
-            .ok_or_else(|| self.err(Loc::default(), "shared memory too large"))?;
+            .ok_or_else(|| self.err(Loc { line: 1, col: 1 }, "shared memory too large"))?;
         self.m.dyn_shared_offset = off;
         for var in self.m.shared_vars.iter_mut().filter(|v| v.dynamic) {
             var.offset = off;
@@ -340,16 +347,22 @@ impl<'a> Cx<'a> {
             });
             return Ok(u32::MAX);
         }
-        let size = u32::try_from(lay.size())
-            .map_err(|_| self.err(n.name.loc, "shared variable is too large"))?;
+        let too_large = || {
+            self.err(
+                n.name.loc,
+                format!("shared variable is too large (at most {MAX_SHARED_STATIC} bytes of static shared memory)"),
+            )
+        };
+        let size = u32::try_from(lay.size()).map_err(|_| too_large())?;
         let off = self
             .m
             .shared_static_size
             .checked_next_multiple_of(lay.align)
-            .ok_or_else(|| self.err(n.name.loc, "shared memory too large"))?;
+            .ok_or_else(too_large)?;
         let end = off
             .checked_add(size)
-            .ok_or_else(|| self.err(n.name.loc, "shared memory too large"))?;
+            .filter(|&e| e <= MAX_SHARED_STATIC)
+            .ok_or_else(too_large)?;
         self.m.shared_static_size = end;
         self.m.shared_vars.push(ir::SharedVar {
             name: n.name.name.clone(),

@@ -31,6 +31,6 @@ impl fmt::Display for PtxError {
 
 /// Parses PTX source text into an AST. `file` names the source in error messages.
 pub fn parse(src: &str, file: &str) -> Result<ast::Module, PtxError> {
-    let toks = lexer::tokenize(src, file)?;
-    parser::Parser::new(toks, file).module()
+    let lexed = lexer::lex(src, file)?;
+    parser::Parser::new(lexed, file).module()
 }

@@ -197,7 +197,7 @@ impl<'a> Cx<'a> {
             && dims.iter().skip(1).all(|d| d.is_some())
         {
             if let Some(init) = init {
-                let n = init::outer_len(init, inner / vec.max(1));
+                let n = init::outer_len(init, inner);
                 count = Some(
                     inner
                         .checked_mul(n)

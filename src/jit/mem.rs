@@ -300,13 +300,23 @@ impl FnTx<'_> {
             ok = self.b.ins().band(ok, inr);
             self.b.ins().iadd(base, a0)
         } else {
-            let (lo_off, hi_off) = if write {
-                (offset_of!(WarpCtx, wr_lo), offset_of!(WarpCtx, wr_hi))
-            } else {
-                (offset_of!(WarpCtx, rd_lo), offset_of!(WarpCtx, rd_hi))
-            };
-            let lo = self.load_ctx(I64, lo_off, false);
-            let hi = self.load_ctx(I64, hi_off, false);
+            // This instruction's entry of the per-instruction region cache (or the
+            // context's empty `no_cache` range when the cache has no entry for it).
+            let inst = self.cur.map_or(u32::MAX as u64, |i| i.0 as u64);
+            let cache = self.load_ctx(I64, offset_of!(WarpCtx, inst_cache), true);
+            let n = self.load_ctx(I64, offset_of!(WarpCtx, inst_cache_len), true);
+            let has = self
+                .b
+                .ins()
+                .icmp_imm_u(IntCC::UnsignedGreaterThan, n, inst as i64);
+            let entry = self.b.ins().iadd_imm_s(cache, (inst * 16) as i64);
+            let none = self
+                .b
+                .ins()
+                .iadd_imm_s(self.ctx, offset_of!(WarpCtx, no_cache) as i64);
+            let e = self.b.ins().select(has, entry, none);
+            let lo = self.b.ins().load(I64, MemFlagsData::trusted(), e, 0);
+            let hi = self.b.ins().load(I64, MemFlagsData::trusted(), e, 8);
             let c1 = self.b.ins().icmp(IntCC::UnsignedGreaterThanOrEqual, a0, lo);
             let c2 = self.b.ins().icmp(IntCC::UnsignedLessThan, a0, hi);
             let rem = self.b.ins().isub(hi, a0);

@@ -44,13 +44,17 @@ pub struct WarpCtx {
     /// Host address of each lane's `.local` frame, and the frame size.
     pub local_base: [u64; WARP_SIZE],
     pub local_size: u64,
-    /// A host range `[rd_lo, rd_hi)` known to lie inside one readable region; accesses
-    /// inside it need no lookup. Updated by [`access`].
-    pub rd_lo: u64,
-    pub rd_hi: u64,
-    /// Same for writable regions.
-    pub wr_lo: u64,
-    pub wr_hi: u64,
+    /// Per-instruction region cache, indexed by `InstId`: entry `[lo, hi)` is a host
+    /// range known to lie inside one region that instruction may access (readable for
+    /// loads, writable for stores); `[0, 0)` when unknown. Shared by the warps a worker
+    /// thread runs during one launch and updated by [`access`], so a memory instruction
+    /// looks its region up once per launch, not once per warp.
+    pub inst_cache: *mut [u64; 2],
+    /// Number of entries in `inst_cache`.
+    pub inst_cache_len: u64,
+    /// Always `[0, 0]`: generated code reads it instead of `inst_cache` when an
+    /// instruction has no cache entry (an empty range, so the fast path is not taken).
+    pub no_cache: [u64; 2],
     /// Runtime-side state of this warp (fault record, barrier hook).
     pub env: *mut WarpEnv,
 }
@@ -63,14 +67,25 @@ impl WarpCtx {
         let nwarps = nthreads.div_ceil(WARP_SIZE as u32);
         let mut tid = [[0u32; WARP_SIZE]; 3];
         let mut live = 0u32;
-        for lane in 0..WARP_SIZE as u32 {
-            let t = warpid * WARP_SIZE as u32 + lane;
-            if t < nthreads {
+        let t0 = warpid * WARP_SIZE as u32;
+        let (nx, ny) = (ntid[0].max(1), ntid[1].max(1));
+        let (mut x, mut y, mut z) = (t0 % nx, (t0 / nx) % ny, t0 / (nx * ny));
+        let [tx, ty, tz] = &mut tid;
+        for lane in 0..WARP_SIZE {
+            if t0 + (lane as u32) < nthreads {
                 live |= 1 << lane;
-                let [x, y, z] = &mut tid;
-                x[lane as usize] = t % ntid[0];
-                y[lane as usize] = (t / ntid[0]) % ntid[1];
-                z[lane as usize] = t / (ntid[0] * ntid[1]);
+                tx[lane] = x;
+                ty[lane] = y;
+                tz[lane] = z;
+            }
+            x += 1;
+            if x == nx {
+                x = 0;
+                y += 1;
+                if y == ny {
+                    y = 0;
+                    z += 1;
+                }
             }
         }
         WarpCtx {
@@ -88,10 +103,9 @@ impl WarpCtx {
             shared_size: 0,
             local_base: [0; WARP_SIZE],
             local_size: 0,
-            rd_lo: 0,
-            rd_hi: 0,
-            wr_lo: 0,
-            wr_hi: 0,
+            inst_cache: std::ptr::null_mut(),
+            inst_cache_len: 0,
+            no_cache: [0, 0],
             env: std::ptr::null_mut(),
         }
     }
@@ -299,11 +313,15 @@ pub unsafe fn access(
             return Err(Stopped);
         }
         let end = h.wrapping_add(len);
-        let cached = if req.write {
-            h >= ctx.wr_lo && end <= ctx.wr_hi
+        let slot = if (req.inst.0 as u64) < ctx.inst_cache_len {
+            // SAFETY: inst_cache holds inst_cache_len entries (runtime contract).
+            Some(unsafe { &mut *ctx.inst_cache.add(req.inst.0 as usize) })
         } else {
-            h >= ctx.rd_lo && end <= ctx.rd_hi
+            None
         };
+        let cached = slot
+            .as_ref()
+            .is_some_and(|c| h >= c[0] && end <= c[1] && end >= h);
         if !cached {
             // SAFETY: the caller guarantees env is valid.
             let env = unsafe { &*ctx.env };
@@ -313,13 +331,9 @@ pub unsafe fn access(
                     return Err(Stopped);
                 }
                 Some(r) => {
-                    if req.write {
-                        ctx.wr_lo = r.lo;
-                        ctx.wr_hi = r.hi;
+                    if let Some(c) = slot {
+                        *c = [r.lo, r.hi];
                     }
-                    // A writable region is readable too.
-                    ctx.rd_lo = r.lo;
-                    ctx.rd_hi = r.hi;
                 }
                 None => {
                     record_fault(ctx, fault(FaultKind::OutOfBounds));

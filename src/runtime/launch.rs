@@ -240,6 +240,8 @@ fn uses_barriers(f: &Function) -> bool {
 fn worker(sh: &LaunchShared, wm: &WorkerMem, ncta: u64) {
     let [gx, gy, _] = sh.cfg.grid;
     let mut stacks: Vec<DefaultStack> = Vec::new();
+    let mut cache = vec![[0u64; 2]; sh.module.inner.ir.inst_info.len()];
+    let mut slots: Vec<WarpSlot> = Vec::new();
     loop {
         if sh.abort.load(Ordering::Relaxed) {
             return;
@@ -253,7 +255,7 @@ fn worker(sh: &LaunchShared, wm: &WorkerMem, ncta: u64) {
             ((i / gx as u64) % gy as u64) as u32,
             (i / (gx as u64 * gy as u64)) as u32,
         ];
-        if let Err(e) = run_cta(sh, wm, ctaid, &mut stacks) {
+        if let Err(e) = run_cta(sh, wm, ctaid, &mut stacks, &mut cache, &mut slots) {
             let mut slot = sh.error.lock().unwrap_or_else(|e| e.into_inner());
             if slot.is_none() {
                 *slot = Some(e);
@@ -288,13 +290,18 @@ fn run_cta(
     wm: &WorkerMem,
     ctaid: [u32; 3],
     stacks: &mut Vec<DefaultStack>,
+    cache: &mut [[u64; 2]],
+    slots: &mut Vec<WarpSlot>,
 ) -> Result<()> {
     let ntid = sh.cfg.block;
     let nthreads = ntid[0] * ntid[1] * ntid[2];
     let nwarps = nthreads.div_ceil(WARP_SIZE as u32) as usize;
-    // Shared memory starts zeroed in every CTA (deterministic; a GPU leaves it undefined).
-    // SAFETY: the window was allocated for this worker with `shared_size` bytes.
-    unsafe { std::ptr::write_bytes(wm.shared_base as *mut u8, 0, sh.shared_size as usize) };
+    if sh.shared_size > 0 {
+        // Shared memory starts zeroed in every CTA (deterministic; a GPU leaves it
+        // undefined).
+        // SAFETY: the window was allocated for this worker with `shared_size` bytes.
+        unsafe { std::ptr::write_bytes(wm.shared_base as *mut u8, 0, sh.shared_size as usize) };
+    }
     if sh.local_size > 0 {
         // SAFETY: the local area holds `local_size` bytes per thread of the CTA.
         unsafe {
@@ -305,22 +312,34 @@ fn run_cta(
             )
         };
     }
-    let mut warps: Vec<WarpSlot> = (0..nwarps)
-        .map(|w| {
-            let mut ctx = Box::new(WarpCtx::new(ntid, ctaid, sh.cfg.grid, w as u32));
-            let mut env = Box::new(WarpEnv::new(sh.regions.clone()));
-            ctx.env = &mut *env;
-            ctx.param_base = sh.param_base;
-            ctx.shared_base = wm.shared_base;
-            ctx.shared_size = sh.shared_size;
-            ctx.local_size = sh.local_size;
-            for lane in 0..WARP_SIZE {
-                let t = (w * WARP_SIZE + lane) as u64;
-                ctx.local_base[lane] = wm.local_base + t * sh.local_size;
+    // Warp contexts are allocated once per worker and reinitialised for every CTA.
+    while slots.len() < nwarps {
+        let ctx = Box::new(WarpCtx::new(ntid, ctaid, sh.cfg.grid, 0));
+        let env = Box::new(WarpEnv::new(sh.regions.clone()));
+        slots.push(WarpSlot { ctx, env });
+    }
+    let warps = &mut slots[..nwarps];
+    for (w, slot) in warps.iter_mut().enumerate() {
+        *slot.ctx = WarpCtx::new(ntid, ctaid, sh.cfg.grid, w as u32);
+        let env = &mut *slot.env;
+        env.fault = None;
+        env.error = None;
+        env.yielder = None;
+        env.arrivals.clear();
+        let ctx = &mut *slot.ctx;
+        ctx.env = env;
+        ctx.param_base = sh.param_base;
+        ctx.shared_base = wm.shared_base;
+        ctx.shared_size = sh.shared_size;
+        ctx.local_size = sh.local_size;
+        ctx.inst_cache = cache.as_mut_ptr();
+        ctx.inst_cache_len = cache.len() as u64;
+        if sh.local_size > 0 {
+            for (lane, b) in ctx.local_base.iter_mut().enumerate() {
+                *b = wm.local_base + (w * WARP_SIZE + lane) as u64 * sh.local_size;
             }
-            WarpSlot { ctx, env }
-        })
-        .collect();
+        }
+    }
 
     if !sh.uses_barriers {
         for (w, slot) in warps.iter_mut().enumerate() {
@@ -330,7 +349,7 @@ fn run_cta(
         }
         return Ok(());
     }
-    run_cta_with_barriers(sh, &mut warps, ctaid, stacks)
+    run_cta_with_barriers(sh, warps, ctaid, stacks)
 }
 
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -352,6 +371,8 @@ struct Barriers {
     generation: [u64; 16],
     /// Per warp: (barrier, generation) pairs it waits for.
     waits: Vec<Vec<(u32, u64)>>,
+    /// Bit i: barrier i has arrivals in its current generation.
+    open: u16,
 }
 
 impl Barriers {
@@ -364,26 +385,32 @@ impl Barriers {
                 self.expected[id] = a.count;
             }
             self.waits[w].push((id as u32, self.generation[id]));
+            self.open |= 1 << id;
         }
     }
 
     /// Completes every barrier whose count is reached and wakes the warps whose
     /// barriers have all completed.
     fn release(&mut self, warps: &[WarpSlot], state: &mut [WarpState]) {
+        if self.open == 0 {
+            return;
+        }
         let live = live_threads(warps);
-        for id in 0..16 {
-            let waited = self.waits.iter().any(|ws| {
-                ws.iter()
-                    .any(|&(b, g)| b as usize == id && g == self.generation[id])
-            });
-            if !waited {
-                continue;
-            }
+        let mut advanced = false;
+        let mut open = self.open;
+        while open != 0 {
+            let id = open.trailing_zeros() as usize;
+            open &= open - 1;
             if self.arrived[id] >= self.expected[id].unwrap_or(live) {
                 self.arrived[id] = 0;
                 self.expected[id] = None;
                 self.generation[id] += 1;
+                self.open &= !(1 << id);
+                advanced = true;
             }
+        }
+        if !advanced {
+            return;
         }
         for (w, s) in state.iter_mut().enumerate() {
             if *s == WarpState::Waiting

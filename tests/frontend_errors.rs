@@ -540,6 +540,36 @@ fn unsupported_is_located_at_the_opcode() {
     );
 }
 
+#[test]
+fn legacy_and_debug_directives_are_ignored() {
+    let src = ".version 7.0
+.target sm_70, debug
+.address_size 64
+.file 1 \"k.cu\", 1700000000, 99
+.entry k ()
+{
+\t.loc 1 5 3, function_name $L__info_string0, inlined_at 1 2 3
+\tret;
+}
+\t.section\t.debug_info
+\t{
+.b32 74
+\t@@DWARF .byte 0x2b, 0x00
+$L__info_string0:
+.b8 118,101,99,0
+.b8 09, 1.5e, 0x
+\t}
+\t@@DWARF .section .debug_pubnames, \"\",@progbits
+\t@@DWARF .byte\t0x2b, 0x00, 0x00, 0x00, 0x02, 0x00
+";
+    let m = parse_and_check(src, "e.ptx").unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(m.target, ["sm_70", "debug"]);
+    assert_eq!(
+        err(".version 7.0\n.alias a, b;"),
+        "e.ptx:2:1: error: directive '.alias' is not supported yet"
+    );
+}
+
 // ----- robustness -----------------------------------------------------------------------
 
 #[test]

@@ -649,3 +649,40 @@ fn guarded_instructions_keep_their_guard() {
     ));
     assert_eq!(f.blocks.len(), 2);
 }
+
+#[test]
+fn initializer_shapes() {
+    let src = ".version 7.0
+.global .u32 flat[][2] = {1, 2, 3, 4, 5};
+.global .v2 .u32 vecs[] = {{1, 2}, {3, 4}};
+.global .v2 .u16 vflat[] = {1, 2, 3, 4};
+.global .u32 scalar = {9};
+.global .s16 nested[2][2][2] = {{{1, 2}, {3}}, {{5, 6}}};
+.global .f32 conv[3] = {1, -2, 0x10};
+.global .u64 mixed = (1 << 40) | 5;
+";
+    let m = parse_and_check(src, "i.ptx").unwrap_or_else(|e| panic!("{e}"));
+    let g = |n: &str| m.globals.iter().find(|g| g.name == n).unwrap();
+    let u32s = |b: &[u8]| -> Vec<u32> {
+        b.chunks(4)
+            .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+            .collect()
+    };
+    assert_eq!(u32s(&g("flat").init), [1, 2, 3, 4, 5, 0]);
+    assert_eq!(u32s(&g("vecs").init), [1, 2, 3, 4]);
+    assert_eq!(g("vecs").align, 8);
+    assert_eq!(g("vflat").init, [1, 0, 2, 0, 3, 0, 4, 0]);
+    assert_eq!(u32s(&g("scalar").init), [9]);
+    let s16: Vec<i16> = g("nested")
+        .init
+        .chunks(2)
+        .map(|c| i16::from_le_bytes([c[0], c[1]]))
+        .collect();
+    assert_eq!(s16, [1, 2, 3, 0, 5, 6, 0, 0]);
+    let f: Vec<f32> = u32s(&g("conv").init)
+        .into_iter()
+        .map(f32::from_bits)
+        .collect();
+    assert_eq!(f, [1.0, -2.0, 16.0]);
+    assert_eq!(g("mixed").init, ((1u64 << 40) | 5).to_le_bytes());
+}

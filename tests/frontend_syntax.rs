@@ -30,7 +30,13 @@ fn syntax_module_header_and_functions() {
         vec!["sm_70".to_string(), "texmode_independent".to_string()]
     );
     let names: Vec<&str> = m.functions.iter().map(|f| f.name.as_str()).collect();
-    assert_eq!(names, ["ext_fn", "add_one", "reg_fn", "stop_here", "kern"]);
+    assert_eq!(
+        names,
+        ["ext_fn", "add_one", "reg_fn", "stop_here", "kern", "kern2"]
+    );
+    let (_, k2) = m.function("kern2").unwrap();
+    assert_eq!(k2.perf.reqntid, Some([64, 2, 1]));
+    assert_eq!(k2.perf.maxnreg, Some(32));
     let (_, ext) = m.function("ext_fn").unwrap();
     assert!(!ext.has_body());
     assert_eq!(ext.linkage, Linkage::Extern);
@@ -448,9 +454,14 @@ pub fn rpo_invariants(f: &Function) {
 #[test]
 fn instructions_parse() {
     let m = parse(INSTRS, "instructions.ptx").unwrap_or_else(|e| panic!("{e}"));
-    let ast::Item::Func(k) = m.items.last().unwrap() else {
-        panic!("no kernel")
-    };
+    let k = m
+        .items
+        .iter()
+        .find_map(|i| match i {
+            ast::Item::Func(f) if f.name.name == "instrs" => Some(f),
+            _ => None,
+        })
+        .expect("kernel instrs");
     let body = k.body.as_ref().unwrap();
     let insts: Vec<&ast::Instruction> = body
         .stmts
@@ -539,4 +550,7 @@ fn every_unsupported_instruction_is_rejected_where_it_is() {
     assert!(rejected.iter().any(|l| l.starts_with("call.uni")));
     assert!(rejected.iter().any(|l| l.starts_with("brx.idx")));
     assert!(rejected.len() >= 55, "{}", rejected.len());
+    // What is left checks, cluster directives included.
+    let m = parse_and_check(&lines.join("\n"), "instructions.ptx").unwrap();
+    assert!(m.function("clus").is_some() && m.function("clus2").is_some());
 }

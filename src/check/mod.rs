@@ -1,12 +1,46 @@
 //! PTX front end, part 2: AST -> checked IR (name resolution, types, layout, CFG).
 //!
 //! [`parse_and_check`] is the whole front end. Checking happens in source order and
-//! stops at the first error, which is a located [`PtxError`].
+//! stops at the first error, which is a located [`PtxError`]. [`validate`] re-checks the
+//! IR invariants independently (tests, fuzzing).
 //!
 //! Module-level work lives here (symbols, `.global`/`.const`/`.shared` layout,
-//! initializers); `func.rs` checks one function (scopes, registers, parameters, the
-//! CFG), `inst.rs` lowers instructions, `operand.rs` resolves operands and applies the
-//! operand type rules, `consts.rs` evaluates constants.
+//! initializers, `init.rs`); `func.rs` checks one function (scopes, registers,
+//! parameters, the CFG), `inst.rs` and `mem.rs` lower instructions, `operand.rs`
+//! resolves operands and applies the operand type rules, `consts.rs` evaluates
+//! constants.
+//!
+//! # What the IR looks like (for the backends)
+//!
+//! - **Immediates** are bit patterns of the instruction's operand type, truncated to its
+//!   width: `-1` in a `.u32` instruction is `0xFFFF_FFFF`; integer literals in float
+//!   instructions are converted to that float (`setp.eq.f32 p, x, 0` compares with
+//!   `+0.0`); `0f` literals in f64 instructions are widened exactly and `0d`/decimal
+//!   literals in f32 instructions rounded to nearest (NaN payloads kept); bit types take
+//!   `0f` (32-bit) or `0d` (64-bit) raw bits. Shift amounts are always `.u32`; the addend
+//!   of `mad.wide` has the wide type. `WARP_SZ` is `Imm(32)`; `%tid.w` etc. are `Imm(0)`.
+//! - **Operand sizes** follow ptxas: `ld`, `st` and `cvt` take integer/bit registers at
+//!   least as wide as the type (read: low bits; written: extended per the type's
+//!   signedness, zero for bit types; float registers with bit types likewise); all other
+//!   instructions need registers of exactly the type's size. Float types need a register
+//!   of the same float type or a bit register of the same size (clang's `.b32` floats).
+//!   So a register's class can be wider than the instruction type only in `Ld`/`St`/`Cvt`.
+//! - **Parameters**: kernel `.param`s are laid out in order, each aligned to its `.align`
+//!   or natural alignment. In a `.func`, the parameters and then the return values share
+//!   one `.param` buffer (`param_size` covers both) and are addressed with
+//!   `VarRef::KernelParam(offset)` in that function; `.reg` parameters have `reg: Some`,
+//!   offset 0, and take no buffer space.
+//! - **CFG**: `blocks[0]` is the entry and never has predecessors (a label on the first
+//!   instruction starts block 1). Blocks end at labels, branches, `ret`, `exit` and
+//!   `bar.sync`/`barrier.sync` ([`ir::Terminator::Barrier`]; `InstKind::BarSync` never
+//!   appears). Falling off the end of the body is a `Ret` whose `InstInfo` is the
+//!   closing brace with text `ret`. Numbering is the reverse post-order; unreachable
+//!   blocks are dropped after being checked.
+//! - **`mov` packing** (`mov.b64 d, {a, b}`, `mov.b64 {a, b}, s`, 16-bit halves of
+//!   `.b32`) is lowered to `Cvt`/`Shl`/`Shr`/`Or`/`Mov` through temporary registers named
+//!   `%__pack`/`%__unpack`; every lowered instruction shares the `InstId` of its source.
+//! - **Shared window**: module `.shared` variables and those of every function, in
+//!   source order, then `.extern .shared` arrays at `dyn_shared_offset`.
 
 mod consts;
 mod func;
@@ -197,7 +231,7 @@ impl<'a> Cx<'a> {
             && dims.iter().skip(1).all(|d| d.is_some())
         {
             if let Some(init) = init {
-                let n = init::outer_len(init, inner / vec.max(1));
+                let n = init::outer_len(init, inner);
                 count = Some(
                     inner
                         .checked_mul(n)

@@ -301,6 +301,13 @@ impl<'a> Parser<'a> {
                     let (v, _) = self.expect_u32("an address size")?;
                     m.address_size = Some((v, t.loc));
                 }
+                // Legacy DWARF lines (`@@DWARF .byte 0x2b, ...`): ignored to end of line.
+                Tok::Punct('@')
+                    if self.peek_at(1).tok == Tok::Punct('@')
+                        && self.peek_at(2).tok == Tok::Ident("DWARF") =>
+                {
+                    self.skip_line(t.loc.line);
+                }
                 Tok::Dot("file") | Tok::Dot("loc") => {
                     self.bump();
                     self.skip_line(t.loc.line);

@@ -30,7 +30,12 @@ fn committed_ptx_files_check() {
                 .map(|n| n.to_string_lossy().to_string())
                 .unwrap_or_default();
             match parse_and_check(&src, &name) {
-                Ok(_) => println!("ok   {name}"),
+                Ok(m) => {
+                    if let Err(e) = ptxjit::check::validate(&m) {
+                        bad.push(format!("{name}: IR invariant violated: {e}"));
+                    }
+                    println!("ok   {name}");
+                }
                 Err(e) if e.msg.contains("not supported yet") => println!("unsp {e}"),
                 Err(e) => {
                     println!("FAIL {e}");

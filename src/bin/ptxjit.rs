@@ -309,8 +309,14 @@ fn run(cli: Cli) -> Result<(), String> {
             };
             let text = ptxjit::jit::dump(m.ir(), m.layout(), kernel.as_deref(), kind)
                 .map_err(|e| e.to_string())?;
-            print!("{text}");
-            Ok(())
+            use std::io::Write;
+            match std::io::stdout().write_all(text.as_bytes()) {
+                // A reader that stops early (`| head`) is not an error.
+                Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => {
+                    Err(format!("writing the dump: {e}"))
+                }
+                _ => Ok(()),
+            }
         }
     }
 }

@@ -101,6 +101,10 @@ impl Cx<'_> {
                 };
                 Err(self.err(e.loc, format!("'{full}' is not a constant")))
             }
+            ExprKind::Mask(..) => Err(self.err(
+                e.loc,
+                "an address mask is only allowed in a variable initializer",
+            )),
             ExprKind::Generic(id) => {
                 Err(self.err(e.loc, format!("'generic({})' is not a constant", id.name)))
             }

@@ -4,7 +4,7 @@
 
 use std::collections::HashMap;
 
-use super::{Cx, ModSym, VarSym};
+use super::{Cx, ModSym, VarSym, MAX_LOCAL_FRAME};
 use crate::ir::{
     self, Block, FuncId, FuncKind, Guard, Inst, InstId, InstKind, Loc, RegId, RegInfo, Space,
     Terminator, Type, VarRef,
@@ -12,8 +12,8 @@ use crate::ir::{
 use crate::parse::ast::{self, DeclSpace, Stmt};
 use crate::parse::{PtxError, MAX_DEPTH};
 
-/// Largest number of registers in one function.
-pub const MAX_REGS: usize = 1 << 22;
+/// Largest number of registers in one module (all functions together).
+pub const MAX_REGS: usize = 1 << 20;
 
 /// A function-scope name.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -57,6 +57,14 @@ pub enum TTerm {
         next: Option<usize>,
         inst: InstId,
     },
+    /// `{@p} bar.sync a{, b}`: ends its block; all lanes continue at `next`.
+    Barrier {
+        guard: Option<Guard>,
+        barrier: ir::Operand,
+        count: Option<ir::Operand>,
+        next: usize,
+        inst: InstId,
+    },
     /// Falling off the end of the body: an implicit `ret`.
     FallOff,
 }
@@ -81,6 +89,9 @@ pub struct Fx<'c, 'a> {
     pub cur: usize,
     pub local_size: u32,
     pub local_align: u32,
+    /// An error reported only if checking the function finds no other (uses of call
+    /// parameters, which come with a `call` that is rejected on its own).
+    pub deferred: std::cell::RefCell<Option<PtxError>>,
 }
 
 /// Checks one function (definition or declaration) into an [`ir::Function`].
@@ -100,6 +111,7 @@ pub fn check_function(
         cur: 0,
         local_size: 0,
         local_align: 1,
+        deferred: std::cell::RefCell::new(None),
     };
     if f.kind == FuncKind::Entry && !f.rets.is_empty() {
         return Err(fx.cx.err(f.name.loc, "a kernel cannot have return values"));
@@ -111,6 +123,9 @@ pub fn check_function(
     let blocks = match &f.body {
         Some(body) => {
             fx.block(body, 0)?;
+            if let Some(e) = fx.deferred.borrow_mut().take() {
+                return Err(e);
+            }
             fx.finish(body.close)?
         }
         None => Vec::new(),
@@ -136,6 +151,14 @@ impl Fx<'_, '_> {
         self.cx.err(loc, msg)
     }
 
+    /// Records an error to report at the end of the function if nothing else fails.
+    pub fn defer(&self, e: PtxError) {
+        let mut d = self.deferred.borrow_mut();
+        if d.is_none() {
+            *d = Some(e);
+        }
+    }
+
     /// Binds a name in the innermost scope.
     pub fn bind(&mut self, name: &ast::Ident, sym: Sym) -> Result<(), PtxError> {
         let scope = self.scopes.last_mut();
@@ -155,12 +178,13 @@ impl Fx<'_, '_> {
     }
 
     pub fn new_reg(&mut self, name: String, ty: Type, loc: Loc) -> Result<RegId, PtxError> {
-        if self.regs.len() >= MAX_REGS {
+        if self.cx.total_regs >= MAX_REGS {
             return Err(self.cx.err(
                 loc,
-                format!("too many registers in one function (at most {MAX_REGS})"),
+                format!("too many registers in one module (at most {MAX_REGS})"),
             ));
         }
+        self.cx.total_regs += 1;
         let id = RegId(self.regs.len() as u32);
         self.regs.push(RegInfo { name, ty });
         Ok(id)
@@ -348,9 +372,9 @@ impl Fx<'_, '_> {
             Stmt::Block(b) => self.block(b, depth + 1),
             Stmt::BranchTargets { targets, .. } => {
                 for (t, range) in targets {
-                    let names: Vec<String> = match range {
-                        Some(n) => (0..*n).map(|i| format!("{}{i}", t.name)).collect(),
-                        None => vec![t.name.clone()],
+                    let names: Box<dyn Iterator<Item = String>> = match range {
+                        Some(n) => Box::new((0..*n).map(|i| format!("{}{i}", t.name))),
+                        None => Box::new(std::iter::once(t.name.clone())),
                     };
                     for n in names {
                         match self.lookup(&n) {
@@ -424,15 +448,21 @@ impl Fx<'_, '_> {
                     if lay.count.is_none() {
                         return Err(self.err(n.name.loc, "a '.local' array needs a size"));
                     }
-                    let size = u32::try_from(lay.size())
-                        .map_err(|_| self.err(n.name.loc, "local variable is too large"))?;
+                    let too_large = || {
+                        self.err(
+                            n.name.loc,
+                            format!("local frame too large (at most {MAX_LOCAL_FRAME} bytes)"),
+                        )
+                    };
+                    let size = u32::try_from(lay.size()).map_err(|_| too_large())?;
                     let off = self
                         .local_size
                         .checked_next_multiple_of(lay.align)
-                        .ok_or_else(|| self.err(n.name.loc, "local frame too large"))?;
+                        .ok_or_else(too_large)?;
                     self.local_size = off
                         .checked_add(size)
-                        .ok_or_else(|| self.err(n.name.loc, "local frame too large"))?;
+                        .filter(|&e| e <= MAX_LOCAL_FRAME)
+                        .ok_or_else(too_large)?;
                     self.local_align = self.local_align.max(lay.align);
                     let sym = VarSym {
                         space: Space::Local,
@@ -484,10 +514,10 @@ impl Fx<'_, '_> {
             return Err(self.err(n.name.loc, "register arrays are not supported"));
         }
         let count = n.range.unwrap_or(1);
-        if self.regs.len().saturating_add(count as usize) > MAX_REGS {
+        if self.cx.total_regs.saturating_add(count as usize) > MAX_REGS {
             return Err(self.err(
                 n.name.loc,
-                format!("too many registers in one function (at most {MAX_REGS})"),
+                format!("too many registers in one module (at most {MAX_REGS})"),
             ));
         }
         for i in 0..count {
@@ -591,6 +621,7 @@ impl Fx<'_, '_> {
             Some(TTerm::Ret { next, .. }) | Some(TTerm::Exit { next, .. }) => {
                 next.iter().copied().collect()
             }
+            Some(TTerm::Barrier { next, .. }) => vec![*next],
             Some(TTerm::FallOff) | None => Vec::new(),
         };
         // Visit later blocks first so that earlier ones get lower RPO numbers.
@@ -658,6 +689,19 @@ impl Fx<'_, '_> {
                 Some(TTerm::Exit { guard, next, inst }) => Terminator::Exit {
                     guard,
                     next: next.map(map),
+                    inst,
+                },
+                Some(TTerm::Barrier {
+                    guard,
+                    barrier,
+                    count,
+                    next,
+                    inst,
+                }) => Terminator::Barrier {
+                    guard,
+                    barrier,
+                    count,
+                    next: map(next),
                     inst,
                 },
                 Some(TTerm::FallOff) | None => {

@@ -1,7 +1,7 @@
 //! Initializers of `.global`/`.const` variables: initial bytes and relocations.
 
 use super::{Cx, Layout, ModSym};
-use crate::ir::{Reloc, RelocTarget, Space, Type, VarRef};
+use crate::ir::{Loc, Reloc, RelocTarget, Space, Type, VarRef};
 use crate::parse::ast::{BinOp, Expr, ExprKind, Init};
 use crate::parse::{PtxError, MAX_DEPTH};
 
@@ -55,9 +55,15 @@ impl Cx<'_> {
         let mut st = Fill {
             bytes: vec![0u8; lay.size() as usize],
             relocs: Vec::new(),
+            masks: Vec::new(),
             elem: lay.elem,
             count,
         };
+        if shape.is_empty() {
+            // A scalar may be initialized with `{v}` as well as `v`.
+            shape.push(1);
+            strides.push(1);
+        }
         match init {
             Init::Expr(e) => {
                 if count != 1 {
@@ -67,6 +73,7 @@ impl Cx<'_> {
             }
             Init::List(..) => self.fill(&mut st, init, &shape, &strides, 0, 0, 0)?,
         }
+        self.mask_relocs(&mut st)?;
         Ok((st.bytes, st.relocs))
     }
 
@@ -113,19 +120,57 @@ impl Cx<'_> {
         Ok(())
     }
 
-    /// Writes one element (a constant or an address) at element index `idx`.
+    /// The relocation target of a symbol used in an initializer.
+    fn reloc_target(&self, name: &str, loc: Loc) -> Result<RelocTarget, PtxError> {
+        match self.syms.get(name) {
+            Some(ModSym::Func(f)) => Ok(RelocTarget::Func(*f)),
+            Some(ModSym::Var(v)) => match (v.space, v.vref) {
+                (Space::Global | Space::Const, VarRef::Global(g)) => Ok(RelocTarget::Global(g)),
+                _ => Err(self.err(
+                    loc,
+                    format!("the address of '{name}' cannot be used in an initializer (not supported yet)"),
+                )),
+            },
+            None => Err(self.err(loc, format!("unknown symbol '{name}'"))),
+        }
+    }
+
+    /// Writes one element (a constant, an address or a masked byte of an address) at
+    /// element index `idx`.
     fn put(&self, st: &mut Fill, e: &Expr, idx: u64) -> Result<(), PtxError> {
         let size = st.elem.bytes() as u64;
         let off = idx.saturating_mul(size);
-        if let Some((name, addend, loc)) = address_expr(self, e)? {
-            let target = match self.syms.get(&name) {
-                Some(ModSym::Func(f)) => RelocTarget::Func(*f),
-                Some(ModSym::Var(v)) => match (v.space, v.vref) {
-                    (Space::Global | Space::Const, VarRef::Global(g)) => RelocTarget::Global(g),
-                    _ => return Err(self.err(loc, format!("the address of '{name}' cannot be used in an initializer (not supported yet)"))),
-                },
-                None => return Err(self.err(loc, format!("unknown symbol '{name}'"))),
+        if let ExprKind::Mask(mask, inner) = &e.kind {
+            let Some((name, addend, loc)) = address_expr(self, inner)? else {
+                return Err(self.err(
+                    e.loc,
+                    "an address mask needs an address ('0xFF(generic(var))')",
+                ));
             };
+            let target = self.reloc_target(&name, loc)?;
+            let byte = (0..8u32).find(|k| *mask == 0xFFu64 << (8 * k));
+            match byte {
+                Some(k) if size == 1 => st.masks.push(MaskByte {
+                    offset: off,
+                    byte: k,
+                    target,
+                    addend,
+                    loc: e.loc,
+                }),
+                _ => {
+                    return Err(self.err(
+                        e.loc,
+                        format!(
+                            "address mask {mask:#x} on type {} is not supported yet",
+                            st.elem
+                        ),
+                    ))
+                }
+            }
+            return Ok(());
+        }
+        if let Some((name, addend, loc)) = address_expr(self, e)? {
+            let target = self.reloc_target(&name, loc)?;
             if size != 4 && size != 8 {
                 return Err(self.err(
                     loc,
@@ -149,11 +194,68 @@ impl Cx<'_> {
         }
         Ok(())
     }
+
+    /// Turns runs of eight masked bytes `0xFF(a), 0xFF00(a), ..., 0xFF00000000000000(a)`
+    /// into 8-byte relocations; anything else is not supported.
+    fn mask_relocs(&self, st: &mut Fill) -> Result<(), PtxError> {
+        let masks = std::mem::take(&mut st.masks);
+        let mut used = vec![false; masks.len()];
+        // Each byte offset holds one element, so offsets identify the mask bytes.
+        let by_offset: std::collections::HashMap<u64, usize> = masks
+            .iter()
+            .enumerate()
+            .map(|(j, n)| (n.offset, j))
+            .collect();
+        for (i, m) in masks.iter().enumerate() {
+            if m.byte != 0 || used[i] {
+                continue;
+            }
+            let mut run = vec![i];
+            for k in 1..8u32 {
+                let next = by_offset.get(&(m.offset + k as u64)).copied().filter(|&j| {
+                    let n = &masks[j];
+                    !used[j] && n.byte == k && n.target == m.target && n.addend == m.addend
+                });
+                match next {
+                    Some(j) => run.push(j),
+                    None => break,
+                }
+            }
+            if run.len() == 8 {
+                for j in run {
+                    used[j] = true;
+                }
+                st.relocs.push(Reloc {
+                    offset: m.offset,
+                    size: 8,
+                    target: m.target,
+                    addend: m.addend,
+                });
+            }
+        }
+        if let Some(m) = masks.iter().zip(&used).find(|(_, u)| !**u).map(|(m, _)| m) {
+            return Err(self.err(
+                m.loc,
+                "a partial address (byte mask) in an initializer is not supported yet",
+            ));
+        }
+        Ok(())
+    }
+}
+
+/// One `0xFF..(addr)` byte of an initializer.
+struct MaskByte {
+    offset: u64,
+    byte: u32,
+    target: RelocTarget,
+    addend: i64,
+    loc: Loc,
 }
 
 struct Fill {
     bytes: Vec<u8>,
     relocs: Vec<Reloc>,
+    masks: Vec<MaskByte>,
     elem: Type,
     count: u64,
 }

@@ -90,9 +90,17 @@ fn unsupported_type(t: Type) -> bool {
 /// What an instruction lowers to.
 enum Lowered {
     Insts(Vec<InstKind>),
-    Bra { target: u32, uni: bool },
+    Bra {
+        target: u32,
+        uni: bool,
+    },
     Ret,
     Exit,
+    /// `bar.sync`: ends the block ([`crate::ir::Terminator::Barrier`]).
+    Barrier {
+        barrier: Operand,
+        count: Option<Operand>,
+    },
 }
 
 impl Fx<'_, '_> {
@@ -155,6 +163,31 @@ impl Fx<'_, '_> {
 
     /// Lowers one instruction into the current block.
     pub fn inst(&mut self, i: &Instruction) -> Result<(), PtxError> {
+        // `(expr)` parses as a one-element call-style list; outside calls it is just a
+        // parenthesized constant expression.
+        let paren = |o: &ast::Operand| matches!(o, ast::Operand::List(v, _) if matches!(v.as_slice(), [ast::Operand::Value(_)]));
+        let unparened;
+        let i = if i.opcode.name != "call" && i.operands.iter().any(paren) {
+            let mut c = i.clone();
+            for o in c.operands.iter_mut() {
+                if let ast::Operand::List(v, _) = o {
+                    if let [ast::Operand::Value(e)] = v.as_mut_slice() {
+                        let e = std::mem::replace(
+                            e,
+                            ast::Expr {
+                                kind: ast::ExprKind::Num(ast::NumLit::Float(0.0)),
+                                loc: e.loc,
+                            },
+                        );
+                        *o = ast::Operand::Value(e);
+                    }
+                }
+            }
+            unparened = c;
+            &unparened
+        } else {
+            i
+        };
         let guard = match &i.guard {
             Some(g) => match self.sym_value(&g.pred.name, None, g.pred.loc)? {
                 Val::Reg(r, 0) if self.reg_ty(r) == Type::Pred => Some(Guard {
@@ -203,6 +236,13 @@ impl Fx<'_, '_> {
                 next: guard.map(|_| next),
                 inst: id,
             }),
+            Lowered::Barrier { barrier, count } => self.terminate(|next| TTerm::Barrier {
+                guard,
+                barrier,
+                count,
+                next,
+                inst: id,
+            }),
         }
         Ok(())
     }
@@ -226,13 +266,22 @@ impl Fx<'_, '_> {
             "st" => one(self.st(i, m)?),
             "cvta" => one(self.cvta(i, m)?),
             "cvt" => one(self.cvt(i, m)?),
-            "bar" | "barrier" => one(self.bar(i, m)?),
+            "bar" | "barrier" => {
+                let (barrier, count) = self.bar(i, m)?;
+                Ok(Lowered::Barrier { barrier, count })
+            }
             "bra" => {
                 let uni = m.has("uni");
                 self.nops(i, m, 1)?;
                 let target = match i.operands.first() {
-                    Some(ast::Operand::Value(e)) => match self.value(e)? {
-                        Val::Label(l) => l,
+                    Some(ast::Operand::Value(e)) => match &e.kind {
+                        ast::ExprKind::Sym { name, comp: None } => match self.lookup(name) {
+                            Some(super::func::Sym::Label(l)) => l,
+                            Some(_) => {
+                                return Err(self.err(e.loc, format!("'{name}' is not a label")))
+                            }
+                            None => return Err(self.err(e.loc, format!("unknown label '{name}'"))),
+                        },
                         _ => return Err(self.err(e.loc, "expected a label")),
                     },
                     Some(op) => return Err(self.err(op.loc(), "expected a label")),
@@ -279,11 +328,9 @@ impl Fx<'_, '_> {
             Val::Zero => Operand::Imm(0),
             Val::Var(v, off, name) => {
                 if v.call_param {
-                    return Err(self.err(
+                    self.defer(self.err(
                         e.loc,
-                        format!(
-                            "taking the address of call parameter '{name}' is not supported yet"
-                        ),
+                        format!("call parameter '{name}' is used, but calls are not supported yet"),
                     ));
                 }
                 if ty.is_float() || ty == Type::Pred || ty.bits() < 32 {
@@ -809,7 +856,15 @@ impl Fx<'_, '_> {
 
     // ----- barriers -----------------------------------------------------------------
 
-    fn bar(&mut self, i: &Instruction, m: &mut Mods) -> Result<InstKind, PtxError> {
+    /// `bar{.cta}.sync a{, b}`, `barrier{.cta}.sync{.aligned} a{, b}`: barrier and count.
+    fn bar(
+        &mut self,
+        i: &Instruction,
+        m: &mut Mods,
+    ) -> Result<(Operand, Option<Operand>), PtxError> {
+        if m.any(|x| !matches!(x, "cta" | "sync" | "aligned")) {
+            return Err(self.unsupported(m));
+        }
         m.has("cta");
         if !m.has("sync") {
             return Err(self.unsupported(m));
@@ -853,6 +908,6 @@ impl Fx<'_, '_> {
             }
             None => None,
         };
-        Ok(InstKind::BarSync { barrier, count })
+        Ok((barrier, count))
     }
 }

@@ -77,7 +77,16 @@ impl Fx<'_, '_> {
             }
             Val::Var(v, offset, name) => {
                 if v.call_param {
-                    return Err(self.err(e.loc, format!("accessing call parameter '{name}' is not supported yet (calls are not supported yet)")));
+                    // Call arguments only make sense around a `call`, which is rejected
+                    // with its own error; report this one only if no call follows.
+                    self.defer(self.err(
+                        e.loc,
+                        format!("call parameter '{name}' is used, but calls are not supported yet"),
+                    ));
+                    return Ok(Address {
+                        base: AddrBase::Abs,
+                        offset: 0,
+                    });
                 }
                 if space != Space::Generic && v.space != space {
                     return Err(self.err(

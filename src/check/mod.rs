@@ -1,12 +1,46 @@
 //! PTX front end, part 2: AST -> checked IR (name resolution, types, layout, CFG).
 //!
 //! [`parse_and_check`] is the whole front end. Checking happens in source order and
-//! stops at the first error, which is a located [`PtxError`].
+//! stops at the first error, which is a located [`PtxError`]. [`validate`] re-checks the
+//! IR invariants independently (tests, fuzzing).
 //!
 //! Module-level work lives here (symbols, `.global`/`.const`/`.shared` layout,
-//! initializers); `func.rs` checks one function (scopes, registers, parameters, the
-//! CFG), `inst.rs` lowers instructions, `operand.rs` resolves operands and applies the
-//! operand type rules, `consts.rs` evaluates constants.
+//! initializers, `init.rs`); `func.rs` checks one function (scopes, registers,
+//! parameters, the CFG), `inst.rs` and `mem.rs` lower instructions, `operand.rs`
+//! resolves operands and applies the operand type rules, `consts.rs` evaluates
+//! constants.
+//!
+//! # What the IR looks like (for the backends)
+//!
+//! - **Immediates** are bit patterns of the instruction's operand type, truncated to its
+//!   width: `-1` in a `.u32` instruction is `0xFFFF_FFFF`; integer literals in float
+//!   instructions are converted to that float (`setp.eq.f32 p, x, 0` compares with
+//!   `+0.0`); `0f` literals in f64 instructions are widened exactly and `0d`/decimal
+//!   literals in f32 instructions rounded to nearest (NaN payloads kept); bit types take
+//!   `0f` (32-bit) or `0d` (64-bit) raw bits. Shift amounts are always `.u32`; the addend
+//!   of `mad.wide` has the wide type. `WARP_SZ` is `Imm(32)`; `%tid.w` etc. are `Imm(0)`.
+//! - **Operand sizes** follow ptxas: `ld`, `st` and `cvt` take integer/bit registers at
+//!   least as wide as the type (read: low bits; written: extended per the type's
+//!   signedness, zero for bit types; float registers with bit types likewise); all other
+//!   instructions need registers of exactly the type's size. Float types need a register
+//!   of the same float type or a bit register of the same size (clang's `.b32` floats).
+//!   So a register's class can be wider than the instruction type only in `Ld`/`St`/`Cvt`.
+//! - **Parameters**: kernel `.param`s are laid out in order, each aligned to its `.align`
+//!   or natural alignment. In a `.func`, the parameters and then the return values share
+//!   one `.param` buffer (`param_size` covers both) and are addressed with
+//!   `VarRef::KernelParam(offset)` in that function; `.reg` parameters have `reg: Some`,
+//!   offset 0, and take no buffer space.
+//! - **CFG**: `blocks[0]` is the entry and never has predecessors (a label on the first
+//!   instruction starts block 1). Blocks end at labels, branches, `ret`, `exit` and
+//!   `bar.sync`/`barrier.sync` ([`ir::Terminator::Barrier`]; `InstKind::BarSync` never
+//!   appears). Falling off the end of the body is a `Ret` whose `InstInfo` is the
+//!   closing brace with text `ret`. Numbering is the reverse post-order; unreachable
+//!   blocks are dropped after being checked.
+//! - **`mov` packing** (`mov.b64 d, {a, b}`, `mov.b64 {a, b}, s`, 16-bit halves of
+//!   `.b32`) is lowered to `Cvt`/`Shl`/`Shr`/`Or`/`Mov` through temporary registers named
+//!   `%__pack`/`%__unpack`; every lowered instruction shares the `InstId` of its source.
+//! - **Shared window**: module `.shared` variables and those of every function, in
+//!   source order, then `.extern .shared` arrays at `dyn_shared_offset`.
 
 mod consts;
 mod func;
@@ -14,6 +48,7 @@ mod init;
 mod inst;
 mod mem;
 mod operand;
+mod validate;
 
 use std::collections::HashMap;
 
@@ -22,9 +57,15 @@ use crate::parse::ast::{self, DeclSpace, ElemType, Item};
 use crate::parse::{self, PtxError};
 
 pub use consts::{f32_bits_to_f64_bits, f64_bits_to_f32_bits};
+pub use operand::{reg_fits, Rule};
+pub use validate::validate;
 
 /// Largest `.global`/`.const` variable accepted (its initial image is allocated).
 pub const MAX_GLOBAL_SIZE: u64 = 1 << 30;
+/// Largest static shared window (all `.shared` variables of the module together).
+pub const MAX_SHARED_STATIC: u32 = 1 << 20;
+/// Largest `.local` frame of one function.
+pub const MAX_LOCAL_FRAME: u32 = 1 << 20;
 
 /// Parses and checks PTX source text into a checked IR module.
 pub fn parse_and_check(src: &str, file: &str) -> Result<ir::Module, PtxError> {
@@ -102,6 +143,8 @@ pub struct Cx<'a> {
     /// Dynamic shared declarations (their offset is only known at the end).
     dyn_shared: Vec<(u32, u32)>,
     dyn_align: u32,
+    /// Registers declared so far in the module (bounded by `func::MAX_REGS`).
+    pub total_regs: usize,
 }
 
 /// Layout of a declared variable: element type, element count and alignment.
@@ -188,7 +231,7 @@ impl<'a> Cx<'a> {
             && dims.iter().skip(1).all(|d| d.is_some())
         {
             if let Some(init) = init {
-                let n = init::outer_len(init, inner / vec.max(1));
+                let n = init::outer_len(init, inner);
                 count = Some(
                     inner
                         .checked_mul(n)
@@ -231,7 +274,7 @@ impl<'a> Cx<'a> {
             .m
             .shared_static_size
             .checked_next_multiple_of(align)
-            .ok_or_else(|| self.err(Loc::default(), "shared memory too large"))?;
+            .ok_or_else(|| self.err(Loc { line: 1, col: 1 }, "shared memory too large"))?;
         self.m.dyn_shared_offset = off;
         for var in self.m.shared_vars.iter_mut().filter(|v| v.dynamic) {
             var.offset = off;
@@ -338,16 +381,22 @@ impl<'a> Cx<'a> {
             });
             return Ok(u32::MAX);
         }
-        let size = u32::try_from(lay.size())
-            .map_err(|_| self.err(n.name.loc, "shared variable is too large"))?;
+        let too_large = || {
+            self.err(
+                n.name.loc,
+                format!("shared variable is too large (at most {MAX_SHARED_STATIC} bytes of static shared memory)"),
+            )
+        };
+        let size = u32::try_from(lay.size()).map_err(|_| too_large())?;
         let off = self
             .m
             .shared_static_size
             .checked_next_multiple_of(lay.align)
-            .ok_or_else(|| self.err(n.name.loc, "shared memory too large"))?;
+            .ok_or_else(too_large)?;
         let end = off
             .checked_add(size)
-            .ok_or_else(|| self.err(n.name.loc, "shared memory too large"))?;
+            .filter(|&e| e <= MAX_SHARED_STATIC)
+            .ok_or_else(too_large)?;
         self.m.shared_static_size = end;
         self.m.shared_vars.push(ir::SharedVar {
             name: n.name.name.clone(),

@@ -20,7 +20,7 @@ pub enum Val {
     Zero,
     Var(VarSym, i64, String),
     Func(FuncId),
-    Label(u32),
+    Label,
     /// `.branchtargets`, `.calltargets` or `.callprototype` label.
     Directive,
     Const(Const),
@@ -158,7 +158,7 @@ impl Fx<'_, '_> {
                 }
                 (Sym::Var(v), None) => Ok(Val::Var(v, 0, name.to_string())),
                 (Sym::Func(f), None) => Ok(Val::Func(f)),
-                (Sym::Label(l), None) => Ok(Val::Label(l)),
+                (Sym::Label(_), None) => Ok(Val::Label),
                 (Sym::Directive, None) => Ok(Val::Directive),
                 (_, Some(_)) => Err(self
                     .cx

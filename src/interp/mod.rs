@@ -17,6 +17,8 @@ use crate::runtime::ModuleLayout;
 
 /// Not waiting at any block.
 const NONE: u32 = u32::MAX;
+/// Set in a lane's next-block number while the lane waits at a barrier.
+pub const BAR_WAIT: u32 = 0x8000_0000;
 
 /// Base of the values `mov.u64 %rd, func;` produces: `FUNC_ADDR_BASE + FuncId`. No host
 /// (and so no device) address is in this range.
@@ -58,7 +60,7 @@ pub fn run_warp(
                 return ctx.status;
             }
         }
-        let mut send = |mask: u32, target: BlockId| {
+        let send = |next: &mut [u32; WARP_SIZE], mask: u32, target: BlockId| {
             for (lane, n) in next.iter_mut().enumerate() {
                 if mask & (1 << lane) != 0 {
                     *n = target.0;
@@ -66,7 +68,7 @@ pub fn run_warp(
             }
         };
         match &b.term {
-            Terminator::Jump { target, .. } => send(active, *target),
+            Terminator::Jump { target, .. } => send(&mut next, active, *target),
             Terminator::Branch {
                 guard,
                 taken,
@@ -74,8 +76,8 @@ pub fn run_warp(
                 ..
             } => {
                 let p = w.guard_mask(Some(*guard), active);
-                send(p, *taken);
-                send(active & !p, *not_taken);
+                send(&mut next, p, *taken);
+                send(&mut next, active & !p, *not_taken);
             }
             Terminator::Ret {
                 guard, next: cont, ..
@@ -86,17 +88,54 @@ pub fn run_warp(
                 let leaving = w.guard_mask(*guard, active);
                 ctx.live &= !leaving;
                 if let Some(c) = cont {
-                    send(active & !leaving, *c);
+                    send(&mut next, active & !leaving, *c);
                 }
             }
+            Terminator::Barrier {
+                guard,
+                barrier,
+                count,
+                next: cont,
+                inst,
+            } => {
+                let arriving = w.guard_mask(*guard, active);
+                if arriving != 0 {
+                    // The operands are uniform by the PTX rules; read them from one lane.
+                    let lane = arriving.trailing_zeros() as usize;
+                    let id = w.read(ctx, *barrier, Type::U32, lane) as u32;
+                    let cnt = count.map(|c| w.read(ctx, c, Type::U32, lane) as u32);
+                    // SAFETY: the runtime runs warps with their env set.
+                    if unsafe { ctx::bar_arrive(ctx, id, cnt, arriving, *inst) }.is_err() {
+                        return ctx.status;
+                    }
+                    for (lane, n) in next.iter_mut().enumerate() {
+                        if arriving & (1 << lane) != 0 {
+                            *n = BAR_WAIT | cont.0;
+                        }
+                    }
+                }
+                send(&mut next, active & !arriving, *cont);
+            }
         }
-        // Dispatch: run the lowest-numbered block some lane waits at.
-        let Some(&min) = next.iter().min() else {
-            return ctx.status;
+        // Dispatch: run the lowest-numbered block some lane waits at. Lanes waiting at a
+        // barrier sort after every runnable lane; when only they remain, the warp waits
+        // for its barriers and then runs them.
+        let min = loop {
+            let min = next.iter().copied().min().unwrap_or(NONE);
+            if min == NONE {
+                return ctx.status;
+            }
+            if min & BAR_WAIT == 0 {
+                break min;
+            }
+            // SAFETY: as above.
+            if unsafe { ctx::bar_wait(ctx) }.is_err() {
+                return ctx.status;
+            }
+            for n in next.iter_mut().filter(|n| **n != NONE) {
+                *n &= !BAR_WAIT;
+            }
         };
-        if min == NONE {
-            return ctx.status;
-        }
         active = 0;
         for (lane, n) in next.iter_mut().enumerate() {
             if *n == min {
@@ -355,13 +394,16 @@ impl Warp<'_> {
                     self.write(*dst, *dst_ty, v, lane);
                 }
             }
-            InstKind::BarSync { barrier, count } => {
-                // The operands are uniform by the PTX rules; read them from the first lane.
-                let lane = mask.trailing_zeros() as usize;
-                let id = self.read(ctx, *barrier, Type::U32, lane) as u32;
-                let count = count.map(|c| self.read(ctx, c, Type::U32, lane) as u32);
-                // SAFETY: the runtime runs warps inside their coroutine with env set.
-                unsafe { ctx::bar_sync(ctx, id, count, mask, inst.id)? };
+            InstKind::BarSync { .. } => {
+                // `check` turns every bar.sync into a block terminator.
+                // SAFETY: the runtime runs warps with their env set.
+                unsafe {
+                    ctx::stop_with_error(
+                        ctx,
+                        "bar.sync inside a block (not produced by check)".into(),
+                    )
+                };
+                return Err(ctx::Stopped);
             }
         }
         Ok(())

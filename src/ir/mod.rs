@@ -269,6 +269,20 @@ pub enum Terminator {
         next: Option<BlockId>,
         inst: InstId,
     },
+    /// `{@p} bar.sync a{, b}` / `barrier.sync{.aligned} a{, b}`: the active lanes for
+    /// which the guard holds arrive at barrier `barrier` (a u32 operand, 0..15) and wait
+    /// there until `count` threads (all live threads of the CTA when `None`) have
+    /// arrived; then they continue at `next`. Lanes whose guard is false continue at
+    /// `next` at once. While some lanes of a warp wait, the warp runs its other pending
+    /// lanes (sm_70 per-thread arrival: lanes still on their way to an `exit` or to the
+    /// barrier are not stuck behind it). `check` ends a block after every barrier.
+    Barrier {
+        guard: Option<Guard>,
+        barrier: Operand,
+        count: Option<Operand>,
+        next: BlockId,
+        inst: InstId,
+    },
 }
 
 impl Terminator {
@@ -279,6 +293,7 @@ impl Terminator {
             Terminator::Branch {
                 taken, not_taken, ..
             } => vec![*taken, *not_taken],
+            Terminator::Barrier { next, .. } => vec![*next],
             Terminator::Ret { next, .. } | Terminator::Exit { next, .. } => {
                 next.iter().copied().collect()
             }
@@ -761,8 +776,9 @@ pub enum InstKind {
         dst: RegId,
         src: Operand,
     },
-    /// `bar.sync a{, b}` / `barrier.sync{.aligned} a{, b}`: wait until `count` threads
-    /// (all live threads of the CTA when absent) have arrived at barrier `barrier`.
+    /// `bar.sync a{, b}` as the instruction selector produces it. Never present in a
+    /// checked module: `check` turns every one into [`Terminator::Barrier`], and the
+    /// backends reject it.
     BarSync {
         barrier: Operand,
         count: Option<Operand>,

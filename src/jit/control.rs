@@ -12,8 +12,9 @@
 
 use super::helpers::Helper;
 use super::lanes::{self, N32};
-use super::translate::{FnTx, Mask, Mode};
+use super::translate::{FnTx, Mode};
 use super::JitError;
+use crate::interp::BAR_WAIT;
 use crate::ir::{BlockId, Guard, InstId, Operand, Terminator, Type};
 use crate::runtime::ctx::WarpCtx;
 use cranelift_codegen::ir::condcodes::IntCC;
@@ -53,6 +54,16 @@ impl FnTx<'_> {
             Terminator::Ret { guard, next, inst } | Terminator::Exit { guard, next, inst } => {
                 self.cur = Some(inst);
                 self.exit(guard, next)
+            }
+            Terminator::Barrier {
+                guard,
+                barrier,
+                count,
+                next,
+                inst,
+            } => {
+                self.cur = Some(inst);
+                self.barrier(guard, &barrier, count.as_ref(), next, inst)
             }
         }
     }
@@ -169,7 +180,7 @@ impl FnTx<'_> {
     /// The dispatcher: runs the lowest-numbered pending block with the lanes waiting there
     /// (its convergent variant if no other lane is pending, its divergent one otherwise),
     /// or returns `ctx.status` when no lane is pending.
-    pub(crate) fn build_dispatch(&mut self) {
+    pub(crate) fn build_dispatch(&mut self) -> Result<(), JitError> {
         self.b.switch_to_block(self.dispatch);
         let n: Vec<Value> = (0..N32).map(|k| self.b.use_var(self.next[k])).collect();
         let mut mn = n[0];
@@ -185,7 +196,31 @@ impl FnTx<'_> {
         let done = self.b.ins().icmp_imm_u(IntCC::Equal, mn, u32::MAX as i64);
         let go = self.b.create_block();
         self.b.ins().brif(done, self.ret_status, &[], go, &[]);
+        // Lanes waiting at a barrier sort after every runnable lane; when only they are
+        // left, wait for the barriers, clear the flags and dispatch again.
+        let wait = self.b.create_block();
+        let run = self.b.create_block();
         self.b.switch_to_block(go);
+        let waiting = self.b.ins().band_imm_u(mn, BAR_WAIT as i64);
+        self.b.ins().brif(waiting, wait, &[], run, &[]);
+        self.b.switch_to_block(wait);
+        let h = self.helper(Helper::BarWait)?;
+        let r = self.b.ins().call(h, &[self.ctx]);
+        let res = self.b.inst_results(r)[0];
+        let clear = self.b.create_block();
+        self.b.ins().brif(res, self.ret_status, &[], clear, &[]);
+        self.b.switch_to_block(clear);
+        let none = lanes::splat32(&mut self.b, u32::MAX);
+        let keep = lanes::splat32(&mut self.b, !BAR_WAIT);
+        for k in 0..N32 {
+            let nk = self.b.use_var(self.next[k]);
+            let is_none = self.b.ins().icmp(IntCC::Equal, nk, none);
+            let cleared = self.b.ins().band(nk, keep);
+            let v = self.b.ins().bitselect(is_none, nk, cleared);
+            self.b.def_var(self.next[k], v);
+        }
+        self.b.ins().jump(self.dispatch, &[]);
+        self.b.switch_to_block(run);
         let s = self.b.ins().splat(I32X4, mn);
         let mut act = Vec::with_capacity(N32);
         let mut nn = Vec::with_capacity(N32);
@@ -221,17 +256,26 @@ impl FnTx<'_> {
         }
         let jt = self.b.create_jump_table(JumpTableData::new(def, &table));
         self.b.ins().br_table(idx, jt);
+        Ok(())
     }
 
-    /// `bar.sync barrier{, count}` for the lanes of `mask`.
-    pub(crate) fn bar_sync(
+    /// `{@p} bar.sync barrier{, count}` ending a block: the guarded active lanes arrive
+    /// (`ptxjit_bar_arrive`, non-blocking) and wait at `next` with [`BAR_WAIT`] set, so
+    /// the dispatcher runs every other pending lane first and calls `ptxjit_bar_wait`
+    /// when only waiting lanes are left; the other active lanes go to `next` at once.
+    /// In convergent mode with every active lane arriving, nothing else can run: the warp
+    /// waits right here and continues at `next` with the same lanes.
+    fn barrier(
         &mut self,
+        guard: Option<Guard>,
         barrier: &Operand,
         count: Option<&Operand>,
-        mask: &mut Mask,
+        next: BlockId,
         inst: InstId,
     ) -> Result<(), JitError> {
-        let bits = self.mbits(mask);
+        let nb = self.block(next)?;
+        let mut m = self.exec_mask(guard);
+        let bits = self.mbits(&mut m);
         let call = self.b.create_block();
         let cont = self.b.create_block();
         self.b.ins().brif(bits, call, &[], cont, &[]);
@@ -244,12 +288,40 @@ impl FnTx<'_> {
             }
             None => lanes::iconst64(&mut self.b, u64::MAX),
         };
-        let h = self.helper(Helper::BarSync)?;
+        let h = self.helper(Helper::BarArrive)?;
         let instv = lanes::iconst32(&mut self.b, inst.0);
         let r = self.b.ins().call(h, &[self.ctx, id, count, bits, instv]);
         let res = self.b.inst_results(r)[0];
         self.b.ins().brif(res, self.ret_status, &[], cont, &[]);
         self.b.switch_to_block(cont);
+        if self.mode == Mode::Conv {
+            let ab = self.b.use_var(self.active_bits);
+            let all = self.b.ins().icmp(IntCC::Equal, bits, ab);
+            let wait = self.b.create_block();
+            let split = self.b.create_block();
+            self.b.ins().brif(all, wait, &[], split, &[]);
+            self.b.switch_to_block(wait);
+            let hw = self.helper(Helper::BarWait)?;
+            let r = self.b.ins().call(hw, &[self.ctx]);
+            let res = self.b.inst_results(r)[0];
+            self.b.ins().brif(res, self.ret_status, &[], nb, &[]);
+            self.b.switch_to_block(split);
+            let none = lanes::splat32(&mut self.b, u32::MAX);
+            for k in 0..N32 {
+                self.b.def_var(self.next[k], none);
+            }
+        }
+        // Arrived lanes wait at `next` behind the barrier flag; the others continue there.
+        let t = lanes::splat32(&mut self.b, BAR_WAIT | next.0);
+        for k in 0..N32 {
+            let old = self.b.use_var(self.next[k]);
+            let new = self.b.ins().bitselect(m.m32[k], t, old);
+            self.b.def_var(self.next[k], new);
+        }
+        let act = self.active_vals();
+        let rest = lanes::andnot_masks(&mut self.b, &act, &m.m32);
+        self.record(&rest, next);
+        self.b.ins().jump(self.dispatch, &[]);
         Ok(())
     }
 

@@ -25,7 +25,8 @@ use super::JitError;
 pub(crate) enum Helper {
     Access,
     Region,
-    BarSync,
+    BarArrive,
+    BarWait,
     Arith,
     Cvt,
     Setp,
@@ -49,13 +50,19 @@ pub(crate) const HELPERS: &[HelperDef] = &[
     HelperDef {
         h: Helper::Region,
         name: "ptxjit_region",
-        params: &[I64, I64, I64, I32],
+        params: &[I64, I64, I64, I32, I32],
         ret: Some(I32),
     },
     HelperDef {
-        h: Helper::BarSync,
-        name: "ptxjit_bar_sync",
+        h: Helper::BarArrive,
+        name: "ptxjit_bar_arrive",
         params: &[I64, I32, I64, I32, I32],
+        ret: Some(I32),
+    },
+    HelperDef {
+        h: Helper::BarWait,
+        name: "ptxjit_bar_wait",
+        params: &[I64],
         ret: Some(I32),
     },
     HelperDef {
@@ -83,7 +90,8 @@ impl HelperDef {
         match self.h {
             Helper::Access => ptxjit_access as *const u8,
             Helper::Region => ptxjit_region as *const u8,
-            Helper::BarSync => ptxjit_bar_sync as *const u8,
+            Helper::BarArrive => ptxjit_bar_arrive as *const u8,
+            Helper::BarWait => ptxjit_bar_wait as *const u8,
             Helper::Arith => ptxjit_arith as *const u8,
             Helper::Cvt => ptxjit_cvt as *const u8,
             Helper::Setp => ptxjit_setp as *const u8,
@@ -432,11 +440,19 @@ pub unsafe extern "C" fn ptxjit_access(
 }
 
 /// Whether `[addr, addr+len)` lies inside one region (a writable one if `write != 0`);
-/// if so, caches it in the warp's read (and write) range as `access` does. Returns 1 or 0.
+/// if so, stores the region in instruction `inst`'s entry of the per-instruction region
+/// cache (as `access` does) and returns 1, otherwise 0.
 ///
 /// # Safety
-/// `ctx` must be the running warp's context with a valid `env`.
-pub unsafe extern "C" fn ptxjit_region(ctx: *mut WarpCtx, addr: u64, len: u64, write: u32) -> u32 {
+/// `ctx` must be the running warp's context with a valid `env` (and an `inst_cache` of
+/// `inst_cache_len` entries).
+pub unsafe extern "C" fn ptxjit_region(
+    ctx: *mut WarpCtx,
+    addr: u64,
+    len: u64,
+    write: u32,
+    inst: u32,
+) -> u32 {
     count(|c| c.region += 1);
     let ctx = unsafe { &mut *ctx };
     if ctx.env.is_null() {
@@ -445,24 +461,22 @@ pub unsafe extern "C" fn ptxjit_region(ctx: *mut WarpCtx, addr: u64, len: u64, w
     let env = unsafe { &*ctx.env };
     match env.regions.find(addr, len) {
         Some(r) if write == 0 || r.writable => {
-            if write != 0 {
-                ctx.wr_lo = r.lo;
-                ctx.wr_hi = r.hi;
+            if (inst as u64) < ctx.inst_cache_len && !ctx.inst_cache.is_null() {
+                // SAFETY: inst_cache holds inst_cache_len entries (runtime contract).
+                unsafe { *ctx.inst_cache.add(inst as usize) = [r.lo, r.hi] };
             }
-            ctx.rd_lo = r.lo;
-            ctx.rd_hi = r.hi;
             1
         }
         _ => 0,
     }
 }
 
-/// `bar.sync id, count` for the lanes in `mask` (`count == u64::MAX`: no count).
+/// Lanes `mask` arrive at barrier `id` (`count == u64::MAX`: no count); non-blocking.
 /// Returns 0, or the warp's nonzero status.
 ///
 /// # Safety
-/// As `runtime::ctx::bar_sync`.
-pub unsafe extern "C" fn ptxjit_bar_sync(
+/// As `runtime::ctx::bar_arrive`.
+pub unsafe extern "C" fn ptxjit_bar_arrive(
     ctx: *mut WarpCtx,
     id: u32,
     count: u64,
@@ -475,7 +489,20 @@ pub unsafe extern "C" fn ptxjit_bar_sync(
     } else {
         Some(count as u32)
     };
-    match unsafe { ctx::bar_sync(ctx, id, count, mask, InstId(inst)) } {
+    match unsafe { ctx::bar_arrive(ctx, id, count, mask, InstId(inst)) } {
+        Ok(()) => STATUS_OK,
+        Err(_) => ctx.status.max(STATUS_FAULT),
+    }
+}
+
+/// Suspends the warp until the barriers its lanes arrived at complete. Returns 0, or the
+/// warp's nonzero status.
+///
+/// # Safety
+/// As `runtime::ctx::bar_wait`.
+pub unsafe extern "C" fn ptxjit_bar_wait(ctx: *mut WarpCtx) -> u32 {
+    let ctx = unsafe { &mut *ctx };
+    match unsafe { ctx::bar_wait(ctx) } {
         Ok(()) => STATUS_OK,
         Err(_) => ctx.status.max(STATUS_FAULT),
     }

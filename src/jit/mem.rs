@@ -306,11 +306,9 @@ impl FnTx<'_> {
             loc = self.b.ins().band(big, fits);
             self.b.ins().iadd(base, a0)
         } else {
-            // The region this instruction hit last time (per-instruction cache, filled by
-            // the slow path from the warp's cached region).
-            let (lv, hv) = self.region_cache(inst);
-            let lo = self.b.use_var(lv);
-            let hi = self.b.use_var(hv);
+            // This instruction's entry of the per-instruction region cache (or the
+            // context's empty `no_cache` range when the cache has no entry for it).
+            let (lo, hi) = self.cached_region(inst);
             let c1 = self.b.ins().icmp(IntCC::UnsignedGreaterThanOrEqual, a0, lo);
             let c2 = self.b.ins().icmp(IntCC::UnsignedLessThan, a0, hi);
             let rem = self.b.ins().isub(hi, a0);
@@ -358,35 +356,39 @@ impl FnTx<'_> {
         }
         let cached = self.b.create_block();
         let lookup = self.b.create_block();
-        let refill = self.b.create_block();
         self.b.ins().brif(shape, cached, &[], slow, &[]);
         self.b.switch_to_block(cached);
         self.b.ins().brif(loc, fast, &[], lookup, &[]);
         self.b.switch_to_block(lookup);
         let len = lanes::iconst64(&mut self.b, 32 * eb as u64);
         let wr = lanes::iconst32(&mut self.b, write as u32);
+        let instv = lanes::iconst32(&mut self.b, inst.0);
         let hf = self.helper(Helper::Region)?;
-        let call = self.b.ins().call(hf, &[self.ctx, h, len, wr]);
+        let call = self.b.ins().call(hf, &[self.ctx, h, len, wr, instv]);
         let found = self.b.inst_results(call)[0];
-        self.b.ins().brif(found, refill, &[], slow, &[]);
-        self.b.switch_to_block(refill);
-        self.refill_region_cache(write, inst);
-        self.b.ins().jump(fast, &[]);
+        self.b.ins().brif(found, fast, &[], slow, &[]);
         Ok(h)
     }
 
-    /// Copies the warp's cached region (read or write) into instruction `inst`'s cache.
-    fn refill_region_cache(&mut self, write: bool, inst: InstId) {
-        let (lo_off, hi_off) = if write {
-            (offset_of!(WarpCtx, wr_lo), offset_of!(WarpCtx, wr_hi))
-        } else {
-            (offset_of!(WarpCtx, rd_lo), offset_of!(WarpCtx, rd_hi))
-        };
-        let lo = self.load_ctx(I64, lo_off, false);
-        let hi = self.load_ctx(I64, hi_off, false);
-        let (lv, hv) = self.region_cache(inst);
-        self.b.def_var(lv, lo);
-        self.b.def_var(hv, hi);
+    /// The `[lo, hi)` range of instruction `inst`'s entry in the warp context's
+    /// per-instruction region cache (`ctx.no_cache`, an empty range, without one).
+    fn cached_region(&mut self, inst: InstId) -> (Value, Value) {
+        let cache = self.load_ctx(I64, offset_of!(WarpCtx, inst_cache), true);
+        let n = self.load_ctx(I64, offset_of!(WarpCtx, inst_cache_len), true);
+        let has = self
+            .b
+            .ins()
+            .icmp_imm_u(IntCC::UnsignedGreaterThan, n, inst.0 as i64);
+        let entry = self.b.ins().iadd_imm_s(cache, inst.0 as i64 * 16);
+        let none = self
+            .b
+            .ins()
+            .iadd_imm_s(self.ctx, offset_of!(WarpCtx, no_cache) as i64);
+        let e = self.b.ins().select(has, entry, none);
+        let fl = MemFlagsData::new().with_notrap();
+        let lo = self.b.ins().load(I64, fl, e, 0);
+        let hi = self.b.ins().load(I64, fl, e, 8);
+        (lo, hi)
     }
 
     /// Loads 32 consecutive elements of `eb` bytes at host address `h` into containers
@@ -506,11 +508,6 @@ impl FnTx<'_> {
         let cont = self.b.create_block();
         self.b.ins().brif(res, self.ret_status, &[], cont, &[]);
         self.b.switch_to_block(cont);
-        if n == 1 && space != Space::Local && space != Space::Shared {
-            // Remember the region the warp's cache now holds for this instruction's fast
-            // path (`access` leaves a range inside one region there).
-            self.refill_region_cache(write, inst);
-        }
         Ok(())
     }
 

@@ -97,9 +97,6 @@ pub(crate) struct FnTx<'a> {
     pub scratch: StackSlot,
     /// The instruction being translated (for messages).
     pub cur: Option<InstId>,
-    /// Per memory instruction: the host range `[lo, hi)` of the region its last slow
-    /// access used (empty at entry), for its coalesced fast path.
-    pub region_caches: HashMap<InstId, (Variable, Variable)>,
 }
 
 /// Builds the Cranelift function of kernel `fid` into `func`.
@@ -174,7 +171,6 @@ pub(crate) fn build(
         ret_status,
         scratch,
         cur: None,
-        region_caches: HashMap::new(),
     };
     tx.entry()?;
     for mode in [Mode::Conv, Mode::Div] {
@@ -195,7 +191,7 @@ pub(crate) fn build(
             tx.terminator(&blk.term)?;
         }
     }
-    tx.build_dispatch();
+    tx.build_dispatch()?;
     tx.b.switch_to_block(tx.ret_status);
     let st = tx.load_ctx(I32, offset_of!(WarpCtx, status), false);
     tx.b.ins().return_(&[st]);
@@ -226,19 +222,6 @@ impl<'a> FnTx<'a> {
         let none = lanes::splat32(&mut self.b, u32::MAX);
         for k in 0..N32 {
             self.b.def_var(self.next[k], none);
-        }
-        // Region caches of the memory instructions that have a coalesced fast path.
-        let zero64 = self.b.ins().iconst(I64, 0);
-        for blk in &self.f.blocks {
-            for inst in &blk.insts {
-                if matches!(inst.kind, InstKind::Ld { .. } | InstKind::St { .. }) {
-                    let lo = self.b.declare_var(I64);
-                    let hi = self.b.declare_var(I64);
-                    self.b.def_var(lo, zero64);
-                    self.b.def_var(hi, zero64);
-                    self.region_caches.insert(inst.id, (lo, hi));
-                }
-            }
         }
         let first = *self
             .blocks_c
@@ -303,19 +286,6 @@ impl<'a> FnTx<'a> {
         let r = self.cm.declare_func_in_func(id, self.b.func);
         self.helper_refs.insert(h, r);
         Ok(r)
-    }
-
-    /// The region-cache variables of memory instruction `inst`.
-    pub fn region_cache(&mut self, inst: InstId) -> (Variable, Variable) {
-        if let Some(&c) = self.region_caches.get(&inst) {
-            return c;
-        }
-        // Not pre-declared (cannot happen for instructions of this function): a cache
-        // that starts empty.
-        let lo = self.b.declare_var(I64);
-        let hi = self.b.declare_var(I64);
-        self.region_caches.insert(inst, (lo, hi));
-        (lo, hi)
     }
 
     /// Address of a byte offset in the scratch slot.
@@ -706,9 +676,8 @@ impl<'a> FnTx<'a> {
                 dst,
                 src,
             } => self.cvt(*dst_ty, *src_ty, *rnd, *ftz, *sat, *dst, src, &mut mask),
-            InstKind::BarSync { barrier, count } => {
-                self.bar_sync(barrier, count.as_ref(), &mut mask, i.id)
-            }
+            // `check` turns every bar.sync into `Terminator::Barrier`.
+            InstKind::BarSync { .. } => Err(self.unsupported("bar.sync inside a block")),
         }
     }
 

@@ -291,6 +291,9 @@ pub enum ExprKind {
     },
     /// `generic(var)` in initializers.
     Generic(Ident),
+    /// `0xFF00(expr)`: bytes of an address selected by a mask (nvcc writes pointers in
+    /// packed byte arrays this way).
+    Mask(u64, Box<Expr>),
     Unary(UnOp, Box<Expr>),
     Binary(BinOp, Box<Expr>, Box<Expr>),
 }

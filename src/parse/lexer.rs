@@ -33,6 +33,9 @@ pub enum Tok<'a> {
     Str(&'a str),
     /// Any other single character: `, ; : ( ) [ ] { } < > + - * / ! | @ = ~ & ^ %`...
     Punct(char),
+    /// A malformed number; the index of its error in [`Lexed::errors`]. The parser
+    /// reports it where a token is expected (ignored `.section` contents skip it).
+    Bad(usize),
     /// `<<` or `>>` (only meaningful in constant expressions).
     Shift(bool),
     Eof,
@@ -56,10 +59,6 @@ impl Token<'_> {
     }
 }
 
-fn is_ident_start(c: u8) -> bool {
-    c.is_ascii_alphabetic() || c == b'_' || c == b'$' || c == b'%'
-}
-
 fn is_ident_char(c: u8) -> bool {
     c.is_ascii_alphanumeric() || c == b'_' || c == b'$'
 }
@@ -71,6 +70,7 @@ struct Lexer<'a> {
     line: u32,
     col: u32,
     file: &'a str,
+    errors: Vec<PtxError>,
 }
 
 impl<'a> Lexer<'a> {
@@ -150,7 +150,12 @@ impl<'a> Lexer<'a> {
                 loc,
             });
         }
-        let tok = if is_ident_start(c) {
+        // `_` alone is the sink; `%` and `$` start a name only when a name character
+        // follows (`7 % 3` is a remainder).
+        let tok = if c.is_ascii_alphabetic()
+            || c == b'_'
+            || ((c == b'%' || c == b'$') && is_ident_char(self.peek(1)))
+        {
             self.bump();
             while is_ident_char(self.peek(0)) {
                 self.bump();
@@ -168,8 +173,17 @@ impl<'a> Lexer<'a> {
             }
             Tok::Dot(&self.src[start + 1..self.pos])
         } else if c.is_ascii_digit() {
-            let lit = self.number(loc)?;
-            Tok::Num(lit)
+            match self.number(loc) {
+                Ok(lit) => Tok::Num(lit),
+                Err(e) => {
+                    // Skip the rest of the malformed literal.
+                    while is_ident_char(self.peek(0)) || self.peek(0) == b'.' {
+                        self.bump();
+                    }
+                    self.errors.push(e);
+                    Tok::Bad(self.errors.len() - 1)
+                }
+            }
         } else if c == b'"' {
             self.bump();
             loop {
@@ -325,8 +339,15 @@ impl<'a> Lexer<'a> {
     }
 }
 
-/// Splits PTX source text into tokens; the last token is always [`Tok::Eof`].
-pub fn tokenize<'a>(src: &'a str, file: &'a str) -> Result<Vec<Token<'a>>, PtxError> {
+/// The tokens of a source text and the errors of its malformed literals.
+pub struct Lexed<'a> {
+    /// The last token is always [`Tok::Eof`].
+    pub toks: Vec<Token<'a>>,
+    pub errors: Vec<PtxError>,
+}
+
+/// Splits PTX source text into tokens. Fails only on unterminated comments and strings.
+pub fn lex<'a>(src: &'a str, file: &'a str) -> Result<Lexed<'a>, PtxError> {
     let mut lx = Lexer {
         src,
         bytes: src.as_bytes(),
@@ -334,15 +355,29 @@ pub fn tokenize<'a>(src: &'a str, file: &'a str) -> Result<Vec<Token<'a>>, PtxEr
         line: 1,
         col: 1,
         file,
+        errors: Vec::new(),
     };
-    let mut out = Vec::new();
+    let mut toks = Vec::new();
     loop {
         let t = lx.next_token()?;
         let eof = t.tok == Tok::Eof;
-        out.push(t);
+        toks.push(t);
         if eof {
-            return Ok(out);
+            return Ok(Lexed {
+                toks,
+                errors: lx.errors,
+            });
         }
+    }
+}
+
+/// Splits PTX source text into tokens; the last token is always [`Tok::Eof`]. Malformed
+/// literals are errors.
+pub fn tokenize<'a>(src: &'a str, file: &'a str) -> Result<Vec<Token<'a>>, PtxError> {
+    let l = lex(src, file)?;
+    match l.errors.into_iter().next() {
+        Some(e) => Err(e),
+        None => Ok(l.toks),
     }
 }
 

@@ -4,7 +4,7 @@
 //! [`MAX_DEPTH`], so hostile input cannot overflow the stack.
 
 use super::ast::*;
-use super::lexer::{NumLit, Tok, Token};
+use super::lexer::{Lexed, NumLit, Tok, Token};
 use super::PtxError;
 
 /// Maximum nesting depth of blocks, initializer lists, expressions and operands.
@@ -15,6 +15,8 @@ pub const MAX_REG_RANGE: u64 = 1 << 20;
 
 pub struct Parser<'a> {
     toks: Vec<Token<'a>>,
+    /// Errors of malformed literals, reported when the parser reaches them.
+    lex_errors: Vec<PtxError>,
     pos: usize,
     file: &'a str,
     depth: u32,
@@ -69,9 +71,10 @@ fn is_func_directive(name: &str) -> bool {
 }
 
 impl<'a> Parser<'a> {
-    pub fn new(toks: Vec<Token<'a>>, file: &'a str) -> Self {
+    pub fn new(lexed: Lexed<'a>, file: &'a str) -> Self {
         Parser {
-            toks,
+            toks: lexed.toks,
+            lex_errors: lexed.errors,
             pos: 0,
             file,
             depth: 0,
@@ -114,6 +117,11 @@ impl<'a> Parser<'a> {
 
     fn unexpected(&self, what: &str) -> PtxError {
         let t = self.peek();
+        if let Tok::Bad(i) = t.tok {
+            if let Some(e) = self.lex_errors.get(i) {
+                return e.clone();
+            }
+        }
         self.err_at(t.loc, format!("expected {what} but found {}", t.describe()))
     }
 
@@ -292,6 +300,13 @@ impl<'a> Parser<'a> {
                     self.bump();
                     let (v, _) = self.expect_u32("an address size")?;
                     m.address_size = Some((v, t.loc));
+                }
+                // Legacy DWARF lines (`@@DWARF .byte 0x2b, ...`): ignored to end of line.
+                Tok::Punct('@')
+                    if self.peek_at(1).tok == Tok::Punct('@')
+                        && self.peek_at(2).tok == Tok::Ident("DWARF") =>
+                {
+                    self.skip_line(t.loc.line);
                 }
                 Tok::Dot("file") | Tok::Dot("loc") => {
                     self.bump();
@@ -1003,22 +1018,35 @@ impl<'a> Parser<'a> {
 
     fn binary(&mut self, min_prec: u8, allow_or: bool) -> PResult<Expr> {
         let mut lhs = self.unary()?;
-        while let Some((op, prec)) = self.binop(allow_or) {
+        // Every operator applied deepens the (left-leaning) tree: count it as nesting,
+        // so that expression trees stay shallow (they are dropped recursively).
+        let mut levels = 0;
+        let result = loop {
+            let Some((op, prec)) = self.binop(allow_or) else {
+                break Ok(());
+            };
             if prec < min_prec {
-                break;
+                break Ok(());
             }
             let t = self.bump();
-            self.enter(t.loc)?;
-            let rhs = self.binary(prec + 1, allow_or);
-            self.leave();
-            let rhs = rhs?;
+            if let Err(e) = self.enter(t.loc) {
+                break Err(e);
+            }
+            levels += 1;
+            let rhs = match self.binary(prec + 1, allow_or) {
+                Ok(r) => r,
+                Err(e) => break Err(e),
+            };
             let loc = lhs.loc;
             lhs = Expr {
                 kind: ExprKind::Binary(op, Box::new(lhs), Box::new(rhs)),
                 loc,
             };
+        };
+        for _ in 0..levels {
+            self.leave();
         }
-        Ok(lhs)
+        result.map(|()| lhs)
     }
 
     fn unary(&mut self) -> PResult<Expr> {
@@ -1051,6 +1079,19 @@ impl<'a> Parser<'a> {
         match t.tok {
             Tok::Num(n) => {
                 self.bump();
+                // `0xFF00(generic(x))`: a byte mask applied to an address (initializers).
+                if let (NumLit::Int { bits, .. }, Tok::Punct('(')) = (n, self.peek().tok) {
+                    self.bump();
+                    self.enter(t.loc)?;
+                    let inner = self.expr(true);
+                    self.leave();
+                    let inner = inner?;
+                    self.expect_punct(')')?;
+                    return Ok(Expr {
+                        kind: ExprKind::Mask(bits, Box::new(inner)),
+                        loc: t.loc,
+                    });
+                }
                 Ok(Expr {
                     kind: ExprKind::Num(n),
                     loc: t.loc,

@@ -44,13 +44,17 @@ pub struct WarpCtx {
     /// Host address of each lane's `.local` frame, and the frame size.
     pub local_base: [u64; WARP_SIZE],
     pub local_size: u64,
-    /// A host range `[rd_lo, rd_hi)` known to lie inside one readable region; accesses
-    /// inside it need no lookup. Updated by [`access`].
-    pub rd_lo: u64,
-    pub rd_hi: u64,
-    /// Same for writable regions.
-    pub wr_lo: u64,
-    pub wr_hi: u64,
+    /// Per-instruction region cache, indexed by `InstId`: entry `[lo, hi)` is a host
+    /// range known to lie inside one region that instruction may access (readable for
+    /// loads, writable for stores); `[0, 0)` when unknown. Shared by the warps a worker
+    /// thread runs during one launch and updated by [`access`], so a memory instruction
+    /// looks its region up once per launch, not once per warp.
+    pub inst_cache: *mut [u64; 2],
+    /// Number of entries in `inst_cache`.
+    pub inst_cache_len: u64,
+    /// Always `[0, 0]`: generated code reads it instead of `inst_cache` when an
+    /// instruction has no cache entry (an empty range, so the fast path is not taken).
+    pub no_cache: [u64; 2],
     /// Runtime-side state of this warp (fault record, barrier hook).
     pub env: *mut WarpEnv,
 }
@@ -63,14 +67,25 @@ impl WarpCtx {
         let nwarps = nthreads.div_ceil(WARP_SIZE as u32);
         let mut tid = [[0u32; WARP_SIZE]; 3];
         let mut live = 0u32;
-        for lane in 0..WARP_SIZE as u32 {
-            let t = warpid * WARP_SIZE as u32 + lane;
-            if t < nthreads {
+        let t0 = warpid * WARP_SIZE as u32;
+        let (nx, ny) = (ntid[0].max(1), ntid[1].max(1));
+        let (mut x, mut y, mut z) = (t0 % nx, (t0 / nx) % ny, t0 / (nx * ny));
+        let [tx, ty, tz] = &mut tid;
+        for lane in 0..WARP_SIZE {
+            if t0 + (lane as u32) < nthreads {
                 live |= 1 << lane;
-                let [x, y, z] = &mut tid;
-                x[lane as usize] = t % ntid[0];
-                y[lane as usize] = (t / ntid[0]) % ntid[1];
-                z[lane as usize] = t / (ntid[0] * ntid[1]);
+                tx[lane] = x;
+                ty[lane] = y;
+                tz[lane] = z;
+            }
+            x += 1;
+            if x == nx {
+                x = 0;
+                y += 1;
+                if y == ny {
+                    y = 0;
+                    z += 1;
+                }
             }
         }
         WarpCtx {
@@ -88,10 +103,9 @@ impl WarpCtx {
             shared_size: 0,
             local_base: [0; WARP_SIZE],
             local_size: 0,
-            rd_lo: 0,
-            rd_hi: 0,
-            wr_lo: 0,
-            wr_hi: 0,
+            inst_cache: std::ptr::null_mut(),
+            inst_cache_len: 0,
+            no_cache: [0, 0],
             env: std::ptr::null_mut(),
         }
     }
@@ -126,14 +140,19 @@ pub struct FaultRecord {
 /// What a warp hands to its CTA scheduler when it suspends.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum WarpYield {
-    /// Lanes `mask` arrived at barrier `id`, which completes when `count` threads (all
-    /// live threads of the CTA if `None`) have arrived.
-    Barrier {
-        id: u32,
-        count: Option<u32>,
-        mask: u32,
-        inst: InstId,
-    },
+    /// The warp has no lane left to run until the barriers its lanes arrived at (listed
+    /// in [`WarpEnv::arrivals`]) complete.
+    Wait,
+}
+
+/// Lanes `mask` of a warp arrived at barrier `id`, which completes when `count` threads
+/// (all live threads of the CTA if `None`) have arrived.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Arrival {
+    pub id: u32,
+    pub count: Option<u32>,
+    pub mask: u32,
+    pub inst: InstId,
 }
 
 /// Runtime-side state of a warp; generated code only passes its pointer around.
@@ -142,6 +161,8 @@ pub struct WarpEnv {
     pub fault: Option<FaultRecord>,
     /// Suspends the warp's coroutine (set by the scheduler before the warp runs).
     pub yielder: Option<*const corosensei::Yielder<(), WarpYield>>,
+    /// Barrier arrivals not yet seen by the scheduler.
+    pub arrivals: Vec<Arrival>,
     /// Set when an error other than a memory fault stopped the warp (e.g. a bad barrier
     /// operand); reported by the scheduler.
     pub error: Option<String>,
@@ -153,6 +174,7 @@ impl WarpEnv {
             regions,
             fault: None,
             yielder: None,
+            arrivals: Vec::new(),
             error: None,
         }
     }
@@ -291,11 +313,15 @@ pub unsafe fn access(
             return Err(Stopped);
         }
         let end = h.wrapping_add(len);
-        let cached = if req.write {
-            h >= ctx.wr_lo && end <= ctx.wr_hi
+        let slot = if (req.inst.0 as u64) < ctx.inst_cache_len {
+            // SAFETY: inst_cache holds inst_cache_len entries (runtime contract).
+            Some(unsafe { &mut *ctx.inst_cache.add(req.inst.0 as usize) })
         } else {
-            h >= ctx.rd_lo && end <= ctx.rd_hi
+            None
         };
+        let cached = slot
+            .as_ref()
+            .is_some_and(|c| h >= c[0] && end <= c[1] && end >= h);
         if !cached {
             // SAFETY: the caller guarantees env is valid.
             let env = unsafe { &*ctx.env };
@@ -305,13 +331,9 @@ pub unsafe fn access(
                     return Err(Stopped);
                 }
                 Some(r) => {
-                    if req.write {
-                        ctx.wr_lo = r.lo;
-                        ctx.wr_hi = r.hi;
+                    if let Some(c) = slot {
+                        *c = [r.lo, r.hi];
                     }
-                    // A writable region is readable too.
-                    ctx.rd_lo = r.lo;
-                    ctx.rd_hi = r.hi;
                 }
                 None => {
                     record_fault(ctx, fault(FaultKind::OutOfBounds));
@@ -366,13 +388,13 @@ pub unsafe fn stop_with_error(ctx: &mut WarpCtx, msg: String) {
     }
 }
 
-/// `bar.sync`: lanes `mask` arrive at barrier `id`; returns when the barrier completes.
-/// Returns `Err(Stopped)` (with `ctx.status` set) if the barrier operands are invalid.
+/// Lanes `mask` arrive at barrier `id` (non-blocking: the lanes must later wait with
+/// [`bar_wait`] before they go on). Returns `Err(Stopped)` (with `ctx.status` set) if the
+/// barrier operands are invalid.
 ///
 /// # Safety
-/// `ctx.env` must point to this warp's live [`WarpEnv`], and the warp must be running
-/// inside its scheduler coroutine.
-pub unsafe fn bar_sync(
+/// `ctx.env` must point to this warp's live [`WarpEnv`].
+pub unsafe fn bar_arrive(
     ctx: &mut WarpCtx,
     id: u32,
     count: Option<u32>,
@@ -394,6 +416,26 @@ pub unsafe fn bar_sync(
             return Err(Stopped);
         }
     }
+    let env = unsafe { &mut *ctx.env };
+    if env.yielder.is_none() {
+        unsafe { stop_with_error(ctx, "bar.sync outside a scheduled warp".into()) };
+        return Err(Stopped);
+    }
+    env.arrivals.push(Arrival {
+        id,
+        count,
+        mask,
+        inst,
+    });
+    Ok(())
+}
+
+/// Suspends the warp until every barrier its lanes arrived at has completed.
+///
+/// # Safety
+/// `ctx.env` must point to this warp's live [`WarpEnv`], and the warp must be running
+/// inside its scheduler coroutine.
+pub unsafe fn bar_wait(ctx: &mut WarpCtx) -> Result<(), Stopped> {
     let env = unsafe { &*ctx.env };
     let Some(y) = env.yielder else {
         unsafe { stop_with_error(ctx, "bar.sync outside a scheduled warp".into()) };
@@ -401,14 +443,26 @@ pub unsafe fn bar_sync(
     };
     // SAFETY: the scheduler keeps the yielder alive while the coroutine runs.
     let y = unsafe { &*y };
-    y.suspend(WarpYield::Barrier {
-        id,
-        count,
-        mask,
-        inst,
-    });
+    y.suspend(WarpYield::Wait);
     if ctx.status != STATUS_OK {
         return Err(Stopped);
     }
     Ok(())
+}
+
+/// `bar.sync` for a whole converged set of lanes: [`bar_arrive`] then [`bar_wait`].
+///
+/// # Safety
+/// As [`bar_wait`].
+pub unsafe fn bar_sync(
+    ctx: &mut WarpCtx,
+    id: u32,
+    count: Option<u32>,
+    mask: u32,
+    inst: InstId,
+) -> Result<(), Stopped> {
+    unsafe {
+        bar_arrive(ctx, id, count, mask, inst)?;
+        bar_wait(ctx)
+    }
 }

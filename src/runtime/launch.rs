@@ -9,7 +9,7 @@
 //! can never complete, the launch ends with [`Error::Deadlock`].
 
 use crate::interp;
-use crate::ir::{FuncId, Function, InstKind};
+use crate::ir::{FuncId, Function, Terminator};
 use crate::jit::KernelFn;
 use crate::runtime::ctx::{WarpCtx, WarpEnv, WarpYield, STATUS_OK, WARP_SIZE};
 use crate::runtime::device::{Backend, Device, KernelArg, LaunchConfig, Module};
@@ -232,16 +232,16 @@ impl Device {
 }
 
 fn uses_barriers(f: &Function) -> bool {
-    f.blocks.iter().any(|b| {
-        b.insts
-            .iter()
-            .any(|i| matches!(i.kind, InstKind::BarSync { .. }))
-    })
+    f.blocks
+        .iter()
+        .any(|b| matches!(b.term, Terminator::Barrier { .. }))
 }
 
 fn worker(sh: &LaunchShared, wm: &WorkerMem, ncta: u64) {
     let [gx, gy, _] = sh.cfg.grid;
     let mut stacks: Vec<DefaultStack> = Vec::new();
+    let mut cache = vec![[0u64; 2]; sh.module.inner.ir.inst_info.len()];
+    let mut slots: Vec<WarpSlot> = Vec::new();
     loop {
         if sh.abort.load(Ordering::Relaxed) {
             return;
@@ -255,7 +255,7 @@ fn worker(sh: &LaunchShared, wm: &WorkerMem, ncta: u64) {
             ((i / gx as u64) % gy as u64) as u32,
             (i / (gx as u64 * gy as u64)) as u32,
         ];
-        if let Err(e) = run_cta(sh, wm, ctaid, &mut stacks) {
+        if let Err(e) = run_cta(sh, wm, ctaid, &mut stacks, &mut cache, &mut slots) {
             let mut slot = sh.error.lock().unwrap_or_else(|e| e.into_inner());
             if slot.is_none() {
                 *slot = Some(e);
@@ -290,13 +290,18 @@ fn run_cta(
     wm: &WorkerMem,
     ctaid: [u32; 3],
     stacks: &mut Vec<DefaultStack>,
+    cache: &mut [[u64; 2]],
+    slots: &mut Vec<WarpSlot>,
 ) -> Result<()> {
     let ntid = sh.cfg.block;
     let nthreads = ntid[0] * ntid[1] * ntid[2];
     let nwarps = nthreads.div_ceil(WARP_SIZE as u32) as usize;
-    // Shared memory starts zeroed in every CTA (deterministic; a GPU leaves it undefined).
-    // SAFETY: the window was allocated for this worker with `shared_size` bytes.
-    unsafe { std::ptr::write_bytes(wm.shared_base as *mut u8, 0, sh.shared_size as usize) };
+    if sh.shared_size > 0 {
+        // Shared memory starts zeroed in every CTA (deterministic; a GPU leaves it
+        // undefined).
+        // SAFETY: the window was allocated for this worker with `shared_size` bytes.
+        unsafe { std::ptr::write_bytes(wm.shared_base as *mut u8, 0, sh.shared_size as usize) };
+    }
     if sh.local_size > 0 {
         // SAFETY: the local area holds `local_size` bytes per thread of the CTA.
         unsafe {
@@ -307,22 +312,34 @@ fn run_cta(
             )
         };
     }
-    let mut warps: Vec<WarpSlot> = (0..nwarps)
-        .map(|w| {
-            let mut ctx = Box::new(WarpCtx::new(ntid, ctaid, sh.cfg.grid, w as u32));
-            let mut env = Box::new(WarpEnv::new(sh.regions.clone()));
-            ctx.env = &mut *env;
-            ctx.param_base = sh.param_base;
-            ctx.shared_base = wm.shared_base;
-            ctx.shared_size = sh.shared_size;
-            ctx.local_size = sh.local_size;
-            for lane in 0..WARP_SIZE {
-                let t = (w * WARP_SIZE + lane) as u64;
-                ctx.local_base[lane] = wm.local_base + t * sh.local_size;
+    // Warp contexts are allocated once per worker and reinitialised for every CTA.
+    while slots.len() < nwarps {
+        let ctx = Box::new(WarpCtx::new(ntid, ctaid, sh.cfg.grid, 0));
+        let env = Box::new(WarpEnv::new(sh.regions.clone()));
+        slots.push(WarpSlot { ctx, env });
+    }
+    let warps = &mut slots[..nwarps];
+    for (w, slot) in warps.iter_mut().enumerate() {
+        *slot.ctx = WarpCtx::new(ntid, ctaid, sh.cfg.grid, w as u32);
+        let env = &mut *slot.env;
+        env.fault = None;
+        env.error = None;
+        env.yielder = None;
+        env.arrivals.clear();
+        let ctx = &mut *slot.ctx;
+        ctx.env = env;
+        ctx.param_base = sh.param_base;
+        ctx.shared_base = wm.shared_base;
+        ctx.shared_size = sh.shared_size;
+        ctx.local_size = sh.local_size;
+        ctx.inst_cache = cache.as_mut_ptr();
+        ctx.inst_cache_len = cache.len() as u64;
+        if sh.local_size > 0 {
+            for (lane, b) in ctx.local_base.iter_mut().enumerate() {
+                *b = wm.local_base + (w * WARP_SIZE + lane) as u64 * sh.local_size;
             }
-            WarpSlot { ctx, env }
-        })
-        .collect();
+        }
+    }
 
     if !sh.uses_barriers {
         for (w, slot) in warps.iter_mut().enumerate() {
@@ -332,14 +349,80 @@ fn run_cta(
         }
         return Ok(());
     }
-    run_cta_with_barriers(sh, &mut warps, ctaid, stacks)
+    run_cta_with_barriers(sh, warps, ctaid, stacks)
 }
 
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum WarpState {
     Ready,
-    AtBarrier(u32),
+    /// Waiting until the barriers in its `waits` list complete.
+    Waiting,
     Done,
+}
+
+/// The CTA's barriers: arrivals and completed generations.
+#[derive(Default)]
+struct Barriers {
+    /// Threads arrived in the current generation of each barrier.
+    arrived: [u32; 16],
+    /// The thread count the current generation waits for (`None`: all live threads).
+    expected: [Option<u32>; 16],
+    /// Completed generations of each barrier.
+    generation: [u64; 16],
+    /// Per warp: (barrier, generation) pairs it waits for.
+    waits: Vec<Vec<(u32, u64)>>,
+    /// Bit i: barrier i has arrivals in its current generation.
+    open: u16,
+}
+
+impl Barriers {
+    /// Records the arrivals a warp reported before suspending.
+    fn arrive(&mut self, w: usize, env: &mut WarpEnv) {
+        for a in env.arrivals.drain(..) {
+            let id = a.id.min(15) as usize;
+            self.arrived[id] += a.mask.count_ones();
+            if a.count.is_some() {
+                self.expected[id] = a.count;
+            }
+            self.waits[w].push((id as u32, self.generation[id]));
+            self.open |= 1 << id;
+        }
+    }
+
+    /// Completes every barrier whose count is reached and wakes the warps whose
+    /// barriers have all completed.
+    fn release(&mut self, warps: &[WarpSlot], state: &mut [WarpState]) {
+        if self.open == 0 {
+            return;
+        }
+        let live = live_threads(warps);
+        let mut advanced = false;
+        let mut open = self.open;
+        while open != 0 {
+            let id = open.trailing_zeros() as usize;
+            open &= open - 1;
+            if self.arrived[id] >= self.expected[id].unwrap_or(live) {
+                self.arrived[id] = 0;
+                self.expected[id] = None;
+                self.generation[id] += 1;
+                self.open &= !(1 << id);
+                advanced = true;
+            }
+        }
+        if !advanced {
+            return;
+        }
+        for (w, s) in state.iter_mut().enumerate() {
+            if *s == WarpState::Waiting
+                && self.waits[w]
+                    .iter()
+                    .all(|&(b, g)| self.generation[b as usize] > g)
+            {
+                self.waits[w].clear();
+                *s = WarpState::Ready;
+            }
+        }
+    }
 }
 
 fn run_cta_with_barriers(
@@ -371,9 +454,10 @@ fn run_cta_with_barriers(
         cos.push(Some(co));
     }
     let mut state = vec![WarpState::Ready; n];
-    // Per barrier: threads arrived, the count it waits for (None: all live threads).
-    let mut arrived = [0u32; 16];
-    let mut expected: [Option<u32>; 16] = [None; 16];
+    let mut bars = Barriers {
+        waits: vec![Vec::new(); n],
+        ..Default::default()
+    };
     let result = (|| -> Result<()> {
         loop {
             let mut ran = false;
@@ -384,13 +468,9 @@ fn run_cta_with_barriers(
                 ran = true;
                 let Some(co) = cos[w].as_mut() else { continue };
                 match co.resume(()) {
-                    CoroutineResult::Yield(WarpYield::Barrier {
-                        id, count, mask, ..
-                    }) => {
-                        let id = id.min(15);
-                        arrived[id as usize] += mask.count_ones();
-                        expected[id as usize] = count;
-                        state[w] = WarpState::AtBarrier(id);
+                    CoroutineResult::Yield(WarpYield::Wait) => {
+                        bars.arrive(w, &mut warps[w].env);
+                        state[w] = WarpState::Waiting;
                     }
                     CoroutineResult::Return(status) => {
                         state[w] = WarpState::Done;
@@ -402,16 +482,16 @@ fn run_cta_with_barriers(
                         }
                     }
                 }
-                // Release barriers whose count is reached.
-                release(warps, &mut state, &mut arrived, &expected);
+                // Exits and arrivals may complete barriers.
+                bars.release(warps, &mut state);
             }
             if state.iter().all(|s| *s == WarpState::Done) {
                 return Ok(());
             }
             if !ran {
-                release(warps, &mut state, &mut arrived, &expected);
+                bars.release(warps, &mut state);
                 if !state.contains(&WarpState::Ready) {
-                    return Err(deadlock(sh, warps, &state, &arrived, &expected, ctaid));
+                    return Err(deadlock(sh, warps, &state, &bars, ctaid));
                 }
             }
         }
@@ -434,48 +514,24 @@ fn live_threads(warps: &[WarpSlot]) -> u32 {
     warps.iter().map(|w| w.ctx.live.count_ones()).sum()
 }
 
-fn release(
-    warps: &[WarpSlot],
-    state: &mut [WarpState],
-    arrived: &mut [u32; 16],
-    expected: &[Option<u32>; 16],
-) {
-    let live = live_threads(warps);
-    for id in 0..16u32 {
-        let waiting = state.contains(&WarpState::AtBarrier(id));
-        if !waiting {
-            continue;
-        }
-        let need = expected[id as usize].unwrap_or(live);
-        if arrived[id as usize] >= need {
-            arrived[id as usize] = 0;
-            for s in state.iter_mut() {
-                if *s == WarpState::AtBarrier(id) {
-                    *s = WarpState::Ready;
-                }
-            }
-        }
-    }
-}
-
 fn deadlock(
     sh: &LaunchShared,
     warps: &[WarpSlot],
     state: &[WarpState],
-    arrived: &[u32; 16],
-    expected: &[Option<u32>; 16],
+    bars: &Barriers,
     ctaid: [u32; 3],
 ) -> Error {
     let live = live_threads(warps);
     let mut parts = Vec::new();
     for id in 0..16u32 {
+        let gen = bars.generation[id as usize];
         let waiting: Vec<usize> = (0..state.len())
-            .filter(|&w| state[w] == WarpState::AtBarrier(id))
+            .filter(|&w| state[w] == WarpState::Waiting && bars.waits[w].contains(&(id, gen)))
             .collect();
         if waiting.is_empty() {
             continue;
         }
-        let need = expected[id as usize].unwrap_or(live);
+        let need = bars.expected[id as usize].unwrap_or(live);
         let missing: Vec<String> = (0..warps.len())
             .filter(|w| !waiting.contains(w))
             .filter(|&w| warps[w].ctx.live != 0)
@@ -489,10 +545,10 @@ fn deadlock(
             .collect();
         parts.push(format!(
             "barrier {id} has {} of {need} threads (warps {:?} wait there; not arrived: {})",
-            arrived[id as usize],
+            bars.arrived[id as usize],
             waiting,
             if missing.is_empty() {
-                "lanes of the waiting warps that diverged".to_string()
+                "lanes of the waiting warps".to_string()
             } else {
                 missing.join(", ")
             }

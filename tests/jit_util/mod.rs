@@ -454,6 +454,8 @@ pub fn run_with_params(
         locals.push(lw);
     }
     let regions = Arc::new(RegionTable::new(dev.mem.regions()));
+    // The per-instruction region cache, shared by the warps of this (one-thread) run.
+    let mut inst_cache = vec![[0u64; 2]; m.inst_info.len()];
     let mut cta = 0;
     for z in 0..l.grid[2] {
         for y in 0..l.grid[1] {
@@ -468,6 +470,8 @@ pub fn run_with_params(
                         ctx.local_base[lane] = locals[cta][w as usize] + lane as u64 * l.local;
                     }
                     ctx.local_size = l.local;
+                    ctx.inst_cache = inst_cache.as_mut_ptr();
+                    ctx.inst_cache_len = inst_cache.len() as u64;
                     ctx.env = &mut env;
                     let st = match (&be, kf) {
                         (_, Some(kf)) => unsafe { kf(&mut ctx) },

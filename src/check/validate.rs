@@ -1,0 +1,331 @@
+//! An independent checker of the IR invariants that `check` promises (see `crate::ir`):
+//! for tests, fuzzing and backends that build IR by hand.
+
+use super::operand::{reg_fits, Rule};
+use crate::ir::*;
+
+/// Checks the structural invariants of a module; the error names the first violation.
+pub fn validate(m: &Module) -> Result<(), String> {
+    for (gi, g) in m.globals.iter().enumerate() {
+        if g.init.len() as u64 != g.size {
+            return Err(format!(
+                "global {}: init has {} bytes, size {}",
+                g.name,
+                g.init.len(),
+                g.size
+            ));
+        }
+        if !g.align.is_power_of_two() {
+            return Err(format!("global {}: alignment {}", g.name, g.align));
+        }
+        for r in &g.relocs {
+            if !(r.size == 4 || r.size == 8) || r.offset + r.size as u64 > g.size {
+                return Err(format!("global {}: relocation out of range", g.name));
+            }
+            match r.target {
+                RelocTarget::Global(t) if t.0 as usize >= m.globals.len() => {
+                    return Err(format!("global {gi}: relocation to missing global"))
+                }
+                RelocTarget::Func(f) if f.0 as usize >= m.functions.len() => {
+                    return Err(format!("global {gi}: relocation to missing function"))
+                }
+                _ => {}
+            }
+        }
+    }
+    let mut static_end = 0u32;
+    for s in &m.shared_vars {
+        if s.dynamic {
+            if s.offset != m.dyn_shared_offset || s.size != 0 {
+                return Err(format!(
+                    "shared {}: dynamic array not at the dynamic offset",
+                    s.name
+                ));
+            }
+            if !m.dyn_shared_offset.is_multiple_of(s.align.max(1)) {
+                return Err(format!("shared {}: misaligned dynamic offset", s.name));
+            }
+        } else {
+            if !s.offset.is_multiple_of(s.align.max(1)) {
+                return Err(format!("shared {}: misaligned", s.name));
+            }
+            static_end = static_end.max(s.offset + s.size);
+        }
+    }
+    if static_end > m.shared_static_size
+        || m.dyn_shared_offset < m.shared_static_size
+        || !m.dyn_shared_offset.is_multiple_of(16)
+    {
+        return Err("shared window sizes are inconsistent".into());
+    }
+    for (fi, f) in m.functions.iter().enumerate() {
+        validate_function(m, FuncId(fi as u32), f)
+            .map_err(|e| format!("function {}: {e}", f.name))?;
+    }
+    Ok(())
+}
+
+fn validate_function(m: &Module, fid: FuncId, f: &Function) -> Result<(), String> {
+    let nregs = f.regs.len();
+    let nblocks = f.blocks.len();
+    let reg_ty = |r: RegId| -> Result<Type, String> {
+        f.regs
+            .get(r.0 as usize)
+            .map(|ri| ri.ty)
+            .ok_or_else(|| format!("register {} out of range ({nregs})", r.0))
+    };
+    let block = |b: BlockId| -> Result<(), String> {
+        if (b.0 as usize) < nblocks {
+            Ok(())
+        } else {
+            Err(format!("block {} out of range", b.0))
+        }
+    };
+    let inst = |i: InstId| -> Result<(), String> {
+        match m.inst_info.get(i.0 as usize) {
+            Some(info) if info.func == fid => Ok(()),
+            Some(_) => Err(format!("instruction {} belongs to another function", i.0)),
+            None => Err(format!("instruction {} out of range", i.0)),
+        }
+    };
+    let pred = |r: RegId| -> Result<(), String> {
+        if reg_ty(r)? == Type::Pred {
+            Ok(())
+        } else {
+            Err(format!(
+                "register {} is not a predicate",
+                f.regs[r.0 as usize].name
+            ))
+        }
+    };
+    let fits = |r: RegId, ty: Type, rule: Rule| -> Result<(), String> {
+        let rt = reg_ty(r)?;
+        if reg_fits(rt, ty, rule) {
+            Ok(())
+        } else {
+            Err(format!(
+                "register {} ({rt}) does not fit {ty}",
+                f.regs[r.0 as usize].name
+            ))
+        }
+    };
+    let var = |v: VarRef| -> Result<(), String> {
+        match v {
+            VarRef::Global(g) if g.0 as usize >= m.globals.len() => {
+                Err("global out of range".into())
+            }
+            VarRef::Local(o) if o >= f.local_size.max(1) => Err("local offset out of range".into()),
+            VarRef::KernelParam(o) if o >= f.param_size.max(1) => {
+                Err("param offset out of range".into())
+            }
+            _ => Ok(()),
+        }
+    };
+    let src = |o: &Operand, ty: Type, rule: Rule| -> Result<(), String> {
+        match o {
+            Operand::Reg(r) => fits(*r, ty, rule),
+            Operand::Imm(v) => {
+                if ty.bits() < 64 && *v >> ty.bits() != 0 {
+                    Err(format!("immediate {v:#x} wider than {ty}"))
+                } else {
+                    Ok(())
+                }
+            }
+            Operand::Special(_) => Ok(()),
+            Operand::VarAddr(v, _) => var(*v),
+            Operand::FuncAddr(g) if g.0 as usize >= m.functions.len() => {
+                Err("function out of range".into())
+            }
+            Operand::FuncAddr(_) => Ok(()),
+        }
+    };
+    let addr = |a: &Address| -> Result<(), String> {
+        match a.base {
+            AddrBase::Reg(r) => {
+                let t = reg_ty(r)?;
+                if t.bits() == 32 || t.bits() == 64 {
+                    Ok(())
+                } else {
+                    Err("address register is not 32 or 64 bits".into())
+                }
+            }
+            AddrBase::Var(v) => var(v),
+            AddrBase::Abs => Ok(()),
+        }
+    };
+    for p in f.params.iter().chain(&f.rets) {
+        if let Some(r) = p.reg {
+            reg_ty(r)?;
+        }
+    }
+    let mut has_lower_pred = vec![false; nblocks];
+    let mut preds = vec![0u32; nblocks];
+    for (bi, b) in f.blocks.iter().enumerate() {
+        for i in &b.insts {
+            inst(i.id)?;
+            if let Some(g) = i.guard {
+                pred(g.pred)?;
+            }
+            match &i.kind {
+                InstKind::Mov { ty, dst, src: s } => {
+                    fits(*dst, *ty, Rule::Strict)?;
+                    src(s, *ty, Rule::Strict)?;
+                }
+                InstKind::Arith {
+                    op, ty, dst, srcs, ..
+                } => {
+                    if srcs.len() != op.arity() {
+                        return Err(format!("{op:?} with {} sources", srcs.len()));
+                    }
+                    let dty = match op {
+                        ArithOp::Mul(MulMode::Wide) | ArithOp::Mad(MulMode::Wide) => {
+                            ty.widened().ok_or("bad wide type")?
+                        }
+                        _ => *ty,
+                    };
+                    fits(*dst, dty, Rule::Strict)?;
+                    for (k, s) in srcs.iter().enumerate() {
+                        let t = match op {
+                            ArithOp::Shl | ArithOp::Shr if k == 1 => Type::U32,
+                            ArithOp::Mad(MulMode::Wide) if k == 2 => dty,
+                            _ => *ty,
+                        };
+                        src(s, t, Rule::Strict)?;
+                    }
+                }
+                InstKind::Setp {
+                    ty,
+                    dst,
+                    dst_neg,
+                    a,
+                    b,
+                    combine,
+                    ..
+                } => {
+                    for d in dst.iter().chain(dst_neg) {
+                        pred(*d)?;
+                    }
+                    src(a, *ty, Rule::Strict)?;
+                    src(b, *ty, Rule::Strict)?;
+                    if let Some((_, c)) = combine {
+                        pred(c.reg)?;
+                    }
+                }
+                InstKind::Selp {
+                    ty,
+                    dst,
+                    a,
+                    b,
+                    cond,
+                } => {
+                    fits(*dst, *ty, Rule::Strict)?;
+                    src(a, *ty, Rule::Strict)?;
+                    src(b, *ty, Rule::Strict)?;
+                    pred(cond.reg)?;
+                }
+                InstKind::Ld {
+                    ty, dsts, addr: a, ..
+                } => {
+                    if ![1, 2, 4, 8].contains(&dsts.len()) {
+                        return Err("ld with a bad vector length".into());
+                    }
+                    for d in dsts.iter().flatten() {
+                        fits(*d, *ty, Rule::Relaxed)?;
+                    }
+                    addr(a)?;
+                }
+                InstKind::St {
+                    ty, srcs, addr: a, ..
+                } => {
+                    if ![1, 2, 4, 8].contains(&srcs.len()) {
+                        return Err("st with a bad vector length".into());
+                    }
+                    for s in srcs {
+                        src(s, *ty, Rule::Relaxed)?;
+                    }
+                    addr(a)?;
+                }
+                InstKind::Cvta {
+                    ty, dst, src: s, ..
+                } => {
+                    fits(*dst, *ty, Rule::Strict)?;
+                    src(s, *ty, Rule::Strict)?;
+                }
+                InstKind::Cvt {
+                    dst_ty,
+                    src_ty,
+                    dst,
+                    src: s,
+                    ..
+                } => {
+                    fits(*dst, *dst_ty, Rule::Relaxed)?;
+                    src(s, *src_ty, Rule::Relaxed)?;
+                }
+                InstKind::BarSync { .. } => {
+                    return Err("bar.sync must be a block terminator (Terminator::Barrier)".into())
+                }
+            }
+        }
+        match &b.term {
+            Terminator::Jump { inst: i, .. } => {
+                if let Some(i) = i {
+                    inst(*i)?;
+                }
+            }
+            Terminator::Barrier {
+                guard,
+                barrier,
+                count,
+                inst: i,
+                ..
+            } => {
+                inst(*i)?;
+                if let Some(g) = guard {
+                    pred(g.pred)?;
+                }
+                src(barrier, Type::U32, Rule::Strict)?;
+                if let Some(c) = count {
+                    src(c, Type::U32, Rule::Strict)?;
+                }
+            }
+            Terminator::Branch { guard, inst: i, .. } => {
+                pred(guard.pred)?;
+                inst(*i)?;
+            }
+            Terminator::Ret {
+                guard,
+                next,
+                inst: i,
+            }
+            | Terminator::Exit {
+                guard,
+                next,
+                inst: i,
+            } => {
+                inst(*i)?;
+                if guard.is_some() != next.is_some() {
+                    return Err("a guarded ret/exit needs a next block (and only then)".into());
+                }
+                if let Some(g) = guard {
+                    pred(g.pred)?;
+                }
+            }
+        }
+        for s in b.term.successors() {
+            block(s)?;
+            preds[s.0 as usize] += 1;
+            if (s.0 as usize) > bi {
+                has_lower_pred[s.0 as usize] = true;
+            }
+        }
+    }
+    if nblocks > 0 && preds[0] != 0 {
+        return Err("the entry block has predecessors".into());
+    }
+    if let Some(b) = (1..nblocks).find(|&b| !has_lower_pred[b]) {
+        return Err(format!(
+            "block {b} has no predecessor numbered lower (not reverse post-order or unreachable)"
+        ));
+    }
+    Ok(())
+}

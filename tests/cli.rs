@@ -1,0 +1,192 @@
+//! The CLI contract: subcommands, argument specs, exit codes and messages.
+
+use std::process::{Command, Output};
+
+fn ptxjit(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_ptxjit"))
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .args(args)
+        .output()
+        .expect("run ptxjit")
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+#[test]
+fn check_reports_kernels_or_a_located_error() {
+    let o = ptxjit(&["check", "examples/saxpy.ptx"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert_eq!(
+        String::from_utf8_lossy(&o.stdout),
+        "examples/saxpy.ptx: ok (1 kernel: saxpy)\n"
+    );
+    let o = ptxjit(&["check", "tests/kernels/spec_brx.ptx"]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(
+        stderr(&o).starts_with("tests/kernels/spec_brx.ptx:52:5: error:"),
+        "{}",
+        stderr(&o)
+    );
+    let o = ptxjit(&["check", "no/such/file.ptx"]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(stderr(&o).contains("no/such/file.ptx"), "{}", stderr(&o));
+}
+
+#[test]
+fn dump_prints_clif_and_machine_code() {
+    let o = ptxjit(&["dump", "examples/saxpy.ptx", "--clif"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let text = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        text.contains("; kernel saxpy") && text.contains("function") && text.contains("fma"),
+        "{text}"
+    );
+    let o = ptxjit(&["dump", "examples/saxpy.ptx", "--kernel", "saxpy", "--asm"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let text = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        text.contains("vfmadd") && text.contains("ret"),
+        "{}",
+        &text[..text.len().min(2000)]
+    );
+    let o = ptxjit(&["dump", "examples/saxpy.ptx", "--kernel", "nope", "--asm"]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(
+        stderr(&o).contains("no kernel named 'nope'"),
+        "{}",
+        stderr(&o)
+    );
+    // One of --clif / --asm is required.
+    assert_ne!(
+        ptxjit(&["dump", "examples/saxpy.ptx"]).status.code(),
+        Some(0)
+    );
+}
+
+#[test]
+fn run_validates_arguments() {
+    let base = [
+        "run",
+        "examples/saxpy.ptx",
+        "--kernel",
+        "saxpy",
+        "--grid",
+        "4",
+        "--block",
+        "256",
+    ];
+    let with = |extra: &[&str]| {
+        let mut a: Vec<&str> = base.to_vec();
+        a.extend_from_slice(extra);
+        ptxjit(&a)
+    };
+    let o = with(&["--arg", "u32:1000"]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(
+        stderr(&o).contains("takes 4 parameters") && stderr(&o).contains("but 1 --arg"),
+        "{}",
+        stderr(&o)
+    );
+    let o = with(&[
+        "--arg",
+        "u32:1000",
+        "--arg",
+        "f32:2",
+        "--arg",
+        "buf:examples/x.bin",
+        "--arg",
+        "u32:5",
+    ]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(stderr(&o).contains("argument 3"), "{}", stderr(&o));
+    let o = with(&[
+        "--arg",
+        "u32:1000",
+        "--arg",
+        "f32:2",
+        "--arg",
+        "buf:examples/x.bin",
+        "--arg",
+        "zeros:4000",
+        "--out",
+        "1=/tmp/x",
+    ]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(
+        stderr(&o).contains("argument 1 is not a buf: or zeros: buffer"),
+        "{}",
+        stderr(&o)
+    );
+    let o = with(&[
+        "--arg",
+        "u8:300",
+        "--arg",
+        "f32:2",
+        "--arg",
+        "buf:examples/x.bin",
+        "--arg",
+        "zeros:8",
+    ]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(stderr(&o).contains("out of range"), "{}", stderr(&o));
+    let o = with(&[
+        "--arg",
+        "u32:1000",
+        "--arg",
+        "f32:2",
+        "--arg",
+        "buf:examples/x.bin",
+        "--arg",
+        "zeros:8",
+    ]);
+    assert_eq!(o.status.code(), Some(1), "a fault is an error");
+    assert!(
+        stderr(&o).contains("faulted at examples/saxpy.ptx:"),
+        "{}",
+        stderr(&o)
+    );
+}
+
+#[test]
+fn run_writes_outputs_on_both_backends_with_hex_and_zeros_args() {
+    for backend in ["jit", "interp"] {
+        let out =
+            std::env::temp_dir().join(format!("ptxjit_cli_{backend}_{}.bin", std::process::id()));
+        let outs = format!("3={}", out.display());
+        // a = 0x40000000 = 2.0f32; y starts as zeros, so y = 2 * x.
+        let o = ptxjit(&[
+            "run",
+            "examples/saxpy.ptx",
+            "--kernel",
+            "saxpy",
+            "--grid",
+            "8,1",
+            "--block",
+            "128,1,1",
+            "--backend",
+            backend,
+            "--arg",
+            "u32:0x3e8",
+            "--arg",
+            "f32:0x40000000",
+            "--arg",
+            "buf:examples/x.bin",
+            "--arg",
+            "zeros:4000",
+            "--out",
+            &outs,
+        ]);
+        assert_eq!(o.status.code(), Some(0), "{backend}: {}", stderr(&o));
+        let bytes = std::fs::read(&out).unwrap();
+        let _ = std::fs::remove_file(&out);
+        let y: Vec<f32> = bytes
+            .chunks(4)
+            .map(|c| f32::from_le_bytes(c.try_into().unwrap()))
+            .collect();
+        // x[i] = i*0.25 - 100 (examples/README.md), so y[i] = i*0.5 - 200 exactly.
+        let want: Vec<f32> = (0..1000).map(|i| i as f32 * 0.5 - 200.0).collect();
+        assert_eq!(y, want, "{backend}");
+    }
+}

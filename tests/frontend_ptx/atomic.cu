@@ -1,0 +1,3 @@
+// Not supported yet: atomics.
+// clang: yes
+extern "C" __global__ void atomics(int *p) { atomicAdd(p, 1); }

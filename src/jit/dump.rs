@@ -1,7 +1,9 @@
 //! Listings of generated code: the CLIF of a kernel as built (before optimisation), or
 //! the machine code (VCode disassembly) Cranelift produces for it.
 
-use super::{declare_kernel, guard, helpers, kernel_signature, new_module, translate, JitError};
+use super::{
+    declare_kernel, guard, helpers, kernel_signature, new_module, translate, JitError, Tier,
+};
 use crate::ir;
 use crate::runtime::ModuleLayout;
 use cranelift_codegen::ir::UserFuncName;
@@ -26,9 +28,6 @@ pub fn dump(
     kernel: Option<&str>,
     kind: DumpKind,
 ) -> Result<String, JitError> {
-    let mut cm = new_module()?;
-    let helpers = helpers::declare(&mut cm)?;
-    let mut cctx = cm.make_context();
     let mut fctx = FunctionBuilderContext::new();
     let mut out = String::new();
     let mut found = false;
@@ -38,6 +37,10 @@ pub fn dump(
         }
         found = true;
         let fid = ir::FuncId(i as u32);
+        // A module per kernel, with the settings `JitModule::compile` would use.
+        let mut cm = new_module(Tier::of(f))?;
+        let helpers = helpers::declare(&mut cm)?;
+        let mut cctx = cm.make_context();
         let id = declare_kernel(&mut cm, fid)?;
         cctx.func.signature = kernel_signature(&cm);
         cctx.func.name = UserFuncName::user(0, id.as_u32());
@@ -60,7 +63,6 @@ pub fn dump(
                 let _ = writeln!(out, "{text}");
             }
         }
-        cm.clear_context(&mut cctx);
     }
     if !found {
         return Err(match kernel {
@@ -68,7 +70,6 @@ pub fn dump(
             None => JitError::NoSuchKernel("(any)".to_string()),
         });
     }
-    // The module is dropped without finalizing; its code is never run.
-    drop(cm);
+    // The modules are dropped without finalizing; their code is never run.
     Ok(out)
 }

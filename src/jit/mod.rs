@@ -73,9 +73,10 @@ pub enum JitError {
 /// The compiled kernels of one module. Compiled code is callable from many threads at
 /// once; the Cranelift module that owns it is only touched when the `JitModule` drops.
 pub struct JitModule {
-    /// Owns the code memory. Behind a mutex so that `JitModule` is `Sync`
-    /// (`cranelift_jit::JITModule` is `Send` only); never locked on the hot path.
-    module: Mutex<Option<ClifJitModule>>,
+    /// Own the code memory (one Cranelift module per compile tier used). Behind a mutex
+    /// so that `JitModule` is `Sync` (`cranelift_jit::JITModule` is `Send` only); never
+    /// locked on the hot path.
+    modules: Mutex<Vec<ClifJitModule>>,
     kernels: HashMap<ir::FuncId, KernelFn>,
 }
 
@@ -89,12 +90,8 @@ impl std::fmt::Debug for JitModule {
 
 impl Drop for JitModule {
     fn drop(&mut self) {
-        let m = self
-            .module
-            .get_mut()
-            .unwrap_or_else(|e| e.into_inner())
-            .take();
-        if let Some(m) = m {
+        let ms = std::mem::take(self.modules.get_mut().unwrap_or_else(|e| e.into_inner()));
+        for m in ms {
             // SAFETY: the kernel pointers handed out by `kernel` are only valid while this
             // module lives (documented on `kernel`); no code of it runs any more.
             unsafe { m.free_memory() };
@@ -105,9 +102,7 @@ impl Drop for JitModule {
 impl JitModule {
     /// Compiles every kernel (`FuncKind::Entry` with a body) of the module.
     pub fn compile(m: &ir::Module, layout: &ModuleLayout) -> Result<JitModule, JitError> {
-        let mut cm = new_module()?;
-        let helpers = helpers::declare(&mut cm)?;
-        let mut cctx = cm.make_context();
+        let mut tiers: Vec<Option<(ClifJitModule, helpers::HelperIds)>> = vec![None, None];
         let mut fctx = FunctionBuilderContext::new();
         let mut ids = Vec::new();
         for (i, f) in m.functions.iter().enumerate() {
@@ -115,30 +110,47 @@ impl JitModule {
                 continue;
             }
             let fid = ir::FuncId(i as u32);
-            let id = declare_kernel(&mut cm, fid)?;
-            cctx.func.signature = kernel_signature(&cm);
+            let tier = Tier::of(f);
+            let slot = &mut tiers[tier as usize];
+            if slot.is_none() {
+                let mut cm = new_module(tier)?;
+                let h = helpers::declare(&mut cm)?;
+                *slot = Some((cm, h));
+            }
+            let Some((cm, helpers)) = slot.as_mut() else {
+                continue;
+            };
+            let id = declare_kernel(cm, fid)?;
+            let mut cctx = cm.make_context();
+            cctx.func.signature = kernel_signature(cm);
             cctx.func.name = UserFuncName::user(0, id.as_u32());
-            translate::build(m, layout, fid, &mut cctx.func, &mut fctx, &mut cm, &helpers)?;
+            translate::build(m, layout, fid, &mut cctx.func, &mut fctx, cm, helpers)?;
             guard("define_function", || {
                 cm.define_function(id, &mut cctx)
                     .map_err(|e| format!("{e:?}"))
             })?;
-            cm.clear_context(&mut cctx);
-            ids.push((fid, id));
+            ids.push((fid, tier, id));
         }
-        guard("finalize_definitions", || {
-            cm.finalize_definitions().map_err(|e| format!("{e:?}"))
-        })?;
         let mut kernels = HashMap::new();
-        for (fid, id) in ids {
-            let p = cm.get_finalized_function(id);
-            // SAFETY: the function was compiled with `kernel_signature`, which is the
-            // SystemV signature of `KernelFn`.
-            let kf: KernelFn = unsafe { std::mem::transmute::<*const u8, KernelFn>(p) };
-            kernels.insert(fid, kf);
+        let mut modules = Vec::new();
+        for (t, slot) in tiers.into_iter().enumerate() {
+            let Some((mut cm, _)) = slot else { continue };
+            guard("finalize_definitions", || {
+                cm.finalize_definitions().map_err(|e| format!("{e:?}"))
+            })?;
+            for &(fid, tier, id) in &ids {
+                if tier as usize == t {
+                    let p = cm.get_finalized_function(id);
+                    // SAFETY: the function was compiled with `kernel_signature`, which is
+                    // the SystemV signature of `KernelFn`.
+                    let kf: KernelFn = unsafe { std::mem::transmute::<*const u8, KernelFn>(p) };
+                    kernels.insert(fid, kf);
+                }
+            }
+            modules.push(cm);
         }
         Ok(JitModule {
-            module: Mutex::new(Some(cm)),
+            modules: Mutex::new(modules),
             kernels,
         })
     }
@@ -169,8 +181,33 @@ fn guard<T, E: std::fmt::Debug>(
     }
 }
 
-/// The native ISA with the settings the JIT uses.
-pub(crate) fn make_isa() -> Result<OwnedTargetIsa, JitError> {
+/// Compile settings for a kernel. Cranelift's backtracking register allocator takes most
+/// of the compile time and memory of very large kernels (a warp-wide instruction is tens
+/// of CLIF instructions and every register is 8-16 vectors), so kernels above
+/// [`LARGE_KERNEL_INSTS`] instructions use the single-pass allocator: 4-5x faster to
+/// compile, slower code.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Tier {
+    Optimized = 0,
+    Large = 1,
+}
+
+/// IR instructions above which a kernel is compiled with [`Tier::Large`].
+pub(crate) const LARGE_KERNEL_INSTS: usize = 1500;
+
+impl Tier {
+    pub(crate) fn of(f: &ir::Function) -> Tier {
+        let n: usize = f.blocks.iter().map(|b| b.insts.len() + 1).sum();
+        if n > LARGE_KERNEL_INSTS {
+            Tier::Large
+        } else {
+            Tier::Optimized
+        }
+    }
+}
+
+/// The native ISA with the settings the JIT uses for a tier.
+pub(crate) fn make_isa(tier: Tier) -> Result<OwnedTargetIsa, JitError> {
     #[cfg(target_arch = "x86_64")]
     {
         if !std::is_x86_feature_detected!("sse4.1") {
@@ -190,6 +227,9 @@ pub(crate) fn make_isa() -> Result<OwnedTargetIsa, JitError> {
                 .map_err(|e| JitError::Codegen(format!("setting {k}={v}: {e}")))
         };
         set(&mut fb, "opt_level", "speed")?;
+        if tier == Tier::Large {
+            set(&mut fb, "regalloc_algorithm", "single_pass")?;
+        }
         set(
             &mut fb,
             "enable_verifier",
@@ -208,8 +248,8 @@ pub(crate) fn make_isa() -> Result<OwnedTargetIsa, JitError> {
 }
 
 /// A fresh Cranelift JIT module with the helper symbols registered.
-pub(crate) fn new_module() -> Result<ClifJitModule, JitError> {
-    let isa = make_isa()?;
+pub(crate) fn new_module(tier: Tier) -> Result<ClifJitModule, JitError> {
+    let isa = make_isa(tier)?;
     let mut jb = JITBuilder::with_isa(isa, cranelift_module::default_libcall_names());
     for h in helpers::HELPERS {
         jb.symbol(h.name, h.ptr());

@@ -2,7 +2,8 @@
 //! the machine code (VCode disassembly) Cranelift produces for it.
 
 use super::{
-    declare_kernel, guard, helpers, kernel_signature, new_module, translate, JitError, Tier,
+    build_guarded, declare_kernel, define, guard, helpers, kernel_signature, new_module, JitError,
+    Tier,
 };
 use crate::ir;
 use crate::runtime::ModuleLayout;
@@ -44,7 +45,7 @@ pub fn dump(
         let id = declare_kernel(&mut cm, fid)?;
         cctx.func.signature = kernel_signature(&cm);
         cctx.func.name = UserFuncName::user(0, id.as_u32());
-        translate::build(m, layout, fid, &mut cctx.func, &mut fctx, &mut cm, &helpers)?;
+        build_guarded(m, layout, fid, &mut cctx.func, &mut fctx, &mut cm, &helpers)?;
         let _ = writeln!(out, "; kernel {}", f.name);
         match kind {
             DumpKind::Clif => {
@@ -52,10 +53,7 @@ pub fn dump(
             }
             DumpKind::Asm => {
                 cctx.set_disasm(true);
-                guard("define_function", || {
-                    cm.define_function(id, &mut cctx)
-                        .map_err(|e| format!("{e:?}"))
-                })?;
+                guard("define_function", || define(&mut cm, id, &mut cctx))?;
                 let text = cctx
                     .compiled_code()
                     .and_then(|c| c.vcode.clone())

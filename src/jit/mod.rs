@@ -124,11 +124,8 @@ impl JitModule {
             let mut cctx = cm.make_context();
             cctx.func.signature = kernel_signature(cm);
             cctx.func.name = UserFuncName::user(0, id.as_u32());
-            translate::build(m, layout, fid, &mut cctx.func, &mut fctx, cm, helpers)?;
-            guard("define_function", || {
-                cm.define_function(id, &mut cctx)
-                    .map_err(|e| format!("{e:?}"))
-            })?;
+            build_guarded(m, layout, fid, &mut cctx.func, &mut fctx, cm, helpers)?;
+            guard("define_function", || define(cm, id, &mut cctx))?;
             ids.push((fid, tier, id));
         }
         let mut kernels = HashMap::new();
@@ -136,7 +133,7 @@ impl JitModule {
         for (t, slot) in tiers.into_iter().enumerate() {
             let Some((mut cm, _)) = slot else { continue };
             guard("finalize_definitions", || {
-                cm.finalize_definitions().map_err(|e| format!("{e:?}"))
+                cm.finalize_definitions().map_err(|e| e.to_string())
             })?;
             for &(fid, tier, id) in &ids {
                 if tier as usize == t {
@@ -162,22 +159,62 @@ impl JitModule {
     }
 }
 
+/// [`translate::build`], with a panic inside Cranelift's frontend (a JIT bug) turned
+/// into [`JitError::Codegen`].
+pub(crate) fn build_guarded(
+    m: &ir::Module,
+    layout: &ModuleLayout,
+    fid: ir::FuncId,
+    func: &mut cranelift_codegen::ir::Function,
+    fctx: &mut FunctionBuilderContext,
+    cm: &mut ClifJitModule,
+    helpers: &helpers::HelperIds,
+) -> Result<(), JitError> {
+    match catch_unwind(AssertUnwindSafe(|| {
+        translate::build(m, layout, fid, func, fctx, cm, helpers)
+    })) {
+        Ok(r) => r,
+        Err(p) => Err(JitError::Codegen(format!(
+            "building the code of kernel {} panicked: {}",
+            m.functions
+                .get(fid.0 as usize)
+                .map_or("?", |f| f.name.as_str()),
+            panic_text(&p)
+        ))),
+    }
+}
+
+fn panic_text(p: &Box<dyn std::any::Any + Send>) -> String {
+    p.downcast_ref::<String>()
+        .cloned()
+        .or_else(|| p.downcast_ref::<&str>().map(|s| s.to_string()))
+        .unwrap_or_default()
+}
+
+/// `define_function`, with verifier and other codegen errors printed against the CLIF.
+pub(crate) fn define(
+    cm: &mut ClifJitModule,
+    id: cranelift_module::FuncId,
+    cctx: &mut cranelift_codegen::Context,
+) -> Result<(), String> {
+    match cm.define_function(id, cctx) {
+        Ok(()) => Ok(()),
+        Err(cranelift_module::ModuleError::Compilation(e)) => {
+            Err(cranelift_codegen::print_errors::pretty_error(&cctx.func, e))
+        }
+        Err(e) => Err(e.to_string()),
+    }
+}
+
 /// Runs a Cranelift step, turning its errors and panics into [`JitError::Codegen`].
-fn guard<T, E: std::fmt::Debug>(
-    what: &str,
-    f: impl FnOnce() -> Result<T, E>,
-) -> Result<T, JitError> {
+fn guard<T>(what: &str, f: impl FnOnce() -> Result<T, String>) -> Result<T, JitError> {
     match catch_unwind(AssertUnwindSafe(f)) {
         Ok(Ok(v)) => Ok(v),
-        Ok(Err(e)) => Err(JitError::Codegen(format!("{what}: {e:?}"))),
-        Err(p) => {
-            let msg = p
-                .downcast_ref::<String>()
-                .cloned()
-                .or_else(|| p.downcast_ref::<&str>().map(|s| s.to_string()))
-                .unwrap_or_default();
-            Err(JitError::Codegen(format!("{what} panicked: {msg}")))
-        }
+        Ok(Err(e)) => Err(JitError::Codegen(format!("{what}: {e}"))),
+        Err(p) => Err(JitError::Codegen(format!(
+            "{what} panicked: {}",
+            panic_text(&p)
+        ))),
     }
 }
 

@@ -1,14 +1,17 @@
 //! Control flow: branches, divergence bookkeeping, the dispatcher, `exit`/`ret` and
-//! `bar.sync`.
+//! barriers.
 //!
 //! Divergence (DESIGN.md): blocks are numbered in reverse post-order. Lanes that wait to
-//! run a block record its number in `next` (8 × i32x4, `u32::MAX` = not waiting) and the
-//! `pending` flag is set. A branch that is uniform over the active lanes while nothing is
-//! pending is a plain jump. Otherwise each active lane records its successor and the
-//! dispatcher runs the lowest-numbered pending block with the lanes waiting there (which
-//! reconverges at the earliest point of any CFG). `exit` removes lanes from `ctx.live`
-//! and the active mask for good; with no active lane left the dispatcher runs, and with
-//! nothing pending either the kernel returns `ctx.status`.
+//! run a block record its number in `next` (8 × i32x4, `u32::MAX` = not waiting). In the
+//! convergent variant of a block (no lane pending) a branch that is uniform over the
+//! active lanes is a plain jump; otherwise, and always in the divergent variant, each
+//! active lane records its successor and the dispatcher runs the lowest-numbered pending
+//! block with the lanes waiting there (which reconverges at the earliest point of any
+//! CFG), in its convergent variant when no other lane is left pending. `exit` removes
+//! lanes from `ctx.live` for good; with no active lane left the dispatcher runs, and with
+//! nothing pending either the kernel returns `ctx.status`. Lanes that arrived at a
+//! barrier wait with `BAR_WAIT` set in their entry, which sorts them after every runnable
+//! lane; when only they are left the warp waits for its barriers (`ptxjit_bar_wait`).
 
 use super::helpers::Helper;
 use super::lanes::{self, N32};

@@ -5,9 +5,11 @@
 //! - uniform loads of kernel parameters and `.global`/`.const` variables at constant,
 //!   in-bounds, aligned offsets: one scalar load and a splat per element;
 //! - coalesced accesses (`nvec == 1`, lane i at `a0 + i*size`, `a0` size-aligned, the
-//!   whole range inside the cached region `ctx.rd_lo..rd_hi` for loads /
-//!   `ctx.wr_lo..wr_hi` for stores, or inside the shared window; stores need all 32
-//!   lanes active): whole-vector loads and stores;
+//!   whole range inside the instruction's entry of the per-instruction region cache
+//!   `ctx.inst_cache`, or inside the shared window; stores need all 32 lanes active, so
+//!   never while lanes are pending): whole-vector loads and stores. A well-shaped access
+//!   that misses the cache asks `ptxjit_region` (one region-table lookup), which fills
+//!   the entry, and then takes the vector path;
 //! - everything else: lane addresses and data go to the scratch slot and the
 //!   `ptxjit_access` helper performs the access; a nonzero result returns from the kernel.
 

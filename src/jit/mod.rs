@@ -7,6 +7,10 @@
 //! (`ctx.live` lanes) to completion, a fault, or an error and returns `ctx.status`.
 //! [`dump`] prints the CLIF or the machine code of kernels.
 //!
+//! Every IR block is compiled twice, as a convergent variant (no lane pending: no write
+//! merging, uniform branches are jumps) and a divergent one; kernels of more than
+//! 1500 instructions use a faster register allocator (`Tier`).
+//!
 //! Modules:
 //! - `lanes`: warp values and masks as vectors;
 //! - `translate`: the per-kernel translator (registers, operands, writes, instruction

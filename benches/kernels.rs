@@ -56,13 +56,28 @@ fn main() {
         std::arch::is_x86_feature_detected!("fma") && std::arch::is_x86_feature_detected!("avx2"),
         "the benchmarks need AVX2 and FMA"
     );
-    let quick = std::env::args().any(|a| a == "--quick");
+    let args: Vec<String> = std::env::args()
+        .skip(1)
+        .filter(|a| a != "--bench")
+        .collect();
+    let quick = args.iter().any(|a| a == "--quick");
+    // Optional filters: `cargo bench -- saxpy` or `cargo bench -- reduce`.
+    let names: Vec<&String> = args.iter().filter(|a| !a.starts_with('-')).collect();
+    let want = |k: &str| names.is_empty() || names.iter().any(|n| k.contains(n.as_str()));
     let reps = if quick { 2 } else { 5 };
     let dev = Device::new().expect("device");
     let threads = dev.options().threads;
     println!("ptxjit benchmarks ({threads} worker threads, best of {reps})");
 
-    // ---- saxpy ----
+    if want("saxpy") {
+        bench_saxpy(&dev, reps, threads);
+    }
+    if want("reduce") {
+        bench_reduce(&dev, reps, threads);
+    }
+}
+
+fn bench_saxpy(dev: &Device, reps: usize, threads: usize) {
     let saxpy = dev
         .load_ptx(include_str!("../examples/saxpy.ptx"), "saxpy.ptx")
         .expect("load saxpy");
@@ -118,8 +133,9 @@ fn main() {
         per_elem(t_jit, n) / per_elem(t_native_mt, n),
         per_elem(t_interp, ni) / per_elem(t_jit, n)
     );
+}
 
-    // ---- block reduction ----
+fn bench_reduce(dev: &Device, reps: usize, threads: usize) {
     let reduce = dev
         .load_ptx(
             include_str!("../tests/kernels/reduce.nvrtc.ptx"),

@@ -270,6 +270,8 @@ fn worker(sh: &LaunchShared, wm: &WorkerMem, ncta: u64) {
 struct WarpSlot {
     ctx: Box<WarpCtx>,
     env: Box<WarpEnv>,
+    /// The warp's lanes that exist in the block (its `live` mask at the start of a CTA).
+    live: u32,
 }
 
 fn run_warp(sh: &LaunchShared, ctx: &mut WarpCtx) -> u32 {
@@ -312,22 +314,13 @@ fn run_cta(
             )
         };
     }
-    // Warp contexts are allocated once per worker and reinitialised for every CTA.
+    // Warp contexts are built once per worker and launch (thread ids depend only on the
+    // warp index and the block shape); each CTA only sets what differs.
     while slots.len() < nwarps {
-        let ctx = Box::new(WarpCtx::new(ntid, ctaid, sh.cfg.grid, 0));
-        let env = Box::new(WarpEnv::new(sh.regions.clone()));
-        slots.push(WarpSlot { ctx, env });
-    }
-    let warps = &mut slots[..nwarps];
-    for (w, slot) in warps.iter_mut().enumerate() {
-        *slot.ctx = WarpCtx::new(ntid, ctaid, sh.cfg.grid, w as u32);
-        let env = &mut *slot.env;
-        env.fault = None;
-        env.error = None;
-        env.yielder = None;
-        env.arrivals.clear();
-        let ctx = &mut *slot.ctx;
-        ctx.env = env;
+        let w = slots.len();
+        let mut ctx = Box::new(WarpCtx::new(ntid, ctaid, sh.cfg.grid, w as u32));
+        let mut env = Box::new(WarpEnv::new(sh.regions.clone()));
+        ctx.env = &mut *env;
         ctx.param_base = sh.param_base;
         ctx.shared_base = wm.shared_base;
         ctx.shared_size = sh.shared_size;
@@ -339,6 +332,20 @@ fn run_cta(
                 *b = wm.local_base + (w * WARP_SIZE + lane) as u64 * sh.local_size;
             }
         }
+        let live = ctx.live;
+        slots.push(WarpSlot { ctx, env, live });
+    }
+    let warps = &mut slots[..nwarps];
+    for slot in warps.iter_mut() {
+        let env = &mut *slot.env;
+        env.fault = None;
+        env.error = None;
+        env.yielder = None;
+        env.arrivals.clear();
+        let ctx = &mut *slot.ctx;
+        ctx.ctaid = ctaid;
+        ctx.live = slot.live;
+        ctx.status = STATUS_OK;
     }
 
     if !sh.uses_barriers {

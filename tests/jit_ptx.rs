@@ -336,8 +336,7 @@ fn jit_module_is_send_and_sync_and_runs_on_many_threads() {
 fn generic_access_to_a_shared_variable() {
     // `ld.u32 [sm+4]` without a state space: the IR gives Space::Generic with the
     // variable as base, whose generic address (`ir::AddrBase::Var`) is the shared window
-    // base plus the variable's offset. (The interpreter currently uses the bare window
-    // offset here and faults; reported to the lead, so this runs on the JIT only.)
+    // base plus the variable's offset; both backends must agree.
     let text = format!(
         "{HEADER}{}",
         r#"
@@ -360,11 +359,14 @@ fn generic_access_to_a_shared_variable() {
     let m = parse_and_check(&text, "t.ptx").unwrap();
     let dev = Dev::new();
     let layout = dev.layout(&m);
-    let jit = compile(&m, &layout);
     let out = dev.alloc_u32(&[0; 32]);
     let mut l = Launch::threads(32, params_u64(&[out]));
     l.shared = 1024;
-    let r = run(&dev, &jit, &m, "k", &l);
+    let (r, mem) = run_both(&dev, &m, &layout, "k", &l, &[(out, 32 * 4)]);
     assert_eq!(r.statuses, vec![0], "{:?}", r.fault);
-    assert_eq!(dev.read_u32(out, 32), vec![42; 32]);
+    let got: Vec<u32> = mem[0]
+        .chunks(4)
+        .map(|c| u32::from_le_bytes(c.try_into().unwrap()))
+        .collect();
+    assert_eq!(got, vec![42; 32]);
 }

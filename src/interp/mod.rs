@@ -426,6 +426,14 @@ impl Warp<'_> {
         for lane in lanes(mask) {
             let base = match addr.base {
                 AddrBase::Reg(r) => self.regs[r.0 as usize][lane],
+                // A generic access through a shared/local variable uses its generic
+                // address (window base + offset), as `cvta` would give.
+                AddrBase::Var(v @ VarRef::Shared(_)) if space == Space::Generic => {
+                    ctx.shared_base.wrapping_add(self.var_addr(ctx, v))
+                }
+                AddrBase::Var(v @ VarRef::Local(_)) if space == Space::Generic => {
+                    ctx.local_base[lane].wrapping_add(self.var_addr(ctx, v))
+                }
                 AddrBase::Var(v) => self.var_addr(ctx, v),
                 AddrBase::Abs => 0,
             };

@@ -95,7 +95,20 @@ impl Device {
     }
 
     pub fn with_options(opts: DeviceOptions) -> Result<Device> {
-        let mem = DeviceMemory::new(opts.memory_bytes)?;
+        // Reserve the requested address space; where the host refuses (a virtual-memory
+        // limit, strict overcommit), fall back to smaller reservations down to 256 MiB.
+        let mut size = opts.memory_bytes;
+        let mem = loop {
+            match DeviceMemory::new(size) {
+                Ok(m) => break m,
+                Err(e) if size <= 256 << 20 => return Err(e.into()),
+                Err(_) => size /= 4,
+            }
+        };
+        let opts = DeviceOptions {
+            memory_bytes: mem.size(),
+            ..opts
+        };
         let opts = DeviceOptions {
             threads: opts.threads.max(1),
             ..opts

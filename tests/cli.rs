@@ -82,6 +82,13 @@ fn run_validates_arguments() {
         a.extend_from_slice(extra);
         ptxjit(&a)
     };
+    let o = with(&["--threads", "0", "--arg", "u32:1000"]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(
+        stderr(&o).contains("--threads must be at least 1"),
+        "{}",
+        stderr(&o)
+    );
     let o = with(&["--arg", "u32:1000"]);
     assert_eq!(o.status.code(), Some(1));
     assert!(
@@ -167,6 +174,8 @@ fn run_writes_outputs_on_both_backends_with_hex_and_zeros_args() {
             "128,1,1",
             "--backend",
             backend,
+            "--threads",
+            if backend == "jit" { "2" } else { "1" },
             "--arg",
             "u32:0x3e8",
             "--arg",

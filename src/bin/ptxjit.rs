@@ -3,7 +3,7 @@
 //! ```text
 //! ptxjit check FILE.ptx
 //! ptxjit run FILE.ptx --kernel NAME [--grid X,Y,Z] [--block X,Y,Z] [--shared BYTES]
-//!            [--backend jit|interp] [--arg SPEC]... [--out I=PATH]...
+//!            [--backend jit|interp] [--threads N] [--arg SPEC]... [--out I=PATH]...
 //! ptxjit dump FILE.ptx [--kernel NAME] (--clif | --asm)
 //! ```
 //! SPEC is `TYPE:VALUE` (u8..u64 s8..s64 b8..b64 f32 f64; decimal, or `0x` hex — for
@@ -12,7 +12,7 @@
 //! as argument I (0-based) to PATH after the launch. Exit code 0 on success, 1 on error.
 
 use clap::{Parser, Subcommand, ValueEnum};
-use ptxjit::{Backend, Buffer, Device, KernelArg, LaunchConfig};
+use ptxjit::{Backend, Buffer, Device, DeviceOptions, KernelArg, LaunchConfig};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -49,6 +49,9 @@ enum Cmd {
         shared: u32,
         #[arg(long, value_enum, default_value = "jit")]
         backend: BackendArg,
+        /// OS threads that run CTAs (default: one per core; 1 gives a deterministic order).
+        #[arg(long)]
+        threads: Option<usize>,
         /// Kernel argument: TYPE:VALUE, buf:PATH or zeros:N.
         #[arg(long = "arg")]
         args: Vec<String>,
@@ -229,13 +232,21 @@ fn run(cli: Cli) -> Result<(), String> {
             block,
             shared,
             backend,
+            threads,
             args,
             outs,
         } => {
             let (src, name) = read_ptx(&file)?;
             let grid = parse_dims(&grid, "grid")?;
             let block = parse_dims(&block, "block")?;
-            let dev = Device::new().map_err(|e| e.to_string())?;
+            let mut opts = DeviceOptions::default();
+            if let Some(t) = threads {
+                if t == 0 {
+                    return Err("--threads must be at least 1".into());
+                }
+                opts.threads = t;
+            }
+            let dev = Device::with_options(opts).map_err(|e| e.to_string())?;
             let backend = match backend {
                 BackendArg::Jit => Backend::Jit,
                 BackendArg::Interp => Backend::Interp,

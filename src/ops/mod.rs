@@ -23,6 +23,7 @@ pub mod bits;
 mod convert;
 mod float;
 mod int;
+pub mod special;
 
 pub use convert::cvt;
 pub use float::{canonical_nan, flush_f32};

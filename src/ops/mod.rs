@@ -21,6 +21,7 @@
 
 pub mod bits;
 mod convert;
+pub mod f16;
 mod float;
 mod int;
 pub mod special;

@@ -165,9 +165,9 @@ fn minmax(k: HalfKind, is_max: bool, m: HalfMode, a: u16, b: u16) -> u16 {
         let (x, y) = (to_f64(k, a), to_f64(k, b));
         // -0.0 < +0.0.
         let a_first = if x == y {
-            (a & 0x8000 != 0) == !is_max
+            (a & 0x8000 != 0) != is_max
         } else {
-            (x < y) == !is_max
+            (x < y) != is_max
         };
         if a_first {
             a

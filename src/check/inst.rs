@@ -3,6 +3,8 @@
 //! Executed instructions are lowered completely; every other instruction (and every
 //! unimplemented variant of a known one) is a located "not supported yet" error.
 
+mod bits;
+
 use super::func::{Fx, TTerm, Tgt};
 use super::operand::{Rule, Val};
 use crate::ir::{
@@ -256,6 +258,11 @@ impl Fx<'_, '_> {
             "mad" => one(self.mul_mad(i, m, true)?),
             "fma" => one(self.fma(i, m)?),
             "div" => one(self.div(i, m)?),
+            "rem" => one(self.rem(i, m)?),
+            "popc" | "clz" | "brev" | "bfind" | "bfe" | "bfi" | "prmt" | "lop3" | "shf"
+            | "cnot" | "mul24" | "mad24" | "sad" | "dp4a" | "dp2a" | "fns" | "bmsk" | "szext" => {
+                one(self.bits_op(i, m)?)
+            }
             "neg" | "abs" => one(self.neg_abs(i, m)?),
             "min" | "max" => one(self.min_max(i, m)?),
             "and" | "or" | "xor" | "not" => one(self.logic(i, m)?),
@@ -551,7 +558,7 @@ impl Fx<'_, '_> {
             return Err(self.bad_type(m, ty));
         }
         if m.any(|x| x == "sat") {
-            return Err(self.unsupported(m));
+            return self.add_sub_sat(i, m, ty, op == ArithOp::Add);
         }
         self.arith(i, m, op, ty, ty, FloatMode::default())
     }
@@ -645,7 +652,19 @@ impl Fx<'_, '_> {
     fn div(&mut self, i: &Instruction, m: &mut Mods) -> Result<InstKind, PtxError> {
         let ty = self.one_type(m)?;
         if ty.is_int() {
-            return Err(self.unsupported(m));
+            // Integer division truncates toward zero; division by zero (unspecified by
+            // PTX) gives all ones (see `ops`).
+            if ty.bits() < 16 {
+                return Err(self.bad_type(m, ty));
+            }
+            return self.arith(
+                i,
+                m,
+                ArithOp::Div(DivMode::Ieee),
+                ty,
+                ty,
+                FloatMode::default(),
+            );
         }
         if !matches!(ty, Type::F32 | Type::F64) {
             return Err(self.bad_type(m, ty));

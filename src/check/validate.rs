@@ -211,6 +211,16 @@ fn validate_function(m: &Module, fid: FuncId, f: &Function) -> Result<(), String
                         pred(c.reg)?;
                     }
                 }
+                InstKind::Bits { op, ty, dst, srcs } => {
+                    let (stys, dty) = crate::ops::bits::signature(*op, *ty);
+                    if srcs.len() != stys.len() {
+                        return Err(format!("{op:?} with {} sources", srcs.len()));
+                    }
+                    fits(*dst, dty, Rule::Strict)?;
+                    for (s, t) in srcs.iter().zip(stys) {
+                        src(s, t, Rule::Strict)?;
+                    }
+                }
                 InstKind::Selp {
                     ty,
                     dst,

@@ -257,6 +257,17 @@ impl Warp<'_> {
                     self.write(*dst, rty, r, lane);
                 }
             }
+            InstKind::Bits { op, ty, dst, srcs } => {
+                let (stys, dty) = ops::bits::signature(*op, *ty);
+                for lane in lanes(mask) {
+                    let mut v = [0u64; 4];
+                    for (k, (s, t)) in srcs.iter().zip(&stys).enumerate().take(4) {
+                        v[k] = self.read(ctx, *s, *t, lane);
+                    }
+                    let r = ops::bits::eval(*op, *ty, &v);
+                    self.write(*dst, dty, r, lane);
+                }
+            }
             InstKind::Setp {
                 cmp,
                 ty,

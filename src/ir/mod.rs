@@ -783,4 +783,72 @@ pub enum InstKind {
         barrier: Operand,
         count: Option<Operand>,
     },
+    /// Bit manipulation and packed-integer operations (`popc clz brev bfind bfe bfi prmt
+    /// lop3 shf cnot mul24 mad24 sad dp4a dp2a fns bmsk szext add.sat sub.sat`); operand
+    /// and result types are given by `crate::ops::bits::signature(op, ty)`.
+    Bits {
+        op: BitOp,
+        ty: Type,
+        dst: RegId,
+        srcs: Vec<Operand>,
+    },
+}
+
+/// The operations of [`InstKind::Bits`], with their modifiers.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum BitOp {
+    Popc,
+    Clz,
+    Brev,
+    Bfind {
+        shiftamt: bool,
+    },
+    Bfe,
+    Bfi,
+    Prmt(Option<PrmtMode>),
+    Lop3 {
+        lut: u8,
+    },
+    Shf {
+        left: bool,
+        clamp: bool,
+    },
+    Cnot,
+    Mul24 {
+        hi: bool,
+    },
+    Mad24 {
+        hi: bool,
+        sat: bool,
+    },
+    Sad,
+    Dp4a {
+        a_signed: bool,
+        b_signed: bool,
+    },
+    Dp2a {
+        hi: bool,
+        a_signed: bool,
+        b_signed: bool,
+    },
+    Fns,
+    Bmsk {
+        clamp: bool,
+    },
+    Szext {
+        clamp: bool,
+    },
+    AddSat,
+    SubSat,
+}
+
+/// `prmt` modes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum PrmtMode {
+    F4e,
+    B4e,
+    Rc8,
+    Ecl,
+    Ecr,
+    Rc16,
 }

@@ -30,6 +30,7 @@ pub(crate) enum Helper {
     Arith,
     Cvt,
     Setp,
+    Bits,
 }
 
 pub(crate) struct HelperDef {
@@ -78,6 +79,12 @@ pub(crate) const HELPERS: &[HelperDef] = &[
         ret: None,
     },
     HelperDef {
+        h: Helper::Bits,
+        name: "ptxjit_bits",
+        params: &[I64, I32, I64, I64, I64, I64, I64],
+        ret: None,
+    },
+    HelperDef {
         h: Helper::Setp,
         name: "ptxjit_setp",
         params: &[I64, I32, I64, I64, I64],
@@ -95,6 +102,7 @@ impl HelperDef {
             Helper::Arith => ptxjit_arith as *const u8,
             Helper::Cvt => ptxjit_cvt as *const u8,
             Helper::Setp => ptxjit_setp as *const u8,
+            Helper::Bits => ptxjit_bits as *const u8,
         }
     }
 }
@@ -546,6 +554,34 @@ pub unsafe extern "C" fn ptxjit_arith(
             };
             wr(out, l, slot_bytes(to), scalar_arith(op, ty, fm, x, y, z));
         }
+    }
+}
+
+/// `out[l] = ops::bits::eval(op, ty, [a[l], b[l], c[l], d[l]])` for the lanes in `mask`
+/// (`desc` from `ops::bits::encode`).
+///
+/// # Safety
+/// The pointers must be valid slot arrays for the operand and result types.
+pub unsafe extern "C" fn ptxjit_bits(
+    desc: u64,
+    mask: u32,
+    a: *const u8,
+    b: *const u8,
+    c: *const u8,
+    d: *const u8,
+    out: *mut u8,
+) {
+    let Some((op, ty)) = crate::ops::bits::decode(desc) else {
+        return;
+    };
+    let (stys, dty) = crate::ops::bits::signature(op, ty);
+    let ptrs = [a, b, c, d];
+    for l in lanes(mask) {
+        let mut v = [0u64; 4];
+        for (k, t) in stys.iter().enumerate().take(4) {
+            v[k] = unsafe { rd(ptrs[k], l, slot_bytes(*t), t.bits()) };
+        }
+        unsafe { wr(out, l, slot_bytes(dty), crate::ops::bits::eval(op, ty, &v)) };
     }
 }
 

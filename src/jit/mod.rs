@@ -25,6 +25,7 @@
 #![allow(clippy::needless_range_loop)]
 
 mod arith;
+mod bits;
 mod control;
 mod convert;
 mod dump;

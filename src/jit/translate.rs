@@ -678,6 +678,7 @@ impl<'a> FnTx<'a> {
             } => self.cvt(*dst_ty, *src_ty, *rnd, *ftz, *sat, *dst, src, &mut mask),
             // `check` turns every bar.sync into `Terminator::Barrier`.
             InstKind::BarSync { .. } => Err(self.unsupported("bar.sync inside a block")),
+            InstKind::Bits { op, ty, dst, srcs } => self.bits(*op, *ty, *dst, srcs, &mut mask),
         }
     }
 

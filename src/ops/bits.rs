@@ -7,6 +7,7 @@
 //! transcriptions of that pseudocode.
 
 use super::{mask, sext};
+use crate::ir::{BitOp, Type};
 
 /// `bfe.{u,s}{32,64} d, a, pos, len` (pos and len use their low 8 bits).
 pub fn bfe(w: u32, signed: bool, a: u64, pos: u32, len: u32) -> u64 {
@@ -238,16 +239,7 @@ pub fn shf(left: bool, clamp: bool, a: u32, b: u32, c: u32) -> u32 {
     }
 }
 
-/// `prmt` modes.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum PrmtMode {
-    F4e,
-    B4e,
-    Rc8,
-    Ecl,
-    Ecr,
-    Rc16,
-}
+pub use crate::ir::PrmtMode;
 
 /// `prmt.b32{.mode} d, a, b, c`: pick four bytes of `{b, a}`.
 pub fn prmt(mode: Option<PrmtMode>, a: u32, b: u32, c: u32) -> u32 {
@@ -316,6 +308,183 @@ pub fn sub_borrow(w: u32, a: u64, b: u64, borrow_in: bool) -> (u64, bool) {
         (b & mask(w)) as u128 + borrow_in as u128,
     );
     (x.wrapping_sub(y) as u64 & mask(w), x < y)
+}
+
+/// Operand types (in order) and result type of `op` with instruction type `ty` (for
+/// `dp4a`/`dp2a`, `ty` is the accumulator's type: `.u32` when both inputs are unsigned,
+/// else `.s32`).
+pub fn signature(op: BitOp, ty: Type) -> (Vec<Type>, Type) {
+    use Type::{B32, S32, U32};
+    match op {
+        BitOp::Popc | BitOp::Clz | BitOp::Bfind { .. } => (vec![ty], U32),
+        BitOp::Brev | BitOp::Cnot => (vec![ty], ty),
+        BitOp::Bfe => (vec![ty, U32, U32], ty),
+        BitOp::Bfi => (vec![ty, ty, U32, U32], ty),
+        BitOp::Prmt(_) | BitOp::Lop3 { .. } => (vec![B32, B32, B32], B32),
+        BitOp::Shf { .. } => (vec![B32, B32, U32], B32),
+        BitOp::Mul24 { .. } => (vec![ty, ty], ty),
+        BitOp::Mad24 { .. } | BitOp::Sad => (vec![ty, ty, ty], ty),
+        BitOp::Dp4a { .. } | BitOp::Dp2a { .. } => (vec![U32, U32, ty], ty),
+        BitOp::Fns => (vec![B32, U32, S32], B32),
+        BitOp::Bmsk { .. } => (vec![B32, U32], B32),
+        BitOp::Szext { .. } => (vec![ty, U32], ty),
+        BitOp::AddSat | BitOp::SubSat => (vec![S32, S32], S32),
+    }
+}
+
+/// The result of `op` on operands `s` (raw bits of the types `signature` gives; missing
+/// operands read as 0).
+pub fn eval(op: BitOp, ty: Type, s: &[u64]) -> u64 {
+    let g = |i: usize| s.get(i).copied().unwrap_or(0);
+    let w = ty.bits().clamp(1, 64);
+    let (a32, b32, c32) = (g(0) as u32, g(1) as u32, g(2) as u32);
+    match op {
+        BitOp::Popc => popc(w, g(0)) as u64,
+        BitOp::Clz => clz(w, g(0)) as u64,
+        BitOp::Brev => brev(w, g(0)),
+        BitOp::Bfind { shiftamt } => bfind(w, ty.is_signed(), shiftamt, g(0)) as u64,
+        BitOp::Bfe => bfe(w, ty.is_signed(), g(0), g(1) as u32, g(2) as u32),
+        BitOp::Bfi => bfi(w, g(0), g(1), g(2) as u32, g(3) as u32),
+        BitOp::Prmt(mode) => prmt(mode, a32, b32, c32) as u64,
+        BitOp::Lop3 { lut } => lop3(a32, b32, c32, lut) as u64,
+        BitOp::Shf { left, clamp } => shf(left, clamp, a32, b32, c32) as u64,
+        BitOp::Cnot => cnot(w, g(0)),
+        BitOp::Mul24 { hi } => mul24(hi, ty.is_signed(), a32, b32) as u64,
+        BitOp::Mad24 { hi, sat } => mad24(hi, ty.is_signed(), sat, a32, b32, c32) as u64,
+        BitOp::Sad => sad(w, ty.is_signed(), g(0), g(1), g(2)),
+        BitOp::Dp4a { a_signed, b_signed } => dp4a(a_signed, b_signed, a32, b32, c32) as u64,
+        BitOp::Dp2a {
+            hi,
+            a_signed,
+            b_signed,
+        } => dp2a(hi, a_signed, b_signed, a32, b32, c32) as u64,
+        BitOp::Fns => fns(a32, b32, c32 as i32) as u64,
+        BitOp::Bmsk { clamp } => bmsk(clamp, a32, b32) as u64,
+        BitOp::Szext { clamp } => szext(clamp, ty.is_signed(), a32, b32) as u64,
+        BitOp::AddSat => add_sat_s32(a32, b32) as u64,
+        BitOp::SubSat => sub_sat_s32(a32, b32) as u64,
+    }
+}
+
+const TYPES: [Type; 8] = [
+    Type::B16,
+    Type::B32,
+    Type::B64,
+    Type::U16,
+    Type::U32,
+    Type::U64,
+    Type::S16,
+    Type::S32,
+];
+const TYPES2: [Type; 1] = [Type::S64];
+
+fn type_code(t: Type) -> u64 {
+    TYPES
+        .iter()
+        .chain(TYPES2.iter())
+        .position(|&x| x == t)
+        .map_or(0xff, |i| i as u64)
+}
+
+fn type_from(c: u64) -> Option<Type> {
+    TYPES.iter().chain(TYPES2.iter()).nth(c as usize).copied()
+}
+
+/// Packs `(op, ty)` into one integer (for passing to a JIT helper).
+pub fn encode(op: BitOp, ty: Type) -> u64 {
+    let (kind, flags): (u64, u64) = match op {
+        BitOp::Popc => (0, 0),
+        BitOp::Clz => (1, 0),
+        BitOp::Brev => (2, 0),
+        BitOp::Bfind { shiftamt } => (3, shiftamt as u64),
+        BitOp::Bfe => (4, 0),
+        BitOp::Bfi => (5, 0),
+        BitOp::Prmt(m) => (
+            6,
+            match m {
+                None => 0,
+                Some(PrmtMode::F4e) => 1,
+                Some(PrmtMode::B4e) => 2,
+                Some(PrmtMode::Rc8) => 3,
+                Some(PrmtMode::Ecl) => 4,
+                Some(PrmtMode::Ecr) => 5,
+                Some(PrmtMode::Rc16) => 6,
+            },
+        ),
+        BitOp::Lop3 { lut } => (7, lut as u64),
+        BitOp::Shf { left, clamp } => (8, left as u64 | (clamp as u64) << 1),
+        BitOp::Cnot => (9, 0),
+        BitOp::Mul24 { hi } => (10, hi as u64),
+        BitOp::Mad24 { hi, sat } => (11, hi as u64 | (sat as u64) << 1),
+        BitOp::Sad => (12, 0),
+        BitOp::Dp4a { a_signed, b_signed } => (13, a_signed as u64 | (b_signed as u64) << 1),
+        BitOp::Dp2a {
+            hi,
+            a_signed,
+            b_signed,
+        } => (
+            14,
+            hi as u64 | (a_signed as u64) << 1 | (b_signed as u64) << 2,
+        ),
+        BitOp::Fns => (15, 0),
+        BitOp::Bmsk { clamp } => (16, clamp as u64),
+        BitOp::Szext { clamp } => (17, clamp as u64),
+        BitOp::AddSat => (18, 0),
+        BitOp::SubSat => (19, 0),
+    };
+    kind | flags << 8 | type_code(ty) << 16
+}
+
+/// Inverse of [`encode`].
+pub fn decode(code: u64) -> Option<(BitOp, Type)> {
+    let f = (code >> 8) & 0xff;
+    let b = |i: u64| f >> i & 1 != 0;
+    let op = match code & 0xff {
+        0 => BitOp::Popc,
+        1 => BitOp::Clz,
+        2 => BitOp::Brev,
+        3 => BitOp::Bfind { shiftamt: b(0) },
+        4 => BitOp::Bfe,
+        5 => BitOp::Bfi,
+        6 => BitOp::Prmt(match f {
+            0 => None,
+            1 => Some(PrmtMode::F4e),
+            2 => Some(PrmtMode::B4e),
+            3 => Some(PrmtMode::Rc8),
+            4 => Some(PrmtMode::Ecl),
+            5 => Some(PrmtMode::Ecr),
+            6 => Some(PrmtMode::Rc16),
+            _ => return None,
+        }),
+        7 => BitOp::Lop3 { lut: f as u8 },
+        8 => BitOp::Shf {
+            left: b(0),
+            clamp: b(1),
+        },
+        9 => BitOp::Cnot,
+        10 => BitOp::Mul24 { hi: b(0) },
+        11 => BitOp::Mad24 {
+            hi: b(0),
+            sat: b(1),
+        },
+        12 => BitOp::Sad,
+        13 => BitOp::Dp4a {
+            a_signed: b(0),
+            b_signed: b(1),
+        },
+        14 => BitOp::Dp2a {
+            hi: b(0),
+            a_signed: b(1),
+            b_signed: b(2),
+        },
+        15 => BitOp::Fns,
+        16 => BitOp::Bmsk { clamp: b(0) },
+        17 => BitOp::Szext { clamp: b(0) },
+        18 => BitOp::AddSat,
+        19 => BitOp::SubSat,
+        _ => return None,
+    };
+    Some((op, type_from((code >> 16) & 0xff)?))
 }
 
 #[cfg(test)]
@@ -486,6 +655,36 @@ mod tests {
             0xffff_ffff,
             "wrap: N = 1, sign bit set"
         );
+    }
+
+    #[test]
+    fn encode_decode_round_trip() {
+        let ops = [
+            BitOp::Popc,
+            BitOp::Bfind { shiftamt: true },
+            BitOp::Prmt(Some(PrmtMode::Rc16)),
+            BitOp::Lop3 { lut: 0x96 },
+            BitOp::Shf {
+                left: false,
+                clamp: true,
+            },
+            BitOp::Mad24 {
+                hi: true,
+                sat: true,
+            },
+            BitOp::Dp2a {
+                hi: true,
+                a_signed: false,
+                b_signed: true,
+            },
+            BitOp::Szext { clamp: true },
+            BitOp::SubSat,
+        ];
+        for op in ops {
+            for ty in [Type::B32, Type::U64, Type::S32, Type::S64, Type::U16] {
+                assert_eq!(decode(encode(op, ty)), Some((op, ty)));
+            }
+        }
     }
 
     #[test]

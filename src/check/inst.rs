@@ -101,6 +101,12 @@ enum Lowered {
         barrier: Operand,
         count: Option<Operand>,
     },
+    /// `brx.idx`: ends the block ([`crate::ir::Terminator::BrxIdx`]).
+    Brx {
+        index: Operand,
+        targets: Vec<u32>,
+        uni: bool,
+    },
 }
 
 impl Fx<'_, '_> {
@@ -243,6 +249,18 @@ impl Fx<'_, '_> {
                 next,
                 inst: id,
             }),
+            Lowered::Brx {
+                index,
+                targets,
+                uni,
+            } => self.terminate(|next| TTerm::BrxIdx {
+                guard,
+                index,
+                targets,
+                uni,
+                next,
+                inst: id,
+            }),
         }
         Ok(())
     }
@@ -277,6 +295,12 @@ impl Fx<'_, '_> {
                     Some(ast::Operand::Value(e)) => match &e.kind {
                         ast::ExprKind::Sym { name, comp: None } => match self.lookup(name) {
                             Some(super::func::Sym::Label(l)) => l,
+                            Some(super::func::Sym::Reg(_)) => {
+                                return Err(self.err(
+                                    e.loc,
+                                    "indirect bra through a register is not supported; use brx.idx",
+                                ))
+                            }
                             Some(_) => {
                                 return Err(self.err(e.loc, format!("'{name}' is not a label")))
                             }
@@ -288,6 +312,14 @@ impl Fx<'_, '_> {
                     None => return Err(self.err(m.loc, "expected a label")),
                 };
                 Ok(Lowered::Bra { target, uni })
+            }
+            "brx" => {
+                let (index, targets, uni) = self.brx_idx(i, m)?;
+                Ok(Lowered::Brx {
+                    index,
+                    targets,
+                    uni,
+                })
             }
             "ret" => {
                 m.has("uni");

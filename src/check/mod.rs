@@ -42,6 +42,7 @@
 //! - **Shared window**: module `.shared` variables and those of every function, in
 //!   source order, then `.extern .shared` arrays at `dyn_shared_offset`.
 
+mod cflow;
 mod consts;
 mod func;
 mod init;

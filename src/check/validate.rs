@@ -310,6 +310,22 @@ fn validate_function(m: &Module, fid: FuncId, f: &Function) -> Result<(), String
                     pred(g.pred)?;
                 }
             }
+            Terminator::BrxIdx {
+                guard,
+                index,
+                targets,
+                inst: i,
+                ..
+            } => {
+                inst(*i)?;
+                if let Some(g) = guard {
+                    pred(g.pred)?;
+                }
+                src(index, Type::U32, Rule::Strict)?;
+                if targets.is_empty() {
+                    return Err("brx.idx with an empty target list".into());
+                }
+            }
         }
         for s in b.term.successors() {
             block(s)?;

@@ -116,6 +116,33 @@ pub fn run_warp(
                 }
                 send(&mut next, active & !arriving, *cont);
             }
+            Terminator::BrxIdx {
+                guard,
+                index,
+                targets,
+                next: cont,
+                inst,
+                ..
+            } => {
+                let taking = w.guard_mask(*guard, active);
+                let mut dest = [0u32; WARP_SIZE];
+                for lane in lanes(taking) {
+                    let k = w.read(ctx, *index, Type::U32, lane) as u32;
+                    match targets.get(k as usize) {
+                        Some(t) => dest[lane] = t.0,
+                        None => {
+                            let len = targets.len() as u32;
+                            // SAFETY: the runtime runs warps with their env set.
+                            unsafe { ctx::bad_branch_index(ctx, *inst, lane as u32, k, len) };
+                            return ctx.status;
+                        }
+                    }
+                }
+                for lane in lanes(taking) {
+                    next[lane] = dest[lane];
+                }
+                send(&mut next, active & !taking, *cont);
+            }
         }
         // Dispatch: run the lowest-numbered block some lane waits at. Lanes waiting at a
         // barrier sort after every runnable lane; when only they remain, the warp waits

@@ -30,6 +30,7 @@ pub(crate) enum Helper {
     Arith,
     Cvt,
     Setp,
+    BadBranch,
 }
 
 pub(crate) struct HelperDef {
@@ -83,6 +84,12 @@ pub(crate) const HELPERS: &[HelperDef] = &[
         params: &[I64, I32, I64, I64, I64],
         ret: None,
     },
+    HelperDef {
+        h: Helper::BadBranch,
+        name: "ptxjit_bad_branch",
+        params: &[I64, I32, I32, I32, I32],
+        ret: Some(I32),
+    },
 ];
 
 impl HelperDef {
@@ -95,6 +102,7 @@ impl HelperDef {
             Helper::Arith => ptxjit_arith as *const u8,
             Helper::Cvt => ptxjit_cvt as *const u8,
             Helper::Setp => ptxjit_setp as *const u8,
+            Helper::BadBranch => super::cflow::ptxjit_bad_branch as *const u8,
         }
     }
 }

@@ -25,6 +25,7 @@
 #![allow(clippy::needless_range_loop)]
 
 mod arith;
+mod cflow;
 mod control;
 mod convert;
 mod dump;

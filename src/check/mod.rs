@@ -43,6 +43,7 @@
 //!   source order, then `.extern .shared` arrays at `dyn_shared_offset`.
 
 mod cflow;
+mod compare;
 mod consts;
 mod func;
 mod init;

@@ -261,6 +261,22 @@ fn validate_function(m: &Module, fid: FuncId, f: &Function) -> Result<(), String
                     fits(*dst, *dst_ty, Rule::Relaxed)?;
                     src(s, *src_ty, Rule::Relaxed)?;
                 }
+                InstKind::Set {
+                    dty,
+                    ty,
+                    dst,
+                    a,
+                    b,
+                    combine,
+                    ..
+                } => {
+                    fits(*dst, *dty, Rule::Strict)?;
+                    src(a, *ty, Rule::Strict)?;
+                    src(b, *ty, Rule::Strict)?;
+                    if let Some((_, c)) = combine {
+                        pred(c.reg)?;
+                    }
+                }
                 InstKind::BarSync { .. } => {
                     return Err("bar.sync must be a block terminator (Terminator::Barrier)".into())
                 }

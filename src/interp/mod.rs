@@ -318,6 +318,29 @@ impl Warp<'_> {
                     }
                 }
             }
+            InstKind::Set {
+                cmp,
+                dty,
+                ty,
+                ftz,
+                dst,
+                a,
+                b,
+                combine,
+            } => {
+                for lane in lanes(mask) {
+                    let x = self.read(ctx, *a, *ty, lane);
+                    let y = self.read(ctx, *b, *ty, lane);
+                    let r = ops::setp(*cmp, *ty, *ftz, x, y);
+                    let t = match combine {
+                        None => r,
+                        Some((crate::ir::BoolOp::And, c)) => r && self.pred(*c, lane),
+                        Some((crate::ir::BoolOp::Or, c)) => r || self.pred(*c, lane),
+                        Some((crate::ir::BoolOp::Xor, c)) => r != self.pred(*c, lane),
+                    };
+                    self.write(*dst, *dty, ops::set_value(*dty, t), lane);
+                }
+            }
             InstKind::Selp {
                 ty,
                 dst,

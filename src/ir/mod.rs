@@ -802,4 +802,17 @@ pub enum InstKind {
         barrier: Operand,
         count: Option<Operand>,
     },
+    /// `set.cmp{.bool}{.ftz}.dty.ty d, a, b{, {!}c}`: the comparison as in
+    /// [`InstKind::Setp`] (`ty` is the source type), combined with `c`, written to `dst`
+    /// as 1.0f (`dty` = `.f32`) or 0xffffffff (`.u32`/`.s32`/`.b32`) when true, else 0.
+    Set {
+        cmp: CmpOp,
+        dty: Type,
+        ty: Type,
+        ftz: bool,
+        dst: RegId,
+        a: Operand,
+        b: Operand,
+        combine: Option<(BoolOp, PredSrc)>,
+    },
 }

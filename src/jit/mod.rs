@@ -26,6 +26,7 @@
 
 mod arith;
 mod cflow;
+mod compare;
 mod control;
 mod convert;
 mod dump;

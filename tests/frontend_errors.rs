@@ -189,7 +189,7 @@ fn unknown_names() {
     );
     assert_eq!(
         body_err("\tbra %r1;"),
-        "e.ptx:11:6: error: '%r1' is not a label"
+        "e.ptx:11:6: error: indirect bra through a register is not supported; use brx.idx"
     );
 }
 

@@ -569,29 +569,12 @@ both_backends!(
     nested
 );
 
-/// `brx.idx` is issue 4 (control flow, complete); until then the front end must reject
-/// it at load time, naming the instruction and its line.
 mod brx_switch {
     #[test]
-    fn rejected_at_load_time_for_now() {
-        let dev = ptxjit::Device::new().unwrap();
-        let src = super::common::load("spec_brx.ptx");
-        let err = dev
-            .load_ptx_with(&src, "spec_brx.ptx", false)
-            .unwrap_err()
-            .to_string();
-        assert!(
-            err.starts_with("spec_brx.ptx:52:5: error:") && err.contains("brx.idx"),
-            "{err}"
-        );
-    }
-    #[test]
-    #[ignore = "brx.idx lands with issue 4"]
     fn jit() {
         super::brx_switch(ptxjit::Backend::Jit)
     }
     #[test]
-    #[ignore = "brx.idx lands with issue 4"]
     fn interp() {
         super::brx_switch(ptxjit::Backend::Interp)
     }

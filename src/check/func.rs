@@ -25,6 +25,9 @@ pub enum Sym {
     Label(u32),
     /// A `.branchtargets`/`.calltargets`/`.callprototype` label.
     Directive,
+    /// A `.branchtargets` label once its directive has been checked: index into
+    /// [`Fx::btlists`] (before that, the label is a [`Sym::Directive`]).
+    BranchTargets(u32),
 }
 
 /// A branch target while the CFG is being built.
@@ -67,6 +70,15 @@ pub enum TTerm {
     },
     /// Falling off the end of the body: an implicit `ret`.
     FallOff,
+    /// `{@p} brx.idx{.uni} index, tlist`: targets are label ids.
+    BrxIdx {
+        guard: Option<Guard>,
+        index: ir::Operand,
+        targets: Vec<u32>,
+        uni: bool,
+        next: usize,
+        inst: InstId,
+    },
 }
 
 #[derive(Clone, Debug, Default)]
@@ -92,6 +104,8 @@ pub struct Fx<'c, 'a> {
     /// An error reported only if checking the function finds no other (uses of call
     /// parameters, which come with a `call` that is rejected on its own).
     pub deferred: std::cell::RefCell<Option<PtxError>>,
+    /// Checked `.branchtargets` lists (label ids), see [`Sym::BranchTargets`].
+    pub btlists: Vec<Vec<u32>>,
 }
 
 /// Checks one function (definition or declaration) into an [`ir::Function`].
@@ -112,6 +126,7 @@ pub fn check_function(
         local_size: 0,
         local_align: 1,
         deferred: std::cell::RefCell::new(None),
+        btlists: Vec::new(),
     };
     if f.kind == FuncKind::Entry && !f.rets.is_empty() {
         return Err(fx.cx.err(f.name.loc, "a kernel cannot have return values"));
@@ -370,7 +385,8 @@ impl Fx<'_, '_> {
             Stmt::Inst(i) => self.inst(i),
             Stmt::Var(v) => self.var(v),
             Stmt::Block(b) => self.block(b, depth + 1),
-            Stmt::BranchTargets { targets, .. } => {
+            Stmt::BranchTargets { label, targets } => {
+                let mut ids = Vec::new();
                 for (t, range) in targets {
                     let names: Box<dyn Iterator<Item = String>> = match range {
                         Some(n) => Box::new((0..*n).map(|i| format!("{}{i}", t.name))),
@@ -378,11 +394,12 @@ impl Fx<'_, '_> {
                     };
                     for n in names {
                         match self.lookup(&n) {
-                            Some(Sym::Label(_)) => {}
+                            Some(Sym::Label(id)) => ids.push(id),
                             _ => return Err(self.err(t.loc, format!("unknown label '{n}'"))),
                         }
                     }
                 }
+                self.branch_targets_checked(label, ids);
                 Ok(())
             }
             Stmt::CallTargets { label, targets } => {
@@ -622,6 +639,11 @@ impl Fx<'_, '_> {
                 next.iter().copied().collect()
             }
             Some(TTerm::Barrier { next, .. }) => vec![*next],
+            Some(TTerm::BrxIdx { targets, next, .. }) => targets
+                .iter()
+                .filter_map(|&l| self.resolve(Tgt::Label(l)))
+                .chain([*next])
+                .collect(),
             Some(TTerm::FallOff) | None => Vec::new(),
         };
         // Visit later blocks first so that earlier ones get lower RPO numbers.
@@ -701,6 +723,24 @@ impl Fx<'_, '_> {
                     guard,
                     barrier,
                     count,
+                    next: map(next),
+                    inst,
+                },
+                Some(TTerm::BrxIdx {
+                    guard,
+                    index,
+                    targets,
+                    uni,
+                    next,
+                    inst,
+                }) => Terminator::BrxIdx {
+                    guard,
+                    index,
+                    targets: targets
+                        .iter()
+                        .map(|&l| map(self.resolve(Tgt::Label(l)).unwrap_or(0)))
+                        .collect(),
+                    uni,
                     next: map(next),
                     inst,
                 },

@@ -103,6 +103,12 @@ enum Lowered {
         barrier: Operand,
         count: Option<Operand>,
     },
+    /// `brx.idx`: ends the block ([`crate::ir::Terminator::BrxIdx`]).
+    Brx {
+        index: Operand,
+        targets: Vec<u32>,
+        uni: bool,
+    },
 }
 
 impl Fx<'_, '_> {
@@ -245,6 +251,18 @@ impl Fx<'_, '_> {
                 next,
                 inst: id,
             }),
+            Lowered::Brx {
+                index,
+                targets,
+                uni,
+            } => self.terminate(|next| TTerm::BrxIdx {
+                guard,
+                index,
+                targets,
+                uni,
+                next,
+                inst: id,
+            }),
         }
         Ok(())
     }
@@ -267,7 +285,8 @@ impl Fx<'_, '_> {
             "min" | "max" => one(self.min_max(i, m)?),
             "and" | "or" | "xor" | "not" => one(self.logic(i, m)?),
             "shl" | "shr" => one(self.shift(i, m)?),
-            "setp" => one(self.setp(i, m)?),
+            "setp" => one(self.setp(i, m, false)?),
+            "set" => one(self.setp(i, m, true)?),
             "selp" => one(self.selp(i, m)?),
             "ld" | "ldu" => one(self.ld(i, m)?),
             "st" => one(self.st(i, m)?),
@@ -284,6 +303,12 @@ impl Fx<'_, '_> {
                     Some(ast::Operand::Value(e)) => match &e.kind {
                         ast::ExprKind::Sym { name, comp: None } => match self.lookup(name) {
                             Some(super::func::Sym::Label(l)) => l,
+                            Some(super::func::Sym::Reg(_)) => {
+                                return Err(self.err(
+                                    e.loc,
+                                    "indirect bra through a register is not supported; use brx.idx",
+                                ))
+                            }
                             Some(_) => {
                                 return Err(self.err(e.loc, format!("'{name}' is not a label")))
                             }
@@ -295,6 +320,14 @@ impl Fx<'_, '_> {
                     None => return Err(self.err(m.loc, "expected a label")),
                 };
                 Ok(Lowered::Bra { target, uni })
+            }
+            "brx" => {
+                let (index, targets, uni) = self.brx_idx(i, m)?;
+                Ok(Lowered::Brx {
+                    index,
+                    targets,
+                    uni,
+                })
             }
             "ret" => {
                 m.has("uni");
@@ -760,7 +793,8 @@ impl Fx<'_, '_> {
 
     // ----- comparison and selection ---------------------------------------------------
 
-    fn setp(&mut self, i: &Instruction, m: &mut Mods) -> Result<InstKind, PtxError> {
+    /// `setp`, or `set` (`set == true`: a destination type before the source type).
+    fn setp(&mut self, i: &Instruction, m: &mut Mods, set: bool) -> Result<InstKind, PtxError> {
         const CMPS: &[&str] = &[
             "eq", "ne", "lt", "le", "gt", "ge", "lo", "ls", "hi", "hs", "equ", "neu", "ltu", "leu",
             "gtu", "geu", "num", "nan",
@@ -774,14 +808,14 @@ impl Fx<'_, '_> {
             _ => BoolOp::Xor,
         });
         let ftz = m.has("ftz");
-        let mut ty = self.one_type(m)?;
+        let (dty, mut ty) = self.compare_types(m, set)?;
         if ty == Type::Pred || ty.bits() < 16 {
             return Err(self.bad_type(m, ty));
         }
-        if ftz && ty != Type::F32 {
+        if ftz && !matches!(ty, Type::F32 | Type::F16) {
             return Err(self.err(
                 m.loc,
-                format!("'.ftz' is only valid for .f32 in '{}'", m.text),
+                format!("'.ftz' is only valid for .f32 and .f16 in '{}'", m.text),
             ));
         }
         let cmp = match cmp_name {
@@ -828,9 +862,10 @@ impl Fx<'_, '_> {
         }
         let want = if bool_op.is_some() { 4 } else { 3 };
         self.nops(i, m, want)?;
-        let (dst, dst_neg) = match &i.operands[0] {
-            ast::Operand::Pair(p, q) => (self.pred_dst(p)?, self.pred_dst(q)?),
-            op => (self.pred_dst(op)?, None),
+        let (dst, dst_neg) = match (&i.operands[0], dty) {
+            (op, Some(_)) => (None, self.compare_dst(op, dty)?),
+            (ast::Operand::Pair(p, q), None) => (self.pred_dst(p)?, self.pred_dst(q)?),
+            (op, None) => (self.pred_dst(op)?, None),
         };
         let a = self.src(&i.operands[1], ty, Rule::Strict)?;
         let b = self.src(&i.operands[2], ty, Rule::Strict)?;
@@ -841,6 +876,18 @@ impl Fx<'_, '_> {
         if ty.is_bits() {
             // Bit-size equality is the unsigned comparison of the same width.
             ty = ty.to_unsigned();
+        }
+        if let (Some(dty), Some(dst)) = (dty, dst_neg) {
+            return Ok(InstKind::Set {
+                cmp,
+                dty,
+                ty,
+                ftz,
+                dst,
+                a,
+                b,
+                combine,
+            });
         }
         Ok(InstKind::Setp {
             cmp,

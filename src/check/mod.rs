@@ -42,6 +42,8 @@
 //! - **Shared window**: module `.shared` variables and those of every function, in
 //!   source order, then `.extern .shared` arrays at `dyn_shared_offset`.
 
+mod cflow;
+mod compare;
 mod consts;
 mod func;
 mod init;

@@ -159,7 +159,7 @@ impl Fx<'_, '_> {
                 (Sym::Var(v), None) => Ok(Val::Var(v, 0, name.to_string())),
                 (Sym::Func(f), None) => Ok(Val::Func(f)),
                 (Sym::Label(_), None) => Ok(Val::Label),
-                (Sym::Directive, None) => Ok(Val::Directive),
+                (Sym::Directive | Sym::BranchTargets(_), None) => Ok(Val::Directive),
                 (_, Some(_)) => Err(self
                     .cx
                     .err(loc, format!("'{name}' has no components ('{}')", full()))),

@@ -271,6 +271,22 @@ fn validate_function(m: &Module, fid: FuncId, f: &Function) -> Result<(), String
                     fits(*dst, *dst_ty, Rule::Relaxed)?;
                     src(s, *src_ty, Rule::Relaxed)?;
                 }
+                InstKind::Set {
+                    dty,
+                    ty,
+                    dst,
+                    a,
+                    b,
+                    combine,
+                    ..
+                } => {
+                    fits(*dst, *dty, Rule::Strict)?;
+                    src(a, *ty, Rule::Strict)?;
+                    src(b, *ty, Rule::Strict)?;
+                    if let Some((_, c)) = combine {
+                        pred(c.reg)?;
+                    }
+                }
                 InstKind::BarSync { .. } => {
                     return Err("bar.sync must be a block terminator (Terminator::Barrier)".into())
                 }
@@ -318,6 +334,22 @@ fn validate_function(m: &Module, fid: FuncId, f: &Function) -> Result<(), String
                 }
                 if let Some(g) = guard {
                     pred(g.pred)?;
+                }
+            }
+            Terminator::BrxIdx {
+                guard,
+                index,
+                targets,
+                inst: i,
+                ..
+            } => {
+                inst(*i)?;
+                if let Some(g) = guard {
+                    pred(g.pred)?;
+                }
+                src(index, Type::U32, Rule::Strict)?;
+                if targets.is_empty() {
+                    return Err("brx.idx with an empty target list".into());
                 }
             }
         }

@@ -116,6 +116,33 @@ pub fn run_warp(
                 }
                 send(&mut next, active & !arriving, *cont);
             }
+            Terminator::BrxIdx {
+                guard,
+                index,
+                targets,
+                next: cont,
+                inst,
+                ..
+            } => {
+                let taking = w.guard_mask(*guard, active);
+                let mut dest = [0u32; WARP_SIZE];
+                for lane in lanes(taking) {
+                    let k = w.read(ctx, *index, Type::U32, lane) as u32;
+                    match targets.get(k as usize) {
+                        Some(t) => dest[lane] = t.0,
+                        None => {
+                            let len = targets.len() as u32;
+                            // SAFETY: the runtime runs warps with their env set.
+                            unsafe { ctx::bad_branch_index(ctx, *inst, lane as u32, k, len) };
+                            return ctx.status;
+                        }
+                    }
+                }
+                for lane in lanes(taking) {
+                    next[lane] = dest[lane];
+                }
+                send(&mut next, active & !taking, *cont);
+            }
         }
         // Dispatch: run the lowest-numbered block some lane waits at. Lanes waiting at a
         // barrier sort after every runnable lane; when only they remain, the warp waits
@@ -300,6 +327,29 @@ impl Warp<'_> {
                     if let Some(d) = dst_neg {
                         self.write(*d, Type::Pred, q as u64, lane);
                     }
+                }
+            }
+            InstKind::Set {
+                cmp,
+                dty,
+                ty,
+                ftz,
+                dst,
+                a,
+                b,
+                combine,
+            } => {
+                for lane in lanes(mask) {
+                    let x = self.read(ctx, *a, *ty, lane);
+                    let y = self.read(ctx, *b, *ty, lane);
+                    let r = ops::setp(*cmp, *ty, *ftz, x, y);
+                    let t = match combine {
+                        None => r,
+                        Some((crate::ir::BoolOp::And, c)) => r && self.pred(*c, lane),
+                        Some((crate::ir::BoolOp::Or, c)) => r || self.pred(*c, lane),
+                        Some((crate::ir::BoolOp::Xor, c)) => r != self.pred(*c, lane),
+                    };
+                    self.write(*dst, *dty, ops::set_value(*dty, t), lane);
                 }
             }
             InstKind::Selp {

@@ -283,6 +283,20 @@ pub enum Terminator {
         next: BlockId,
         inst: InstId,
     },
+    /// `{@p} brx.idx{.uni} index, tlist`: each active lane whose guard holds continues at
+    /// `targets[index]` (its own `index`, a `.u32` operand, so lanes may diverge); lanes
+    /// whose guard is false continue at `next` (the next block in source order). An
+    /// index `>= targets.len()` is a fault (`FaultKind::BadBranchIndex`) reported for the
+    /// lowest such lane before any lane moves. `targets` is never empty; `uni` is the
+    /// `.uni` assertion.
+    BrxIdx {
+        guard: Option<Guard>,
+        index: Operand,
+        targets: Vec<BlockId>,
+        uni: bool,
+        next: BlockId,
+        inst: InstId,
+    },
 }
 
 impl Terminator {
@@ -296,6 +310,11 @@ impl Terminator {
             Terminator::Barrier { next, .. } => vec![*next],
             Terminator::Ret { next, .. } | Terminator::Exit { next, .. } => {
                 next.iter().copied().collect()
+            }
+            Terminator::BrxIdx { targets, next, .. } => {
+                let mut v = targets.clone();
+                v.push(*next);
+                v
             }
         }
     }
@@ -791,6 +810,19 @@ pub enum InstKind {
         ty: Type,
         dst: RegId,
         srcs: Vec<Operand>,
+    },
+    /// `set.cmp{.bool}{.ftz}.dty.ty d, a, b{, {!}c}`: the comparison as in
+    /// [`InstKind::Setp`] (`ty` is the source type), combined with `c`, written to `dst`
+    /// as 1.0f (`dty` = `.f32`) or 0xffffffff (`.u32`/`.s32`/`.b32`) when true, else 0.
+    Set {
+        cmp: CmpOp,
+        dty: Type,
+        ty: Type,
+        ftz: bool,
+        dst: RegId,
+        a: Operand,
+        b: Operand,
+        combine: Option<(BoolOp, PredSrc)>,
     },
 }
 

@@ -554,11 +554,7 @@ impl FnTx<'_> {
         combine: Option<(BoolOp, PredSrc)>,
         mask: &mut Mask,
     ) -> Result<(), JitError> {
-        let r = match ty {
-            Type::F32 | Type::F64 => self.float_cmp(cmp, ty, ftz, a, b)?,
-            _ if (ty.is_int() || ty.is_bits()) && ty.bits() <= 64 => self.int_cmp(cmp, ty, a, b)?,
-            _ => self.setp_helper(cmp, ty, ftz, a, b, mask)?,
-        };
+        let r = self.compare_masks(cmp, ty, ftz, a, b, mask)?;
         let (p, q): (Vec<Value>, Vec<Value>) = match combine {
             None => {
                 let q = r.iter().map(|&x| self.b.ins().bnot(x)).collect();
@@ -588,6 +584,23 @@ impl FnTx<'_> {
             self.write_pred(d, &q, mask)?;
         }
         Ok(())
+    }
+
+    /// The lane masks of `a cmp b` (type `ty`) for the lanes of `mask`.
+    pub(crate) fn compare_masks(
+        &mut self,
+        cmp: CmpOp,
+        ty: Type,
+        ftz: bool,
+        a: &Operand,
+        b: &Operand,
+        mask: &mut Mask,
+    ) -> Result<Vec<Value>, JitError> {
+        Ok(match ty {
+            Type::F32 | Type::F64 => self.float_cmp(cmp, ty, ftz, a, b)?,
+            _ if (ty.is_int() || ty.is_bits()) && ty.bits() <= 64 => self.int_cmp(cmp, ty, a, b)?,
+            _ => self.setp_helper(cmp, ty, ftz, a, b, mask)?,
+        })
     }
 
     fn int_cmp(
@@ -711,7 +724,8 @@ impl FnTx<'_> {
         b: &Operand,
         mask: &mut Mask,
     ) -> Result<Vec<Value>, JitError> {
-        if ty.bits() > 64 || !helpers::scalar_arith_supported(ArithOp::Add, ty) {
+        if ty.bits() > 64 || !(ty == Type::F16 || helpers::scalar_arith_supported(ArithOp::Add, ty))
+        {
             return Err(self.unsupported(self.cur_text()));
         }
         let x = self.read(a, ty, false)?;

@@ -68,15 +68,26 @@ impl FnTx<'_> {
                 self.cur = Some(inst);
                 self.barrier(guard, &barrier, count.as_ref(), next, inst)
             }
+            Terminator::BrxIdx {
+                guard,
+                ref index,
+                ref targets,
+                next,
+                inst,
+                ..
+            } => {
+                self.cur = Some(inst);
+                self.brx_idx(guard, index, targets, next, inst)
+            }
         }
     }
 
-    fn active_vals(&mut self) -> Vec<Value> {
+    pub(crate) fn active_vals(&mut self) -> Vec<Value> {
         (0..N32).map(|k| self.b.use_var(self.active[k])).collect()
     }
 
     /// Lanes in `m` wait for block `target`.
-    fn record(&mut self, m: &[Value], target: BlockId) {
+    pub(crate) fn record(&mut self, m: &[Value], target: BlockId) {
         let t = lanes::splat32(&mut self.b, target.0);
         for (k, &mk) in m.iter().enumerate() {
             let old = self.b.use_var(self.next[k]);

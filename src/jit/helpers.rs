@@ -31,6 +31,7 @@ pub(crate) enum Helper {
     Cvt,
     Setp,
     Bits,
+    BadBranch,
 }
 
 pub(crate) struct HelperDef {
@@ -90,6 +91,12 @@ pub(crate) const HELPERS: &[HelperDef] = &[
         params: &[I64, I32, I64, I64, I64],
         ret: None,
     },
+    HelperDef {
+        h: Helper::BadBranch,
+        name: "ptxjit_bad_branch",
+        params: &[I64, I32, I32, I32, I32],
+        ret: Some(I32),
+    },
 ];
 
 impl HelperDef {
@@ -103,6 +110,7 @@ impl HelperDef {
             Helper::Cvt => ptxjit_cvt as *const u8,
             Helper::Setp => ptxjit_setp as *const u8,
             Helper::Bits => ptxjit_bits as *const u8,
+            Helper::BadBranch => super::cflow::ptxjit_bad_branch as *const u8,
         }
     }
 }

@@ -26,6 +26,8 @@
 
 mod arith;
 mod bits;
+mod cflow;
+mod compare;
 mod control;
 mod convert;
 mod dump;

@@ -676,6 +676,16 @@ impl<'a> FnTx<'a> {
                 dst,
                 src,
             } => self.cvt(*dst_ty, *src_ty, *rnd, *ftz, *sat, *dst, src, &mut mask),
+            InstKind::Set {
+                cmp,
+                dty,
+                ty,
+                ftz,
+                dst,
+                a,
+                b,
+                combine,
+            } => self.set(*cmp, *dty, *ty, *ftz, *dst, a, b, *combine, &mut mask),
             // `check` turns every bar.sync into `Terminator::Barrier`.
             InstKind::BarSync { .. } => Err(self.unsupported("bar.sync inside a block")),
             InstKind::Bits { op, ty, dst, srcs } => self.bits(*op, *ty, *dst, srcs, &mut mask),

@@ -23,11 +23,13 @@ pub mod bits;
 mod convert;
 pub mod f16;
 mod float;
+mod half;
 mod int;
 pub mod special;
 
 pub use convert::cvt;
 pub use float::{canonical_nan, flush_f32};
+pub use half::{f16_to_f64, flush_f16};
 
 use crate::ir::{ArithOp, CmpOp, FloatMode, Type};
 
@@ -77,6 +79,16 @@ pub fn arith(op: ArithOp, ty: Type, fm: FloatMode, a: u64, b: u64, c: u64) -> u6
     }
 }
 
+/// What `set` writes for a (combined) comparison result `t`: 1.0f (`.f32` destination)
+/// or 0xffffffff (integer destinations) when true, 0 when false.
+pub fn set_value(dty: Type, t: bool) -> u64 {
+    match (t, dty) {
+        (false, _) => 0,
+        (true, Type::F32) => 0x3f80_0000,
+        (true, _) => 0xffff_ffff,
+    }
+}
+
 /// The result of `setp.cmp.ty a, b` (without the BoolOp combination).
 pub fn setp(cmp: CmpOp, ty: Type, ftz: bool, a: u64, b: u64) -> bool {
     match ty {
@@ -89,6 +101,15 @@ pub fn setp(cmp: CmpOp, ty: Type, ftz: bool, a: u64, b: u64) -> bool {
             float::compare(cmp, f32::from_bits(x) as f64, f32::from_bits(y) as f64)
         }
         Type::F64 => float::compare(cmp, f64::from_bits(a), f64::from_bits(b)),
+        Type::F16 => {
+            let (x, y) = (a as u16, b as u16);
+            let (x, y) = if ftz {
+                (flush_f16(x), flush_f16(y))
+            } else {
+                (x, y)
+            };
+            float::compare(cmp, f16_to_f64(x), f16_to_f64(y))
+        }
         _ => int::compare(cmp, ty, a, b),
     }
 }

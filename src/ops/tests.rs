@@ -339,3 +339,23 @@ fn conversions() {
         f(-0.0)
     );
 }
+
+#[test]
+fn f16_widening_is_exact() {
+    use super::f16_to_f64;
+    // 1.0, the smallest subnormal 2^-24, the largest subnormal (1023 * 2^-24), the
+    // smallest normal 2^-14, the largest finite 65504 = (2 - 2^-10) * 2^15, -2.0.
+    assert_eq!(f16_to_f64(0x3c00), 1.0);
+    assert_eq!(f16_to_f64(0x0001), 2f64.powi(-24));
+    assert_eq!(f16_to_f64(0x03ff), 1023.0 * 2f64.powi(-24));
+    assert_eq!(f16_to_f64(0x0400), 2f64.powi(-14));
+    assert_eq!(f16_to_f64(0x7bff), 65504.0);
+    assert_eq!(f16_to_f64(0xc000), -2.0);
+    assert_eq!(f16_to_f64(0xfc00), f64::NEG_INFINITY);
+    assert!(f16_to_f64(0x7c01).is_nan());
+    assert_eq!(f16_to_f64(0x8000).to_bits(), (-0.0f64).to_bits());
+    // set: 0xffffffff for integer destinations, 1.0f for .f32.
+    assert_eq!(super::set_value(crate::ir::Type::U32, true), 0xffff_ffff);
+    assert_eq!(super::set_value(crate::ir::Type::F32, true), 0x3f80_0000);
+    assert_eq!(super::set_value(crate::ir::Type::S32, false), 0);
+}

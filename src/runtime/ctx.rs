@@ -122,6 +122,9 @@ pub enum FaultKind {
     ReadOnly,
     /// A `.shared`/`.local` state-space offset outside its window.
     OutsideWindow,
+    /// `brx.idx` with an index at or past the end of its `.branchtargets` list (not a
+    /// memory access: [`FaultRecord::addr`] holds the index, `size` the list's length).
+    BadBranchIndex,
 }
 
 /// A fault as recorded by the warp that hit it.
@@ -365,6 +368,26 @@ pub unsafe fn access(
         }
     }
     Ok(())
+}
+
+/// Records a `brx.idx` whose index (of lane `lane`) is not below `len`, the length of
+/// its target list, and stops the warp.
+///
+/// # Safety
+/// `ctx.env` must point to this warp's live [`WarpEnv`].
+pub unsafe fn bad_branch_index(ctx: &mut WarpCtx, inst: InstId, lane: u32, index: u32, len: u32) {
+    record_fault(
+        ctx,
+        FaultRecord {
+            kind: FaultKind::BadBranchIndex,
+            inst,
+            lane,
+            addr: index as u64,
+            space: Space::Generic,
+            size: len,
+            write: false,
+        },
+    );
 }
 
 fn record_fault(ctx: &mut WarpCtx, f: FaultRecord) {

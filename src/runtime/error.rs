@@ -76,11 +76,31 @@ pub struct Fault {
 
 impl fmt::Display for Fault {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.kind == FaultKind::BadBranchIndex {
+            return write!(
+                f,
+                "kernel '{}' faulted at {}:{}:{} (`{}`): branch index {} is out of range for a target list of {} labels in block ({},{},{}), thread ({},{},{})",
+                self.kernel,
+                self.file,
+                self.line,
+                self.col,
+                self.inst,
+                self.addr,
+                self.size,
+                self.block[0],
+                self.block[1],
+                self.block[2],
+                self.thread[0],
+                self.thread[1],
+                self.thread[2]
+            );
+        }
         let what = match self.kind {
             FaultKind::OutOfBounds => "out-of-bounds",
             FaultKind::Misaligned => "misaligned",
             FaultKind::ReadOnly => "read-only-memory",
             FaultKind::OutsideWindow => "outside-window",
+            FaultKind::BadBranchIndex => "bad-branch-index",
         };
         let access = if self.write { "store" } else { "load" };
         write!(

@@ -30,6 +30,9 @@ pub(crate) enum Helper {
     Arith,
     Cvt,
     Setp,
+    CallPush,
+    CallPop,
+    CallCopy,
 }
 
 pub(crate) struct HelperDef {
@@ -83,6 +86,24 @@ pub(crate) const HELPERS: &[HelperDef] = &[
         params: &[I64, I32, I64, I64, I64],
         ret: None,
     },
+    HelperDef {
+        h: Helper::CallPush,
+        name: "ptxjit_call_push",
+        params: &[I64, I32, I32, I32, I32, I64, I64],
+        ret: Some(I32),
+    },
+    HelperDef {
+        h: Helper::CallPop,
+        name: "ptxjit_call_pop",
+        params: &[I64, I32],
+        ret: None,
+    },
+    HelperDef {
+        h: Helper::CallCopy,
+        name: "ptxjit_call_copy",
+        params: &[I64, I32, I32, I32, I32, I32, I32],
+        ret: None,
+    },
 ];
 
 impl HelperDef {
@@ -95,6 +116,9 @@ impl HelperDef {
             Helper::Arith => ptxjit_arith as *const u8,
             Helper::Cvt => ptxjit_cvt as *const u8,
             Helper::Setp => ptxjit_setp as *const u8,
+            Helper::CallPush => super::call::ptxjit_call_push as *const u8,
+            Helper::CallPop => super::call::ptxjit_call_pop as *const u8,
+            Helper::CallCopy => super::call::ptxjit_call_copy as *const u8,
         }
     }
 }

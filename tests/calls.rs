@@ -148,3 +148,115 @@ fn frontend_samples(backend: Backend) {
 }
 
 both_backends!(frontend_samples);
+
+fn load_spec(dev: &Device, file: &str, backend: Backend) -> ptxjit::Module {
+    module(dev, file, backend)
+}
+
+fn spec(backend: Backend) {
+    let dev = device();
+    let m = load_spec(&dev, "spec_calls.ptx", backend);
+    for &block in &[32u32, 45, 128] {
+        let n = block as usize;
+        let input: Vec<u32> = (0..n as u32)
+            .map(|i| {
+                if i < 40 {
+                    i
+                } else {
+                    i.wrapping_mul(2654435761)
+                }
+            })
+            .collect();
+        let in_buf = dev.alloc_from(&input).unwrap();
+        let out_buf = dev.alloc_from(&vec![SENTINEL; 4 * n]).unwrap();
+        let what = format!("spec_calls spec block={block} {backend:?}");
+        launch(
+            &dev,
+            &m,
+            "spec",
+            &cfg([1, 1, 1], [block, 1, 1], backend),
+            &[arg(&in_buf), arg(&out_buf)],
+            &what,
+        );
+        let mut want = vec![SENTINEL; 4 * n];
+        for t in 0..n {
+            let x = input[t];
+            let tid = t as u32;
+            want[4 * t] = x >> (tid & 7);
+            want[4 * t + 1] = if x & 1 != 0 {
+                x.wrapping_mul(3)
+            } else {
+                (1..=(x & 15)).sum()
+            };
+            want[4 * t + 2] = if tid & 3 == 0 { x >> 4 } else { 0xdead };
+            if x & 7 != 5 {
+                want[4 * t + 3] = tid;
+            }
+        }
+        assert_slice_eq(&dev.read::<u32>(&out_buf).unwrap(), &want, &what);
+    }
+}
+
+fn multi(backend: Backend) {
+    let dev = device();
+    let m = load_spec(&dev, "spec_calls_noabi.ptx", backend);
+    let n = 64usize;
+    let input: Vec<u32> = Rng::new(5).vec_u32(n);
+    let in_buf = dev.alloc_from(&input).unwrap();
+    let out_buf = dev.alloc_from(&vec![SENTINEL; 3 * n]).unwrap();
+    let what = format!("spec_calls_noabi multi {backend:?}");
+    launch(
+        &dev,
+        &m,
+        "multi",
+        &cfg([1, 1, 1], [n as u32, 1, 1], backend),
+        &[arg(&in_buf), arg(&out_buf)],
+        &what,
+    );
+    let mut want = vec![SENTINEL; 3 * n];
+    for t in 0..n {
+        let (x, s) = (input[t], t as u32 & 7);
+        want[3 * t] = x >> s;
+        want[3 * t + 1] = x & ((1 << s) - 1);
+        want[3 * t + 2] = if t & 3 == 1 { x & 15 } else { 0xdead };
+    }
+    assert_slice_eq(&dev.read::<u32>(&out_buf).unwrap(), &want, &what);
+}
+
+/// Per-lane recursion depth up to the limit (1000 frames), and one frame more is an
+/// error that names the function.
+fn depth_limit(backend: Backend) {
+    let dev = device();
+    let m = load_spec(&dev, "spec_calls.ptx", backend);
+    let out = dev.alloc_from(&vec![SENTINEL; 64]).unwrap();
+    for n in [0u32, 7, 998] {
+        let what = format!("deep n={n} {backend:?}");
+        launch(
+            &dev,
+            &m,
+            "deep",
+            &cfg([1, 1, 1], [64, 1, 1], backend),
+            &[arg(&out), KernelArg::from(n)],
+            &what,
+        );
+        let want: Vec<u32> = (0..64u32).map(|t| n + (t & 1)).collect();
+        assert_slice_eq(&dev.read::<u32>(&out).unwrap(), &want, &what);
+    }
+    for n in [1000u32, 100_000] {
+        let e = dev
+            .launch(
+                &m,
+                "deep",
+                &cfg([1, 1, 1], [64, 1, 1], backend),
+                &[arg(&out), KernelArg::from(n)],
+            )
+            .expect_err("too deep");
+        let msg = e.to_string();
+        assert!(
+            msg.contains("call to function 'down' failed") && msg.contains("deep"),
+            "{msg}"
+        );
+    }
+}
+
+both_backends!(spec, multi, depth_limit);

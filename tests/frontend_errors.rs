@@ -531,11 +531,11 @@ fn unsupported_is_located_at_the_opcode() {
         body_err("\tret;\n\tatom.global.add.u32 %r1, [%rd1], 1;"),
         "e.ptx:12:2: error: instruction 'atom.global.add.u32' is not supported yet"
     );
-    // Call arguments are reported at the call.
+    // A call to a function without a body is reported at the call.
     let src = ".version 7.0\n.func f(.param .b32 a);\n.entry k()\n{\n\t.reg .b32 %r;\n\t{\n\t.param .b32 p0;\n\tst.param.b32 [p0], %r;\n\tcall.uni f, (p0);\n\t}\n}\n";
     assert_eq!(
         err(src),
-        "e.ptx:9:2: error: instruction 'call.uni' is not supported yet"
+        "e.ptx:9:2: error: call to function 'f', which has no body in this module (linking is not supported)"
     );
     assert_eq!(
         err(".version 7.0\n.global .texref t;"),

@@ -203,8 +203,6 @@ fn unsupported_instructions_are_rejected_where_they_are() {
         (sample!("atomic.clang.ptx"), "atom.global.add.u32"),
         (sample!("shuffle.nvrtc.ptx"), "shfl.sync.down.b32"),
         (sample!("shuffle.clang.ptx"), "shfl.sync.down.b32"),
-        (sample!("call.nvrtc.ptx"), "call.uni"),
-        (sample!("call.clang.ptx"), "call.uni"),
         (sample!("mathfns.nvrtc.ptx"), "sqrt.rn.f32"),
     ];
     for (s, inst) in cases {
@@ -217,13 +215,13 @@ fn unsupported_instructions_are_rejected_where_they_are() {
             )
         );
     }
-    // The device function called by `calls` checks on its own.
-    let src = sample!("call.nvrtc.ptx").1;
-    let end = src.find("// .globl\tcalls").unwrap();
-    let m = parse_and_check(&src[..end], "call.nvrtc.ptx").unwrap();
-    let (_, helper) = m.function("_Z6helperi").unwrap();
-    assert_eq!(
-        (helper.kind, helper.params.len(), helper.rets.len()),
-        (FuncKind::Func, 1, 1)
-    );
+    // Calls check (they run in tests/calls.rs).
+    for s in [sample!("call.nvrtc.ptx"), sample!("call.clang.ptx")] {
+        let m = parse_and_check(s.1, s.0).unwrap();
+        let (_, helper) = m.function("_Z6helperi").unwrap();
+        assert_eq!(
+            (helper.kind, helper.params.len(), helper.rets.len()),
+            (FuncKind::Func, 1, 1)
+        );
+    }
 }

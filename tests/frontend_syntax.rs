@@ -53,7 +53,17 @@ fn syntax_module_header_and_functions() {
         reg_fn.rets[0].reg.map(|r| reg_fn.reg(r).ty),
         Some(Type::B32)
     );
-    assert_eq!(reg_fn.param_size, 0);
+    // `.reg` parameters have frame slots too (the calling convention of
+    // `ir::Terminator::Call`): ra at 0, rb at 8, rr at 16.
+    assert_eq!(
+        (
+            reg_fn.params[0].offset,
+            reg_fn.params[1].offset,
+            reg_fn.rets[0].offset,
+            reg_fn.param_size
+        ),
+        (0, 8, 16, 20)
+    );
 }
 
 #[test]
@@ -547,7 +557,11 @@ fn every_unsupported_instruction_is_rejected_where_it_is() {
         rejected[0].starts_with(".global .texref"),
         "{rejected:?} {expect_first}"
     );
-    assert!(rejected.iter().any(|l| l.starts_with("call.uni")));
+    // Direct calls check; indirect ones are not supported yet.
+    assert!(!rejected.iter().any(|l| l.starts_with("call.uni")));
+    assert!(rejected
+        .iter()
+        .any(|l| l.starts_with("call (retval0), %rd4")));
     // brx.idx with its .branchtargets list is supported.
     assert!(!rejected.iter().any(|l| l.starts_with("brx.idx")));
     // The bit-manipulation family and integer div/rem are supported now.
@@ -570,7 +584,7 @@ fn every_unsupported_instruction_is_rejected_where_it_is() {
             "{now_supported} was rejected"
         );
     }
-    assert!(rejected.len() >= 43, "{}", rejected.len());
+    assert!(rejected.len() >= 40, "{}", rejected.len());
     // What is left checks, cluster directives included.
     let m = parse_and_check(&lines.join("\n"), "instructions.ptx").unwrap();
     assert!(m.function("clus").is_some() && m.function("clus2").is_some());

@@ -79,6 +79,16 @@ pub enum TTerm {
         next: usize,
         inst: InstId,
     },
+    /// `{@p} call`: see [`Terminator::Call`].
+    Call {
+        guard: Option<Guard>,
+        func: FuncId,
+        args: Vec<ir::CallArg>,
+        rets: Vec<ir::CallRet>,
+        next: usize,
+        uni: bool,
+        inst: InstId,
+    },
 }
 
 #[derive(Clone, Debug, Default)]
@@ -106,6 +116,10 @@ pub struct Fx<'c, 'a> {
     pub deferred: std::cell::RefCell<Option<PtxError>>,
     /// Checked `.branchtargets` lists (label ids), see [`Sym::BranchTargets`].
     pub btlists: Vec<Vec<u32>>,
+    /// Call-site `.param` variables: local-frame offset -> size in bytes.
+    pub call_params: HashMap<u32, u32>,
+    /// `.reg` return values of this `.func`: stored to their frame slots at every `ret`.
+    pub reg_rets: Vec<(RegId, Type, u32)>,
 }
 
 /// Checks one function (definition or declaration) into an [`ir::Function`].
@@ -114,26 +128,16 @@ pub fn check_function(
     f: &ast::FuncDecl,
     id: FuncId,
 ) -> Result<ir::Function, PtxError> {
-    let mut fx = Fx {
-        cx,
-        id,
-        kind: f.kind,
-        regs: Vec::new(),
-        scopes: vec![HashMap::new()],
-        labels: Vec::new(),
-        blocks: vec![TBlock::default()],
-        cur: 0,
-        local_size: 0,
-        local_align: 1,
-        deferred: std::cell::RefCell::new(None),
-        btlists: Vec::new(),
-    };
+    let mut fx = Fx::new(cx, f.kind, id);
     if f.kind == FuncKind::Entry && !f.rets.is_empty() {
         return Err(fx.cx.err(f.name.loc, "a kernel cannot have return values"));
     }
     let mut offset = 0u32;
     let params = fx.params(&f.params, &mut offset)?;
     let rets = fx.params(&f.rets, &mut offset)?;
+    if f.kind == FuncKind::Func {
+        fx.func_frame(&params, &rets, offset, f.name.loc)?;
+    }
     let perf = fx.perf(&f.directives)?;
     let blocks = match &f.body {
         Some(body) => {
@@ -161,17 +165,30 @@ pub fn check_function(
     })
 }
 
+impl<'c, 'a> Fx<'c, 'a> {
+    pub fn new(cx: &'c mut Cx<'a>, kind: FuncKind, id: FuncId) -> Self {
+        Fx {
+            cx,
+            id,
+            kind,
+            regs: Vec::new(),
+            scopes: vec![HashMap::new()],
+            labels: Vec::new(),
+            blocks: vec![TBlock::default()],
+            cur: 0,
+            local_size: 0,
+            local_align: 1,
+            deferred: std::cell::RefCell::new(None),
+            call_params: HashMap::new(),
+            reg_rets: Vec::new(),
+            btlists: Vec::new(),
+        }
+    }
+}
+
 impl Fx<'_, '_> {
     pub fn err(&self, loc: Loc, msg: impl Into<String>) -> PtxError {
         self.cx.err(loc, msg)
-    }
-
-    /// Records an error to report at the end of the function if nothing else fails.
-    pub fn defer(&self, e: PtxError) {
-        let mut d = self.deferred.borrow_mut();
-        if d.is_none() {
-            *d = Some(e);
-        }
     }
 
     /// Binds a name in the innermost scope.
@@ -205,7 +222,7 @@ impl Fx<'_, '_> {
         Ok(id)
     }
 
-    fn params(
+    pub(super) fn params(
         &mut self,
         ps: &[ast::ParamDecl],
         offset: &mut u32,
@@ -263,24 +280,30 @@ impl Fx<'_, '_> {
                     if count != 1 {
                         return Err(self.err(p.loc, "a '.reg' parameter must be a scalar"));
                     }
+                    if ty == Type::Pred || ty.bits() > 64 {
+                        return Err(self.err(
+                            p.loc,
+                            format!("a '.reg' parameter of type {ty} is not supported"),
+                        ));
+                    }
                     let r = self.new_reg(p.name.name.clone(), ty, p.name.loc)?;
                     param.reg = Some(r);
+                    param.offset = self.param_slot(offset, align, size, p.loc)?;
                     if p.name.name != "_" {
                         self.bind(&p.name, Sym::Reg(r))?;
                     }
                 }
                 _ => {
-                    let off = offset
-                        .checked_next_multiple_of(align)
-                        .ok_or_else(|| self.err(p.loc, "parameters too large"))?;
-                    *offset = off
-                        .checked_add(size)
-                        .ok_or_else(|| self.err(p.loc, "parameters too large"))?;
+                    let off = self.param_slot(offset, align, size, p.loc)?;
                     param.offset = off;
                     if p.name.name != "_" {
+                        let vref = match self.kind {
+                            FuncKind::Entry => VarRef::KernelParam(off),
+                            FuncKind::Func => VarRef::Local(off),
+                        };
                         let sym = VarSym {
                             space: Space::Param,
-                            vref: VarRef::KernelParam(off),
+                            vref,
                             call_param: false,
                         };
                         self.bind(&p.name, Sym::Var(sym))?;
@@ -503,10 +526,14 @@ impl Fx<'_, '_> {
                     self.bind(&n.name, Sym::Var(sym))?;
                 }
                 DeclSpace::Param => {
-                    self.cx.layout(&v.dtype, &n.dims, None, n.name.loc)?;
+                    let lay = self.cx.layout(&v.dtype, &n.dims, None, n.name.loc)?;
+                    if lay.count.is_none() {
+                        return Err(self.err(n.name.loc, "a '.param' array needs a size"));
+                    }
+                    let off = self.call_param_slot(lay.size(), lay.align, n.name.loc)?;
                     let sym = VarSym {
                         space: Space::Param,
-                        vref: VarRef::KernelParam(0),
+                        vref: VarRef::Local(off),
                         call_param: true,
                     };
                     self.bind(&n.name, Sym::Var(sym))?;
@@ -638,7 +665,7 @@ impl Fx<'_, '_> {
             Some(TTerm::Ret { next, .. }) | Some(TTerm::Exit { next, .. }) => {
                 next.iter().copied().collect()
             }
-            Some(TTerm::Barrier { next, .. }) => vec![*next],
+            Some(TTerm::Barrier { next, .. }) | Some(TTerm::Call { next, .. }) => vec![*next],
             Some(TTerm::BrxIdx { targets, next, .. }) => targets
                 .iter()
                 .filter_map(|&l| self.resolve(Tgt::Label(l)))
@@ -684,7 +711,8 @@ impl Fx<'_, '_> {
         let map = |b: usize| ir::BlockId(new_id.get(b).copied().unwrap_or(0));
         let mut out = Vec::with_capacity(post.len());
         for &b in &post {
-            let tb = std::mem::take(&mut self.blocks[b]);
+            let mut tb = std::mem::take(&mut self.blocks[b]);
+            self.ret_stores(&mut tb, close);
             let term = match tb.term {
                 Some(TTerm::Jump { target, inst }) => Terminator::Jump {
                     target: map(self.resolve(target).unwrap_or(0)),
@@ -742,6 +770,23 @@ impl Fx<'_, '_> {
                         .collect(),
                     uni,
                     next: map(next),
+                    inst,
+                },
+                Some(TTerm::Call {
+                    guard,
+                    func,
+                    args,
+                    rets,
+                    next,
+                    uni,
+                    inst,
+                }) => Terminator::Call {
+                    guard,
+                    func,
+                    args,
+                    rets,
+                    next: map(next),
+                    uni,
                     inst,
                 },
                 Some(TTerm::FallOff) | None => {

@@ -90,7 +90,7 @@ fn unsupported_type(t: Type) -> bool {
 }
 
 /// What an instruction lowers to.
-enum Lowered {
+pub(super) enum Lowered {
     Insts(Vec<InstKind>),
     Bra {
         target: u32,
@@ -107,6 +107,13 @@ enum Lowered {
     Brx {
         index: Operand,
         targets: Vec<u32>,
+        uni: bool,
+    },
+    /// `call`: ends the block ([`crate::ir::Terminator::Call`]).
+    Call {
+        func: crate::ir::FuncId,
+        args: Vec<crate::ir::CallArg>,
+        rets: Vec<crate::ir::CallRet>,
         uni: bool,
     },
 }
@@ -244,6 +251,20 @@ impl Fx<'_, '_> {
                 next: guard.map(|_| next),
                 inst: id,
             }),
+            Lowered::Call {
+                func,
+                args,
+                rets,
+                uni,
+            } => self.terminate(|next| TTerm::Call {
+                guard,
+                func,
+                args,
+                rets,
+                next,
+                uni,
+                inst: id,
+            }),
             Lowered::Barrier { barrier, count } => self.terminate(|next| TTerm::Barrier {
                 guard,
                 barrier,
@@ -338,6 +359,7 @@ impl Fx<'_, '_> {
                 self.nops(i, m, 0)?;
                 Ok(Lowered::Exit)
             }
+            "call" => self.call(i, m),
             _ => Err(self.unsupported(m)),
         }
     }
@@ -367,12 +389,6 @@ impl Fx<'_, '_> {
             }
             Val::Zero => Operand::Imm(0),
             Val::Var(v, off, name) => {
-                if v.call_param {
-                    self.defer(self.err(
-                        e.loc,
-                        format!("call parameter '{name}' is used, but calls are not supported yet"),
-                    ));
-                }
                 if ty.is_float() || ty == Type::Pred || ty.bits() < 32 {
                     return Err(self.err(
                         e.loc,

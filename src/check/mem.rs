@@ -76,18 +76,6 @@ impl Fx<'_, '_> {
                 })
             }
             Val::Var(v, offset, name) => {
-                if v.call_param {
-                    // Call arguments only make sense around a `call`, which is rejected
-                    // with its own error; report this one only if no call follows.
-                    self.defer(self.err(
-                        e.loc,
-                        format!("call parameter '{name}' is used, but calls are not supported yet"),
-                    ));
-                    return Ok(Address {
-                        base: AddrBase::Abs,
-                        offset: 0,
-                    });
-                }
                 if space != Space::Generic && v.space != space {
                     return Err(self.err(
                         e.loc,
@@ -209,6 +197,7 @@ impl Fx<'_, '_> {
             None => vec![Some(self.dst(d, ty, Rule::Relaxed)?)],
         };
         let addr = self.address(&i.operands[1], space)?;
+        let space = param_space(space, &addr);
         Ok(InstKind::Ld {
             space,
             ty,
@@ -228,6 +217,7 @@ impl Fx<'_, '_> {
         let ty = self.mem_type(m)?;
         self.cache_hint(i, m, hint, 2)?;
         let addr = self.address(&i.operands[0], space)?;
+        let space = param_space(space, &addr);
         let s = &i.operands[1];
         let srcs = match vec {
             Some(n) => {
@@ -388,5 +378,15 @@ impl Fx<'_, '_> {
             dst,
             src,
         })
+    }
+}
+
+/// `.param` variables of a `.func` and call-site `.param` variables live in the `.local`
+/// frame (see `ir::Terminator::Call`): an `ld.param`/`st.param` through one is a local
+/// access.
+fn param_space(space: Space, addr: &Address) -> Space {
+    match (space, addr.base) {
+        (Space::Param, AddrBase::Var(crate::ir::VarRef::Local(_))) => Space::Local,
+        _ => space,
     }
 }

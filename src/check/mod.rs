@@ -42,6 +42,7 @@
 //! - **Shared window**: module `.shared` variables and those of every function, in
 //!   source order, then `.extern .shared` arrays at `dyn_shared_offset`.
 
+mod call;
 mod cflow;
 mod compare;
 mod consts;
@@ -90,6 +91,16 @@ pub fn check(ast: &ast::Module, file: &str) -> Result<ir::Module, PtxError> {
     cx.declare(ast)?;
     cx.initializers(ast)?;
     for (i, item) in ast.items.iter().enumerate() {
+        if let Item::Func(f) = item {
+            let Some(ModSym::Func(id)) = cx.syms.get(&f.name.name).cloned() else {
+                continue;
+            };
+            if cx.func_item.get(id.0 as usize) == Some(&i) {
+                call::signature(&mut cx, f, id)?;
+            }
+        }
+    }
+    for (i, item) in ast.items.iter().enumerate() {
         if let Item::Alias { loc, .. } = item {
             return Err(cx.err(*loc, "directive '.alias' is not supported yet"));
         }
@@ -105,6 +116,7 @@ pub fn check(ast: &ast::Module, file: &str) -> Result<ir::Module, PtxError> {
             }
         }
     }
+    call::check_calls(&cx)?;
     Ok(cx.m)
 }
 

@@ -352,6 +352,13 @@ fn validate_function(m: &Module, fid: FuncId, f: &Function) -> Result<(), String
                     return Err("brx.idx with an empty target list".into());
                 }
             }
+            Terminator::Call { guard, inst: i, .. } => {
+                inst(*i)?;
+                if let Some(g) = guard {
+                    pred(g.pred)?;
+                }
+                super::call::validate_call(m, f, &b.term)?;
+            }
         }
         for s in b.term.successors() {
             block(s)?;

@@ -11,6 +11,8 @@ use crate::ir::{
     AddrBase, Address, ArithOp, BlockId, FuncId, Function, Guard, Inst, InstKind, MulMode, Operand,
     PredSrc, RegClass, RegId, Space, SpecialReg, Terminator, Type, VarRef,
 };
+mod call;
+
 use crate::ops;
 use crate::runtime::ctx::{self, AccessReq, WarpCtx, STATUS_OK, WARP_SIZE};
 use crate::runtime::ModuleLayout;
@@ -25,6 +27,7 @@ pub const BAR_WAIT: u32 = 0x8000_0000;
 pub const FUNC_ADDR_BASE: u64 = 0xffff_f000_0000_0000;
 
 struct Warp<'a> {
+    m: &'a crate::ir::Module,
     layout: &'a ModuleLayout,
     f: &'a Function,
     /// `regs[r][lane]`: each register's container, zero-extended beyond its width.
@@ -39,25 +42,43 @@ pub fn run_warp(
     func: FuncId,
     ctx: &mut WarpCtx,
 ) -> u32 {
+    let live = ctx.live;
+    run_func(m, layout, func, ctx, live);
+    ctx.status
+}
+
+/// Runs function `func` with lanes `mask` from its entry until every lane has returned
+/// or exited, or the warp stops (`ctx.status` not OK). Returns the lanes that returned
+/// (a kernel's `ret` is an `exit`: none).
+fn run_func(
+    m: &crate::ir::Module,
+    layout: &ModuleLayout,
+    func: FuncId,
+    ctx: &mut WarpCtx,
+    mask: u32,
+) -> u32 {
     let Some(f) = m.functions.get(func.0 as usize) else {
-        return ctx.status;
+        return 0;
     };
     if f.blocks.is_empty() {
-        return ctx.status;
+        return 0;
     }
+    let is_kernel = f.kind == crate::ir::FuncKind::Entry;
+    let mut returned = 0u32;
     let mut w = Warp {
+        m,
         layout,
         f,
         regs: vec![[0u64; WARP_SIZE]; f.regs.len()],
     };
     let mut next = [NONE; WARP_SIZE];
-    let mut active = ctx.live;
+    let mut active = mask;
     let mut block = 0usize;
     loop {
         let b = &f.blocks[block];
         for inst in &b.insts {
             if w.exec(ctx, inst, active).is_err() || ctx.status != STATUS_OK {
-                return ctx.status;
+                return returned;
             }
         }
         let send = |next: &mut [u32; WARP_SIZE], mask: u32, target: BlockId| {
@@ -81,6 +102,15 @@ pub fn run_warp(
             }
             Terminator::Ret {
                 guard, next: cont, ..
+            } if !is_kernel => {
+                let leaving = w.guard_mask(*guard, active);
+                returned |= leaving;
+                if let Some(c) = cont {
+                    send(&mut next, active & !leaving, *c);
+                }
+            }
+            Terminator::Ret {
+                guard, next: cont, ..
             }
             | Terminator::Exit {
                 guard, next: cont, ..
@@ -91,6 +121,10 @@ pub fn run_warp(
                     send(&mut next, active & !leaving, *c);
                 }
             }
+            Terminator::Call { next: cont, .. } => match w.call(ctx, &b.term, active) {
+                Ok(go) => send(&mut next, go, *cont),
+                Err(_) => return returned,
+            },
             Terminator::Barrier {
                 guard,
                 barrier,
@@ -106,7 +140,7 @@ pub fn run_warp(
                     let cnt = count.map(|c| w.read(ctx, c, Type::U32, lane) as u32);
                     // SAFETY: the runtime runs warps with their env set.
                     if unsafe { ctx::bar_arrive(ctx, id, cnt, arriving, *inst) }.is_err() {
-                        return ctx.status;
+                        return returned;
                     }
                     for (lane, n) in next.iter_mut().enumerate() {
                         if arriving & (1 << lane) != 0 {
@@ -150,14 +184,14 @@ pub fn run_warp(
         let min = loop {
             let min = next.iter().copied().min().unwrap_or(NONE);
             if min == NONE {
-                return ctx.status;
+                return returned;
             }
             if min & BAR_WAIT == 0 {
                 break min;
             }
             // SAFETY: as above.
             if unsafe { ctx::bar_wait(ctx) }.is_err() {
-                return ctx.status;
+                return returned;
             }
             for n in next.iter_mut().filter(|n| **n != NONE) {
                 *n &= !BAR_WAIT;

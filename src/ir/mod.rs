@@ -175,9 +175,12 @@ pub struct Param {
     pub align: u32,
     /// Total bytes (`ty.bytes() * count`).
     pub size: u32,
-    /// Byte offset in the parameter buffer (kernels: the launch's param buffer).
+    /// Byte offset in the parameter buffer (kernels: the launch's param buffer; `.func`:
+    /// the function's `.local` frame, see [`Terminator::Call`], also for `.reg` params).
     pub offset: u32,
-    /// `.reg` parameter of a `.func` (passed in a register, not in `.param` space).
+    /// `.reg` parameter of a `.func`: the callee's register, loaded from its frame slot
+    /// at the function's entry (input) or stored there at every `ret` (return value) by
+    /// instructions `check` inserts.
     pub reg: Option<RegId>,
     /// `.ptr` attribute state space and alignment, informational.
     pub ptr_space: Option<Space>,
@@ -208,12 +211,15 @@ pub struct Function {
     pub params: Vec<Param>,
     /// Return parameters of a `.func`, in order.
     pub rets: Vec<Param>,
-    /// Bytes of the kernel parameter buffer (entry) or of the `.param` arguments (func).
+    /// Bytes of the kernel parameter buffer (entry) or of the parameters and return
+    /// values at the start of the `.local` frame (func).
     pub param_size: u32,
     pub regs: Vec<RegInfo>,
     /// Empty for a declaration without body (prototype or `.extern`).
     pub blocks: Vec<Block>,
-    /// Bytes of this function's `.local` frame (its `.local` variables).
+    /// Bytes of this function's `.local` frame: a `.func`'s parameters and return values
+    /// (`param_size` bytes), then its `.local` variables and call-site `.param`
+    /// variables.
     pub local_size: u32,
     pub local_align: u32,
     pub perf: PerfDirectives,
@@ -226,6 +232,20 @@ impl Function {
     }
     pub fn has_body(&self) -> bool {
         !self.blocks.is_empty()
+    }
+    /// Offset, in this function's `.local` frame, where the frame of a function it calls
+    /// starts: `local_size` rounded up to 16.
+    pub fn call_frame(&self) -> u32 {
+        self.local_size.next_multiple_of(16)
+    }
+    /// Offset in this `.func`'s frame of the first return value (or the end of the
+    /// parameters without one): the callee frame is zeroed from here on at each call.
+    pub fn rets_start(&self) -> u32 {
+        self.rets
+            .iter()
+            .map(|p| p.offset)
+            .min()
+            .unwrap_or(self.param_size)
     }
 }
 
@@ -297,6 +317,67 @@ pub enum Terminator {
         next: BlockId,
         inst: InstId,
     },
+    /// `{@p} call{.uni} (rets), func, (args);` (direct call). The active lanes for which
+    /// the guard holds run `func` together, each with its own arguments; the other active
+    /// lanes continue at `next` at once. Calling convention: the callee's frame starts at
+    /// [`Function::call_frame`] of the caller inside the caller's `.local` frame (each
+    /// lane's local base moves up by that much for the duration of the call, and the
+    /// window shrinks by as much); the callee's parameters and return values (`.param`
+    /// and `.reg` alike) live at their [`Param::offset`] in the callee's frame, which the
+    /// backends fill from `args` before the call (after the callee frame's bytes from
+    /// the first return value on are zeroed) and read into `rets` after it. Lanes that
+    /// `ret` from the callee continue at `next` once every called lane has returned or
+    /// exited; lanes that `exit` inside it are gone for good. Calls deeper than
+    /// [`MAX_CALL_DEPTH`] frames, or past the thread's call stack, stop the launch with an
+    /// error naming the callee.
+    Call {
+        guard: Option<Guard>,
+        func: FuncId,
+        args: Vec<CallArg>,
+        rets: Vec<CallRet>,
+        next: BlockId,
+        uni: bool,
+        inst: InstId,
+    },
+}
+
+/// Most nested calls (frames below the kernel) one thread may have.
+pub const MAX_CALL_DEPTH: u32 = 1000;
+
+/// Where a call argument comes from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CallSrc {
+    /// A call-site `.param` variable: `size` bytes at this offset of the caller's local
+    /// frame.
+    Local(u32),
+    /// A register or immediate, stored as a value of the type (its `bytes()`).
+    Value(Operand, Type),
+}
+
+/// One argument: `size` bytes copied to `dst` (an offset in the callee's frame).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct CallArg {
+    pub src: CallSrc,
+    pub dst: u32,
+    pub size: u32,
+}
+
+/// Where a return value goes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CallDst {
+    /// A call-site `.param` variable at this offset of the caller's local frame.
+    Local(u32),
+    /// A register: the value is read as the type (`bytes()` bytes) and written as a load
+    /// of that type would write it.
+    Reg(RegId, Type),
+}
+
+/// One return value: `size` bytes from `src` (an offset in the callee's frame).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct CallRet {
+    pub src: u32,
+    pub dst: CallDst,
+    pub size: u32,
 }
 
 impl Terminator {
@@ -307,7 +388,7 @@ impl Terminator {
             Terminator::Branch {
                 taken, not_taken, ..
             } => vec![*taken, *not_taken],
-            Terminator::Barrier { next, .. } => vec![*next],
+            Terminator::Barrier { next, .. } | Terminator::Call { next, .. } => vec![*next],
             Terminator::Ret { next, .. } | Terminator::Exit { next, .. } => {
                 next.iter().copied().collect()
             }

@@ -54,9 +54,17 @@ impl FnTx<'_> {
                 self.cur = Some(inst);
                 self.branch(guard, taken, not_taken)
             }
-            Terminator::Ret { guard, next, inst } | Terminator::Exit { guard, next, inst } => {
+            Terminator::Ret { guard, next, inst } => {
                 self.cur = Some(inst);
-                self.exit(guard, next)
+                self.exit(guard, next, true)
+            }
+            Terminator::Exit { guard, next, inst } => {
+                self.cur = Some(inst);
+                self.exit(guard, next, false)
+            }
+            Terminator::Call { inst, .. } => {
+                self.cur = Some(inst);
+                self.call(t)
             }
             Terminator::Barrier {
                 guard,
@@ -145,10 +153,23 @@ impl FnTx<'_> {
     /// `exit` / `ret` in a kernel, optionally guarded. With a guard and a `next` block the
     /// other active lanes continue there; without `next` they stop running (as in the
     /// interpreter).
-    fn exit(&mut self, guard: Option<Guard>, next: Option<BlockId>) -> Result<(), JitError> {
+    /// In a `.func`, `ret` (`is_ret`) adds the lanes to the returned lanes instead.
+    fn exit(
+        &mut self,
+        guard: Option<Guard>,
+        next: Option<BlockId>,
+        is_ret: bool,
+    ) -> Result<(), JitError> {
         let mut em = self.exec_mask(guard);
         let ebits = self.mbits(&mut em);
-        self.remove_live(ebits);
+        match self.ret_bits {
+            Some(rb) if is_ret => {
+                let old = self.b.use_var(rb);
+                let new = self.b.ins().bor(old, ebits);
+                self.b.def_var(rb, new);
+            }
+            _ => self.remove_live(ebits),
+        }
         match (guard, next) {
             (Some(_), Some(next)) => {
                 let nb = self.block(next)?;

@@ -41,11 +41,21 @@ pub fn dump(
         // A module per kernel, with the settings `JitModule::compile` would use.
         let mut cm = new_module(Tier::of(f))?;
         let helpers = helpers::declare(&mut cm)?;
+        let calls = super::call::declare_funcs(&mut cm, m)?;
         let mut cctx = cm.make_context();
         let id = declare_kernel(&mut cm, fid)?;
         cctx.func.signature = kernel_signature(&cm);
         cctx.func.name = UserFuncName::user(0, id.as_u32());
-        build_guarded(m, layout, fid, &mut cctx.func, &mut fctx, &mut cm, &helpers)?;
+        build_guarded(
+            m,
+            layout,
+            fid,
+            &mut cctx.func,
+            &mut fctx,
+            &mut cm,
+            &helpers,
+            &calls,
+        )?;
         let _ = writeln!(out, "; kernel {}", f.name);
         match kind {
             DumpKind::Clif => {

@@ -32,6 +32,9 @@ pub(crate) enum Helper {
     Setp,
     Bits,
     BadBranch,
+    CallPush,
+    CallPop,
+    CallCopy,
 }
 
 pub(crate) struct HelperDef {
@@ -97,6 +100,24 @@ pub(crate) const HELPERS: &[HelperDef] = &[
         params: &[I64, I32, I32, I32, I32],
         ret: Some(I32),
     },
+    HelperDef {
+        h: Helper::CallPush,
+        name: "ptxjit_call_push",
+        params: &[I64, I32, I32, I32, I32, I64, I64],
+        ret: Some(I32),
+    },
+    HelperDef {
+        h: Helper::CallPop,
+        name: "ptxjit_call_pop",
+        params: &[I64, I32],
+        ret: None,
+    },
+    HelperDef {
+        h: Helper::CallCopy,
+        name: "ptxjit_call_copy",
+        params: &[I64, I32, I32, I32, I32, I32, I32],
+        ret: None,
+    },
 ];
 
 impl HelperDef {
@@ -111,6 +132,9 @@ impl HelperDef {
             Helper::Setp => ptxjit_setp as *const u8,
             Helper::Bits => ptxjit_bits as *const u8,
             Helper::BadBranch => super::cflow::ptxjit_bad_branch as *const u8,
+            Helper::CallPush => super::call::ptxjit_call_push as *const u8,
+            Helper::CallPop => super::call::ptxjit_call_pop as *const u8,
+            Helper::CallCopy => super::call::ptxjit_call_copy as *const u8,
         }
     }
 }

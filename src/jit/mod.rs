@@ -26,6 +26,7 @@
 
 mod arith;
 mod bits;
+mod call;
 mod cflow;
 mod compare;
 mod control;
@@ -85,6 +86,8 @@ pub struct JitModule {
     /// locked on the hot path.
     modules: Mutex<Vec<ClifJitModule>>,
     kernels: HashMap<ir::FuncId, KernelFn>,
+    /// Function names the code of calls points to (for error messages).
+    _names: Vec<Vec<Box<str>>>,
 }
 
 impl std::fmt::Debug for JitModule {
@@ -109,36 +112,73 @@ impl Drop for JitModule {
 impl JitModule {
     /// Compiles every kernel (`FuncKind::Entry` with a body) of the module.
     pub fn compile(m: &ir::Module, layout: &ModuleLayout) -> Result<JitModule, JitError> {
-        let mut tiers: Vec<Option<(ClifJitModule, helpers::HelperIds)>> = vec![None, None];
+        let mut tiers: Vec<Option<(ClifJitModule, helpers::HelperIds, call::CallEnv)>> =
+            vec![None, None];
         let mut fctx = FunctionBuilderContext::new();
         let mut ids = Vec::new();
+        // Functions and the kernels that may call them share one Cranelift module, of the
+        // tier of the largest of them.
+        let has_funcs = call::module_has_funcs(m);
+        let module_tier = m
+            .functions
+            .iter()
+            .map(Tier::of)
+            .max_by_key(|t| *t as u8)
+            .unwrap_or(Tier::Optimized);
         for (i, f) in m.functions.iter().enumerate() {
-            if f.kind != ir::FuncKind::Entry || !f.has_body() {
+            if !f.has_body() {
                 continue;
             }
             let fid = ir::FuncId(i as u32);
-            let tier = Tier::of(f);
+            let tier = if has_funcs { module_tier } else { Tier::of(f) };
             let slot = &mut tiers[tier as usize];
             if slot.is_none() {
                 let mut cm = new_module(tier)?;
                 let h = helpers::declare(&mut cm)?;
-                *slot = Some((cm, h));
+                let c = call::declare_funcs(&mut cm, m)?;
+                *slot = Some((cm, h, c));
             }
-            let Some((cm, helpers)) = slot.as_mut() else {
+            let Some((cm, helpers, calls)) = slot.as_mut() else {
                 continue;
             };
-            let id = declare_kernel(cm, fid)?;
             let mut cctx = cm.make_context();
-            cctx.func.signature = kernel_signature(cm);
+            let id = match f.kind {
+                ir::FuncKind::Entry => {
+                    cctx.func.signature = kernel_signature(cm);
+                    declare_kernel(cm, fid)?
+                }
+                ir::FuncKind::Func => {
+                    cctx.func.signature = call::func_signature(cm);
+                    *calls
+                        .funcs
+                        .get(&fid)
+                        .ok_or_else(|| JitError::Codegen("function not declared".into()))?
+                }
+            };
             cctx.func.name = UserFuncName::user(0, id.as_u32());
-            build_guarded(m, layout, fid, &mut cctx.func, &mut fctx, cm, helpers)?;
+            build_guarded(
+                m,
+                layout,
+                fid,
+                &mut cctx.func,
+                &mut fctx,
+                cm,
+                helpers,
+                calls,
+            )?;
             guard("define_function", || define(cm, id, &mut cctx))?;
-            ids.push((fid, tier, id));
+            if f.kind == ir::FuncKind::Entry {
+                ids.push((fid, tier, id));
+            }
         }
         let mut kernels = HashMap::new();
         let mut modules = Vec::new();
+        let mut names = Vec::new();
         for (t, slot) in tiers.into_iter().enumerate() {
-            let Some((mut cm, _)) = slot else { continue };
+            let Some((mut cm, _, calls)) = slot else {
+                continue;
+            };
+            names.push(calls.names);
             guard("finalize_definitions", || {
                 cm.finalize_definitions().map_err(|e| e.to_string())
             })?;
@@ -156,6 +196,7 @@ impl JitModule {
         Ok(JitModule {
             modules: Mutex::new(modules),
             kernels,
+            _names: names,
         })
     }
 
@@ -168,6 +209,7 @@ impl JitModule {
 
 /// [`translate::build`], with a panic inside Cranelift's frontend (a JIT bug) turned
 /// into [`JitError::Codegen`].
+#[allow(clippy::too_many_arguments)]
 pub(crate) fn build_guarded(
     m: &ir::Module,
     layout: &ModuleLayout,
@@ -176,9 +218,10 @@ pub(crate) fn build_guarded(
     fctx: &mut FunctionBuilderContext,
     cm: &mut ClifJitModule,
     helpers: &helpers::HelperIds,
+    calls: &call::CallEnv,
 ) -> Result<(), JitError> {
     match catch_unwind(AssertUnwindSafe(|| {
-        translate::build(m, layout, fid, func, fctx, cm, helpers)
+        translate::build(m, layout, fid, func, fctx, cm, helpers, calls)
     })) {
         Ok(r) => r,
         Err(p) => Err(JitError::Codegen(format!(

@@ -97,9 +97,15 @@ pub(crate) struct FnTx<'a> {
     pub scratch: StackSlot,
     /// The instruction being translated (for messages).
     pub cur: Option<InstId>,
+    /// The module's callable functions.
+    pub calls: &'a super::call::CallEnv,
+    callee_refs: HashMap<cranelift_module::FuncId, FuncRef>,
+    /// In a `.func`: the lanes that returned so far (i32 bits); `None` in a kernel.
+    pub ret_bits: Option<Variable>,
 }
 
-/// Builds the Cranelift function of kernel `fid` into `func`.
+/// Builds the Cranelift function of kernel or `.func` `fid` into `func`.
+#[allow(clippy::too_many_arguments)]
 pub(crate) fn build(
     m: &ir::Module,
     layout: &ModuleLayout,
@@ -108,6 +114,7 @@ pub(crate) fn build(
     fctx: &mut FunctionBuilderContext,
     cm: &mut JITModule,
     helpers: &HelperIds,
+    calls: &super::call::CallEnv,
 ) -> Result<(), JitError> {
     let f = m
         .functions
@@ -118,6 +125,13 @@ pub(crate) fn build(
     b.append_block_params_for_function_params(entry);
     b.switch_to_block(entry);
     let ctx = b.block_params(entry)[0];
+    let is_func = f.kind == ir::FuncKind::Func;
+    let entry_mask = if is_func {
+        b.block_params(entry).get(1).copied()
+    } else {
+        None
+    };
+    let ret_bits = is_func.then(|| b.declare_var(I32));
     let mut regs = Vec::with_capacity(f.regs.len());
     for r in &f.regs {
         let (n, ty) = match r.ty.class() {
@@ -171,8 +185,11 @@ pub(crate) fn build(
         ret_status,
         scratch,
         cur: None,
+        calls,
+        callee_refs: HashMap::new(),
+        ret_bits,
     };
-    tx.entry()?;
+    tx.entry(entry_mask)?;
     for mode in [Mode::Conv, Mode::Div] {
         tx.mode = mode;
         for (i, blk) in f.blocks.iter().enumerate() {
@@ -193,7 +210,10 @@ pub(crate) fn build(
     }
     tx.build_dispatch()?;
     tx.b.switch_to_block(tx.ret_status);
-    let st = tx.load_ctx(I32, offset_of!(WarpCtx, status), false);
+    let st = match tx.ret_bits {
+        Some(rb) => tx.b.use_var(rb),
+        None => tx.load_ctx(I32, offset_of!(WarpCtx, status), false),
+    };
     tx.b.ins().return_(&[st]);
     tx.b.seal_all_blocks();
     let FnTx { b, cm, .. } = tx;
@@ -202,8 +222,9 @@ pub(crate) fn build(
 }
 
 impl<'a> FnTx<'a> {
-    /// Entry block: registers zero, active = `ctx.live`, nothing pending.
-    fn entry(&mut self) -> Result<(), JitError> {
+    /// Entry block: registers zero, active = `ctx.live` (a `.func`: its `mask`
+    /// parameter), nothing pending.
+    fn entry(&mut self, mask: Option<Value>) -> Result<(), JitError> {
         let z32 = lanes::splat32(&mut self.b, 0);
         let z64 = lanes::splat64(&mut self.b, 0);
         for r in 0..self.regs.len() {
@@ -213,7 +234,14 @@ impl<'a> FnTx<'a> {
                 self.b.def_var(v, z);
             }
         }
-        let live = self.load_ctx(I32, offset_of!(WarpCtx, live), false);
+        let live = match mask {
+            Some(m) => m,
+            None => self.load_ctx(I32, offset_of!(WarpCtx, live), false),
+        };
+        if let Some(rb) = self.ret_bits {
+            let z = lanes::iconst32(&mut self.b, 0);
+            self.b.def_var(rb, z);
+        }
         let act = lanes::mask_from_bits(&mut self.b, live);
         for k in 0..N32 {
             self.b.def_var(self.active[k], act[k]);
@@ -286,6 +314,25 @@ impl<'a> FnTx<'a> {
         let r = self.cm.declare_func_in_func(id, self.b.func);
         self.helper_refs.insert(h, r);
         Ok(r)
+    }
+
+    /// A `FuncRef` for a callee, declared in this function on first use.
+    pub fn callee_ref(&mut self, id: cranelift_module::FuncId) -> FuncRef {
+        if let Some(&r) = self.callee_refs.get(&id) {
+            return r;
+        }
+        let r = self.cm.declare_func_in_func(id, self.b.func);
+        // Code of different functions may lie more than 2 GiB apart: call through an
+        // absolute address.
+        self.b.func.dfg.ext_funcs[r].colocated = false;
+        self.callee_refs.insert(id, r);
+        r
+    }
+
+    /// Translates an instruction built by another lowering (call arguments and return
+    /// values).
+    pub(crate) fn inst_at(&mut self, i: &Inst) -> Result<(), JitError> {
+        self.inst(i)
     }
 
     /// Address of a byte offset in the scratch slot.

@@ -57,6 +57,9 @@ pub struct WarpCtx {
     pub no_cache: [u64; 2],
     /// Runtime-side state of this warp (fault record, barrier hook).
     pub env: *mut WarpEnv,
+    /// Number of call frames entered below the kernel (see `runtime::call`).
+    pub call_depth: u32,
+    pub _pad1: u32,
 }
 
 impl WarpCtx {
@@ -107,6 +110,8 @@ impl WarpCtx {
             inst_cache_len: 0,
             no_cache: [0, 0],
             env: std::ptr::null_mut(),
+            call_depth: 0,
+            _pad1: 0,
         }
     }
 }
@@ -169,6 +174,9 @@ pub struct WarpEnv {
     /// Set when an error other than a memory fault stopped the warp (e.g. a bad barrier
     /// operand); reported by the scheduler.
     pub error: Option<String>,
+    /// Lowest host stack address a call may start below (0: not checked); set by the
+    /// scheduler for warps that run in a coroutine.
+    pub stack_limit: usize,
 }
 
 impl WarpEnv {
@@ -179,6 +187,7 @@ impl WarpEnv {
             yielder: None,
             arrivals: Vec::new(),
             error: None,
+            stack_limit: 0,
         }
     }
 }

@@ -9,13 +9,13 @@
 //! can never complete, the launch ends with [`Error::Deadlock`].
 
 use crate::interp;
-use crate::ir::{FuncId, Function, Terminator};
+use crate::ir::{FuncId, Function};
 use crate::jit::KernelFn;
 use crate::runtime::ctx::{WarpCtx, WarpEnv, WarpYield, STATUS_OK, WARP_SIZE};
 use crate::runtime::device::{Backend, Device, KernelArg, LaunchConfig, Module};
 use crate::runtime::error::{Error, Fault, Result};
 use crate::runtime::memory::{RegionKind, RegionTable};
-use corosensei::stack::DefaultStack;
+use corosensei::stack::{DefaultStack, Stack};
 use corosensei::{Coroutine, CoroutineResult};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
@@ -43,8 +43,15 @@ struct LaunchShared<'a> {
     regions: Arc<RegionTable>,
     param_base: u64,
     shared_size: u64,
+    /// Bytes per thread of the local area (the kernel's frame, then its call stack).
     local_size: u64,
+    /// Bytes of the kernel's own frame, zeroed in every CTA.
+    frame_size: u64,
+    /// Run warps in coroutines: barriers are reachable, or calls (whose depth is then
+    /// bounded by a known host stack).
     uses_barriers: bool,
+    /// Host stack of each warp coroutine.
+    stack_bytes: usize,
     abort: AtomicBool,
     next_cta: AtomicU64,
     error: Mutex<Option<Error>>,
@@ -172,7 +179,13 @@ impl Device {
             let param_base = mem.alloc(params.len() as u64, 16, RegionKind::Param)?;
             owned.push(param_base);
             mem.write(param_base, &params)?;
-            let local_size = (func.local_size as u64).next_multiple_of(16);
+            let has_calls = super::call::has_calls(&module.inner.ir, func_id);
+            let frame_size = func.call_frame() as u64;
+            let local_size = if has_calls {
+                frame_size + super::call::call_stack_bytes(&module.inner.ir, func_id)
+            } else {
+                frame_size
+            };
             let mut wmem = Vec::with_capacity(workers);
             for _ in 0..workers {
                 let shared_base = mem.alloc(shared_size, 256, RegionKind::Shared)?;
@@ -199,7 +212,13 @@ impl Device {
                 param_base,
                 shared_size,
                 local_size,
-                uses_barriers: uses_barriers(func),
+                frame_size,
+                uses_barriers: has_calls || super::call::reaches_barrier(&module.inner.ir, func_id),
+                stack_bytes: if has_calls {
+                    super::call::CALL_STACK_HOST_BYTES
+                } else {
+                    WARP_STACK_BYTES
+                },
                 abort: AtomicBool::new(false),
                 next_cta: AtomicU64::new(0),
                 error: Mutex::new(None),
@@ -229,12 +248,6 @@ impl Device {
         }
         result
     }
-}
-
-fn uses_barriers(f: &Function) -> bool {
-    f.blocks
-        .iter()
-        .any(|b| matches!(b.term, Terminator::Barrier { .. }))
 }
 
 fn worker(sh: &LaunchShared, wm: &WorkerMem, ncta: u64) {
@@ -304,7 +317,7 @@ fn run_cta(
         // SAFETY: the window was allocated for this worker with `shared_size` bytes.
         unsafe { std::ptr::write_bytes(wm.shared_base as *mut u8, 0, sh.shared_size as usize) };
     }
-    if sh.local_size > 0 {
+    if sh.local_size > 0 && sh.frame_size == sh.local_size {
         // SAFETY: the local area holds `local_size` bytes per thread of the CTA.
         unsafe {
             std::ptr::write_bytes(
@@ -313,6 +326,18 @@ fn run_cta(
                 (sh.local_size * nthreads as u64) as usize,
             )
         };
+    } else if sh.frame_size > 0 {
+        // Only each thread's own frame; callee frames are zeroed when they are entered.
+        for t in 0..nthreads as u64 {
+            // SAFETY: each thread's `local_size` bytes start with its frame.
+            unsafe {
+                std::ptr::write_bytes(
+                    (wm.local_base + t * sh.local_size) as *mut u8,
+                    0,
+                    sh.frame_size as usize,
+                )
+            };
+        }
     }
     // Warp contexts are built once per worker and launch (thread ids depend only on the
     // warp index and the block shape); each CTA only sets what differs.
@@ -346,6 +371,7 @@ fn run_cta(
         ctx.ctaid = ctaid;
         ctx.live = slot.live;
         ctx.status = STATUS_OK;
+        ctx.call_depth = 0;
     }
 
     if !sh.uses_barriers {
@@ -443,10 +469,11 @@ fn run_cta_with_barriers(
     let mut cos: Vec<Option<Co>> = Vec::with_capacity(n);
     for slot in warps.iter_mut() {
         let stack = match stacks.pop() {
-            Some(s) => s,
-            None => DefaultStack::new(WARP_STACK_BYTES)
+            Some(s) if s.base().get() - s.limit().get() >= sh.stack_bytes => s,
+            _ => DefaultStack::new(sh.stack_bytes)
                 .map_err(|e| Error::Host(format!("cannot allocate a warp stack: {e}")))?,
         };
+        slot.env.stack_limit = stack.limit().get() + super::call::HOST_STACK_MARGIN;
         let ctx: *mut WarpCtx = &mut *slot.ctx;
         let env: *mut WarpEnv = &mut *slot.env;
         let sh_ptr: *const LaunchShared = sh;

@@ -1,0 +1,417 @@
+//! Calls: `.func` parameter frames, call-site `.param` variables and the lowering of
+//! `call` into [`Terminator::Call`] (see its documentation for the calling convention).
+
+use super::func::{Fx, TBlock, TTerm};
+use super::inst::{Lowered, Mods};
+use super::operand::{Rule, Val};
+use super::{Cx, VarSym, MAX_LOCAL_FRAME};
+use crate::ir::{
+    self, AddrBase, Address, CallArg, CallDst, CallRet, CallSrc, FuncId, FuncKind, InstKind, Loc,
+    Operand, Space, Terminator, Type, VarRef,
+};
+use crate::parse::ast::{self, Instruction};
+use crate::parse::PtxError;
+
+/// Lays out the parameters of every defined function before any body is checked, so that
+/// a call can be lowered before its callee's body (with a prototype declared earlier).
+pub fn signature(cx: &mut Cx, f: &ast::FuncDecl, id: FuncId) -> Result<(), PtxError> {
+    let saved = cx.total_regs;
+    let (params, rets, size) = {
+        let mut fx = Fx::new(cx, f.kind, id);
+        let mut offset = 0u32;
+        let params = fx.params(&f.params, &mut offset)?;
+        let rets = fx.params(&f.rets, &mut offset)?;
+        (params, rets, offset)
+    };
+    cx.total_regs = saved;
+    if let Some(slot) = cx.m.functions.get_mut(id.0 as usize) {
+        slot.params = params;
+        slot.rets = rets;
+        slot.param_size = size;
+    }
+    Ok(())
+}
+
+/// After every function is checked: each called function must have a body.
+pub fn check_calls(cx: &Cx) -> Result<(), PtxError> {
+    for f in &cx.m.functions {
+        for b in &f.blocks {
+            if let Terminator::Call { func, inst, .. } = &b.term {
+                let callee = cx.m.functions.get(func.0 as usize);
+                if !callee.is_some_and(|c| c.has_body()) {
+                    let loc = cx.m.inst_info.get(inst.0 as usize).map(|i| i.loc);
+                    return Err(cx.err(
+                        loc.unwrap_or_default(),
+                        format!(
+                            "call to function '{}', which has no body in this module (linking is not supported)",
+                            callee.map_or("?", |c| c.name.as_str())
+                        ),
+                    ));
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+/// IR validation of a [`Terminator::Call`] in `f` (operands, callee, frame offsets).
+pub fn validate_call(m: &ir::Module, f: &ir::Function, t: &Terminator) -> Result<(), String> {
+    let Terminator::Call {
+        func, args, rets, ..
+    } = t
+    else {
+        return Ok(());
+    };
+    let callee = m
+        .functions
+        .get(func.0 as usize)
+        .ok_or("call to a function out of range")?;
+    if callee.kind != FuncKind::Func || !callee.has_body() {
+        return Err(format!(
+            "call to '{}', not a .func with a body",
+            callee.name
+        ));
+    }
+    let in_callee = |off: u32, size: u32| off as u64 + size as u64 <= callee.local_size as u64;
+    let in_caller = |off: u32, size: u32| off as u64 + size as u64 <= f.local_size as u64;
+    let reg = |r: ir::RegId| {
+        f.regs
+            .get(r.0 as usize)
+            .map(|i| i.ty)
+            .ok_or("call register out of range")
+    };
+    for a in args {
+        if !in_callee(a.dst, a.size) {
+            return Err("call argument outside the callee's frame".into());
+        }
+        match a.src {
+            CallSrc::Local(o) if !in_caller(o, a.size) => {
+                return Err("call argument outside the caller's frame".into())
+            }
+            CallSrc::Local(_) => {}
+            CallSrc::Value(op, ty) => {
+                if ty.bytes() != a.size || ty == Type::Pred || ty.bits() > 64 {
+                    return Err("call value argument of a bad size".into());
+                }
+                match op {
+                    Operand::Reg(r) => {
+                        reg(r)?;
+                    }
+                    Operand::Imm(_) => {}
+                    _ => return Err("call argument must be a register or immediate".into()),
+                }
+            }
+        }
+    }
+    for r in rets {
+        if !in_callee(r.src, r.size) {
+            return Err("call return value outside the callee's frame".into());
+        }
+        match r.dst {
+            CallDst::Local(o) if !in_caller(o, r.size) => {
+                return Err("call return value outside the caller's frame".into())
+            }
+            CallDst::Local(_) => {}
+            CallDst::Reg(d, ty) => {
+                let rt = reg(d)?;
+                if ty.bytes() != r.size
+                    || ty == Type::Pred
+                    || ty.bits() > 64
+                    || rt.class() == ir::RegClass::Pred
+                    || rt.class() == ir::RegClass::R128
+                {
+                    return Err("call return register of a bad type".into());
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+impl Fx<'_, '_> {
+    /// The offset of a parameter of `size` bytes aligned to `align` after `offset`.
+    pub(super) fn param_slot(
+        &self,
+        offset: &mut u32,
+        align: u32,
+        size: u32,
+        loc: Loc,
+    ) -> Result<u32, PtxError> {
+        let off = offset
+            .checked_next_multiple_of(align.max(1))
+            .ok_or_else(|| self.err(loc, "parameters too large"))?;
+        *offset = off
+            .checked_add(size)
+            .filter(|&e| self.kind == FuncKind::Entry || e <= MAX_LOCAL_FRAME)
+            .ok_or_else(|| self.err(loc, "parameters too large"))?;
+        Ok(off)
+    }
+
+    /// A call-site `.param` variable: a slot of the local frame.
+    pub(super) fn call_param_slot(
+        &mut self,
+        size: u64,
+        align: u32,
+        loc: Loc,
+    ) -> Result<u32, PtxError> {
+        let too_large = || {
+            self.err(
+                loc,
+                format!("local frame too large (at most {MAX_LOCAL_FRAME} bytes)"),
+            )
+        };
+        let size = u32::try_from(size).map_err(|_| too_large())?;
+        let off = self
+            .local_size
+            .checked_next_multiple_of(align.max(1))
+            .ok_or_else(too_large)?;
+        self.local_size = off
+            .checked_add(size)
+            .filter(|&e| e <= MAX_LOCAL_FRAME)
+            .ok_or_else(too_large)?;
+        self.local_align = self.local_align.max(align);
+        self.call_params.insert(off, size);
+        Ok(off)
+    }
+
+    /// A `.func`'s frame starts with its parameters and return values; `.reg` parameters
+    /// are loaded from their slots at the entry.
+    pub(super) fn func_frame(
+        &mut self,
+        params: &[ir::Param],
+        rets: &[ir::Param],
+        size: u32,
+        loc: Loc,
+    ) -> Result<(), PtxError> {
+        self.local_size = size;
+        for p in params.iter().chain(rets) {
+            self.local_align = self.local_align.max(p.align);
+        }
+        for p in params {
+            if let Some(r) = p.reg {
+                let id = self.cx.inst_info(
+                    loc,
+                    format!("ld.param.{} (parameter {})", p.ty.name(), p.name),
+                    self.id,
+                );
+                self.push(None, slot_ld(p.ty, r, p.offset), id);
+            }
+        }
+        self.reg_rets = rets
+            .iter()
+            .filter_map(|p| p.reg.map(|r| (r, p.ty, p.offset)))
+            .collect();
+        Ok(())
+    }
+
+    /// Appends the stores of `.reg` return values to a block ending in `ret`.
+    pub(super) fn ret_stores(&mut self, tb: &mut TBlock, close: Loc) {
+        if self.kind != FuncKind::Func || self.reg_rets.is_empty() {
+            return;
+        }
+        let (guard, loc) = match &tb.term {
+            Some(TTerm::Ret { guard, inst, .. }) => (
+                *guard,
+                self.cx
+                    .m
+                    .inst_info
+                    .get(inst.0 as usize)
+                    .map_or(close, |i| i.loc),
+            ),
+            Some(TTerm::FallOff) | None => (None, close),
+            _ => return,
+        };
+        for (r, ty, off) in self.reg_rets.clone() {
+            let id = self.cx.inst_info(
+                loc,
+                format!("st.param.{} (return value)", ty.name()),
+                self.id,
+            );
+            tb.insts.push(ir::Inst {
+                guard,
+                kind: InstKind::St {
+                    space: Space::Local,
+                    ty,
+                    srcs: vec![Operand::Reg(r)],
+                    addr: local_addr(off),
+                },
+                id,
+            });
+        }
+    }
+
+    /// `call{.uni} {(rets),} func{, (args)};`
+    pub(super) fn call(&mut self, i: &Instruction, m: &mut Mods) -> Result<Lowered, PtxError> {
+        let uni = m.has("uni");
+        let ops = &i.operands;
+        let mut k = 0;
+        let ret_ops: &[ast::Operand] = match ops.first() {
+            Some(ast::Operand::List(v, _)) => {
+                k = 1;
+                v
+            }
+            _ => &[],
+        };
+        let func = match ops.get(k) {
+            Some(ast::Operand::Value(e)) => match self.value(e)? {
+                Val::Func(f) => f,
+                Val::Reg(..) => {
+                    return Err(self.err(
+                        e.loc,
+                        "indirect calls (through a register) are not supported yet",
+                    ))
+                }
+                _ => return Err(self.err(e.loc, "expected a function name")),
+            },
+            Some(op) => return Err(self.err(op.loc(), "expected a function name")),
+            None => return Err(self.err(m.loc, "'call' needs a function")),
+        };
+        k += 1;
+        let arg_ops: &[ast::Operand] = match ops.get(k) {
+            Some(ast::Operand::List(v, _)) => {
+                k += 1;
+                v
+            }
+            _ => &[],
+        };
+        if let Some(op) = ops.get(k) {
+            return Err(self.err(
+                op.loc(),
+                "unexpected operand (a prototype is only valid in an indirect call)",
+            ));
+        }
+        let Some(callee) = self.cx.m.functions.get(func.0 as usize) else {
+            return Err(self.err(m.loc, "internal error: unknown function"));
+        };
+        if callee.kind == FuncKind::Entry {
+            return Err(self.err(
+                m.loc,
+                format!(
+                    "'{}' is a kernel (.entry) and cannot be called",
+                    callee.name
+                ),
+            ));
+        }
+        let (name, params, prets) = (
+            callee.name.clone(),
+            callee.params.clone(),
+            callee.rets.clone(),
+        );
+        if arg_ops.len() != params.len() {
+            return Err(self.err(
+                m.loc,
+                format!(
+                    "'{name}' takes {} argument(s), not {}",
+                    params.len(),
+                    arg_ops.len()
+                ),
+            ));
+        }
+        if ret_ops.len() != prets.len() {
+            return Err(self.err(
+                m.loc,
+                format!(
+                    "'{name}' returns {} value(s), not {}",
+                    prets.len(),
+                    ret_ops.len()
+                ),
+            ));
+        }
+        let mut args = Vec::with_capacity(params.len());
+        for (op, p) in arg_ops.iter().zip(&params) {
+            let src = match self.param_var(op, p)? {
+                Some(o) => CallSrc::Local(o),
+                None => CallSrc::Value(self.src(op, p.ty, Rule::Relaxed)?, p.ty),
+            };
+            args.push(CallArg {
+                src,
+                dst: p.offset,
+                size: p.size,
+            });
+        }
+        let mut rets = Vec::with_capacity(prets.len());
+        for (op, p) in ret_ops.iter().zip(&prets) {
+            let dst = match self.param_var(op, p)? {
+                Some(o) => CallDst::Local(o),
+                None => CallDst::Reg(self.dst(op, p.ty, Rule::Relaxed)?, p.ty),
+            };
+            rets.push(CallRet {
+                src: p.offset,
+                dst,
+                size: p.size,
+            });
+        }
+        Ok(Lowered::Call {
+            func,
+            args,
+            rets,
+            uni,
+        })
+    }
+
+    /// A call-site `.param` variable given for parameter `p` (its frame offset), `None`
+    /// for a register or immediate (then `p` must be a scalar).
+    fn param_var(&self, op: &ast::Operand, p: &ir::Param) -> Result<Option<u32>, PtxError> {
+        let ast::Operand::Value(e) = op else {
+            return Err(self.err(op.loc(), "expected a call argument"));
+        };
+        if let ast::ExprKind::Sym { .. } = e.kind {
+            if let Val::Var(v, off, name) = self.value(e)? {
+                return self.call_var(v, off, &name, p, e.loc).map(Some);
+            }
+        }
+        if p.count != 1 || p.ty == Type::Pred {
+            return Err(self.err(
+                e.loc,
+                format!(
+                    "parameter '{}' must be passed in a call-site '.param' variable",
+                    p.name
+                ),
+            ));
+        }
+        Ok(None)
+    }
+
+    fn call_var(
+        &self,
+        v: VarSym,
+        off: i64,
+        name: &str,
+        p: &ir::Param,
+        loc: Loc,
+    ) -> Result<u32, PtxError> {
+        let (VarRef::Local(o), true, 0) = (v.vref, v.call_param, off) else {
+            return Err(self.err(
+                loc,
+                format!("'{name}' is not a '.param' variable declared for this call"),
+            ));
+        };
+        let size = self.call_params.get(&o).copied().unwrap_or(0);
+        if size < p.size {
+            return Err(self.err(
+                loc,
+                format!(
+                    "'{name}' has {size} bytes; parameter '{}' needs {}",
+                    p.name, p.size
+                ),
+            ));
+        }
+        Ok(o)
+    }
+}
+
+fn local_addr(off: u32) -> Address {
+    Address {
+        base: AddrBase::Var(VarRef::Local(off)),
+        offset: 0,
+    }
+}
+
+fn slot_ld(ty: Type, r: ir::RegId, off: u32) -> InstKind {
+    InstKind::Ld {
+        space: Space::Local,
+        ty,
+        dsts: vec![Some(r)],
+        addr: local_addr(off),
+    }
+}

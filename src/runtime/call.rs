@@ -1,0 +1,198 @@
+//! Runtime side of calls (both backends): pushing and popping a callee's `.local` frame
+//! with the depth and stack limits, copying call-site `.param` variables, and the
+//! call-graph facts a launch needs (call-stack bytes per thread, whether a kernel can
+//! reach a barrier or a call).
+
+use crate::ir::{FuncId, Module, Terminator, MAX_CALL_DEPTH};
+use crate::runtime::ctx::{stop_with_error, Stopped, WarpCtx, WARP_SIZE};
+
+/// Call-stack bytes per thread above which recursion stops with an error.
+pub const MAX_CALL_STACK: u64 = 256 * 1024;
+
+/// Host stack that must remain free below the current frame when a call is entered.
+pub const HOST_STACK_MARGIN: usize = 256 * 1024;
+
+/// Host stack of a warp coroutine for kernels that call functions.
+pub const CALL_STACK_HOST_BYTES: usize = 64 << 20;
+
+fn callees(m: &Module, f: FuncId) -> impl Iterator<Item = FuncId> + '_ {
+    m.functions
+        .get(f.0 as usize)
+        .into_iter()
+        .flat_map(|f| f.blocks.iter())
+        .filter_map(|b| match b.term {
+            Terminator::Call { func, .. } => Some(func),
+            _ => None,
+        })
+}
+
+/// Functions reachable from `root` through calls (`root` included), and whether the
+/// call graph below `root` has a cycle.
+fn reachable(m: &Module, root: FuncId) -> (Vec<FuncId>, bool) {
+    let n = m.functions.len();
+    // 0 = unseen, 1 = on the DFS stack, 2 = done.
+    let mut state = vec![0u8; n];
+    let mut order = Vec::new();
+    let mut cyclic = false;
+    let mut stack: Vec<(FuncId, Vec<FuncId>, usize)> = Vec::new();
+    if (root.0 as usize) < n {
+        state[root.0 as usize] = 1;
+        stack.push((root, callees(m, root).collect(), 0));
+        order.push(root);
+    }
+    while let Some(top) = stack.last_mut() {
+        if let Some(&c) = top.1.get(top.2) {
+            top.2 += 1;
+            match state.get(c.0 as usize) {
+                Some(0) => {
+                    state[c.0 as usize] = 1;
+                    order.push(c);
+                    let cs = callees(m, c).collect();
+                    stack.push((c, cs, 0));
+                }
+                Some(1) => cyclic = true,
+                _ => {}
+            }
+        } else {
+            state[top.0 .0 as usize] = 2;
+            stack.pop();
+        }
+    }
+    (order, cyclic)
+}
+
+/// Whether kernel `f` contains a call.
+pub fn has_calls(m: &Module, f: FuncId) -> bool {
+    callees(m, f).next().is_some()
+}
+
+/// Whether `f` or a function it can call contains a barrier.
+pub fn reaches_barrier(m: &Module, f: FuncId) -> bool {
+    reachable(m, f).0.iter().any(|g| {
+        m.functions[g.0 as usize]
+            .blocks
+            .iter()
+            .any(|b| matches!(b.term, Terminator::Barrier { .. }))
+    })
+}
+
+/// Bytes of call stack each thread of kernel `f` needs below its own frame: the deepest
+/// chain of callee frames, or for recursive call graphs [`MAX_CALL_DEPTH`] of the
+/// largest frame, at most [`MAX_CALL_STACK`].
+pub fn call_stack_bytes(m: &Module, f: FuncId) -> u64 {
+    let (order, cyclic) = reachable(m, f);
+    let frame = |g: FuncId| m.functions[g.0 as usize].call_frame() as u64;
+    if cyclic {
+        let max = order.iter().skip(1).map(|&g| frame(g)).max().unwrap_or(0);
+        return (max * (MAX_CALL_DEPTH as u64 + 1)).min(MAX_CALL_STACK);
+    }
+    // Acyclic: longest path, callees first (reverse DFS pre-order is not enough in
+    // general, so iterate to a fixed point; the graph is small).
+    let mut need = vec![0u64; m.functions.len()];
+    for _ in 0..order.len() {
+        let mut changed = false;
+        for &g in order.iter().rev() {
+            let v = callees(m, g)
+                .map(|c| frame(c) + need[c.0 as usize])
+                .max()
+                .unwrap_or(0);
+            if v != need[g.0 as usize] {
+                need[g.0 as usize] = v;
+                changed = true;
+            }
+        }
+        if !changed {
+            break;
+        }
+    }
+    need[f.0 as usize].min(MAX_CALL_STACK)
+}
+
+/// Enters a callee: checks the depth, the thread's call stack (`frame + size` must fit
+/// the current local window) and the host stack, zeroes bytes `[zero_from, size)` of the
+/// new frame for the lanes in `mask`, and moves every lane's local window up by `frame`.
+///
+/// # Safety
+/// `ctx.env` must point to this warp's live env; the local windows must be valid.
+pub unsafe fn call_push(
+    ctx: &mut WarpCtx,
+    mask: u32,
+    frame: u32,
+    size: u32,
+    zero_from: u32,
+    name: &str,
+) -> Result<(), Stopped> {
+    let probe = 0u8;
+    let here = &probe as *const u8 as usize;
+    // SAFETY: the caller guarantees env.
+    let limit = unsafe { (*ctx.env).stack_limit };
+    let why = if ctx.call_depth >= MAX_CALL_DEPTH {
+        Some(format!("more than {MAX_CALL_DEPTH} nested calls"))
+    } else if frame as u64 + size as u64 > ctx.local_size {
+        Some("the call stack is exhausted".to_string())
+    } else if limit != 0 && here < limit {
+        Some("the host stack is exhausted".to_string())
+    } else {
+        None
+    };
+    if let Some(why) = why {
+        unsafe {
+            stop_with_error(
+                ctx,
+                format!("call to function '{name}' failed: {why} (recursion too deep?)"),
+            )
+        };
+        return Err(Stopped);
+    }
+    for lane in 0..WARP_SIZE {
+        if mask & (1 << lane) != 0 && size > zero_from {
+            let p = ctx.local_base[lane] + frame as u64 + zero_from as u64;
+            // SAFETY: frame + size is inside the lane's local window (checked above).
+            unsafe { std::ptr::write_bytes(p as *mut u8, 0, (size - zero_from) as usize) };
+        }
+    }
+    for b in ctx.local_base.iter_mut() {
+        *b += frame as u64;
+    }
+    ctx.local_size -= frame as u64;
+    ctx.call_depth += 1;
+    Ok(())
+}
+
+/// Leaves a callee entered with [`call_push`] and the same `frame`.
+pub fn call_pop(ctx: &mut WarpCtx, frame: u32) {
+    for b in ctx.local_base.iter_mut() {
+        *b -= frame as u64;
+    }
+    ctx.local_size += frame as u64;
+    ctx.call_depth = ctx.call_depth.saturating_sub(1);
+}
+
+/// While a callee's frame is pushed: copies `size` bytes per lane of `mask` between the
+/// caller's frame (offset `caller`) and the callee's (offset `callee`), towards the
+/// callee if `to_callee`.
+///
+/// # Safety
+/// The frame must be pushed with `frame`; both ranges must lie inside their frames
+/// (`check` validates the offsets).
+pub unsafe fn call_copy(
+    ctx: &WarpCtx,
+    mask: u32,
+    frame: u32,
+    caller: u32,
+    callee: u32,
+    size: u32,
+    to_callee: bool,
+) {
+    for lane in 0..WARP_SIZE {
+        if mask & (1 << lane) != 0 {
+            let base = ctx.local_base[lane];
+            let c = (base - frame as u64 + caller as u64) as *mut u8;
+            let e = (base + callee as u64) as *mut u8;
+            let (s, d) = if to_callee { (c, e) } else { (e, c) };
+            // SAFETY: as documented; the ranges do not overlap (the caller's slots end
+            // before `frame`).
+            unsafe { std::ptr::copy_nonoverlapping(s, d, size as usize) };
+        }
+    }
+}

@@ -1,0 +1,262 @@
+//! Function calls (tests/kernels/calls.cu, compiled by clang and NVRTC, and hand-written
+//! PTX in tests/kernels/spec_calls*.ptx): calls with and without return values, struct
+//! arguments and returns (arrays in .param), per-lane recursion, calls under divergence,
+//! `bar.sync` inside a called function. Every kernel runs on both backends against a
+//! plain Rust reference.
+#[macro_use]
+mod common;
+use common::*;
+
+const SENTINEL: u32 = 0x5EE5_5EE5;
+
+fn sq1(x: u32) -> u32 {
+    x.wrapping_mul(x).wrapping_add(1)
+}
+fn fact(n: u32) -> u32 {
+    if n <= 1 {
+        1
+    } else {
+        n.wrapping_mul(fact(n - 1))
+    }
+}
+fn fib(n: u32) -> u32 {
+    if n < 2 {
+        n
+    } else {
+        fib(n - 1) + fib(n - 2)
+    }
+}
+fn odd_path(x: u32) -> u32 {
+    if x & 1 != 0 {
+        return sq1(x) ^ 0x55;
+    }
+    let mut s = 0u32;
+    for i in 0..(x & 7) {
+        s = s.wrapping_add(sq1(i.wrapping_add(x)));
+    }
+    s
+}
+
+/// out[8i..8i+8] of kernel `calls` for thread i with input x.
+fn reference(i: u32, x: u32) -> [u32; 8] {
+    let mut o = [SENTINEL; 8];
+    o[0] = sq1(x);
+    let d = (i & 7) + 1;
+    o[1] = x >> d;
+    o[2] = x & ((1 << d) - 1);
+    let q = [x, x >> 3, i, x ^ i];
+    o[3] = q[0]
+        .wrapping_add(q[1].wrapping_mul(2))
+        .wrapping_add(q[2].wrapping_mul(3))
+        .wrapping_add(q[3].wrapping_mul(i & 3));
+    o[4] = fact(x & 15);
+    o[5] = fib(i & 15);
+    let v = if i & 3 == 0 { odd_path(x) } else { 7 };
+    o[6] = v;
+    o[7] = !v;
+    o
+}
+
+fn calls(backend: Backend) {
+    let dev = device();
+    for file in variants("calls") {
+        let m = module(&dev, &file, backend);
+        for &(n, block) in &[(1usize, 32u32), (45, 32), (300, 128)] {
+            let mut rng = Rng::new(n as u64);
+            let input: Vec<u32> = (0..n)
+                .map(|i| if i < 40 { i as u32 } else { rng.u32() })
+                .collect();
+            let grid = blocks(n, block);
+            let total = (grid * block) as usize;
+            let in_buf = dev.alloc_from(&input).unwrap();
+            let out_buf = dev.alloc_from(&vec![SENTINEL; 8 * total]).unwrap();
+            let what = format!("{file} calls n={n} block={block} {backend:?}");
+            launch(
+                &dev,
+                &m,
+                "calls",
+                &cfg([grid, 1, 1], [block, 1, 1], backend),
+                &[arg(&in_buf), arg(&out_buf), KernelArg::from(n as u32)],
+                &what,
+            );
+            let mut want = vec![SENTINEL; 8 * total];
+            for i in 0..n {
+                want[8 * i..8 * i + 8].copy_from_slice(&reference(i as u32, input[i]));
+            }
+            assert_slice_eq(&dev.read::<u32>(&out_buf).unwrap(), &want, &what);
+        }
+    }
+}
+
+fn bar_in_call(backend: Backend) {
+    let dev = device();
+    for file in variants("calls") {
+        let m = module(&dev, &file, backend);
+        for &(grid, block) in &[(1u32, 32u32), (3, 96), (2, 256)] {
+            let n = (grid * block) as usize;
+            let input: Vec<u32> = Rng::new(9).vec_u32(n);
+            let in_buf = dev.alloc_from(&input).unwrap();
+            let out_buf = dev.alloc_from(&vec![SENTINEL; n]).unwrap();
+            let what = format!("{file} bar_in_call grid={grid} block={block} {backend:?}");
+            launch(
+                &dev,
+                &m,
+                "bar_in_call",
+                &cfg([grid, 1, 1], [block, 1, 1], backend),
+                &[arg(&in_buf), arg(&out_buf)],
+                &what,
+            );
+            let want: Vec<u32> = (0..n)
+                .map(|i| {
+                    let b = i / block as usize * block as usize;
+                    let t = i % block as usize;
+                    input[b + block as usize - 1 - t].wrapping_mul(3)
+                })
+                .collect();
+            assert_slice_eq(&dev.read::<u32>(&out_buf).unwrap(), &want, &what);
+        }
+    }
+}
+
+both_backends!(calls, bar_in_call);
+
+/// The compiler samples of tests/frontend_ptx/call.* (nvcc and clang call sequences).
+fn frontend_samples(backend: Backend) {
+    let dev = device();
+    for c in COMPILERS {
+        let file = format!("tests/frontend_ptx/call.{c}.ptx");
+        let src = load_root(&file);
+        let m = match backend {
+            Backend::Jit => dev.load_ptx(&src, &file),
+            Backend::Interp => dev.load_ptx_with(&src, &file, false),
+        }
+        .unwrap_or_else(|e| panic!("{file}: {e}"));
+        let input: Vec<u32> = Rng::new(3).vec_u32(64);
+        let buf = dev.alloc_from(&input).unwrap();
+        let what = format!("{file} {backend:?}");
+        launch(
+            &dev,
+            &m,
+            "calls",
+            &cfg([1, 1, 1], [64, 1, 1], backend),
+            &[arg(&buf)],
+            &what,
+        );
+        let want: Vec<u32> = input.iter().map(|&x| sq1(x)).collect();
+        assert_slice_eq(&dev.read::<u32>(&buf).unwrap(), &want, &what);
+    }
+}
+
+both_backends!(frontend_samples);
+
+fn load_spec(dev: &Device, file: &str, backend: Backend) -> ptxjit::Module {
+    module(dev, file, backend)
+}
+
+fn spec(backend: Backend) {
+    let dev = device();
+    let m = load_spec(&dev, "spec_calls.ptx", backend);
+    for &block in &[32u32, 45, 128] {
+        let n = block as usize;
+        let input: Vec<u32> = (0..n as u32)
+            .map(|i| {
+                if i < 40 {
+                    i
+                } else {
+                    i.wrapping_mul(2654435761)
+                }
+            })
+            .collect();
+        let in_buf = dev.alloc_from(&input).unwrap();
+        let out_buf = dev.alloc_from(&vec![SENTINEL; 4 * n]).unwrap();
+        let what = format!("spec_calls spec block={block} {backend:?}");
+        launch(
+            &dev,
+            &m,
+            "spec",
+            &cfg([1, 1, 1], [block, 1, 1], backend),
+            &[arg(&in_buf), arg(&out_buf)],
+            &what,
+        );
+        let mut want = vec![SENTINEL; 4 * n];
+        for t in 0..n {
+            let x = input[t];
+            let tid = t as u32;
+            want[4 * t] = x >> (tid & 7);
+            want[4 * t + 1] = if x & 1 != 0 {
+                x.wrapping_mul(3)
+            } else {
+                (1..=(x & 15)).sum()
+            };
+            want[4 * t + 2] = if tid & 3 == 0 { x >> 4 } else { 0xdead };
+            if x & 7 != 5 {
+                want[4 * t + 3] = tid;
+            }
+        }
+        assert_slice_eq(&dev.read::<u32>(&out_buf).unwrap(), &want, &what);
+    }
+}
+
+fn multi(backend: Backend) {
+    let dev = device();
+    let m = load_spec(&dev, "spec_calls_noabi.ptx", backend);
+    let n = 64usize;
+    let input: Vec<u32> = Rng::new(5).vec_u32(n);
+    let in_buf = dev.alloc_from(&input).unwrap();
+    let out_buf = dev.alloc_from(&vec![SENTINEL; 3 * n]).unwrap();
+    let what = format!("spec_calls_noabi multi {backend:?}");
+    launch(
+        &dev,
+        &m,
+        "multi",
+        &cfg([1, 1, 1], [n as u32, 1, 1], backend),
+        &[arg(&in_buf), arg(&out_buf)],
+        &what,
+    );
+    let mut want = vec![SENTINEL; 3 * n];
+    for t in 0..n {
+        let (x, s) = (input[t], t as u32 & 7);
+        want[3 * t] = x >> s;
+        want[3 * t + 1] = x & ((1 << s) - 1);
+        want[3 * t + 2] = if t & 3 == 1 { x & 15 } else { 0xdead };
+    }
+    assert_slice_eq(&dev.read::<u32>(&out_buf).unwrap(), &want, &what);
+}
+
+/// Per-lane recursion depth up to the limit (1000 frames), and one frame more is an
+/// error that names the function.
+fn depth_limit(backend: Backend) {
+    let dev = device();
+    let m = load_spec(&dev, "spec_calls.ptx", backend);
+    let out = dev.alloc_from(&vec![SENTINEL; 64]).unwrap();
+    for n in [0u32, 7, 998] {
+        let what = format!("deep n={n} {backend:?}");
+        launch(
+            &dev,
+            &m,
+            "deep",
+            &cfg([1, 1, 1], [64, 1, 1], backend),
+            &[arg(&out), KernelArg::from(n)],
+            &what,
+        );
+        let want: Vec<u32> = (0..64u32).map(|t| n + (t & 1)).collect();
+        assert_slice_eq(&dev.read::<u32>(&out).unwrap(), &want, &what);
+    }
+    for n in [1000u32, 100_000] {
+        let e = dev
+            .launch(
+                &m,
+                "deep",
+                &cfg([1, 1, 1], [64, 1, 1], backend),
+                &[arg(&out), KernelArg::from(n)],
+            )
+            .expect_err("too deep");
+        let msg = e.to_string();
+        assert!(
+            msg.contains("call to function 'down' failed") && msg.contains("deep"),
+            "{msg}"
+        );
+    }
+}
+
+both_backends!(spec, multi, depth_limit);

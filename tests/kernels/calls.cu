@@ -1,0 +1,47 @@
+// Function calls (tests/calls.rs): calls with and without return values, a struct
+// argument and a struct return (arrays in .param), per-lane recursion, calls under
+// divergence and __syncthreads() inside a called function.
+struct Pair { unsigned a, b; };
+struct Quad { unsigned v[4]; };
+
+__device__ __noinline__ unsigned sq1(unsigned x) { return x * x + 1u; }
+__device__ __noinline__ void store2(unsigned *p, unsigned i, unsigned v) { p[2 * i] = v; p[2 * i + 1] = ~v; }
+__device__ __noinline__ Pair divmod(unsigned x, unsigned d) { Pair r; r.a = x >> d; r.b = x & ((1u << d) - 1u); return r; }
+__device__ __noinline__ unsigned qsum(Quad q, unsigned k) { return q.v[0] + 2u * q.v[1] + 3u * q.v[2] + k * q.v[3]; }
+__device__ __noinline__ unsigned fact(unsigned n) { return n <= 1u ? 1u : n * fact(n - 1u); }
+__device__ __noinline__ unsigned fib(unsigned n) { return n < 2u ? n : fib(n - 1u) + fib(n - 2u); }
+__device__ __noinline__ unsigned odd_path(unsigned x) {
+    if (x & 1u) return sq1(x) ^ 0x55u;
+    unsigned s = 0;
+    for (unsigned i = 0; i < (x & 7u); ++i) s += sq1(i + x);
+    return s;
+}
+
+extern "C" __global__ void calls(const unsigned *in, unsigned *out, unsigned n) {
+    unsigned i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n) return;
+    unsigned x = in[i];
+    out[8 * i + 0] = sq1(x);
+    Pair p = divmod(x, (i & 7u) + 1u);
+    out[8 * i + 1] = p.a;
+    out[8 * i + 2] = p.b;
+    Quad q;
+    q.v[0] = x; q.v[1] = x >> 3; q.v[2] = i; q.v[3] = x ^ i;
+    out[8 * i + 3] = qsum(q, i & 3u);
+    out[8 * i + 4] = fact(x & 15u);
+    out[8 * i + 5] = fib(i & 15u);
+    out[8 * i + 6] = ((i & 3u) == 0u) ? odd_path(x) : 7u;
+    store2(out + 8 * i + 6, 0u, out[8 * i + 6]);
+}
+
+__device__ __noinline__ unsigned reverse_in_block(unsigned *buf, unsigned v) {
+    buf[threadIdx.x] = v;
+    __syncthreads();
+    return buf[blockDim.x - 1u - threadIdx.x];
+}
+
+extern "C" __global__ void bar_in_call(const unsigned *in, unsigned *out) {
+    __shared__ unsigned buf[256];
+    unsigned i = blockIdx.x * blockDim.x + threadIdx.x;
+    out[i] = reverse_in_block(buf, in[i] * 3u);
+}

@@ -314,6 +314,7 @@ impl Fx<'_, '_> {
                 };
                 Ok(Lowered::Bra { target, uni })
             }
+            "nanosleep" => one(self.nanosleep(i, m)?),
             "brx" => {
                 let (index, targets, uni) = self.brx_idx(i, m)?;
                 Ok(Lowered::Brx {

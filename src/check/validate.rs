@@ -277,6 +277,7 @@ fn validate_function(m: &Module, fid: FuncId, f: &Function) -> Result<(), String
                         pred(c.reg)?;
                     }
                 }
+                InstKind::Nanosleep { t } => src(t, Type::U32, Rule::Strict)?,
                 InstKind::BarSync { .. } => {
                     return Err("bar.sync must be a block terminator (Terminator::Barrier)".into())
                 }

@@ -341,6 +341,9 @@ impl Warp<'_> {
                     self.write(*dst, *dty, ops::set_value(*dty, t), lane);
                 }
             }
+            InstKind::Nanosleep { t } => {
+                ctx::nanosleep(lanes(mask).map(|l| self.read(ctx, *t, Type::U32, l) as u32));
+            }
             InstKind::Selp {
                 ty,
                 dst,

@@ -815,4 +815,7 @@ pub enum InstKind {
         b: Operand,
         combine: Option<(BoolOp, PredSrc)>,
     },
+    /// `nanosleep.u32 t`: the warp sleeps once for the smallest `t` of the lanes that run
+    /// it, capped at 1 ms (within PTX's `[0, 2t]` for every lane; they wake together).
+    Nanosleep { t: Operand },
 }

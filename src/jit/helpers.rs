@@ -31,6 +31,7 @@ pub(crate) enum Helper {
     Cvt,
     Setp,
     BadBranch,
+    Nanosleep,
 }
 
 pub(crate) struct HelperDef {
@@ -90,6 +91,12 @@ pub(crate) const HELPERS: &[HelperDef] = &[
         params: &[I64, I32, I32, I32, I32],
         ret: Some(I32),
     },
+    HelperDef {
+        h: Helper::Nanosleep,
+        name: "ptxjit_nanosleep",
+        params: &[I32, I64],
+        ret: None,
+    },
 ];
 
 impl HelperDef {
@@ -103,6 +110,7 @@ impl HelperDef {
             Helper::Cvt => ptxjit_cvt as *const u8,
             Helper::Setp => ptxjit_setp as *const u8,
             Helper::BadBranch => super::cflow::ptxjit_bad_branch as *const u8,
+            Helper::Nanosleep => super::cflow::ptxjit_nanosleep as *const u8,
         }
     }
 }

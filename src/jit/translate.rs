@@ -686,6 +686,7 @@ impl<'a> FnTx<'a> {
                 b,
                 combine,
             } => self.set(*cmp, *dty, *ty, *ftz, *dst, a, b, *combine, &mut mask),
+            InstKind::Nanosleep { t } => self.nanosleep(t, &mut mask),
             // `check` turns every bar.sync into `Terminator::Barrier`.
             InstKind::BarSync { .. } => Err(self.unsupported("bar.sync inside a block")),
         }

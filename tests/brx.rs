@@ -132,7 +132,36 @@ fn divergent(backend: Backend) {
     }
 }
 
-both_backends!(in_range, out_of_range, divergent);
+/// A bad index in a `brx.idx` that runs while other lanes are pending (the JIT's
+/// divergent variant) faults for that thread; the launch reports it, in any warp.
+fn divergent_out_of_range(backend: Backend) {
+    let dev = device();
+    let m = module(&dev, FILE, backend);
+    let ptx = load(FILE);
+    let line = line_of(&ptx, "brx_div_bad", "brx.idx");
+    for bad in [4u32, 5, 31, 37] {
+        let out = zeroed(&dev, 64 * 4);
+        let r = dev.launch(
+            &m,
+            "brx_div_bad",
+            &cfg([1, 1, 1], [64, 1, 1], backend),
+            &[arg(&out), KernelArg::from(bad)],
+        );
+        let what = format!("brx_div_bad bad={bad} {backend:?}");
+        match r {
+            Err(ptxjit::Error::Fault(f)) => {
+                assert_eq!(f.kind, ptxjit::FaultKind::BadBranchIndex, "{what}: {f}");
+                assert_eq!(f.thread, [bad, 0, 0], "{what}: {f}");
+                assert_eq!(f.addr, 9, "{what}: {f}");
+                assert_eq!(f.line, line, "{what}: {f}");
+            }
+            Err(e) => panic!("{what}: expected a fault, got {e}"),
+            Ok(()) => panic!("{what}: expected a fault"),
+        }
+    }
+}
+
+both_backends!(in_range, out_of_range, divergent, divergent_out_of_range);
 
 // ----- load-time errors -----------------------------------------------------------------
 

@@ -1,5 +1,5 @@
 //! `set` (integer and float sources, .u32/.s32/.b32/.f32 destinations, BoolOp, .ftz) and
-//! `setp`/`set` on `.f16` sources (tests/kernels/set_cmp.ptx), on both backends, against
+//! `setp`/`set` on `.f16` sources and `setp.f16x2 p|q` (tests/kernels/set_cmp.ptx), on both backends, against
 //! Rust's own comparisons (f16 through rustc_apfloat's `Half`).
 #[macro_use]
 mod common;
@@ -210,7 +210,63 @@ fn f16_cases(backend: Backend) {
     assert_slice_eq(&got, &want, &format!("f16_cases {backend:?}"));
 }
 
-both_backends!(set_cases, f16_cases);
+fn f16x2_cases(backend: Backend) {
+    const SPECIAL16: &[u16] = &[
+        0x0000, 0x8000, 0x0001, 0x8001, 0x3c00, 0xbc00, 0x7c00, 0x7e00, 0x03ff, 0x0400,
+    ];
+    let mut rng = Rng::new(0xf16f16);
+    let mut cases: Vec<(u32, u32)> = Vec::new();
+    for &a in SPECIAL16 {
+        for &b in SPECIAL16 {
+            // Low halves: a vs b; high halves: b vs a.
+            cases.push((a as u32 | (b as u32) << 16, b as u32 | (a as u32) << 16));
+        }
+    }
+    while !cases.len().is_multiple_of(64) || cases.len() < 256 {
+        let a = rng.u32();
+        let b = match rng.range(0, 3) {
+            0 => a,
+            1 => a ^ 0x8000,
+            _ => rng.u32(),
+        };
+        cases.push((a, b));
+    }
+    let n = cases.len();
+    let dev = device();
+    let m = module(&dev, FILE, backend);
+    let input: Vec<u32> = cases.iter().flat_map(|&(a, b)| [a, b]).collect();
+    let inb = dev.alloc_from(&input).unwrap();
+    let out = zeroed(&dev, n * 32);
+    launch(
+        &dev,
+        &m,
+        "f16x2_cases",
+        &cfg([(n / 64) as u32, 1, 1], [64, 1, 1], backend),
+        &[arg(&inb), arg(&out)],
+        "f16x2_cases",
+    );
+    let got = dev.read::<u32>(&out).unwrap();
+    let mut want = Vec::with_capacity(n * 8);
+    for &(a, b) in &cases {
+        let c = a & 1 != 0;
+        let halves = |x: u32| [x as u16, (x >> 16) as u16];
+        let (ha, hb) = (halves(a), halves(b));
+        for k in 0..4 {
+            for h in 0..2 {
+                let (x, y) = (ha[h], hb[h]);
+                want.push(match k {
+                    0 => hcmp(x, y, "lt", false),
+                    1 => hcmp(x, y, "equ", false),
+                    2 => hcmp(x, y, "ne", false) && c,
+                    _ => hcmp(x, y, "gt", true),
+                } as u32);
+            }
+        }
+    }
+    assert_slice_eq(&got, &want, &format!("f16x2_cases {backend:?}"));
+}
+
+both_backends!(set_cases, f16_cases, f16x2_cases);
 
 #[test]
 fn set_and_setp_forms_not_supported_yet_are_located_errors() {
@@ -221,8 +277,12 @@ fn set_and_setp_forms_not_supported_yet_are_located_errors() {
             .to_string()
     };
     assert_eq!(
-        err("\tsetp.eq.f16x2 %p1|%p2, %r1, %r2;"),
-        "e.ptx:9:2: error: instruction 'setp.eq.f16x2' is not supported yet"
+        err("\tset.eq.u32.f16x2 %r1, %r2, %r3;"),
+        "e.ptx:9:2: error: instruction 'set.eq.u32.f16x2' is not supported yet"
+    );
+    assert_eq!(
+        err("\tsetp.eq.bf16 %p1, %h1, %h2;"),
+        "e.ptx:9:2: error: instruction 'setp.eq.bf16' is not supported yet"
     );
     assert_eq!(
         err("\tset.eq.f16.f16 %h1, %h2, %h3;"),
@@ -242,6 +302,6 @@ fn set_and_setp_forms_not_supported_yet_are_located_errors() {
     );
     assert_eq!(
         err("\tset.lt.ftz.u32.s32 %r1, %r2, %r3;"),
-        "e.ptx:9:2: error: '.ftz' is only valid for .f32 and .f16 in 'set.lt.ftz.u32.s32'"
+        "e.ptx:9:2: error: '.ftz' is only valid for .f32, .f16 and .f16x2 in 'set.lt.ftz.u32.s32'"
     );
 }

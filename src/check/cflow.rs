@@ -3,7 +3,7 @@
 use super::func::{Fx, Sym};
 use super::inst::Mods;
 use super::operand::Rule;
-use crate::ir::{Operand, Type};
+use crate::ir::{InstKind, Operand, Type};
 use crate::parse::ast::{self, Ident, Instruction};
 use crate::parse::PtxError;
 
@@ -77,5 +77,31 @@ impl Fx<'_, '_> {
             }
         }
         Ok((index, list, uni))
+    }
+}
+
+impl Fx<'_, '_> {
+    /// `nanosleep.u32 t` (register or immediate).
+    pub(super) fn nanosleep(
+        &mut self,
+        i: &Instruction,
+        m: &mut Mods,
+    ) -> Result<InstKind, PtxError> {
+        if !m.has("u32") {
+            return Err(self.err(m.loc, format!("'{}' needs the type .u32", m.text)));
+        }
+        if i.operands.len() != 1 {
+            let loc = i.operands.get(1).map(|o| o.loc()).unwrap_or(m.loc);
+            return Err(self.err(
+                loc,
+                format!(
+                    "instruction '{}' takes 1 operand, not {}",
+                    m.text,
+                    i.operands.len()
+                ),
+            ));
+        }
+        let t = self.src(&i.operands[0], Type::U32, Rule::Strict)?;
+        Ok(InstKind::Nanosleep { t })
     }
 }

@@ -29,7 +29,8 @@ impl Fx<'_, '_> {
             return Err(self.err(*l, format!("instruction '{}' has too many types", m.text)));
         }
         let sty = ts[want - 1].0;
-        if matches!(sty, Type::F16x2 | Type::BF16 | Type::BF16x2 | Type::B128) {
+        let packed_set = set && sty == Type::F16x2;
+        if packed_set || matches!(sty, Type::BF16 | Type::BF16x2 | Type::B128) {
             return Err(self.unsupported(m));
         }
         if !set {

@@ -342,6 +342,7 @@ impl Fx<'_, '_> {
                 };
                 Ok(Lowered::Bra { target, uni })
             }
+            "nanosleep" => one(self.nanosleep(i, m)?),
             "brx" => {
                 let (index, targets, uni) = self.brx_idx(i, m)?;
                 Ok(Lowered::Brx {
@@ -828,10 +829,13 @@ impl Fx<'_, '_> {
         if ty == Type::Pred || ty.bits() < 16 {
             return Err(self.bad_type(m, ty));
         }
-        if ftz && !matches!(ty, Type::F32 | Type::F16) {
+        if ftz && !matches!(ty, Type::F32 | Type::F16 | Type::F16x2) {
             return Err(self.err(
                 m.loc,
-                format!("'.ftz' is only valid for .f32 and .f16 in '{}'", m.text),
+                format!(
+                    "'.ftz' is only valid for .f32, .f16 and .f16x2 in '{}'",
+                    m.text
+                ),
             ));
         }
         let cmp = match cmp_name {
@@ -892,6 +896,18 @@ impl Fx<'_, '_> {
         if ty.is_bits() {
             // Bit-size equality is the unsigned comparison of the same width.
             ty = ty.to_unsigned();
+        }
+        if ty == Type::F16x2 && dty.is_none() {
+            return Ok(InstKind::SetpPacked {
+                cmp,
+                ty,
+                ftz,
+                dst_lo: dst,
+                dst_hi: dst_neg,
+                a,
+                b,
+                combine,
+            });
         }
         if let (Some(dty), Some(dst)) = (dty, dst_neg) {
             return Ok(InstKind::Set {

@@ -287,6 +287,28 @@ fn validate_function(m: &Module, fid: FuncId, f: &Function) -> Result<(), String
                         pred(c.reg)?;
                     }
                 }
+                InstKind::SetpPacked {
+                    ty,
+                    dst_lo,
+                    dst_hi,
+                    a,
+                    b,
+                    combine,
+                    ..
+                } => {
+                    if *ty != Type::F16x2 {
+                        return Err("packed setp on a type other than .f16x2".into());
+                    }
+                    for d in dst_lo.iter().chain(dst_hi) {
+                        pred(*d)?;
+                    }
+                    src(a, *ty, Rule::Strict)?;
+                    src(b, *ty, Rule::Strict)?;
+                    if let Some((_, c)) = combine {
+                        pred(c.reg)?;
+                    }
+                }
+                InstKind::Nanosleep { t } => src(t, Type::U32, Rule::Strict)?,
                 InstKind::BarSync { .. } => {
                     return Err("bar.sync must be a block terminator (Terminator::Barrier)".into())
                 }

@@ -386,6 +386,38 @@ impl Warp<'_> {
                     self.write(*dst, *dty, ops::set_value(*dty, t), lane);
                 }
             }
+            InstKind::SetpPacked {
+                cmp,
+                ftz,
+                dst_lo,
+                dst_hi,
+                a,
+                b,
+                combine,
+                ..
+            } => {
+                for lane in lanes(mask) {
+                    let x = self.read(ctx, *a, Type::B32, lane);
+                    let y = self.read(ctx, *b, Type::B32, lane);
+                    let comb = |t: bool| match combine {
+                        None => t,
+                        Some((crate::ir::BoolOp::And, c)) => t && self.pred(*c, lane),
+                        Some((crate::ir::BoolOp::Or, c)) => t || self.pred(*c, lane),
+                        Some((crate::ir::BoolOp::Xor, c)) => t != self.pred(*c, lane),
+                    };
+                    let lo = comb(ops::setp(*cmp, Type::F16, *ftz, x & 0xffff, y & 0xffff));
+                    let hi = comb(ops::setp(*cmp, Type::F16, *ftz, x >> 16, y >> 16));
+                    if let Some(d) = dst_lo {
+                        self.write(*d, Type::Pred, lo as u64, lane);
+                    }
+                    if let Some(d) = dst_hi {
+                        self.write(*d, Type::Pred, hi as u64, lane);
+                    }
+                }
+            }
+            InstKind::Nanosleep { t } => {
+                ctx::nanosleep(lanes(mask).map(|l| self.read(ctx, *t, Type::U32, l) as u32));
+            }
             InstKind::Selp {
                 ty,
                 dst,

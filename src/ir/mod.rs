@@ -905,6 +905,22 @@ pub enum InstKind {
         b: Operand,
         combine: Option<(BoolOp, PredSrc)>,
     },
+    /// `nanosleep.u32 t`: the warp sleeps once for the smallest `t` of the lanes that run
+    /// it, capped at 1 ms (within PTX's `[0, 2t]` for every lane; they wake together).
+    Nanosleep { t: Operand },
+    /// `setp.cmp{.bool}{.ftz}.f16x2 p|q, a, b{, {!}c}` (`ty` = `F16x2`): `p` gets the
+    /// comparison of the low halves, `q` that of the high halves (each combined with
+    /// `c`); `None` for a `_` sink or a missing `q`.
+    SetpPacked {
+        cmp: CmpOp,
+        ty: Type,
+        ftz: bool,
+        dst_lo: Option<RegId>,
+        dst_hi: Option<RegId>,
+        a: Operand,
+        b: Operand,
+        combine: Option<(BoolOp, PredSrc)>,
+    },
 }
 
 /// The operations of [`InstKind::Bits`], with their modifiers.

@@ -729,9 +729,23 @@ impl FnTx<'_> {
             return Err(self.unsupported(self.cur_text()));
         }
         let x = self.read(a, ty, false)?;
-        self.spill(&x, SLOT_A);
         let y = self.read(b, ty, false)?;
-        self.spill(&y, SLOT_B);
+        self.compare_helper_vals(cmp, ty, ftz, &x, &y, mask)
+    }
+
+    /// `x cmp y` (values of type `ty`) for the lanes of `mask`, lane by lane in
+    /// `crate::ops` through the setp helper.
+    pub(crate) fn compare_helper_vals(
+        &mut self,
+        cmp: CmpOp,
+        ty: Type,
+        ftz: bool,
+        x: &W,
+        y: &W,
+        mask: &mut Mask,
+    ) -> Result<Vec<Value>, JitError> {
+        self.spill(x, SLOT_A);
+        self.spill(y, SLOT_B);
         let bits = self.mbits(mask);
         let desc = lanes::iconst64(&mut self.b, helpers::setp_desc(cmp, ty, ftz));
         let pa = self.scratch_addr(SLOT_A);

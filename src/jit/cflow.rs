@@ -8,7 +8,7 @@
 
 use super::helpers::Helper;
 use super::lanes::{self, N32};
-use super::translate::{FnTx, Mode};
+use super::translate::{FnTx, Mask, Mode, SCRATCH_DATA};
 use super::JitError;
 use crate::ir::{BlockId, Guard, InstId, Operand, Type};
 use crate::runtime::ctx::{self, WarpCtx, STATUS_FAULT};
@@ -131,4 +131,27 @@ pub unsafe extern "C" fn ptxjit_bad_branch(
     // SAFETY: as the caller's contract.
     unsafe { ctx::bad_branch_index(ctx, InstId(inst), lane, index, len) };
     ctx.status.max(STATUS_FAULT)
+}
+
+impl FnTx<'_> {
+    /// `nanosleep.u32 t`: one helper call per warp-instruction with the lanes' delays.
+    pub(crate) fn nanosleep(&mut self, t: &Operand, mask: &mut Mask) -> Result<(), JitError> {
+        let bits = self.mbits(mask);
+        let w = self.read(t, Type::U32, false)?;
+        self.spill(&w, SCRATCH_DATA);
+        let p = self.scratch_addr(SCRATCH_DATA);
+        let h = self.helper(Helper::Nanosleep)?;
+        self.b.ins().call(h, &[bits, p]);
+        Ok(())
+    }
+}
+
+/// `nanosleep`: sleeps once for the smallest delay of the lanes in `mask` (`ts`: 32 u32
+/// lane values), capped at 1 ms.
+///
+/// # Safety
+/// `ts` must be valid for 32 u32 values.
+pub unsafe extern "C" fn ptxjit_nanosleep(mask: u32, ts: *const u32) {
+    let ts = unsafe { &*(ts as *const [u32; 32]) };
+    ctx::nanosleep((0..32).filter(|l| mask >> l & 1 != 0).map(|l| ts[l]));
 }

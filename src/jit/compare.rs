@@ -43,3 +43,52 @@ impl FnTx<'_> {
         self.write(dst, dty, W::narrow(v), mask)
     }
 }
+
+impl FnTx<'_> {
+    /// `setp.f16x2 p|q`: the halves are compared by the scalar helper (`crate::ops`), the
+    /// low halves into `p`, the high halves into `q`.
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn setp_packed(
+        &mut self,
+        cmp: CmpOp,
+        ftz: bool,
+        dst_lo: Option<RegId>,
+        dst_hi: Option<RegId>,
+        a: &Operand,
+        b: &Operand,
+        combine: Option<(BoolOp, PredSrc)>,
+        mask: &mut Mask,
+    ) -> Result<(), JitError> {
+        let x = self.read(a, Type::B32, false)?;
+        let y = self.read(b, Type::B32, false)?;
+        let c = match combine {
+            Some((op, c)) => Some((op, self.read_pred(&Operand::Reg(c.reg), c.negate)?)),
+            None => None,
+        };
+        for (half, dst) in [(0, dst_lo), (1, dst_hi)] {
+            let Some(dst) = dst else { continue };
+            let (xs, ys) = if half == 0 {
+                (x.clone(), y.clone())
+            } else {
+                (
+                    lanes::map1(&x, |&v| self.b.ins().ushr_imm_u(v, 16)),
+                    lanes::map1(&y, |&v| self.b.ins().ushr_imm_u(v, 16)),
+                )
+            };
+            let mut r = self.compare_helper_vals(cmp, Type::F16, ftz, &xs, &ys, mask)?;
+            if let Some((op, cv)) = &c {
+                r = r
+                    .iter()
+                    .zip(cv)
+                    .map(|(&t, &p)| match op {
+                        BoolOp::And => self.b.ins().band(t, p),
+                        BoolOp::Or => self.b.ins().bor(t, p),
+                        BoolOp::Xor => self.b.ins().bxor(t, p),
+                    })
+                    .collect();
+            }
+            self.write_pred(dst, &r, mask)?;
+        }
+        Ok(())
+    }
+}

@@ -12,6 +12,7 @@
 //! nothing pending either the kernel returns `ctx.status`. Lanes that arrived at a
 //! barrier wait with `BAR_WAIT` set in their entry, which sorts them after every runnable
 //! lane; when only they are left the warp waits for its barriers (`ptxjit_bar_wait`).
+//! `brx.idx` (per-lane targets through the same dispatcher) lives in `cflow.rs`.
 
 use super::helpers::Helper;
 use super::lanes::{self, N32};

@@ -35,6 +35,7 @@ pub(crate) enum Helper {
     CallPush,
     CallPop,
     CallCopy,
+    Nanosleep,
 }
 
 pub(crate) struct HelperDef {
@@ -118,6 +119,12 @@ pub(crate) const HELPERS: &[HelperDef] = &[
         params: &[I64, I32, I32, I32, I32, I32, I32],
         ret: None,
     },
+    HelperDef {
+        h: Helper::Nanosleep,
+        name: "ptxjit_nanosleep",
+        params: &[I32, I64],
+        ret: None,
+    },
 ];
 
 impl HelperDef {
@@ -135,6 +142,7 @@ impl HelperDef {
             Helper::CallPush => super::call::ptxjit_call_push as *const u8,
             Helper::CallPop => super::call::ptxjit_call_pop as *const u8,
             Helper::CallCopy => super::call::ptxjit_call_copy as *const u8,
+            Helper::Nanosleep => super::cflow::ptxjit_nanosleep as *const u8,
         }
     }
 }

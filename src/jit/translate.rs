@@ -733,6 +733,17 @@ impl<'a> FnTx<'a> {
                 b,
                 combine,
             } => self.set(*cmp, *dty, *ty, *ftz, *dst, a, b, *combine, &mut mask),
+            InstKind::Nanosleep { t } => self.nanosleep(t, &mut mask),
+            InstKind::SetpPacked {
+                cmp,
+                ftz,
+                dst_lo,
+                dst_hi,
+                a,
+                b,
+                combine,
+                ..
+            } => self.setp_packed(*cmp, *ftz, *dst_lo, *dst_hi, a, b, *combine, &mut mask),
             // `check` turns every bar.sync into `Terminator::Barrier`.
             InstKind::BarSync { .. } => Err(self.unsupported("bar.sync inside a block")),
             InstKind::Bits { op, ty, dst, srcs } => self.bits(*op, *ty, *dst, srcs, &mut mask),

@@ -399,6 +399,20 @@ pub unsafe fn bad_branch_index(ctx: &mut WarpCtx, inst: InstId, lane: u32, index
     );
 }
 
+/// Longest `nanosleep` in nanoseconds (PTX: 1 ms).
+pub const NANOSLEEP_MAX_NS: u32 = 1_000_000;
+
+/// `nanosleep` for a warp: sleeps once for the smallest of the lanes' delays `ts` (in
+/// nanoseconds), capped at [`NANOSLEEP_MAX_NS`]; nothing when `ts` is empty.
+pub fn nanosleep(ts: impl Iterator<Item = u32>) {
+    if let Some(ns) = ts.min() {
+        let ns = ns.min(NANOSLEEP_MAX_NS);
+        if ns > 0 {
+            std::thread::sleep(std::time::Duration::from_nanos(ns as u64));
+        }
+    }
+}
+
 fn record_fault(ctx: &mut WarpCtx, f: FaultRecord) {
     ctx.status = STATUS_FAULT;
     // SAFETY: see `access`.

@@ -260,3 +260,80 @@ fn depth_limit(backend: Backend) {
 }
 
 both_backends!(spec, multi, depth_limit);
+
+/// Indirect calls: per-lane targets from a .global table (prototype) and from
+/// `mov.u64 %rd, func;` (.calltargets), lanes grouped by target.
+fn indirect(backend: Backend) {
+    let dev = device();
+    let m = load_spec(&dev, "spec_calls_indirect.ptx", backend);
+    for &block in &[1u32, 32, 45, 96] {
+        let n = block as usize;
+        let input: Vec<u32> = Rng::new(11).vec_u32(n);
+        let in_buf = dev.alloc_from(&input).unwrap();
+        let out_buf = dev.alloc_from(&vec![SENTINEL; 2 * n]).unwrap();
+        let what = format!("spec_calls_indirect ind block={block} {backend:?}");
+        launch(
+            &dev,
+            &m,
+            "ind",
+            &cfg([1, 1, 1], [block, 1, 1], backend),
+            &[arg(&in_buf), arg(&out_buf), KernelArg::from(0u32)],
+            &what,
+        );
+        let xor = |x: u32, y: u32| {
+            if y < 16 {
+                x ^ y
+            } else {
+                (x ^ y).wrapping_add(1000)
+            }
+        };
+        let mut want = vec![SENTINEL; 2 * n];
+        for t in 0..n {
+            let (x, tid) = (input[t], t as u32);
+            want[2 * t] = match (tid & 3) % 3 {
+                0 => x.wrapping_add(tid),
+                1 => x.wrapping_mul(tid),
+                _ => xor(x, tid),
+            };
+            want[2 * t + 1] = if tid & 1 != 0 {
+                x.wrapping_add(7)
+            } else {
+                xor(x, 7)
+            };
+        }
+        assert_slice_eq(&dev.read::<u32>(&out_buf).unwrap(), &want, &what);
+    }
+}
+
+/// A lane calling an address that is no function, or a function outside .calltargets:
+/// an error naming the instruction, the thread and the address.
+fn indirect_bad_target(backend: Backend) {
+    let dev = device();
+    let m = load_spec(&dev, "spec_calls_indirect.ptx", backend);
+    let in_buf = dev.alloc_from(&[3u32; 32]).unwrap();
+    let out_buf = dev.alloc_from(&[0u32; 64]).unwrap();
+    for (bad, want) in [
+        (
+            1u32,
+            "indirect call to address 0x1234, which is not a function of the module, at spec_calls_indirect.ptx:",
+        ),
+        (2, "which is not a target of this call, at spec_calls_indirect.ptx:"),
+    ] {
+        let e = dev
+            .launch(
+                &m,
+                "ind",
+                &cfg([1, 1, 1], [32, 1, 1], backend),
+                &[arg(&in_buf), arg(&out_buf), KernelArg::from(bad)],
+            )
+            .expect_err("bad target");
+        let msg = e.to_string();
+        let thread = if bad == 1 { "(5,0,0)" } else { "(7,0,0)" };
+        assert!(
+            msg.contains(want) && msg.contains(&format!("by thread {thread}")) && msg.contains("'ind'"),
+            "{msg}"
+        );
+    }
+}
+
+both_backends!(indirect, indirect_bad_target);

@@ -310,7 +310,8 @@ fn validate_function(m: &Module, fid: FuncId, f: &Function) -> Result<(), String
                     pred(g.pred)?;
                 }
             }
-            Terminator::Call { guard, inst: i, .. } => {
+            Terminator::Call { guard, inst: i, .. }
+            | Terminator::CallIndirect { guard, inst: i, .. } => {
                 inst(*i)?;
                 if let Some(g) = guard {
                     pred(g.pred)?;

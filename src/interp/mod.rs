@@ -121,10 +121,12 @@ fn run_func(
                     send(&mut next, active & !leaving, *c);
                 }
             }
-            Terminator::Call { next: cont, .. } => match w.call(ctx, &b.term, active) {
-                Ok(go) => send(&mut next, go, *cont),
-                Err(_) => return returned,
-            },
+            Terminator::Call { next: cont, .. } | Terminator::CallIndirect { next: cont, .. } => {
+                match w.call(ctx, &b.term, active) {
+                    Ok(go) => send(&mut next, go, *cont),
+                    Err(_) => return returned,
+                }
+            }
             Terminator::Barrier {
                 guard,
                 barrier,

@@ -33,6 +33,7 @@ pub(crate) enum Helper {
     CallPush,
     CallPop,
     CallCopy,
+    CallPick,
 }
 
 pub(crate) struct HelperDef {
@@ -104,6 +105,12 @@ pub(crate) const HELPERS: &[HelperDef] = &[
         params: &[I64, I32, I32, I32, I32, I32, I32],
         ret: None,
     },
+    HelperDef {
+        h: Helper::CallPick,
+        name: "ptxjit_call_pick",
+        params: &[I64, I64, I32, I64],
+        ret: Some(I64),
+    },
 ];
 
 impl HelperDef {
@@ -119,6 +126,7 @@ impl HelperDef {
             Helper::CallPush => super::call::ptxjit_call_push as *const u8,
             Helper::CallPop => super::call::ptxjit_call_pop as *const u8,
             Helper::CallCopy => super::call::ptxjit_call_copy as *const u8,
+            Helper::CallPick => super::call::ptxjit_call_pick as *const u8,
         }
     }
 }

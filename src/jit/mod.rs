@@ -83,8 +83,8 @@ pub struct JitModule {
     /// locked on the hot path.
     modules: Mutex<Vec<ClifJitModule>>,
     kernels: HashMap<ir::FuncId, KernelFn>,
-    /// Function names the code of calls points to (for error messages).
-    _names: Vec<Vec<Box<str>>>,
+    /// Function names and indirect call sites the code of calls points to.
+    _calls: Vec<call::CallEnv>,
 }
 
 impl std::fmt::Debug for JitModule {
@@ -175,7 +175,7 @@ impl JitModule {
             let Some((mut cm, _, calls)) = slot else {
                 continue;
             };
-            names.push(calls.names);
+            names.push(calls);
             guard("finalize_definitions", || {
                 cm.finalize_definitions().map_err(|e| e.to_string())
             })?;
@@ -193,7 +193,7 @@ impl JitModule {
         Ok(JitModule {
             modules: Mutex::new(modules),
             kernels,
-            _names: names,
+            _calls: names,
         })
     }
 

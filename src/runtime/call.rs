@@ -20,10 +20,12 @@ fn callees(m: &Module, f: FuncId) -> impl Iterator<Item = FuncId> + '_ {
         .get(f.0 as usize)
         .into_iter()
         .flat_map(|f| f.blocks.iter())
-        .filter_map(|b| match b.term {
-            Terminator::Call { func, .. } => Some(func),
-            _ => None,
+        .flat_map(|b| match &b.term {
+            Terminator::Call { func, .. } => std::slice::from_ref(func),
+            Terminator::CallIndirect { targets, .. } => targets.as_slice(),
+            _ => &[],
         })
+        .copied()
 }
 
 /// Functions reachable from `root` through calls (`root` included), and whether the
@@ -194,5 +196,39 @@ pub unsafe fn call_copy(
             // before `frame`).
             unsafe { std::ptr::copy_nonoverlapping(s, d, size as usize) };
         }
+    }
+}
+
+/// Decodes the function address `addr` of an indirect call: the index in `targets` of
+/// the function it names, or an error message (naming the address) when it names none.
+pub fn decode_target(m_funcs: usize, targets: &[u32], addr: u64) -> Result<usize, String> {
+    let fid = addr.wrapping_sub(crate::interp::FUNC_ADDR_BASE);
+    if addr < crate::interp::FUNC_ADDR_BASE || fid >= m_funcs as u64 {
+        return Err(format!(
+            "indirect call to address {addr:#x}, which is not a function of the module"
+        ));
+    }
+    targets
+        .iter()
+        .position(|&t| t as u64 == fid)
+        .ok_or_else(|| {
+            format!("indirect call to address {addr:#x} (function {fid}), which is not a target of this call")
+        })
+}
+
+/// The message of a bad indirect call target: `what` (from [`decode_target`]) with the
+/// instruction (`where_` = "file:line:col (`text`)") and the thread.
+pub fn bad_target_message(where_: &str, ctx: &WarpCtx, lane: usize, what: &str) -> String {
+    format!(
+        "{what}, at {where_} by thread ({},{},{})",
+        ctx.tid[0][lane], ctx.tid[1][lane], ctx.tid[2][lane]
+    )
+}
+
+/// `file:line:col (`text`)` of an instruction, for [`bad_target_message`].
+pub fn inst_where(m: &Module, inst: crate::ir::InstId) -> String {
+    match m.inst_info.get(inst.0 as usize) {
+        Some(i) => format!("{}:{} (`{}`)", m.file, i.loc, i.text),
+        None => m.file.clone(),
     }
 }

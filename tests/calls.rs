@@ -337,3 +337,39 @@ fn indirect_bad_target(backend: Backend) {
 }
 
 both_backends!(indirect, indirect_bad_target);
+
+/// Indirect calls through a table of function pointers in .global (compiler output).
+fn fnptr(backend: Backend) {
+    let dev = device();
+    for file in variants("calls") {
+        let m = module(&dev, &file, backend);
+        for &(n, block) in &[(1usize, 32u32), (77, 32), (300, 128)] {
+            let input: Vec<u32> = Rng::new(n as u64 + 1).vec_u32(n);
+            let grid = blocks(n, block);
+            let in_buf = dev.alloc_from(&input).unwrap();
+            let out_buf = dev.alloc_from(&vec![SENTINEL; n]).unwrap();
+            let what = format!("{file} fnptr n={n} {backend:?}");
+            launch(
+                &dev,
+                &m,
+                "fnptr",
+                &cfg([grid, 1, 1], [block, 1, 1], backend),
+                &[arg(&in_buf), arg(&out_buf), KernelArg::from(n as u32)],
+                &what,
+            );
+            let want: Vec<u32> = (0..n)
+                .map(|i| {
+                    let (x, i) = (input[i], i as u32);
+                    match x & 3 {
+                        1 => x.wrapping_mul(i),
+                        2 => (x ^ 0x9e37_79b9).wrapping_sub(i),
+                        _ => x.wrapping_add(i),
+                    }
+                })
+                .collect();
+            assert_slice_eq(&dev.read::<u32>(&out_buf).unwrap(), &want, &what);
+        }
+    }
+}
+
+both_backends!(fnptr);

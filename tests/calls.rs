@@ -253,7 +253,9 @@ fn depth_limit(backend: Backend) {
             .expect_err("too deep");
         let msg = e.to_string();
         assert!(
-            msg.contains("call to function 'down' failed") && msg.contains("deep"),
+            msg.contains("call to function 'down' at spec_calls.ptx:")
+                && msg.contains("nested calls")
+                && msg.contains("deep"),
             "{msg}"
         );
     }
@@ -373,3 +375,47 @@ fn fnptr(backend: Backend) {
 }
 
 both_backends!(fnptr);
+
+fn mix_local(x: u32, depth: u32) -> u32 {
+    let a: Vec<u32> = (0..8u32)
+        .map(|k| x.wrapping_mul(k + 1).wrapping_add(depth))
+        .collect();
+    let mut r = a[(((x >> 3) ^ x) & 7) as usize];
+    if depth > 0 {
+        r = r.wrapping_add(mix_local(x ^ a[(x & 7) as usize], depth - 1));
+    }
+    r.wrapping_add(a[(x.wrapping_add(depth) & 7) as usize])
+}
+
+/// Local arrays in recursive callees (a .local frame per call).
+fn locals(backend: Backend) {
+    let dev = device();
+    for file in variants("calls") {
+        let m = module(&dev, &file, backend);
+        for &(n, block) in &[(1usize, 32u32), (77, 32), (300, 128)] {
+            let input: Vec<u32> = Rng::new(n as u64 + 2).vec_u32(n);
+            let grid = blocks(n, block);
+            let in_buf = dev.alloc_from(&input).unwrap();
+            let out_buf = dev.alloc_from(&vec![SENTINEL; n]).unwrap();
+            let what = format!("{file} locals n={n} {backend:?}");
+            launch(
+                &dev,
+                &m,
+                "locals",
+                &cfg([grid, 1, 1], [block, 1, 1], backend),
+                &[arg(&in_buf), arg(&out_buf), KernelArg::from(n as u32)],
+                &what,
+            );
+            let want: Vec<u32> = (0..n)
+                .map(|i| {
+                    let x = input[i];
+                    let b = x.wrapping_add((x & 3) * 7);
+                    mix_local(x, i as u32 & 7) ^ b
+                })
+                .collect();
+            assert_slice_eq(&dev.read::<u32>(&out_buf).unwrap(), &want, &what);
+        }
+    }
+}
+
+both_backends!(locals);

@@ -2,9 +2,9 @@
 //! (recursively), in a new `.local` frame (see `ir::Terminator::Call`).
 
 use super::{lanes, run_func, Warp};
-use crate::ir::{CallArg, CallDst, CallRet, CallSrc, FuncId, Terminator};
+use crate::ir::{CallArg, CallDst, CallRet, CallSrc, FuncId, InstId, Terminator};
 use crate::runtime::call::{
-    bad_target_message, call_copy, call_pop, call_push, decode_target, inst_where,
+    bad_target_message, call_copy, call_pop, call_push, callee_at, decode_target, inst_where,
 };
 use crate::runtime::ctx::{self, WarpCtx, STATUS_OK};
 
@@ -25,6 +25,7 @@ impl Warp<'_> {
                 func,
                 args,
                 rets,
+                inst,
                 ..
             } => {
                 let called = self.guard_mask(*guard, active);
@@ -32,7 +33,7 @@ impl Warp<'_> {
                 if called == 0 {
                     return Ok(rest);
                 }
-                Ok(rest | self.call_one(ctx, *func, args, rets, called)?)
+                Ok(rest | self.call_one(ctx, *func, args, rets, called, *inst)?)
             }
             Terminator::CallIndirect {
                 guard,
@@ -63,7 +64,7 @@ impl Warp<'_> {
                             return Err(ctx::Stopped);
                         }
                     };
-                    returned |= self.call_one(ctx, targets[i], args, rets, group)?;
+                    returned |= self.call_one(ctx, targets[i], args, rets, group, *inst)?;
                     left &= !group;
                 }
                 Ok(active & !called | returned)
@@ -80,6 +81,7 @@ impl Warp<'_> {
         args: &[CallArg],
         rets: &[CallRet],
         called: u32,
+        inst: InstId,
     ) -> Result<u32, ctx::Stopped> {
         let Some(callee) = self.m.functions.get(func.0 as usize) else {
             return Ok(0);
@@ -93,7 +95,7 @@ impl Warp<'_> {
                 frame,
                 callee.local_size,
                 callee.rets_start(),
-                &callee.name,
+                &callee_at(self.m, func, inst),
             )?
         };
         for a in args {

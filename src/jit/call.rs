@@ -18,7 +18,7 @@ use crate::ir::{
     Type, VarRef,
 };
 use crate::runtime::call::{
-    bad_target_message, call_copy, call_pop, call_push, decode_target, inst_where,
+    bad_target_message, call_copy, call_pop, call_push, callee_at, decode_target, inst_where,
 };
 use crate::runtime::ctx::{stop_with_error, WarpCtx, STATUS_FAULT, STATUS_OK};
 use cranelift_codegen::ir::types::{I32, I64};
@@ -30,16 +30,16 @@ use cranelift_module::{Linkage, Module as _};
 use std::collections::HashMap;
 use std::mem::offset_of;
 
-/// The callable functions of a module as declared in one Cranelift module, and their
-/// names (which the code passes to `ptxjit_call_push` for messages; they must live as
-/// long as the code).
+/// The callable functions of a module as declared in one Cranelift module, and the data
+/// the code of calls points to (it must live as long as the code).
 pub(crate) struct CallEnv {
     pub funcs: HashMap<FuncId, cranelift_module::FuncId>,
-    pub names: Vec<Box<str>>,
     /// The indirect call sites of the code (the code points to them: boxed so that
     /// their addresses stay put).
     #[allow(clippy::vec_box)]
     pub sites: std::sync::Mutex<Vec<Box<IndirectSite>>>,
+    /// Callee and call-site texts of the calls (for `ptxjit_call_push` errors).
+    pub texts: std::sync::Mutex<Vec<Box<str>>>,
 }
 
 pub(crate) fn func_signature(cm: &JITModule) -> Signature {
@@ -62,15 +62,10 @@ pub(crate) fn declare_funcs(cm: &mut JITModule, m: &ir::Module) -> Result<CallEn
             funcs.insert(FuncId(i as u32), id);
         }
     }
-    let names = m
-        .functions
-        .iter()
-        .map(|f| f.name.clone().into_boxed_str())
-        .collect();
     Ok(CallEnv {
         funcs,
-        names,
         sites: std::sync::Mutex::new(Vec::new()),
+        texts: std::sync::Mutex::new(Vec::new()),
     })
 }
 
@@ -233,8 +228,13 @@ impl FnTx<'_> {
                 JitError::Codegen(format!("function {} not declared", callee.name))
             })?;
         let frame = self.f.call_frame();
-        let name = self.calls.names.get(func.0 as usize).map_or("?", |s| s);
+        let name: Box<str> = callee_at(self.m, func, inst).into_boxed_str();
         let (np, nl) = (name.as_ptr() as u64, name.len() as u64);
+        self.calls
+            .texts
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .push(name);
         let hp = self.helper(Helper::CallPush)?;
         let fr = lanes::iconst32(&mut self.b, frame);
         let sz = lanes::iconst32(&mut self.b, callee.local_size);

@@ -113,6 +113,7 @@ pub fn call_stack_bytes(m: &Module, f: FuncId) -> u64 {
 /// Enters a callee: checks the depth, the thread's call stack (`frame + size` must fit
 /// the current local window) and the host stack, zeroes bytes `[zero_from, size)` of the
 /// new frame for the lanes in `mask`, and moves every lane's local window up by `frame`.
+/// `name` names the callee and the call site in the error.
 ///
 /// # Safety
 /// `ctx.env` must point to this warp's live env; the local windows must be valid.
@@ -138,12 +139,12 @@ pub unsafe fn call_push(
         None
     };
     if let Some(why) = why {
-        unsafe {
-            stop_with_error(
-                ctx,
-                format!("call to function '{name}' failed: {why} (recursion too deep?)"),
-            )
-        };
+        let lane = (mask.trailing_zeros() as usize).min(WARP_SIZE - 1);
+        let msg = format!(
+            "call to function {name} failed: {why} (recursion too deep?), by thread ({},{},{})",
+            ctx.tid[0][lane], ctx.tid[1][lane], ctx.tid[2][lane]
+        );
+        unsafe { stop_with_error(ctx, msg) };
         return Err(Stopped);
     }
     for lane in 0..WARP_SIZE {
@@ -223,6 +224,15 @@ pub fn bad_target_message(where_: &str, ctx: &WarpCtx, lane: usize, what: &str) 
         "{what}, at {where_} by thread ({},{},{})",
         ctx.tid[0][lane], ctx.tid[1][lane], ctx.tid[2][lane]
     )
+}
+
+/// `'name' at file:line:col (`text`)`: a callee and the call, for [`call_push`].
+pub fn callee_at(m: &Module, func: FuncId, inst: crate::ir::InstId) -> String {
+    let name = m
+        .functions
+        .get(func.0 as usize)
+        .map_or("?", |f| f.name.as_str());
+    format!("'{name}' at {}", inst_where(m, inst))
 }
 
 /// `file:line:col (`text`)` of an instruction, for [`bad_target_message`].

@@ -60,3 +60,21 @@ extern "C" __global__ void fnptr(const unsigned *in, unsigned *out, unsigned n) 
     binop f = ops[k == 3u ? 0u : k];
     out[i] = f(in[i], i);
 }
+
+// Local arrays in recursive callees: each call has its own .local frame.
+__device__ __noinline__ unsigned mix_local(unsigned x, unsigned depth) {
+    unsigned a[8];
+    for (unsigned k = 0; k < 8u; ++k) a[k] = x * (k + 1u) + depth;
+    unsigned r = a[((x >> 3) ^ x) & 7u];
+    if (depth > 0u) r += mix_local(x ^ a[x & 7u], depth - 1u);
+    return r + a[(x + depth) & 7u];
+}
+
+extern "C" __global__ void locals(const unsigned *in, unsigned *out, unsigned n) {
+    unsigned i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n) return;
+    unsigned b[4];
+    for (unsigned k = 0; k < 4u; ++k) b[k] = in[i] + k * 7u;
+    unsigned r = mix_local(in[i], i & 7u);
+    out[i] = r ^ b[in[i] & 3u];
+}

@@ -419,3 +419,49 @@ fn locals(backend: Backend) {
 }
 
 both_backends!(locals);
+
+/// Call errors are located load-time errors.
+#[test]
+fn load_errors() {
+    let dev = device();
+    let err = |body: &str| -> String {
+        let src = format!(
+            ".version 7.0\n.target sm_70\n.address_size 64\n\
+             .func (.param .b32 r) f (.param .b32 a)\n{{\n\tst.param.b32 [r], 1;\n\tret;\n}}\n\
+             .func g (.param .b32 a, .param .b64 b)\n{{\n\tret;\n}}\n\
+             .entry k()\n{{\n\t.reg .b32 %r<4>;\n\t.reg .b64 %rd<2>;\n\t.reg .pred %p;\n{body}\n}}\n"
+        );
+        match dev.load_ptx_with(&src, "e.ptx", false) {
+            Ok(_) => panic!("accepted: {body}"),
+            Err(e) => e.to_string(),
+        }
+    };
+    assert_eq!(
+        err("\tcall (%r1), f, (%r2, %r3);"),
+        "e.ptx:18:2: error: 'f' takes 1 argument(s), not 2"
+    );
+    assert_eq!(
+        err("\tcall f, (%r2);"),
+        "e.ptx:18:2: error: 'f' returns 1 value(s), not 0"
+    );
+    assert_eq!(
+        err("\tcall k;"),
+        "e.ptx:18:2: error: 'k' is a kernel (.entry) and cannot be called"
+    );
+    assert_eq!(
+        err("\t{\n\t.param .b32 p;\n\tcall g, (p, p);\n\t}"),
+        "e.ptx:20:14: error: 'p' has 4 bytes; parameter 'b' needs 8"
+    );
+    assert_eq!(
+        err("\tcall (%r1), %rd1, (%r2), nope;"),
+        "e.ptx:18:27: error: 'nope' is not a '.calltargets' or '.callprototype' label of this function"
+    );
+    assert_eq!(
+        err("\tt: .calltargets f, g;\n\tcall (%r1), %rd1, (%r2), t;"),
+        "e.ptx:19:27: error: call targets 'f' and 'g' have different parameters"
+    );
+    assert_eq!(
+        err("\tcall (%r1), %r2, (%r2), t;"),
+        "e.ptx:18:14: error: the address of an indirect call must be a 64-bit integer register"
+    );
+}

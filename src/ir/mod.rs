@@ -275,8 +275,9 @@ pub enum Terminator {
         uni: bool,
         inst: InstId,
     },
-    /// `{@p} ret`: in a kernel the same as `exit`. With a guard, the other lanes
-    /// continue at `next`.
+    /// `{@p} ret`: in a kernel the same as `exit`; in a `.func` the lanes return to the
+    /// caller (which goes on once every called lane has returned or exited, see
+    /// [`Terminator::Call`]). With a guard, the other lanes continue at `next`.
     Ret {
         guard: Option<Guard>,
         next: Option<BlockId>,

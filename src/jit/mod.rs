@@ -16,6 +16,7 @@
 //! - `translate`: the per-kernel translator (registers, operands, writes, instruction
 //!   dispatch);
 //! - `control`: predication, branches, divergence bookkeeping, the dispatcher, `exit`;
+//! - `call`: `.func`s as Cranelift functions, direct and indirect calls;
 //! - `arith`: arithmetic, logic, shifts, `setp`, `selp`;
 //! - `convert`: `cvt`;
 //! - `mem`: `ld`, `st`, `cvta` (inline coalesced fast paths, helper slow path);
@@ -107,7 +108,8 @@ impl Drop for JitModule {
 }
 
 impl JitModule {
-    /// Compiles every kernel (`FuncKind::Entry` with a body) of the module.
+    /// Compiles every kernel (`FuncKind::Entry` with a body) of the module, and every
+    /// `.func` with a body (in the same Cranelift module as the kernels, which call them).
     pub fn compile(m: &ir::Module, layout: &ModuleLayout) -> Result<JitModule, JitError> {
         let mut tiers: Vec<Option<(ClifJitModule, helpers::HelperIds, call::CallEnv)>> =
             vec![None, None];

@@ -465,3 +465,53 @@ fn load_errors() {
         "e.ptx:18:14: error: the address of an indirect call must be a 64-bit integer register"
     );
 }
+
+/// Names in a `.callprototype` do not clash with the caller's; `.reg` arguments and an
+/// immediate argument of an indirect call.
+fn named_prototype(backend: Backend) {
+    let src = r#"
+.version 7.0
+.target sm_70
+.address_size 64
+.func (.reg .b32 r) twice (.reg .b32 a, .reg .b32 b)
+{
+	mad.lo.u32 r, a, 2, b;
+	ret;
+}
+.entry k(.param .u64 pout)
+{
+	.reg .b32 a, r;
+	.reg .b64 %rd<4>;
+	proto: .callprototype (.reg .b32 r) _ (.reg .b32 a, .reg .b32 b);
+	ld.param.u64 %rd1, [pout];
+	cvta.to.global.u64 %rd1, %rd1;
+	mov.u32 a, %tid.x;
+	mov.u64 %rd2, twice;
+	call (r), %rd2, (a, 5), proto;
+	mul.wide.u32 %rd3, a, 4;
+	add.s64 %rd3, %rd1, %rd3;
+	st.global.u32 [%rd3], r;
+	ret;
+}
+"#;
+    let dev = device();
+    let m = match backend {
+        Backend::Jit => dev.load_ptx(src, "named.ptx"),
+        Backend::Interp => dev.load_ptx_with(src, "named.ptx", false),
+    }
+    .unwrap_or_else(|e| panic!("{e}"));
+    let out = dev.alloc_from(&[0u32; 40]).unwrap();
+    let what = format!("named_prototype {backend:?}");
+    launch(
+        &dev,
+        &m,
+        "k",
+        &cfg([1, 1, 1], [40, 1, 1], backend),
+        &[arg(&out)],
+        &what,
+    );
+    let want: Vec<u32> = (0..40).map(|t| 2 * t + 5).collect();
+    assert_slice_eq(&dev.read::<u32>(&out).unwrap(), &want, &what);
+}
+
+both_backends!(named_prototype);

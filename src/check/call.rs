@@ -414,14 +414,17 @@ impl Fx<'_, '_> {
         &mut self,
         proto: &ast::Prototype,
     ) -> Result<(Vec<ir::Param>, Vec<ir::Param>), PtxError> {
+        // Laid out as a `.func`'s parameters, with any names in a scope of their own.
         let kind = self.kind;
         self.kind = FuncKind::Func;
+        self.scopes.push(std::collections::HashMap::new());
         let mut offset = 0u32;
         let r = (|| {
             let params = self.params(&proto.params, &mut offset)?;
             let rets = self.params(&proto.rets, &mut offset)?;
             Ok((params, rets))
         })();
+        self.scopes.pop();
         self.kind = kind;
         r
     }

@@ -3,9 +3,7 @@
 
 use super::{lanes, run_func, Warp};
 use crate::ir::{CallArg, CallDst, CallRet, CallSrc, FuncId, InstId, Terminator};
-use crate::runtime::call::{
-    bad_target_message, call_copy, call_pop, call_push, callee_at, decode_target, inst_where,
-};
+use crate::runtime::call::{call_copy, call_pop, call_push, callee_at, decode_target};
 use crate::runtime::ctx::{self, WarpCtx, STATUS_OK};
 
 impl Warp<'_> {
@@ -56,11 +54,9 @@ impl Warp<'_> {
                         .fold(0u32, |g, l| g | 1 << l);
                     let i = match decode_target(self.m.functions.len(), &tids, a) {
                         Ok(i) => i,
-                        Err(what) => {
-                            let msg =
-                                bad_target_message(&inst_where(self.m, *inst), ctx, lane, &what);
+                        Err(msg) => {
                             // SAFETY: the runtime runs warps with their env set.
-                            unsafe { ctx::stop_with_error(ctx, msg) };
+                            unsafe { ctx::stop_with_error_at(ctx, msg, *inst, lane as u32) };
                             return Err(ctx::Stopped);
                         }
                     };

@@ -17,10 +17,8 @@ use crate::ir::{
     self, AddrBase, Address, CallDst, CallSrc, FuncId, Inst, InstKind, Operand, Space, Terminator,
     Type, VarRef,
 };
-use crate::runtime::call::{
-    bad_target_message, call_copy, call_pop, call_push, callee_at, decode_target, inst_where,
-};
-use crate::runtime::ctx::{stop_with_error, WarpCtx, STATUS_FAULT, STATUS_OK};
+use crate::runtime::call::{call_copy, call_pop, call_push, callee_at, decode_target};
+use crate::runtime::ctx::{stop_with_error_at, WarpCtx, STATUS_FAULT, STATUS_OK};
 use cranelift_codegen::ir::types::{I32, I64};
 use cranelift_codegen::ir::{
     AbiParam, InstBuilder, JumpTableData, Signature, StackSlotData, StackSlotKind, Value,
@@ -85,9 +83,9 @@ fn local_addr(off: u32) -> Address {
 
 /// What the code of one indirect call passes to `ptxjit_call_pick`.
 pub(crate) struct IndirectSite {
+    inst: ir::InstId,
     nfuncs: usize,
     targets: Vec<u32>,
-    where_: String,
 }
 
 impl FnTx<'_> {
@@ -141,9 +139,9 @@ impl FnTx<'_> {
                     self.b.ins().stack_store(I64, v, slot, 16 * k as i32);
                 }
                 let site = Box::new(IndirectSite {
+                    inst: *inst,
                     nfuncs: self.m.functions.len(),
                     targets: targets.iter().map(|f| f.0).collect(),
-                    where_: inst_where(self.m, *inst),
                 });
                 let site_ptr = &*site as *const IndirectSite as u64;
                 self.calls
@@ -370,10 +368,9 @@ pub(crate) unsafe extern "C" fn ptxjit_call_pick(
     }
     match decode_target(site.nfuncs, &site.targets, a) {
         Ok(i) => ((i as u64) << 32) | group as u64,
-        Err(what) => {
-            let msg = bad_target_message(&site.where_, ctx, lane, &what);
+        Err(msg) => {
             // SAFETY: the env is live while the warp runs.
-            unsafe { stop_with_error(ctx, msg) };
+            unsafe { stop_with_error_at(ctx, msg, site.inst, lane as u32) };
             0
         }
     }

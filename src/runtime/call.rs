@@ -6,6 +6,8 @@
 use crate::ir::{FuncId, Module, Terminator, MAX_CALL_DEPTH};
 use crate::runtime::ctx::{stop_with_error, Stopped, WarpCtx, WARP_SIZE};
 
+pub use crate::runtime::ctx::stop_with_error_at;
+
 /// Call-stack bytes per thread above which recursion stops with an error.
 pub const MAX_CALL_STACK: u64 = 256 * 1024;
 
@@ -217,15 +219,6 @@ pub fn decode_target(m_funcs: usize, targets: &[u32], addr: u64) -> Result<usize
         })
 }
 
-/// The message of a bad indirect call target: `what` (from [`decode_target`]) with the
-/// instruction (`where_` = "file:line:col (`text`)") and the thread.
-pub fn bad_target_message(where_: &str, ctx: &WarpCtx, lane: usize, what: &str) -> String {
-    format!(
-        "{what}, at {where_} by thread ({},{},{})",
-        ctx.tid[0][lane], ctx.tid[1][lane], ctx.tid[2][lane]
-    )
-}
-
 /// `'name' at file:line:col (`text`)`: a callee and the call, for [`call_push`].
 pub fn callee_at(m: &Module, func: FuncId, inst: crate::ir::InstId) -> String {
     let name = m
@@ -235,7 +228,7 @@ pub fn callee_at(m: &Module, func: FuncId, inst: crate::ir::InstId) -> String {
     format!("'{name}' at {}", inst_where(m, inst))
 }
 
-/// `file:line:col (`text`)` of an instruction, for [`bad_target_message`].
+/// `file:line:col (`text`)` of an instruction.
 pub fn inst_where(m: &Module, inst: crate::ir::InstId) -> String {
     match m.inst_info.get(inst.0 as usize) {
         Some(i) => format!("{}:{} (`{}`)", m.file, i.loc, i.text),

@@ -242,7 +242,8 @@ fn depth_limit(backend: Backend) {
         let want: Vec<u32> = (0..64u32).map(|t| n + (t & 1)).collect();
         assert_slice_eq(&dev.read::<u32>(&out).unwrap(), &want, &what);
     }
-    for n in [1000u32, 100_000] {
+    // n = 999: only the odd lanes go one frame too deep.
+    for (n, thread) in [(999u32, "(1,0,0)"), (1000, "(0,0,0)"), (100_000, "(0,0,0)")] {
         let e = dev
             .launch(
                 &m,
@@ -252,10 +253,15 @@ fn depth_limit(backend: Backend) {
             )
             .expect_err("too deep");
         let msg = e.to_string();
+        let line = load("spec_calls.ptx")
+            .lines()
+            .position(|l| l.contains("call (r), down"))
+            .map_or(0, |i| i + 1);
         assert!(
-            msg.contains("call to function 'down' at spec_calls.ptx:")
-                && msg.contains("nested calls")
-                && msg.contains("deep"),
+            msg.contains(&format!(
+                "kernel 'deep' stopped at spec_calls.ptx:{line} (`call`) in block (0,0,0), thread {thread}: \
+                 call to function 'down' at spec_calls.ptx:{line}:2 (`call`) failed: more than 1000 nested calls"
+            )),
             "{msg}"
         );
     }

@@ -92,6 +92,7 @@ impl Warp<'_> {
                 callee.local_size,
                 callee.rets_start(),
                 &callee_at(self.m, func, inst),
+                inst,
             )?
         };
         for a in args {

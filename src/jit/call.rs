@@ -239,10 +239,11 @@ impl FnTx<'_> {
         let zf = lanes::iconst32(&mut self.b, callee.rets_start());
         let npv = lanes::iconst64(&mut self.b, np);
         let nlv = lanes::iconst64(&mut self.b, nl);
+        let iv = lanes::iconst32(&mut self.b, inst.0);
         let r = self
             .b
             .ins()
-            .call(hp, &[self.ctx, group, fr, sz, zf, npv, nlv]);
+            .call(hp, &[self.ctx, group, fr, sz, zf, npv, nlv, iv]);
         let res = self.b.inst_results(r)[0];
         let pushed = self.b.create_block();
         self.b.ins().brif(res, self.ret_status, &[], pushed, &[]);
@@ -376,7 +377,8 @@ pub(crate) unsafe extern "C" fn ptxjit_call_pick(
     }
 }
 
-/// `ptxjit_call_push(ctx, mask, frame, size, zero_from, name_ptr, name_len) -> status`.
+/// `ptxjit_call_push(ctx, mask, frame, size, zero_from, name_ptr, name_len, inst) ->
+/// status`.
 pub(crate) unsafe extern "C" fn ptxjit_call_push(
     ctx: *mut WarpCtx,
     mask: u32,
@@ -385,13 +387,14 @@ pub(crate) unsafe extern "C" fn ptxjit_call_push(
     zero_from: u32,
     name_ptr: *const u8,
     name_len: u64,
+    inst: u32,
 ) -> u32 {
     // SAFETY: generated code passes its live warp context and a name owned by the
     // `JitModule` that owns the code.
     let ctx = unsafe { &mut *ctx };
     let name = unsafe { std::slice::from_raw_parts(name_ptr, name_len as usize) };
     let name = std::str::from_utf8(name).unwrap_or("?");
-    match unsafe { call_push(ctx, mask, frame, size, zero_from, name) } {
+    match unsafe { call_push(ctx, mask, frame, size, zero_from, name, ir::InstId(inst)) } {
         Ok(()) => STATUS_OK,
         Err(_) => STATUS_FAULT,
     }

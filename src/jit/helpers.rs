@@ -90,7 +90,7 @@ pub(crate) const HELPERS: &[HelperDef] = &[
     HelperDef {
         h: Helper::CallPush,
         name: "ptxjit_call_push",
-        params: &[I64, I32, I32, I32, I32, I64, I64],
+        params: &[I64, I32, I32, I32, I32, I64, I64, I32],
         ret: Some(I32),
     },
     HelperDef {

@@ -4,7 +4,7 @@
 //! reach a barrier or a call).
 
 use crate::ir::{FuncId, Module, Terminator, MAX_CALL_DEPTH};
-use crate::runtime::ctx::{stop_with_error, Stopped, WarpCtx, WARP_SIZE};
+use crate::runtime::ctx::{Stopped, WarpCtx, WARP_SIZE};
 
 pub use crate::runtime::ctx::stop_with_error_at;
 
@@ -126,6 +126,7 @@ pub unsafe fn call_push(
     size: u32,
     zero_from: u32,
     name: &str,
+    inst: crate::ir::InstId,
 ) -> Result<(), Stopped> {
     let probe = 0u8;
     let here = &probe as *const u8 as usize;
@@ -141,12 +142,9 @@ pub unsafe fn call_push(
         None
     };
     if let Some(why) = why {
-        let lane = (mask.trailing_zeros() as usize).min(WARP_SIZE - 1);
-        let msg = format!(
-            "call to function {name} failed: {why} (recursion too deep?), by thread ({},{},{})",
-            ctx.tid[0][lane], ctx.tid[1][lane], ctx.tid[2][lane]
-        );
-        unsafe { stop_with_error(ctx, msg) };
+        let lane = mask.trailing_zeros().min(WARP_SIZE as u32 - 1);
+        let msg = format!("call to function {name} failed: {why} (recursion too deep?)");
+        unsafe { stop_with_error_at(ctx, msg, inst, lane) };
         return Err(Stopped);
     }
     for lane in 0..WARP_SIZE {

@@ -14,8 +14,10 @@ pub const MAX_CALL_STACK: u64 = 256 * 1024;
 /// Host stack that must remain free below the current frame when a call is entered.
 pub const HOST_STACK_MARGIN: usize = 256 * 1024;
 
-/// Host stack of a warp coroutine for kernels that call functions.
-pub const CALL_STACK_HOST_BYTES: usize = 64 << 20;
+/// Host stack of a warp coroutine for kernels that call functions (reserved; pages are
+/// committed as used). A call level takes well under 1 KiB for small functions, so 1000
+/// levels of functions with many registers fit; deeper use stops with an error.
+pub const CALL_STACK_HOST_BYTES: usize = 32 << 20;
 
 fn callees(m: &Module, f: FuncId) -> impl Iterator<Item = FuncId> + '_ {
     m.functions

@@ -242,7 +242,8 @@ fn depth_limit(backend: Backend) {
         let want: Vec<u32> = (0..64u32).map(|t| n + (t & 1)).collect();
         assert_slice_eq(&dev.read::<u32>(&out).unwrap(), &want, &what);
     }
-    for n in [1000u32, 100_000] {
+    // n = 999: only the odd lanes go one frame too deep.
+    for (n, thread) in [(999u32, "(1,0,0)"), (1000, "(0,0,0)"), (100_000, "(0,0,0)")] {
         let e = dev
             .launch(
                 &m,
@@ -252,11 +253,275 @@ fn depth_limit(backend: Backend) {
             )
             .expect_err("too deep");
         let msg = e.to_string();
+        let line = load("spec_calls.ptx")
+            .lines()
+            .position(|l| l.contains("call (r), down"))
+            .map_or(0, |i| i + 1);
         assert!(
-            msg.contains("call to function 'down' failed") && msg.contains("deep"),
+            msg.contains(&format!(
+                "kernel 'deep' stopped at spec_calls.ptx:{line} (`call`) in block (0,0,0), thread {thread}: \
+                 call to function 'down' at spec_calls.ptx:{line}:2 (`call`) failed: more than 1000 nested calls"
+            )),
             "{msg}"
         );
     }
 }
 
 both_backends!(spec, multi, depth_limit);
+
+/// Indirect calls: per-lane targets from a .global table (prototype) and from
+/// `mov.u64 %rd, func;` (.calltargets), lanes grouped by target.
+fn indirect(backend: Backend) {
+    let dev = device();
+    let m = load_spec(&dev, "spec_calls_indirect.ptx", backend);
+    for &block in &[1u32, 32, 45, 96] {
+        let n = block as usize;
+        let input: Vec<u32> = Rng::new(11).vec_u32(n);
+        let in_buf = dev.alloc_from(&input).unwrap();
+        let out_buf = dev.alloc_from(&vec![SENTINEL; 2 * n]).unwrap();
+        let what = format!("spec_calls_indirect ind block={block} {backend:?}");
+        launch(
+            &dev,
+            &m,
+            "ind",
+            &cfg([1, 1, 1], [block, 1, 1], backend),
+            &[arg(&in_buf), arg(&out_buf), KernelArg::from(0u32)],
+            &what,
+        );
+        let xor = |x: u32, y: u32| {
+            if y < 16 {
+                x ^ y
+            } else {
+                (x ^ y).wrapping_add(1000)
+            }
+        };
+        let mut want = vec![SENTINEL; 2 * n];
+        for t in 0..n {
+            let (x, tid) = (input[t], t as u32);
+            want[2 * t] = match (tid & 3) % 3 {
+                0 => x.wrapping_add(tid),
+                1 => x.wrapping_mul(tid),
+                _ => xor(x, tid),
+            };
+            want[2 * t + 1] = if tid & 1 != 0 {
+                x.wrapping_add(7)
+            } else {
+                xor(x, 7)
+            };
+        }
+        assert_slice_eq(&dev.read::<u32>(&out_buf).unwrap(), &want, &what);
+    }
+}
+
+/// A lane calling an address that is no function, or a function outside .calltargets:
+/// an error naming the instruction, the thread and the address.
+fn indirect_bad_target(backend: Backend) {
+    let dev = device();
+    let m = load_spec(&dev, "spec_calls_indirect.ptx", backend);
+    let in_buf = dev.alloc_from(&[3u32; 32]).unwrap();
+    let out_buf = dev.alloc_from(&[0u32; 64]).unwrap();
+    for (bad, want) in [
+        (
+            1u32,
+            "indirect call to address 0x1234, which is not a function of the module",
+        ),
+        (2, "(function 1), which is not a target of this call"),
+    ] {
+        let e = dev
+            .launch(
+                &m,
+                "ind",
+                &cfg([1, 1, 1], [32, 1, 1], backend),
+                &[arg(&in_buf), arg(&out_buf), KernelArg::from(bad)],
+            )
+            .expect_err("bad target");
+        let msg = e.to_string();
+        let thread = if bad == 1 { "(5,0,0)" } else { "(7,0,0)" };
+        assert!(
+            msg.contains(want)
+                && msg.contains(&format!(
+                    "kernel 'ind' stopped at spec_calls_indirect.ptx:{} (`call`) in block (0,0,0), thread {thread}",
+                    if bad == 1 { 82 } else { 105 }
+                )),
+            "{msg}"
+        );
+    }
+}
+
+both_backends!(indirect, indirect_bad_target);
+
+/// Indirect calls through a table of function pointers in .global (compiler output).
+fn fnptr(backend: Backend) {
+    let dev = device();
+    for file in variants("calls") {
+        let m = module(&dev, &file, backend);
+        for &(n, block) in &[(1usize, 32u32), (77, 32), (300, 128)] {
+            let input: Vec<u32> = Rng::new(n as u64 + 1).vec_u32(n);
+            let grid = blocks(n, block);
+            let in_buf = dev.alloc_from(&input).unwrap();
+            let out_buf = dev.alloc_from(&vec![SENTINEL; n]).unwrap();
+            let what = format!("{file} fnptr n={n} {backend:?}");
+            launch(
+                &dev,
+                &m,
+                "fnptr",
+                &cfg([grid, 1, 1], [block, 1, 1], backend),
+                &[arg(&in_buf), arg(&out_buf), KernelArg::from(n as u32)],
+                &what,
+            );
+            let want: Vec<u32> = (0..n)
+                .map(|i| {
+                    let (x, i) = (input[i], i as u32);
+                    match x & 3 {
+                        1 => x.wrapping_mul(i),
+                        2 => (x ^ 0x9e37_79b9).wrapping_sub(i),
+                        _ => x.wrapping_add(i),
+                    }
+                })
+                .collect();
+            assert_slice_eq(&dev.read::<u32>(&out_buf).unwrap(), &want, &what);
+        }
+    }
+}
+
+both_backends!(fnptr);
+
+fn mix_local(x: u32, depth: u32) -> u32 {
+    let a: Vec<u32> = (0..8u32)
+        .map(|k| x.wrapping_mul(k + 1).wrapping_add(depth))
+        .collect();
+    let mut r = a[(((x >> 3) ^ x) & 7) as usize];
+    if depth > 0 {
+        r = r.wrapping_add(mix_local(x ^ a[(x & 7) as usize], depth - 1));
+    }
+    r.wrapping_add(a[(x.wrapping_add(depth) & 7) as usize])
+}
+
+/// Local arrays in recursive callees (a .local frame per call).
+fn locals(backend: Backend) {
+    let dev = device();
+    for file in variants("calls") {
+        let m = module(&dev, &file, backend);
+        for &(n, block) in &[(1usize, 32u32), (77, 32), (300, 128)] {
+            let input: Vec<u32> = Rng::new(n as u64 + 2).vec_u32(n);
+            let grid = blocks(n, block);
+            let in_buf = dev.alloc_from(&input).unwrap();
+            let out_buf = dev.alloc_from(&vec![SENTINEL; n]).unwrap();
+            let what = format!("{file} locals n={n} {backend:?}");
+            launch(
+                &dev,
+                &m,
+                "locals",
+                &cfg([grid, 1, 1], [block, 1, 1], backend),
+                &[arg(&in_buf), arg(&out_buf), KernelArg::from(n as u32)],
+                &what,
+            );
+            let want: Vec<u32> = (0..n)
+                .map(|i| {
+                    let x = input[i];
+                    let b = x.wrapping_add((x & 3) * 7);
+                    mix_local(x, i as u32 & 7) ^ b
+                })
+                .collect();
+            assert_slice_eq(&dev.read::<u32>(&out_buf).unwrap(), &want, &what);
+        }
+    }
+}
+
+both_backends!(locals);
+
+/// Call errors are located load-time errors.
+#[test]
+fn load_errors() {
+    let dev = device();
+    let err = |body: &str| -> String {
+        let src = format!(
+            ".version 7.0\n.target sm_70\n.address_size 64\n\
+             .func (.param .b32 r) f (.param .b32 a)\n{{\n\tst.param.b32 [r], 1;\n\tret;\n}}\n\
+             .func g (.param .b32 a, .param .b64 b)\n{{\n\tret;\n}}\n\
+             .entry k()\n{{\n\t.reg .b32 %r<4>;\n\t.reg .b64 %rd<2>;\n\t.reg .pred %p;\n{body}\n}}\n"
+        );
+        match dev.load_ptx_with(&src, "e.ptx", false) {
+            Ok(_) => panic!("accepted: {body}"),
+            Err(e) => e.to_string(),
+        }
+    };
+    assert_eq!(
+        err("\tcall (%r1), f, (%r2, %r3);"),
+        "e.ptx:18:2: error: 'f' takes 1 argument(s), not 2"
+    );
+    assert_eq!(
+        err("\tcall f, (%r2);"),
+        "e.ptx:18:2: error: 'f' returns 1 value(s), not 0"
+    );
+    assert_eq!(
+        err("\tcall k;"),
+        "e.ptx:18:2: error: 'k' is a kernel (.entry) and cannot be called"
+    );
+    assert_eq!(
+        err("\t{\n\t.param .b32 p;\n\tcall g, (p, p);\n\t}"),
+        "e.ptx:20:14: error: 'p' has 4 bytes; parameter 'b' needs 8"
+    );
+    assert_eq!(
+        err("\tcall (%r1), %rd1, (%r2), nope;"),
+        "e.ptx:18:27: error: 'nope' is not a '.calltargets' or '.callprototype' label of this function"
+    );
+    assert_eq!(
+        err("\tt: .calltargets f, g;\n\tcall (%r1), %rd1, (%r2), t;"),
+        "e.ptx:19:27: error: call targets 'f' and 'g' have different parameters"
+    );
+    assert_eq!(
+        err("\tcall (%r1), %r2, (%r2), t;"),
+        "e.ptx:18:14: error: the address of an indirect call must be a 64-bit integer register"
+    );
+}
+
+/// Names in a `.callprototype` do not clash with the caller's; `.reg` arguments and an
+/// immediate argument of an indirect call.
+fn named_prototype(backend: Backend) {
+    let src = r#"
+.version 7.0
+.target sm_70
+.address_size 64
+.func (.reg .b32 r) twice (.reg .b32 a, .reg .b32 b)
+{
+	mad.lo.u32 r, a, 2, b;
+	ret;
+}
+.entry k(.param .u64 pout)
+{
+	.reg .b32 a, r;
+	.reg .b64 %rd<4>;
+	proto: .callprototype (.reg .b32 r) _ (.reg .b32 a, .reg .b32 b);
+	ld.param.u64 %rd1, [pout];
+	cvta.to.global.u64 %rd1, %rd1;
+	mov.u32 a, %tid.x;
+	mov.u64 %rd2, twice;
+	call (r), %rd2, (a, 5), proto;
+	mul.wide.u32 %rd3, a, 4;
+	add.s64 %rd3, %rd1, %rd3;
+	st.global.u32 [%rd3], r;
+	ret;
+}
+"#;
+    let dev = device();
+    let m = match backend {
+        Backend::Jit => dev.load_ptx(src, "named.ptx"),
+        Backend::Interp => dev.load_ptx_with(src, "named.ptx", false),
+    }
+    .unwrap_or_else(|e| panic!("{e}"));
+    let out = dev.alloc_from(&[0u32; 40]).unwrap();
+    let what = format!("named_prototype {backend:?}");
+    launch(
+        &dev,
+        &m,
+        "k",
+        &cfg([1, 1, 1], [40, 1, 1], backend),
+        &[arg(&out)],
+        &what,
+    );
+    let want: Vec<u32> = (0..40).map(|t| 2 * t + 5).collect();
+    assert_slice_eq(&dev.read::<u32>(&out).unwrap(), &want, &what);
+}
+
+both_backends!(named_prototype);

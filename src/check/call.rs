@@ -252,16 +252,19 @@ impl Fx<'_, '_> {
             }
             _ => &[],
         };
-        let func = match ops.get(k) {
+        let target = match ops.get(k) {
             Some(ast::Operand::Value(e)) => match self.value(e)? {
-                Val::Func(f) => f,
-                Val::Reg(..) => {
-                    return Err(self.err(
-                        e.loc,
-                        "indirect calls (through a register) are not supported yet",
-                    ))
+                Val::Func(f) => Ok(f),
+                Val::Reg(r, 0) => {
+                    if !matches!(self.reg_ty(r), Type::U64 | Type::B64 | Type::S64) {
+                        return Err(self.err(
+                            e.loc,
+                            "the address of an indirect call must be a 64-bit integer register",
+                        ));
+                    }
+                    Err(r)
                 }
-                _ => return Err(self.err(e.loc, "expected a function name")),
+                _ => return Err(self.err(e.loc, "expected a function name or register")),
             },
             Some(op) => return Err(self.err(op.loc(), "expected a function name")),
             None => return Err(self.err(m.loc, "'call' needs a function")),
@@ -274,32 +277,172 @@ impl Fx<'_, '_> {
             }
             _ => &[],
         };
-        if let Some(op) = ops.get(k) {
-            return Err(self.err(
-                op.loc(),
-                "unexpected operand (a prototype is only valid in an indirect call)",
-            ));
-        }
-        let Some(callee) = self.cx.m.functions.get(func.0 as usize) else {
-            return Err(self.err(m.loc, "internal error: unknown function"));
+        let addr = match target {
+            Ok(func) => {
+                if let Some(op) = ops.get(k) {
+                    return Err(self.err(
+                        op.loc(),
+                        "unexpected operand (a prototype is only valid in an indirect call)",
+                    ));
+                }
+                let Some(callee) = self.cx.m.functions.get(func.0 as usize) else {
+                    return Err(self.err(m.loc, "internal error: unknown function"));
+                };
+                if callee.kind == FuncKind::Entry {
+                    return Err(self.err(
+                        m.loc,
+                        format!(
+                            "'{}' is a kernel (.entry) and cannot be called",
+                            callee.name
+                        ),
+                    ));
+                }
+                let (name, params, prets) = (
+                    callee.name.clone(),
+                    callee.params.clone(),
+                    callee.rets.clone(),
+                );
+                let (args, rets) =
+                    self.call_operands(&name, arg_ops, ret_ops, &params, &prets, m.loc)?;
+                return Ok(Lowered::Call {
+                    func,
+                    args,
+                    rets,
+                    uni,
+                });
+            }
+            Err(r) => r,
         };
-        if callee.kind == FuncKind::Entry {
+        let (dir, dloc) = match ops.get(k) {
+            Some(ast::Operand::Value(e)) => match &e.kind {
+                ast::ExprKind::Sym { name, comp: None } => (name.clone(), e.loc),
+                _ => {
+                    return Err(
+                        self.err(e.loc, "expected a '.calltargets' or '.callprototype' label")
+                    )
+                }
+            },
+            Some(op) => {
+                return Err(self.err(
+                    op.loc(),
+                    "expected a '.calltargets' or '.callprototype' label",
+                ))
+            }
+            None => {
+                return Err(self.err(
+                    m.loc,
+                    "an indirect call needs a '.calltargets' or '.callprototype' label",
+                ))
+            }
+        };
+        if let Some(op) = ops.get(k + 1) {
+            return Err(self.err(op.loc(), "unexpected operand"));
+        }
+        let Some(d) = self.call_dirs.get(&dir).cloned() else {
             return Err(self.err(
-                m.loc,
+                dloc,
                 format!(
-                    "'{}' is a kernel (.entry) and cannot be called",
-                    callee.name
+                    "'{dir}' is not a '.calltargets' or '.callprototype' label of this function"
                 ),
             ));
-        }
-        let (name, params, prets) = (
-            callee.name.clone(),
-            callee.params.clone(),
-            callee.rets.clone(),
-        );
+        };
+        let defined = |cx: &Cx, f: FuncId| {
+            cx.func_defined.get(f.0 as usize).copied().unwrap_or(false)
+                && cx
+                    .m
+                    .functions
+                    .get(f.0 as usize)
+                    .is_some_and(|g| g.kind == FuncKind::Func)
+        };
+        let (targets, params, prets) = match d {
+            Ok(ids) => {
+                let Some(first) = ids
+                    .first()
+                    .and_then(|f| self.cx.m.functions.get(f.0 as usize))
+                else {
+                    return Err(self.err(dloc, format!("'{dir}' lists no function")));
+                };
+                let (params, prets) = (first.params.clone(), first.rets.clone());
+                for &f in &ids {
+                    let g = &self.cx.m.functions[f.0 as usize];
+                    if !defined(self.cx, f) {
+                        return Err(self.err(
+                            dloc,
+                            format!(
+                                "call target '{}' is not a function defined in this module",
+                                g.name
+                            ),
+                        ));
+                    }
+                    if !same_layout(&g.params, &params) || !same_layout(&g.rets, &prets) {
+                        return Err(self.err(
+                            dloc,
+                            format!(
+                                "call targets '{}' and '{}' have different parameters",
+                                first.name, g.name
+                            ),
+                        ));
+                    }
+                }
+                (ids, params, prets)
+            }
+            Err((params, prets)) => {
+                let ids = (0..self.cx.m.functions.len() as u32)
+                    .map(FuncId)
+                    .filter(|&f| {
+                        let g = &self.cx.m.functions[f.0 as usize];
+                        defined(self.cx, f)
+                            && same_layout(&g.params, &params)
+                            && same_layout(&g.rets, &prets)
+                    })
+                    .collect();
+                (ids, params, prets)
+            }
+        };
+        let (args, rets) = self.call_operands(&dir, arg_ops, ret_ops, &params, &prets, m.loc)?;
+        let _ = uni;
+        Ok(Lowered::CallIndirect {
+            addr,
+            targets,
+            args,
+            rets,
+        })
+    }
+
+    /// The layout of a `.callprototype`'s parameters and return values.
+    pub(super) fn proto_layout(
+        &mut self,
+        proto: &ast::Prototype,
+    ) -> Result<(Vec<ir::Param>, Vec<ir::Param>), PtxError> {
+        // Laid out as a `.func`'s parameters, with any names in a scope of their own.
+        let kind = self.kind;
+        self.kind = FuncKind::Func;
+        self.scopes.push(std::collections::HashMap::new());
+        let mut offset = 0u32;
+        let r = (|| {
+            let params = self.params(&proto.params, &mut offset)?;
+            let rets = self.params(&proto.rets, &mut offset)?;
+            Ok((params, rets))
+        })();
+        self.scopes.pop();
+        self.kind = kind;
+        r
+    }
+
+    /// Lowers the argument and return-value lists of a call to a function (or prototype)
+    /// with `params` and `prets`.
+    fn call_operands(
+        &self,
+        name: &str,
+        arg_ops: &[ast::Operand],
+        ret_ops: &[ast::Operand],
+        params: &[ir::Param],
+        prets: &[ir::Param],
+        loc: Loc,
+    ) -> Result<(Vec<CallArg>, Vec<CallRet>), PtxError> {
         if arg_ops.len() != params.len() {
             return Err(self.err(
-                m.loc,
+                loc,
                 format!(
                     "'{name}' takes {} argument(s), not {}",
                     params.len(),
@@ -309,7 +452,7 @@ impl Fx<'_, '_> {
         }
         if ret_ops.len() != prets.len() {
             return Err(self.err(
-                m.loc,
+                loc,
                 format!(
                     "'{name}' returns {} value(s), not {}",
                     prets.len(),
@@ -318,7 +461,7 @@ impl Fx<'_, '_> {
             ));
         }
         let mut args = Vec::with_capacity(params.len());
-        for (op, p) in arg_ops.iter().zip(&params) {
+        for (op, p) in arg_ops.iter().zip(params) {
             let src = match self.param_var(op, p)? {
                 Some(o) => CallSrc::Local(o),
                 None => CallSrc::Value(self.src(op, p.ty, Rule::Relaxed)?, p.ty),
@@ -330,7 +473,7 @@ impl Fx<'_, '_> {
             });
         }
         let mut rets = Vec::with_capacity(prets.len());
-        for (op, p) in ret_ops.iter().zip(&prets) {
+        for (op, p) in ret_ops.iter().zip(prets) {
             let dst = match self.param_var(op, p)? {
                 Some(o) => CallDst::Local(o),
                 None => CallDst::Reg(self.dst(op, p.ty, Rule::Relaxed)?, p.ty),
@@ -341,12 +484,7 @@ impl Fx<'_, '_> {
                 size: p.size,
             });
         }
-        Ok(Lowered::Call {
-            func,
-            args,
-            rets,
-            uni,
-        })
+        Ok((args, rets))
     }
 
     /// A call-site `.param` variable given for parameter `p` (its frame offset), `None`
@@ -398,6 +536,17 @@ impl Fx<'_, '_> {
         }
         Ok(o)
     }
+}
+
+/// Whether two parameter lists have the same layout (sizes, offsets, element widths).
+fn same_layout(a: &[ir::Param], b: &[ir::Param]) -> bool {
+    a.len() == b.len()
+        && a.iter().zip(b).all(|(p, q)| {
+            p.size == q.size
+                && p.offset == q.offset
+                && p.count == q.count
+                && p.ty.bits() == q.ty.bits()
+        })
 }
 
 fn local_addr(off: u32) -> Address {

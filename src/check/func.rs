@@ -30,6 +30,9 @@ pub enum Sym {
     BranchTargets(u32),
 }
 
+/// A `.calltargets` list (`Ok`) or a `.callprototype`'s parameters and return values.
+pub type CallDir = Result<Vec<FuncId>, (Vec<ir::Param>, Vec<ir::Param>)>;
+
 /// A branch target while the CFG is being built.
 #[derive(Clone, Copy, Debug)]
 pub enum Tgt {
@@ -79,6 +82,16 @@ pub enum TTerm {
         next: usize,
         inst: InstId,
     },
+    /// `{@p} call` through a register: see [`Terminator::CallIndirect`].
+    CallIndirect {
+        guard: Option<Guard>,
+        addr: RegId,
+        targets: Vec<FuncId>,
+        args: Vec<ir::CallArg>,
+        rets: Vec<ir::CallRet>,
+        next: usize,
+        inst: InstId,
+    },
     /// `{@p} call`: see [`Terminator::Call`].
     Call {
         guard: Option<Guard>,
@@ -120,6 +133,9 @@ pub struct Fx<'c, 'a> {
     pub call_params: HashMap<u32, u32>,
     /// `.reg` return values of this `.func`: stored to their frame slots at every `ret`.
     pub reg_rets: Vec<(RegId, Type, u32)>,
+    /// `.calltargets` (`Ok`) and `.callprototype` (`Err`: parameters and return values)
+    /// labels of this function.
+    pub call_dirs: HashMap<String, CallDir>,
 }
 
 /// Checks one function (definition or declaration) into an [`ir::Function`].
@@ -182,6 +198,7 @@ impl<'c, 'a> Fx<'c, 'a> {
             call_params: HashMap::new(),
             reg_rets: Vec::new(),
             btlists: Vec::new(),
+            call_dirs: HashMap::new(),
         }
     }
 }
@@ -448,15 +465,25 @@ impl Fx<'_, '_> {
                         _ => return Err(self.err(t.loc, format!("unknown function '{}'", t.name))),
                     }
                 }
+                let ids = targets
+                    .iter()
+                    .filter_map(|t| match self.cx.syms.get(&t.name) {
+                        Some(ModSym::Func(f)) => Some(*f),
+                        _ => None,
+                    })
+                    .collect();
+                self.call_dirs.insert(label.name.clone(), Ok(ids));
                 Ok(())
             }
-            Stmt::CallPrototype { proto, .. } => {
+            Stmt::CallPrototype { label, proto } => {
                 for p in proto.params.iter().chain(&proto.rets) {
                     self.cx.elem_type(&p.dtype)?;
                     for e in p.dims.iter().flatten() {
                         self.cx.eval_int(e)?;
                     }
                 }
+                let layout = self.proto_layout(proto)?;
+                self.call_dirs.insert(label.name.clone(), Err(layout));
                 Ok(())
             }
             Stmt::Directive(_) => Ok(()),
@@ -665,7 +692,9 @@ impl Fx<'_, '_> {
             Some(TTerm::Ret { next, .. }) | Some(TTerm::Exit { next, .. }) => {
                 next.iter().copied().collect()
             }
-            Some(TTerm::Barrier { next, .. }) | Some(TTerm::Call { next, .. }) => vec![*next],
+            Some(TTerm::Barrier { next, .. })
+            | Some(TTerm::Call { next, .. })
+            | Some(TTerm::CallIndirect { next, .. }) => vec![*next],
             Some(TTerm::BrxIdx { targets, next, .. }) => targets
                 .iter()
                 .filter_map(|&l| self.resolve(Tgt::Label(l)))
@@ -787,6 +816,23 @@ impl Fx<'_, '_> {
                     rets,
                     next: map(next),
                     uni,
+                    inst,
+                },
+                Some(TTerm::CallIndirect {
+                    guard,
+                    addr,
+                    targets,
+                    args,
+                    rets,
+                    next,
+                    inst,
+                }) => Terminator::CallIndirect {
+                    guard,
+                    addr,
+                    targets,
+                    args,
+                    rets,
+                    next: map(next),
                     inst,
                 },
                 Some(TTerm::FallOff) | None => {

@@ -109,6 +109,13 @@ pub(super) enum Lowered {
         targets: Vec<u32>,
         uni: bool,
     },
+    /// `call` through a register ([`crate::ir::Terminator::CallIndirect`]).
+    CallIndirect {
+        addr: crate::ir::RegId,
+        targets: Vec<crate::ir::FuncId>,
+        args: Vec<crate::ir::CallArg>,
+        rets: Vec<crate::ir::CallRet>,
+    },
     /// `call`: ends the block ([`crate::ir::Terminator::Call`]).
     Call {
         func: crate::ir::FuncId,
@@ -249,6 +256,20 @@ impl Fx<'_, '_> {
             Lowered::Exit => self.terminate(|next| TTerm::Exit {
                 guard,
                 next: guard.map(|_| next),
+                inst: id,
+            }),
+            Lowered::CallIndirect {
+                addr,
+                targets,
+                args,
+                rets,
+            } => self.terminate(|next| TTerm::CallIndirect {
+                guard,
+                addr,
+                targets,
+                args,
+                rets,
+                next,
                 inst: id,
             }),
             Lowered::Call {

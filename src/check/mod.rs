@@ -26,13 +26,21 @@
 //!   of the same float type or a bit register of the same size (clang's `.b32` floats).
 //!   So a register's class can be wider than the instruction type only in `Ld`/`St`/`Cvt`.
 //! - **Parameters**: kernel `.param`s are laid out in order, each aligned to its `.align`
-//!   or natural alignment. In a `.func`, the parameters and then the return values share
-//!   one `.param` buffer (`param_size` covers both) and are addressed with
-//!   `VarRef::KernelParam(offset)` in that function; `.reg` parameters have `reg: Some`,
-//!   offset 0, and take no buffer space.
+//!   or natural alignment. In a `.func`, the parameters and then the return values
+//!   (`.reg` ones included) are laid out the same way at the start of the function's
+//!   `.local` frame (`param_size` covers both) and are addressed with
+//!   `VarRef::Local(offset)`; `ld.param`/`st.param` through them become `.local`
+//!   accesses. `.reg` parameters have `reg: Some`: `check` loads them from their slots
+//!   at the entry and stores `.reg` return values to theirs before every `ret`.
+//! - **Calls** (`call.rs`): call-site `.param` variables are slots of the caller's
+//!   `.local` frame; `call` ends its block ([`ir::Terminator::Call`] /
+//!   [`ir::Terminator::CallIndirect`]) with the argument and return-value copies between
+//!   those slots (or registers) and the callee's parameter slots. Every function's
+//!   parameters are laid out before any body is checked, so a call may precede its
+//!   callee's body; calling a function without a body is an error.
 //! - **CFG**: `blocks[0]` is the entry and never has predecessors (a label on the first
-//!   instruction starts block 1). Blocks end at labels, branches, `ret`, `exit` and
-//!   `bar.sync`/`barrier.sync` ([`ir::Terminator::Barrier`]; `InstKind::BarSync` never
+//!   instruction starts block 1). Blocks end at labels, branches, `ret`, `exit`, `call`
+//!   and `bar.sync`/`barrier.sync` ([`ir::Terminator::Barrier`]; `InstKind::BarSync` never
 //!   appears). Falling off the end of the body is a `Ret` whose `InstInfo` is the
 //!   closing brace with text `ret`. Numbering is the reverse post-order; unreachable
 //!   blocks are dropped after being checked.

@@ -374,7 +374,8 @@ fn validate_function(m: &Module, fid: FuncId, f: &Function) -> Result<(), String
                     return Err("brx.idx with an empty target list".into());
                 }
             }
-            Terminator::Call { guard, inst: i, .. } => {
+            Terminator::Call { guard, inst: i, .. }
+            | Terminator::CallIndirect { guard, inst: i, .. } => {
                 inst(*i)?;
                 if let Some(g) = guard {
                     pred(g.pred)?;

@@ -6,6 +6,9 @@
 //! block it waits at; after every block the warp runs the lowest-numbered block anyone
 //! waits at (blocks are numbered in reverse post-order), with the mask of the lanes
 //! waiting there. The JIT's uniform-branch fast path gives the same schedule.
+//!
+//! A call (`call.rs`) runs the callee recursively with the called lanes, in a fresh
+//! register file and a new `.local` frame, until each of them has returned or exited.
 
 use crate::ir::{
     AddrBase, Address, ArithOp, BlockId, FuncId, Function, Guard, Inst, InstKind, MulMode, Operand,
@@ -121,10 +124,12 @@ fn run_func(
                     send(&mut next, active & !leaving, *c);
                 }
             }
-            Terminator::Call { next: cont, .. } => match w.call(ctx, &b.term, active) {
-                Ok(go) => send(&mut next, go, *cont),
-                Err(_) => return returned,
-            },
+            Terminator::Call { next: cont, .. } | Terminator::CallIndirect { next: cont, .. } => {
+                match w.call(ctx, &b.term, active) {
+                    Ok(go) => send(&mut next, go, *cont),
+                    Err(_) => return returned,
+                }
+            }
             Terminator::Barrier {
                 guard,
                 barrier,

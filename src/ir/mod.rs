@@ -275,8 +275,9 @@ pub enum Terminator {
         uni: bool,
         inst: InstId,
     },
-    /// `{@p} ret`: in a kernel the same as `exit`. With a guard, the other lanes
-    /// continue at `next`.
+    /// `{@p} ret`: in a kernel the same as `exit`; in a `.func` the lanes return to the
+    /// caller (which goes on once every called lane has returned or exited, see
+    /// [`Terminator::Call`]). With a guard, the other lanes continue at `next`.
     Ret {
         guard: Option<Guard>,
         next: Option<BlockId>,
@@ -339,6 +340,24 @@ pub enum Terminator {
         uni: bool,
         inst: InstId,
     },
+    /// `{@p} call (rets), %rd, (args), proto_or_targets;`: an indirect call. Each called
+    /// lane's `addr` (a 64-bit register) holds a function address (`FUNC_ADDR_BASE +
+    /// FuncId`, from `mov.u64 %rd, f;` or an initializer); the lanes are grouped by
+    /// address and each group calls its target once, lowest lane's group first, as
+    /// [`Terminator::Call`] does; the lanes continue at `next` once every group is done.
+    /// `targets` are the functions the call may reach (the `.calltargets` list, or every
+    /// defined function matching the `.callprototype`), all with the parameter layout
+    /// `args`/`rets` use; an address that is not one of them stops the launch with an
+    /// error naming the instruction, the thread and the address.
+    CallIndirect {
+        guard: Option<Guard>,
+        addr: RegId,
+        targets: Vec<FuncId>,
+        args: Vec<CallArg>,
+        rets: Vec<CallRet>,
+        next: BlockId,
+        inst: InstId,
+    },
 }
 
 /// Most nested calls (frames below the kernel) one thread may have.
@@ -388,7 +407,9 @@ impl Terminator {
             Terminator::Branch {
                 taken, not_taken, ..
             } => vec![*taken, *not_taken],
-            Terminator::Barrier { next, .. } | Terminator::Call { next, .. } => vec![*next],
+            Terminator::Barrier { next, .. }
+            | Terminator::Call { next, .. }
+            | Terminator::CallIndirect { next, .. } => vec![*next],
             Terminator::Ret { next, .. } | Terminator::Exit { next, .. } => {
                 next.iter().copied().collect()
             }

@@ -14,23 +14,30 @@ use super::lanes::{self, N32};
 use super::translate::{FnTx, Mode};
 use super::JitError;
 use crate::ir::{
-    self, AddrBase, Address, CallDst, CallSrc, FuncId, Inst, InstKind, Space, Terminator, VarRef,
+    self, AddrBase, Address, CallDst, CallSrc, FuncId, Inst, InstKind, Operand, Space, Terminator,
+    Type, VarRef,
 };
-use crate::runtime::call::{call_copy, call_pop, call_push};
-use crate::runtime::ctx::{WarpCtx, STATUS_FAULT, STATUS_OK};
+use crate::runtime::call::{call_copy, call_pop, call_push, callee_at, decode_target};
+use crate::runtime::ctx::{stop_with_error_at, WarpCtx, STATUS_FAULT, STATUS_OK};
 use cranelift_codegen::ir::types::{I32, I64};
-use cranelift_codegen::ir::{AbiParam, InstBuilder, Signature, Value};
+use cranelift_codegen::ir::{
+    AbiParam, InstBuilder, JumpTableData, Signature, StackSlotData, StackSlotKind, Value,
+};
 use cranelift_jit::JITModule;
 use cranelift_module::{Linkage, Module as _};
 use std::collections::HashMap;
 use std::mem::offset_of;
 
-/// The callable functions of a module as declared in one Cranelift module, and their
-/// names (which the code passes to `ptxjit_call_push` for messages; they must live as
-/// long as the code).
+/// The callable functions of a module as declared in one Cranelift module, and the data
+/// the code of calls points to (it must live as long as the code).
 pub(crate) struct CallEnv {
     pub funcs: HashMap<FuncId, cranelift_module::FuncId>,
-    pub names: Vec<Box<str>>,
+    /// The indirect call sites of the code (the code points to them: boxed so that
+    /// their addresses stay put).
+    #[allow(clippy::vec_box)]
+    pub sites: std::sync::Mutex<Vec<Box<IndirectSite>>>,
+    /// Callee and call-site texts of the calls (for `ptxjit_call_push` errors).
+    pub texts: std::sync::Mutex<Vec<Box<str>>>,
 }
 
 pub(crate) fn func_signature(cm: &JITModule) -> Signature {
@@ -53,12 +60,11 @@ pub(crate) fn declare_funcs(cm: &mut JITModule, m: &ir::Module) -> Result<CallEn
             funcs.insert(FuncId(i as u32), id);
         }
     }
-    let names = m
-        .functions
-        .iter()
-        .map(|f| f.name.clone().into_boxed_str())
-        .collect();
-    Ok(CallEnv { funcs, names })
+    Ok(CallEnv {
+        funcs,
+        sites: std::sync::Mutex::new(Vec::new()),
+        texts: std::sync::Mutex::new(Vec::new()),
+    })
 }
 
 /// Whether the module has functions that kernels may call.
@@ -75,23 +81,141 @@ fn local_addr(off: u32) -> Address {
     }
 }
 
+/// What the code of one indirect call passes to `ptxjit_call_pick`.
+pub(crate) struct IndirectSite {
+    inst: ir::InstId,
+    nfuncs: usize,
+    targets: Vec<u32>,
+}
+
 impl FnTx<'_> {
-    /// `Terminator::Call` (see the module docs).
+    /// `Terminator::Call` and `Terminator::CallIndirect` (see the module docs).
     pub(crate) fn call(&mut self, t: &Terminator) -> Result<(), JitError> {
-        let Terminator::Call {
-            guard,
-            func,
-            args,
-            rets,
-            next,
-            inst,
-            ..
-        } = t
-        else {
-            return Err(JitError::Codegen("not a call".into()));
-        };
-        let (func, next, inst, guard) = (*func, *next, *inst, *guard);
-        let nb = self.block(next)?;
+        match t {
+            Terminator::Call {
+                guard,
+                func,
+                args,
+                rets,
+                next,
+                inst,
+                ..
+            } => {
+                let mut m = self.exec_mask(*guard);
+                let bits = self.mbits(&mut m);
+                let abits = self.b.use_var(self.active_bits);
+                let docall = self.b.create_block();
+                let join = self.b.create_block();
+                self.b.append_block_param(join, I32);
+                let zero = lanes::iconst32(&mut self.b, 0);
+                self.b.ins().brif(bits, docall, &[], join, &[zero.into()]);
+                self.b.switch_to_block(docall);
+                let returned = self.call_one(*func, args, rets, bits, *inst)?;
+                self.b.ins().jump(join, &[returned.into()]);
+                self.b.switch_to_block(join);
+                let returned = self.b.block_params(join)[0];
+                self.call_done(abits, bits, returned, *next)
+            }
+            Terminator::CallIndirect {
+                guard,
+                addr,
+                targets,
+                args,
+                rets,
+                next,
+                inst,
+            } => {
+                let mut m = self.exec_mask(*guard);
+                let bits = self.mbits(&mut m);
+                let abits = self.b.use_var(self.active_bits);
+                // Every lane's address, for `ptxjit_call_pick`.
+                let slot = self.b.create_sized_stack_slot(StackSlotData::new(
+                    StackSlotKind::ExplicitSlot,
+                    256,
+                    4,
+                ));
+                let w = self.read(&Operand::Reg(*addr), Type::U64, false)?;
+                for (k, &v) in w.v.iter().enumerate() {
+                    self.b.ins().stack_store(I64, v, slot, 16 * k as i32);
+                }
+                let site = Box::new(IndirectSite {
+                    inst: *inst,
+                    nfuncs: self.m.functions.len(),
+                    targets: targets.iter().map(|f| f.0).collect(),
+                });
+                let site_ptr = &*site as *const IndirectSite as u64;
+                self.calls
+                    .sites
+                    .lock()
+                    .unwrap_or_else(|e| e.into_inner())
+                    .push(site);
+                let lp = self.b.create_block();
+                self.b.append_block_param(lp, I32);
+                self.b.append_block_param(lp, I32);
+                let join = self.b.create_block();
+                self.b.append_block_param(join, I32);
+                let zero = lanes::iconst32(&mut self.b, 0);
+                self.b.ins().jump(lp, &[bits.into(), zero.into()]);
+                self.b.switch_to_block(lp);
+                let left = self.b.block_params(lp)[0];
+                let acc = self.b.block_params(lp)[1];
+                let pick = self.b.create_block();
+                self.b.ins().brif(left, pick, &[], join, &[acc.into()]);
+                self.b.switch_to_block(pick);
+                let h = self.helper(Helper::CallPick)?;
+                let sa = self.b.ins().stack_addr(I64, slot, 0);
+                let sp = lanes::iconst64(&mut self.b, site_ptr);
+                let r = self.b.ins().call(h, &[self.ctx, sa, left, sp]);
+                let r = self.b.inst_results(r)[0];
+                let group = self.b.ins().ireduce(I32, r);
+                let idx = self.b.ins().ushr_imm_u(r, 32);
+                let idx = self.b.ins().ireduce(I32, idx);
+                let sw = self.b.create_block();
+                self.b.ins().brif(group, sw, &[], self.ret_status, &[]);
+                self.b.switch_to_block(sw);
+                let tblocks: Vec<_> = targets.iter().map(|_| self.b.create_block()).collect();
+                let def = self.b.func.dfg.block_call(self.ret_status, &[]);
+                let table: Vec<_> = tblocks
+                    .iter()
+                    .map(|&tb| self.b.func.dfg.block_call(tb, &[]))
+                    .collect();
+                let jt = self.b.create_jump_table(JumpTableData::new(def, &table));
+                self.b.ins().br_table(idx, jt);
+                for (i, &tb) in tblocks.iter().enumerate() {
+                    self.b.switch_to_block(tb);
+                    let returned = self.call_one(targets[i], args, rets, group, *inst)?;
+                    let left2 = self.b.ins().band_not(left, group);
+                    let acc2 = self.b.ins().bor(acc, returned);
+                    self.b.ins().jump(lp, &[left2.into(), acc2.into()]);
+                }
+                self.b.switch_to_block(join);
+                let returned = self.b.block_params(join)[0];
+                self.call_done(abits, bits, returned, *next)
+            }
+            _ => Err(JitError::Codegen("not a call".into())),
+        }
+    }
+
+    /// Sets the active lanes (vector and bit forms) to `bits`.
+    fn set_active(&mut self, bits: Value) {
+        let m = lanes::mask_from_bits(&mut self.b, bits);
+        for k in 0..N32 {
+            self.b.def_var(self.active[k], m[k]);
+        }
+        self.b.def_var(self.active_bits, bits);
+    }
+
+    /// Calls `func` with the lanes `group`: pushes its frame, stores the arguments,
+    /// calls, loads the return values of the lanes that returned and pops the frame.
+    /// Returns the lanes that returned, in the block where the code continues.
+    fn call_one(
+        &mut self,
+        func: FuncId,
+        args: &[ir::CallArg],
+        rets: &[ir::CallRet],
+        group: Value,
+        inst: ir::InstId,
+    ) -> Result<Value, JitError> {
         let callee = self
             .m
             .functions
@@ -102,34 +226,33 @@ impl FnTx<'_> {
                 JitError::Codegen(format!("function {} not declared", callee.name))
             })?;
         let frame = self.f.call_frame();
-        let mut m = self.exec_mask(guard);
-        let bits = self.mbits(&mut m);
-        let act_before: Vec<Value> = (0..N32).map(|k| self.b.use_var(self.active[k])).collect();
-        let abits_before = self.b.use_var(self.active_bits);
-        let docall = self.b.create_block();
-        let pushed = self.b.create_block();
-        let join = self.b.create_block();
-        self.b.append_block_param(join, I32);
-        let zero = lanes::iconst32(&mut self.b, 0);
-        self.b.ins().brif(bits, docall, &[], join, &[zero.into()]);
-
-        self.b.switch_to_block(docall);
-        let name = self.calls.names.get(func.0 as usize).map_or("?", |s| s);
+        let name: Box<str> = callee_at(self.m, func, inst).into_boxed_str();
         let (np, nl) = (name.as_ptr() as u64, name.len() as u64);
+        self.calls
+            .texts
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .push(name);
         let hp = self.helper(Helper::CallPush)?;
         let fr = lanes::iconst32(&mut self.b, frame);
         let sz = lanes::iconst32(&mut self.b, callee.local_size);
         let zf = lanes::iconst32(&mut self.b, callee.rets_start());
         let npv = lanes::iconst64(&mut self.b, np);
         let nlv = lanes::iconst64(&mut self.b, nl);
+        let iv = lanes::iconst32(&mut self.b, inst.0);
         let r = self
             .b
             .ins()
-            .call(hp, &[self.ctx, bits, fr, sz, zf, npv, nlv]);
+            .call(hp, &[self.ctx, group, fr, sz, zf, npv, nlv, iv]);
         let res = self.b.inst_results(r)[0];
+        let pushed = self.b.create_block();
         self.b.ins().brif(res, self.ret_status, &[], pushed, &[]);
-
         self.b.switch_to_block(pushed);
+        // Argument stores and return-value loads run under the called / returned lanes,
+        // merging (the other lanes keep their registers).
+        let mode = self.mode;
+        self.mode = Mode::Div;
+        self.set_active(group);
         let hc = self.helper(Helper::CallCopy)?;
         for a in args {
             match a.src {
@@ -137,12 +260,12 @@ impl FnTx<'_> {
                     let c = [o, a.dst, a.size, 1].map(|x| lanes::iconst32(&mut self.b, x));
                     self.b
                         .ins()
-                        .call(hc, &[self.ctx, bits, fr, c[0], c[1], c[2], c[3]]);
+                        .call(hc, &[self.ctx, group, fr, c[0], c[1], c[2], c[3]]);
                 }
                 CallSrc::Value(op, ty) => {
                     // A store into the callee's frame (the local window has moved).
                     self.inst_at(&Inst {
-                        guard,
+                        guard: None,
                         kind: InstKind::St {
                             space: Space::Local,
                             ty,
@@ -155,21 +278,14 @@ impl FnTx<'_> {
             }
         }
         let fref = self.callee_ref(cid);
-        let r = self.b.ins().call(fref, &[self.ctx, bits]);
+        let r = self.b.ins().call(fref, &[self.ctx, group]);
         let returned = self.b.inst_results(r)[0];
         let st = self.load_ctx(I32, offset_of!(WarpCtx, status), false);
         let got = self.b.create_block();
         self.b.ins().brif(st, self.ret_status, &[], got, &[]);
         self.b.switch_to_block(got);
         if !rets.is_empty() {
-            // Return values: loads for the returned lanes only (merging).
-            let rm = lanes::mask_from_bits(&mut self.b, returned);
-            for k in 0..N32 {
-                self.b.def_var(self.active[k], rm[k]);
-            }
-            self.b.def_var(self.active_bits, returned);
-            let mode = self.mode;
-            self.mode = Mode::Div;
+            self.set_active(returned);
             for r in rets {
                 match r.dst {
                     CallDst::Local(o) => {
@@ -192,30 +308,32 @@ impl FnTx<'_> {
                     }
                 }
             }
-            self.mode = mode;
-            for k in 0..N32 {
-                self.b.def_var(self.active[k], act_before[k]);
-            }
-            self.b.def_var(self.active_bits, abits_before);
         }
+        self.mode = mode;
         let hpop = self.helper(Helper::CallPop)?;
         self.b.ins().call(hpop, &[self.ctx, fr]);
-        self.b.ins().jump(join, &[returned.into()]);
+        Ok(returned)
+    }
 
-        self.b.switch_to_block(join);
-        let returned = self.b.block_params(join)[0];
-        let rest = self.b.ins().band_not(abits_before, bits);
+    /// After a call: the lanes whose guard was false (`abits & !bits`) and the lanes
+    /// that returned continue at `next`.
+    fn call_done(
+        &mut self,
+        abits: Value,
+        bits: Value,
+        returned: Value,
+        next: ir::BlockId,
+    ) -> Result<(), JitError> {
+        let nb = self.block(next)?;
+        let rest = self.b.ins().band_not(abits, bits);
         let cont = self.b.ins().bor(rest, returned);
-        let cm = lanes::mask_from_bits(&mut self.b, cont);
         match self.mode {
             Mode::Conv => {
-                for k in 0..N32 {
-                    self.b.def_var(self.active[k], cm[k]);
-                }
-                self.b.def_var(self.active_bits, cont);
+                self.set_active(cont);
                 self.b.ins().brif(cont, nb, &[], self.ret_status, &[]);
             }
             Mode::Div => {
+                let cm = lanes::mask_from_bits(&mut self.b, cont);
                 self.record(&cm, next);
                 self.b.ins().jump(self.dispatch, &[]);
             }
@@ -224,7 +342,43 @@ impl FnTx<'_> {
     }
 }
 
-/// `ptxjit_call_push(ctx, mask, frame, size, zero_from, name_ptr, name_len) -> status`.
+/// `ptxjit_call_pick(ctx, addrs, left, site) -> (index << 32) | lanes`: the group of
+/// lanes of `left` whose address (`addrs[lane]`) equals the lowest lane's, and the
+/// index of their target in the site's targets; 0 with the warp stopped when that
+/// address is not a target.
+pub(crate) unsafe extern "C" fn ptxjit_call_pick(
+    ctx: *mut WarpCtx,
+    addrs: *const u64,
+    left: u32,
+    site: *const IndirectSite,
+) -> u64 {
+    // SAFETY: generated code passes its warp context, a 32-lane address slot and a site
+    // owned by the `JitModule` that owns the code.
+    let (ctx, site) = unsafe { (&mut *ctx, &*site) };
+    let addrs = unsafe { std::slice::from_raw_parts(addrs, 32) };
+    if left == 0 {
+        return 0;
+    }
+    let lane = left.trailing_zeros() as usize;
+    let a = addrs[lane];
+    let mut group = 0u32;
+    for (l, &x) in addrs.iter().enumerate() {
+        if left & (1 << l) != 0 && x == a {
+            group |= 1 << l;
+        }
+    }
+    match decode_target(site.nfuncs, &site.targets, a) {
+        Ok(i) => ((i as u64) << 32) | group as u64,
+        Err(msg) => {
+            // SAFETY: the env is live while the warp runs.
+            unsafe { stop_with_error_at(ctx, msg, site.inst, lane as u32) };
+            0
+        }
+    }
+}
+
+/// `ptxjit_call_push(ctx, mask, frame, size, zero_from, name_ptr, name_len, inst) ->
+/// status`.
 pub(crate) unsafe extern "C" fn ptxjit_call_push(
     ctx: *mut WarpCtx,
     mask: u32,
@@ -233,13 +387,14 @@ pub(crate) unsafe extern "C" fn ptxjit_call_push(
     zero_from: u32,
     name_ptr: *const u8,
     name_len: u64,
+    inst: u32,
 ) -> u32 {
     // SAFETY: generated code passes its live warp context and a name owned by the
     // `JitModule` that owns the code.
     let ctx = unsafe { &mut *ctx };
     let name = unsafe { std::slice::from_raw_parts(name_ptr, name_len as usize) };
     let name = std::str::from_utf8(name).unwrap_or("?");
-    match unsafe { call_push(ctx, mask, frame, size, zero_from, name) } {
+    match unsafe { call_push(ctx, mask, frame, size, zero_from, name, ir::InstId(inst)) } {
         Ok(()) => STATUS_OK,
         Err(_) => STATUS_FAULT,
     }

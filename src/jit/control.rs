@@ -63,7 +63,7 @@ impl FnTx<'_> {
                 self.cur = Some(inst);
                 self.exit(guard, next, false)
             }
-            Terminator::Call { inst, .. } => {
+            Terminator::Call { inst, .. } | Terminator::CallIndirect { inst, .. } => {
                 self.cur = Some(inst);
                 self.call(t)
             }

@@ -1,5 +1,5 @@
-//! Listings of generated code: the CLIF of a kernel as built (before optimisation), or
-//! the machine code (VCode disassembly) Cranelift produces for it.
+//! Listings of generated code: the CLIF of a kernel or `.func` as built (before
+//! optimisation), or the machine code (VCode disassembly) Cranelift produces for it.
 
 use super::{
     build_guarded, declare_kernel, define, guard, helpers, kernel_signature, new_module, JitError,
@@ -33,7 +33,7 @@ pub fn dump(
     let mut out = String::new();
     let mut found = false;
     for (i, f) in m.functions.iter().enumerate() {
-        if f.kind != ir::FuncKind::Entry || !f.has_body() || kernel.is_some_and(|k| k != f.name) {
+        if !f.has_body() || kernel.is_some_and(|k| k != f.name) {
             continue;
         }
         found = true;
@@ -43,8 +43,19 @@ pub fn dump(
         let helpers = helpers::declare(&mut cm)?;
         let calls = super::call::declare_funcs(&mut cm, m)?;
         let mut cctx = cm.make_context();
-        let id = declare_kernel(&mut cm, fid)?;
-        cctx.func.signature = kernel_signature(&cm);
+        let id = match f.kind {
+            ir::FuncKind::Entry => {
+                cctx.func.signature = kernel_signature(&cm);
+                declare_kernel(&mut cm, fid)?
+            }
+            ir::FuncKind::Func => {
+                cctx.func.signature = super::call::func_signature(&cm);
+                *calls
+                    .funcs
+                    .get(&fid)
+                    .ok_or_else(|| JitError::Codegen("function not declared".into()))?
+            }
+        };
         cctx.func.name = UserFuncName::user(0, id.as_u32());
         build_guarded(
             m,
@@ -56,7 +67,11 @@ pub fn dump(
             &helpers,
             &calls,
         )?;
-        let _ = writeln!(out, "; kernel {}", f.name);
+        let what = match f.kind {
+            ir::FuncKind::Entry => "kernel",
+            ir::FuncKind::Func => "function",
+        };
+        let _ = writeln!(out, "; {what} {}", f.name);
         match kind {
             DumpKind::Clif => {
                 let _ = writeln!(out, "{}", cctx.func.display());

@@ -36,6 +36,7 @@ pub(crate) enum Helper {
     CallPop,
     CallCopy,
     Nanosleep,
+    CallPick,
 }
 
 pub(crate) struct HelperDef {
@@ -104,7 +105,7 @@ pub(crate) const HELPERS: &[HelperDef] = &[
     HelperDef {
         h: Helper::CallPush,
         name: "ptxjit_call_push",
-        params: &[I64, I32, I32, I32, I32, I64, I64],
+        params: &[I64, I32, I32, I32, I32, I64, I64, I32],
         ret: Some(I32),
     },
     HelperDef {
@@ -125,6 +126,12 @@ pub(crate) const HELPERS: &[HelperDef] = &[
         params: &[I32, I64],
         ret: None,
     },
+    HelperDef {
+        h: Helper::CallPick,
+        name: "ptxjit_call_pick",
+        params: &[I64, I64, I32, I64],
+        ret: Some(I64),
+    },
 ];
 
 impl HelperDef {
@@ -143,6 +150,7 @@ impl HelperDef {
             Helper::CallPop => super::call::ptxjit_call_pop as *const u8,
             Helper::CallCopy => super::call::ptxjit_call_copy as *const u8,
             Helper::Nanosleep => super::cflow::ptxjit_nanosleep as *const u8,
+            Helper::CallPick => super::call::ptxjit_call_pick as *const u8,
         }
     }
 }

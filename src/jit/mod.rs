@@ -16,6 +16,7 @@
 //! - `translate`: the per-kernel translator (registers, operands, writes, instruction
 //!   dispatch);
 //! - `control`: predication, branches, divergence bookkeeping, the dispatcher, `exit`;
+//! - `call`: `.func`s as Cranelift functions, direct and indirect calls;
 //! - `arith`: arithmetic, logic, shifts, `setp`, `selp`;
 //! - `convert`: `cvt`;
 //! - `mem`: `ld`, `st`, `cvta` (inline coalesced fast paths, helper slow path);
@@ -86,8 +87,8 @@ pub struct JitModule {
     /// locked on the hot path.
     modules: Mutex<Vec<ClifJitModule>>,
     kernels: HashMap<ir::FuncId, KernelFn>,
-    /// Function names the code of calls points to (for error messages).
-    _names: Vec<Vec<Box<str>>>,
+    /// Function names and indirect call sites the code of calls points to.
+    _calls: Vec<call::CallEnv>,
 }
 
 impl std::fmt::Debug for JitModule {
@@ -110,7 +111,8 @@ impl Drop for JitModule {
 }
 
 impl JitModule {
-    /// Compiles every kernel (`FuncKind::Entry` with a body) of the module.
+    /// Compiles every kernel (`FuncKind::Entry` with a body) of the module, and every
+    /// `.func` with a body (in the same Cranelift module as the kernels, which call them).
     pub fn compile(m: &ir::Module, layout: &ModuleLayout) -> Result<JitModule, JitError> {
         let mut tiers: Vec<Option<(ClifJitModule, helpers::HelperIds, call::CallEnv)>> =
             vec![None, None];
@@ -178,7 +180,7 @@ impl JitModule {
             let Some((mut cm, _, calls)) = slot else {
                 continue;
             };
-            names.push(calls.names);
+            names.push(calls);
             guard("finalize_definitions", || {
                 cm.finalize_definitions().map_err(|e| e.to_string())
             })?;
@@ -196,7 +198,7 @@ impl JitModule {
         Ok(JitModule {
             modules: Mutex::new(modules),
             kernels,
-            _names: names,
+            _calls: names,
         })
     }
 

@@ -530,7 +530,15 @@ impl<'a> FnTx<'a> {
                 };
                 Ok(lanes::splat_scalar(&mut self.b, a))
             }
-            Operand::FuncAddr(_) => Err(self.unsupported("function addresses")),
+            Operand::FuncAddr(f) => {
+                let a = crate::interp::FUNC_ADDR_BASE + f.0 as u64;
+                let a = if wide {
+                    lanes::iconst64(&mut self.b, a)
+                } else {
+                    lanes::iconst32(&mut self.b, a as u32)
+                };
+                Ok(lanes::splat_scalar(&mut self.b, a))
+            }
         }
     }
 

@@ -4,7 +4,9 @@
 //! reach a barrier or a call).
 
 use crate::ir::{FuncId, Module, Terminator, MAX_CALL_DEPTH};
-use crate::runtime::ctx::{stop_with_error, Stopped, WarpCtx, WARP_SIZE};
+use crate::runtime::ctx::{Stopped, WarpCtx, WARP_SIZE};
+
+pub use crate::runtime::ctx::stop_with_error_at;
 
 /// Call-stack bytes per thread above which recursion stops with an error.
 pub const MAX_CALL_STACK: u64 = 256 * 1024;
@@ -12,18 +14,22 @@ pub const MAX_CALL_STACK: u64 = 256 * 1024;
 /// Host stack that must remain free below the current frame when a call is entered.
 pub const HOST_STACK_MARGIN: usize = 256 * 1024;
 
-/// Host stack of a warp coroutine for kernels that call functions.
-pub const CALL_STACK_HOST_BYTES: usize = 64 << 20;
+/// Host stack of a warp coroutine for kernels that call functions (reserved; pages are
+/// committed as used). A call level takes well under 1 KiB for small functions, so 1000
+/// levels of functions with many registers fit; deeper use stops with an error.
+pub const CALL_STACK_HOST_BYTES: usize = 32 << 20;
 
 fn callees(m: &Module, f: FuncId) -> impl Iterator<Item = FuncId> + '_ {
     m.functions
         .get(f.0 as usize)
         .into_iter()
         .flat_map(|f| f.blocks.iter())
-        .filter_map(|b| match b.term {
-            Terminator::Call { func, .. } => Some(func),
-            _ => None,
+        .flat_map(|b| match &b.term {
+            Terminator::Call { func, .. } => std::slice::from_ref(func),
+            Terminator::CallIndirect { targets, .. } => targets.as_slice(),
+            _ => &[],
         })
+        .copied()
 }
 
 /// Functions reachable from `root` through calls (`root` included), and whether the
@@ -111,6 +117,7 @@ pub fn call_stack_bytes(m: &Module, f: FuncId) -> u64 {
 /// Enters a callee: checks the depth, the thread's call stack (`frame + size` must fit
 /// the current local window) and the host stack, zeroes bytes `[zero_from, size)` of the
 /// new frame for the lanes in `mask`, and moves every lane's local window up by `frame`.
+/// `name` names the callee and the call site in the error.
 ///
 /// # Safety
 /// `ctx.env` must point to this warp's live env; the local windows must be valid.
@@ -121,6 +128,7 @@ pub unsafe fn call_push(
     size: u32,
     zero_from: u32,
     name: &str,
+    inst: crate::ir::InstId,
 ) -> Result<(), Stopped> {
     let probe = 0u8;
     let here = &probe as *const u8 as usize;
@@ -136,12 +144,9 @@ pub unsafe fn call_push(
         None
     };
     if let Some(why) = why {
-        unsafe {
-            stop_with_error(
-                ctx,
-                format!("call to function '{name}' failed: {why} (recursion too deep?)"),
-            )
-        };
+        let lane = mask.trailing_zeros().min(WARP_SIZE as u32 - 1);
+        let msg = format!("call to function {name} failed: {why} (recursion too deep?)");
+        unsafe { stop_with_error_at(ctx, msg, inst, lane) };
         return Err(Stopped);
     }
     for lane in 0..WARP_SIZE {
@@ -194,5 +199,39 @@ pub unsafe fn call_copy(
             // before `frame`).
             unsafe { std::ptr::copy_nonoverlapping(s, d, size as usize) };
         }
+    }
+}
+
+/// Decodes the function address `addr` of an indirect call: the index in `targets` of
+/// the function it names, or an error message (naming the address) when it names none.
+pub fn decode_target(m_funcs: usize, targets: &[u32], addr: u64) -> Result<usize, String> {
+    let fid = addr.wrapping_sub(crate::interp::FUNC_ADDR_BASE);
+    if addr < crate::interp::FUNC_ADDR_BASE || fid >= m_funcs as u64 {
+        return Err(format!(
+            "indirect call to address {addr:#x}, which is not a function of the module"
+        ));
+    }
+    targets
+        .iter()
+        .position(|&t| t as u64 == fid)
+        .ok_or_else(|| {
+            format!("indirect call to address {addr:#x} (function {fid}), which is not a target of this call")
+        })
+}
+
+/// `'name' at file:line:col (`text`)`: a callee and the call, for [`call_push`].
+pub fn callee_at(m: &Module, func: FuncId, inst: crate::ir::InstId) -> String {
+    let name = m
+        .functions
+        .get(func.0 as usize)
+        .map_or("?", |f| f.name.as_str());
+    format!("'{name}' at {}", inst_where(m, inst))
+}
+
+/// `file:line:col (`text`)` of an instruction.
+pub fn inst_where(m: &Module, inst: crate::ir::InstId) -> String {
+    match m.inst_info.get(inst.0 as usize) {
+        Some(i) => format!("{}:{} (`{}`)", m.file, i.loc, i.text),
+        None => m.file.clone(),
     }
 }

@@ -174,6 +174,9 @@ pub struct WarpEnv {
     /// Set when an error other than a memory fault stopped the warp (e.g. a bad barrier
     /// operand); reported by the scheduler.
     pub error: Option<String>,
+    /// The instruction and lane `error` is about, when known (else the report names the
+    /// warp's first thread and no instruction).
+    pub error_at: Option<(InstId, u32)>,
     /// Lowest host stack address a call may start below (0: not checked); set by the
     /// scheduler for warps that run in a coroutine.
     pub stack_limit: usize,
@@ -187,6 +190,7 @@ impl WarpEnv {
             yielder: None,
             arrivals: Vec::new(),
             error: None,
+            error_at: None,
             stack_limit: 0,
         }
     }
@@ -431,6 +435,18 @@ pub unsafe fn stop_with_error(ctx: &mut WarpCtx, msg: String) {
     let env = unsafe { &mut *ctx.env };
     if env.error.is_none() && env.fault.is_none() {
         env.error = Some(msg);
+    }
+}
+
+/// [`stop_with_error`] about instruction `inst` of lane `lane`.
+///
+/// # Safety
+/// As [`stop_with_error`].
+pub unsafe fn stop_with_error_at(ctx: &mut WarpCtx, msg: String, inst: InstId, lane: u32) {
+    let first = unsafe { (*ctx.env).error.is_none() && (*ctx.env).fault.is_none() };
+    unsafe { stop_with_error(ctx, msg) };
+    if first {
+        unsafe { (*ctx.env).error_at = Some((inst, lane)) };
     }
 }
 

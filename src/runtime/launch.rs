@@ -365,6 +365,7 @@ fn run_cta(
         let env = &mut *slot.env;
         env.fault = None;
         env.error = None;
+        env.error_at = None;
         env.yielder = None;
         env.arrivals.clear();
         let ctx = &mut *slot.ctx;
@@ -631,13 +632,24 @@ fn warp_error(sh: &LaunchShared, slot: &WarpSlot, w: usize, ctaid: [u32; 3]) -> 
         .error
         .clone()
         .unwrap_or_else(|| "the warp stopped without a recorded reason".into());
+    let (line, inst, lane) = match slot.env.error_at {
+        Some((i, lane)) => {
+            let info = ir.inst_info.get(i.0 as usize);
+            (
+                info.map_or(0, |i| i.loc.line),
+                info.map_or_else(String::new, |i| i.text.clone()),
+                (lane as usize).min(WARP_SIZE - 1),
+            )
+        }
+        None => (0, String::new(), 0),
+    };
     Error::Kernel {
         kernel: sh.func.name.clone(),
         file: ir.file.clone(),
-        line: 0,
-        inst: String::new(),
+        line,
+        inst,
         block: ctaid,
-        thread: tid_of(0),
+        thread: tid_of(lane),
         msg: format!("{msg} (warp {w})"),
     }
 }

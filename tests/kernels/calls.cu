@@ -45,3 +45,36 @@ extern "C" __global__ void bar_in_call(const unsigned *in, unsigned *out) {
     unsigned i = blockIdx.x * blockDim.x + threadIdx.x;
     out[i] = reverse_in_block(buf, in[i] * 3u);
 }
+
+typedef unsigned (*binop)(unsigned, unsigned);
+__device__ __noinline__ unsigned op_add(unsigned a, unsigned b) { return a + b; }
+__device__ __noinline__ unsigned op_mul(unsigned a, unsigned b) { return a * b; }
+__device__ __noinline__ unsigned op_sub(unsigned a, unsigned b) { return (a ^ 0x9e3779b9u) - b; }
+__device__ binop ops[3] = {op_add, op_mul, op_sub};
+
+// Indirect calls through a function table in .global, a different target per lane.
+extern "C" __global__ void fnptr(const unsigned *in, unsigned *out, unsigned n) {
+    unsigned i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n) return;
+    unsigned k = in[i] & 3u;
+    binop f = ops[k == 3u ? 0u : k];
+    out[i] = f(in[i], i);
+}
+
+// Local arrays in recursive callees: each call has its own .local frame.
+__device__ __noinline__ unsigned mix_local(unsigned x, unsigned depth) {
+    unsigned a[8];
+    for (unsigned k = 0; k < 8u; ++k) a[k] = x * (k + 1u) + depth;
+    unsigned r = a[((x >> 3) ^ x) & 7u];
+    if (depth > 0u) r += mix_local(x ^ a[x & 7u], depth - 1u);
+    return r + a[(x + depth) & 7u];
+}
+
+extern "C" __global__ void locals(const unsigned *in, unsigned *out, unsigned n) {
+    unsigned i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n) return;
+    unsigned b[4];
+    for (unsigned k = 0; k < 4u; ++k) b[k] = in[i] + k * 7u;
+    unsigned r = mix_local(in[i], i & 7u);
+    out[i] = r ^ b[in[i] & 3u];
+}

@@ -3,7 +3,8 @@
 //! ```text
 //! ptxjit check FILE.ptx
 //! ptxjit run FILE.ptx --kernel NAME [--grid X,Y,Z] [--block X,Y,Z] [--shared BYTES]
-//!            [--backend jit|interp] [--threads N] [--arg SPEC]... [--out I=PATH]...
+//!            [--backend jit|interp] [--threads N] [--check-uniform]
+//!            [--arg SPEC]... [--out I=PATH]...
 //! ptxjit dump FILE.ptx [--kernel NAME] (--clif | --asm)
 //! ```
 //! SPEC is `TYPE:VALUE` (u8..u64 s8..s64 b8..b64 f32 f64; decimal, or `0x` hex — for
@@ -52,6 +53,9 @@ enum Cmd {
         /// OS threads that run CTAs (default: one per core; 1 gives a deterministic order).
         #[arg(long)]
         threads: Option<usize>,
+        /// Stop with an error when a `.uni` branch or call is in fact divergent.
+        #[arg(long)]
+        check_uniform: bool,
         /// Kernel argument: TYPE:VALUE, buf:PATH or zeros:N.
         #[arg(long = "arg")]
         args: Vec<String>,
@@ -233,6 +237,7 @@ fn run(cli: Cli) -> Result<(), String> {
             shared,
             backend,
             threads,
+            check_uniform,
             args,
             outs,
         } => {
@@ -289,7 +294,8 @@ fn run(cli: Cli) -> Result<(), String> {
             }
             let cfg = LaunchConfig::new(grid, block)
                 .shared_bytes(shared)
-                .backend(backend);
+                .backend(backend)
+                .check_uniform(check_uniform);
             dev.launch(&m, &kernel, &cfg, &kargs)
                 .map_err(|e| e.to_string())?;
             for (b, path) in writes {

@@ -91,6 +91,13 @@ fn run_func(
                 }
             }
         };
+        if ctx.check_uniform != 0 {
+            if let Some((inst, bad)) = w.non_uniform(ctx, &b.term, active) {
+                // SAFETY: the runtime runs warps with their env set.
+                unsafe { ctx::not_uniform(ctx, inst, bad) };
+                return ctx.status;
+            }
+        }
         match &b.term {
             Terminator::Jump { target, .. } => send(&mut next, active, *target),
             Terminator::Branch {
@@ -220,6 +227,53 @@ fn lanes(mask: u32) -> impl Iterator<Item = usize> {
 impl Warp<'_> {
     fn reg_bits(&self, r: RegId) -> u32 {
         self.f.reg(r).ty.bits().min(64)
+    }
+
+    /// `--check-uniform`: for a `.uni` terminator, the active lanes whose guard value or
+    /// `brx.idx` index differs from the lowest active lane's.
+    fn non_uniform(
+        &self,
+        ctx: &WarpCtx,
+        t: &Terminator,
+        active: u32,
+    ) -> Option<(crate::ir::InstId, u32)> {
+        let (guard, index, inst) = match t {
+            Terminator::Branch {
+                guard,
+                uni: true,
+                inst,
+                ..
+            } => (Some(*guard), None, *inst),
+            Terminator::BrxIdx {
+                guard,
+                index,
+                uni: true,
+                inst,
+                ..
+            } => (*guard, Some(*index), *inst),
+            Terminator::Call {
+                guard,
+                uni: true,
+                inst,
+                ..
+            } => (*guard, None, *inst),
+            _ => return None,
+        };
+        if active == 0 {
+            return None;
+        }
+        let first = active.trailing_zeros() as usize;
+        let taking = self.guard_mask(guard, active);
+        let value = |lane: usize| {
+            let g = taking >> lane & 1;
+            let ix = index.map_or(0, |ix| self.read(ctx, ix, Type::U32, lane));
+            (g, ix)
+        };
+        let want = value(first);
+        let bad = lanes(active)
+            .filter(|&l| value(l) != want)
+            .fold(0u32, |m, l| m | 1 << l);
+        (bad != 0).then_some((inst, bad))
     }
 
     fn guard_mask(&self, g: Option<Guard>, active: u32) -> u32 {

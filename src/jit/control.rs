@@ -29,6 +29,7 @@ use std::mem::offset_of;
 impl FnTx<'_> {
     /// Ends the current block according to an IR terminator.
     pub(crate) fn terminator(&mut self, t: &Terminator) -> Result<(), JitError> {
+        self.check_uni(t)?;
         match *t {
             Terminator::Jump { target, inst } => {
                 self.cur = inst;

@@ -36,6 +36,7 @@ pub(crate) enum Helper {
     CallPop,
     CallCopy,
     Nanosleep,
+    NotUniform,
     CallPick,
 }
 
@@ -121,6 +122,12 @@ pub(crate) const HELPERS: &[HelperDef] = &[
         ret: None,
     },
     HelperDef {
+        h: Helper::NotUniform,
+        name: "ptxjit_not_uniform",
+        params: &[I64, I32, I32],
+        ret: None,
+    },
+    HelperDef {
         h: Helper::Nanosleep,
         name: "ptxjit_nanosleep",
         params: &[I32, I64],
@@ -150,6 +157,7 @@ impl HelperDef {
             Helper::CallPop => super::call::ptxjit_call_pop as *const u8,
             Helper::CallCopy => super::call::ptxjit_call_copy as *const u8,
             Helper::Nanosleep => super::cflow::ptxjit_nanosleep as *const u8,
+            Helper::NotUniform => ptxjit_not_uniform as *const u8,
             Helper::CallPick => super::call::ptxjit_call_pick as *const u8,
         }
     }
@@ -603,6 +611,16 @@ pub unsafe extern "C" fn ptxjit_arith(
             wr(out, l, slot_bytes(to), scalar_arith(op, ty, fm, x, y, z));
         }
     }
+}
+
+/// `--check-uniform` failed for instruction `inst`: `lanes` disagree with the first
+/// active lane. Stops the warp (see `runtime::ctx::not_uniform`).
+///
+/// # Safety
+/// `ctx` must be the running warp's context.
+pub unsafe extern "C" fn ptxjit_not_uniform(ctx: *mut WarpCtx, inst: u32, lanes: u32) {
+    let ctx = unsafe { &mut *ctx };
+    unsafe { ctx::not_uniform(ctx, InstId(inst), lanes) };
 }
 
 /// `out[l] = ops::bits::eval(op, ty, [a[l], b[l], c[l], d[l]])` for the lanes in `mask`

@@ -37,6 +37,7 @@ mod helpers;
 mod lanes;
 mod mem;
 mod translate;
+mod uniform;
 
 use crate::ir;
 use crate::runtime::ModuleLayout;

@@ -59,7 +59,8 @@ pub struct WarpCtx {
     pub env: *mut WarpEnv,
     /// Number of call frames entered below the kernel (see `runtime::call`).
     pub call_depth: u32,
-    pub _pad1: u32,
+    /// Nonzero when the launch checks `.uni` assertions ([`not_uniform`]).
+    pub check_uniform: u32,
 }
 
 impl WarpCtx {
@@ -111,7 +112,7 @@ impl WarpCtx {
             no_cache: [0, 0],
             env: std::ptr::null_mut(),
             call_depth: 0,
-            _pad1: 0,
+            check_uniform: 0,
         }
     }
 }
@@ -448,6 +449,21 @@ pub unsafe fn stop_with_error_at(ctx: &mut WarpCtx, msg: String, inst: InstId, l
     if first {
         unsafe { (*ctx.env).error_at = Some((inst, lane)) };
     }
+}
+
+/// `--check-uniform`: the `.uni` instruction `inst` found its active lanes disagreeing
+/// (`lanes`: the lanes that differ from the lowest active lane); stops the warp with an
+/// error naming the instruction and the first such lane.
+///
+/// # Safety
+/// As [`stop_with_error`].
+pub unsafe fn not_uniform(ctx: &mut WarpCtx, inst: InstId, lanes: u32) {
+    let lane = lanes.trailing_zeros().min(WARP_SIZE as u32 - 1);
+    let msg = format!(
+        "`.uni` instruction is divergent: lanes {lanes:#010x} of warp {} disagree with the warp's first active lane (checked because of --check-uniform)",
+        ctx.warpid
+    );
+    unsafe { stop_with_error_at(ctx, msg, inst, lane) };
 }
 
 /// Lanes `mask` arrive at barrier `id` (non-blocking: the lanes must later wait with

@@ -349,6 +349,12 @@ pub struct LaunchConfig {
     /// Bytes of dynamic shared memory (`.extern .shared` arrays).
     pub shared_bytes: u32,
     pub backend: Backend,
+    /// Check `.uni` assertions: a `bra.uni`, `brx.idx.uni` or `call.uni` whose active
+    /// lanes disagree (divergent predicate, index or target) stops the launch with an
+    /// error. Off by default: then `.uni` is a hint that ptxjit does not rely on, and a
+    /// divergent `.uni` instruction behaves like its non-`.uni` form (on a GPU it is
+    /// undefined).
+    pub check_uniform: bool,
 }
 
 impl LaunchConfig {
@@ -358,10 +364,16 @@ impl LaunchConfig {
             block: block.into().0,
             shared_bytes: 0,
             backend: Backend::Jit,
+            check_uniform: false,
         }
     }
     pub fn shared_bytes(mut self, bytes: u32) -> Self {
         self.shared_bytes = bytes;
+        self
+    }
+    /// See [`LaunchConfig::check_uniform`].
+    pub fn check_uniform(mut self, on: bool) -> Self {
+        self.check_uniform = on;
         self
     }
     pub fn backend(mut self, backend: Backend) -> Self {

@@ -352,6 +352,7 @@ fn run_cta(
         ctx.local_size = sh.local_size;
         ctx.inst_cache = cache.as_mut_ptr();
         ctx.inst_cache_len = cache.len() as u64;
+        ctx.check_uniform = sh.cfg.check_uniform as u32;
         if sh.local_size > 0 {
             for (lane, b) in ctx.local_base.iter_mut().enumerate() {
                 *b = wm.local_base + (w * WARP_SIZE + lane) as u64 * sh.local_size;

@@ -216,3 +216,32 @@ fn ptx_errors_are_located() {
     assert!(msg.starts_with("bad.ptx:6:13: error:"), "{msg}");
     assert!(msg.contains("%r1"), "{msg}");
 }
+
+#[test]
+fn guarded_off_lanes_never_touch_memory() {
+    // tests/ptx/predicates.ptx: accesses to an address outside every allocation happen
+    // only under guards that are false for the lanes concerned, so nothing faults.
+    let dev = Device::new().unwrap();
+    let m = dev
+        .load_ptx(include_str!("ptx/predicates.ptx"), "predicates.ptx")
+        .unwrap();
+    let bad = dev.alloc_zeroed(16).unwrap();
+    let bad_addr = bad.ptr();
+    dev.free(bad).unwrap(); // freed: any access to it would fault
+    for b in BACKENDS {
+        let init: Vec<u32> = (0..64).collect();
+        let out = dev.alloc_from(&init).unwrap();
+        dev.launch(
+            &m,
+            "guarded",
+            &LaunchConfig::new(1, 64).backend(b),
+            &[(&out).into(), bad_addr.into()],
+        )
+        .unwrap_or_else(|e| panic!("{b:?}: {e}"));
+        // Even tid: its own value read back; odd tid: 3*tid; +1000 from tid 16 on.
+        let want: Vec<u32> = (0..64)
+            .map(|t| if t % 2 == 0 { t } else { 3 * t } + if t >= 16 { 1000 } else { 0 })
+            .collect();
+        assert_eq!(dev.read::<u32>(&out).unwrap(), want, "{b:?}");
+    }
+}

@@ -3,7 +3,12 @@
 //!
 //! - saxpy over 2^24 floats (`examples/saxpy.ptx`, NVRTC output);
 //! - block-sum reduction of 2^22 u32 values, 256 threads per block with shared memory and
-//!   `bar.sync` (`tests/kernels/reduce.nvrtc.ptx`).
+//!   `bar.sync` (`tests/kernels/reduce.nvrtc.ptx`);
+//! - mandelbrot escape counts on a 512x512 grid, maxit 256: a per-lane divergent loop
+//!   (`tests/kernels/mandelbrot.nvrtc.ptx`);
+//! - a stack-machine bytecode interpreter, one `switch` dispatch per step, ~1M steps per
+//!   launch (`tests/kernels/spec_bytecode.ptx`: NVRTC's output with the switch turned into
+//!   one `brx.idx`; `tests/kernels/bytecode.nvrtc.ptx`: as NVRTC emits it, a compare tree).
 //!
 //! The interpreter runs a smaller problem (it is ~1000x slower) and is compared per
 //! element. Native Rust runs single-threaded and on all cores (std threads), as ptxjit
@@ -61,7 +66,7 @@ fn main() {
         .filter(|a| a != "--bench")
         .collect();
     let quick = args.iter().any(|a| a == "--quick");
-    // Optional filters: `cargo bench -- saxpy` or `cargo bench -- reduce`.
+    // Optional filters: `cargo bench -- saxpy` (also reduce, mandelbrot, bytecode).
     let names: Vec<&String> = args.iter().filter(|a| !a.starts_with('-')).collect();
     let want = |k: &str| names.is_empty() || names.iter().any(|n| k.contains(n.as_str()));
     let reps = if quick { 2 } else { 5 };
@@ -74,6 +79,12 @@ fn main() {
     }
     if want("reduce") {
         bench_reduce(&dev, reps, threads);
+    }
+    if want("mandelbrot") {
+        bench_mandelbrot(&dev, reps, threads);
+    }
+    if want("bytecode") {
+        bench_bytecode(&dev, reps, threads);
     }
 }
 
@@ -210,5 +221,348 @@ fn bench_reduce(dev: &Device, reps: usize, threads: usize) {
         "  ratios: JIT/native-{threads}T = {:.2}, interpreter/JIT = {:.0}",
         per_elem(t_jit, n) / per_elem(t_native_mt, n),
         per_elem(t_interp, ni) / per_elem(t_jit, n)
+    );
+}
+
+/// Escape count of pixel (px, py) of a w x h grid over [-2, 1] x [-1.5, 1.5]: the same f32
+/// operations in the same order as `mandel` in tests/kernels/mandelbrot.cu (which uses
+/// `__fmul_rn`/`__fadd_rn`, so nothing is contracted into an FMA), hence bit-identical.
+fn mandel_pixel(px: i32, py: i32, w: i32, h: i32, maxit: i32) -> u32 {
+    let sx = 3.0f32 / w as f32;
+    let sy = 3.0f32 / h as f32;
+    let cx = -2.0f32 + px as f32 * sx;
+    let cy = -1.5f32 + py as f32 * sy;
+    let (mut x, mut y, mut xx, mut yy) = (0.0f32, 0.0f32, 0.0f32, 0.0f32);
+    let mut it = 0;
+    while xx + yy <= 4.0 && it < maxit {
+        y = (x + x) * y + cy;
+        x = (xx - yy) + cx; // the kernel's xx + (-yy): the same IEEE result
+        xx = x * x;
+        yy = y * y;
+        it += 1;
+    }
+    it as u32
+}
+
+fn mandel_rows(out: &mut [u32], first_row: usize, w: usize, h: usize, maxit: i32) {
+    for (r, row) in out.chunks_mut(w).enumerate() {
+        for (px, o) in row.iter_mut().enumerate() {
+            *o = mandel_pixel(px as i32, (first_row + r) as i32, w as i32, h as i32, maxit);
+        }
+    }
+}
+
+fn bench_mandelbrot(dev: &Device, reps: usize, threads: usize) {
+    let m = dev
+        .load_ptx(
+            include_str!("../tests/kernels/mandelbrot.nvrtc.ptx"),
+            "mandelbrot.nvrtc.ptx",
+        )
+        .expect("load mandelbrot");
+    let (w, h, maxit) = (512usize, 512usize, 256i32);
+    let n = w * h;
+    let mut expect = vec![0u32; n];
+    mandel_rows(&mut expect, 0, w, h, maxit);
+    let bout = dev.alloc_zeroed(n * 4).unwrap();
+    // Block 32 x 4: each warp is 32 neighbouring pixels of one row.
+    let cfg = LaunchConfig::new(((w / 32) as u32, (h / 4) as u32), (32, 4));
+    let args = [
+        KernelArg::from(&bout),
+        KernelArg::U32(w as u32),
+        KernelArg::U32(h as u32),
+        KernelArg::U32(maxit as u32),
+    ];
+    dev.launch(&m, "mandel", &cfg, &args).unwrap();
+    assert!(
+        dev.read::<u32>(&bout).unwrap() == expect,
+        "JIT mandelbrot differs from native"
+    );
+    let t_jit = best_of(reps, || dev.launch(&m, "mandel", &cfg, &args).unwrap());
+
+    let (wi, hi) = (64usize, 64usize);
+    let ni = wi * hi;
+    let mut expect_i = vec![0u32; ni];
+    mandel_rows(&mut expect_i, 0, wi, hi, maxit);
+    let bout_i = dev.alloc_zeroed(ni * 4).unwrap();
+    let cfg_i =
+        LaunchConfig::new(((wi / 32) as u32, (hi / 4) as u32), (32, 4)).backend(Backend::Interp);
+    let args_i = [
+        KernelArg::from(&bout_i),
+        KernelArg::U32(wi as u32),
+        KernelArg::U32(hi as u32),
+        KernelArg::U32(maxit as u32),
+    ];
+    let t_interp = best_of(reps.min(2), || {
+        dev.launch(&m, "mandel", &cfg_i, &args_i).unwrap()
+    });
+    assert!(
+        dev.read::<u32>(&bout_i).unwrap() == expect_i,
+        "interpreter mandelbrot differs from native"
+    );
+
+    let mut out = vec![0u32; n];
+    let t_native = best_of(reps, || {
+        mandel_rows(&mut out, 0, w, h, maxit);
+        std::hint::black_box(&mut out);
+    });
+    // Rows handed out one at a time (the middle rows cost far more than the edges).
+    let t_native_mt = best_of(reps, || {
+        let rows = std::sync::Mutex::new(out.chunks_mut(w).enumerate());
+        std::thread::scope(|s| {
+            for _ in 0..threads {
+                s.spawn(|| loop {
+                    let next = rows.lock().unwrap().next();
+                    let Some((y, row)) = next else { break };
+                    mandel_rows(row, y, w, h, maxit);
+                });
+            }
+        });
+        std::hint::black_box(&mut out);
+    });
+    assert!(out == expect);
+    let mean = |v: &[u32]| v.iter().map(|&i| i as f64).sum::<f64>() / v.len() as f64;
+    let base = per_elem(t_native, n);
+    println!(
+        "mandelbrot, {w}x{h} pixels, maxit {maxit}, {:.1} iterations/pixel (interpreter: {wi}x{hi}, {:.1})",
+        mean(&expect),
+        mean(&expect_i)
+    );
+    row("native Rust, 1 thread", base, base);
+    row(
+        &format!("native Rust, {threads} threads"),
+        per_elem(t_native_mt, n),
+        base,
+    );
+    row("ptxjit JIT", per_elem(t_jit, n), base);
+    row("ptxjit interpreter", per_elem(t_interp, ni), base);
+    println!(
+        "  ratios: JIT/native-{threads}T = {:.2}, interpreter/JIT = {:.0}",
+        per_elem(t_jit, n) / per_elem(t_native_mt, n),
+        per_elem(t_interp, ni) / per_elem(t_jit, n)
+    );
+}
+
+// Opcodes of the stack machine in tests/kernels/bytecode.cu.
+const OP_PUSH: u32 = 0;
+const OP_DUP: u32 = 1;
+const OP_SWAP: u32 = 2;
+const OP_DROP: u32 = 3;
+const OP_ADD: u32 = 4;
+const OP_SUB: u32 = 5;
+const OP_MUL: u32 = 6;
+const OP_XOR: u32 = 7;
+const OP_AND: u32 = 8;
+const OP_SHL: u32 = 9;
+const OP_SHR: u32 = 10;
+const OP_JNZ: u32 = 11;
+const OP_JMP: u32 = 12;
+const OP_DEC: u32 = 13;
+const OP_IN: u32 = 14;
+const OP_HALT: u32 = 15;
+
+/// `iters` rounds of: xorshift the value, then (data-dependent branch) either add and
+/// shift it or multiply and xor it; a counter on the stack drives the loop.
+fn bytecode_program(iters: u32) -> Vec<u32> {
+    let e = |op: u32, imm: u32| op | (imm << 8);
+    let mut p = vec![e(OP_IN, 0), e(OP_PUSH, iters)]; // [x c]
+    let top = p.len() as u32;
+    p.push(e(OP_SWAP, 0)); // [c x]
+    for sh in [(OP_SHL, 13), (OP_SHR, 17), (OP_SHL, 5)] {
+        p.extend([e(OP_DUP, 0), e(OP_PUSH, sh.1), e(sh.0, 0), e(OP_XOR, 0)]);
+    }
+    p.extend([e(OP_DUP, 0), e(OP_PUSH, 1), e(OP_AND, 0)]); // [c x x&1]
+    let jnz_odd = p.len();
+    p.push(0); // JNZ odd, patched below
+    p.extend([
+        e(OP_PUSH, 0x9e37),
+        e(OP_ADD, 0),
+        e(OP_PUSH, 0x3ff),
+        e(OP_SUB, 0),
+    ]);
+    let jmp_join = p.len();
+    p.push(0); // JMP join, patched below
+    let odd = p.len() as u32;
+    p.extend([
+        e(OP_PUSH, 0x2b),
+        e(OP_MUL, 0),
+        e(OP_PUSH, 0x55aa),
+        e(OP_XOR, 0),
+    ]);
+    let join = p.len() as u32;
+    p[jnz_odd] = e(OP_JNZ, odd);
+    p[jmp_join] = e(OP_JMP, join);
+    // [c x] -> [x c-1], loop while c-1 != 0
+    p.extend([e(OP_SWAP, 0), e(OP_DEC, 0), e(OP_DUP, 0), e(OP_JNZ, top)]);
+    p.extend([e(OP_DROP, 0), e(OP_HALT, 0)]);
+    p
+}
+
+/// The native equivalent of `bytecode` in tests/kernels/bytecode.cu: (output, steps).
+fn bytecode_native(code: &[u32], input: u32, max_steps: u32) -> (u32, u32) {
+    let mut st = [0u32; 8];
+    let (mut sp, mut pc, mut steps) = (0u32, 0u32, 0u32);
+    let len = code.len() as u32;
+    macro_rules! push {
+        ($v:expr) => {{
+            let v = $v;
+            st[(sp & 7) as usize] = v;
+            sp = sp.wrapping_add(1);
+        }};
+    }
+    macro_rules! pop {
+        () => {{
+            sp = sp.wrapping_sub(1);
+            st[(sp & 7) as usize]
+        }};
+    }
+    macro_rules! binop {
+        ($f:expr) => {{
+            let b = pop!();
+            let a = pop!();
+            push!($f(a, b));
+        }};
+    }
+    while steps < max_steps && pc < len {
+        let ins = code[pc as usize];
+        let imm = ins >> 8;
+        pc += 1;
+        steps += 1;
+        match ins & 15 {
+            OP_PUSH => push!(imm),
+            OP_DUP => push!(st[(sp.wrapping_sub(1) & 7) as usize]),
+            OP_SWAP => {
+                let b = pop!();
+                let a = pop!();
+                push!(b);
+                push!(a);
+            }
+            OP_DROP => sp = sp.wrapping_sub(1),
+            OP_ADD => binop!(u32::wrapping_add),
+            OP_SUB => binop!(u32::wrapping_sub),
+            OP_MUL => binop!(u32::wrapping_mul),
+            OP_XOR => binop!(|a, b| a ^ b),
+            OP_AND => binop!(|a, b| a & b),
+            OP_SHL => binop!(|a: u32, b: u32| a << (b & 31)),
+            OP_SHR => binop!(|a: u32, b: u32| a >> (b & 31)),
+            OP_JNZ => {
+                if pop!() != 0 {
+                    pc = imm;
+                }
+            }
+            OP_JMP => pc = imm,
+            OP_DEC => {
+                let t = &mut st[(sp.wrapping_sub(1) & 7) as usize];
+                *t = t.wrapping_sub(1);
+            }
+            OP_IN => push!(input),
+            _ => pc = len, // OP_HALT
+        }
+    }
+    let top = st[(sp.wrapping_sub(1) & 7) as usize];
+    (top.wrapping_add(0x9e37_79b9u32.wrapping_mul(steps)), steps)
+}
+
+fn bench_bytecode(dev: &Device, reps: usize, threads: usize) {
+    let brx = dev
+        .load_ptx(
+            include_str!("../tests/kernels/spec_bytecode.ptx"),
+            "spec_bytecode.ptx",
+        )
+        .expect("load spec_bytecode");
+    let tree = dev
+        .load_ptx(
+            include_str!("../tests/kernels/bytecode.nvrtc.ptx"),
+            "bytecode.nvrtc.ptx",
+        )
+        .expect("load bytecode");
+    assert!(include_str!("../tests/kernels/spec_bytecode.ptx").contains("brx.idx"));
+    let code = bytecode_program(10);
+    let max_steps = 1u32 << 20;
+    let n = 4096usize;
+    let input: Vec<u32> = (0..n as u32)
+        .map(|i| i.wrapping_mul(2654435761) ^ 0x5bd1_e995)
+        .collect();
+    let expect: Vec<(u32, u32)> = input
+        .iter()
+        .map(|&x| bytecode_native(&code, x, max_steps))
+        .collect();
+    let steps_of = |k: usize| expect[..k].iter().map(|e| e.1 as usize).sum::<usize>();
+    let steps = steps_of(n);
+    let expect_out: Vec<u32> = expect.iter().map(|e| e.0).collect();
+    let bcode = dev.alloc_from(&code).unwrap();
+    let bin = dev.alloc_from(&input).unwrap();
+    let bout = dev.alloc_zeroed(n * 4).unwrap();
+    let launch = |m: &ptxjit::Module, count: usize, backend: Backend| {
+        let cfg = LaunchConfig::new((count as u32).div_ceil(128), 128).backend(backend);
+        let args = [
+            KernelArg::from(&bcode),
+            KernelArg::U32(code.len() as u32),
+            KernelArg::from(&bin),
+            KernelArg::from(&bout),
+            KernelArg::U32(count as u32),
+            KernelArg::U32(max_steps),
+        ];
+        dev.launch(m, "bytecode", &cfg, &args).unwrap();
+    };
+    let mut t_jit = [Duration::ZERO; 2];
+    for (t, m) in t_jit.iter_mut().zip([&brx, &tree]) {
+        dev.write(&bout, &vec![0u32; n]).unwrap();
+        launch(m, n, Backend::Jit);
+        assert!(
+            dev.read::<u32>(&bout).unwrap() == expect_out,
+            "JIT bytecode output differs from native"
+        );
+        *t = best_of(reps, || launch(m, n, Backend::Jit));
+    }
+    let ni = 256usize;
+    let steps_i = steps_of(ni);
+    dev.write(&bout, &vec![0u32; n]).unwrap();
+    let t_interp = best_of(reps.min(2), || launch(&brx, ni, Backend::Interp));
+    assert!(dev.read::<u32>(&bout).unwrap()[..ni] == expect_out[..ni]);
+
+    let mut out = vec![0u32; n];
+    let t_native = best_of(reps, || {
+        for (o, &x) in out.iter_mut().zip(&input) {
+            *o = bytecode_native(std::hint::black_box(&code), x, max_steps).0;
+        }
+        std::hint::black_box(&mut out);
+    });
+    let t_native_mt = best_of(reps, || {
+        split_threads(&mut out, threads, |start, c| {
+            for (o, &x) in c.iter_mut().zip(&input[start..]) {
+                *o = bytecode_native(std::hint::black_box(&code), x, max_steps).0;
+            }
+        });
+        std::hint::black_box(&mut out);
+    });
+    assert!(out == expect_out);
+    let base = per_elem(t_native, steps);
+    println!(
+        "bytecode, {n} threads x {} steps ({steps} steps, {}-instruction program; interpreter: {ni} threads); per elem = per step",
+        steps / n,
+        code.len()
+    );
+    row("native Rust (match), 1 thread", base, base);
+    row(
+        &format!("native Rust (match), {threads} threads"),
+        per_elem(t_native_mt, steps),
+        base,
+    );
+    row("ptxjit JIT, brx.idx", per_elem(t_jit[0], steps), base);
+    row(
+        "ptxjit JIT, NVRTC compare tree",
+        per_elem(t_jit[1], steps),
+        base,
+    );
+    row(
+        "ptxjit interpreter, brx.idx",
+        per_elem(t_interp, steps_i),
+        base,
+    );
+    println!(
+        "  ratios: JIT/native-{threads}T = {:.2} (tree: {:.2}), interpreter/JIT = {:.0}",
+        per_elem(t_jit[0], steps) / per_elem(t_native_mt, steps),
+        per_elem(t_jit[1], steps) / per_elem(t_native_mt, steps),
+        per_elem(t_interp, steps_i) / per_elem(t_jit[0], steps)
     );
 }

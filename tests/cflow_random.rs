@@ -70,6 +70,39 @@ enum Op {
     /// setp.cmp.(s32 if signed else u32) p, a, b {, bop {!}c}
     Setp(Cmp, bool, usize, usize, Src, Option<(Bop, G)>),
     Selp(usize, usize, usize, G),
+    /// `d = mix(a, b)` through a call of the `.func mix` (divergent inside: see `MIX`).
+    Call(usize, usize, usize),
+}
+
+/// A device function with a divergent branch, called under random guards:
+/// mix(x, y) = (x + y) << 1 if x < y, else (x ^ y) * 3.
+const MIX: &str = ".func (.param .b32 mix_r) mix(.param .b32 mix_x, .param .b32 mix_y)
+{
+\t.reg .pred %q;
+\t.reg .b32 %x, %y, %z;
+\tld.param.b32 %x, [mix_x];
+\tld.param.b32 %y, [mix_y];
+\tsetp.lt.u32 %q, %x, %y;
+\t@%q bra MIX_LT;
+\txor.b32 %z, %x, %y;
+\tmul.lo.u32 %z, %z, 3;
+\tbra.uni MIX_END;
+MIX_LT:
+\tadd.u32 %z, %x, %y;
+\tshl.b32 %z, %z, 1;
+MIX_END:
+\tst.param.b32 [mix_r], %z;
+\tret;
+}
+
+";
+
+fn mix(x: u32, y: u32) -> u32 {
+    if x < y {
+        x.wrapping_add(y) << 1
+    } else {
+        (x ^ y).wrapping_mul(3)
+    }
 }
 
 #[derive(Clone, Debug)]
@@ -156,6 +189,7 @@ fn gen(rng: &mut Rng) -> Prog {
                     });
                     Op::Setp(cmp, signed, rng.range(0, 4) as usize, a, b, comb)
                 }
+                9 if rng.range(0, 2) == 0 => Op::Call(d, a, rng.range(0, NDATA as u32) as usize),
                 _ => Op::Selp(d, a, rng.range(0, NDATA as u32) as usize, guard(rng)),
             };
             ops.push((g, op));
@@ -224,6 +258,7 @@ fn emit(p: &Prog) -> String {
     let n = p.blocks.len();
     let mut s = String::new();
     s.push_str(".version 7.0\n.target sm_70\n.address_size 64\n\n");
+    s.push_str(MIX);
     s.push_str(".visible .entry rnd(.param .u64 rnd_in, .param .u64 rnd_out)\n{\n");
     s.push_str("\t.reg .pred %p<8>;\n\t.reg .b32 %r<48>;\n\t.reg .b64 %rd<6>;\n");
     let c = p.consts;
@@ -302,6 +337,15 @@ fn emit(p: &Prog) -> String {
                             );
                         }
                     }
+                }
+                Op::Call(d, a, b2) => {
+                    let _ = writeln!(
+                        s,
+                        "\t{{\n\t.param .b32 pa;\n\t.param .b32 pb;\n\t.param .b32 pr;\n\
+                         \tst.param.b32 [pa], %r{a};\n\tst.param.b32 [pb], %r{b2};\n\
+                         {gt}call (pr), mix, (pa, pb);\n\tld.param.b32 %r14, [pr];\n\
+                         {gt}mov.u32 %r{d}, %r14;\n\t}}"
+                    );
                 }
                 Op::Selp(d, a, b2, cg) => {
                     // selp takes a plain predicate: negate by swapping the operands.
@@ -427,6 +471,7 @@ fn simulate(p: &Prog, tid: u32, ctaid: u32, data: u32) -> [u32; ROW] {
                 Op::Selp(d, a, b2, cg) => {
                     r[d] = if pr[cg.p] != cg.neg { r[a] } else { r[b2] };
                 }
+                Op::Call(d, a, b2) => r[d] = mix(r[a], r[b2]),
             }
         }
         pc = match &b.term {

@@ -15,7 +15,9 @@ fn setup() -> (Device, ptxjit::Module) {
 
 #[test]
 fn deadlock_is_reported_not_hung() {
-    let (dev, m) = setup();
+    // One worker thread: block (0,0,0) is always the first to deadlock.
+    let dev = Device::with_options(DeviceOptions { threads: 1, ..Default::default() }).unwrap();
+    let m = dev.load_ptx(PTX, "runtime.ptx").unwrap();
     for b in BACKENDS {
         let err = dev
             .launch(&m, "deadlock", &LaunchConfig::new(2, 64).backend(b), &[])

@@ -16,7 +16,11 @@ fn setup() -> (Device, ptxjit::Module) {
 #[test]
 fn deadlock_is_reported_not_hung() {
     // One worker thread: block (0,0,0) is always the first to deadlock.
-    let dev = Device::with_options(DeviceOptions { threads: 1, ..Default::default() }).unwrap();
+    let dev = Device::with_options(DeviceOptions {
+        threads: 1,
+        ..Default::default()
+    })
+    .unwrap();
     let m = dev.load_ptx(PTX, "runtime.ptx").unwrap();
     for b in BACKENDS {
         let err = dev

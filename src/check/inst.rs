@@ -4,6 +4,7 @@
 //! unimplemented variant of a known one) is a located "not supported yet" error.
 
 mod bits;
+mod sfu;
 
 use super::func::{Fx, TTerm, Tgt};
 use super::operand::{Rule, Val};
@@ -319,6 +320,9 @@ impl Fx<'_, '_> {
             "fma" => one(self.fma(i, m)?),
             "div" => one(self.div(i, m)?),
             "rem" => one(self.rem(i, m)?),
+            "sqrt" | "rcp" | "rsqrt" | "sin" | "cos" | "lg2" | "ex2" | "tanh" => {
+                one(self.sfu_op(i, m)?)
+            }
             "popc" | "clz" | "brev" | "bfind" | "bfe" | "bfi" | "prmt" | "lop3" | "shf"
             | "cnot" | "mul24" | "mad24" | "sad" | "dp4a" | "dp2a" | "fns" | "bmsk" | "szext" => {
                 one(self.bits_op(i, m)?)

@@ -211,6 +211,15 @@ fn validate_function(m: &Module, fid: FuncId, f: &Function) -> Result<(), String
                         pred(c.reg)?;
                     }
                 }
+                InstKind::Sfu {
+                    ty, dst, src: s, ..
+                } => {
+                    if !matches!(ty, Type::F32 | Type::F64) {
+                        return Err(format!("sfu on {ty}"));
+                    }
+                    fits(*dst, *ty, Rule::Strict)?;
+                    src(s, *ty, Rule::Strict)?;
+                }
                 InstKind::Bits { op, ty, dst, srcs } => {
                     let (stys, dty) = crate::ops::bits::signature(*op, *ty);
                     if srcs.len() != stys.len() {

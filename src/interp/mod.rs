@@ -377,6 +377,21 @@ impl Warp<'_> {
                     self.write(*dst, rty, r, lane);
                 }
             }
+            InstKind::Sfu {
+                op,
+                ty,
+                approx,
+                rnd,
+                ftz,
+                dst,
+                src,
+            } => {
+                for lane in lanes(mask) {
+                    let a = self.read(ctx, *src, *ty, lane);
+                    let r = ops::special::sfu(*op, *ty, *approx, *rnd, *ftz, a);
+                    self.write(*dst, *ty, r, lane);
+                }
+            }
             InstKind::Bits { op, ty, dst, srcs } => {
                 let (stys, dty) = ops::bits::signature(*op, *ty);
                 for lane in lanes(mask) {

@@ -942,6 +942,18 @@ pub enum InstKind {
         b: Operand,
         combine: Option<(BoolOp, PredSrc)>,
     },
+    /// `sqrt rcp rsqrt sin cos lg2 ex2 tanh`: `approx` for the `.approx` forms (see
+    /// `crate::ops::special` for their documented error), else correctly rounded per
+    /// `rnd` (`sqrt`, `rcp`). `ty` is `.f32` or `.f64`.
+    Sfu {
+        op: SfuOp,
+        ty: Type,
+        approx: bool,
+        rnd: Option<Rnd>,
+        ftz: bool,
+        dst: RegId,
+        src: Operand,
+    },
 }
 
 /// The operations of [`InstKind::Bits`], with their modifiers.
@@ -1001,4 +1013,17 @@ pub enum PrmtMode {
     Ecl,
     Ecr,
     Rc16,
+}
+
+/// The operations of [`InstKind::Sfu`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum SfuOp {
+    Sqrt,
+    Rcp,
+    Rsqrt,
+    Sin,
+    Cos,
+    Lg2,
+    Ex2,
+    Tanh,
 }

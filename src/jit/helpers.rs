@@ -31,6 +31,7 @@ pub(crate) enum Helper {
     Cvt,
     Setp,
     Bits,
+    Sfu,
     BadBranch,
     CallPush,
     CallPop,
@@ -82,6 +83,12 @@ pub(crate) const HELPERS: &[HelperDef] = &[
     HelperDef {
         h: Helper::Cvt,
         name: "ptxjit_cvt",
+        params: &[I64, I32, I64, I64],
+        ret: None,
+    },
+    HelperDef {
+        h: Helper::Sfu,
+        name: "ptxjit_sfu",
         params: &[I64, I32, I64, I64],
         ret: None,
     },
@@ -152,6 +159,7 @@ impl HelperDef {
             Helper::Cvt => ptxjit_cvt as *const u8,
             Helper::Setp => ptxjit_setp as *const u8,
             Helper::Bits => ptxjit_bits as *const u8,
+            Helper::Sfu => ptxjit_sfu as *const u8,
             Helper::BadBranch => super::cflow::ptxjit_bad_branch as *const u8,
             Helper::CallPush => super::call::ptxjit_call_push as *const u8,
             Helper::CallPop => super::call::ptxjit_call_pop as *const u8,
@@ -621,6 +629,20 @@ pub unsafe extern "C" fn ptxjit_arith(
 pub unsafe extern "C" fn ptxjit_not_uniform(ctx: *mut WarpCtx, inst: u32, lanes: u32) {
     let ctx = unsafe { &mut *ctx };
     unsafe { ctx::not_uniform(ctx, InstId(inst), lanes) };
+}
+
+/// `out[l] = ops::special::sfu(..., a[l])` for the lanes in `mask` (`desc` from
+/// `ops::special::sfu_encode`).
+///
+/// # Safety
+/// The pointers must be valid slot arrays for the instruction's type.
+pub unsafe extern "C" fn ptxjit_sfu(desc: u64, mask: u32, a: *const u8, out: *mut u8) {
+    let (op, ty, approx, rnd, ftz) = crate::ops::special::sfu_decode(desc);
+    for l in lanes(mask) {
+        let x = unsafe { rd(a, l, slot_bytes(ty), ty.bits()) };
+        let r = crate::ops::special::sfu(op, ty, approx, rnd, ftz, x);
+        unsafe { wr(out, l, slot_bytes(ty), r) };
+    }
 }
 
 /// `out[l] = ops::bits::eval(op, ty, [a[l], b[l], c[l], d[l]])` for the lanes in `mask`

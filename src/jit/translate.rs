@@ -755,6 +755,15 @@ impl<'a> FnTx<'a> {
             // `check` turns every bar.sync into `Terminator::Barrier`.
             InstKind::BarSync { .. } => Err(self.unsupported("bar.sync inside a block")),
             InstKind::Bits { op, ty, dst, srcs } => self.bits(*op, *ty, *dst, srcs, &mut mask),
+            InstKind::Sfu {
+                op,
+                ty,
+                approx,
+                rnd,
+                ftz,
+                dst,
+                src,
+            } => self.sfu(*op, *ty, *approx, *rnd, *ftz, *dst, src, &mut mask),
         }
     }
 

@@ -166,6 +166,105 @@ pub fn rcp_f64(rnd: Option<Rnd>, a: u64) -> u64 {
     }
 }
 
+/// The result of [`crate::ir::InstKind::Sfu`] on raw bits (f32 in the low 32 bits).
+pub fn sfu(
+    op: crate::ir::SfuOp,
+    ty: crate::ir::Type,
+    approx: bool,
+    rnd: Option<Rnd>,
+    ftz: bool,
+    a: u64,
+) -> u64 {
+    use crate::ir::SfuOp;
+    let f64_ty = ty == crate::ir::Type::F64;
+    if approx {
+        let aop = match op {
+            SfuOp::Sqrt => ApproxOp::Sqrt,
+            SfuOp::Rcp => ApproxOp::Rcp,
+            SfuOp::Rsqrt => ApproxOp::Rsqrt,
+            SfuOp::Sin => ApproxOp::Sin,
+            SfuOp::Cos => ApproxOp::Cos,
+            SfuOp::Lg2 => ApproxOp::Lg2,
+            SfuOp::Ex2 => ApproxOp::Ex2,
+            SfuOp::Tanh => ApproxOp::Tanh,
+        };
+        if f64_ty {
+            // `rsqrt.approx.f64` (the only f64 .approx form the front end accepts):
+            // computed as 1/sqrt(x) in f64 (within the GPU's documented approximation).
+            let x = f64::from_bits(a);
+            let r = if x == 0.0 {
+                if x.is_sign_negative() {
+                    f64::NEG_INFINITY
+                } else {
+                    f64::INFINITY
+                }
+            } else {
+                1.0 / x.sqrt()
+            };
+            return if r.is_nan() {
+                canonical_nan(64)
+            } else {
+                r.to_bits()
+            };
+        }
+        return approx_f32(aop, ftz, a as u32) as u64;
+    }
+    match (op, f64_ty) {
+        (SfuOp::Sqrt, false) => sqrt_f32(rnd, ftz, a as u32) as u64,
+        (SfuOp::Sqrt, true) => sqrt_f64(rnd, a),
+        (SfuOp::Rcp, false) => rcp_f32(rnd, ftz, a as u32) as u64,
+        (SfuOp::Rcp, true) => rcp_f64(rnd, a),
+        // The front end accepts the other functions only in their .approx forms.
+        _ => canonical_nan(if f64_ty { 64 } else { 32 }),
+    }
+}
+
+/// Packs an `Sfu` instruction's parameters for a JIT helper.
+pub fn sfu_encode(
+    op: crate::ir::SfuOp,
+    ty: crate::ir::Type,
+    approx: bool,
+    rnd: Option<Rnd>,
+    ftz: bool,
+) -> u64 {
+    use crate::ir::SfuOp::*;
+    let o = [Sqrt, Rcp, Rsqrt, Sin, Cos, Lg2, Ex2, Tanh]
+        .iter()
+        .position(|&x| x == op)
+        .unwrap_or(0) as u64;
+    let r = match rnd {
+        None => 0,
+        Some(Rnd::Rn) => 1,
+        Some(Rnd::Rz) => 2,
+        Some(Rnd::Rm) => 3,
+        Some(Rnd::Rp) => 4,
+        Some(_) => 0,
+    };
+    o | ((ty == crate::ir::Type::F64) as u64) << 4
+        | (approx as u64) << 5
+        | (ftz as u64) << 6
+        | r << 8
+}
+
+/// Inverse of [`sfu_encode`].
+pub fn sfu_decode(d: u64) -> (crate::ir::SfuOp, crate::ir::Type, bool, Option<Rnd>, bool) {
+    use crate::ir::SfuOp::*;
+    let op = [Sqrt, Rcp, Rsqrt, Sin, Cos, Lg2, Ex2, Tanh][(d & 7) as usize];
+    let ty = if d >> 4 & 1 == 1 {
+        crate::ir::Type::F64
+    } else {
+        crate::ir::Type::F32
+    };
+    let rnd = match d >> 8 & 7 {
+        1 => Some(Rnd::Rn),
+        2 => Some(Rnd::Rz),
+        3 => Some(Rnd::Rm),
+        4 => Some(Rnd::Rp),
+        _ => None,
+    };
+    (op, ty, d >> 5 & 1 == 1, rnd, d >> 6 & 1 == 1)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

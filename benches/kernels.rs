@@ -38,6 +38,23 @@ fn row(name: &str, ns: f64, base: f64) {
     );
 }
 
+/// The four standard rows (ns per element) and the two ratios of one benchmark.
+fn report(threads: usize, native_1t: f64, native_mt: f64, jit: f64, interp: f64) {
+    row("native Rust, 1 thread", native_1t, native_1t);
+    row(
+        &format!("native Rust, {threads} threads"),
+        native_mt,
+        native_1t,
+    );
+    row("ptxjit JIT", jit, native_1t);
+    row("ptxjit interpreter", interp, native_1t);
+    println!(
+        "  ratios: JIT/native-{threads}T = {:.2}, interpreter/JIT = {:.0}",
+        jit / native_mt,
+        interp / jit
+    );
+}
+
 fn split_threads<T: Send>(data: &mut [T], threads: usize, f: impl Fn(usize, &mut [T]) + Sync) {
     let chunk = data.len().div_ceil(threads);
     std::thread::scope(|s| {
@@ -131,18 +148,12 @@ fn bench_saxpy(dev: &Device, reps: usize, threads: usize) {
     });
     let base = per_elem(t_native, n);
     println!("saxpy, n = 2^24 (interpreter: 2^18)");
-    row("native Rust, 1 thread", base, base);
-    row(
-        &format!("native Rust, {threads} threads"),
-        per_elem(t_native_mt, n),
+    report(
+        threads,
         base,
-    );
-    row("ptxjit JIT", per_elem(t_jit, n), base);
-    row("ptxjit interpreter", per_elem(t_interp, ni), base);
-    println!(
-        "  ratios: JIT/native-{threads}T = {:.2}, interpreter/JIT = {:.0}",
-        per_elem(t_jit, n) / per_elem(t_native_mt, n),
-        per_elem(t_interp, ni) / per_elem(t_jit, n)
+        per_elem(t_native_mt, n),
+        per_elem(t_jit, n),
+        per_elem(t_interp, ni),
     );
 }
 
@@ -209,18 +220,12 @@ fn bench_reduce(dev: &Device, reps: usize, threads: usize) {
     });
     let base = per_elem(t_native, n);
     println!("block_sum_u32, n = 2^22, 256 threads/block (interpreter: 2^16)");
-    row("native Rust, 1 thread", base, base);
-    row(
-        &format!("native Rust, {threads} threads"),
-        per_elem(t_native_mt, n),
+    report(
+        threads,
         base,
-    );
-    row("ptxjit JIT", per_elem(t_jit, n), base);
-    row("ptxjit interpreter", per_elem(t_interp, ni), base);
-    println!(
-        "  ratios: JIT/native-{threads}T = {:.2}, interpreter/JIT = {:.0}",
-        per_elem(t_jit, n) / per_elem(t_native_mt, n),
-        per_elem(t_interp, ni) / per_elem(t_jit, n)
+        per_elem(t_native_mt, n),
+        per_elem(t_jit, n),
+        per_elem(t_interp, ni),
     );
 }
 
@@ -327,18 +332,12 @@ fn bench_mandelbrot(dev: &Device, reps: usize, threads: usize) {
         mean(&expect),
         mean(&expect_i)
     );
-    row("native Rust, 1 thread", base, base);
-    row(
-        &format!("native Rust, {threads} threads"),
-        per_elem(t_native_mt, n),
+    report(
+        threads,
         base,
-    );
-    row("ptxjit JIT", per_elem(t_jit, n), base);
-    row("ptxjit interpreter", per_elem(t_interp, ni), base);
-    println!(
-        "  ratios: JIT/native-{threads}T = {:.2}, interpreter/JIT = {:.0}",
-        per_elem(t_jit, n) / per_elem(t_native_mt, n),
-        per_elem(t_interp, ni) / per_elem(t_jit, n)
+        per_elem(t_native_mt, n),
+        per_elem(t_jit, n),
+        per_elem(t_interp, ni),
     );
 }
 

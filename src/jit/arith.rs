@@ -611,42 +611,25 @@ impl FnTx<'_> {
         b: &Operand,
     ) -> Result<Vec<Value>, JitError> {
         let signed = ty.is_signed();
-        let cc = match cmp {
-            CmpOp::Eq | CmpOp::Equ => IntCC::Equal,
-            CmpOp::Ne | CmpOp::Neu => IntCC::NotEqual,
-            CmpOp::Lt | CmpOp::Ltu => {
-                if signed {
-                    IntCC::SignedLessThan
-                } else {
-                    IntCC::UnsignedLessThan
-                }
-            }
+        // (signed, unsigned) condition codes.
+        let (scc, ucc) = match cmp {
+            CmpOp::Eq | CmpOp::Equ => (IntCC::Equal, IntCC::Equal),
+            CmpOp::Ne | CmpOp::Neu => (IntCC::NotEqual, IntCC::NotEqual),
+            CmpOp::Lt | CmpOp::Ltu => (IntCC::SignedLessThan, IntCC::UnsignedLessThan),
             CmpOp::Le | CmpOp::Leu => {
-                if signed {
-                    IntCC::SignedLessThanOrEqual
-                } else {
-                    IntCC::UnsignedLessThanOrEqual
-                }
+                (IntCC::SignedLessThanOrEqual, IntCC::UnsignedLessThanOrEqual)
             }
-            CmpOp::Gt | CmpOp::Gtu => {
-                if signed {
-                    IntCC::SignedGreaterThan
-                } else {
-                    IntCC::UnsignedGreaterThan
-                }
-            }
-            CmpOp::Ge | CmpOp::Geu => {
-                if signed {
-                    IntCC::SignedGreaterThanOrEqual
-                } else {
-                    IntCC::UnsignedGreaterThanOrEqual
-                }
-            }
+            CmpOp::Gt | CmpOp::Gtu => (IntCC::SignedGreaterThan, IntCC::UnsignedGreaterThan),
+            CmpOp::Ge | CmpOp::Geu => (
+                IntCC::SignedGreaterThanOrEqual,
+                IntCC::UnsignedGreaterThanOrEqual,
+            ),
             CmpOp::Num | CmpOp::Nan => {
                 let c = lanes::splat32(&mut self.b, if cmp == CmpOp::Num { u32::MAX } else { 0 });
                 return Ok(vec![c; N32]);
             }
         };
+        let cc = if signed { scc } else { ucc };
         let x = self.read(a, ty, true)?;
         let y = self.read(b, ty, true)?;
         let m: Vec<Value> =

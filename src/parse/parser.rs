@@ -205,42 +205,29 @@ impl<'a> Parser<'a> {
 
     /// Skips a balanced `{ ... }` group (the current token must be `{`).
     fn skip_braces(&mut self) -> PResult<()> {
-        let open = self.expect_punct('{')?;
-        let mut depth = 1u32;
-        loop {
-            let t = self.bump();
-            match t.tok {
-                Tok::Eof => {
-                    return Err(
-                        self.err_at(open, "unterminated '{': expected '}' before end of file")
-                    )
-                }
-                Tok::Punct('{') => depth += 1,
-                Tok::Punct('}') => {
-                    depth -= 1;
-                    if depth == 0 {
-                        return Ok(());
-                    }
-                }
-                _ => {}
-            }
-        }
+        self.skip_group('{', '}')
     }
 
     /// Skips a balanced `( ... )` group (the current token must be `(`).
     fn skip_parens(&mut self) -> PResult<()> {
-        let open = self.expect_punct('(')?;
+        self.skip_group('(', ')')
+    }
+
+    /// Skips a balanced `open ... close` group (the current token must be `open`).
+    fn skip_group(&mut self, open_c: char, close_c: char) -> PResult<()> {
+        let open = self.expect_punct(open_c)?;
         let mut depth = 1u32;
         loop {
             let t = self.bump();
             match t.tok {
                 Tok::Eof => {
-                    return Err(
-                        self.err_at(open, "unterminated '(': expected ')' before end of file")
-                    )
+                    return Err(self.err_at(
+                        open,
+                        format!("unterminated '{open_c}': expected '{close_c}' before end of file"),
+                    ))
                 }
-                Tok::Punct('(') => depth += 1,
-                Tok::Punct(')') => {
+                Tok::Punct(c) if c == open_c => depth += 1,
+                Tok::Punct(c) if c == close_c => {
                     depth -= 1;
                     if depth == 0 {
                         return Ok(());

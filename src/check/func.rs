@@ -133,6 +133,9 @@ pub struct Fx<'c, 'a> {
     pub call_params: HashMap<u32, u32>,
     /// `.reg` return values of this `.func`: stored to their frame slots at every `ret`.
     pub reg_rets: Vec<(RegId, Type, u32)>,
+    /// A `.u16` scratch register for moving `.reg .pred` parameters and return values of
+    /// this `.func` through their one-byte frame slots (0 or 1).
+    pub pred_slot_tmp: Option<RegId>,
     /// `.calltargets` (`Ok`) and `.callprototype` (`Err`: parameters and return values)
     /// labels of this function.
     pub call_dirs: HashMap<String, CallDir>,
@@ -197,6 +200,7 @@ impl<'c, 'a> Fx<'c, 'a> {
             deferred: std::cell::RefCell::new(None),
             call_params: HashMap::new(),
             reg_rets: Vec::new(),
+            pred_slot_tmp: None,
             btlists: Vec::new(),
             call_dirs: HashMap::new(),
         }
@@ -297,7 +301,7 @@ impl Fx<'_, '_> {
                     if count != 1 {
                         return Err(self.err(p.loc, "a '.reg' parameter must be a scalar"));
                     }
-                    if ty == Type::Pred || ty.bits() > 64 {
+                    if ty.bits() > 64 {
                         return Err(self.err(
                             p.loc,
                             format!("a '.reg' parameter of type {ty} is not supported"),

@@ -114,14 +114,12 @@ pub(super) enum Lowered {
     CallIndirect {
         addr: crate::ir::RegId,
         targets: Vec<crate::ir::FuncId>,
-        args: Vec<crate::ir::CallArg>,
-        rets: Vec<crate::ir::CallRet>,
+        ops: super::call::CallOperands,
     },
     /// `call`: ends the block ([`crate::ir::Terminator::Call`]).
     Call {
         func: crate::ir::FuncId,
-        args: Vec<crate::ir::CallArg>,
-        rets: Vec<crate::ir::CallRet>,
+        ops: super::call::CallOperands,
         uni: bool,
     },
 }
@@ -259,34 +257,40 @@ impl Fx<'_, '_> {
                 next: guard.map(|_| next),
                 inst: id,
             }),
-            Lowered::CallIndirect {
-                addr,
-                targets,
-                args,
-                rets,
-            } => self.terminate(|next| TTerm::CallIndirect {
-                guard,
-                addr,
-                targets,
-                args,
-                rets,
-                next,
-                inst: id,
-            }),
-            Lowered::Call {
-                func,
-                args,
-                rets,
-                uni,
-            } => self.terminate(|next| TTerm::Call {
-                guard,
-                func,
-                args,
-                rets,
-                next,
-                uni,
-                inst: id,
-            }),
+            Lowered::CallIndirect { addr, targets, ops } => {
+                for k in ops.pre {
+                    self.push(guard, k, id);
+                }
+                self.terminate(|next| TTerm::CallIndirect {
+                    guard,
+                    addr,
+                    targets,
+                    args: ops.args,
+                    rets: ops.rets,
+                    next,
+                    inst: id,
+                });
+                for k in ops.post {
+                    self.push(guard, k, id);
+                }
+            }
+            Lowered::Call { func, ops, uni } => {
+                for k in ops.pre {
+                    self.push(guard, k, id);
+                }
+                self.terminate(|next| TTerm::Call {
+                    guard,
+                    func,
+                    args: ops.args,
+                    rets: ops.rets,
+                    next,
+                    uni,
+                    inst: id,
+                });
+                for k in ops.post {
+                    self.push(guard, k, id);
+                }
+            }
             Lowered::Barrier { barrier, count } => self.terminate(|next| TTerm::Barrier {
                 guard,
                 barrier,

@@ -488,8 +488,8 @@ fn unsupported_is_located_at_the_opcode() {
         "e.ptx:11:2: error: instruction 'atom.global.add.u32' is not supported yet"
     );
     assert_eq!(
-        body_err("\t@%p1 shfl.sync.down.b32 %r1, %r2, 1, 31, -1;"),
-        "e.ptx:11:7: error: instruction 'shfl.sync.down.b32' is not supported yet"
+        body_err("\t@%p1 pmevent.mask 1;"),
+        "e.ptx:11:7: error: instruction 'pmevent.mask' is not supported yet"
     );
     // Supported since the bit-manipulation family landed: only `.sat` on other types is
     // rejected.

@@ -5,6 +5,7 @@
 
 mod bits;
 mod sfu;
+mod warp;
 
 use super::func::{Fx, TTerm, Tgt};
 use super::operand::{Rule, Val};
@@ -342,6 +343,10 @@ impl Fx<'_, '_> {
             "st" => one(self.st(i, m)?),
             "cvta" => one(self.cvta(i, m)?),
             "cvt" => one(self.cvt(i, m)?),
+            "shfl" | "vote" | "match" | "redux" | "activemask" | "elect" => {
+                one(self.warp_op(i, m)?)
+            }
+            "bar" if m.has("warp") => one(self.bar_warp_sync(i, m)?),
             "bar" | "barrier" => {
                 let (barrier, count) = self.bar(i, m)?;
                 Ok(Lowered::Barrier { barrier, count })

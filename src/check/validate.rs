@@ -220,6 +220,37 @@ fn validate_function(m: &Module, fid: FuncId, f: &Function) -> Result<(), String
                     fits(*dst, *ty, Rule::Strict)?;
                     src(s, *ty, Rule::Strict)?;
                 }
+                InstKind::Warp {
+                    op,
+                    ty,
+                    dst,
+                    pred: p,
+                    srcs,
+                    vote_src,
+                } => {
+                    let (stys, dty) = crate::ops::warp::signature(*op, *ty);
+                    if srcs.len() != stys.len() {
+                        return Err(format!("{op:?} with {} sources", srcs.len()));
+                    }
+                    for (s, t) in srcs.iter().zip(stys) {
+                        src(s, t, Rule::Strict)?;
+                    }
+                    match (dst, dty) {
+                        (Some(d), Some(t)) => fits(*d, t, Rule::Strict)?,
+                        (None, _) => {}
+                        (Some(_), None) => return Err(format!("{op:?} has no value result")),
+                    }
+                    if let Some(r) = p {
+                        pred(*r)?;
+                    }
+                    let is_vote =
+                        matches!(op, crate::ir::WarpOp::Vote(_) | crate::ir::WarpOp::Ballot);
+                    match vote_src {
+                        Some(v) if is_vote => pred(v.reg)?,
+                        None if !is_vote => {}
+                        _ => return Err(format!("{op:?} with a bad vote source")),
+                    }
+                }
                 InstKind::Bits { op, ty, dst, srcs } => {
                     let (stys, dty) = crate::ops::bits::signature(*op, *ty);
                     if srcs.len() != stys.len() {

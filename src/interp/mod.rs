@@ -392,6 +392,41 @@ impl Warp<'_> {
                     self.write(*dst, *ty, r, lane);
                 }
             }
+            InstKind::Warp {
+                op,
+                ty,
+                dst,
+                pred,
+                srcs,
+                vote_src,
+            } => {
+                let (stys, dty) = ops::warp::signature(*op, *ty);
+                let mut vals = vec![[0u64; WARP_SIZE]; srcs.len()];
+                for (k, (s, t)) in srcs.iter().zip(&stys).enumerate() {
+                    for (lane, v) in vals[k].iter_mut().enumerate() {
+                        *v = self.read(ctx, *s, *t, lane);
+                    }
+                }
+                let pbits = vote_src.map_or(0, |p| {
+                    (0..WARP_SIZE)
+                        .filter(|&l| self.pred(p, l))
+                        .fold(0u32, |m, l| m | 1 << l)
+                });
+                let input = ops::warp::WarpIn {
+                    mask,
+                    srcs: &vals,
+                    pred: pbits,
+                };
+                let out = ops::warp::eval(*op, *ty, &input);
+                for lane in lanes(mask) {
+                    if let (Some(d), Some(t)) = (dst, dty) {
+                        self.write(*d, t, out.vals[lane], lane);
+                    }
+                    if let Some(p) = pred {
+                        self.write(*p, Type::Pred, (out.preds >> lane & 1) as u64, lane);
+                    }
+                }
+            }
             InstKind::Bits { op, ty, dst, srcs } => {
                 let (stys, dty) = ops::bits::signature(*op, *ty);
                 for lane in lanes(mask) {

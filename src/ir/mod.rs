@@ -954,6 +954,65 @@ pub enum InstKind {
         dst: RegId,
         src: Operand,
     },
+    /// Warp-wide operations (`shfl vote match redux activemask elect bar.warp.sync`), over
+    /// the lanes that run the instruction (active and guard true) that are also in each
+    /// lane's `membermask`; see `crate::ops::warp` for the rules. `srcs` per op: shfl
+    /// `[a, b, c, membermask]`, vote/ballot `[membermask]` (the predicate is `vote_src`),
+    /// match/redux `[a, membermask]`, elect and bar.warp.sync `[membermask]`, activemask
+    /// `[]`. `dst` is the value result, `pred` the predicate result.
+    Warp {
+        op: WarpOp,
+        ty: Type,
+        dst: Option<RegId>,
+        pred: Option<RegId>,
+        srcs: Vec<Operand>,
+        vote_src: Option<PredSrc>,
+    },
+}
+
+/// The operations of [`InstKind::Warp`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum WarpOp {
+    Shfl(ShflMode),
+    /// `vote.all/any/uni.pred`.
+    Vote(VoteMode),
+    /// `vote.ballot.b32`.
+    Ballot,
+    /// `match.any` / `match.all` (`.b32`, `.b64`).
+    Match {
+        all: bool,
+    },
+    /// `redux.sync.op.type`.
+    Redux(ReduxOp),
+    Activemask,
+    Elect,
+    /// `bar.warp.sync`: no data effect (lanes of a warp run in lockstep here).
+    WarpSync,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum ShflMode {
+    Up,
+    Down,
+    Bfly,
+    Idx,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum VoteMode {
+    All,
+    Any,
+    Uni,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum ReduxOp {
+    Add,
+    Min,
+    Max,
+    And,
+    Or,
+    Xor,
 }
 
 /// The operations of [`InstKind::Bits`], with their modifiers.

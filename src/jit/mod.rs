@@ -38,6 +38,7 @@ mod lanes;
 mod mem;
 mod translate;
 mod uniform;
+mod warp;
 
 use crate::ir;
 use crate::runtime::ModuleLayout;

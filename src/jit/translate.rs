@@ -755,6 +755,14 @@ impl<'a> FnTx<'a> {
             // `check` turns every bar.sync into `Terminator::Barrier`.
             InstKind::BarSync { .. } => Err(self.unsupported("bar.sync inside a block")),
             InstKind::Bits { op, ty, dst, srcs } => self.bits(*op, *ty, *dst, srcs, &mut mask),
+            InstKind::Warp {
+                op,
+                ty,
+                dst,
+                pred,
+                srcs,
+                vote_src,
+            } => self.warp_op(*op, *ty, *dst, *pred, srcs, *vote_src, &mut mask),
             InstKind::Sfu {
                 op,
                 ty,

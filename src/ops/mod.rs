@@ -26,6 +26,7 @@ mod float;
 mod half;
 mod int;
 pub mod special;
+pub mod warp;
 
 pub use convert::cvt;
 pub use float::{canonical_nan, flush_f32};

@@ -53,3 +53,21 @@ static __device__ __forceinline__ float __int2float_rz(int x) {
     asm("cvt.rz.f32.s32 %0, %1;" : "=f"(r) : "r"(x));
     return r;
 }
+
+// Warp intrinsics (CUDA's names, with CUDA's `c` operand encoding for the width).
+#define __popc(x) __builtin_popcount(x)
+#define __brev(x) __builtin_bitreverse32(x)
+#define __clz(x) __builtin_clz(x)
+#define __shfl_sync(m, v, src, w) __nvvm_shfl_sync_idx_i32((m), (v), (src), ((32 - (w)) << 8) | 0x1f)
+#define __shfl_up_sync(m, v, d, w) __nvvm_shfl_sync_up_i32((m), (v), (d), (32 - (w)) << 8)
+#define __shfl_down_sync(m, v, d) __nvvm_shfl_sync_down_i32((m), (v), (d), 0x1f)
+#define __shfl_xor_sync(m, v, l) __nvvm_shfl_sync_bfly_i32((m), (v), (l), 0x1f)
+#define __ballot_sync(m, p) __nvvm_vote_ballot_sync((m), (p))
+#define __all_sync(m, p) __nvvm_vote_all_sync((m), (p))
+#define __any_sync(m, p) __nvvm_vote_any_sync((m), (p))
+#define __uni_sync(m, p) __nvvm_vote_uni_sync((m), (p))
+#define __activemask() __nvvm_activemask()
+#define __syncwarp(m) __nvvm_bar_warp_sync(m)
+#define __match_any_sync(m, v) __nvvm_match_any_sync_i32((m), (v))
+#define __match_any_sync64(m, v) __nvvm_match_any_sync_i64((m), (v))
+#define __match_all_sync(m, v, p) __nvvm_match_all_sync_i32p((m), (v), (p))

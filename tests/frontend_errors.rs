@@ -484,8 +484,8 @@ fn initializer_rules() {
 #[test]
 fn unsupported_is_located_at_the_opcode() {
     assert_eq!(
-        body_err("\tatom.global.add.u32 %r1, [%rd1], 1;"),
-        "e.ptx:11:2: error: instruction 'atom.global.add.u32' is not supported yet"
+        body_err("\tatom.global.v4.f32.add {%r1, %r1, %r1, %r1}, [%rd1], {%r1, %r1, %r1, %r1};"),
+        "e.ptx:11:2: error: instruction 'atom.global.v4.f32.add' is not supported yet"
     );
     assert_eq!(
         body_err("\t@%p1 pmevent.mask 1;"),
@@ -528,8 +528,8 @@ fn unsupported_is_located_at_the_opcode() {
     );
     // Unsupported instructions in unreachable code are still reported.
     assert_eq!(
-        body_err("\tret;\n\tatom.global.add.u32 %r1, [%rd1], 1;"),
-        "e.ptx:12:2: error: instruction 'atom.global.add.u32' is not supported yet"
+        body_err("\tret;\n\tpmevent.mask 1;"),
+        "e.ptx:12:2: error: instruction 'pmevent.mask' is not supported yet"
     );
     // A call to a function without a body is reported at the call.
     let src = ".version 7.0\n.func f(.param .b32 a);\n.entry k()\n{\n\t.reg .b32 %r;\n\t{\n\t.param .b32 p0;\n\tst.param.b32 [p0], %r;\n\tcall.uni f, (p0);\n\t}\n}\n";

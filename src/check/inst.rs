@@ -340,6 +340,7 @@ impl Fx<'_, '_> {
             "set" => one(self.setp(i, m, true)?),
             "selp" => one(self.selp(i, m)?),
             "ld" | "ldu" => one(self.ld(i, m)?),
+            "atom" | "red" => one(self.atom(i, m)?),
             "st" => one(self.st(i, m)?),
             "cvta" => one(self.cvta(i, m)?),
             "cvt" => one(self.cvt(i, m)?),

@@ -1,5 +1,7 @@
 //! Lowering of memory and conversion instructions: `ld`, `ldu`, `st`, `cvta`, `cvt`.
 
+mod atom;
+
 use super::func::Fx;
 use super::inst::Mods;
 use super::operand::{Rule, Val, VecElem};

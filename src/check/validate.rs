@@ -220,6 +220,31 @@ fn validate_function(m: &Module, fid: FuncId, f: &Function) -> Result<(), String
                     fits(*dst, *ty, Rule::Strict)?;
                     src(s, *ty, Rule::Strict)?;
                 }
+                InstKind::Atom {
+                    op,
+                    ty,
+                    space,
+                    dst,
+                    addr: a,
+                    srcs,
+                } => {
+                    if !crate::ops::atomic::valid(*op, *ty)
+                        || !matches!(space, Space::Global | Space::Shared | Space::Generic)
+                    {
+                        return Err(format!("atom {op:?} on {ty} in {space:?}"));
+                    }
+                    let n = if *op == crate::ir::AtomOp::Cas { 2 } else { 1 };
+                    if srcs.len() != n {
+                        return Err(format!("atom {op:?} with {} sources", srcs.len()));
+                    }
+                    for s in srcs {
+                        src(s, *ty, Rule::Relaxed)?;
+                    }
+                    if let Some(d) = dst {
+                        fits(*d, *ty, Rule::Relaxed)?;
+                    }
+                    addr(a)?;
+                }
                 InstKind::Warp {
                     op,
                     ty,

@@ -392,6 +392,39 @@ impl Warp<'_> {
                     self.write(*dst, *ty, r, lane);
                 }
             }
+            InstKind::Atom {
+                op,
+                ty,
+                space,
+                dst,
+                addr,
+                srcs,
+            } => {
+                let addrs = self.lane_addrs(ctx, *space, addr, mask);
+                let mut ops = [[0u64; WARP_SIZE]; 2];
+                for (k, s) in srcs.iter().enumerate().take(2) {
+                    for lane in lanes(mask) {
+                        ops[k][lane] = self.read(ctx, *s, *ty, lane);
+                    }
+                }
+                let req = crate::runtime::atomic::AtomReq {
+                    op: *op,
+                    ty: *ty,
+                    space: *space,
+                    mask,
+                    inst: inst.id,
+                };
+                let mut old = [0u64; WARP_SIZE];
+                // SAFETY: ctx.env is set by the runtime.
+                unsafe {
+                    crate::runtime::atomic::atomic(ctx, &req, &addrs, &ops[0], &ops[1], &mut old)?
+                };
+                if let Some(d) = dst {
+                    for lane in lanes(mask) {
+                        self.write(*d, *ty, old[lane], lane);
+                    }
+                }
+            }
             InstKind::Warp {
                 op,
                 ty,
@@ -658,6 +691,28 @@ impl Warp<'_> {
         write: bool,
         data: &mut [u64],
     ) -> Result<(), ctx::Stopped> {
+        let addrs = self.lane_addrs(ctx, space, addr, mask);
+        let req = AccessReq {
+            space,
+            elem_bytes: ty.bytes(),
+            nvec: nvec as u32,
+            slot_bytes: 8,
+            write,
+            mask,
+            inst: inst.id,
+        };
+        // SAFETY: `data` holds nvec * 32 u64 slots; ctx.env is set by the runtime.
+        unsafe { ctx::access(ctx, &req, &addrs, data.as_mut_ptr() as *mut u8) }
+    }
+
+    /// The state-space address of `[addr]` for every lane in `mask`.
+    fn lane_addrs(
+        &self,
+        ctx: &WarpCtx,
+        space: Space,
+        addr: &Address,
+        mask: u32,
+    ) -> [u64; WARP_SIZE] {
         let mut addrs = [0u64; WARP_SIZE];
         for lane in lanes(mask) {
             let base = match addr.base {
@@ -675,17 +730,7 @@ impl Warp<'_> {
             };
             addrs[lane] = base.wrapping_add(addr.offset as u64);
         }
-        let req = AccessReq {
-            space,
-            elem_bytes: ty.bytes(),
-            nvec: nvec as u32,
-            slot_bytes: 8,
-            write,
-            mask,
-            inst: inst.id,
-        };
-        // SAFETY: `data` holds nvec * 32 u64 slots; ctx.env is set by the runtime.
-        unsafe { ctx::access(ctx, &req, &addrs, data.as_mut_ptr() as *mut u8) }
+        addrs
     }
 }
 

@@ -968,6 +968,32 @@ pub enum InstKind {
         srcs: Vec<Operand>,
         vote_src: Option<PredSrc>,
     },
+    /// `atom{.sem}{.scope}{.space}.op.type d, [a], b{, c}` and `red` (`dst` = `None`):
+    /// one host atomic read-modify-write per lane, lanes in ascending order; `srcs` is
+    /// `[b]`, or `[b, c]` for `cas`. See `crate::ops::atomic` for the operations.
+    Atom {
+        op: AtomOp,
+        ty: Type,
+        space: Space,
+        dst: Option<RegId>,
+        addr: Address,
+        srcs: Vec<Operand>,
+    },
+}
+
+/// The operations of [`InstKind::Atom`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum AtomOp {
+    Add,
+    Min,
+    Max,
+    Inc,
+    Dec,
+    And,
+    Or,
+    Xor,
+    Exch,
+    Cas,
 }
 
 /// The operations of [`InstKind::Warp`].

@@ -40,6 +40,7 @@ pub(crate) enum Helper {
     NotUniform,
     CallPick,
     Warp,
+    Atom,
 }
 
 pub(crate) struct HelperDef {
@@ -153,6 +154,12 @@ pub(crate) const HELPERS: &[HelperDef] = &[
         params: &[I64, I32, I32, I64, I64, I64, I64, I64],
         ret: Some(I32),
     },
+    HelperDef {
+        h: Helper::Atom,
+        name: "ptxjit_atom",
+        params: &[I64, I64, I32, I32, I64, I64, I64, I64],
+        ret: Some(I32),
+    },
 ];
 
 impl HelperDef {
@@ -175,6 +182,7 @@ impl HelperDef {
             Helper::NotUniform => ptxjit_not_uniform as *const u8,
             Helper::CallPick => super::call::ptxjit_call_pick as *const u8,
             Helper::Warp => super::warp::ptxjit_warp as *const u8,
+            Helper::Atom => super::atom::ptxjit_atom as *const u8,
         }
     }
 }

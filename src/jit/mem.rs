@@ -25,7 +25,7 @@ use cranelift_codegen::ir::{Block, BlockArg, InstBuilder, MemFlagsData, Value};
 use std::mem::offset_of;
 
 /// Per-lane state-space addresses of an access.
-enum LaneAddr {
+pub(crate) enum LaneAddr {
     /// The same address for every lane (i64).
     Uniform(Value),
     /// 16 × i64x2 lane addresses.
@@ -46,7 +46,11 @@ impl FnTx<'_> {
     }
 
     /// The lane addresses of `[base+offset]` in `space`.
-    fn lane_addrs(&mut self, space: Space, addr: &Address) -> Result<LaneAddr, JitError> {
+    pub(crate) fn lane_addrs(
+        &mut self,
+        space: Space,
+        addr: &Address,
+    ) -> Result<LaneAddr, JitError> {
         let off = addr.offset;
         match addr.base {
             AddrBase::Reg(r) => {

@@ -26,6 +26,7 @@
 #![allow(clippy::needless_range_loop)]
 
 mod arith;
+mod atom;
 mod bits;
 mod call;
 mod cflow;

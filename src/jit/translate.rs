@@ -755,6 +755,14 @@ impl<'a> FnTx<'a> {
             // `check` turns every bar.sync into `Terminator::Barrier`.
             InstKind::BarSync { .. } => Err(self.unsupported("bar.sync inside a block")),
             InstKind::Bits { op, ty, dst, srcs } => self.bits(*op, *ty, *dst, srcs, &mut mask),
+            InstKind::Atom {
+                op,
+                ty,
+                space,
+                dst,
+                addr,
+                srcs,
+            } => self.atom(*op, *ty, *space, *dst, addr, srcs, &mut mask, i.id),
             InstKind::Warp {
                 op,
                 ty,

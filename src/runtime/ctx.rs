@@ -304,6 +304,43 @@ pub unsafe fn access(
     addrs: &[u64; WARP_SIZE],
     data: *mut u8,
 ) -> Result<(), Stopped> {
+    // SAFETY: the caller's contract.
+    let host = unsafe { resolve(ctx, req, addrs)? };
+    let mut mask = req.mask;
+    let eb = req.elem_bytes as usize;
+    let sb = req.slot_bytes as usize;
+    while mask != 0 {
+        let lane = mask.trailing_zeros() as usize;
+        mask &= mask - 1;
+        for e in 0..req.nvec as usize {
+            let h = (host[lane] + (e * eb) as u64) as *mut u8;
+            // SAFETY: h..h+eb lies in a mapped region (checked by `resolve`); data is
+            // valid per the caller's contract.
+            unsafe {
+                let slot = data.add((e * WARP_SIZE + lane) * sb);
+                if req.write {
+                    std::ptr::copy_nonoverlapping(slot, h, eb);
+                } else {
+                    std::ptr::write_bytes(slot, 0, sb);
+                    std::ptr::copy_nonoverlapping(h as *const u8, slot, eb);
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Checks the access of every lane in `req.mask` (window, alignment, region, and
+/// writability for `req.write`) and returns the lanes' host addresses; on the first bad
+/// lane, records the fault and stops the warp.
+///
+/// # Safety
+/// `ctx.env` must point to this warp's live [`WarpEnv`].
+pub unsafe fn resolve(
+    ctx: &mut WarpCtx,
+    req: &AccessReq,
+    addrs: &[u64; WARP_SIZE],
+) -> Result<[u64; WARP_SIZE], Stopped> {
     let len = (req.elem_bytes * req.nvec) as u64;
     let mut host = [0u64; WARP_SIZE];
     let mut mask = req.mask;
@@ -360,28 +397,7 @@ pub unsafe fn access(
         }
         host[lane] = h;
     }
-    let mut mask = req.mask;
-    let eb = req.elem_bytes as usize;
-    let sb = req.slot_bytes as usize;
-    while mask != 0 {
-        let lane = mask.trailing_zeros() as usize;
-        mask &= mask - 1;
-        for e in 0..req.nvec as usize {
-            let h = (host[lane] + (e * eb) as u64) as *mut u8;
-            // SAFETY: h..h+eb lies in a mapped region (checked above); data is valid per
-            // the caller's contract.
-            unsafe {
-                let slot = data.add((e * WARP_SIZE + lane) * sb);
-                if req.write {
-                    std::ptr::copy_nonoverlapping(slot, h, eb);
-                } else {
-                    std::ptr::write_bytes(slot, 0, sb);
-                    std::ptr::copy_nonoverlapping(h as *const u8, slot, eb);
-                }
-            }
-        }
-    }
-    Ok(())
+    Ok(host)
 }
 
 /// Records a `brx.idx` whose index (of lane `lane`) is not below `len`, the length of

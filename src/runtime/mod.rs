@@ -1,6 +1,7 @@
 //! The launch runtime: device memory, modules, kernels, launches and the CTA/warp
 //! scheduler.
 
+pub mod atomic;
 pub mod call;
 pub mod ctx;
 pub mod device;

@@ -484,9 +484,10 @@ impl Fx<'_, '_> {
                     }
                 };
                 let target = if k == 0 { acc } else { part };
+                // A bit-type source (zero-extended like `wu`) also fits `.f16` registers.
                 out.push(InstKind::Cvt {
                     dst_ty: tu,
-                    src_ty: wu,
+                    src_ty: wb,
                     rnd: None,
                     ftz: false,
                     sat: false,

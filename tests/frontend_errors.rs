@@ -511,8 +511,8 @@ fn unsupported_is_located_at_the_opcode() {
         "e.ptx:11:2: error: instruction 'min.NaN.f32' is not supported yet"
     );
     assert_eq!(
-        body_err("\tadd.f16 %r1, %r2, %r3;"),
-        "e.ptx:11:2: error: instruction 'add.f16' is not supported yet"
+        body_err("\tfma.rn.oob.f16x2 %r1, %r2, %r3, %r4;"),
+        "e.ptx:11:8: error: instruction 'fma.rn.oob.f16x2' is not supported yet (modifier '.oob')"
     );
     assert_eq!(
         body_err("\tld.shared::cluster.u32 %r1, [%rd1];"),

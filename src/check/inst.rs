@@ -4,6 +4,7 @@
 //! unimplemented variant of a known one) is a located "not supported yet" error.
 
 mod bits;
+mod half;
 mod sfu;
 mod warp;
 
@@ -317,6 +318,9 @@ impl Fx<'_, '_> {
 
     fn lower(&mut self, i: &Instruction, m: &mut Mods) -> Result<Lowered, PtxError> {
         let one = |k: InstKind| Ok(Lowered::Insts(vec![k]));
+        if half::is_half_form(i) {
+            return one(self.half_op(i, m)?);
+        }
         match i.opcode.name.as_str() {
             "mov" => self.mov(i, m).map(Lowered::Insts),
             "add" | "sub" => one(self.add_sub(i, m)?),
@@ -336,8 +340,8 @@ impl Fx<'_, '_> {
             "min" | "max" => one(self.min_max(i, m)?),
             "and" | "or" | "xor" | "not" => one(self.logic(i, m)?),
             "shl" | "shr" => one(self.shift(i, m)?),
-            "setp" => one(self.setp(i, m, false)?),
-            "set" => one(self.setp(i, m, true)?),
+            "setp" => self.setp(i, m, false).map(Lowered::Insts),
+            "set" => self.setp(i, m, true).map(Lowered::Insts),
             "selp" => one(self.selp(i, m)?),
             "ld" | "ldu" => one(self.ld(i, m)?),
             "atom" | "red" => one(self.atom(i, m)?),
@@ -490,9 +494,10 @@ impl Fx<'_, '_> {
                     }
                 };
                 let target = if k == 0 { acc } else { part };
+                // A bit-type source (zero-extended like `wu`) also fits `.f16` registers.
                 out.push(InstKind::Cvt {
                     dst_ty: tu,
-                    src_ty: wu,
+                    src_ty: wb,
                     rnd: None,
                     ftz: false,
                     sat: false,
@@ -846,7 +851,12 @@ impl Fx<'_, '_> {
     // ----- comparison and selection ---------------------------------------------------
 
     /// `setp`, or `set` (`set == true`: a destination type before the source type).
-    fn setp(&mut self, i: &Instruction, m: &mut Mods, set: bool) -> Result<InstKind, PtxError> {
+    fn setp(
+        &mut self,
+        i: &Instruction,
+        m: &mut Mods,
+        set: bool,
+    ) -> Result<Vec<InstKind>, PtxError> {
         const CMPS: &[&str] = &[
             "eq", "ne", "lt", "le", "gt", "ge", "lo", "ls", "hi", "hs", "equ", "neu", "ltu", "leu",
             "gtu", "geu", "num", "nan",
@@ -864,11 +874,11 @@ impl Fx<'_, '_> {
         if ty == Type::Pred || ty.bits() < 16 {
             return Err(self.bad_type(m, ty));
         }
-        if ftz && !matches!(ty, Type::F32 | Type::F16 | Type::F16x2) {
+        if ftz && (!matches!(ty, Type::F32 | Type::F16 | Type::F16x2) || dty == Some(Type::BF16)) {
             return Err(self.err(
                 m.loc,
                 format!(
-                    "'.ftz' is only valid for .f32, .f16 and .f16x2 in '{}'",
+                    "'.ftz' is only valid for .f32, .f16 and .f16x2 sources and non-bf16 destinations in '{}'",
                     m.text
                 ),
             ));
@@ -932,8 +942,11 @@ impl Fx<'_, '_> {
             // Bit-size equality is the unsigned comparison of the same width.
             ty = ty.to_unsigned();
         }
-        if ty == Type::F16x2 && dty.is_none() {
-            return Ok(InstKind::SetpPacked {
+        if matches!(ty, Type::F16x2 | Type::BF16x2) {
+            if let (Some(dty), Some(dst)) = (dty, dst_neg) {
+                return self.set_packed(cmp, dty, ty, ftz, dst, a, b, combine, m.loc);
+            }
+            return Ok(vec![InstKind::SetpPacked {
                 cmp,
                 ty,
                 ftz,
@@ -942,10 +955,10 @@ impl Fx<'_, '_> {
                 a,
                 b,
                 combine,
-            });
+            }]);
         }
         if let (Some(dty), Some(dst)) = (dty, dst_neg) {
-            return Ok(InstKind::Set {
+            return Ok(vec![InstKind::Set {
                 cmp,
                 dty,
                 ty,
@@ -954,9 +967,9 @@ impl Fx<'_, '_> {
                 a,
                 b,
                 combine,
-            });
+            }]);
         }
-        Ok(InstKind::Setp {
+        Ok(vec![InstKind::Setp {
             cmp,
             ty,
             ftz,
@@ -965,7 +978,7 @@ impl Fx<'_, '_> {
             a,
             b,
             combine,
-        })
+        }])
     }
 
     fn selp(&mut self, i: &Instruction, m: &mut Mods) -> Result<InstKind, PtxError> {

@@ -361,8 +361,8 @@ fn validate_function(m: &Module, fid: FuncId, f: &Function) -> Result<(), String
                     combine,
                     ..
                 } => {
-                    if *ty != Type::F16x2 {
-                        return Err("packed setp on a type other than .f16x2".into());
+                    if !matches!(ty, Type::F16x2 | Type::BF16x2) {
+                        return Err("packed setp on a type other than .f16x2/.bf16x2".into());
                     }
                     for d in dst_lo.iter().chain(dst_hi) {
                         pred(*d)?;
@@ -374,6 +374,17 @@ fn validate_function(m: &Module, fid: FuncId, f: &Function) -> Result<(), String
                     }
                 }
                 InstKind::Nanosleep { t } => src(t, Type::U32, Rule::Strict)?,
+                InstKind::Half {
+                    op, ty, dst, srcs, ..
+                } => {
+                    if crate::ops::f16::HalfKind::of(*ty).is_none() || srcs.len() != op.arity() {
+                        return Err(format!("half {op:?} on {ty} with {} sources", srcs.len()));
+                    }
+                    fits(*dst, *ty, Rule::Strict)?;
+                    for s in srcs {
+                        src(s, *ty, Rule::Strict)?;
+                    }
+                }
                 InstKind::BarSync { .. } => {
                     return Err("bar.sync must be a block terminator (Terminator::Barrier)".into())
                 }

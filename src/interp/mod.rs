@@ -460,6 +460,22 @@ impl Warp<'_> {
                     }
                 }
             }
+            InstKind::Half {
+                op,
+                ty,
+                mode,
+                dst,
+                srcs,
+            } => {
+                for lane in lanes(mask) {
+                    let mut v = [0u64; 3];
+                    for (k, s) in srcs.iter().enumerate().take(3) {
+                        v[k] = self.read(ctx, *s, *ty, lane);
+                    }
+                    let r = ops::f16::eval(*op, *ty, *mode, v[0], v[1], v[2]);
+                    self.write(*dst, *ty, r, lane);
+                }
+            }
             InstKind::Bits { op, ty, dst, srcs } => {
                 let (stys, dty) = ops::bits::signature(*op, *ty);
                 for lane in lanes(mask) {
@@ -530,14 +546,19 @@ impl Warp<'_> {
             }
             InstKind::SetpPacked {
                 cmp,
+                ty,
                 ftz,
                 dst_lo,
                 dst_hi,
                 a,
                 b,
                 combine,
-                ..
             } => {
+                let ety = if *ty == Type::BF16x2 {
+                    Type::BF16
+                } else {
+                    Type::F16
+                };
                 for lane in lanes(mask) {
                     let x = self.read(ctx, *a, Type::B32, lane);
                     let y = self.read(ctx, *b, Type::B32, lane);
@@ -547,8 +568,8 @@ impl Warp<'_> {
                         Some((crate::ir::BoolOp::Or, c)) => t || self.pred(*c, lane),
                         Some((crate::ir::BoolOp::Xor, c)) => t != self.pred(*c, lane),
                     };
-                    let lo = comb(ops::setp(*cmp, Type::F16, *ftz, x & 0xffff, y & 0xffff));
-                    let hi = comb(ops::setp(*cmp, Type::F16, *ftz, x >> 16, y >> 16));
+                    let lo = comb(ops::setp(*cmp, ety, *ftz, x & 0xffff, y & 0xffff));
+                    let hi = comb(ops::setp(*cmp, ety, *ftz, x >> 16, y >> 16));
                     if let Some(d) = dst_lo {
                         self.write(*d, Type::Pred, lo as u64, lane);
                     }

@@ -19,6 +19,9 @@
 
 use std::fmt;
 
+mod half;
+pub use half::{HalfMode, HalfOp};
+
 /// Index of a register in [`Function::regs`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct RegId(pub u32);
@@ -977,6 +980,17 @@ pub enum InstKind {
         space: Space,
         dst: Option<RegId>,
         addr: Address,
+        srcs: Vec<Operand>,
+    },
+    /// Half-precision arithmetic (`add sub mul fma neg abs min max`, `ex2.approx`,
+    /// `tanh.approx`) on `ty` = `.f16`, `.bf16` or the packed `.f16x2`, `.bf16x2` (each
+    /// half independently); semantics in `crate::ops::f16`. Every operand and the result
+    /// have type `ty`; `srcs.len() == op.arity()`.
+    Half {
+        op: HalfOp,
+        ty: Type,
+        mode: HalfMode,
+        dst: RegId,
         srcs: Vec<Operand>,
     },
 }

@@ -41,6 +41,7 @@ pub(crate) enum Helper {
     CallPick,
     Warp,
     Atom,
+    Half,
 }
 
 pub(crate) struct HelperDef {
@@ -160,6 +161,12 @@ pub(crate) const HELPERS: &[HelperDef] = &[
         params: &[I64, I64, I32, I32, I64, I64, I64, I64],
         ret: Some(I32),
     },
+    HelperDef {
+        h: Helper::Half,
+        name: "ptxjit_half",
+        params: &[I64, I32, I64, I64, I64, I64],
+        ret: None,
+    },
 ];
 
 impl HelperDef {
@@ -183,6 +190,7 @@ impl HelperDef {
             Helper::CallPick => super::call::ptxjit_call_pick as *const u8,
             Helper::Warp => super::warp::ptxjit_warp as *const u8,
             Helper::Atom => super::atom::ptxjit_atom as *const u8,
+            Helper::Half => super::half::ptxjit_half as *const u8,
         }
     }
 }

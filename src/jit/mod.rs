@@ -34,6 +34,7 @@ mod compare;
 mod control;
 mod convert;
 mod dump;
+mod half;
 mod helpers;
 mod lanes;
 mod mem;

@@ -744,14 +744,14 @@ impl<'a> FnTx<'a> {
             InstKind::Nanosleep { t } => self.nanosleep(t, &mut mask),
             InstKind::SetpPacked {
                 cmp,
+                ty,
                 ftz,
                 dst_lo,
                 dst_hi,
                 a,
                 b,
                 combine,
-                ..
-            } => self.setp_packed(*cmp, *ftz, *dst_lo, *dst_hi, a, b, *combine, &mut mask),
+            } => self.setp_packed(*cmp, *ty, *ftz, *dst_lo, *dst_hi, a, b, *combine, &mut mask),
             // `check` turns every bar.sync into `Terminator::Barrier`.
             InstKind::BarSync { .. } => Err(self.unsupported("bar.sync inside a block")),
             InstKind::Bits { op, ty, dst, srcs } => self.bits(*op, *ty, *dst, srcs, &mut mask),
@@ -780,6 +780,13 @@ impl<'a> FnTx<'a> {
                 dst,
                 src,
             } => self.sfu(*op, *ty, *approx, *rnd, *ftz, *dst, src, &mut mask),
+            InstKind::Half {
+                op,
+                ty,
+                mode,
+                dst,
+                srcs,
+            } => self.half(*op, *ty, *mode, *dst, srcs, &mut mask),
         }
     }
 

@@ -3,8 +3,7 @@
 //! `dec(r, s) = r == 0 || r > s ? s : r - 1`, `cas(r, s, t) = r == s ? t : r`). The
 //! runtime applies them atomically (`crate::runtime::atomic`).
 
-use super::f16::{half, half_x2, HalfKind, HalfMode, HalfOp};
-use crate::ir::{ArithOp, AtomOp, FloatMode, Type};
+use crate::ir::{ArithOp, AtomOp, FloatMode, HalfMode, HalfOp, Type};
 
 /// Whether `(op, ty)` is an `atom`/`red` form of the ISA (scalar forms).
 pub fn valid(op: AtomOp, ty: Type) -> bool {
@@ -86,26 +85,13 @@ pub fn apply(op: AtomOp, ty: Type, old: u64, b: u64, c: u64, ftz: bool) -> u64 {
                 super::arith(ArithOp::Add, Type::F32, fm, old, b, 0)
             }
             Type::F64 => super::arith(ArithOp::Add, Type::F64, FloatMode::default(), old, b, 0),
-            Type::F16 | Type::BF16 => {
-                let k = half_kind(ty);
-                half(k, HalfOp::Add, HalfMode::default(), old as u16, b as u16, 0) as u64
-            }
-            Type::F16x2 | Type::BF16x2 => {
-                let k = half_kind(ty);
-                half_x2(k, HalfOp::Add, HalfMode::default(), old as u32, b as u32, 0) as u64
+            Type::F16 | Type::BF16 | Type::F16x2 | Type::BF16x2 => {
+                super::f16::eval(HalfOp::Add, ty, HalfMode::default(), old, b, 0)
             }
             _ => old.wrapping_add(b),
         },
     };
     r & m
-}
-
-fn half_kind(ty: Type) -> HalfKind {
-    if matches!(ty, Type::BF16 | Type::BF16x2) {
-        HalfKind::BF16
-    } else {
-        HalfKind::F16
-    }
 }
 
 #[cfg(test)]

@@ -523,8 +523,8 @@ fn unsupported_is_located_at_the_opcode() {
         "e.ptx:11:16: error: special register '%clock64' is not supported yet"
     );
     assert_eq!(
-        body_err("\tbar.arrive 0, 32;"),
-        "e.ptx:11:2: error: instruction 'bar.arrive' is not supported yet"
+        body_err("\tmbarrier.init.shared.b64 [%rd1], 32;"),
+        "e.ptx:11:2: error: instruction 'mbarrier.init.shared.b64' is not supported yet"
     );
     // Unsupported instructions in unreachable code are still reported.
     assert_eq!(

@@ -3,6 +3,7 @@
 //! Executed instructions are lowered completely; every other instruction (and every
 //! unimplemented variant of a known one) is a located "not supported yet" error.
 
+mod barrier;
 mod bits;
 mod half;
 mod sfu;
@@ -105,6 +106,8 @@ pub(super) enum Lowered {
     Barrier {
         barrier: Operand,
         count: Option<Operand>,
+        /// `bar.red`: the operation, the predicate `c` and the destination.
+        red: Option<(crate::ir::BarRedOp, crate::ir::PredSrc, crate::ir::RegId)>,
     },
     /// `brx.idx`: ends the block ([`crate::ir::Terminator::BrxIdx`]).
     Brx {
@@ -293,13 +296,24 @@ impl Fx<'_, '_> {
                     self.push(guard, k, id);
                 }
             }
-            Lowered::Barrier { barrier, count } => self.terminate(|next| TTerm::Barrier {
-                guard,
+            Lowered::Barrier {
                 barrier,
                 count,
-                next,
-                inst: id,
-            }),
+                red,
+            } => {
+                self.terminate(|next| TTerm::Barrier {
+                    guard,
+                    barrier,
+                    count,
+                    red: red.map(|r| r.1),
+                    next,
+                    inst: id,
+                });
+                if let Some((op, _, dst)) = red {
+                    let k = InstKind::BarRedResult { op, barrier, dst };
+                    self.push(guard, k, id);
+                }
+            }
             Lowered::Brx {
                 index,
                 targets,
@@ -352,10 +366,7 @@ impl Fx<'_, '_> {
                 one(self.warp_op(i, m)?)
             }
             "bar" if m.has("warp") => one(self.bar_warp_sync(i, m)?),
-            "bar" | "barrier" => {
-                let (barrier, count) = self.bar(i, m)?;
-                Ok(Lowered::Barrier { barrier, count })
-            }
+            "bar" | "barrier" => self.barrier_inst(i, m),
             "bra" => {
                 let uni = m.has("uni");
                 self.nops(i, m, 1)?;
@@ -1001,59 +1012,4 @@ impl Fx<'_, '_> {
     }
 
     // ----- barriers -----------------------------------------------------------------
-
-    /// `bar{.cta}.sync a{, b}`, `barrier{.cta}.sync{.aligned} a{, b}`: barrier and count.
-    fn bar(
-        &mut self,
-        i: &Instruction,
-        m: &mut Mods,
-    ) -> Result<(Operand, Option<Operand>), PtxError> {
-        if m.any(|x| !matches!(x, "cta" | "sync" | "aligned")) {
-            return Err(self.unsupported(m));
-        }
-        m.has("cta");
-        if !m.has("sync") {
-            return Err(self.unsupported(m));
-        }
-        m.has("aligned");
-        if i.operands.len() > 2 {
-            return Err(self.err(
-                m.loc,
-                format!("instruction '{}' takes 1 or 2 operands", m.text),
-            ));
-        }
-        let barrier = match i.operands.first() {
-            Some(op) => {
-                let v = self.src(op, Type::U32, Rule::Strict)?;
-                if let Operand::Imm(n) = v {
-                    if n > 15 {
-                        return Err(self.err(
-                            op.loc(),
-                            format!("barrier number {n} is out of range 0..15"),
-                        ));
-                    }
-                }
-                v
-            }
-            None => Operand::Imm(0),
-        };
-        let count = match i.operands.get(1) {
-            Some(op) => {
-                let v = self.src(op, Type::U32, Rule::Strict)?;
-                if let Operand::Imm(n) = v {
-                    if n == 0 || n % 32 != 0 {
-                        return Err(self.err(
-                            op.loc(),
-                            format!(
-                                "thread count {n} must be a positive multiple of the warp size"
-                            ),
-                        ));
-                    }
-                }
-                Some(v)
-            }
-            None => None,
-        };
-        Ok((barrier, count))
-    }
 }

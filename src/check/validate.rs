@@ -220,6 +220,17 @@ fn validate_function(m: &Module, fid: FuncId, f: &Function) -> Result<(), String
                     fits(*dst, *ty, Rule::Strict)?;
                     src(s, *ty, Rule::Strict)?;
                 }
+                InstKind::BarArrive { barrier, count } => {
+                    src(barrier, Type::U32, Rule::Strict)?;
+                    src(count, Type::U32, Rule::Strict)?;
+                }
+                InstKind::BarRedResult { op, barrier, dst } => {
+                    src(barrier, Type::U32, Rule::Strict)?;
+                    match op {
+                        BarRedOp::Popc => fits(*dst, Type::U32, Rule::Strict)?,
+                        _ => pred(*dst)?,
+                    }
+                }
                 InstKind::Atom {
                     op,
                     ty,
@@ -400,12 +411,16 @@ fn validate_function(m: &Module, fid: FuncId, f: &Function) -> Result<(), String
                 guard,
                 barrier,
                 count,
+                red,
                 inst: i,
                 ..
             } => {
                 inst(*i)?;
                 if let Some(g) = guard {
                     pred(g.pred)?;
+                }
+                if let Some(c) = red {
+                    pred(c.reg)?;
                 }
                 src(barrier, Type::U32, Rule::Strict)?;
                 if let Some(c) = count {

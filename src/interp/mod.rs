@@ -141,6 +141,7 @@ fn run_func(
                 guard,
                 barrier,
                 count,
+                red,
                 next: cont,
                 inst,
             } => {
@@ -150,6 +151,13 @@ fn run_func(
                     let lane = arriving.trailing_zeros() as usize;
                     let id = w.read(ctx, *barrier, Type::U32, lane) as u32;
                     let cnt = count.map(|c| w.read(ctx, c, Type::U32, lane) as u32);
+                    if let Some(c) = red {
+                        let bits = lanes(arriving)
+                            .filter(|&l| w.pred(*c, l))
+                            .fold(0u32, |m, l| m | 1 << l);
+                        // SAFETY: the runtime runs warps with their env set.
+                        unsafe { (*ctx.env).pending_red = Some(bits) };
+                    }
                     // SAFETY: the runtime runs warps with their env set.
                     if unsafe { ctx::bar_arrive(ctx, id, cnt, arriving, *inst) }.is_err() {
                         return returned;
@@ -390,6 +398,27 @@ impl Warp<'_> {
                     let a = self.read(ctx, *src, *ty, lane);
                     let r = ops::special::sfu(*op, *ty, *approx, *rnd, *ftz, a);
                     self.write(*dst, *ty, r, lane);
+                }
+            }
+            InstKind::BarArrive { barrier, count } => {
+                let lane = mask.trailing_zeros() as usize;
+                let id = self.read(ctx, *barrier, Type::U32, lane) as u32;
+                let cnt = self.read(ctx, *count, Type::U32, lane) as u32;
+                // SAFETY: the runtime runs warps with their env set.
+                unsafe { ctx::bar_arrive_nowait(ctx, id, cnt, mask, inst.id)? };
+            }
+            InstKind::BarRedResult { op, barrier, dst } => {
+                let lane = mask.trailing_zeros() as usize;
+                let id = self.read(ctx, *barrier, Type::U32, lane) as u32;
+                // SAFETY: the runtime runs warps with their env set.
+                let v = unsafe { ctx::bar_red_result(ctx, id, *op) };
+                let ty = if *op == crate::ir::BarRedOp::Popc {
+                    Type::U32
+                } else {
+                    Type::Pred
+                };
+                for lane in lanes(mask) {
+                    self.write(*dst, ty, v as u64, lane);
                 }
             }
             InstKind::Atom {

@@ -304,6 +304,9 @@ pub enum Terminator {
         guard: Option<Guard>,
         barrier: Operand,
         count: Option<Operand>,
+        /// `bar.red`: the predicate `{!}c` each arriving thread contributes; the result
+        /// is read by the [`InstKind::BarRedResult`] that starts `next`.
+        red: Option<PredSrc>,
         next: BlockId,
         inst: InstId,
     },
@@ -971,6 +974,15 @@ pub enum InstKind {
         srcs: Vec<Operand>,
         vote_src: Option<PredSrc>,
     },
+    /// `bar.arrive a, b`: the lanes arrive at barrier `a` (of `b` threads) and go on.
+    BarArrive { barrier: Operand, count: Operand },
+    /// The result of the `bar.red` on barrier `barrier` that ended the previous block
+    /// (same guard): `.u32` for `Popc`, a predicate for `And`/`Or`.
+    BarRedResult {
+        op: BarRedOp,
+        barrier: Operand,
+        dst: RegId,
+    },
     /// `atom{.sem}{.scope}{.space}.op.type d, [a], b{, c}` and `red` (`dst` = `None`):
     /// one host atomic read-modify-write per lane, lanes in ascending order; `srcs` is
     /// `[b]`, or `[b, c]` for `cas`. See `crate::ops::atomic` for the operations.
@@ -993,6 +1005,17 @@ pub enum InstKind {
         dst: RegId,
         srcs: Vec<Operand>,
     },
+}
+
+/// The reductions of `bar.red`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum BarRedOp {
+    /// `.popc.u32`: the number of threads whose predicate is true.
+    Popc,
+    /// `.and.pred`: all true.
+    And,
+    /// `.or.pred`: any true.
+    Or,
 }
 
 /// The operations of [`InstKind::Atom`].

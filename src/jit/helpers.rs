@@ -41,6 +41,9 @@ pub(crate) enum Helper {
     CallPick,
     Warp,
     Atom,
+    BarArriveNoWait,
+    BarRedPending,
+    BarRedResult,
     Half,
 }
 
@@ -167,6 +170,24 @@ pub(crate) const HELPERS: &[HelperDef] = &[
         params: &[I64, I32, I64, I64, I64, I64],
         ret: None,
     },
+    HelperDef {
+        h: Helper::BarArriveNoWait,
+        name: "ptxjit_bar_arrive_nowait",
+        params: &[I64, I32, I32, I32, I32],
+        ret: Some(I32),
+    },
+    HelperDef {
+        h: Helper::BarRedPending,
+        name: "ptxjit_bar_red_pending",
+        params: &[I64, I32],
+        ret: None,
+    },
+    HelperDef {
+        h: Helper::BarRedResult,
+        name: "ptxjit_bar_red_result",
+        params: &[I64, I32, I32],
+        ret: Some(I32),
+    },
 ];
 
 impl HelperDef {
@@ -190,6 +211,9 @@ impl HelperDef {
             Helper::CallPick => super::call::ptxjit_call_pick as *const u8,
             Helper::Warp => super::warp::ptxjit_warp as *const u8,
             Helper::Atom => super::atom::ptxjit_atom as *const u8,
+            Helper::BarArriveNoWait => super::barrier::ptxjit_bar_arrive_nowait as *const u8,
+            Helper::BarRedPending => super::barrier::ptxjit_bar_red_pending as *const u8,
+            Helper::BarRedResult => super::barrier::ptxjit_bar_red_result as *const u8,
             Helper::Half => super::half::ptxjit_half as *const u8,
         }
     }

@@ -27,6 +27,7 @@
 
 mod arith;
 mod atom;
+mod barrier;
 mod bits;
 mod call;
 mod cflow;

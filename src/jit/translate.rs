@@ -755,6 +755,12 @@ impl<'a> FnTx<'a> {
             // `check` turns every bar.sync into `Terminator::Barrier`.
             InstKind::BarSync { .. } => Err(self.unsupported("bar.sync inside a block")),
             InstKind::Bits { op, ty, dst, srcs } => self.bits(*op, *ty, *dst, srcs, &mut mask),
+            InstKind::BarArrive { barrier, count } => {
+                self.bar_arrive_inst(barrier, count, &mut mask, i.id)
+            }
+            InstKind::BarRedResult { op, barrier, dst } => {
+                self.bar_red_result(*op, barrier, *dst, &mut mask)
+            }
             InstKind::Atom {
                 op,
                 ty,

@@ -369,6 +369,7 @@ fn run_cta(
         env.error_at = None;
         env.yielder = None;
         env.arrivals.clear();
+        env.pending_red = None;
         let ctx = &mut *slot.ctx;
         ctx.ctaid = ctaid;
         ctx.live = slot.live;
@@ -408,6 +409,10 @@ struct Barriers {
     waits: Vec<Vec<(u32, u64)>>,
     /// Bit i: barrier i has arrivals in its current generation.
     open: u16,
+    /// `bar.red`: threads of the current generation whose predicate is true.
+    red_yes: [u32; 16],
+    /// (true predicates, arrived threads) of each barrier's last completed generation.
+    red_done: [(u32, u32); 16],
 }
 
 impl Barriers {
@@ -419,14 +424,19 @@ impl Barriers {
             if a.count.is_some() {
                 self.expected[id] = a.count;
             }
-            self.waits[w].push((id as u32, self.generation[id]));
+            if let Some(bits) = a.red {
+                self.red_yes[id] += (bits & a.mask).count_ones();
+            }
+            if a.wait {
+                self.waits[w].push((id as u32, self.generation[id]));
+            }
             self.open |= 1 << id;
         }
     }
 
     /// Completes every barrier whose count is reached and wakes the warps whose
     /// barriers have all completed.
-    fn release(&mut self, warps: &[WarpSlot], state: &mut [WarpState]) {
+    fn release(&mut self, warps: &mut [WarpSlot], state: &mut [WarpState]) {
         if self.open == 0 {
             return;
         }
@@ -437,6 +447,8 @@ impl Barriers {
             let id = open.trailing_zeros() as usize;
             open &= open - 1;
             if self.arrived[id] >= self.expected[id].unwrap_or(live) {
+                self.red_done[id] = (self.red_yes[id], self.arrived[id]);
+                self.red_yes[id] = 0;
                 self.arrived[id] = 0;
                 self.expected[id] = None;
                 self.generation[id] += 1;
@@ -453,6 +465,9 @@ impl Barriers {
                     .iter()
                     .all(|&(b, g)| self.generation[b as usize] > g)
             {
+                for &(b, _) in &self.waits[w] {
+                    warps[w].env.red_results[b as usize] = self.red_done[b as usize];
+                }
                 self.waits[w].clear();
                 *s = WarpState::Ready;
             }
@@ -507,6 +522,9 @@ fn run_cta_with_barriers(
                     CoroutineResult::Yield(WarpYield::Wait) => {
                         bars.arrive(w, &mut warps[w].env);
                         state[w] = WarpState::Waiting;
+                    }
+                    CoroutineResult::Yield(WarpYield::Arrive) => {
+                        bars.arrive(w, &mut warps[w].env);
                     }
                     CoroutineResult::Return(status) => {
                         state[w] = WarpState::Done;

@@ -99,3 +99,8 @@ static __device__ __forceinline__ unsigned long long atomicCAS(unsigned long lon
                                                                unsigned long long v) {
     return (unsigned long long)__nvvm_atom_cas_gen_ll((long long*)p, (long long)c, (long long)v);
 }
+
+// Barrier reductions.
+#define __syncthreads_count(p) __nvvm_bar0_popc(p)
+#define __syncthreads_and(p) __nvvm_bar0_and(p)
+#define __syncthreads_or(p) __nvvm_bar0_or(p)

@@ -4,6 +4,7 @@
 //! unimplemented variant of a known one) is a located "not supported yet" error.
 
 mod bits;
+mod datamove;
 mod sfu;
 
 use super::func::{Fx, TTerm, Tgt};
@@ -334,8 +335,10 @@ impl Fx<'_, '_> {
             "setp" => one(self.setp(i, m, false)?),
             "set" => one(self.setp(i, m, true)?),
             "selp" => one(self.selp(i, m)?),
-            "ld" | "ldu" => one(self.ld(i, m)?),
-            "st" => one(self.st(i, m)?),
+            "ld" | "ldu" => self.ld(i, m).map(Lowered::Insts),
+            "st" => self.st(i, m).map(Lowered::Insts),
+            "prefetch" | "prefetchu" => self.prefetch(i, m).map(Lowered::Insts),
+            "isspacep" => one(self.isspacep(i, m)?),
             "cvta" => one(self.cvta(i, m)?),
             "cvt" => one(self.cvt(i, m)?),
             "bar" | "barrier" => {
@@ -404,15 +407,7 @@ impl Fx<'_, '_> {
             return Err(self.err(a.loc(), "expected a source operand"));
         };
         let src = match self.value(e)? {
-            Val::Special(s) => {
-                if ty == Type::Pred || ty.is_float() || ty.bits() > 32 || ty.bits() < 16 {
-                    return Err(self.err(
-                        e.loc,
-                        format!("special register cannot be read with type {ty}"),
-                    ));
-                }
-                Operand::Special(s)
-            }
+            Val::Special(s) => self.sreg_operand(s, ty, false, e.loc)?,
             Val::Zero => Operand::Imm(0),
             Val::Var(v, off, name) => {
                 if ty.is_float() || ty == Type::Pred || ty.bits() < 32 {

@@ -58,7 +58,9 @@ mod func;
 mod init;
 mod inst;
 mod mem;
+mod memqual;
 mod operand;
+mod sreg;
 mod validate;
 
 use std::collections::HashMap;

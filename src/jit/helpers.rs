@@ -39,6 +39,8 @@ pub(crate) enum Helper {
     Nanosleep,
     NotUniform,
     CallPick,
+    Clock,
+    Isspacep,
 }
 
 pub(crate) struct HelperDef {
@@ -146,6 +148,18 @@ pub(crate) const HELPERS: &[HelperDef] = &[
         params: &[I64, I64, I32, I64],
         ret: Some(I64),
     },
+    HelperDef {
+        h: Helper::Clock,
+        name: "ptxjit_clock",
+        params: &[I64, I32],
+        ret: Some(I64),
+    },
+    HelperDef {
+        h: Helper::Isspacep,
+        name: "ptxjit_isspacep",
+        params: &[I64, I32, I32, I64],
+        ret: Some(I32),
+    },
 ];
 
 impl HelperDef {
@@ -167,6 +181,8 @@ impl HelperDef {
             Helper::Nanosleep => super::cflow::ptxjit_nanosleep as *const u8,
             Helper::NotUniform => ptxjit_not_uniform as *const u8,
             Helper::CallPick => super::call::ptxjit_call_pick as *const u8,
+            Helper::Clock => super::sreg::ptxjit_clock as *const u8,
+            Helper::Isspacep => super::sreg::ptxjit_isspacep as *const u8,
         }
     }
 }

@@ -46,7 +46,7 @@ fn sregs(b: Backend) {
     let m = load(&dev, b);
     let (grid, block) = ([2u32, 3, 2], [40u32, 1, 1]);
     let nthreads = 12 * 40;
-    let o32 = dev.alloc_zeroed(nthreads * 160).unwrap();
+    let o32 = dev.alloc_zeroed(nthreads * 192).unwrap();
     let o64 = dev.alloc_zeroed(nthreads * 64).unwrap();
     for gridid in 1..=2u64 {
         let cfg = LaunchConfig::new(grid, block).shared_bytes(100).backend(b);
@@ -58,7 +58,7 @@ fn sregs(b: Backend) {
         let r64: Vec<u64> = dev.read(&o64).unwrap();
         let mut smid_of_cta = [u32::MAX; 12];
         for t in 0..nthreads {
-            let g = |k: usize| r32[t * 40 + k];
+            let g = |k: usize| r32[t * 48 + k];
             let g64 = |k: usize| r64[t * 8 + k];
             let (tid, cta) = (t % 40, t / 40);
             let ctaid = [cta % 2, (cta / 2) % 3, cta / 6].map(|x| x as u32);
@@ -94,6 +94,15 @@ fn sregs(b: Backend) {
             assert_eq!(g(30), !below & 0xff, "cvt.u32.u8 %lanemask_ge {ctx}");
             assert_eq!(g(31), gridid as u32, "mov.u32 %gridid {ctx}");
             assert_eq!(g(37), 48, "mov.u32 of shared variables' addresses {ctx}");
+            assert_eq!(
+                [g(40), g(41), g(42), g(43)],
+                [ctaid[0], ctaid[1], ctaid[2], 0]
+            );
+            assert_eq!(
+                [g(44), g(45), g(46), g(47)],
+                [2, 3, 2, 0],
+                "mov.v4 %nctaid {ctx}"
+            );
             assert_eq!(g64(4), gridid, "%gridid {ctx}");
             assert_eq!(g64(5), 0, "%current_graph_exec %pm0_64 %pm7_64 {ctx}");
             let sext16 = (!below & 0xffff) as u16 as i16 as i64 as u64;
@@ -136,14 +145,14 @@ fn sregs(b: Backend) {
 fn one_worker(b: Backend) {
     let dev = device(1);
     let m = load(&dev, b);
-    let o32 = dev.alloc_zeroed(64 * 160).unwrap();
+    let o32 = dev.alloc_zeroed(64 * 192).unwrap();
     let o64 = dev.alloc_zeroed(64 * 64).unwrap();
     let cfg = LaunchConfig::new(2, 32).backend(b);
     dev.launch(&m, "sregs", &cfg, &[(&o32).into(), (&o64).into()])
         .unwrap();
     let r32: Vec<u32> = dev.read(&o32).unwrap();
     for t in 0..64 {
-        assert_eq!((r32[t * 40 + 8], r32[t * 40 + 9]), (0, 1), "{b:?} {t}");
+        assert_eq!((r32[t * 48 + 8], r32[t * 48 + 9]), (0, 1), "{b:?} {t}");
     }
 }
 

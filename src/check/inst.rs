@@ -396,6 +396,9 @@ impl Fx<'_, '_> {
     // ----- mov ----------------------------------------------------------------------
 
     fn mov(&mut self, i: &Instruction, m: &mut Mods) -> Result<Vec<InstKind>, PtxError> {
+        if m.any(|x| x == "v4") {
+            return self.mov_sreg_vector(i, m);
+        }
         let ty = self.one_type(m)?;
         self.nops(i, m, 2)?;
         let (d, a) = (&i.operands[0], &i.operands[1]);

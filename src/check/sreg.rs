@@ -5,7 +5,10 @@
 //! `%is_explicit_cluster` is a `.pred` read only by `mov.pred`).
 
 use super::func::Fx;
-use crate::ir::{Dim, LaneMask, Loc, Operand, ReservedSmem, SpecialReg, Type};
+use super::inst::Mods;
+use super::operand::{Rule, VecElem};
+use crate::ir::{Dim, InstKind, LaneMask, Loc, Operand, ReservedSmem, SpecialReg, Type};
+use crate::parse::ast::{self, ExprKind, Instruction};
 use crate::parse::PtxError;
 
 /// What a special-register name denotes.
@@ -176,5 +179,68 @@ impl Fx<'_, '_> {
                 if cvt { " by cvt" } else { "" }
             ),
         ))
+    }
+
+    /// `mov.v4.type {a, b, c, d}, %sreg` (or a `.v4` register) for a special register
+    /// with components: one `mov` per component, `.w` reading 0.
+    pub(super) fn mov_sreg_vector(
+        &mut self,
+        i: &Instruction,
+        m: &mut Mods,
+    ) -> Result<Vec<InstKind>, PtxError> {
+        let bad = |m: &Mods| {
+            self.err(
+                m.loc,
+                format!(
+                    "'{}': a vector mov reads a special register with components (%tid, %ntid, ...)",
+                    m.text
+                ),
+            )
+        };
+        if !m.has("v4") {
+            return Err(bad(m));
+        }
+        let ty = match m.types().as_slice() {
+            [(t, _)] => *t,
+            _ => return Err(bad(m)),
+        };
+        if i.operands.len() != 2 {
+            return Err(bad(m));
+        }
+        let (d, a) = (&i.operands[0], &i.operands[1]);
+        let f = match a {
+            ast::Operand::Value(e) => match &e.kind {
+                ExprKind::Sym { name, comp: None } => match lookup(name) {
+                    Some(SregName::Vector(f)) => f,
+                    _ => return Err(bad(m)),
+                },
+                _ => return Err(bad(m)),
+            },
+            _ => return Err(bad(m)),
+        };
+        let src = self.sreg_operand(f(Dim::X), ty, false, a.loc())?;
+        let elems = self.vector_elems(d)?;
+        if elems.len() != 4 {
+            return Err(self.err(d.loc(), format!("'{}' needs 4 destinations", m.text)));
+        }
+        let mut out = Vec::new();
+        for (k, el) in elems.into_iter().enumerate() {
+            let dst = match el {
+                VecElem::Op(ast::Operand::Sink(_)) => continue,
+                VecElem::Op(op) => self.dst(op, ty, Rule::Strict)?,
+                VecElem::Reg(r) => {
+                    self.check_fit(r, ty, Rule::Strict, d.loc())?;
+                    r
+                }
+            };
+            let src = match k {
+                0 => src,
+                1 => Operand::Special(f(Dim::Y)),
+                2 => Operand::Special(f(Dim::Z)),
+                _ => Operand::Imm(0),
+            };
+            out.push(InstKind::Mov { ty, dst, src });
+        }
+        Ok(out)
     }
 }

@@ -95,6 +95,8 @@ impl WarpCtx {
                 }
             }
         }
+        let mut sreg = SregCtx::default();
+        sreg.set_cluster(ctaid, nctaid, [1, 1, 1]);
         WarpCtx {
             live,
             status: STATUS_OK,
@@ -116,7 +118,7 @@ impl WarpCtx {
             env: std::ptr::null_mut(),
             call_depth: 0,
             check_uniform: 0,
-            sreg: SregCtx::default(),
+            sreg,
         }
     }
 }

@@ -303,6 +303,18 @@ fn invalid_forms_are_load_time_errors() {
             "e.ptx:13:2: error: '.mmio' needs '.relaxed.sys'",
         ),
         (
+            "\tld.global.L2::evict_last.v4.b32 {%r0, %r1, %r2, %r3}, [%rd1];".into(),
+            "e.ptx:13:2: error: '.L2::evict_last' needs a 256-bit access (.v8.b32 or .v4.b64)",
+        ),
+        (
+            "\tld.shared.L1::evict_last.u32 %r1, [sm];".into(),
+            "e.ptx:13:2: error: an eviction priority needs global memory",
+        ),
+        (
+            "\tld.global.cg.L1::evict_last.u32 %r1, [%rd1];".into(),
+            "e.ptx:13:2: error: an eviction priority cannot be combined with a cache operator",
+        ),
+        (
             "\tprefetch.global [%rd1];".into(),
             "e.ptx:13:2: error: 'prefetch' needs a cache level (.L1 or .L2)",
         ),
@@ -338,6 +350,7 @@ fn invalid_forms_are_load_time_errors() {
         format!("\tld.shared.v8.u8 {r8}, [sm];"),
         "\tld.global.nc.L1::no_allocate.L2::256B.f32 %f1, [%rd1];".into(),
         "\tld.relaxed.cluster.shared::cta.u32 %r1, [sm];".into(),
+        format!("\tld.L2::evict_first.v8.b32 {r8}, [%rd1];"),
         "\tst.release.sys.global.L1::evict_last.u32 [%rd1], %r1;".into(),
         "\tisspacep.shared::cluster %p1, %rd1+8;".into(),
         "\tprefetch.const.tensormap [%rd1];".into(),

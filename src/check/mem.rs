@@ -3,7 +3,7 @@
 
 use super::func::Fx;
 use super::inst::Mods;
-use super::memqual::{MemOp, Sem};
+use super::memqual::{MemOp, MemQuals, Sem};
 use super::operand::{Rule, Val, VecElem};
 use crate::ir::{AddrBase, Address, InstKind, Operand, Rnd, Space, Type};
 use crate::parse::ast::{self, Instruction};
@@ -141,16 +141,29 @@ impl Fx<'_, '_> {
     }
 
     /// Checks the size of a `.vN` access: up to 128 bits anywhere; 256 bits (`.v8` of
-    /// 32-bit or `.v4` of 64-bit elements, sm_100) only in global memory, not `ldu`.
+    /// 32-bit or `.v4` of 64-bit elements, sm_100) only in global memory, not `ldu`;
+    /// `.L2::evict_*` only with 256 bits.
     fn vec_size(
         &self,
         m: &Mods,
+        q: MemQuals,
         n: usize,
         ty: Type,
         space: Space,
         ldu: bool,
     ) -> Result<(), PtxError> {
         let bits = n as u32 * ty.bits();
+        if let Some(e) = q.l2_evict {
+            if bits != 256 {
+                return Err(self.err(
+                    m.loc,
+                    format!(
+                        "'.{e}' needs a 256-bit access (.v8.b32 or .v4.b64) in '{}'",
+                        m.text
+                    ),
+                ));
+            }
+        }
         if n == 1 || bits <= 128 && !(ldu && n == 8) {
             return Ok(());
         }
@@ -191,10 +204,11 @@ impl Fx<'_, '_> {
                 format!("'{}' is only valid for global memory", m.text),
             ));
         }
-        let sem = self.mem_quals(m, if ldu { MemOp::Ldu } else { MemOp::Ld }, space)?;
+        let q = self.mem_quals(m, if ldu { MemOp::Ldu } else { MemOp::Ld }, space)?;
+        let sem = q.sem;
         let vec = self.vec_mod(m);
         let ty = self.mem_type(m)?;
-        self.vec_size(m, vec.unwrap_or(1), ty, space, ldu)?;
+        self.vec_size(m, q, vec.unwrap_or(1), ty, space, ldu)?;
         self.cache_hint(i, m, hint, 2)?;
         let d = &i.operands[0];
         let dsts = match vec {
@@ -246,10 +260,11 @@ impl Fx<'_, '_> {
         }
         let hint = m.has("L2::cache_hint");
         let space = self.space_mod(m, false)?;
-        let sem = self.mem_quals(m, MemOp::St, space)?;
+        let q = self.mem_quals(m, MemOp::St, space)?;
+        let sem = q.sem;
         let vec = self.vec_mod(m);
         let ty = self.mem_type(m)?;
-        self.vec_size(m, vec.unwrap_or(1), ty, space, false)?;
+        self.vec_size(m, q, vec.unwrap_or(1), ty, space, false)?;
         let (before, after) = Self::order_points(sem, space);
         self.cache_hint(i, m, hint, 2)?;
         let addr = self.address(&i.operands[0], space)?;

@@ -48,6 +48,16 @@ const EVICTIONS: &[&str] = &[
     "L1::no_allocate",
 ];
 const PREFETCH_SIZES: &[&str] = &["L2::64B", "L2::128B", "L2::256B"];
+/// L2 eviction priorities of 256-bit accesses (sm_100).
+const L2_EVICTIONS: &[&str] = &["L2::evict_first", "L2::evict_last", "L2::evict_normal"];
+
+/// What the qualifiers of an access ask for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) struct MemQuals {
+    pub sem: Sem,
+    /// An `.L2::evict_*` priority, which PTX allows only on 256-bit accesses.
+    pub l2_evict: Option<&'static str>,
+}
 
 impl Fx<'_, '_> {
     /// Takes every modifier of `m` in `names`, allowing at most one.
@@ -71,8 +81,13 @@ impl Fx<'_, '_> {
     }
 
     /// Takes and checks the qualifiers of an `ld`/`ldu`/`st` in state space `space`;
-    /// returns the access's ordering semantics.
-    pub(super) fn mem_quals(&self, m: &mut Mods, op: MemOp, space: Space) -> Result<Sem, PtxError> {
+    /// returns the access's ordering semantics and L2 eviction priority.
+    pub(super) fn mem_quals(
+        &self,
+        m: &mut Mods,
+        op: MemOp,
+        space: Space,
+    ) -> Result<MemQuals, PtxError> {
         let (loc, text) = (m.loc, m.text.clone());
         let bad = |what: String| Err(self.err(loc, format!("{what} in '{text}'")));
         let opname = match op {
@@ -86,6 +101,11 @@ impl Fx<'_, '_> {
         let cop = self.at_most_one(m, if op == MemOp::St { ST_COPS } else { LD_COPS })?;
         let nc = op != MemOp::St && m.has("nc");
         let evict = self.at_most_one(m, EVICTIONS)?;
+        let l2_evict = if op == MemOp::Ldu {
+            None
+        } else {
+            self.at_most_one(m, L2_EVICTIONS)?
+        };
         let prefetch = if op == MemOp::St {
             None
         } else {
@@ -151,6 +171,14 @@ impl Fx<'_, '_> {
         if prefetch.is_some() && !matches!(space, Space::Global | Space::Generic) {
             return bad("a prefetch size needs global memory".into());
         }
-        Ok(sem)
+        if (evict.is_some() || l2_evict.is_some())
+            && !matches!(space, Space::Global | Space::Generic)
+        {
+            return bad("an eviction priority needs global memory".into());
+        }
+        if evict.is_some() && cop.is_some() {
+            return bad("an eviction priority cannot be combined with a cache operator".into());
+        }
+        Ok(MemQuals { sem, l2_evict })
     }
 }

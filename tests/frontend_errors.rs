@@ -255,7 +255,7 @@ fn operand_types() {
     );
     assert_eq!(
         body_err("\tmov.u64 %rd1, %tid.x;"),
-        "e.ptx:11:16: error: special register cannot be read with type .u64"
+        "e.ptx:11:16: error: special register '%tid.x' (32-bit) cannot be read with type .u64"
     );
     assert_eq!(
         body_err("\tmov.u32 %r1, %tid;"),
@@ -519,8 +519,8 @@ fn unsupported_is_located_at_the_opcode() {
         "e.ptx:11:2: error: instruction 'ld.shared::cluster.u32' is not supported yet"
     );
     assert_eq!(
-        body_err("\tmov.u64 %rd1, %clock64;"),
-        "e.ptx:11:16: error: special register '%clock64' is not supported yet"
+        body_err("\tmov.u32 %r1, %clock64;"),
+        "e.ptx:11:15: error: special register '%clock64' (64-bit) cannot be read with type .u32"
     );
     assert_eq!(
         body_err("\tmbarrier.init.shared.b64 [%rd1], 32;"),

@@ -370,9 +370,8 @@ impl Fx<'_, '_> {
                 "maxnctapersm" => {
                     nums(1, 1)?;
                 }
-                "reqnctapercluster" => {
-                    nums(1, 3)?;
-                }
+                "reqnctapercluster" => perf.reqnctapercluster = Some(dim3(nums(1, 3)?)),
+                "explicitcluster" => perf.explicitcluster = true,
                 "maxclusterrank" => {
                     nums(1, 1)?;
                 }

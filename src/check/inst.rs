@@ -5,6 +5,7 @@
 
 mod barrier;
 mod bits;
+mod datamove;
 mod half;
 mod sfu;
 mod warp;
@@ -357,9 +358,11 @@ impl Fx<'_, '_> {
             "setp" => self.setp(i, m, false).map(Lowered::Insts),
             "set" => self.setp(i, m, true).map(Lowered::Insts),
             "selp" => one(self.selp(i, m)?),
-            "ld" | "ldu" => one(self.ld(i, m)?),
+            "ld" | "ldu" => self.ld(i, m).map(Lowered::Insts),
             "atom" | "red" => one(self.atom(i, m)?),
-            "st" => one(self.st(i, m)?),
+            "st" => self.st(i, m).map(Lowered::Insts),
+            "prefetch" | "prefetchu" => self.prefetch(i, m).map(Lowered::Insts),
+            "isspacep" => one(self.isspacep(i, m)?),
             "cvta" => one(self.cvta(i, m)?),
             "cvt" => one(self.cvt(i, m)?),
             "shfl" | "vote" | "match" | "redux" | "activemask" | "elect" => {
@@ -418,6 +421,9 @@ impl Fx<'_, '_> {
     // ----- mov ----------------------------------------------------------------------
 
     fn mov(&mut self, i: &Instruction, m: &mut Mods) -> Result<Vec<InstKind>, PtxError> {
+        if m.any(|x| x == "v4") {
+            return self.mov_sreg_vector(i, m);
+        }
         let ty = self.one_type(m)?;
         self.nops(i, m, 2)?;
         let (d, a) = (&i.operands[0], &i.operands[1]);
@@ -429,15 +435,7 @@ impl Fx<'_, '_> {
             return Err(self.err(a.loc(), "expected a source operand"));
         };
         let src = match self.value(e)? {
-            Val::Special(s) => {
-                if ty == Type::Pred || ty.is_float() || ty.bits() > 32 || ty.bits() < 16 {
-                    return Err(self.err(
-                        e.loc,
-                        format!("special register cannot be read with type {ty}"),
-                    ));
-                }
-                Operand::Special(s)
-            }
+            Val::Special(s) => self.sreg_operand(s, ty, false, e.loc)?,
             Val::Zero => Operand::Imm(0),
             Val::Var(v, off, name) => {
                 if ty.is_float() || ty == Type::Pred || ty.bits() < 32 {

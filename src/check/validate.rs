@@ -131,7 +131,13 @@ fn validate_function(m: &Module, fid: FuncId, f: &Function) -> Result<(), String
                     Ok(())
                 }
             }
-            Operand::Special(_) => Ok(()),
+            Operand::Special(s) => {
+                if s.bits() == 1 && ty != Type::Pred || s.bits() > 1 && ty.bits() > s.bits() {
+                    Err(format!("special register {s:?} read as {ty}"))
+                } else {
+                    Ok(())
+                }
+            }
             Operand::VarAddr(v, _) => var(*v),
             Operand::FuncAddr(g) if g.0 as usize >= m.functions.len() => {
                 Err("function out of range".into())
@@ -396,6 +402,18 @@ fn validate_function(m: &Module, fid: FuncId, f: &Function) -> Result<(), String
                         src(s, *ty, Rule::Strict)?;
                     }
                 }
+                InstKind::Isspacep { dst, src: s, .. } => {
+                    pred(*dst)?;
+                    if let Operand::Reg(r) = s {
+                        let t = reg_ty(*r)?;
+                        if !(t.bits() == 32 || t.bits() == 64) || t == Type::Pred || t.is_float() {
+                            return Err("isspacep address register is not 32 or 64 bits".into());
+                        }
+                    } else {
+                        src(s, Type::U64, Rule::Strict)?;
+                    }
+                }
+                InstKind::OrderPoint => {}
                 InstKind::BarSync { .. } => {
                     return Err("bar.sync must be a block terminator (Terminator::Barrier)".into())
                 }

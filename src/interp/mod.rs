@@ -610,6 +610,23 @@ impl Warp<'_> {
             InstKind::Nanosleep { t } => {
                 ctx::nanosleep(lanes(mask).map(|l| self.read(ctx, *t, Type::U32, l) as u32));
             }
+            InstKind::Isspacep {
+                space,
+                dst,
+                src,
+                offset,
+            } => {
+                for lane in lanes(mask) {
+                    let a = self.read(ctx, *src, Type::U64, lane);
+                    let a = a.wrapping_add(*offset as u64);
+                    // SAFETY: the runtime runs warps with their env set.
+                    let v = unsafe { crate::runtime::sreg::in_window(ctx, *space, lane, a) };
+                    self.write(*dst, Type::Pred, v as u64, lane);
+                }
+            }
+            InstKind::OrderPoint => {
+                std::sync::atomic::fence(std::sync::atomic::Ordering::AcqRel);
+            }
             InstKind::Selp {
                 ty,
                 dst,
@@ -785,13 +802,5 @@ impl Warp<'_> {
 }
 
 fn special(ctx: &WarpCtx, s: SpecialReg, lane: usize) -> u64 {
-    (match s {
-        SpecialReg::Tid(d) => ctx.tid[d as usize][lane],
-        SpecialReg::Ntid(d) => ctx.ntid[d as usize],
-        SpecialReg::Ctaid(d) => ctx.ctaid[d as usize],
-        SpecialReg::Nctaid(d) => ctx.nctaid[d as usize],
-        SpecialReg::LaneId => lane as u32,
-        SpecialReg::WarpId => ctx.warpid,
-        SpecialReg::NWarpId => ctx.nwarpid,
-    }) as u64
+    crate::runtime::sreg::read(ctx, s, lane)
 }

@@ -203,6 +203,10 @@ pub struct PerfDirectives {
     pub reqntid: Option<[u32; 3]>,
     pub minnctapersm: Option<u32>,
     pub maxnreg: Option<u32>,
+    /// `.reqnctapercluster x, y, z`: the kernel runs in clusters of this shape.
+    pub reqnctapercluster: Option<[u32; 3]>,
+    /// `.explicitcluster`: the kernel must be launched with clusters.
+    pub explicitcluster: bool,
 }
 
 #[derive(Clone, Debug)]
@@ -665,6 +669,102 @@ pub enum SpecialReg {
     LaneId,
     WarpId,
     NWarpId,
+    /// `%clock` (low 32 bits of `%clock64`), `%clock_hi` (high 32 bits), `%clock64`.
+    Clock,
+    ClockHi,
+    Clock64,
+    /// `%globaltimer` (u64 nanoseconds) and its low/high halves.
+    GlobalTimer,
+    GlobalTimerLo,
+    GlobalTimerHi,
+    SmId,
+    NSmId,
+    /// `%gridid` (u64).
+    GridId,
+    LaneMask(LaneMask),
+    DynamicSmemSize,
+    TotalSmemSize,
+    AggrSmemSize,
+    ClusterId(Dim),
+    NClusterId(Dim),
+    ClusterCtaId(Dim),
+    ClusterNCtaId(Dim),
+    ClusterCtaRank,
+    ClusterNCtaRank,
+    /// `%is_explicit_cluster` (`.pred`).
+    IsExplicitCluster,
+    /// `%current_graph_exec` (u64; always 0: no CUDA graphs).
+    CurrentGraphExec,
+    /// `%envreg0..31` (always 0).
+    EnvReg(u8),
+    /// `%pm0..7` (u32) and `%pm0_64..%pm7_64` (u64): always 0.
+    Pm {
+        n: u8,
+        wide: bool,
+    },
+    /// `%reserved_smem_offset_{begin,end,cap,0,1}`: always 0 (no reserved shared memory).
+    ReservedSmem(ReservedSmem),
+}
+
+/// `%lanemask_{eq,le,lt,ge,gt}`: bits of the lanes equal to, at or below, below, at or
+/// above, above the reading lane.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum LaneMask {
+    Eq,
+    Le,
+    Lt,
+    Ge,
+    Gt,
+}
+
+/// Which `%reserved_smem_offset_*` register.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum ReservedSmem {
+    Begin,
+    End,
+    Cap,
+    Offset0,
+    Offset1,
+}
+
+impl SpecialReg {
+    /// The register's width: 32, 64 (`%clock64 %globaltimer %gridid %pmN_64
+    /// %current_graph_exec`) or 1 (`%is_explicit_cluster`, a predicate).
+    pub fn bits(self) -> u32 {
+        match self {
+            SpecialReg::Clock64
+            | SpecialReg::GlobalTimer
+            | SpecialReg::GridId
+            | SpecialReg::CurrentGraphExec
+            | SpecialReg::Pm { wide: true, .. } => 64,
+            SpecialReg::IsExplicitCluster => 1,
+            _ => 32,
+        }
+    }
+
+    /// The `mov` types other than the register's own width that PTX still accepts for
+    /// legacy code: 16 bits for `%tid %ntid %ctaid %nctaid`, 16 or 32 for `%gridid`.
+    pub fn legacy_bits(self) -> &'static [u32] {
+        match self {
+            SpecialReg::Tid(_)
+            | SpecialReg::Ntid(_)
+            | SpecialReg::Ctaid(_)
+            | SpecialReg::Nctaid(_) => &[16],
+            SpecialReg::GridId => &[16, 32],
+            _ => &[],
+        }
+    }
+
+    /// The value of registers that are the same constant everywhere on a CPU.
+    pub fn constant(self) -> Option<u64> {
+        match self {
+            SpecialReg::CurrentGraphExec
+            | SpecialReg::EnvReg(_)
+            | SpecialReg::Pm { .. }
+            | SpecialReg::ReservedSmem(_) => Some(0),
+            _ => None,
+        }
+    }
 }
 
 /// A variable whose address an instruction uses, with its layout resolved.
@@ -1005,6 +1105,22 @@ pub enum InstKind {
         dst: RegId,
         srcs: Vec<Operand>,
     },
+    /// `isspacep.space p, a{+offset}`: `p` = whether generic address `a + offset` (a
+    /// 32- or 64-bit register, zero-extended, or an immediate) lies in the reading
+    /// thread's window of `space` (see `crate::runtime::sreg::in_window`).
+    Isspacep {
+        space: Space,
+        dst: RegId,
+        src: Operand,
+        offset: i64,
+    },
+    /// An ordering point that `check` puts after strong loads and around strong stores
+    /// (`.volatile .relaxed .acquire .release .mmio`) to global or generic memory: no
+    /// memory access moves across it and no load is answered from an access on the other
+    /// side. On x86-64 (TSO: loads are acquire, stores release) that is all these
+    /// orderings need; the JIT emits a `sequence_point` (no machine code), the
+    /// interpreter an acquire-release fence.
+    OrderPoint,
 }
 
 /// The reductions of `bar.red`.

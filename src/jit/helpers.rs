@@ -45,6 +45,8 @@ pub(crate) enum Helper {
     BarRedPending,
     BarRedResult,
     Half,
+    Clock,
+    Isspacep,
 }
 
 pub(crate) struct HelperDef {
@@ -188,6 +190,18 @@ pub(crate) const HELPERS: &[HelperDef] = &[
         params: &[I64, I32, I32],
         ret: Some(I32),
     },
+    HelperDef {
+        h: Helper::Clock,
+        name: "ptxjit_clock",
+        params: &[I64, I32],
+        ret: Some(I64),
+    },
+    HelperDef {
+        h: Helper::Isspacep,
+        name: "ptxjit_isspacep",
+        params: &[I64, I32, I32, I64],
+        ret: Some(I32),
+    },
 ];
 
 impl HelperDef {
@@ -215,6 +229,8 @@ impl HelperDef {
             Helper::BarRedPending => super::barrier::ptxjit_bar_red_pending as *const u8,
             Helper::BarRedResult => super::barrier::ptxjit_bar_red_result as *const u8,
             Helper::Half => super::half::ptxjit_half as *const u8,
+            Helper::Clock => super::sreg::ptxjit_clock as *const u8,
+            Helper::Isspacep => super::sreg::ptxjit_isspacep as *const u8,
         }
     }
 }

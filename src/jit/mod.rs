@@ -20,6 +20,7 @@
 //! - `arith`: arithmetic, logic, shifts, `setp`, `selp`;
 //! - `convert`: `cvt`;
 //! - `mem`: `ld`, `st`, `cvta` (inline coalesced fast paths, helper slow path);
+//! - `sreg`: special registers, `isspacep`, order points;
 //! - `helpers`: `extern "C"` host helpers called by generated code;
 //! - `dump`: CLIF / disassembly listings.
 
@@ -39,6 +40,7 @@ mod half;
 mod helpers;
 mod lanes;
 mod mem;
+mod sreg;
 mod translate;
 mod uniform;
 mod warp;

@@ -9,6 +9,7 @@
 
 use crate::ir::{InstId, Space};
 use crate::runtime::memory::RegionTable;
+use crate::runtime::sreg::SregCtx;
 use std::sync::Arc;
 
 /// Number of lanes in a warp.
@@ -61,6 +62,8 @@ pub struct WarpCtx {
     pub call_depth: u32,
     /// Nonzero when the launch checks `.uni` assertions ([`not_uniform`]).
     pub check_uniform: u32,
+    /// Launch- and CTA-dependent special-register values.
+    pub sreg: SregCtx,
 }
 
 impl WarpCtx {
@@ -92,6 +95,8 @@ impl WarpCtx {
                 }
             }
         }
+        let mut sreg = SregCtx::default();
+        sreg.set_cluster(ctaid, nctaid, [1, 1, 1]);
         WarpCtx {
             live,
             status: STATUS_OK,
@@ -113,6 +118,7 @@ impl WarpCtx {
             env: std::ptr::null_mut(),
             call_depth: 0,
             check_uniform: 0,
+            sreg,
         }
     }
 }

@@ -8,6 +8,7 @@ pub mod device;
 pub mod error;
 pub mod launch;
 pub mod memory;
+pub mod sreg;
 
 /// Addresses the runtime assigned to a module's variables, needed by both backends.
 #[derive(Clone, Debug, Default)]

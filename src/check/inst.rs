@@ -5,6 +5,8 @@
 
 mod bits;
 mod half;
+mod carry;
+mod minmax;
 mod sfu;
 mod warp;
 
@@ -323,6 +325,14 @@ impl Fx<'_, '_> {
         }
         match i.opcode.name.as_str() {
             "mov" => self.mov(i, m).map(Lowered::Insts),
+            "add" | "sub" | "mad" if m.any(|x| x == "cc") => one(self.carry(i, m)?),
+            "addc" | "subc" | "madc" => one(self.carry(i, m)?),
+            "min" | "max" if m.any(minmax::is_ext_minmax_mod) => one(self.min_max_ext(i, m)?),
+            "lop3" if m.any(|x| x == "and" || x == "or") => {
+                self.lop3_pred(i, m).map(Lowered::Insts)
+            }
+            "copysign" => one(self.copysign(i, m)?),
+            "testp" => one(self.testp(i, m)?),
             "add" | "sub" => one(self.add_sub(i, m)?),
             "mul" => one(self.mul_mad(i, m, false)?),
             "mad" => one(self.mul_mad(i, m, true)?),

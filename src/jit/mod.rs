@@ -36,6 +36,7 @@ mod convert;
 mod dump;
 mod half;
 mod helpers;
+mod intfp;
 mod lanes;
 mod mem;
 mod translate;

@@ -328,7 +328,7 @@ impl Fx<'_, '_> {
             "add" | "sub" | "mad" if m.any(|x| x == "cc") => one(self.carry(i, m)?),
             "addc" | "subc" | "madc" => one(self.carry(i, m)?),
             "min" | "max" if m.any(minmax::is_ext_minmax_mod) => one(self.min_max_ext(i, m)?),
-            "lop3" if m.any(|x| x == "and" || x == "or") => {
+            "lop3" if m.any(|x| matches!(x, "and" | "or" | "xor")) => {
                 self.lop3_pred(i, m).map(Lowered::Insts)
             }
             "copysign" => one(self.copysign(i, m)?),

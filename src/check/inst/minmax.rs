@@ -67,6 +67,11 @@ impl Fx<'_, '_> {
                     return Err(invalid(self, ".relu"));
                 }
             }
+            (Type::F64, false) => {
+                // Only the plain form exists for .f64.
+                let first = float_mods.iter().find(|(on, _)| *on);
+                return Err(invalid(self, first.map_or(".relu", |(_, w)| w)));
+            }
             _ => return Err(self.bad_type(m, ty)),
         }
         self.nops(i, m, 3)?;
@@ -130,9 +135,15 @@ impl Fx<'_, '_> {
         i: &Instruction,
         m: &mut Mods,
     ) -> Result<Vec<InstKind>, PtxError> {
-        let bop = match m.one_of(&["and", "or"]) {
+        let bop = match m.one_of(&["and", "or", "xor"]) {
             Some("and") => BoolOp::And,
-            _ => BoolOp::Or,
+            Some("or") => BoolOp::Or,
+            _ => {
+                return Err(self.err(
+                    m.loc,
+                    format!("the BoolOp of '{}' must be '.and' or '.or'", m.text),
+                ))
+            }
         };
         let ty = self.one_type(m)?;
         if ty != Type::B32 {

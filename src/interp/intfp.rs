@@ -22,8 +22,8 @@ impl Warp<'_> {
                     for (k, s) in srcs.iter().enumerate().take(3) {
                         v[k] = self.read(ctx, *s, *ty, lane);
                     }
-                    let cf = cc_in.is_some_and(|r| self.regs[r.0 as usize][lane] & 1 != 0);
-                    let (d, out) = ops::carry::carry(*op, *ty, v[0], v[1], v[2], cf);
+                    let c = cc_in.map(|r| self.regs[r.0 as usize][lane] & 1 != 0);
+                    let (d, out) = ops::carry::carry(*op, *ty, v[0], v[1], v[2], c);
                     self.write(*dst, *ty, d, lane);
                     if let Some(r) = cc_out {
                         self.write(*r, Type::Pred, out as u64, lane);

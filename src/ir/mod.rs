@@ -997,9 +997,10 @@ pub enum InstKind {
     /// `madc{.lo,.hi}{.cc}` on `.u32 .s32 .u64 .s64` (`crate::ops::carry`). `srcs` are
     /// `a, b` (add/sub) or `a, b, c` (mad), all of type `ty`. The condition code's carry
     /// flag `CC.CF` is a hidden predicate register of the function (one per function,
-    /// created by `check` on first use): `cc_in` (addc/subc/madc) reads it as the carry
-    /// (or borrow) in, `cc_out` (`.cc`) receives the carry (or borrow) out. As ordinary
-    /// predicate registers they follow guards and divergence like any other.
+    /// created by `check` on first use): `cc_in` (addc/subc/madc) reads it, `cc_out`
+    /// (`.cc`) receives the new flag (the carry out; for sub, "no borrow", as the
+    /// hardware keeps it). As ordinary predicate registers they follow guards and
+    /// divergence like any other.
     Carry {
         op: CarryOp,
         ty: Type,
@@ -1101,7 +1102,8 @@ pub enum ReduxOp {
 pub enum CarryOp {
     /// `d = a + b (+ CF)`, carry out.
     Add,
-    /// `d = a - (b + CF)`, borrow out.
+    /// `d = a - b - borrow` with borrow = `!CF` (`a + ~b + CF`); the new flag is 1 when
+    /// there is no borrow (see `crate::ops::carry`).
     Sub,
     /// `d = (a * b).lo + c (+ CF)`, carry out of the addition.
     MadLo,

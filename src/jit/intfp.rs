@@ -3,11 +3,13 @@
 //! `crate::ops::carry` and `crate::ops::minmax`.
 //!
 //! The carry flag lives in a predicate register (lane masks); 64-bit forms widen it to
-//! i64x2 masks and narrow the carry out back. Carries come from unsigned compares:
-//! `a + b` carries iff the sum is below `a`, adding the carry-in once more carries iff
-//! that wraps to 0; `a - b` borrows iff `a < b`, and subtracting the borrow-in once more
-//! borrows iff `a - b == 0`. `mad.cc` adds to the `mul.lo`/`mul.hi` product of the
-//! arithmetic lowering (inline, or its helper for `mul.hi` of 64-bit types).
+//! i64x2 masks and narrow the carry out back. Every form is one addition with carry:
+//! `a + b + C`, `(a * b).lo/hi + c + C`, and `a - b` as `a + ~b + C` with `C = 1` for
+//! `sub.cc` (the flag then means "no borrow", as `crate::ops::carry` explains). Carries
+//! come from unsigned compares: `x + y` carries iff the sum is below `x`, and adding the
+//! carry-in once more carries iff that wraps to 0. `mad.cc` adds to the
+//! `mul.lo`/`mul.hi` product of the arithmetic lowering (inline, or its helper for
+//! `mul.hi` of 64-bit types).
 //!
 //! [`InstKind::Carry`]: crate::ir::InstKind::Carry
 //! [`InstKind::MinMax`]: crate::ir::InstKind::MinMax
@@ -60,6 +62,9 @@ impl FnTx<'_> {
             }
         };
         let wide = x.wide;
+        let sub = op == CarryOp::Sub;
+        // The carry-in as all-ones / zero lane masks of the operands' width: the flag,
+        // or for sub.cc a constant 1 (no borrow).
         let cin = match cc_in {
             Some(r) => {
                 let m = self.pred_vals(r, false);
@@ -69,39 +74,28 @@ impl FnTx<'_> {
                     m
                 })
             }
+            None if sub => Some(vec![
+                lanes::splat_w(&mut self.b, wide, u64::MAX).v[0];
+                x.v.len()
+            ]),
             None => None,
         };
-        let zero = lanes::splat_w(&mut self.b, wide, 0).v[0];
         let mut d = Vec::with_capacity(x.v.len());
         let mut cout = Vec::with_capacity(x.v.len());
         for k in 0..x.v.len() {
-            let (a, c) = (x.v[k], y.v[k]);
             let b = &mut self.b;
-            let (r, f) = if op == CarryOp::Sub {
-                let t = b.ins().isub(a, c);
-                let b1 = b.ins().icmp(IntCC::UnsignedLessThan, a, c);
-                match &cin {
-                    // The borrow-in is an all-ones mask: adding it subtracts 1.
-                    Some(m) => {
-                        let r = b.ins().iadd(t, m[k]);
-                        let z = b.ins().icmp(IntCC::Equal, t, zero);
-                        let b2 = b.ins().band(z, m[k]);
-                        (r, b.ins().bor(b1, b2))
-                    }
-                    None => (t, b1),
+            let a = x.v[k];
+            let c = if sub { b.ins().bnot(y.v[k]) } else { y.v[k] };
+            let s = b.ins().iadd(a, c);
+            let c1 = b.ins().icmp(IntCC::UnsignedLessThan, s, a);
+            let (r, f) = match &cin {
+                // Subtracting the all-ones carry mask adds 1.
+                Some(m) => {
+                    let r = b.ins().isub(s, m[k]);
+                    let c2 = b.ins().icmp(IntCC::UnsignedLessThan, r, s);
+                    (r, b.ins().bor(c1, c2))
                 }
-            } else {
-                let s = b.ins().iadd(a, c);
-                let c1 = b.ins().icmp(IntCC::UnsignedLessThan, s, a);
-                match &cin {
-                    // Subtracting the all-ones carry mask adds 1.
-                    Some(m) => {
-                        let r = b.ins().isub(s, m[k]);
-                        let c2 = b.ins().icmp(IntCC::UnsignedLessThan, r, s);
-                        (r, b.ins().bor(c1, c2))
-                    }
-                    None => (s, c1),
-                }
+                None => (s, c1),
             };
             d.push(r);
             cout.push(f);

@@ -249,4 +249,47 @@ LOOP:
     ret;
 }""")
 
+w("""
+// Chains that mix add and sub: the flag is the hardware carry (after sub: "no borrow").
+// in[t] = {a, b} (u32); out[t]: [0] sub.cc a, b then addc 0, 0 (1 iff a >= b);
+// [1] add.cc a, b then subc 0, 0 (0 if it carried, else 0xffffffff); [2] sub.cc a, b
+// then madc.lo 0, 0, 0; then three sequences with constants whose results on a GPU are
+// known (see tests/carry.rs): [3] sub.cc 0, 1; addc 1, 0  [4] sub.cc 0, 1;
+// subc.cc 0, 0xffffffff; addc 0, 0  [5] mad.lo.cc 0, 0, 0xffffffff;
+// madc.lo.cc 1, 1, 0xffffffff; subc 2, 0.
+.visible .entry mixed(.param .u64 pin, .param .u64 pout)
+{
+    .reg .b32 %r<8>;
+    .reg .b64 %p<4>;
+    ld.param.u64 %p1, [pin];
+    ld.param.u64 %p2, [pout];
+    mov.u32 %r0, %tid.x;
+    mul.wide.u32 %p3, %r0, 8;
+    add.s64 %p1, %p1, %p3;
+    mul.wide.u32 %p3, %r0, 24;
+    add.s64 %p2, %p2, %p3;
+    ld.global.v2.u32 {%r1, %r2}, [%p1];
+    sub.cc.u32 %r3, %r1, %r2;
+    addc.u32 %r4, 0, 0;
+    st.global.u32 [%p2], %r4;
+    add.cc.u32 %r3, %r1, %r2;
+    subc.u32 %r4, 0, 0;
+    st.global.u32 [%p2+4], %r4;
+    sub.cc.u32 %r3, %r1, %r2;
+    madc.lo.u32 %r4, 0, 0, 0;
+    st.global.u32 [%p2+8], %r4;
+    sub.cc.s32 %r3, 0, 1;
+    addc.s32 %r4, 1, 0;
+    st.global.u32 [%p2+12], %r4;
+    sub.cc.s32 %r3, 0, 1;
+    subc.cc.s32 %r3, 0, 4294967295;
+    addc.s32 %r4, 0, 0;
+    st.global.u32 [%p2+16], %r4;
+    mad.lo.cc.u32 %r3, 0, 0, 4294967295;
+    madc.lo.cc.u32 %r3, 1, 1, 4294967295;
+    subc.u32 %r4, 2, 0;
+    st.global.u32 [%p2+20], %r4;
+    ret;
+}""")
+
 print("\n".join(out))

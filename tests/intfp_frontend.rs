@@ -54,7 +54,6 @@ fn invalid_forms_are_located_errors() {
         ),
         ("\tmin.ftz.s16x2 %r1, %r2, %r3;", "e.ptx:11:2: error: '.ftz' is not valid for this type in 'min.ftz.s16x2'"),
         ("\tmin.u16x2.u32 %r1, %r2, %r3;", "e.ptx:11:11: error: 'min.u16x2.u32' has too many types"),
-        ("\tmin.NaN.f16 %r1, %r2, %r3;", "e.ptx:11:2: error: instruction 'min.NaN.f16' is not supported yet"),
         // Three-input min/max (PTX 8.8) is not in the ISA version ptxjit follows.
         ("\tmin.f32 %f1, %f2, %f3, %f1;", "e.ptx:11:25: error: instruction 'min.f32' takes 3 operands, not 4"),
         (

@@ -4,8 +4,8 @@
 //! unimplemented variant of a known one) is a located "not supported yet" error.
 
 mod bits;
-mod half;
 mod carry;
+mod half;
 mod minmax;
 mod sfu;
 mod warp;

@@ -38,6 +38,7 @@ mod convert;
 mod dump;
 mod half;
 mod helpers;
+mod intfp;
 mod lanes;
 mod mem;
 mod sreg;

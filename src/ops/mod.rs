@@ -21,11 +21,13 @@
 
 pub mod atomic;
 pub mod bits;
+pub mod carry;
 mod convert;
 pub mod f16;
 mod float;
 mod half;
 mod int;
+pub mod minmax;
 pub mod special;
 pub mod warp;
 

@@ -380,6 +380,7 @@ impl Fx<'_, '_> {
             }
             "bar" if m.has("warp") => one(self.bar_warp_sync(i, m)?),
             "bar" | "barrier" => self.barrier_inst(i, m),
+            "membar" | "fence" => self.fence_inst(i, m),
             "bra" => {
                 let uni = m.has("uni");
                 self.nops(i, m, 1)?;

@@ -413,7 +413,7 @@ fn validate_function(m: &Module, fid: FuncId, f: &Function) -> Result<(), String
                         src(s, Type::U64, Rule::Strict)?;
                     }
                 }
-                InstKind::OrderPoint => {}
+                InstKind::OrderPoint | InstKind::Fence => {}
                 InstKind::Carry {
                     op,
                     ty,

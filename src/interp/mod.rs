@@ -80,6 +80,12 @@ fn run_func(
     let mut block = 0usize;
     loop {
         let b = &f.blocks[block];
+        if ctx::stop_requested(ctx) {
+            let at = b.insts.first().map(|i| i.id).or_else(|| b.term.inst());
+            // SAFETY: the runtime runs warps with their env set.
+            unsafe { ctx::timed_out(ctx, at.unwrap_or(crate::ir::InstId(u32::MAX))) };
+            return returned;
+        }
         for inst in &b.insts {
             if w.exec(ctx, inst, active).is_err() || ctx.status != STATUS_OK {
                 return returned;
@@ -625,6 +631,7 @@ impl Warp<'_> {
                     self.write(*dst, Type::Pred, v as u64, lane);
                 }
             }
+            InstKind::Fence => std::sync::atomic::fence(std::sync::atomic::Ordering::SeqCst),
             InstKind::OrderPoint => {
                 std::sync::atomic::fence(std::sync::atomic::Ordering::AcqRel);
             }

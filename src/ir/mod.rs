@@ -410,6 +410,20 @@ pub struct CallRet {
 }
 
 impl Terminator {
+    /// The instruction this terminator came from (`None` for an implicit jump).
+    pub fn inst(&self) -> Option<InstId> {
+        match *self {
+            Terminator::Jump { inst, .. } => inst,
+            Terminator::Branch { inst, .. }
+            | Terminator::Ret { inst, .. }
+            | Terminator::Exit { inst, .. }
+            | Terminator::Barrier { inst, .. }
+            | Terminator::BrxIdx { inst, .. }
+            | Terminator::Call { inst, .. }
+            | Terminator::CallIndirect { inst, .. } => Some(inst),
+        }
+    }
+
     /// Blocks this terminator can transfer control to.
     pub fn successors(&self) -> Vec<BlockId> {
         match self {
@@ -1074,6 +1088,10 @@ pub enum InstKind {
         srcs: Vec<Operand>,
         vote_src: Option<PredSrc>,
     },
+    /// `membar.{cta,gl,sys}`, `fence.sc.scope`: a sequentially consistent fence (a
+    /// host `mfence`). The weaker `fence.{acq_rel,acquire,release}` and `fence.proxy.*`
+    /// lower to [`InstKind::OrderPoint`].
+    Fence,
     /// `bar.arrive a, b`: the lanes arrive at barrier `a` (of `b` threads) and go on.
     BarArrive { barrier: Operand, count: Operand },
     /// The result of the `bar.red` on barrier `barrier` that ended the previous block

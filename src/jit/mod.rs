@@ -45,6 +45,7 @@ mod sreg;
 mod translate;
 mod uniform;
 mod warp;
+mod watchdog;
 
 use crate::ir;
 use crate::runtime::ModuleLayout;

@@ -50,6 +50,10 @@ pub fn reg_fits(reg: Type, ty: Type, rule: Rule) -> bool {
     if reg.bits() > 64 || ty.bits() > 64 {
         return false;
     }
+    if ty == Type::F16 && rule == Rule::Relaxed {
+        // `cvt` may write an `.f16` result to (and read one from) a wider bit register.
+        return reg == ty || reg.is_bits() && reg.bits() >= 16;
+    }
     if ty.is_float() {
         return reg.bits() == ty.bits() && (reg == ty || reg.is_bits());
     }

@@ -220,6 +220,16 @@ fn validate_function(m: &Module, fid: FuncId, f: &Function) -> Result<(), String
                     fits(*dst, *ty, Rule::Strict)?;
                     src(s, *ty, Rule::Strict)?;
                 }
+                InstKind::CvtX { op, dst, srcs } => {
+                    let (stys, dty) = crate::ops::cvtx::signature(*op);
+                    if srcs.len() != stys.len() {
+                        return Err(format!("{op:?} with {} sources", srcs.len()));
+                    }
+                    fits(*dst, dty, Rule::Relaxed)?;
+                    for (s, t) in srcs.iter().zip(stys) {
+                        src(s, *t, Rule::Strict)?;
+                    }
+                }
                 InstKind::Bits { op, ty, dst, srcs } => {
                     let (stys, dty) = crate::ops::bits::signature(*op, *ty);
                     if srcs.len() != stys.len() {

@@ -39,6 +39,7 @@ pub(crate) enum Helper {
     Nanosleep,
     NotUniform,
     CallPick,
+    CvtX,
 }
 
 pub(crate) struct HelperDef {
@@ -146,6 +147,12 @@ pub(crate) const HELPERS: &[HelperDef] = &[
         params: &[I64, I64, I32, I64],
         ret: Some(I64),
     },
+    HelperDef {
+        h: Helper::CvtX,
+        name: "ptxjit_cvtx",
+        params: &[I64, I32, I64, I64, I64, I64],
+        ret: None,
+    },
 ];
 
 impl HelperDef {
@@ -167,6 +174,7 @@ impl HelperDef {
             Helper::Nanosleep => super::cflow::ptxjit_nanosleep as *const u8,
             Helper::NotUniform => ptxjit_not_uniform as *const u8,
             Helper::CallPick => super::call::ptxjit_call_pick as *const u8,
+            Helper::CvtX => super::cvtx::ptxjit_cvtx as *const u8,
         }
     }
 }

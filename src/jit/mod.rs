@@ -32,6 +32,7 @@ mod cflow;
 mod compare;
 mod control;
 mod convert;
+mod cvtx;
 mod dump;
 mod helpers;
 mod lanes;

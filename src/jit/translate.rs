@@ -755,6 +755,7 @@ impl<'a> FnTx<'a> {
             // `check` turns every bar.sync into `Terminator::Barrier`.
             InstKind::BarSync { .. } => Err(self.unsupported("bar.sync inside a block")),
             InstKind::Bits { op, ty, dst, srcs } => self.bits(*op, *ty, *dst, srcs, &mut mask),
+            InstKind::CvtX { op, dst, srcs } => self.cvtx(*op, *dst, srcs, &mut mask),
             InstKind::Sfu {
                 op,
                 ty,

@@ -21,6 +21,7 @@
 
 pub mod bits;
 mod convert;
+pub mod cvtx;
 pub mod f16;
 mod float;
 mod half;

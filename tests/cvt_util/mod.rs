@@ -48,6 +48,11 @@ impl Out {
             None => panic!("no slot for '{text}'"),
         }
     }
+    /// For tests that check a few instructions only: no coverage check at the end.
+    pub fn partial(self) -> Self {
+        self.seen.borrow_mut().extend(self.slots.keys().cloned());
+        self
+    }
     /// Every instruction text of the kernel.
     pub fn texts(&self) -> Vec<String> {
         let mut v: Vec<String> = self.slots.keys().cloned().collect();

@@ -75,9 +75,13 @@ def kernel(name, inputs, ops):
         "    add.s64 %o64, %o64, %ix;",
     ]
     s32 = s64 = 0
+    seen = set()
     for tmpl, kind in ops:
         reg, st, bank = STORE[kind]
         text = tmpl.split()[0]
+        if text in seen:
+            text += " " + tmpl.split(",")[-1].strip()
+        seen.add(text)
         if bank == 32:
             lines.append(f"    // out32[{s32}] = {text}")
             off, base = 4 * s32, "%o32"

@@ -500,3 +500,73 @@ macro_rules! both {
     )*};
 }
 both!(to_fp8, from_fp8, to_fp6, from_fp6, pack, mov_pack);
+
+/// Forms ptxas rejects, and the one ptxjit does not implement, are located load-time
+/// errors naming the instruction.
+#[test]
+fn load_time_errors() {
+    let head = ".version 8.6\n.target sm_100a\n.address_size 64\n.visible .entry k()\n{\n\
+                .reg .b8 %c;\n.reg .b16 %h;\n.reg .b32 %r<2>;\n.reg .f32 %f<2>;\n.reg .f64 %d;\n.reg .b128 %q;\n.reg .b64 %x<2>;\n";
+    let cases = [
+        (
+            "cvt.rs.f16x2.f32 %r0, %f0, %f1, %r1;",
+            "is not supported yet",
+        ),
+        (
+            "cvt.rn.e4m3x2.f32 %h, %f0, %f1;",
+            "'.satfinite' is required",
+        ),
+        (
+            "cvt.rz.satfinite.e4m3x2.f32 %h, %f0, %f1;",
+            "illegal rounding modifier",
+        ),
+        (
+            "cvt.rm.f16x2.f32 %r0, %f0, %f1;",
+            "illegal rounding modifier",
+        ),
+        ("cvt.f16x2.f32 %r0, %f0, %f1;", "rounding modifier required"),
+        (
+            "cvt.rn.satfinite.e2m1x2.f16x2 %c, %r0;",
+            "unexpected instruction types",
+        ),
+        (
+            "cvt.rn.satfinite.ue8m0x2.f32 %h, %f0, %f1;",
+            "illegal rounding modifier",
+        ),
+        (
+            "cvt.rz.relu.ue8m0x2.f32 %h, %f0, %f1;",
+            "'.relu' is not valid",
+        ),
+        ("cvt.rna.relu.tf32.f32 %r0, %f0;", "'.relu' is not valid"),
+        (
+            "cvt.rn.satfinite.f16x2.e4m3x2 %r0, %h;",
+            "'.satfinite' is not valid",
+        ),
+        ("cvt.rn.relu.f16.f64 %h, %d;", "'.relu' is not valid"),
+        ("cvt.rn.sat.bf16.f32 %h, %f0;", "'.sat' is not valid"),
+        ("cvt.rn.ftz.relu.f16.f32 %h, %f0;", "'.ftz' is not valid"),
+        ("cvt.rn.f16.f16 %h, %h;", "illegal rounding modifier"),
+        ("cvt.rni.f16.bf16 %h, %h;", "illegal rounding modifier"),
+        ("cvt.rn.f16x2.f32 %r0, %f0;", "takes 3 operands"),
+        ("cvt.pack.s16.s32 %r0, %r0, %r1;", "'.sat' is required"),
+        (
+            "cvt.pack.sat.u16.u32 %r0, %r0, %r1;",
+            "unexpected instruction types",
+        ),
+        (
+            "cvt.pack.sat.u8.s32 %r0, %r0, %r1;",
+            "unexpected instruction types",
+        ),
+        ("cvt.pack.sat.u8.s32.b32 %r0, %r0, %r1;", "takes 4 operands"),
+        ("mov.b128 %q, {%x0, %x1};", "is not supported yet"),
+    ];
+    for (inst, want) in cases {
+        let src = format!("{head}{inst}\nret;\n}}\n");
+        let e = match ptxjit::check::parse_and_check(&src, "e.ptx") {
+            Ok(_) => panic!("no error for {inst}"),
+            Err(e) => e.to_string(),
+        };
+        assert!(e.starts_with("e.ptx:13:"), "{inst}: {e}");
+        assert!(e.contains(want), "{inst}: {e}");
+    }
+}

@@ -887,7 +887,8 @@ pub enum InstKind {
         dst: RegId,
         src: Operand,
     },
-    /// `cvt{.rnd}{.ftz}{.sat}.dty.sty d, a`.
+    /// `cvt{.rnd}{.ftz}{.sat}.dty.sty d, a` between the integer types and `.f16`,
+    /// `.bf16`, `.f32`, `.f64` (semantics: `crate::ops::cvt`).
     Cvt {
         dst_ty: Type,
         src_ty: Type,

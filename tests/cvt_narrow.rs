@@ -456,7 +456,7 @@ fn mov_pack(b: Backend) {
     }
     .unwrap();
     let xs: Vec<u64> = (0..64u64)
-        .map(|i| 0x0123_4567_89ab_cdefu64.rotate_left(i as u32) ^ i * 0x1111)
+        .map(|i| 0x0123_4567_89ab_cdefu64.rotate_left(i as u32) ^ (i * 0x1111))
         .collect();
     let bx = dev.alloc_from(&xs).unwrap();
     let bo = dev.alloc_zeroed(xs.len() * 72).unwrap();
@@ -469,12 +469,12 @@ fn mov_pack(b: Backend) {
         let lo = x & 0xffff_ffff;
         let hw = |k: usize| (x >> (16 * k)) & 0xffff;
         let want = [
-            (x << 32) | (x >> 32),
+            x.rotate_right(32),
             (hw(0) << 16) | hw(1),
             u32::from_le_bytes([by[3], by[2], by[1], by[0]]) as u64,
             u16::from_le_bytes([by[1], by[0]]) as u64,
             hw(0) << 48 | hw(1) << 32 | hw(2) << 16 | hw(3),
-            (x << 32) | (x >> 32),
+            x.rotate_right(32),
             x >> 32,
             hw(1),
             0x1234_5678u64 << 32 | lo,

@@ -1,6 +1,7 @@
 //! The narrow-format `cvt` forms and `cvt.pack` ([`InstKind::CvtX`]): the operands go
 //! to stack slots and one `ptxjit_cvtx` helper call applies `crate::ops::cvtx` to the
-//! active lanes (the function the interpreter uses).
+//! active lanes (the function the interpreter uses); `cvt.rn.{f16,bf16}x2.f32` runs
+//! in vectors (`super::half`).
 //!
 //! [`InstKind::CvtX`]: crate::ir::InstKind::CvtX
 
@@ -8,7 +9,7 @@ use super::helpers::Helper;
 use super::lanes;
 use super::translate::{FnTx, Mask, SCRATCH_DATA};
 use super::JitError;
-use crate::ir::{CvtXOp, Operand, RegId};
+use crate::ir::{CvtXOp, CvtXRnd, MiniFmt, Operand, RegId, Type};
 use crate::runtime::ctx::WARP_SIZE;
 use cranelift_codegen::ir::InstBuilder;
 
@@ -25,6 +26,30 @@ impl FnTx<'_> {
         mask: &mut Mask,
     ) -> Result<(), JitError> {
         let (stys, dty) = crate::ops::cvtx::signature(op);
+        if let CvtXOp::FromF32 {
+            fmt: fmt @ (MiniFmt::F16 | MiniFmt::BF16),
+            pair: true,
+            rnd: CvtXRnd::Rn,
+            relu: false,
+            satfinite: false,
+        } = op
+        {
+            // `cvt.rn.{f16,bf16}x2.f32 d, a, b` in vectors: a into the upper half.
+            let f = if fmt == MiniFmt::F16 {
+                super::half::f32_to_f16_rn
+            } else {
+                super::half::f32_to_bf16_rn
+            };
+            let a = self.read(&srcs[0], Type::F32, false)?;
+            let c = self.read(&srcs[1], Type::F32, false)?;
+            let v = lanes::map2(&a, &c, |x, y| {
+                let hi = f(&mut self.b, x);
+                let lo = f(&mut self.b, y);
+                let hi = self.b.ins().ishl_imm_u(hi, 16);
+                self.b.ins().bor(hi, lo)
+            });
+            return self.write(dst, dty, v, mask);
+        }
         for (k, (s, t)) in srcs.iter().zip(stys).enumerate().take(SLOTS.len()) {
             let w = self.read(s, *t, false)?;
             self.spill(&w, SLOTS[k]);

@@ -34,6 +34,7 @@ mod control;
 mod convert;
 mod cvtx;
 mod dump;
+mod half;
 mod helpers;
 mod lanes;
 mod mem;

@@ -481,6 +481,20 @@ impl Fx<'_, '_> {
                         Operand::Reg(*r)
                     }
                 };
+                // A float register (`mov.b64 d, {%f1, %f2}`) goes through a bit
+                // register first: `Cvt` reads integer types.
+                let src = match src {
+                    Operand::Reg(r) if self.reg_ty(r).is_float() => {
+                        let t = self.new_reg("%__pack".into(), wb, m.loc)?;
+                        out.push(InstKind::Mov {
+                            ty: wb,
+                            dst: t,
+                            src,
+                        });
+                        Operand::Reg(t)
+                    }
+                    _ => src,
+                };
                 let target = if k == 0 { acc } else { part };
                 out.push(InstKind::Cvt {
                     dst_ty: tu,

@@ -596,6 +596,78 @@ fn sm90_f32(b: Backend) {
     ck.finish("sm90_f32");
 }
 
+/// f32/f64 -> every integer width in every integer rounding mode (saturating, NaN -> 0,
+/// `.ftz` flushing f32 inputs).
+fn float_to_int(b: Backend) {
+    let dev = Device::new().unwrap();
+    let xs = f32_sample();
+    let ys: Vec<f64> = xs
+        .iter()
+        .enumerate()
+        .map(|(k, &s)| {
+            let v = f32::from_bits(s) as f64;
+            match k % 3 {
+                0 => v,
+                1 => v * (1.0 + 2f64.powi(-40)),
+                _ => v * 2f64.powi((k % 64) as i32 - 32) + 0.5,
+            }
+        })
+        .collect();
+    let (bx, by) = (dev.alloc_from(&xs).unwrap(), dev.alloc_from(&ys).unwrap());
+    let out = run(
+        &dev,
+        "cvt_half.ptx",
+        "float_to_int",
+        &[&bx, &by],
+        xs.len(),
+        b,
+    );
+    let mut ck = Check::default();
+    for i in 0..xs.len() {
+        let x = f32::from_bits(xs[i]) as f64;
+        let y = ys[i];
+        let mut chk = |text: &str, want: u64| {
+            ck.eq(out.get(text, i), want, || {
+                format!("{b:?} {text} {:#x} {y:e}", xs[i])
+            });
+        };
+        for (src, v) in [("f32", x), ("f64", y)] {
+            for (dst, signed, bits) in [
+                ("s8", true, 8),
+                ("u8", false, 8),
+                ("s16", true, 16),
+                ("u16", false, 16),
+                ("s32", true, 32),
+                ("u32", false, 32),
+                ("s64", true, 64),
+                ("u64", false, 64),
+            ] {
+                let m = if bits == 64 { u64::MAX } else { 0xffff_ffff };
+                for (r, mode) in IMODES {
+                    chk(
+                        &format!("cvt.{r}.{dst}.{src}"),
+                        f2i(v, mode, signed, bits) & m,
+                    );
+                }
+            }
+        }
+        let xf = flush32(f32::from_bits(xs[i])) as f64;
+        chk(
+            "cvt.rni.ftz.s32.f32",
+            f2i(xf, Mode::Rn, true, 32) & 0xffff_ffff,
+        );
+        chk("cvt.rpi.ftz.u8.f32", f2i(xf, Mode::Rp, false, 8));
+        chk("cvt.rmi.ftz.s64.f32", f2i(xf, Mode::Rm, true, 64));
+        let want = if xf.is_nan() {
+            0x7fff_ffff
+        } else {
+            (xf.ceil() as f32).to_bits() as u64
+        };
+        chk("cvt.rpi.ftz.f32.f32", want);
+    }
+    ck.finish("float_to_int");
+}
+
 macro_rules! both {
     ($($name:ident),* $(,)?) => {$(
         mod $name {
@@ -617,5 +689,6 @@ both!(
     f32_narrow,
     f64_narrow,
     int_to_float,
-    sm90_f32
+    sm90_f32,
+    float_to_int
 );

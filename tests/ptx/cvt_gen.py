@@ -206,6 +206,20 @@ int_to_f16 += [
     b16("cvt.rn.sat.f16.s32 {d}, {b}"),
     b32("cvt.rn.f16.f32 {d}, 0f3FC00000"),
 ]
+# in0: f32, in1: f64; every integer width and integer rounding mode (signed results
+# sign-extended in the .b32/.b64 register).
+float_to_int = []
+for src, reg in [("f32", "{a}"), ("f64", "{b}")]:
+    for dst in ["s8", "u8", "s16", "u16", "s32", "u32", "s64", "u64"]:
+        for r in ["rni", "rzi", "rmi", "rpi"]:
+            kind = "b64" if dst.endswith("64") else "b32"
+            float_to_int.append((f"cvt.{r}.{dst}.{src} {{d}}, {reg}", kind))
+float_to_int += [
+    b32("cvt.rni.ftz.s32.f32 {d}, {a}"),
+    b32("cvt.rpi.ftz.u8.f32 {d}, {a}"),
+    b64("cvt.rmi.ftz.s64.f32 {d}, {a}"),
+    b32("cvt.rpi.ftz.f32.f32 {d}, {a}"),
+]
 write(
     "cvt_half.ptx",
     [
@@ -219,6 +233,7 @@ write(
         kernel("f32_narrow", ["f32", "f32"], f32_narrow),
         kernel("f64_narrow", ["f64"], f64_narrow),
         kernel("int_to_f16", ["b64", "b32"], int_to_f16),
+        kernel("float_to_int", ["f32", "f64"], float_to_int),
     ],
 )
 

@@ -3,11 +3,11 @@
 //! Inline: integer <-> integer without `.sat` (sign/zero extension per the source type,
 //! truncation by the destination write), `cvt.rn.{f32,f64}.{s,u}{8,16,32}` (exact or
 //! correctly rounded by SSE), and `cvt.{rni,rzi,rmi,rpi}.{s,u}{8,16,32}.f32`
-//! (round, then saturating conversion; NaN -> 0), f16/bf16 <-> f32 (`super::half`).
+//! (round, then saturating conversion; NaN -> 0), f16/bf16 <-> f32 (`super::halfcvt`).
 //! Everything else goes through the `ptxjit_cvt` helper (the interpreter's scalar
 //! semantics).
 
-use super::half;
+use super::halfcvt as half;
 use super::helpers::{self, Helper};
 use super::lanes::{self, W};
 use super::translate::{FnTx, Mask, SCRATCH_DATA};
@@ -163,7 +163,7 @@ impl FnTx<'_> {
     }
 
     /// f16/bf16 <-> f32 without `.sat` (f32 -> f16/bf16 only `.rn`), in vectors
-    /// (`super::half`).
+    /// (`super::halfcvt`).
     fn half_inline(
         &mut self,
         dst_ty: Type,

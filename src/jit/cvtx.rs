@@ -1,7 +1,7 @@
 //! The narrow-format `cvt` forms and `cvt.pack` ([`InstKind::CvtX`]): the operands go
 //! to stack slots and one `ptxjit_cvtx` helper call applies `crate::ops::cvtx` to the
 //! active lanes (the function the interpreter uses); `cvt.rn.{f16,bf16}x2.f32` runs
-//! in vectors (`super::half`).
+//! in vectors (`super::halfcvt`).
 //!
 //! [`InstKind::CvtX`]: crate::ir::InstKind::CvtX
 
@@ -36,9 +36,9 @@ impl FnTx<'_> {
         {
             // `cvt.rn.{f16,bf16}x2.f32 d, a, b` in vectors: a into the upper half.
             let f = if fmt == MiniFmt::F16 {
-                super::half::f32_to_f16_rn
+                super::halfcvt::f32_to_f16_rn
             } else {
-                super::half::f32_to_bf16_rn
+                super::halfcvt::f32_to_bf16_rn
             };
             let a = self.read(&srcs[0], Type::F32, false)?;
             let c = self.read(&srcs[1], Type::F32, false)?;

@@ -34,7 +34,7 @@ mod control;
 mod convert;
 mod cvtx;
 mod dump;
-mod half;
+mod halfcvt;
 mod helpers;
 mod lanes;
 mod mem;

@@ -525,3 +525,102 @@ fn named_prototype(backend: Backend) {
 }
 
 both_backends!(named_prototype);
+
+/// `.reg .pred` parameters and return values of a `.func`, directly (guarded, with
+/// register and immediate arguments, under divergence) and through a `.callprototype`.
+/// PTX's grammar allows `.reg` parameters of any type; ptxas rejects this module only
+/// because its ABI ("passing predicate, 8-bit and 16-bit parameters to device functions is
+/// not supported"), so the text lives here rather than in a ptxas-validated file.
+const PRED_PARAMS: &str = r#"
+.version 7.0
+.target sm_70
+.address_size 64
+// r = a xor (x > 100), with the return taken under a guard.
+.func (.reg .pred r) inv_if (.reg .pred a, .reg .b32 x)
+{
+    .reg .pred q;
+    setp.gt.u32 q, x, 100;
+    mov.pred r, a;
+    @!q ret;
+    not.pred r, a;
+    ret;
+}
+.visible .entry predk(.param .u64 in, .param .u64 out)
+{
+    .reg .pred p<6>;
+    .reg .b32 %r<8>;
+    .reg .b64 %rd<6>;
+    proto: .callprototype (.reg .pred _) _ (.reg .pred _, .reg .b32 _);
+    ld.param.u64 %rd1, [in];
+    ld.param.u64 %rd2, [out];
+    mov.u32 %r1, %tid.x;
+    mul.wide.u32 %rd3, %r1, 4;
+    add.u64 %rd3, %rd1, %rd3;
+    ld.global.u32 %r2, [%rd3];
+    and.b32 %r3, %r2, 1;
+    setp.ne.u32 p1, %r3, 0;
+    rem.u32 %r3, %r1, 3;
+    setp.ne.u32 p2, %r3, 0;
+    and.b32 %r3, %r1, 4;
+    setp.ne.u32 p3, %r3, 0;
+    @p2 call (p3), inv_if, (p1, %r2);
+    mul.wide.u32 %rd4, %r1, 12;
+    add.u64 %rd4, %rd2, %rd4;
+    selp.u32 %r4, 1, 0, p3;
+    st.global.u32 [%rd4], %r4;
+    and.b32 %r3, %r2, 2;
+    setp.ne.u32 p4, %r3, 0;
+    @!p4 bra ELSE;
+    call (p5), inv_if, (1, %r2);
+    bra JOIN;
+ELSE:
+    call (p5), inv_if, (0, %r2);
+JOIN:
+    selp.u32 %r4, 1, 0, p5;
+    st.global.u32 [%rd4+4], %r4;
+    mov.u64 %rd5, inv_if;
+    call (p5), %rd5, (p1, %r2), proto;
+    selp.u32 %r4, 1, 0, p5;
+    st.global.u32 [%rd4+8], %r4;
+    ret;
+}
+"#;
+
+fn pred_params(backend: Backend) {
+    let dev = device();
+    let m = match backend {
+        Backend::Jit => dev.load_ptx(PRED_PARAMS, "pred_params.ptx"),
+        Backend::Interp => dev.load_ptx_with(PRED_PARAMS, "pred_params.ptx", false),
+    }
+    .unwrap_or_else(|e| panic!("{e}"));
+    let n = 96usize;
+    let mut input = Rng::new(11).vec_u32(n);
+    for (t, x) in input.iter_mut().enumerate() {
+        *x %= 200 + t as u32; // both sides of 100
+    }
+    let in_buf = dev.alloc_from(&input).unwrap();
+    let out_buf = dev.alloc_from(&vec![SENTINEL; 3 * n]).unwrap();
+    let what = format!("pred_params {backend:?}");
+    launch(
+        &dev,
+        &m,
+        "predk",
+        &cfg([1, 1, 1], [n as u32, 1, 1], backend),
+        &[arg(&in_buf), arg(&out_buf)],
+        &what,
+    );
+    let mut want = vec![0u32; 3 * n];
+    for t in 0..n {
+        let x = input[t];
+        let (odd, big) = (x & 1 != 0, x > 100);
+        want[3 * t] = if t % 3 != 0 {
+            (odd ^ big) as u32
+        } else {
+            (t & 4 != 0) as u32
+        };
+        want[3 * t + 1] = ((x & 2 != 0) ^ big) as u32;
+        want[3 * t + 2] = (odd ^ big) as u32;
+    }
+    assert_slice_eq(&dev.read::<u32>(&out_buf).unwrap(), &want, &what);
+}
+both_backends!(pred_params);

@@ -25,10 +25,12 @@ fn check_reports_kernels_or_a_located_error() {
     let o = ptxjit(&["check", "tests/kernels/spec_brx.ptx"]);
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     let o = ptxjit(&["check", "tests/frontend_ptx/atomic.nvrtc.ptx"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let o = ptxjit(&["check", "tests/frontend_ptx/instructions.ptx"]);
     assert_eq!(o.status.code(), Some(1));
     assert!(
-        stderr(&o).starts_with("tests/frontend_ptx/atomic.nvrtc.ptx:25:2: error:")
-            && stderr(&o).contains("atom.global.add.u32"),
+        stderr(&o).starts_with("tests/frontend_ptx/instructions.ptx:10:9: error:")
+            && stderr(&o).contains(".texref"),
         "{}",
         stderr(&o)
     );

@@ -269,7 +269,7 @@ fn f16x2_cases(backend: Backend) {
 both_backends!(set_cases, f16_cases, f16x2_cases);
 
 #[test]
-fn set_and_setp_forms_not_supported_yet_are_located_errors() {
+fn invalid_set_and_setp_forms_are_located_errors() {
     let head = ".version 7.0\n.target sm_70\n.address_size 64\n.visible .entry k()\n{\n\t.reg .pred %p<3>;\n\t.reg .b32 %r<4>;\n\t.reg .b16 %h<4>;\n";
     let err = |body: &str| {
         ptxjit::check::parse_and_check(&format!("{head}{body}\n\tret;\n}}\n"), "e.ptx")
@@ -277,16 +277,16 @@ fn set_and_setp_forms_not_supported_yet_are_located_errors() {
             .to_string()
     };
     assert_eq!(
-        err("\tset.eq.u32.f16x2 %r1, %r2, %r3;"),
-        "e.ptx:9:2: error: instruction 'set.eq.u32.f16x2' is not supported yet"
+        err("\tset.eq.u16.f16x2 %h1, %r2, %r3;"),
+        "e.ptx:9:8: error: destination type .u16 is not valid with source type .f16x2 in 'set.eq.u16.f16x2'"
     );
     assert_eq!(
-        err("\tsetp.eq.bf16 %p1, %h1, %h2;"),
-        "e.ptx:9:2: error: instruction 'setp.eq.bf16' is not supported yet"
+        err("\tsetp.eq.ftz.bf16 %p1, %h1, %h2;"),
+        "e.ptx:9:2: error: '.ftz' is only valid for .f32, .f16 and .f16x2 sources and non-bf16 destinations in 'setp.eq.ftz.bf16'"
     );
     assert_eq!(
-        err("\tset.eq.f16.f16 %h1, %h2, %h3;"),
-        "e.ptx:9:2: error: instruction 'set.eq.f16.f16' is not supported yet"
+        err("\tset.eq.f16.bf16 %h1, %h2, %h3;"),
+        "e.ptx:9:8: error: destination type .f16 is not valid with source type .bf16 in 'set.eq.f16.bf16'"
     );
     assert_eq!(
         err("\tset.eq.f32.f16 %r1, %h2, %h3;"),
@@ -294,7 +294,7 @@ fn set_and_setp_forms_not_supported_yet_are_located_errors() {
     );
     assert_eq!(
         err("\tset.eq.u64.u32 %r1, %r2, %r3;"),
-        "e.ptx:9:8: error: destination type .u64 is not valid for 'set.eq.u64.u32' (.u32, .s32, .b32 or .f32)"
+        "e.ptx:9:8: error: destination type .u64 is not valid with source type .u32 in 'set.eq.u64.u32'"
     );
     assert_eq!(
         err("\tset.eq.u32 %r1, %r2, %r3;"),
@@ -302,6 +302,6 @@ fn set_and_setp_forms_not_supported_yet_are_located_errors() {
     );
     assert_eq!(
         err("\tset.lt.ftz.u32.s32 %r1, %r2, %r3;"),
-        "e.ptx:9:2: error: '.ftz' is only valid for .f32, .f16 and .f16x2 in 'set.lt.ftz.u32.s32'"
+        "e.ptx:9:2: error: '.ftz' is only valid for .f32, .f16 and .f16x2 sources and non-bf16 destinations in 'set.lt.ftz.u32.s32'"
     );
 }

@@ -255,7 +255,7 @@ fn operand_types() {
     );
     assert_eq!(
         body_err("\tmov.u64 %rd1, %tid.x;"),
-        "e.ptx:11:16: error: special register cannot be read with type .u64"
+        "e.ptx:11:16: error: special register '%tid.x' (32-bit) cannot be read with type .u64"
     );
     assert_eq!(
         body_err("\tmov.u32 %r1, %tid;"),
@@ -484,12 +484,12 @@ fn initializer_rules() {
 #[test]
 fn unsupported_is_located_at_the_opcode() {
     assert_eq!(
-        body_err("\tatom.global.add.u32 %r1, [%rd1], 1;"),
-        "e.ptx:11:2: error: instruction 'atom.global.add.u32' is not supported yet"
+        body_err("\tatom.global.v4.f32.add {%r1, %r1, %r1, %r1}, [%rd1], {%r1, %r1, %r1, %r1};"),
+        "e.ptx:11:2: error: instruction 'atom.global.v4.f32.add' is not supported yet"
     );
     assert_eq!(
-        body_err("\t@%p1 shfl.sync.down.b32 %r1, %r2, 1, 31, -1;"),
-        "e.ptx:11:7: error: instruction 'shfl.sync.down.b32' is not supported yet"
+        body_err("\t@%p1 pmevent.mask 1;"),
+        "e.ptx:11:7: error: instruction 'pmevent.mask' is not supported yet"
     );
     // Supported since the bit-manipulation family landed: only `.sat` on other types is
     // rejected.
@@ -511,25 +511,25 @@ fn unsupported_is_located_at_the_opcode() {
         "e.ptx:11:2: error: instruction 'min.NaN.f32' is not supported yet"
     );
     assert_eq!(
-        body_err("\tadd.f16 %r1, %r2, %r3;"),
-        "e.ptx:11:2: error: instruction 'add.f16' is not supported yet"
+        body_err("\tfma.rn.oob.f16x2 %r1, %r2, %r3, %r4;"),
+        "e.ptx:11:8: error: instruction 'fma.rn.oob.f16x2' is not supported yet (modifier '.oob')"
     );
     assert_eq!(
         body_err("\tld.shared::cluster.u32 %r1, [%rd1];"),
         "e.ptx:11:2: error: instruction 'ld.shared::cluster.u32' is not supported yet"
     );
     assert_eq!(
-        body_err("\tmov.u64 %rd1, %clock64;"),
-        "e.ptx:11:16: error: special register '%clock64' is not supported yet"
+        body_err("\tmov.u32 %r1, %clock64;"),
+        "e.ptx:11:15: error: special register '%clock64' (64-bit) cannot be read with type .u32"
     );
     assert_eq!(
-        body_err("\tbar.arrive 0, 32;"),
-        "e.ptx:11:2: error: instruction 'bar.arrive' is not supported yet"
+        body_err("\tmbarrier.init.shared.b64 [%rd1], 32;"),
+        "e.ptx:11:2: error: instruction 'mbarrier.init.shared.b64' is not supported yet"
     );
     // Unsupported instructions in unreachable code are still reported.
     assert_eq!(
-        body_err("\tret;\n\tatom.global.add.u32 %r1, [%rd1], 1;"),
-        "e.ptx:12:2: error: instruction 'atom.global.add.u32' is not supported yet"
+        body_err("\tret;\n\tpmevent.mask 1;"),
+        "e.ptx:12:2: error: instruction 'pmevent.mask' is not supported yet"
     );
     // A call to a function without a body is reported at the call.
     let src = ".version 7.0\n.func f(.param .b32 a);\n.entry k()\n{\n\t.reg .b32 %r;\n\t{\n\t.param .b32 p0;\n\tst.param.b32 [p0], %r;\n\tcall.uni f, (p0);\n\t}\n}\n";

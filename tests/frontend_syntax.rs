@@ -581,13 +581,24 @@ fn every_unsupported_instruction_is_rejected_where_it_is() {
         "lg2.",
         "sin.",
         "cos.",
+        "atom.",
+        "red.",
+        "shfl.",
+        "vote.",
+        "match.",
+        "activemask",
+        "prefetch.",
+        "isspacep.",
+        "mov.u32 %r1, %clock",
+        "mov.u64 %rd3, %clock64",
+        "mov.u32 %r1, %lanemask_lt",
     ] {
         assert!(
             !rejected.iter().any(|l| l.starts_with(now_supported)),
             "{now_supported} was rejected"
         );
     }
-    assert!(rejected.len() >= 30, "{}", rejected.len());
+    assert!(rejected.len() >= 10, "{}", rejected.len());
     // What is left checks, cluster directives included.
     let m = parse_and_check(&lines.join("\n"), "instructions.ptx").unwrap();
     assert!(m.function("clus").is_some() && m.function("clus2").is_some());

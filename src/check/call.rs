@@ -187,6 +187,13 @@ impl Fx<'_, '_> {
         for p in params.iter().chain(rets) {
             self.local_align = self.local_align.max(p.align);
         }
+        if params
+            .iter()
+            .chain(rets)
+            .any(|p| p.reg.is_some() && p.ty == Type::Pred)
+        {
+            self.pred_slot_tmp = Some(self.new_reg("%pred_slot".into(), Type::U16, loc)?);
+        }
         for p in params {
             if let Some(r) = p.reg {
                 let id = self.cx.inst_info(
@@ -194,7 +201,13 @@ impl Fx<'_, '_> {
                     format!("ld.param.{} (parameter {})", p.ty.name(), p.name),
                     self.id,
                 );
-                self.push(None, slot_ld(p.ty, r, p.offset), id);
+                match self.pred_slot_tmp.filter(|_| p.ty == Type::Pred) {
+                    Some(t) => {
+                        self.push(None, slot_ld(Type::U8, t, p.offset), id);
+                        self.push(None, byte_to_pred(r, t), id);
+                    }
+                    None => self.push(None, slot_ld(p.ty, r, p.offset), id),
+                }
             }
         }
         self.reg_rets = rets
@@ -227,12 +240,23 @@ impl Fx<'_, '_> {
                 format!("st.param.{} (return value)", ty.name()),
                 self.id,
             );
+            let (ty, src) = match self.pred_slot_tmp.filter(|_| ty == Type::Pred) {
+                Some(t) => {
+                    tb.insts.push(ir::Inst {
+                        guard,
+                        kind: pred_to_byte(t, r),
+                        id,
+                    });
+                    (Type::U8, t)
+                }
+                None => (ty, r),
+            };
             tb.insts.push(ir::Inst {
                 guard,
                 kind: InstKind::St {
                     space: Space::Local,
                     ty,
-                    srcs: vec![Operand::Reg(r)],
+                    srcs: vec![Operand::Reg(src)],
                     addr: local_addr(off),
                 },
                 id,
@@ -302,14 +326,8 @@ impl Fx<'_, '_> {
                     callee.params.clone(),
                     callee.rets.clone(),
                 );
-                let (args, rets) =
-                    self.call_operands(&name, arg_ops, ret_ops, &params, &prets, m.loc)?;
-                return Ok(Lowered::Call {
-                    func,
-                    args,
-                    rets,
-                    uni,
-                });
+                let ops = self.call_operands(&name, arg_ops, ret_ops, &params, &prets, m.loc)?;
+                return Ok(Lowered::Call { func, ops, uni });
             }
             Err(r) => r,
         };
@@ -399,14 +417,9 @@ impl Fx<'_, '_> {
                 (ids, params, prets)
             }
         };
-        let (args, rets) = self.call_operands(&dir, arg_ops, ret_ops, &params, &prets, m.loc)?;
+        let ops = self.call_operands(&dir, arg_ops, ret_ops, &params, &prets, m.loc)?;
         let _ = uni;
-        Ok(Lowered::CallIndirect {
-            addr,
-            targets,
-            args,
-            rets,
-        })
+        Ok(Lowered::CallIndirect { addr, targets, ops })
     }
 
     /// The layout of a `.callprototype`'s parameters and return values.
@@ -432,14 +445,14 @@ impl Fx<'_, '_> {
     /// Lowers the argument and return-value lists of a call to a function (or prototype)
     /// with `params` and `prets`.
     fn call_operands(
-        &self,
+        &mut self,
         name: &str,
         arg_ops: &[ast::Operand],
         ret_ops: &[ast::Operand],
         params: &[ir::Param],
         prets: &[ir::Param],
         loc: Loc,
-    ) -> Result<(Vec<CallArg>, Vec<CallRet>), PtxError> {
+    ) -> Result<CallOperands, PtxError> {
         if arg_ops.len() != params.len() {
             return Err(self.err(
                 loc,
@@ -460,31 +473,46 @@ impl Fx<'_, '_> {
                 ),
             ));
         }
-        let mut args = Vec::with_capacity(params.len());
+        let mut ops = CallOperands::default();
         for (op, p) in arg_ops.iter().zip(params) {
             let src = match self.param_var(op, p)? {
                 Some(o) => CallSrc::Local(o),
+                // A predicate travels as the byte 0/1 (see `Fx::pred_slot_tmp`).
+                None if p.ty == Type::Pred => match self.src(op, Type::Pred, Rule::Strict)? {
+                    Operand::Reg(r) => {
+                        let t = self.new_reg("%pred_arg".into(), Type::U16, loc)?;
+                        ops.pre.push(pred_to_byte(t, r));
+                        CallSrc::Value(Operand::Reg(t), Type::U8)
+                    }
+                    Operand::Imm(v) => CallSrc::Value(Operand::Imm(v & 1), Type::U8),
+                    _ => return Err(self.err(op.loc(), "expected a predicate")),
+                },
                 None => CallSrc::Value(self.src(op, p.ty, Rule::Relaxed)?, p.ty),
             };
-            args.push(CallArg {
+            ops.args.push(CallArg {
                 src,
                 dst: p.offset,
                 size: p.size,
             });
         }
-        let mut rets = Vec::with_capacity(prets.len());
         for (op, p) in ret_ops.iter().zip(prets) {
             let dst = match self.param_var(op, p)? {
                 Some(o) => CallDst::Local(o),
+                None if p.ty == Type::Pred => {
+                    let d = self.dst(op, Type::Pred, Rule::Strict)?;
+                    let t = self.new_reg("%pred_ret".into(), Type::U16, loc)?;
+                    ops.post.push(byte_to_pred(d, t));
+                    CallDst::Reg(t, Type::U8)
+                }
                 None => CallDst::Reg(self.dst(op, p.ty, Rule::Relaxed)?, p.ty),
             };
-            rets.push(CallRet {
+            ops.rets.push(CallRet {
                 src: p.offset,
                 dst,
                 size: p.size,
             });
         }
-        Ok((args, rets))
+        Ok(ops)
     }
 
     /// A call-site `.param` variable given for parameter `p` (its frame offset), `None`
@@ -498,7 +526,7 @@ impl Fx<'_, '_> {
                 return self.call_var(v, off, &name, p, e.loc).map(Some);
             }
         }
-        if p.count != 1 || p.ty == Type::Pred {
+        if p.count != 1 {
             return Err(self.err(
                 e.loc,
                 format!(
@@ -553,6 +581,44 @@ fn local_addr(off: u32) -> Address {
     Address {
         base: AddrBase::Var(VarRef::Local(off)),
         offset: 0,
+    }
+}
+
+/// The lowered operands of a call: what it copies in and out, and the conversions of
+/// `.pred` values to and from their one-byte slots before (`pre`) and after (`post`) it.
+#[derive(Default)]
+pub(super) struct CallOperands {
+    pub args: Vec<CallArg>,
+    pub rets: Vec<CallRet>,
+    pub pre: Vec<InstKind>,
+    pub post: Vec<InstKind>,
+}
+
+/// `selp.u16 t, 1, 0, p`: a predicate as the byte (0 or 1) of its frame slot.
+fn pred_to_byte(t: ir::RegId, p: ir::RegId) -> InstKind {
+    InstKind::Selp {
+        ty: Type::U16,
+        dst: t,
+        a: Operand::Imm(1),
+        b: Operand::Imm(0),
+        cond: ir::PredSrc {
+            reg: p,
+            negate: false,
+        },
+    }
+}
+
+/// `setp.ne.u16 p, t, 0`: a predicate from the byte of its frame slot.
+fn byte_to_pred(p: ir::RegId, t: ir::RegId) -> InstKind {
+    InstKind::Setp {
+        cmp: ir::CmpOp::Ne,
+        ty: Type::U16,
+        ftz: false,
+        dst: Some(p),
+        dst_neg: None,
+        a: Operand::Reg(t),
+        b: Operand::Imm(0),
+        combine: None,
     }
 }
 

@@ -9,7 +9,6 @@ use crate::parse::PtxError;
 
 impl Fx<'_, '_> {
     /// The types of `setp.ty` (`(None, ty)`) or `set.dty.ty` (`(Some(dty), ty)`).
-    /// `.f16` sources are supported; packed and bf16 forms are not yet.
     pub(super) fn compare_types(
         &self,
         m: &mut Mods,
@@ -29,35 +28,47 @@ impl Fx<'_, '_> {
             return Err(self.err(*l, format!("instruction '{}' has too many types", m.text)));
         }
         let sty = ts[want - 1].0;
-        let packed_set = set && sty == Type::F16x2;
-        if packed_set || matches!(sty, Type::BF16 | Type::BF16x2 | Type::B128) {
+        if sty == Type::B128 {
             return Err(self.unsupported(m));
         }
         if !set {
             return Ok((None, sty));
         }
         let dty = ts[0].0;
-        match dty {
-            Type::F32 if sty == Type::F16 => Err(self.err(
-                ts[0].1,
-                format!(
-                    "destination type .f32 is not valid with .f16 sources in '{}'",
-                    m.text
-                ),
-            )),
-            Type::U32 | Type::S32 | Type::B32 | Type::F32 => Ok((Some(dty), sty)),
-            // Half-precision destinations (set.f16.*, set.u16.f16, ...) are not done yet.
-            Type::F16 | Type::F16x2 | Type::BF16 | Type::BF16x2 | Type::U16 | Type::S16 => {
-                Err(self.unsupported(m))
+        use Type::*;
+        // The PTX ISA's `set` forms (ptxas agrees): half-precision destinations take any
+        // 16/32/64-bit scalar source (`.bf16` also `.bf16`; `.f16` not `.bf16`), 16-bit
+        // integer destinations only half sources, packed sources a packed destination of
+        // their own format or `.u32`/`.s32`.
+        let scalar = |t: Type| !matches!(t, F16x2 | BF16x2) && t.bits() >= 16 && t.bits() <= 64;
+        let ok = match (dty, sty) {
+            (F32, F16 | BF16) => {
+                return Err(self.err(
+                    ts[0].1,
+                    format!(
+                        "destination type .f32 is not valid with {sty} sources in '{}'",
+                        m.text
+                    ),
+                ))
             }
-            _ => Err(self.err(
-                ts[0].1,
-                format!(
-                    "destination type {dty} is not valid for '{}' (.u32, .s32, .b32 or .f32)",
-                    m.text
-                ),
-            )),
+            (U32 | S32, F16x2 | BF16x2) => true,
+            (U32 | S32 | B32 | F32, s) => scalar(s),
+            (U16 | S16, F16 | BF16) => true,
+            (F16x2, F16x2) | (BF16x2, BF16x2) => true,
+            (F16, s) => scalar(s) && s != BF16,
+            (BF16, s) => scalar(s),
+            _ => false,
+        };
+        if ok {
+            return Ok((Some(dty), sty));
         }
+        Err(self.err(
+            ts[0].1,
+            format!(
+                "destination type {dty} is not valid with source type {sty} in '{}'",
+                m.text
+            ),
+        ))
     }
 
     /// The destination register of `set` (type `dty`).

@@ -68,6 +68,7 @@ pub enum TTerm {
         guard: Option<Guard>,
         barrier: ir::Operand,
         count: Option<ir::Operand>,
+        red: Option<ir::PredSrc>,
         next: usize,
         inst: InstId,
     },
@@ -133,6 +134,9 @@ pub struct Fx<'c, 'a> {
     pub call_params: HashMap<u32, u32>,
     /// `.reg` return values of this `.func`: stored to their frame slots at every `ret`.
     pub reg_rets: Vec<(RegId, Type, u32)>,
+    /// A `.u16` scratch register for moving `.reg .pred` parameters and return values of
+    /// this `.func` through their one-byte frame slots (0 or 1).
+    pub pred_slot_tmp: Option<RegId>,
     /// `.calltargets` (`Ok`) and `.callprototype` (`Err`: parameters and return values)
     /// labels of this function.
     pub call_dirs: HashMap<String, CallDir>,
@@ -197,6 +201,7 @@ impl<'c, 'a> Fx<'c, 'a> {
             deferred: std::cell::RefCell::new(None),
             call_params: HashMap::new(),
             reg_rets: Vec::new(),
+            pred_slot_tmp: None,
             btlists: Vec::new(),
             call_dirs: HashMap::new(),
         }
@@ -297,7 +302,7 @@ impl Fx<'_, '_> {
                     if count != 1 {
                         return Err(self.err(p.loc, "a '.reg' parameter must be a scalar"));
                     }
-                    if ty == Type::Pred || ty.bits() > 64 {
+                    if ty.bits() > 64 {
                         return Err(self.err(
                             p.loc,
                             format!("a '.reg' parameter of type {ty} is not supported"),
@@ -365,9 +370,8 @@ impl Fx<'_, '_> {
                 "maxnctapersm" => {
                     nums(1, 1)?;
                 }
-                "reqnctapercluster" => {
-                    nums(1, 3)?;
-                }
+                "reqnctapercluster" => perf.reqnctapercluster = Some(dim3(nums(1, 3)?)),
+                "explicitcluster" => perf.explicitcluster = true,
                 "maxclusterrank" => {
                     nums(1, 1)?;
                 }
@@ -774,12 +778,14 @@ impl Fx<'_, '_> {
                     guard,
                     barrier,
                     count,
+                    red,
                     next,
                     inst,
                 }) => Terminator::Barrier {
                     guard,
                     barrier,
                     count,
+                    red,
                     next: map(next),
                     inst,
                 },

@@ -3,9 +3,13 @@
 //! Executed instructions are lowered completely; every other instruction (and every
 //! unimplemented variant of a known one) is a located "not supported yet" error.
 
+mod barrier;
 mod bits;
 mod cvt;
+mod datamove;
+mod half;
 mod sfu;
+mod warp;
 
 use super::func::{Fx, TTerm, Tgt};
 use super::operand::{Rule, Val};
@@ -104,6 +108,8 @@ pub(super) enum Lowered {
     Barrier {
         barrier: Operand,
         count: Option<Operand>,
+        /// `bar.red`: the operation, the predicate `c` and the destination.
+        red: Option<(crate::ir::BarRedOp, crate::ir::PredSrc, crate::ir::RegId)>,
     },
     /// `brx.idx`: ends the block ([`crate::ir::Terminator::BrxIdx`]).
     Brx {
@@ -115,14 +121,12 @@ pub(super) enum Lowered {
     CallIndirect {
         addr: crate::ir::RegId,
         targets: Vec<crate::ir::FuncId>,
-        args: Vec<crate::ir::CallArg>,
-        rets: Vec<crate::ir::CallRet>,
+        ops: super::call::CallOperands,
     },
     /// `call`: ends the block ([`crate::ir::Terminator::Call`]).
     Call {
         func: crate::ir::FuncId,
-        args: Vec<crate::ir::CallArg>,
-        rets: Vec<crate::ir::CallRet>,
+        ops: super::call::CallOperands,
         uni: bool,
     },
 }
@@ -260,41 +264,58 @@ impl Fx<'_, '_> {
                 next: guard.map(|_| next),
                 inst: id,
             }),
-            Lowered::CallIndirect {
-                addr,
-                targets,
-                args,
-                rets,
-            } => self.terminate(|next| TTerm::CallIndirect {
-                guard,
-                addr,
-                targets,
-                args,
-                rets,
-                next,
-                inst: id,
-            }),
-            Lowered::Call {
-                func,
-                args,
-                rets,
-                uni,
-            } => self.terminate(|next| TTerm::Call {
-                guard,
-                func,
-                args,
-                rets,
-                next,
-                uni,
-                inst: id,
-            }),
-            Lowered::Barrier { barrier, count } => self.terminate(|next| TTerm::Barrier {
-                guard,
+            Lowered::CallIndirect { addr, targets, ops } => {
+                for k in ops.pre {
+                    self.push(guard, k, id);
+                }
+                self.terminate(|next| TTerm::CallIndirect {
+                    guard,
+                    addr,
+                    targets,
+                    args: ops.args,
+                    rets: ops.rets,
+                    next,
+                    inst: id,
+                });
+                for k in ops.post {
+                    self.push(guard, k, id);
+                }
+            }
+            Lowered::Call { func, ops, uni } => {
+                for k in ops.pre {
+                    self.push(guard, k, id);
+                }
+                self.terminate(|next| TTerm::Call {
+                    guard,
+                    func,
+                    args: ops.args,
+                    rets: ops.rets,
+                    next,
+                    uni,
+                    inst: id,
+                });
+                for k in ops.post {
+                    self.push(guard, k, id);
+                }
+            }
+            Lowered::Barrier {
                 barrier,
                 count,
-                next,
-                inst: id,
-            }),
+                red,
+            } => {
+                self.terminate(|next| TTerm::Barrier {
+                    guard,
+                    barrier,
+                    count,
+                    red: red.map(|r| r.1),
+                    next,
+                    inst: id,
+                });
+                if let Some((op, _, dst)) = red {
+                    let k = InstKind::BarRedResult { op, barrier, dst };
+                    self.push(guard, k, id);
+                }
+            }
             Lowered::Brx {
                 index,
                 targets,
@@ -313,6 +334,9 @@ impl Fx<'_, '_> {
 
     fn lower(&mut self, i: &Instruction, m: &mut Mods) -> Result<Lowered, PtxError> {
         let one = |k: InstKind| Ok(Lowered::Insts(vec![k]));
+        if half::is_half_form(i) {
+            return one(self.half_op(i, m)?);
+        }
         match i.opcode.name.as_str() {
             "mov" => self.mov(i, m).map(Lowered::Insts),
             "add" | "sub" => one(self.add_sub(i, m)?),
@@ -332,17 +356,21 @@ impl Fx<'_, '_> {
             "min" | "max" => one(self.min_max(i, m)?),
             "and" | "or" | "xor" | "not" => one(self.logic(i, m)?),
             "shl" | "shr" => one(self.shift(i, m)?),
-            "setp" => one(self.setp(i, m, false)?),
-            "set" => one(self.setp(i, m, true)?),
+            "setp" => self.setp(i, m, false).map(Lowered::Insts),
+            "set" => self.setp(i, m, true).map(Lowered::Insts),
             "selp" => one(self.selp(i, m)?),
-            "ld" | "ldu" => one(self.ld(i, m)?),
-            "st" => one(self.st(i, m)?),
+            "ld" | "ldu" => self.ld(i, m).map(Lowered::Insts),
+            "atom" | "red" => one(self.atom(i, m)?),
+            "st" => self.st(i, m).map(Lowered::Insts),
+            "prefetch" | "prefetchu" => self.prefetch(i, m).map(Lowered::Insts),
+            "isspacep" => one(self.isspacep(i, m)?),
             "cvta" => one(self.cvta(i, m)?),
             "cvt" => one(self.cvt(i, m)?),
-            "bar" | "barrier" => {
-                let (barrier, count) = self.bar(i, m)?;
-                Ok(Lowered::Barrier { barrier, count })
+            "shfl" | "vote" | "match" | "redux" | "activemask" | "elect" => {
+                one(self.warp_op(i, m)?)
             }
+            "bar" if m.has("warp") => one(self.bar_warp_sync(i, m)?),
+            "bar" | "barrier" => self.barrier_inst(i, m),
             "bra" => {
                 let uni = m.has("uni");
                 self.nops(i, m, 1)?;
@@ -394,6 +422,9 @@ impl Fx<'_, '_> {
     // ----- mov ----------------------------------------------------------------------
 
     fn mov(&mut self, i: &Instruction, m: &mut Mods) -> Result<Vec<InstKind>, PtxError> {
+        if m.any(|x| x == "v4") {
+            return self.mov_sreg_vector(i, m);
+        }
         let ty = self.one_type(m)?;
         self.nops(i, m, 2)?;
         let (d, a) = (&i.operands[0], &i.operands[1]);
@@ -405,15 +436,7 @@ impl Fx<'_, '_> {
             return Err(self.err(a.loc(), "expected a source operand"));
         };
         let src = match self.value(e)? {
-            Val::Special(s) => {
-                if ty == Type::Pred || ty.is_float() || ty.bits() > 32 || ty.bits() < 16 {
-                    return Err(self.err(
-                        e.loc,
-                        format!("special register cannot be read with type {ty}"),
-                    ));
-                }
-                Operand::Special(s)
-            }
+            Val::Special(s) => self.sreg_operand(s, ty, false, e.loc)?,
             Val::Zero => Operand::Imm(0),
             Val::Var(v, off, name) => {
                 if ty.is_float() || ty == Type::Pred || ty.bits() < 32 {
@@ -481,24 +504,11 @@ impl Fx<'_, '_> {
                         Operand::Reg(*r)
                     }
                 };
-                // A float register (`mov.b64 d, {%f1, %f2}`) goes through a bit
-                // register first: `Cvt` reads integer types.
-                let src = match src {
-                    Operand::Reg(r) if self.reg_ty(r).is_float() => {
-                        let t = self.new_reg("%__pack".into(), wb, m.loc)?;
-                        out.push(InstKind::Mov {
-                            ty: wb,
-                            dst: t,
-                            src,
-                        });
-                        Operand::Reg(t)
-                    }
-                    _ => src,
-                };
                 let target = if k == 0 { acc } else { part };
+                // A bit-type source (zero-extended like `wu`) also fits `.f16` registers.
                 out.push(InstKind::Cvt {
                     dst_ty: tu,
-                    src_ty: wu,
+                    src_ty: wb,
                     rnd: None,
                     ftz: false,
                     sat: false,
@@ -852,7 +862,12 @@ impl Fx<'_, '_> {
     // ----- comparison and selection ---------------------------------------------------
 
     /// `setp`, or `set` (`set == true`: a destination type before the source type).
-    fn setp(&mut self, i: &Instruction, m: &mut Mods, set: bool) -> Result<InstKind, PtxError> {
+    fn setp(
+        &mut self,
+        i: &Instruction,
+        m: &mut Mods,
+        set: bool,
+    ) -> Result<Vec<InstKind>, PtxError> {
         const CMPS: &[&str] = &[
             "eq", "ne", "lt", "le", "gt", "ge", "lo", "ls", "hi", "hs", "equ", "neu", "ltu", "leu",
             "gtu", "geu", "num", "nan",
@@ -870,11 +885,11 @@ impl Fx<'_, '_> {
         if ty == Type::Pred || ty.bits() < 16 {
             return Err(self.bad_type(m, ty));
         }
-        if ftz && !matches!(ty, Type::F32 | Type::F16 | Type::F16x2) {
+        if ftz && (!matches!(ty, Type::F32 | Type::F16 | Type::F16x2) || dty == Some(Type::BF16)) {
             return Err(self.err(
                 m.loc,
                 format!(
-                    "'.ftz' is only valid for .f32, .f16 and .f16x2 in '{}'",
+                    "'.ftz' is only valid for .f32, .f16 and .f16x2 sources and non-bf16 destinations in '{}'",
                     m.text
                 ),
             ));
@@ -938,8 +953,11 @@ impl Fx<'_, '_> {
             // Bit-size equality is the unsigned comparison of the same width.
             ty = ty.to_unsigned();
         }
-        if ty == Type::F16x2 && dty.is_none() {
-            return Ok(InstKind::SetpPacked {
+        if matches!(ty, Type::F16x2 | Type::BF16x2) {
+            if let (Some(dty), Some(dst)) = (dty, dst_neg) {
+                return self.set_packed(cmp, dty, ty, ftz, dst, a, b, combine, m.loc);
+            }
+            return Ok(vec![InstKind::SetpPacked {
                 cmp,
                 ty,
                 ftz,
@@ -948,10 +966,10 @@ impl Fx<'_, '_> {
                 a,
                 b,
                 combine,
-            });
+            }]);
         }
         if let (Some(dty), Some(dst)) = (dty, dst_neg) {
-            return Ok(InstKind::Set {
+            return Ok(vec![InstKind::Set {
                 cmp,
                 dty,
                 ty,
@@ -960,9 +978,9 @@ impl Fx<'_, '_> {
                 a,
                 b,
                 combine,
-            });
+            }]);
         }
-        Ok(InstKind::Setp {
+        Ok(vec![InstKind::Setp {
             cmp,
             ty,
             ftz,
@@ -971,7 +989,7 @@ impl Fx<'_, '_> {
             a,
             b,
             combine,
-        })
+        }])
     }
 
     fn selp(&mut self, i: &Instruction, m: &mut Mods) -> Result<InstKind, PtxError> {
@@ -994,59 +1012,4 @@ impl Fx<'_, '_> {
     }
 
     // ----- barriers -----------------------------------------------------------------
-
-    /// `bar{.cta}.sync a{, b}`, `barrier{.cta}.sync{.aligned} a{, b}`: barrier and count.
-    fn bar(
-        &mut self,
-        i: &Instruction,
-        m: &mut Mods,
-    ) -> Result<(Operand, Option<Operand>), PtxError> {
-        if m.any(|x| !matches!(x, "cta" | "sync" | "aligned")) {
-            return Err(self.unsupported(m));
-        }
-        m.has("cta");
-        if !m.has("sync") {
-            return Err(self.unsupported(m));
-        }
-        m.has("aligned");
-        if i.operands.len() > 2 {
-            return Err(self.err(
-                m.loc,
-                format!("instruction '{}' takes 1 or 2 operands", m.text),
-            ));
-        }
-        let barrier = match i.operands.first() {
-            Some(op) => {
-                let v = self.src(op, Type::U32, Rule::Strict)?;
-                if let Operand::Imm(n) = v {
-                    if n > 15 {
-                        return Err(self.err(
-                            op.loc(),
-                            format!("barrier number {n} is out of range 0..15"),
-                        ));
-                    }
-                }
-                v
-            }
-            None => Operand::Imm(0),
-        };
-        let count = match i.operands.get(1) {
-            Some(op) => {
-                let v = self.src(op, Type::U32, Rule::Strict)?;
-                if let Operand::Imm(n) = v {
-                    if n == 0 || n % 32 != 0 {
-                        return Err(self.err(
-                            op.loc(),
-                            format!(
-                                "thread count {n} must be a positive multiple of the warp size"
-                            ),
-                        ));
-                    }
-                }
-                Some(v)
-            }
-            None => None,
-        };
-        Ok((barrier, count))
-    }
 }

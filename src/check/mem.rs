@@ -1,28 +1,19 @@
-//! Lowering of memory instructions: `ld`, `ldu`, `st`, `cvta` (`cvt` is in `inst/cvt.rs`).
+//! Lowering of memory instructions: `ld`, `ldu`, `st`, `cvta` (their qualifiers:
+//! `memqual.rs`; `cvt` is in `inst/cvt.rs`).
+
+mod atom;
 
 use super::func::Fx;
 use super::inst::Mods;
+use super::memqual::{MemOp, MemQuals, Sem};
 use super::operand::{Rule, Val, VecElem};
 use crate::ir::{AddrBase, Address, InstKind, Operand, Space, Type};
 use crate::parse::ast::{self, Instruction};
 use crate::parse::PtxError;
 
-/// Cache, ordering and scope qualifiers of `ld`/`st`: accepted and ignored.
-const IGNORED_QUALIFIERS: &[&str] = &[
-    "volatile", "relaxed", "acquire", "release", "weak", "nc", "ca", "cg", "cs", "lu", "cv", "wb",
-    "wt", "cta", "gpu", "sys", "cluster", "mmio",
-];
-
-fn is_ignored_qualifier(m: &str) -> bool {
-    IGNORED_QUALIFIERS.contains(&m)
-        || m.starts_with("L1::")
-        || m.starts_with("L2::")
-        || m.starts_with("level::")
-}
-
 impl Fx<'_, '_> {
     /// The state-space modifier (`Generic` when absent).
-    fn space_mod(&self, m: &mut Mods, required: bool) -> Result<Space, PtxError> {
+    pub(super) fn space_mod(&self, m: &mut Mods, required: bool) -> Result<Space, PtxError> {
         let s = m.one_of(&[
             "global",
             "shared",
@@ -57,7 +48,7 @@ impl Fx<'_, '_> {
     }
 
     /// `[reg+off]`, `[var+off]` or `[imm]` in state space `space`.
-    fn address(&self, op: &ast::Operand, space: Space) -> Result<Address, PtxError> {
+    pub(super) fn address(&self, op: &ast::Operand, space: Space) -> Result<Address, PtxError> {
         let ast::Operand::Bracket(items, loc) = op else {
             return Err(self.err(op.loc(), "expected an address '[...]'"));
         };
@@ -119,7 +110,7 @@ impl Fx<'_, '_> {
         Ok(())
     }
 
-    fn nops_range(&self, i: &Instruction, m: &Mods, n: usize) -> Result<(), PtxError> {
+    pub(super) fn nops_range(&self, i: &Instruction, m: &Mods, n: usize) -> Result<(), PtxError> {
         if i.operands.len() != n {
             let loc = i.operands.get(n).map(|o| o.loc()).unwrap_or(m.loc);
             return Err(self.err(
@@ -151,21 +142,75 @@ impl Fx<'_, '_> {
         }
     }
 
-    pub(super) fn ld(&mut self, i: &Instruction, m: &mut Mods) -> Result<InstKind, PtxError> {
+    /// Checks the size of a `.vN` access: up to 128 bits anywhere; 256 bits (`.v8` of
+    /// 32-bit or `.v4` of 64-bit elements, sm_100) only in global memory, not `ldu`;
+    /// `.L2::evict_*` only with 256 bits.
+    fn vec_size(
+        &self,
+        m: &Mods,
+        q: MemQuals,
+        n: usize,
+        ty: Type,
+        space: Space,
+        ldu: bool,
+    ) -> Result<(), PtxError> {
+        let bits = n as u32 * ty.bits();
+        if let Some(e) = q.l2_evict {
+            if bits != 256 {
+                return Err(self.err(
+                    m.loc,
+                    format!(
+                        "'.{e}' needs a 256-bit access (.v8.b32 or .v4.b64) in '{}'",
+                        m.text
+                    ),
+                ));
+            }
+        }
+        if n == 1 || bits <= 128 && !(ldu && n == 8) {
+            return Ok(());
+        }
+        if bits == 256 && !ldu && matches!(space, Space::Global | Space::Generic) {
+            return Ok(());
+        }
+        Err(self.err(
+            m.loc,
+            if bits == 256 && !ldu {
+                format!(
+                    "a 256-bit vector access needs the .global state space or generic addressing ('{}')",
+                    m.text
+                )
+            } else {
+                format!("vector of {n} x {} bits is too large for '{}'", ty.bits(), m.text)
+            },
+        ))
+    }
+
+    /// The order points around a strong access (see `memqual.rs`): `(before, after)`.
+    fn order_points(sem: Sem, space: Space) -> (bool, bool) {
+        if !sem.strong() || !matches!(space, Space::Global | Space::Generic) {
+            return (false, false);
+        }
+        (sem == Sem::Release, true)
+    }
+
+    pub(super) fn ld(&mut self, i: &Instruction, m: &mut Mods) -> Result<Vec<InstKind>, PtxError> {
         if m.any(|x| x == "async" || x == "unified" || x == "bulk") {
             return Err(self.unsupported(m));
         }
         let hint = m.has("L2::cache_hint");
         let space = self.space_mod(m, false)?;
-        if i.opcode.name == "ldu" && !matches!(space, Space::Global | Space::Generic) {
+        let ldu = i.opcode.name == "ldu";
+        if ldu && !matches!(space, Space::Global | Space::Generic) {
             return Err(self.err(
                 m.loc,
                 format!("'{}' is only valid for global memory", m.text),
             ));
         }
-        while m.take_if(is_ignored_qualifier).is_some() {}
+        let q = self.mem_quals(m, if ldu { MemOp::Ldu } else { MemOp::Ld }, space)?;
+        let sem = q.sem;
         let vec = self.vec_mod(m);
         let ty = self.mem_type(m)?;
+        self.vec_size(m, q, vec.unwrap_or(1), ty, space, ldu)?;
         self.cache_hint(i, m, hint, 2)?;
         let d = &i.operands[0];
         let dsts = match vec {
@@ -197,24 +242,32 @@ impl Fx<'_, '_> {
             None => vec![Some(self.dst(d, ty, Rule::Relaxed)?)],
         };
         let addr = self.address(&i.operands[1], space)?;
+        let (_, after) = Self::order_points(sem, space);
         let space = param_space(space, &addr);
-        Ok(InstKind::Ld {
+        let mut out = vec![InstKind::Ld {
             space,
             ty,
             dsts,
             addr,
-        })
+        }];
+        if after {
+            out.push(InstKind::OrderPoint);
+        }
+        Ok(out)
     }
 
-    pub(super) fn st(&mut self, i: &Instruction, m: &mut Mods) -> Result<InstKind, PtxError> {
+    pub(super) fn st(&mut self, i: &Instruction, m: &mut Mods) -> Result<Vec<InstKind>, PtxError> {
         if m.any(|x| x == "async" || x == "bulk") {
             return Err(self.unsupported(m));
         }
         let hint = m.has("L2::cache_hint");
         let space = self.space_mod(m, false)?;
-        while m.take_if(is_ignored_qualifier).is_some() {}
+        let q = self.mem_quals(m, MemOp::St, space)?;
+        let sem = q.sem;
         let vec = self.vec_mod(m);
         let ty = self.mem_type(m)?;
+        self.vec_size(m, q, vec.unwrap_or(1), ty, space, false)?;
+        let (before, after) = Self::order_points(sem, space);
         self.cache_hint(i, m, hint, 2)?;
         let addr = self.address(&i.operands[0], space)?;
         let space = param_space(space, &addr);
@@ -246,12 +299,20 @@ impl Fx<'_, '_> {
             }
             None => vec![self.src(s, ty, Rule::Relaxed)?],
         };
-        Ok(InstKind::St {
+        let mut out = Vec::with_capacity(3);
+        if before {
+            out.push(InstKind::OrderPoint);
+        }
+        out.push(InstKind::St {
             space,
             ty,
             srcs,
             addr,
-        })
+        });
+        if after {
+            out.push(InstKind::OrderPoint);
+        }
+        Ok(out)
     }
 
     pub(super) fn cvta(&mut self, i: &Instruction, m: &mut Mods) -> Result<InstKind, PtxError> {

@@ -6,8 +6,9 @@
 //!
 //! Module-level work lives here (symbols, `.global`/`.const`/`.shared` layout,
 //! initializers, `init.rs`); `func.rs` checks one function (scopes, registers,
-//! parameters, the CFG), `inst.rs` and `mem.rs` lower instructions, `operand.rs`
-//! resolves operands and applies the operand type rules, `consts.rs` evaluates
+//! parameters, the CFG), `inst.rs` and `mem.rs` lower instructions (`memqual.rs`: the
+//! ordering and cache qualifiers of `ld`/`st`), `operand.rs` resolves operands and
+//! applies the operand type rules (`sreg.rs`: special registers), `consts.rs` evaluates
 //! constants.
 //!
 //! # What the IR looks like (for the backends)
@@ -60,7 +61,9 @@ mod func;
 mod init;
 mod inst;
 mod mem;
+mod memqual;
 mod operand;
+mod sreg;
 mod validate;
 
 use std::collections::HashMap;

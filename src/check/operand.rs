@@ -3,6 +3,7 @@
 
 use super::consts::Const;
 use super::func::{Fx, Sym};
+use super::sreg::SregName;
 use super::{ModSym, VarSym};
 use crate::ir::{self, Dim, FuncId, Loc, RegId, SpecialReg, Type};
 use crate::parse::ast::{BinOp, Expr, ExprKind, Operand};
@@ -32,6 +33,8 @@ pub enum Val {
 pub enum Rule {
     Strict,
     Relaxed,
+    /// `Relaxed`, and `.f16` operands may also be wider bit registers (`cvt` only).
+    Cvt,
 }
 
 /// Whether a register of type `reg` may be used for an operand of type `ty`.
@@ -50,7 +53,7 @@ pub fn reg_fits(reg: Type, ty: Type, rule: Rule) -> bool {
     if reg.bits() > 64 || ty.bits() > 64 {
         return false;
     }
-    if ty == Type::F16 && rule == Rule::Relaxed {
+    if ty == Type::F16 && rule == Rule::Cvt {
         // `cvt` may write an `.f16` result to (and read one from) a wider bit register.
         return reg == ty || reg.is_bits() && reg.bits() >= 16;
     }
@@ -59,51 +62,9 @@ pub fn reg_fits(reg: Type, ty: Type, rule: Rule) -> bool {
     }
     let size_ok = match rule {
         Rule::Strict => reg.bits() == ty.bits(),
-        Rule::Relaxed => reg.bits() >= ty.bits(),
+        Rule::Relaxed | Rule::Cvt => reg.bits() >= ty.bits(),
     };
     size_ok && (ty.is_bits() || !reg.is_float())
-}
-
-const UNSUPPORTED_SPECIALS: &[&str] = &[
-    "%clock",
-    "%clock64",
-    "%clock_hi",
-    "%lanemask_eq",
-    "%lanemask_le",
-    "%lanemask_lt",
-    "%lanemask_ge",
-    "%lanemask_gt",
-    "%smid",
-    "%nsmid",
-    "%gridid",
-    "%globaltimer",
-    "%globaltimer_lo",
-    "%globaltimer_hi",
-    "%dynamic_smem_size",
-    "%total_smem_size",
-    "%aggr_smem_size",
-    "%is_explicit_cluster",
-    "%clusterid",
-    "%nclusterid",
-    "%cluster_ctaid",
-    "%cluster_nctaid",
-    "%cluster_ctarank",
-    "%cluster_nctarank",
-    "%current_graph_exec",
-    "%activemask",
-];
-
-fn is_unsupported_special(name: &str) -> bool {
-    UNSUPPORTED_SPECIALS.contains(&name)
-        || name
-            .strip_prefix("%envreg")
-            .is_some_and(|n| n.parse::<u32>().is_ok_and(|v| v < 32))
-        || name.strip_prefix("%pm").is_some_and(|n| {
-            n.trim_end_matches("_64")
-                .parse::<u32>()
-                .is_ok_and(|v| v < 8)
-        })
-        || name.starts_with("%reserved_smem_offset")
 }
 
 impl Fx<'_, '_> {
@@ -201,22 +162,13 @@ impl Fx<'_, '_> {
                     .err(loc, format!("special register '{name}' has no components"))),
             }
         };
-        match name {
-            "%tid" => special(SpecialReg::Tid),
-            "%ntid" => special(SpecialReg::Ntid),
-            "%ctaid" => special(SpecialReg::Ctaid),
-            "%nctaid" => special(SpecialReg::Nctaid),
-            "%laneid" => scalar(SpecialReg::LaneId),
-            "%warpid" => scalar(SpecialReg::WarpId),
-            "%nwarpid" => scalar(SpecialReg::NWarpId),
-            _ if is_unsupported_special(name) => Err(self.cx.err(
-                loc,
-                format!("special register '{}' is not supported yet", full()),
-            )),
-            _ if name.starts_with('%') => {
+        match super::sreg::lookup(name) {
+            Some(SregName::Vector(f)) => special(f),
+            Some(SregName::Scalar(s)) => scalar(s),
+            None if name.starts_with('%') => {
                 Err(self.cx.err(loc, format!("unknown register '{}'", full())))
             }
-            _ => Err(self.cx.err(loc, format!("unknown symbol '{}'", full()))),
+            None => Err(self.cx.err(loc, format!("unknown symbol '{}'", full()))),
         }
     }
 

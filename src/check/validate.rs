@@ -131,7 +131,13 @@ fn validate_function(m: &Module, fid: FuncId, f: &Function) -> Result<(), String
                     Ok(())
                 }
             }
-            Operand::Special(_) => Ok(()),
+            Operand::Special(s) => {
+                if s.bits() == 1 && ty != Type::Pred || s.bits() > 1 && ty.bits() > s.bits() {
+                    Err(format!("special register {s:?} read as {ty}"))
+                } else {
+                    Ok(())
+                }
+            }
             Operand::VarAddr(v, _) => var(*v),
             Operand::FuncAddr(g) if g.0 as usize >= m.functions.len() => {
                 Err("function out of range".into())
@@ -220,12 +226,79 @@ fn validate_function(m: &Module, fid: FuncId, f: &Function) -> Result<(), String
                     fits(*dst, *ty, Rule::Strict)?;
                     src(s, *ty, Rule::Strict)?;
                 }
+                InstKind::BarArrive { barrier, count } => {
+                    src(barrier, Type::U32, Rule::Strict)?;
+                    src(count, Type::U32, Rule::Strict)?;
+                }
+                InstKind::BarRedResult { op, barrier, dst } => {
+                    src(barrier, Type::U32, Rule::Strict)?;
+                    match op {
+                        BarRedOp::Popc => fits(*dst, Type::U32, Rule::Strict)?,
+                        _ => pred(*dst)?,
+                    }
+                }
+                InstKind::Atom {
+                    op,
+                    ty,
+                    space,
+                    dst,
+                    addr: a,
+                    srcs,
+                } => {
+                    if !crate::ops::atomic::valid(*op, *ty)
+                        || !matches!(space, Space::Global | Space::Shared | Space::Generic)
+                    {
+                        return Err(format!("atom {op:?} on {ty} in {space:?}"));
+                    }
+                    let n = if *op == crate::ir::AtomOp::Cas { 2 } else { 1 };
+                    if srcs.len() != n {
+                        return Err(format!("atom {op:?} with {} sources", srcs.len()));
+                    }
+                    for s in srcs {
+                        src(s, *ty, Rule::Relaxed)?;
+                    }
+                    if let Some(d) = dst {
+                        fits(*d, *ty, Rule::Relaxed)?;
+                    }
+                    addr(a)?;
+                }
+                InstKind::Warp {
+                    op,
+                    ty,
+                    dst,
+                    pred: p,
+                    srcs,
+                    vote_src,
+                } => {
+                    let (stys, dty) = crate::ops::warp::signature(*op, *ty);
+                    if srcs.len() != stys.len() {
+                        return Err(format!("{op:?} with {} sources", srcs.len()));
+                    }
+                    for (s, t) in srcs.iter().zip(stys) {
+                        src(s, t, Rule::Strict)?;
+                    }
+                    match (dst, dty) {
+                        (Some(d), Some(t)) => fits(*d, t, Rule::Strict)?,
+                        (None, _) => {}
+                        (Some(_), None) => return Err(format!("{op:?} has no value result")),
+                    }
+                    if let Some(r) = p {
+                        pred(*r)?;
+                    }
+                    let is_vote =
+                        matches!(op, crate::ir::WarpOp::Vote(_) | crate::ir::WarpOp::Ballot);
+                    match vote_src {
+                        Some(v) if is_vote => pred(v.reg)?,
+                        None if !is_vote => {}
+                        _ => return Err(format!("{op:?} with a bad vote source")),
+                    }
+                }
                 InstKind::CvtX { op, dst, srcs } => {
                     let (stys, dty) = crate::ops::cvtx::signature(*op);
                     if srcs.len() != stys.len() {
                         return Err(format!("{op:?} with {} sources", srcs.len()));
                     }
-                    fits(*dst, dty, Rule::Relaxed)?;
+                    fits(*dst, dty, Rule::Cvt)?;
                     for (s, t) in srcs.iter().zip(stys) {
                         src(s, *t, Rule::Strict)?;
                     }
@@ -287,8 +360,8 @@ fn validate_function(m: &Module, fid: FuncId, f: &Function) -> Result<(), String
                     src: s,
                     ..
                 } => {
-                    fits(*dst, *dst_ty, Rule::Relaxed)?;
-                    src(s, *src_ty, Rule::Relaxed)?;
+                    fits(*dst, *dst_ty, Rule::Cvt)?;
+                    src(s, *src_ty, Rule::Cvt)?;
                 }
                 InstKind::Set {
                     dty,
@@ -315,8 +388,8 @@ fn validate_function(m: &Module, fid: FuncId, f: &Function) -> Result<(), String
                     combine,
                     ..
                 } => {
-                    if *ty != Type::F16x2 {
-                        return Err("packed setp on a type other than .f16x2".into());
+                    if !matches!(ty, Type::F16x2 | Type::BF16x2) {
+                        return Err("packed setp on a type other than .f16x2/.bf16x2".into());
                     }
                     for d in dst_lo.iter().chain(dst_hi) {
                         pred(*d)?;
@@ -328,6 +401,29 @@ fn validate_function(m: &Module, fid: FuncId, f: &Function) -> Result<(), String
                     }
                 }
                 InstKind::Nanosleep { t } => src(t, Type::U32, Rule::Strict)?,
+                InstKind::Half {
+                    op, ty, dst, srcs, ..
+                } => {
+                    if crate::ops::f16::HalfKind::of(*ty).is_none() || srcs.len() != op.arity() {
+                        return Err(format!("half {op:?} on {ty} with {} sources", srcs.len()));
+                    }
+                    fits(*dst, *ty, Rule::Strict)?;
+                    for s in srcs {
+                        src(s, *ty, Rule::Strict)?;
+                    }
+                }
+                InstKind::Isspacep { dst, src: s, .. } => {
+                    pred(*dst)?;
+                    if let Operand::Reg(r) = s {
+                        let t = reg_ty(*r)?;
+                        if !(t.bits() == 32 || t.bits() == 64) || t == Type::Pred || t.is_float() {
+                            return Err("isspacep address register is not 32 or 64 bits".into());
+                        }
+                    } else {
+                        src(s, Type::U64, Rule::Strict)?;
+                    }
+                }
+                InstKind::OrderPoint => {}
                 InstKind::BarSync { .. } => {
                     return Err("bar.sync must be a block terminator (Terminator::Barrier)".into())
                 }
@@ -343,12 +439,16 @@ fn validate_function(m: &Module, fid: FuncId, f: &Function) -> Result<(), String
                 guard,
                 barrier,
                 count,
+                red,
                 inst: i,
                 ..
             } => {
                 inst(*i)?;
                 if let Some(g) = guard {
                     pred(g.pred)?;
+                }
+                if let Some(c) = red {
+                    pred(c.reg)?;
                 }
                 src(barrier, Type::U32, Rule::Strict)?;
                 if let Some(c) = count {

@@ -141,6 +141,7 @@ fn run_func(
                 guard,
                 barrier,
                 count,
+                red,
                 next: cont,
                 inst,
             } => {
@@ -150,6 +151,13 @@ fn run_func(
                     let lane = arriving.trailing_zeros() as usize;
                     let id = w.read(ctx, *barrier, Type::U32, lane) as u32;
                     let cnt = count.map(|c| w.read(ctx, c, Type::U32, lane) as u32);
+                    if let Some(c) = red {
+                        let bits = lanes(arriving)
+                            .filter(|&l| w.pred(*c, l))
+                            .fold(0u32, |m, l| m | 1 << l);
+                        // SAFETY: the runtime runs warps with their env set.
+                        unsafe { (*ctx.env).pending_red = Some(bits) };
+                    }
                     // SAFETY: the runtime runs warps with their env set.
                     if unsafe { ctx::bar_arrive(ctx, id, cnt, arriving, *inst) }.is_err() {
                         return returned;
@@ -392,6 +400,111 @@ impl Warp<'_> {
                     self.write(*dst, *ty, r, lane);
                 }
             }
+            InstKind::BarArrive { barrier, count } => {
+                let lane = mask.trailing_zeros() as usize;
+                let id = self.read(ctx, *barrier, Type::U32, lane) as u32;
+                let cnt = self.read(ctx, *count, Type::U32, lane) as u32;
+                // SAFETY: the runtime runs warps with their env set.
+                unsafe { ctx::bar_arrive_nowait(ctx, id, cnt, mask, inst.id)? };
+            }
+            InstKind::BarRedResult { op, barrier, dst } => {
+                let lane = mask.trailing_zeros() as usize;
+                let id = self.read(ctx, *barrier, Type::U32, lane) as u32;
+                // SAFETY: the runtime runs warps with their env set.
+                let v = unsafe { ctx::bar_red_result(ctx, id, *op) };
+                let ty = if *op == crate::ir::BarRedOp::Popc {
+                    Type::U32
+                } else {
+                    Type::Pred
+                };
+                for lane in lanes(mask) {
+                    self.write(*dst, ty, v as u64, lane);
+                }
+            }
+            InstKind::Atom {
+                op,
+                ty,
+                space,
+                dst,
+                addr,
+                srcs,
+            } => {
+                let addrs = self.lane_addrs(ctx, *space, addr, mask);
+                let mut ops = [[0u64; WARP_SIZE]; 2];
+                for (k, s) in srcs.iter().enumerate().take(2) {
+                    for lane in lanes(mask) {
+                        ops[k][lane] = self.read(ctx, *s, *ty, lane);
+                    }
+                }
+                let req = crate::runtime::atomic::AtomReq {
+                    op: *op,
+                    ty: *ty,
+                    space: *space,
+                    mask,
+                    inst: inst.id,
+                };
+                let mut old = [0u64; WARP_SIZE];
+                // SAFETY: ctx.env is set by the runtime.
+                unsafe {
+                    crate::runtime::atomic::atomic(ctx, &req, &addrs, &ops[0], &ops[1], &mut old)?
+                };
+                if let Some(d) = dst {
+                    for lane in lanes(mask) {
+                        self.write(*d, *ty, old[lane], lane);
+                    }
+                }
+            }
+            InstKind::Warp {
+                op,
+                ty,
+                dst,
+                pred,
+                srcs,
+                vote_src,
+            } => {
+                let (stys, dty) = ops::warp::signature(*op, *ty);
+                let mut vals = vec![[0u64; WARP_SIZE]; srcs.len()];
+                for (k, (s, t)) in srcs.iter().zip(&stys).enumerate() {
+                    for (lane, v) in vals[k].iter_mut().enumerate() {
+                        *v = self.read(ctx, *s, *t, lane);
+                    }
+                }
+                let pbits = vote_src.map_or(0, |p| {
+                    (0..WARP_SIZE)
+                        .filter(|&l| self.pred(p, l))
+                        .fold(0u32, |m, l| m | 1 << l)
+                });
+                let input = ops::warp::WarpIn {
+                    mask,
+                    srcs: &vals,
+                    pred: pbits,
+                };
+                let out = ops::warp::eval(*op, *ty, &input);
+                for lane in lanes(mask) {
+                    if let (Some(d), Some(t)) = (dst, dty) {
+                        self.write(*d, t, out.vals[lane], lane);
+                    }
+                    if let Some(p) = pred {
+                        self.write(*p, Type::Pred, (out.preds >> lane & 1) as u64, lane);
+                    }
+                }
+            }
+            InstKind::Half {
+                op,
+                ty,
+                mode,
+                dst,
+                srcs,
+            } => {
+                for lane in lanes(mask) {
+                    let mut v = [0u64; 3];
+                    for (k, s) in srcs.iter().enumerate().take(3) {
+                        v[k] = self.read(ctx, *s, *ty, lane);
+                    }
+                    let r = ops::f16::eval(*op, *ty, *mode, v[0], v[1], v[2]);
+                    self.write(*dst, *ty, r, lane);
+                }
+            }
             InstKind::CvtX { op, dst, srcs } => {
                 let (stys, dty) = ops::cvtx::signature(*op);
                 for lane in lanes(mask) {
@@ -473,14 +586,19 @@ impl Warp<'_> {
             }
             InstKind::SetpPacked {
                 cmp,
+                ty,
                 ftz,
                 dst_lo,
                 dst_hi,
                 a,
                 b,
                 combine,
-                ..
             } => {
+                let ety = if *ty == Type::BF16x2 {
+                    Type::BF16
+                } else {
+                    Type::F16
+                };
                 for lane in lanes(mask) {
                     let x = self.read(ctx, *a, Type::B32, lane);
                     let y = self.read(ctx, *b, Type::B32, lane);
@@ -490,8 +608,8 @@ impl Warp<'_> {
                         Some((crate::ir::BoolOp::Or, c)) => t || self.pred(*c, lane),
                         Some((crate::ir::BoolOp::Xor, c)) => t != self.pred(*c, lane),
                     };
-                    let lo = comb(ops::setp(*cmp, Type::F16, *ftz, x & 0xffff, y & 0xffff));
-                    let hi = comb(ops::setp(*cmp, Type::F16, *ftz, x >> 16, y >> 16));
+                    let lo = comb(ops::setp(*cmp, ety, *ftz, x & 0xffff, y & 0xffff));
+                    let hi = comb(ops::setp(*cmp, ety, *ftz, x >> 16, y >> 16));
                     if let Some(d) = dst_lo {
                         self.write(*d, Type::Pred, lo as u64, lane);
                     }
@@ -502,6 +620,23 @@ impl Warp<'_> {
             }
             InstKind::Nanosleep { t } => {
                 ctx::nanosleep(lanes(mask).map(|l| self.read(ctx, *t, Type::U32, l) as u32));
+            }
+            InstKind::Isspacep {
+                space,
+                dst,
+                src,
+                offset,
+            } => {
+                for lane in lanes(mask) {
+                    let a = self.read(ctx, *src, Type::U64, lane);
+                    let a = a.wrapping_add(*offset as u64);
+                    // SAFETY: the runtime runs warps with their env set.
+                    let v = unsafe { crate::runtime::sreg::in_window(ctx, *space, lane, a) };
+                    self.write(*dst, Type::Pred, v as u64, lane);
+                }
+            }
+            InstKind::OrderPoint => {
+                std::sync::atomic::fence(std::sync::atomic::Ordering::AcqRel);
             }
             InstKind::Selp {
                 ty,
@@ -634,6 +769,28 @@ impl Warp<'_> {
         write: bool,
         data: &mut [u64],
     ) -> Result<(), ctx::Stopped> {
+        let addrs = self.lane_addrs(ctx, space, addr, mask);
+        let req = AccessReq {
+            space,
+            elem_bytes: ty.bytes(),
+            nvec: nvec as u32,
+            slot_bytes: 8,
+            write,
+            mask,
+            inst: inst.id,
+        };
+        // SAFETY: `data` holds nvec * 32 u64 slots; ctx.env is set by the runtime.
+        unsafe { ctx::access(ctx, &req, &addrs, data.as_mut_ptr() as *mut u8) }
+    }
+
+    /// The state-space address of `[addr]` for every lane in `mask`.
+    fn lane_addrs(
+        &self,
+        ctx: &WarpCtx,
+        space: Space,
+        addr: &Address,
+        mask: u32,
+    ) -> [u64; WARP_SIZE] {
         let mut addrs = [0u64; WARP_SIZE];
         for lane in lanes(mask) {
             let base = match addr.base {
@@ -651,28 +808,10 @@ impl Warp<'_> {
             };
             addrs[lane] = base.wrapping_add(addr.offset as u64);
         }
-        let req = AccessReq {
-            space,
-            elem_bytes: ty.bytes(),
-            nvec: nvec as u32,
-            slot_bytes: 8,
-            write,
-            mask,
-            inst: inst.id,
-        };
-        // SAFETY: `data` holds nvec * 32 u64 slots; ctx.env is set by the runtime.
-        unsafe { ctx::access(ctx, &req, &addrs, data.as_mut_ptr() as *mut u8) }
+        addrs
     }
 }
 
 fn special(ctx: &WarpCtx, s: SpecialReg, lane: usize) -> u64 {
-    (match s {
-        SpecialReg::Tid(d) => ctx.tid[d as usize][lane],
-        SpecialReg::Ntid(d) => ctx.ntid[d as usize],
-        SpecialReg::Ctaid(d) => ctx.ctaid[d as usize],
-        SpecialReg::Nctaid(d) => ctx.nctaid[d as usize],
-        SpecialReg::LaneId => lane as u32,
-        SpecialReg::WarpId => ctx.warpid,
-        SpecialReg::NWarpId => ctx.nwarpid,
-    }) as u64
+    crate::runtime::sreg::read(ctx, s, lane)
 }

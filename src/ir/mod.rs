@@ -19,6 +19,9 @@
 
 use std::fmt;
 
+mod half;
+pub use half::{HalfMode, HalfOp};
+
 /// Index of a register in [`Function::regs`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct RegId(pub u32);
@@ -200,6 +203,10 @@ pub struct PerfDirectives {
     pub reqntid: Option<[u32; 3]>,
     pub minnctapersm: Option<u32>,
     pub maxnreg: Option<u32>,
+    /// `.reqnctapercluster x, y, z`: the kernel runs in clusters of this shape.
+    pub reqnctapercluster: Option<[u32; 3]>,
+    /// `.explicitcluster`: the kernel must be launched with clusters.
+    pub explicitcluster: bool,
 }
 
 #[derive(Clone, Debug)]
@@ -301,6 +308,9 @@ pub enum Terminator {
         guard: Option<Guard>,
         barrier: Operand,
         count: Option<Operand>,
+        /// `bar.red`: the predicate `{!}c` each arriving thread contributes; the result
+        /// is read by the [`InstKind::BarRedResult`] that starts `next`.
+        red: Option<PredSrc>,
         next: BlockId,
         inst: InstId,
     },
@@ -659,6 +669,102 @@ pub enum SpecialReg {
     LaneId,
     WarpId,
     NWarpId,
+    /// `%clock` (low 32 bits of `%clock64`), `%clock_hi` (high 32 bits), `%clock64`.
+    Clock,
+    ClockHi,
+    Clock64,
+    /// `%globaltimer` (u64 nanoseconds) and its low/high halves.
+    GlobalTimer,
+    GlobalTimerLo,
+    GlobalTimerHi,
+    SmId,
+    NSmId,
+    /// `%gridid` (u64).
+    GridId,
+    LaneMask(LaneMask),
+    DynamicSmemSize,
+    TotalSmemSize,
+    AggrSmemSize,
+    ClusterId(Dim),
+    NClusterId(Dim),
+    ClusterCtaId(Dim),
+    ClusterNCtaId(Dim),
+    ClusterCtaRank,
+    ClusterNCtaRank,
+    /// `%is_explicit_cluster` (`.pred`).
+    IsExplicitCluster,
+    /// `%current_graph_exec` (u64; always 0: no CUDA graphs).
+    CurrentGraphExec,
+    /// `%envreg0..31` (always 0).
+    EnvReg(u8),
+    /// `%pm0..7` (u32) and `%pm0_64..%pm7_64` (u64): always 0.
+    Pm {
+        n: u8,
+        wide: bool,
+    },
+    /// `%reserved_smem_offset_{begin,end,cap,0,1}`: always 0 (no reserved shared memory).
+    ReservedSmem(ReservedSmem),
+}
+
+/// `%lanemask_{eq,le,lt,ge,gt}`: bits of the lanes equal to, at or below, below, at or
+/// above, above the reading lane.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum LaneMask {
+    Eq,
+    Le,
+    Lt,
+    Ge,
+    Gt,
+}
+
+/// Which `%reserved_smem_offset_*` register.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum ReservedSmem {
+    Begin,
+    End,
+    Cap,
+    Offset0,
+    Offset1,
+}
+
+impl SpecialReg {
+    /// The register's width: 32, 64 (`%clock64 %globaltimer %gridid %pmN_64
+    /// %current_graph_exec`) or 1 (`%is_explicit_cluster`, a predicate).
+    pub fn bits(self) -> u32 {
+        match self {
+            SpecialReg::Clock64
+            | SpecialReg::GlobalTimer
+            | SpecialReg::GridId
+            | SpecialReg::CurrentGraphExec
+            | SpecialReg::Pm { wide: true, .. } => 64,
+            SpecialReg::IsExplicitCluster => 1,
+            _ => 32,
+        }
+    }
+
+    /// The `mov` types other than the register's own width that PTX still accepts for
+    /// legacy code: 16 bits for `%tid %ntid %ctaid %nctaid`, 16 or 32 for `%gridid`.
+    pub fn legacy_bits(self) -> &'static [u32] {
+        match self {
+            SpecialReg::Tid(_)
+            | SpecialReg::Ntid(_)
+            | SpecialReg::Ctaid(_)
+            | SpecialReg::Nctaid(_) => &[16],
+            SpecialReg::GridId => &[16, 32],
+            _ => &[],
+        }
+    }
+
+    /// The value of registers that are the same constant everywhere on a CPU.
+    pub fn constant(self) -> Option<u64> {
+        match self {
+            SpecialReg::CurrentGraphExec
+            | SpecialReg::EnvReg(_)
+            | SpecialReg::Pm { .. }
+            | SpecialReg::ReservedSmem(_) => Some(0),
+            _ => None,
+        }
+    }
 }
 
 /// A variable whose address an instruction uses, with its layout resolved.
@@ -955,6 +1061,67 @@ pub enum InstKind {
         dst: RegId,
         src: Operand,
     },
+    /// Warp-wide operations (`shfl vote match redux activemask elect bar.warp.sync`), over
+    /// the lanes that run the instruction (active and guard true) that are also in each
+    /// lane's `membermask`; see `crate::ops::warp` for the rules. `srcs` per op: shfl
+    /// `[a, b, c, membermask]`, vote/ballot `[membermask]` (the predicate is `vote_src`),
+    /// match/redux `[a, membermask]`, elect and bar.warp.sync `[membermask]`, activemask
+    /// `[]`. `dst` is the value result, `pred` the predicate result.
+    Warp {
+        op: WarpOp,
+        ty: Type,
+        dst: Option<RegId>,
+        pred: Option<RegId>,
+        srcs: Vec<Operand>,
+        vote_src: Option<PredSrc>,
+    },
+    /// `bar.arrive a, b`: the lanes arrive at barrier `a` (of `b` threads) and go on.
+    BarArrive { barrier: Operand, count: Operand },
+    /// The result of the `bar.red` on barrier `barrier` that ended the previous block
+    /// (same guard): `.u32` for `Popc`, a predicate for `And`/`Or`.
+    BarRedResult {
+        op: BarRedOp,
+        barrier: Operand,
+        dst: RegId,
+    },
+    /// `atom{.sem}{.scope}{.space}.op.type d, [a], b{, c}` and `red` (`dst` = `None`):
+    /// one host atomic read-modify-write per lane, lanes in ascending order; `srcs` is
+    /// `[b]`, or `[b, c]` for `cas`. See `crate::ops::atomic` for the operations.
+    Atom {
+        op: AtomOp,
+        ty: Type,
+        space: Space,
+        dst: Option<RegId>,
+        addr: Address,
+        srcs: Vec<Operand>,
+    },
+    /// Half-precision arithmetic (`add sub mul fma neg abs min max`, `ex2.approx`,
+    /// `tanh.approx`) on `ty` = `.f16`, `.bf16` or the packed `.f16x2`, `.bf16x2` (each
+    /// half independently); semantics in `crate::ops::f16`. Every operand and the result
+    /// have type `ty`; `srcs.len() == op.arity()`.
+    Half {
+        op: HalfOp,
+        ty: Type,
+        mode: HalfMode,
+        dst: RegId,
+        srcs: Vec<Operand>,
+    },
+    /// `isspacep.space p, a{+offset}`: `p` = whether generic address `a + offset` (a
+    /// 32- or 64-bit register, zero-extended, or an immediate) lies in the reading
+    /// thread's window of `space` (see `crate::runtime::sreg::in_window`).
+    Isspacep {
+        space: Space,
+        dst: RegId,
+        src: Operand,
+        offset: i64,
+    },
+    /// An ordering point that `check` puts after strong loads and around strong stores
+    /// (`.volatile .relaxed .acquire .release .mmio`) to global or generic memory: no
+    /// memory access moves across it and no load is answered from an access on the other
+    /// side. On x86-64 (TSO: loads are acquire, stores release) that is all these
+    /// orderings need; the JIT emits a `sequence_point` (no machine code), the
+    /// interpreter an acquire-release fence.
+    OrderPoint,
     /// The `cvt` forms with narrow float formats and `cvt.pack.sat` (see [`CvtXOp`]):
     /// operand and result types are given by `crate::ops::cvtx::signature(op)`.
     CvtX {
@@ -962,6 +1129,77 @@ pub enum InstKind {
         dst: RegId,
         srcs: Vec<Operand>,
     },
+}
+
+/// The reductions of `bar.red`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum BarRedOp {
+    /// `.popc.u32`: the number of threads whose predicate is true.
+    Popc,
+    /// `.and.pred`: all true.
+    And,
+    /// `.or.pred`: any true.
+    Or,
+}
+
+/// The operations of [`InstKind::Atom`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum AtomOp {
+    Add,
+    Min,
+    Max,
+    Inc,
+    Dec,
+    And,
+    Or,
+    Xor,
+    Exch,
+    Cas,
+}
+
+/// The operations of [`InstKind::Warp`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum WarpOp {
+    Shfl(ShflMode),
+    /// `vote.all/any/uni.pred`.
+    Vote(VoteMode),
+    /// `vote.ballot.b32`.
+    Ballot,
+    /// `match.any` / `match.all` (`.b32`, `.b64`).
+    Match {
+        all: bool,
+    },
+    /// `redux.sync.op.type`.
+    Redux(ReduxOp),
+    Activemask,
+    Elect,
+    /// `bar.warp.sync`: no data effect (lanes of a warp run in lockstep here).
+    WarpSync,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum ShflMode {
+    Up,
+    Down,
+    Bfly,
+    Idx,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum VoteMode {
+    All,
+    Any,
+    Uni,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum ReduxOp {
+    Add,
+    Min,
+    Max,
+    And,
+    Or,
+    Xor,
 }
 
 /// Float formats of the [`InstKind::CvtX`] conversions.

@@ -707,7 +707,9 @@ impl FnTx<'_> {
         b: &Operand,
         mask: &mut Mask,
     ) -> Result<Vec<Value>, JitError> {
-        if ty.bits() > 64 || !(ty == Type::F16 || helpers::scalar_arith_supported(ArithOp::Add, ty))
+        if ty.bits() > 64
+            || !(matches!(ty, Type::F16 | Type::BF16)
+                || helpers::scalar_arith_supported(ArithOp::Add, ty))
         {
             return Err(self.unsupported(self.cur_text()));
         }

@@ -1,4 +1,5 @@
-//! `set`: a comparison written as 0xffffffff / 1.0f / 0 instead of a predicate.
+//! `set`: a comparison written as all ones / 1.0 / 0 instead of a predicate, and the
+//! packed `setp.f16x2` / `setp.bf16x2`.
 
 use super::lanes::{self, W};
 use super::translate::{FnTx, Mask};
@@ -34,23 +35,32 @@ impl FnTx<'_> {
                 .collect();
         }
         // The masks are all ones / all zeros per lane: 0xffffffff / 0 as they are.
-        let v: Vec<Value> = if dty == Type::F32 {
-            let one = lanes::splat32(&mut self.b, 0x3f80_0000);
-            r.iter().map(|&x| self.b.ins().band(x, one)).collect()
-        } else {
-            r
+        // Floats get 1.0 in their format (`crate::ops::set_value`).
+        let one = match dty {
+            Type::F32 => Some(0x3f80_0000),
+            Type::F16 => Some(0x3c00),
+            Type::BF16 => Some(0x3f80),
+            _ => None,
+        };
+        let v: Vec<Value> = match one {
+            Some(one) => {
+                let one = lanes::splat32(&mut self.b, one);
+                r.iter().map(|&x| self.b.ins().band(x, one)).collect()
+            }
+            None => r,
         };
         self.write(dst, dty, W::narrow(v), mask)
     }
 }
 
 impl FnTx<'_> {
-    /// `setp.f16x2 p|q`: the halves are compared by the scalar helper (`crate::ops`), the
-    /// low halves into `p`, the high halves into `q`.
+    /// `setp.f16x2 p|q` / `setp.bf16x2 p|q` (`ty`): the halves are compared by the
+    /// scalar helper (`crate::ops`), the low halves into `p`, the high halves into `q`.
     #[allow(clippy::too_many_arguments)]
     pub(crate) fn setp_packed(
         &mut self,
         cmp: CmpOp,
+        ty: Type,
         ftz: bool,
         dst_lo: Option<RegId>,
         dst_hi: Option<RegId>,
@@ -65,6 +75,11 @@ impl FnTx<'_> {
             Some((op, c)) => Some((op, self.read_pred(&Operand::Reg(c.reg), c.negate)?)),
             None => None,
         };
+        let ety = if ty == Type::BF16x2 {
+            Type::BF16
+        } else {
+            Type::F16
+        };
         for (half, dst) in [(0, dst_lo), (1, dst_hi)] {
             let Some(dst) = dst else { continue };
             let (xs, ys) = if half == 0 {
@@ -75,7 +90,7 @@ impl FnTx<'_> {
                     lanes::map1(&y, |&v| self.b.ins().ushr_imm_u(v, 16)),
                 )
             };
-            let mut r = self.compare_helper_vals(cmp, Type::F16, ftz, &xs, &ys, mask)?;
+            let mut r = self.compare_helper_vals(cmp, ety, ftz, &xs, &ys, mask)?;
             if let Some((op, cv)) = &c {
                 r = r
                     .iter()

@@ -19,7 +19,7 @@ use super::lanes::{self, N32};
 use super::translate::{FnTx, Mode};
 use super::JitError;
 use crate::interp::BAR_WAIT;
-use crate::ir::{BlockId, Guard, InstId, Operand, Terminator, Type};
+use crate::ir::{BlockId, Guard, InstId, Operand, PredSrc, Terminator, Type};
 use crate::runtime::ctx::WarpCtx;
 use cranelift_codegen::ir::condcodes::IntCC;
 use cranelift_codegen::ir::types::{I32, I32X4, I64};
@@ -72,11 +72,12 @@ impl FnTx<'_> {
                 guard,
                 barrier,
                 count,
+                red,
                 next,
                 inst,
             } => {
                 self.cur = Some(inst);
-                self.barrier(guard, &barrier, count.as_ref(), next, inst)
+                self.barrier(guard, &barrier, count.as_ref(), red, next, inst)
             }
             Terminator::BrxIdx {
                 guard,
@@ -307,6 +308,7 @@ impl FnTx<'_> {
         guard: Option<Guard>,
         barrier: &Operand,
         count: Option<&Operand>,
+        red: Option<PredSrc>,
         next: BlockId,
         inst: InstId,
     ) -> Result<(), JitError> {
@@ -325,6 +327,9 @@ impl FnTx<'_> {
             }
             None => lanes::iconst64(&mut self.b, u64::MAX),
         };
+        if let Some(c) = red {
+            self.bar_red_pending(c, bits)?;
+        }
         let h = self.helper(Helper::BarArrive)?;
         let instv = lanes::iconst32(&mut self.b, inst.0);
         let r = self.b.ins().call(h, &[self.ctx, id, count, bits, instv]);

@@ -25,7 +25,7 @@ use cranelift_codegen::ir::{Block, BlockArg, InstBuilder, MemFlagsData, Value};
 use std::mem::offset_of;
 
 /// Per-lane state-space addresses of an access.
-enum LaneAddr {
+pub(crate) enum LaneAddr {
     /// The same address for every lane (i64).
     Uniform(Value),
     /// 16 × i64x2 lane addresses.
@@ -46,7 +46,11 @@ impl FnTx<'_> {
     }
 
     /// The lane addresses of `[base+offset]` in `space`.
-    fn lane_addrs(&mut self, space: Space, addr: &Address) -> Result<LaneAddr, JitError> {
+    pub(crate) fn lane_addrs(
+        &mut self,
+        space: Space,
+        addr: &Address,
+    ) -> Result<LaneAddr, JitError> {
         let off = addr.offset;
         match addr.base {
             AddrBase::Reg(r) => {
@@ -110,8 +114,15 @@ impl FnTx<'_> {
 
     /// A load that is the same for every lane and known valid: `ld.param` of a kernel
     /// parameter, or of a `.global`/`.const` variable, at an in-bounds, aligned constant
-    /// offset. Returns the host address.
-    fn uniform_load_addr(&mut self, space: Space, addr: &Address, len: u64) -> Option<Value> {
+    /// offset. Returns the host address and whether the memory is read-only during the
+    /// launch (parameters, `.const`; a `.global` variable may be stored to, so its loads
+    /// must not be merged across stores).
+    fn uniform_load_addr(
+        &mut self,
+        space: Space,
+        addr: &Address,
+        len: u64,
+    ) -> Option<(Value, bool)> {
         let AddrBase::Var(v) = addr.base else {
             return None;
         };
@@ -123,7 +134,7 @@ impl FnTx<'_> {
                     return None;
                 }
                 let base = self.load_ctx(I64, offset_of!(WarpCtx, param_base), true);
-                Some(self.b.ins().iadd_imm_s(base, start as i64))
+                Some((self.b.ins().iadd_imm_s(base, start as i64), true))
             }
             (VarRef::Global(g), Space::Global | Space::Const | Space::Generic) => {
                 let var = self.m.globals.get(g.0 as usize)?;
@@ -135,7 +146,7 @@ impl FnTx<'_> {
                 if a % len != 0 {
                     return None;
                 }
-                Some(lanes::iconst64(&mut self.b, a))
+                Some((lanes::iconst64(&mut self.b, a), var.space == Space::Const))
             }
             _ => None,
         }
@@ -153,7 +164,12 @@ impl FnTx<'_> {
         let (eb, sb) = self.mem_shape(ty, dsts.len())?;
         let n = dsts.len();
         let wide = sb == 8;
-        if let Some(h) = self.uniform_load_addr(space, addr, eb as u64 * n as u64) {
+        if let Some((h, readonly)) = self.uniform_load_addr(space, addr, eb as u64 * n as u64) {
+            let fl = if readonly {
+                heap_flags().with_readonly()
+            } else {
+                heap_flags()
+            };
             let sty = match eb {
                 1 => I8,
                 2 => I16,
@@ -162,10 +178,7 @@ impl FnTx<'_> {
             };
             for (e, d) in dsts.iter().enumerate() {
                 let Some(d) = d else { continue };
-                let x =
-                    self.b
-                        .ins()
-                        .load(sty, heap_flags().with_readonly(), h, (e as u32 * eb) as i32);
+                let x = self.b.ins().load(sty, fl, h, (e as u32 * eb) as i32);
                 let x = if eb < 4 {
                     self.b.ins().uextend(I32, x)
                 } else {

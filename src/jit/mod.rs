@@ -20,12 +20,15 @@
 //! - `arith`: arithmetic, logic, shifts, `setp`, `selp`;
 //! - `convert`: `cvt`;
 //! - `mem`: `ld`, `st`, `cvta` (inline coalesced fast paths, helper slow path);
+//! - `sreg`: special registers, `isspacep`, order points;
 //! - `helpers`: `extern "C"` host helpers called by generated code;
 //! - `dump`: CLIF / disassembly listings.
 
 #![allow(clippy::needless_range_loop)]
 
 mod arith;
+mod atom;
+mod barrier;
 mod bits;
 mod call;
 mod cflow;
@@ -34,12 +37,15 @@ mod control;
 mod convert;
 mod cvtx;
 mod dump;
+mod half;
 mod halfcvt;
 mod helpers;
 mod lanes;
 mod mem;
+mod sreg;
 mod translate;
 mod uniform;
+mod warp;
 
 use crate::ir;
 use crate::runtime::ModuleLayout;

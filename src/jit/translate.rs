@@ -448,6 +448,7 @@ impl<'a> FnTx<'a> {
                 let c = lanes::splat32(&mut self.b, if on { u32::MAX } else { 0 });
                 Ok(vec![c; N32])
             }
+            Operand::Special(s) => self.special_pred(s, negate),
             _ => Err(self.unsupported(format!("this predicate operand of {}", self.cur_text()))),
         }
     }
@@ -514,9 +515,14 @@ impl<'a> FnTx<'a> {
                 Ok(lanes::splat_w(&mut self.b, wide, v as u64))
             }
             Operand::Special(s) => {
-                let w = self.special(s);
-                Ok(if wide {
-                    lanes::widen_w(&mut self.b, &w, false)
+                let w = self.special(s)?;
+                let w = match (w.wide, wide) {
+                    (false, true) => lanes::widen_w(&mut self.b, &w, false),
+                    (true, false) => lanes::narrow_w(&mut self.b, &w),
+                    _ => w,
+                };
+                Ok(if canon && tw < cw {
+                    lanes::ext_w(&mut self.b, &w, tw, signed)
                 } else {
                     w
                 })
@@ -564,32 +570,9 @@ impl<'a> FnTx<'a> {
         })
     }
 
-    /// A special register's value (u32 per lane).
-    pub fn special(&mut self, s: SpecialReg) -> W {
-        let ro = MemFlagsData::new().with_notrap().with_readonly();
-        let scalar = |tx: &mut Self, off: usize| {
-            let x = tx.load_ctx(I32, off, true);
-            lanes::splat_scalar(&mut tx.b, x)
-        };
-        match s {
-            SpecialReg::Tid(d) => {
-                let base = offset_of!(WarpCtx, tid) + d as usize * 128;
-                let v = (0..N32)
-                    .map(|k| {
-                        self.b
-                            .ins()
-                            .load(I32X4, ro, self.ctx, (base + 16 * k) as i32)
-                    })
-                    .collect();
-                W::narrow(v)
-            }
-            SpecialReg::Ntid(d) => scalar(self, offset_of!(WarpCtx, ntid) + 4 * d as usize),
-            SpecialReg::Ctaid(d) => scalar(self, offset_of!(WarpCtx, ctaid) + 4 * d as usize),
-            SpecialReg::Nctaid(d) => scalar(self, offset_of!(WarpCtx, nctaid) + 4 * d as usize),
-            SpecialReg::LaneId => lanes::lane_index(&mut self.b, false, 1),
-            SpecialReg::WarpId => scalar(self, offset_of!(WarpCtx, warpid)),
-            SpecialReg::NWarpId => scalar(self, offset_of!(WarpCtx, nwarpid)),
-        }
+    /// A special register's value (see `sreg.rs`).
+    pub fn special(&mut self, s: SpecialReg) -> Result<W, JitError> {
+        self.special_reg(s)
     }
 
     /// Writes `val` (a value of type `ty` in `ty`'s container class, bits above `ty`'s
@@ -744,18 +727,40 @@ impl<'a> FnTx<'a> {
             InstKind::Nanosleep { t } => self.nanosleep(t, &mut mask),
             InstKind::SetpPacked {
                 cmp,
+                ty,
                 ftz,
                 dst_lo,
                 dst_hi,
                 a,
                 b,
                 combine,
-                ..
-            } => self.setp_packed(*cmp, *ftz, *dst_lo, *dst_hi, a, b, *combine, &mut mask),
+            } => self.setp_packed(*cmp, *ty, *ftz, *dst_lo, *dst_hi, a, b, *combine, &mut mask),
             // `check` turns every bar.sync into `Terminator::Barrier`.
             InstKind::BarSync { .. } => Err(self.unsupported("bar.sync inside a block")),
             InstKind::Bits { op, ty, dst, srcs } => self.bits(*op, *ty, *dst, srcs, &mut mask),
             InstKind::CvtX { op, dst, srcs } => self.cvtx(*op, *dst, srcs, &mut mask),
+            InstKind::BarArrive { barrier, count } => {
+                self.bar_arrive_inst(barrier, count, &mut mask, i.id)
+            }
+            InstKind::BarRedResult { op, barrier, dst } => {
+                self.bar_red_result(*op, barrier, *dst, &mut mask)
+            }
+            InstKind::Atom {
+                op,
+                ty,
+                space,
+                dst,
+                addr,
+                srcs,
+            } => self.atom(*op, *ty, *space, *dst, addr, srcs, &mut mask, i.id),
+            InstKind::Warp {
+                op,
+                ty,
+                dst,
+                pred,
+                srcs,
+                vote_src,
+            } => self.warp_op(*op, *ty, *dst, *pred, srcs, *vote_src, &mut mask),
             InstKind::Sfu {
                 op,
                 ty,
@@ -765,6 +770,23 @@ impl<'a> FnTx<'a> {
                 dst,
                 src,
             } => self.sfu(*op, *ty, *approx, *rnd, *ftz, *dst, src, &mut mask),
+            InstKind::Half {
+                op,
+                ty,
+                mode,
+                dst,
+                srcs,
+            } => self.half(*op, *ty, *mode, *dst, srcs, &mut mask),
+            InstKind::Isspacep {
+                space,
+                dst,
+                src,
+                offset,
+            } => self.isspacep(*space, *dst, src, *offset, &mut mask),
+            InstKind::OrderPoint => {
+                self.order_point();
+                Ok(())
+            }
         }
     }
 

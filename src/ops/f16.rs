@@ -1,14 +1,33 @@
 //! Half-precision arithmetic (`.f16`, `.bf16` and the packed `.f16x2`, `.bf16x2` forms):
-//! `add sub mul fma neg abs min max` with `.rn` (and the other IEEE modes where the ISA
-//! allows them), `.ftz`, `.sat`, `.relu`, `.NaN` and `.xorsign.abs`.
+//! `add sub mul fma neg abs min max` with `.rn`, `.ftz`, `.sat`, `.relu`, `.NaN` and
+//! `.xorsign.abs`, and `ex2.approx`, `tanh.approx` ([`crate::ir::InstKind::Half`]).
 //!
-//! Every result is computed by rustc_apfloat in the half format itself (one rounding, as
-//! the hardware does). NaN results are the canonical NaN 0x7fff (f16 and bf16).
+//! Rules (PTX ISA, "Half Precision Floating Point Instructions"):
+//! - `add sub mul fma` round once, to nearest even (`.rn` is the only rounding modifier
+//!   PTX has for them), computed by rustc_apfloat in the half format itself;
+//! - a NaN result is the canonical NaN 0x7fff (f16 and bf16 alike: CUDA's
+//!   `CUDART_NAN_FP16` / `CUDART_NAN_BF16`), as ptxjit does for f32 (0x7fffffff);
+//! - `.ftz` flushes subnormal inputs and results to a zero of the same sign;
+//! - `.sat` clamps the result to [+0.0, 1.0]; NaN and -0.0 become +0.0 (as `cvt.sat`);
+//! - `.relu` turns a negative result, and -0.0, into +0.0, and NaN into the canonical
+//!   NaN;
+//! - `neg`/`abs` only flip/clear the sign bit (the manual leaves the NaN they return
+//!   unspecified; this keeps the payload, as the f32 forms do);
+//! - `min`/`max`: a NaN operand loses to a number, two NaNs give the canonical NaN,
+//!   -0.0 < +0.0; `.NaN` makes any NaN operand give the canonical NaN; `.xorsign.abs`
+//!   compares |a| and |b| and gives the result (unless NaN) the sign of a XOR b.
+//!
+//! `ex2.approx` and `tanh.approx` are computed with the host's f64 `exp2`/`tanh` and
+//! rounded once to the half format: the result is the correctly rounded value unless the
+//! exact one lies within libm's f64 error (≈2^-52 relative) of a rounding boundary, so
+//! the error is at most 0.5 ulp plus that, inside the manual's bounds (`ex2`: 2^-9.9
+//! relative for f16, 2^-7 for bf16; `tanh`: 2^-10.987 absolute for f16, 2^-8 for bf16)
+//! for every result in the normal range. `ex2.approx.ftz.bf16` flushes subnormal inputs
+//! and results; the f16 forms and `tanh` keep subnormals, as the manual says.
 
-use super::float::round_of;
-use crate::ir::Rnd;
-use rustc_apfloat::ieee::{BFloat, Half};
-use rustc_apfloat::{Float, Round};
+use crate::ir::{HalfMode, HalfOp, Type};
+use rustc_apfloat::ieee::{BFloat, Double, Half};
+use rustc_apfloat::{Float, FloatConvert, Round};
 
 /// Which 16-bit format.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -17,81 +36,91 @@ pub enum HalfKind {
     BF16,
 }
 
-/// The canonical NaN of both 16-bit formats.
-pub const HALF_CANONICAL_NAN: u16 = 0x7fff;
+impl HalfKind {
+    /// The format of a half-precision instruction type and whether it is packed
+    /// (`.f16x2`, `.bf16x2`); `None` for other types.
+    pub fn of(ty: Type) -> Option<(HalfKind, bool)> {
+        Some(match ty {
+            Type::F16 => (HalfKind::F16, false),
+            Type::F16x2 => (HalfKind::F16, true),
+            Type::BF16 => (HalfKind::BF16, false),
+            Type::BF16x2 => (HalfKind::BF16, true),
+            _ => return None,
+        })
+    }
 
-/// Modifiers of a half-precision operation.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct HalfMode {
-    pub rnd: Option<Rnd>,
-    pub ftz: bool,
-    pub sat: bool,
-    pub relu: bool,
-    /// `min/max.NaN`: any NaN input gives the canonical NaN.
-    pub nan: bool,
-    /// `min/max.xorsign.abs`: |result| with the sign of a XOR b.
-    pub xorsign_abs: bool,
-}
+    fn exp_mask(self) -> u16 {
+        match self {
+            HalfKind::F16 => 0x7c00,
+            HalfKind::BF16 => 0x7f80,
+        }
+    }
 
-/// Half-precision operations.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum HalfOp {
-    Add,
-    Sub,
-    Mul,
-    Fma,
-    Neg,
-    Abs,
-    Min,
-    Max,
-}
-
-fn exp_mask(k: HalfKind) -> u16 {
-    match k {
-        HalfKind::F16 => 0x7c00,
-        HalfKind::BF16 => 0x7f80,
+    /// The bits of 1.0.
+    pub fn one(self) -> u16 {
+        match self {
+            HalfKind::F16 => 0x3c00,
+            HalfKind::BF16 => 0x3f80,
+        }
     }
 }
 
+/// The canonical NaN of both 16-bit formats.
+pub const HALF_CANONICAL_NAN: u16 = 0x7fff;
+
 /// True when `x` is a NaN of format `k`.
 pub fn is_nan(k: HalfKind, x: u16) -> bool {
-    let e = exp_mask(k);
+    let e = k.exp_mask();
     x & e == e && x & !e & 0x7fff != 0
 }
 
 /// Flushes a subnormal to sign-preserving zero.
 pub fn flush(k: HalfKind, x: u16) -> u16 {
-    if x & exp_mask(k) == 0 {
+    if x & k.exp_mask() == 0 {
         x & 0x8000
     } else {
         x
     }
 }
 
-fn to_f64(k: HalfKind, x: u16) -> f64 {
+/// The value of `x` as an f64 (exact: every f16 and bf16 value is an f64).
+pub fn to_f64(k: HalfKind, x: u16) -> f64 {
     let mut lost = false;
-    let d: rustc_apfloat::ieee::Double = match k {
+    let d: Double = match k {
         HalfKind::F16 => {
-            rustc_apfloat::FloatConvert::convert_r(
-                Half::from_bits(x as u128),
-                Round::NearestTiesToEven,
-                &mut lost,
-            )
-            .value
+            Half::from_bits(x as u128)
+                .convert_r(Round::NearestTiesToEven, &mut lost)
+                .value
         }
         HalfKind::BF16 => {
-            rustc_apfloat::FloatConvert::convert_r(
-                BFloat::from_bits(x as u128),
-                Round::NearestTiesToEven,
-                &mut lost,
-            )
-            .value
+            BFloat::from_bits(x as u128)
+                .convert_r(Round::NearestTiesToEven, &mut lost)
+                .value
         }
     };
     f64::from_bits(d.to_bits() as u64)
 }
 
-fn arith3(k: HalfKind, op: HalfOp, r: Round, a: u16, b: u16, c: u16) -> u16 {
+/// `v` rounded to nearest even into format `k` (NaN becomes the canonical NaN).
+fn from_f64(k: HalfKind, v: f64) -> u16 {
+    if v.is_nan() {
+        return HALF_CANONICAL_NAN;
+    }
+    let mut lost = false;
+    let d = Double::from_bits(v.to_bits() as u128);
+    match k {
+        HalfKind::F16 => {
+            let h: Half = d.convert_r(Round::NearestTiesToEven, &mut lost).value;
+            h.to_bits() as u16
+        }
+        HalfKind::BF16 => {
+            let b: BFloat = d.convert_r(Round::NearestTiesToEven, &mut lost).value;
+            b.to_bits() as u16
+        }
+    }
+}
+
+fn arith3(k: HalfKind, op: HalfOp, a: u16, b: u16, c: u16) -> u16 {
     macro_rules! go {
         ($t:ty) => {{
             let (x, y, z) = (
@@ -99,6 +128,7 @@ fn arith3(k: HalfKind, op: HalfOp, r: Round, a: u16, b: u16, c: u16) -> u16 {
                 <$t>::from_bits(b as u128),
                 <$t>::from_bits(c as u128),
             );
+            let r = Round::NearestTiesToEven;
             let v = match op {
                 HalfOp::Add => x.add_r(y, r).value,
                 HalfOp::Sub => x.sub_r(y, r).value,
@@ -114,7 +144,8 @@ fn arith3(k: HalfKind, op: HalfOp, r: Round, a: u16, b: u16, c: u16) -> u16 {
     }
 }
 
-/// `op{.rnd}{.ftz}{.sat|.relu}.{f16,bf16} d, a, b{, c}` on raw 16-bit values.
+/// `op{.rn}{.ftz}{.sat|.relu}...{.f16,.bf16} d, a{, b{, c}}` on raw 16-bit values
+/// (unused operands are ignored).
 pub fn half(k: HalfKind, op: HalfOp, m: HalfMode, a: u16, b: u16, c: u16) -> u16 {
     let (a, b, c) = if m.ftz {
         (flush(k, a), flush(k, b), flush(k, c))
@@ -125,22 +156,30 @@ pub fn half(k: HalfKind, op: HalfOp, m: HalfMode, a: u16, b: u16, c: u16) -> u16
         HalfOp::Neg => return a ^ 0x8000,
         HalfOp::Abs => return a & 0x7fff,
         HalfOp::Min | HalfOp::Max => return minmax(k, op == HalfOp::Max, m, a, b),
-        _ => arith3(k, op, round_of(m.rnd), a, b, c),
+        HalfOp::Ex2 => {
+            if is_nan(k, a) {
+                return HALF_CANONICAL_NAN;
+            }
+            from_f64(k, to_f64(k, a).exp2())
+        }
+        HalfOp::Tanh => {
+            if is_nan(k, a) {
+                return HALF_CANONICAL_NAN;
+            }
+            from_f64(k, to_f64(k, a).tanh())
+        }
+        HalfOp::Add | HalfOp::Sub | HalfOp::Mul | HalfOp::Fma => arith3(k, op, a, b, c),
     };
-    let mut r = r;
     if is_nan(k, r) {
         // .sat turns NaN into +0.0; otherwise (and with .relu) the canonical NaN.
         return if m.sat { 0 } else { HALF_CANONICAL_NAN };
     }
+    let mut r = r;
     if m.sat {
-        let v = to_f64(k, r);
-        if v <= 0.0 {
-            r = 0;
-        } else if v >= 1.0 {
-            r = match k {
-                HalfKind::F16 => 0x3c00,
-                HalfKind::BF16 => 0x3f80,
-            };
+        if r & 0x8000 != 0 {
+            r = 0; // negatives and -0.0
+        } else if r >= k.one() {
+            r = k.one(); // positive values order like their bits
         }
     }
     if m.relu && r & 0x8000 != 0 {
@@ -153,33 +192,35 @@ pub fn half(k: HalfKind, op: HalfOp, m: HalfMode, a: u16, b: u16, c: u16) -> u16
     }
 }
 
+/// The order of non-NaN values as integers: -0 (-1) < +0 (0).
+fn key(x: u16) -> i32 {
+    let mag = (x & 0x7fff) as i32;
+    if x & 0x8000 != 0 {
+        -mag - 1
+    } else {
+        mag
+    }
+}
+
 fn minmax(k: HalfKind, is_max: bool, m: HalfMode, a: u16, b: u16) -> u16 {
+    let sign = (a ^ b) & 0x8000;
+    let (a, b) = if m.xorsign_abs {
+        (a & 0x7fff, b & 0x7fff)
+    } else {
+        (a, b)
+    };
     let (na, nb) = (is_nan(k, a), is_nan(k, b));
-    let d = if na && nb || (m.nan && (na || nb)) {
+    if na && nb || m.nan && (na || nb) {
         return HALF_CANONICAL_NAN;
-    } else if na {
+    }
+    let d = if na {
         b
-    } else if nb {
+    } else if nb || (key(a) > key(b)) == is_max {
         a
     } else {
-        let (x, y) = (to_f64(k, a), to_f64(k, b));
-        // -0.0 < +0.0.
-        let a_first = if x == y {
-            (a & 0x8000 != 0) != is_max
-        } else {
-            (x < y) != is_max
-        };
-        if a_first {
-            a
-        } else {
-            b
-        }
+        b
     };
-    let d = if m.xorsign_abs {
-        (d & 0x7fff) | ((a ^ b) & 0x8000)
-    } else {
-        d
-    };
+    let d = if m.xorsign_abs { d | sign } else { d };
     if m.ftz {
         flush(k, d)
     } else {
@@ -201,166 +242,165 @@ pub fn half_x2(k: HalfKind, op: HalfOp, m: HalfMode, a: u32, b: u32, c: u32) -> 
     (hi as u32) << 16 | lo as u32
 }
 
+/// The result of [`crate::ir::InstKind::Half`] on one lane: `ty` is `.f16`, `.bf16`,
+/// `.f16x2` or `.bf16x2` (anything else gives 0); operands are raw bits of `ty`.
+pub fn eval(op: HalfOp, ty: Type, m: HalfMode, a: u64, b: u64, c: u64) -> u64 {
+    match HalfKind::of(ty) {
+        Some((k, false)) => half(k, op, m, a as u16, b as u16, c as u16) as u64,
+        Some((k, true)) => half_x2(k, op, m, a as u32, b as u32, c as u32) as u64,
+        None => 0,
+    }
+}
+
+const OPS: [HalfOp; 10] = [
+    HalfOp::Add,
+    HalfOp::Sub,
+    HalfOp::Mul,
+    HalfOp::Fma,
+    HalfOp::Neg,
+    HalfOp::Abs,
+    HalfOp::Min,
+    HalfOp::Max,
+    HalfOp::Ex2,
+    HalfOp::Tanh,
+];
+const TYS: [Type; 4] = [Type::F16, Type::F16x2, Type::BF16, Type::BF16x2];
+
+/// Encodes an operation for the JIT's helper call (see [`decode`]).
+pub fn encode(op: HalfOp, ty: Type, m: HalfMode) -> u64 {
+    let o = OPS.iter().position(|&x| x == op).unwrap_or(0) as u64;
+    let t = TYS.iter().position(|&x| x == ty).unwrap_or(0) as u64;
+    o | t << 8
+        | (m.ftz as u64) << 16
+        | (m.sat as u64) << 17
+        | (m.relu as u64) << 18
+        | (m.nan as u64) << 19
+        | (m.xorsign_abs as u64) << 20
+}
+
+/// Inverse of [`encode`].
+pub fn decode(d: u64) -> Option<(HalfOp, Type, HalfMode)> {
+    let op = *OPS.get((d & 0xff) as usize)?;
+    let ty = *TYS.get((d >> 8 & 0xff) as usize)?;
+    let bit = |n: u32| d >> n & 1 != 0;
+    let m = HalfMode {
+        ftz: bit(16),
+        sat: bit(17),
+        relu: bit(18),
+        nan: bit(19),
+        xorsign_abs: bit(20),
+    };
+    Some((op, ty, m))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
 
     const RN: HalfMode = HalfMode {
-        rnd: None,
         ftz: false,
         sat: false,
         relu: false,
         nan: false,
         xorsign_abs: false,
     };
+    const F: HalfKind = HalfKind::F16;
 
-    /// f16 bits of an exactly representable value (test helper, via f64).
-    fn h(x: f64) -> u16 {
-        let mut lost = false;
-        let d = rustc_apfloat::ieee::Double::from_bits(x.to_bits() as u128);
-        let v: Half =
-            rustc_apfloat::FloatConvert::convert_r(d, Round::NearestTiesToEven, &mut lost).value;
-        assert!(!lost, "{x} is not an f16 value");
-        v.to_bits() as u16
-    }
+    // f16 bits of small exact values: 1.0 = 0x3c00, 2.0 = 0x4000, 3.0 = 0x4200,
+    // 0.5 = 0x3800, 0.75 = 0x3a00, -1.0 = 0xbc00, 2048 = 0x6800, 2050 = 0x6801.
 
     #[test]
-    fn f16_arithmetic_rounds_once_in_half_precision() {
-        assert_eq!(h(1.0), 0x3c00);
+    fn rounding_and_fusion() {
+        assert_eq!(half(F, HalfOp::Add, RN, 0x3c00, 0x4000, 0), 0x4200, "1 + 2");
+        // 2048 + 1 = 2049 lies halfway between 2048 and 2050: ties to even (2048).
+        assert_eq!(half(F, HalfOp::Add, RN, 0x6800, 0x3c00, 0), 0x6800);
+        // 2050 + 1 = 2051: halfway between 2050 (odd mantissa) and 2052: 2052 = 0x6802.
+        assert_eq!(half(F, HalfOp::Add, RN, 0x6801, 0x3c00, 0), 0x6802);
+        // fma is fused: (1 + 2^-10)(1 - 2^-11) - 1 = 2^-11 - 2^-21 exactly
+        // = 2^-12 * (2 - 2^-9): exponent field 3, fraction 0x3fe -> 0x0ffe.
+        // 1 + 2^-10 = 0x3c01, 1 - 2^-11 = 0x3bff.
+        assert_eq!(half(F, HalfOp::Fma, RN, 0x3c01, 0x3bff, 0xbc00), 0x0ffe);
+        // Unfused, the product 1 + 2^-11 - 2^-21 rounds to 1.0 and the sum is 0.
+        let p = half(F, HalfOp::Mul, RN, 0x3c01, 0x3bff, 0);
+        assert_eq!(p, 0x3c00);
+        // 65504 + 65504 overflows to +inf.
+        assert_eq!(half(F, HalfOp::Add, RN, 0x7bff, 0x7bff, 0), 0x7c00);
+        // bf16: 1 + 2^-8 is halfway between 1.0 and 1 + 2^-7: ties to even (1.0).
         assert_eq!(
-            half(HalfKind::F16, HalfOp::Add, RN, h(1.0), h(2.0), 0),
-            h(3.0)
-        );
-        // 2048 + 1 = 2049 is halfway between f16 neighbours 2048 and 2050: RN -> 2048 (even),
-        // RP -> 2050.
-        assert_eq!(
-            half(HalfKind::F16, HalfOp::Add, RN, h(2048.0), h(1.0), 0),
-            h(2048.0)
-        );
-        let rp = HalfMode {
-            rnd: Some(Rnd::Rp),
-            ..RN
-        };
-        assert_eq!(
-            half(HalfKind::F16, HalfOp::Add, rp, h(2048.0), h(1.0), 0),
-            h(2050.0)
-        );
-        // fma is fused: (1 + 2^-10) * (1 - 2^-10) - 1 = -2^-20 exactly (a subnormal f16:
-        // 2^-20 = 16 * 2^-24), not 0.
-        let (a, b) = (h(1.0 + 2f64.powi(-10)), h(1.0 - 2f64.powi(-10)));
-        assert_eq!(half(HalfKind::F16, HalfOp::Fma, RN, a, b, h(-1.0)), 0x8010);
-        // ... and .ftz flushes that subnormal result to -0.
-        let ftz = HalfMode { ftz: true, ..RN };
-        assert_eq!(half(HalfKind::F16, HalfOp::Fma, ftz, a, b, h(-1.0)), 0x8000);
-        // Overflow: 65504 + 65504 = inf.
-        assert_eq!(
-            half(HalfKind::F16, HalfOp::Add, RN, h(65504.0), h(65504.0), 0),
-            0x7c00
+            half(HalfKind::BF16, HalfOp::Add, RN, 0x3f80, 0x3b80, 0),
+            0x3f80
         );
     }
 
     #[test]
-    fn nan_sat_relu_min_max() {
-        let inf = 0x7c00;
-        let ninf = 0xfc00;
+    fn nan_sat_relu_ftz() {
+        let (inf, ninf) = (0x7c00, 0xfc00);
+        assert_eq!(half(F, HalfOp::Add, RN, inf, ninf, 0), HALF_CANONICAL_NAN);
+        // Input NaN payloads do not survive arithmetic.
         assert_eq!(
-            half(HalfKind::F16, HalfOp::Add, RN, inf, ninf, 0),
+            half(F, HalfOp::Mul, RN, 0xfe01, 0x3c00, 0),
             HALF_CANONICAL_NAN
         );
         let sat = HalfMode { sat: true, ..RN };
-        assert_eq!(
-            half(HalfKind::F16, HalfOp::Add, sat, inf, ninf, 0),
-            0,
-            ".sat: NaN -> +0"
-        );
-        assert_eq!(
-            half(HalfKind::F16, HalfOp::Add, sat, h(0.75), h(0.5), 0),
-            h(1.0)
-        );
-        assert_eq!(
-            half(HalfKind::F16, HalfOp::Add, sat, h(-0.75), h(0.5), 0),
-            0
-        );
+        assert_eq!(half(F, HalfOp::Add, sat, inf, ninf, 0), 0, "NaN -> +0");
+        assert_eq!(half(F, HalfOp::Add, sat, 0x3a00, 0x3800, 0), 0x3c00);
+        assert_eq!(half(F, HalfOp::Mul, sat, 0x8000, 0x3c00, 0), 0, "-0 -> +0");
         let relu = HalfMode { relu: true, ..RN };
+        // -1 * 2 + 1 = -1 -> +0; NaN stays the canonical NaN.
+        assert_eq!(half(F, HalfOp::Fma, relu, 0xbc00, 0x4000, 0x3c00), 0);
         assert_eq!(
-            half(HalfKind::F16, HalfOp::Fma, relu, h(-1.0), h(2.0), h(1.0)),
-            0
-        );
-        assert_eq!(
-            half(HalfKind::F16, HalfOp::Fma, relu, h(1.0), h(2.0), h(1.0)),
-            h(3.0)
-        );
-        let nan = 0x7e00;
-        assert_eq!(half(HalfKind::F16, HalfOp::Min, RN, nan, h(2.0), 0), h(2.0));
-        assert_eq!(
-            half(HalfKind::F16, HalfOp::Max, RN, nan, nan, 0),
+            half(F, HalfOp::Fma, relu, inf, 0, 0x3c00),
             HALF_CANONICAL_NAN
         );
+        let ftz = HalfMode { ftz: true, ..RN };
+        // 2^-14 (min normal) * 0.5 = 2^-15 (subnormal) -> +0 under .ftz.
+        assert_eq!(half(F, HalfOp::Mul, RN, 0x0400, 0x3800, 0), 0x0200);
+        assert_eq!(half(F, HalfOp::Mul, ftz, 0x0400, 0x3800, 0), 0);
+        // A subnormal input counts as zero: 2^-24 + 2^-14 = 2^-14.
+        assert_eq!(half(F, HalfOp::Add, ftz, 0x0001, 0x0400, 0), 0x0400);
+        assert_eq!(half(F, HalfOp::Neg, ftz, 0x0001, 0, 0), 0x8000);
+        assert_eq!(half(F, HalfOp::Abs, ftz, 0x8001, 0, 0), 0);
+    }
+
+    #[test]
+    fn min_max_rules() {
+        let nan = 0x7e00;
+        assert_eq!(half(F, HalfOp::Min, RN, nan, 0x4000, 0), 0x4000);
+        assert_eq!(half(F, HalfOp::Max, RN, nan, nan, 0), HALF_CANONICAL_NAN);
         let nanm = HalfMode { nan: true, ..RN };
         assert_eq!(
-            half(HalfKind::F16, HalfOp::Max, nanm, nan, h(2.0), 0),
+            half(F, HalfOp::Max, nanm, nan, 0x4000, 0),
             HALF_CANONICAL_NAN
         );
-        assert_eq!(
-            half(HalfKind::F16, HalfOp::Min, RN, h(0.0), 0x8000, 0),
-            0x8000,
-            "-0 < +0"
-        );
-        assert_eq!(half(HalfKind::F16, HalfOp::Max, RN, 0x8000, h(0.0), 0), 0);
-        // xorsign.abs: max(|..|) with sign of a^b: max(-3, 2) = 2 -> -2.
+        assert_eq!(half(F, HalfOp::Min, RN, 0, 0x8000, 0), 0x8000, "-0 < +0");
+        assert_eq!(half(F, HalfOp::Max, RN, 0x8000, 0, 0), 0);
         let xs = HalfMode {
             xorsign_abs: true,
             ..RN
         };
-        assert_eq!(
-            half(HalfKind::F16, HalfOp::Max, xs, h(-3.0), h(2.0), 0),
-            h(-2.0)
-        );
-        assert_eq!(half(HalfKind::F16, HalfOp::Neg, RN, h(2.0), 0, 0), h(-2.0));
-        assert_eq!(half(HalfKind::F16, HalfOp::Abs, RN, h(-2.0), 0, 0), h(2.0));
+        // max(|-3|, |2|) = 3, sign (-) ^ (+) = - : -3 (0xc200).
+        assert_eq!(half(F, HalfOp::Max, xs, 0xc200, 0x4000, 0), 0xc200);
+        // min(|-3|, |2|) = 2 with sign -: -2 (0xc000).
+        assert_eq!(half(F, HalfOp::Min, xs, 0xc200, 0x4000, 0), 0xc000);
+        // One NaN: the other operand's magnitude, with the xor of both signs.
+        assert_eq!(half(F, HalfOp::Max, xs, 0xfe00, 0x4000, 0), 0xc000);
     }
 
     #[test]
-    fn bf16_and_packed_forms() {
-        // bf16 1.0 = 0x3f80; 1 + 2^-7 is the next value; 1 + 2^-8 is halfway -> RN 1.0.
-        assert_eq!(
-            half(HalfKind::BF16, HalfOp::Add, RN, 0x3f80, 0x3b80, 0),
-            0x3f80,
-            "1 + 2^-8 ties to even"
-        );
-        assert_eq!(
-            half(HalfKind::BF16, HalfOp::Mul, RN, 0x4000, 0x4040, 0),
-            0x40c0,
-            "2 * 3 = 6"
-        );
-        // Packed: lanes are independent: (1 + 2, 3 + 4) = (3, 7).
-        let a = (h(3.0) as u32) << 16 | h(1.0) as u32;
-        let b = (h(4.0) as u32) << 16 | h(2.0) as u32;
-        assert_eq!(
-            half_x2(HalfKind::F16, HalfOp::Add, RN, a, b, 0),
-            (h(7.0) as u32) << 16 | h(3.0) as u32
-        );
-    }
-
-    #[test]
-    fn exhaustive_f16_add_matches_f64_rounding() {
-        // Every f16 a (finite) plus a fixed set of b: the f64 sum is exact (spans < 53
-        // bits), so rounding it once to f16 is the oracle.
-        for bv in [h(1.0), h(-0.5), 0x0001, h(1000.0), h(-65504.0)] {
-            for av in 0..=0xffffu16 {
-                if is_nan(HalfKind::F16, av) || av & 0x7c00 == 0x7c00 {
-                    continue;
-                }
-                let exact = to_f64(HalfKind::F16, av) + to_f64(HalfKind::F16, bv);
-                let mut lost = false;
-                let want: Half = rustc_apfloat::FloatConvert::convert_r(
-                    rustc_apfloat::ieee::Double::from_bits(exact.to_bits() as u128),
-                    Round::NearestTiesToEven,
-                    &mut lost,
-                )
-                .value;
-                let got = half(HalfKind::F16, HalfOp::Add, RN, av, bv, 0);
-                assert_eq!(got, want.to_bits() as u16, "{av:#x} + {bv:#x}");
+    fn packed_and_encoding() {
+        // (1 + 2, 3 + 4) = (3, 7): 3.0 = 0x4200, 4.0 = 0x4400, 7.0 = 0x4700.
+        let a = 0x4200_3c00;
+        let b = 0x4400_4000;
+        assert_eq!(half_x2(F, HalfOp::Add, RN, a, b, 0), 0x4700_4200);
+        let m = HalfMode {
+            ftz: true,
+            nan: true,
+            xorsign_abs: true,
+            ..RN
+        };
+        for op in OPS {
+            for ty in TYS {
+                assert_eq!(decode(encode(op, ty, m)), Some((op, ty, m)));
             }
         }
     }

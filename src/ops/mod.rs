@@ -19,6 +19,7 @@
 //! - integer division never traps: x/0 gives all ones, x%0 gives x, MIN/-1 gives MIN
 //!   (integer div/rem are not accepted by the front end yet).
 
+pub mod atomic;
 pub mod bits;
 mod convert;
 pub mod cvtx;
@@ -27,6 +28,7 @@ mod float;
 mod half;
 mod int;
 pub mod special;
+pub mod warp;
 
 pub use convert::cvt;
 pub use float::{canonical_nan, flush_f32};
@@ -80,12 +82,16 @@ pub fn arith(op: ArithOp, ty: Type, fm: FloatMode, a: u64, b: u64, c: u64) -> u6
     }
 }
 
-/// What `set` writes for a (combined) comparison result `t`: 1.0f (`.f32` destination)
-/// or 0xffffffff (integer destinations) when true, 0 when false.
+/// What `set` writes for a (combined) comparison result `t`: 1.0 in the destination's
+/// float format (`.f32`, `.f16`, `.bf16`), 0xffff (`.u16`/`.s16`) or 0xffffffff (32-bit
+/// integer destinations) when true, 0 when false.
 pub fn set_value(dty: Type, t: bool) -> u64 {
     match (t, dty) {
         (false, _) => 0,
         (true, Type::F32) => 0x3f80_0000,
+        (true, Type::F16) => 0x3c00,
+        (true, Type::BF16) => 0x3f80,
+        (true, Type::U16 | Type::S16 | Type::B16) => 0xffff,
         (true, _) => 0xffff_ffff,
     }
 }
@@ -110,6 +116,10 @@ pub fn setp(cmp: CmpOp, ty: Type, ftz: bool, a: u64, b: u64) -> bool {
                 (x, y)
             };
             float::compare(cmp, f16_to_f64(x), f16_to_f64(y))
+        }
+        Type::BF16 => {
+            let bf = |v: u64| f16::to_f64(f16::HalfKind::BF16, v as u16);
+            float::compare(cmp, bf(a), bf(b))
         }
         _ => int::compare(cmp, ty, a, b),
     }

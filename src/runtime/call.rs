@@ -75,10 +75,12 @@ pub fn has_calls(m: &Module, f: FuncId) -> bool {
 /// Whether `f` or a function it can call contains a barrier.
 pub fn reaches_barrier(m: &Module, f: FuncId) -> bool {
     reachable(m, f).0.iter().any(|g| {
-        m.functions[g.0 as usize]
-            .blocks
-            .iter()
-            .any(|b| matches!(b.term, Terminator::Barrier { .. }))
+        m.functions[g.0 as usize].blocks.iter().any(|b| {
+            matches!(b.term, Terminator::Barrier { .. })
+                || b.insts
+                    .iter()
+                    .any(|i| matches!(i.kind, crate::ir::InstKind::BarArrive { .. }))
+        })
     })
 }
 

@@ -9,6 +9,7 @@
 
 use crate::ir::{InstId, Space};
 use crate::runtime::memory::RegionTable;
+use crate::runtime::sreg::SregCtx;
 use std::sync::Arc;
 
 /// Number of lanes in a warp.
@@ -61,6 +62,8 @@ pub struct WarpCtx {
     pub call_depth: u32,
     /// Nonzero when the launch checks `.uni` assertions ([`not_uniform`]).
     pub check_uniform: u32,
+    /// Launch- and CTA-dependent special-register values.
+    pub sreg: SregCtx,
 }
 
 impl WarpCtx {
@@ -92,6 +95,8 @@ impl WarpCtx {
                 }
             }
         }
+        let mut sreg = SregCtx::default();
+        sreg.set_cluster(ctaid, nctaid, [1, 1, 1]);
         WarpCtx {
             live,
             status: STATUS_OK,
@@ -113,6 +118,7 @@ impl WarpCtx {
             env: std::ptr::null_mut(),
             call_depth: 0,
             check_uniform: 0,
+            sreg,
         }
     }
 }
@@ -152,6 +158,9 @@ pub enum WarpYield {
     /// The warp has no lane left to run until the barriers its lanes arrived at (listed
     /// in [`WarpEnv::arrivals`]) complete.
     Wait,
+    /// The warp arrived at a barrier without waiting (`bar.arrive`, in
+    /// [`WarpEnv::arrivals`]); it stays ready to run.
+    Arrive,
 }
 
 /// Lanes `mask` of a warp arrived at barrier `id`, which completes when `count` threads
@@ -162,6 +171,10 @@ pub struct Arrival {
     pub count: Option<u32>,
     pub mask: u32,
     pub inst: InstId,
+    /// False for `bar.arrive`: the lanes count towards the barrier but do not wait.
+    pub wait: bool,
+    /// `bar.red`: the arriving lanes whose predicate `c` is true.
+    pub red: Option<u32>,
 }
 
 /// Runtime-side state of a warp; generated code only passes its pointer around.
@@ -172,6 +185,11 @@ pub struct WarpEnv {
     pub yielder: Option<*const corosensei::Yielder<(), WarpYield>>,
     /// Barrier arrivals not yet seen by the scheduler.
     pub arrivals: Vec<Arrival>,
+    /// The `bar.red` predicate bits of the next arrival ([`bar_arrive`] takes them).
+    pub pending_red: Option<u32>,
+    /// Per barrier: (threads whose `bar.red` predicate was true, threads that arrived) in
+    /// the last generation this warp waited for; set by the scheduler on wake-up.
+    pub red_results: [(u32, u32); 16],
     /// Set when an error other than a memory fault stopped the warp (e.g. a bad barrier
     /// operand); reported by the scheduler.
     pub error: Option<String>,
@@ -190,6 +208,8 @@ impl WarpEnv {
             fault: None,
             yielder: None,
             arrivals: Vec::new(),
+            pending_red: None,
+            red_results: [(0, 0); 16],
             error: None,
             error_at: None,
             stack_limit: 0,
@@ -304,6 +324,43 @@ pub unsafe fn access(
     addrs: &[u64; WARP_SIZE],
     data: *mut u8,
 ) -> Result<(), Stopped> {
+    // SAFETY: the caller's contract.
+    let host = unsafe { resolve(ctx, req, addrs)? };
+    let mut mask = req.mask;
+    let eb = req.elem_bytes as usize;
+    let sb = req.slot_bytes as usize;
+    while mask != 0 {
+        let lane = mask.trailing_zeros() as usize;
+        mask &= mask - 1;
+        for e in 0..req.nvec as usize {
+            let h = (host[lane] + (e * eb) as u64) as *mut u8;
+            // SAFETY: h..h+eb lies in a mapped region (checked by `resolve`); data is
+            // valid per the caller's contract.
+            unsafe {
+                let slot = data.add((e * WARP_SIZE + lane) * sb);
+                if req.write {
+                    std::ptr::copy_nonoverlapping(slot, h, eb);
+                } else {
+                    std::ptr::write_bytes(slot, 0, sb);
+                    std::ptr::copy_nonoverlapping(h as *const u8, slot, eb);
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Checks the access of every lane in `req.mask` (window, alignment, region, and
+/// writability for `req.write`) and returns the lanes' host addresses; on the first bad
+/// lane, records the fault and stops the warp.
+///
+/// # Safety
+/// `ctx.env` must point to this warp's live [`WarpEnv`].
+pub unsafe fn resolve(
+    ctx: &mut WarpCtx,
+    req: &AccessReq,
+    addrs: &[u64; WARP_SIZE],
+) -> Result<[u64; WARP_SIZE], Stopped> {
     let len = (req.elem_bytes * req.nvec) as u64;
     let mut host = [0u64; WARP_SIZE];
     let mut mask = req.mask;
@@ -360,28 +417,7 @@ pub unsafe fn access(
         }
         host[lane] = h;
     }
-    let mut mask = req.mask;
-    let eb = req.elem_bytes as usize;
-    let sb = req.slot_bytes as usize;
-    while mask != 0 {
-        let lane = mask.trailing_zeros() as usize;
-        mask &= mask - 1;
-        for e in 0..req.nvec as usize {
-            let h = (host[lane] + (e * eb) as u64) as *mut u8;
-            // SAFETY: h..h+eb lies in a mapped region (checked above); data is valid per
-            // the caller's contract.
-            unsafe {
-                let slot = data.add((e * WARP_SIZE + lane) * sb);
-                if req.write {
-                    std::ptr::copy_nonoverlapping(slot, h, eb);
-                } else {
-                    std::ptr::write_bytes(slot, 0, sb);
-                    std::ptr::copy_nonoverlapping(h as *const u8, slot, eb);
-                }
-            }
-        }
-    }
-    Ok(())
+    Ok(host)
 }
 
 /// Records a `brx.idx` whose index (of lane `lane`) is not below `len`, the length of
@@ -499,13 +535,60 @@ pub unsafe fn bar_arrive(
         unsafe { stop_with_error(ctx, "bar.sync outside a scheduled warp".into()) };
         return Err(Stopped);
     }
+    let red = env.pending_red.take();
     env.arrivals.push(Arrival {
         id,
         count,
         mask,
         inst,
+        wait: true,
+        red,
     });
     Ok(())
+}
+
+/// `bar.arrive a, b`: lanes `mask` arrive at barrier `id` (of `count` threads) without
+/// waiting; the scheduler records the arrival at once and the warp goes on.
+///
+/// # Safety
+/// As [`bar_wait`].
+pub unsafe fn bar_arrive_nowait(
+    ctx: &mut WarpCtx,
+    id: u32,
+    count: u32,
+    mask: u32,
+    inst: InstId,
+) -> Result<(), Stopped> {
+    unsafe { bar_arrive(ctx, id, Some(count), mask, inst)? };
+    let env = unsafe { &mut *ctx.env };
+    if let Some(a) = env.arrivals.last_mut() {
+        a.wait = false;
+    }
+    let Some(y) = env.yielder else {
+        return Err(Stopped);
+    };
+    // SAFETY: the scheduler keeps the yielder alive while the coroutine runs.
+    let y = unsafe { &*y };
+    y.suspend(WarpYield::Arrive);
+    if ctx.status != STATUS_OK {
+        return Err(Stopped);
+    }
+    Ok(())
+}
+
+/// The result of the `bar.red` this warp last waited at on barrier `id`: the number of
+/// threads whose predicate was true (`popc`), whether all were (`and`), any was (`or`).
+///
+/// # Safety
+/// `ctx.env` must point to this warp's live [`WarpEnv`].
+pub unsafe fn bar_red_result(ctx: &WarpCtx, id: u32, op: crate::ir::BarRedOp) -> u32 {
+    let env = unsafe { &*ctx.env };
+    let (yes, all) = env.red_results[id.min(15) as usize];
+    match op {
+        crate::ir::BarRedOp::Popc => yes,
+        crate::ir::BarRedOp::And => (yes == all) as u32,
+        crate::ir::BarRedOp::Or => (yes != 0) as u32,
+    }
 }
 
 /// Suspends the warp until every barrier its lanes arrived at has completed.

@@ -43,6 +43,8 @@ impl Default for DeviceOptions {
 pub(crate) struct DeviceInner {
     pub(crate) mem: DeviceMemory,
     pub(crate) opts: DeviceOptions,
+    /// Launches started so far (`%gridid` is this counter after the increment).
+    pub(crate) launches: std::sync::atomic::AtomicU64,
 }
 
 /// A CPU device: owns device memory and runs kernels. Cheap to clone (shared handle).
@@ -114,7 +116,11 @@ impl Device {
             ..opts
         };
         Ok(Device {
-            inner: Arc::new(DeviceInner { mem, opts }),
+            inner: Arc::new(DeviceInner {
+                mem,
+                opts,
+                launches: std::sync::atomic::AtomicU64::new(0),
+            }),
         })
     }
 

@@ -15,6 +15,7 @@ use crate::runtime::ctx::{WarpCtx, WarpEnv, WarpYield, STATUS_OK, WARP_SIZE};
 use crate::runtime::device::{Backend, Device, KernelArg, LaunchConfig, Module};
 use crate::runtime::error::{Error, Fault, Result};
 use crate::runtime::memory::{RegionKind, RegionTable};
+use crate::runtime::sreg::{self, SregCtx};
 use corosensei::stack::{DefaultStack, Stack};
 use corosensei::{Coroutine, CoroutineResult};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -43,6 +44,11 @@ struct LaunchShared<'a> {
     regions: Arc<RegionTable>,
     param_base: u64,
     shared_size: u64,
+    /// Special-register values common to the launch (`smid` and the cluster registers
+    /// are set per worker and CTA).
+    sreg: SregCtx,
+    /// Cluster shape (`[1, 1, 1]` without `.reqnctapercluster`).
+    cluster: [u32; 3],
     /// Bytes per thread of the local area (the kernel's frame, then its call stack).
     local_size: u64,
     /// Bytes of the kernel's own frame, zeroed in every CTA.
@@ -61,6 +67,8 @@ struct LaunchShared<'a> {
 struct WorkerMem {
     shared_base: u64,
     local_base: u64,
+    /// The worker's index (`%smid`).
+    index: u32,
 }
 
 impl Device {
@@ -118,6 +126,23 @@ impl Device {
                 )));
             }
         }
+        let cluster = match (func.perf.reqnctapercluster, func.perf.explicitcluster) {
+            (Some(c), _) => c,
+            (None, true) => {
+                return Err(bad(
+                    "the kernel declares .explicitcluster without .reqnctapercluster; \
+                     ptxjit takes cluster dimensions only from .reqnctapercluster"
+                        .into(),
+                ))
+            }
+            (None, false) => [1, 1, 1],
+        };
+        if (0..3).any(|d| cluster[d] == 0 || !cfg.grid[d].is_multiple_of(cluster[d])) {
+            return Err(bad(format!(
+                "grid {:?} is not a multiple of the cluster shape {:?} (.reqnctapercluster)",
+                cfg.grid, cluster
+            )));
+        }
         let shared_size = if cfg.shared_bytes > 0 {
             ir.dyn_shared_offset as u64 + cfg.shared_bytes as u64
         } else {
@@ -169,6 +194,8 @@ impl Device {
                 }
             },
         };
+        let clock_origin_ns = super::sreg::now_ns();
+        let gridid = self.inner.launches.fetch_add(1, Ordering::Relaxed) + 1;
         let ncta = gx as u64 * gy as u64 * gz as u64;
         let workers = (self.inner.opts.threads as u64).min(ncta).max(1) as usize;
 
@@ -187,7 +214,7 @@ impl Device {
                 frame_size
             };
             let mut wmem = Vec::with_capacity(workers);
-            for _ in 0..workers {
+            for index in 0..workers as u32 {
                 let shared_base = mem.alloc(shared_size, 256, RegionKind::Shared)?;
                 owned.push(shared_base);
                 let local_base = if local_size > 0 {
@@ -200,6 +227,7 @@ impl Device {
                 wmem.push(WorkerMem {
                     shared_base,
                     local_base,
+                    index,
                 });
             }
             let shared = LaunchShared {
@@ -211,6 +239,23 @@ impl Device {
                 regions: Arc::new(RegionTable::new(mem.regions())),
                 param_base,
                 shared_size,
+                sreg: {
+                    let total = (shared_size as u32).next_multiple_of(sreg::SMEM_ALLOC_UNIT);
+                    SregCtx {
+                        clock_origin_ns,
+                        gridid,
+                        param_size: params.len() as u64,
+                        nsmid: self.inner.opts.threads as u32,
+                        dynamic_smem_size: cfg.shared_bytes,
+                        total_smem_size: total,
+                        aggr_smem_size: total,
+                        is_explicit_cluster: (func.perf.reqnctapercluster.is_some()
+                            || func.perf.explicitcluster)
+                            as u32,
+                        ..SregCtx::default()
+                    }
+                },
+                cluster,
                 local_size,
                 frame_size,
                 uses_barriers: has_calls || super::call::reaches_barrier(&module.inner.ir, func_id),
@@ -353,6 +398,8 @@ fn run_cta(
         ctx.inst_cache = cache.as_mut_ptr();
         ctx.inst_cache_len = cache.len() as u64;
         ctx.check_uniform = sh.cfg.check_uniform as u32;
+        ctx.sreg = sh.sreg;
+        ctx.sreg.smid = wm.index;
         if sh.local_size > 0 {
             for (lane, b) in ctx.local_base.iter_mut().enumerate() {
                 *b = wm.local_base + (w * WARP_SIZE + lane) as u64 * sh.local_size;
@@ -369,8 +416,10 @@ fn run_cta(
         env.error_at = None;
         env.yielder = None;
         env.arrivals.clear();
+        env.pending_red = None;
         let ctx = &mut *slot.ctx;
         ctx.ctaid = ctaid;
+        ctx.sreg.set_cluster(ctaid, sh.cfg.grid, sh.cluster);
         ctx.live = slot.live;
         ctx.status = STATUS_OK;
         ctx.call_depth = 0;
@@ -408,6 +457,10 @@ struct Barriers {
     waits: Vec<Vec<(u32, u64)>>,
     /// Bit i: barrier i has arrivals in its current generation.
     open: u16,
+    /// `bar.red`: threads of the current generation whose predicate is true.
+    red_yes: [u32; 16],
+    /// (true predicates, arrived threads) of each barrier's last completed generation.
+    red_done: [(u32, u32); 16],
 }
 
 impl Barriers {
@@ -419,14 +472,19 @@ impl Barriers {
             if a.count.is_some() {
                 self.expected[id] = a.count;
             }
-            self.waits[w].push((id as u32, self.generation[id]));
+            if let Some(bits) = a.red {
+                self.red_yes[id] += (bits & a.mask).count_ones();
+            }
+            if a.wait {
+                self.waits[w].push((id as u32, self.generation[id]));
+            }
             self.open |= 1 << id;
         }
     }
 
     /// Completes every barrier whose count is reached and wakes the warps whose
     /// barriers have all completed.
-    fn release(&mut self, warps: &[WarpSlot], state: &mut [WarpState]) {
+    fn release(&mut self, warps: &mut [WarpSlot], state: &mut [WarpState]) {
         if self.open == 0 {
             return;
         }
@@ -437,6 +495,8 @@ impl Barriers {
             let id = open.trailing_zeros() as usize;
             open &= open - 1;
             if self.arrived[id] >= self.expected[id].unwrap_or(live) {
+                self.red_done[id] = (self.red_yes[id], self.arrived[id]);
+                self.red_yes[id] = 0;
                 self.arrived[id] = 0;
                 self.expected[id] = None;
                 self.generation[id] += 1;
@@ -453,6 +513,9 @@ impl Barriers {
                     .iter()
                     .all(|&(b, g)| self.generation[b as usize] > g)
             {
+                for &(b, _) in &self.waits[w] {
+                    warps[w].env.red_results[b as usize] = self.red_done[b as usize];
+                }
                 self.waits[w].clear();
                 *s = WarpState::Ready;
             }
@@ -507,6 +570,9 @@ fn run_cta_with_barriers(
                     CoroutineResult::Yield(WarpYield::Wait) => {
                         bars.arrive(w, &mut warps[w].env);
                         state[w] = WarpState::Waiting;
+                    }
+                    CoroutineResult::Yield(WarpYield::Arrive) => {
+                        bars.arrive(w, &mut warps[w].env);
                     }
                     CoroutineResult::Return(status) => {
                         state[w] = WarpState::Done;

@@ -1,12 +1,14 @@
 //! The launch runtime: device memory, modules, kernels, launches and the CTA/warp
 //! scheduler.
 
+pub mod atomic;
 pub mod call;
 pub mod ctx;
 pub mod device;
 pub mod error;
 pub mod launch;
 pub mod memory;
+pub mod sreg;
 
 /// Addresses the runtime assigned to a module's variables, needed by both backends.
 #[derive(Clone, Debug, Default)]

@@ -53,3 +53,54 @@ static __device__ __forceinline__ float __int2float_rz(int x) {
     asm("cvt.rz.f32.s32 %0, %1;" : "=f"(r) : "r"(x));
     return r;
 }
+
+// Warp intrinsics (CUDA's names, with CUDA's `c` operand encoding for the width).
+#define __popc(x) __builtin_popcount(x)
+#define __brev(x) __builtin_bitreverse32(x)
+#define __clz(x) __builtin_clz(x)
+#define __shfl_sync(m, v, src, w) __nvvm_shfl_sync_idx_i32((m), (v), (src), ((32 - (w)) << 8) | 0x1f)
+#define __shfl_up_sync(m, v, d, w) __nvvm_shfl_sync_up_i32((m), (v), (d), (32 - (w)) << 8)
+#define __shfl_down_sync(m, v, d) __nvvm_shfl_sync_down_i32((m), (v), (d), 0x1f)
+#define __shfl_xor_sync(m, v, l) __nvvm_shfl_sync_bfly_i32((m), (v), (l), 0x1f)
+#define __ballot_sync(m, p) __nvvm_vote_ballot_sync((m), (p))
+#define __all_sync(m, p) __nvvm_vote_all_sync((m), (p))
+#define __any_sync(m, p) __nvvm_vote_any_sync((m), (p))
+#define __uni_sync(m, p) __nvvm_vote_uni_sync((m), (p))
+#define __activemask() __nvvm_activemask()
+#define __syncwarp(m) __nvvm_bar_warp_sync(m)
+#define __match_any_sync(m, v) __nvvm_match_any_sync_i32((m), (v))
+#define __match_any_sync64(m, v) __nvvm_match_any_sync_i64((m), (v))
+#define __match_all_sync(m, v, p) __nvvm_match_all_sync_i32p((m), (v), (p))
+
+// Atomics (CUDA's overloads, over clang's generic-address builtins).
+#define ATOMIC2(name, T, B, C) \
+    static __device__ __forceinline__ T name(T* p, T v) { return (T)B((C*)p, (C)v); }
+ATOMIC2(atomicAdd, int, __nvvm_atom_add_gen_i, int)
+ATOMIC2(atomicAdd, unsigned, __nvvm_atom_add_gen_i, int)
+ATOMIC2(atomicAdd, unsigned long long, __nvvm_atom_add_gen_ll, long long)
+ATOMIC2(atomicAdd, float, __nvvm_atom_add_gen_f, float)
+ATOMIC2(atomicAdd, double, __nvvm_atom_add_gen_d, double)
+ATOMIC2(atomicExch, unsigned, __nvvm_atom_xchg_gen_i, int)
+ATOMIC2(atomicMin, int, __nvvm_atom_min_gen_i, int)
+ATOMIC2(atomicMax, int, __nvvm_atom_max_gen_i, int)
+ATOMIC2(atomicMin, unsigned, __nvvm_atom_min_gen_ui, unsigned)
+ATOMIC2(atomicMax, unsigned, __nvvm_atom_max_gen_ui, unsigned)
+ATOMIC2(atomicMax, long long, __nvvm_atom_max_gen_ll, long long)
+ATOMIC2(atomicInc, unsigned, __nvvm_atom_inc_gen_ui, unsigned)
+ATOMIC2(atomicDec, unsigned, __nvvm_atom_dec_gen_ui, unsigned)
+ATOMIC2(atomicAnd, unsigned, __nvvm_atom_and_gen_i, int)
+ATOMIC2(atomicOr, unsigned, __nvvm_atom_or_gen_i, int)
+ATOMIC2(atomicXor, unsigned, __nvvm_atom_xor_gen_i, int)
+static __device__ __forceinline__ unsigned atomicCAS(unsigned* p, unsigned c, unsigned v) {
+    return (unsigned)__nvvm_atom_cas_gen_i((int*)p, (int)c, (int)v);
+}
+static __device__ __forceinline__ unsigned long long atomicCAS(unsigned long long* p,
+                                                               unsigned long long c,
+                                                               unsigned long long v) {
+    return (unsigned long long)__nvvm_atom_cas_gen_ll((long long*)p, (long long)c, (long long)v);
+}
+
+// Barrier reductions.
+#define __syncthreads_count(p) __nvvm_bar0_popc(p)
+#define __syncthreads_and(p) __nvvm_bar0_and(p)
+#define __syncthreads_or(p) __nvvm_bar0_or(p)

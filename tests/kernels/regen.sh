@@ -50,5 +50,13 @@ for p in "$here"/*.ptx "$root/examples/saxpy.ptx"; do
 done
 echo "ptxas accepted all $(ls "$here"/*.ptx | wc -l) files in tests/kernels and examples/saxpy.ptx"
 
+# The hand-written kernels of tests/ptx, each for the target its .target names.
+for p in "$root"/tests/ptx/*.ptx; do
+    arch="$(sed -n 's/^\.target[[:space:]]*\(sm_[0-9a-z]*\).*/\1/p' "$p" | head -1)"
+    "$PTXAS" --gpu-name "${arch:-$ARCH}" --warning-as-error -o /dev/null "$p" \
+        || { echo "ptxas rejected $p" >&2; exit 1; }
+done
+echo "ptxas accepted all $(ls "$root"/tests/ptx/*.ptx | wc -l) files in tests/ptx"
+
 # List the opcodes used, flagging any outside the first milestone's instruction set.
 "$PY" "$here/opcodes.py" "$here"/*.ptx "$root/examples/saxpy.ptx"

@@ -221,11 +221,7 @@ impl Fx<'_, '_> {
                 ..
             }
         );
-        let rule = if single_f16 {
-            Rule::Relaxed
-        } else {
-            Rule::Strict
-        };
+        let rule = if single_f16 { Rule::Cvt } else { Rule::Strict };
         let dst = self.dst(&i.operands[0], dty, rule)?;
         let mut srcs = Vec::with_capacity(stys.len());
         for (op, t) in i.operands[1..].iter().zip(stys) {
@@ -298,17 +294,15 @@ impl Fx<'_, '_> {
             ));
         }
         self.nops(i, m, 2)?;
-        let dst = self.dst(&i.operands[0], dty, Rule::Relaxed)?;
+        let dst = self.dst(&i.operands[0], dty, Rule::Cvt)?;
         let a = &i.operands[1];
         let src = match a {
             ast::Operand::Value(e) => match self.value(e)? {
-                Val::Special(s) if sty.is_int() && sty.bits() <= 32 && sty.bits() >= 16 => {
-                    Operand::Special(s)
-                }
+                Val::Special(s) => self.sreg_operand(s, sty, true, e.loc)?,
                 Val::Zero if sty.is_int() => Operand::Imm(0),
-                _ => self.src(a, sty, Rule::Relaxed)?,
+                _ => self.src(a, sty, Rule::Cvt)?,
             },
-            _ => self.src(a, sty, Rule::Relaxed)?,
+            _ => self.src(a, sty, Rule::Cvt)?,
         };
         Ok(InstKind::Cvt {
             dst_ty: dty,

@@ -502,14 +502,7 @@ fn unsupported_is_located_at_the_opcode() {
         body_err("\tadd.sat.u32 %r1, %r2, %r3;"),
         "e.ptx:11:2: error: type .u32 is not valid for 'add.sat.u32'"
     );
-    assert_eq!(
-        body_err("\tadd.cc.u32 %r1, %r2, %r3;"),
-        "e.ptx:11:2: error: instruction 'add.cc.u32' is not supported yet"
-    );
-    assert_eq!(
-        body_err("\tmin.NaN.f32 %f1, %f2, %f3;"),
-        "e.ptx:11:2: error: instruction 'min.NaN.f32' is not supported yet"
-    );
+    // The carry chain and min/max .NaN are supported (tests/intfp_frontend.rs).
     assert_eq!(
         body_err("\tfma.rn.oob.f16x2 %r1, %r2, %r3, %r4;"),
         "e.ptx:11:8: error: instruction 'fma.rn.oob.f16x2' is not supported yet (modifier '.oob')"

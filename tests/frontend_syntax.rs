@@ -592,6 +592,10 @@ fn every_unsupported_instruction_is_rejected_where_it_is() {
         "mov.u32 %r1, %clock",
         "mov.u64 %rd3, %clock64",
         "mov.u32 %r1, %lanemask_lt",
+        "add.cc",
+        "addc",
+        "testp",
+        "copysign",
     ] {
         assert!(
             !rejected.iter().any(|l| l.starts_with(now_supported)),

@@ -140,6 +140,9 @@ pub struct Fx<'c, 'a> {
     /// `.calltargets` (`Ok`) and `.callprototype` (`Err`: parameters and return values)
     /// labels of this function.
     pub call_dirs: HashMap<String, CallDir>,
+    /// The hidden predicate register holding the carry flag `CC.CF` of the carry chain
+    /// (`add.cc` ...), created on first use (see [`crate::ir::InstKind::Carry`]).
+    pub cc: Option<RegId>,
 }
 
 /// Checks one function (definition or declaration) into an [`ir::Function`].
@@ -204,6 +207,7 @@ impl<'c, 'a> Fx<'c, 'a> {
             pred_slot_tmp: None,
             btlists: Vec::new(),
             call_dirs: HashMap::new(),
+            cc: None,
         }
     }
 }

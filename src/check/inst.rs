@@ -5,9 +5,11 @@
 
 mod barrier;
 mod bits;
+mod carry;
 mod cvt;
 mod datamove;
 mod half;
+mod minmax;
 mod sfu;
 mod warp;
 
@@ -339,6 +341,14 @@ impl Fx<'_, '_> {
         }
         match i.opcode.name.as_str() {
             "mov" => self.mov(i, m).map(Lowered::Insts),
+            "add" | "sub" | "mad" if m.any(|x| x == "cc") => one(self.carry(i, m)?),
+            "addc" | "subc" | "madc" => one(self.carry(i, m)?),
+            "min" | "max" if m.any(minmax::is_ext_minmax_mod) => one(self.min_max_ext(i, m)?),
+            "lop3" if m.any(|x| matches!(x, "and" | "or" | "xor")) => {
+                self.lop3_pred(i, m).map(Lowered::Insts)
+            }
+            "copysign" => one(self.copysign(i, m)?),
+            "testp" => one(self.testp(i, m)?),
             "add" | "sub" => one(self.add_sub(i, m)?),
             "mul" => one(self.mul_mad(i, m, false)?),
             "mad" => one(self.mul_mad(i, m, true)?),

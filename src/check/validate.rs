@@ -424,6 +424,53 @@ fn validate_function(m: &Module, fid: FuncId, f: &Function) -> Result<(), String
                     }
                 }
                 InstKind::OrderPoint => {}
+                InstKind::Carry {
+                    op,
+                    ty,
+                    dst,
+                    srcs,
+                    cc_in,
+                    cc_out,
+                } => {
+                    let n = if matches!(op, CarryOp::Add | CarryOp::Sub) {
+                        2
+                    } else {
+                        3
+                    };
+                    if srcs.len() != n || !matches!(ty.bits(), 32 | 64) || !ty.is_int() {
+                        return Err(format!("{op:?}.{ty} with {} sources", srcs.len()));
+                    }
+                    fits(*dst, *ty, Rule::Strict)?;
+                    for s in srcs {
+                        src(s, *ty, Rule::Strict)?;
+                    }
+                    for r in cc_in.iter().chain(cc_out) {
+                        pred(*r)?;
+                    }
+                }
+                InstKind::MinMax { op, ty, dst, a, b } => {
+                    let oty = if op.packed { Type::B32 } else { *ty };
+                    fits(*dst, oty, Rule::Strict)?;
+                    src(a, oty, Rule::Strict)?;
+                    src(b, oty, Rule::Strict)?;
+                }
+                InstKind::Copysign { ty, dst, a, b } => {
+                    if !matches!(ty, Type::F32 | Type::F64) {
+                        return Err(format!("copysign on {ty}"));
+                    }
+                    fits(*dst, *ty, Rule::Strict)?;
+                    src(a, *ty, Rule::Strict)?;
+                    src(b, *ty, Rule::Strict)?;
+                }
+                InstKind::Testp {
+                    ty, dst, src: s, ..
+                } => {
+                    if !matches!(ty, Type::F32 | Type::F64) {
+                        return Err(format!("testp on {ty}"));
+                    }
+                    pred(*dst)?;
+                    src(s, *ty, Rule::Strict)?;
+                }
                 InstKind::BarSync { .. } => {
                     return Err("bar.sync must be a block terminator (Terminator::Barrier)".into())
                 }

@@ -15,6 +15,7 @@ use crate::ir::{
     PredSrc, RegClass, RegId, Space, SpecialReg, Terminator, Type, VarRef,
 };
 mod call;
+mod intfp;
 
 use crate::ops;
 use crate::runtime::ctx::{self, AccessReq, WarpCtx, STATUS_OK, WARP_SIZE};
@@ -741,6 +742,10 @@ impl Warp<'_> {
                     self.write(*dst, *dst_ty, v, lane);
                 }
             }
+            InstKind::Carry { .. }
+            | InstKind::MinMax { .. }
+            | InstKind::Copysign { .. }
+            | InstKind::Testp { .. } => self.exec_intfp(ctx, &inst.kind, mask),
             InstKind::BarSync { .. } => {
                 // `check` turns every bar.sync into a block terminator.
                 // SAFETY: the runtime runs warps with their env set.

@@ -1122,6 +1122,48 @@ pub enum InstKind {
     /// orderings need; the JIT emits a `sequence_point` (no machine code), the
     /// interpreter an acquire-release fence.
     OrderPoint,
+    /// The carry chain: `add.cc`, `addc{.cc}`, `sub.cc`, `subc{.cc}`, `mad{.lo,.hi}.cc`,
+    /// `madc{.lo,.hi}{.cc}` on `.u32 .s32 .u64 .s64` (`crate::ops::carry`). `srcs` are
+    /// `a, b` (add/sub) or `a, b, c` (mad), all of type `ty`. The condition code's carry
+    /// flag `CC.CF` is a hidden predicate register of the function (one per function,
+    /// created by `check` on first use): `cc_in` (addc/subc/madc) reads it, `cc_out`
+    /// (`.cc`) receives the new flag (the carry out; for sub, "no borrow", as the
+    /// hardware keeps it). As ordinary predicate registers they follow guards and
+    /// divergence like any other.
+    Carry {
+        op: CarryOp,
+        ty: Type,
+        dst: RegId,
+        srcs: Vec<Operand>,
+        cc_in: Option<RegId>,
+        cc_out: Option<RegId>,
+    },
+    /// The `min`/`max` forms with extra modifiers (`crate::ops::minmax`): `.NaN`,
+    /// `.xorsign.abs` and `.ftz` on `.f32`; `.relu` on `.s32`; the packed `.u16x2` and
+    /// `{.relu}.s16x2` forms (operands are `.b32` registers, `ty` the element type
+    /// `U16`/`S16` with `op.packed`). Plain forms are [`InstKind::Arith`].
+    MinMax {
+        op: MinMaxOp,
+        ty: Type,
+        dst: RegId,
+        a: Operand,
+        b: Operand,
+    },
+    /// `copysign.type d, a, b` (`.f32`/`.f64`): `b` with the sign bit of `a`.
+    Copysign {
+        ty: Type,
+        dst: RegId,
+        a: Operand,
+        b: Operand,
+    },
+    /// `testp.op.type p, a` (`.f32`/`.f64`): the floating-point class test
+    /// (`crate::ops::minmax::testp`).
+    Testp {
+        op: TestpOp,
+        ty: Type,
+        dst: RegId,
+        src: Operand,
+    },
     /// The `cvt` forms with narrow float formats and `cvt.pack.sat` (see [`CvtXOp`]):
     /// operand and result types are given by `crate::ops::cvtx::signature(op)`.
     CvtX {
@@ -1200,6 +1242,50 @@ pub enum ReduxOp {
     And,
     Or,
     Xor,
+}
+
+/// The operations of [`InstKind::Carry`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum CarryOp {
+    /// `d = a + b (+ CF)`, carry out.
+    Add,
+    /// `d = a - b - borrow` with borrow = `!CF` (`a + ~b + CF`); the new flag is 1 when
+    /// there is no borrow (see `crate::ops::carry`).
+    Sub,
+    /// `d = (a * b).lo + c (+ CF)`, carry out of the addition.
+    MadLo,
+    /// `d = (a * b).hi + c (+ CF)` (signed product for `.s32`/`.s64`), carry out of the
+    /// addition.
+    MadHi,
+}
+
+/// The modifiers of an [`InstKind::MinMax`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+pub struct MinMaxOp {
+    /// `max` (else `min`).
+    pub max: bool,
+    /// `.ftz` (f32).
+    pub ftz: bool,
+    /// `.NaN`: a NaN input gives the canonical NaN (f32).
+    pub nan: bool,
+    /// `.xorsign.abs`: compare magnitudes; the result's sign is the XOR of the inputs'
+    /// signs unless it is NaN (f32).
+    pub xorsign_abs: bool,
+    /// `.relu`: negative results become 0 (`.s32`, `.s16x2`).
+    pub relu: bool,
+    /// Two 16-bit halves of a `.b32` (`.u16x2`, `.s16x2`).
+    pub packed: bool,
+}
+
+/// The tests of [`InstKind::Testp`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum TestpOp {
+    Finite,
+    Infinite,
+    Number,
+    NotANumber,
+    Normal,
+    Subnormal,
 }
 
 /// Float formats of the [`InstKind::CvtX`] conversions.

@@ -98,7 +98,7 @@ impl FnTx<'_> {
     }
 
     /// Integer and bit-type operations that vectors do exactly; `None` otherwise.
-    fn int_inline(
+    pub(crate) fn int_inline(
         &mut self,
         op: ArithOp,
         ty: Type,
@@ -472,7 +472,7 @@ impl FnTx<'_> {
     }
 
     /// PTX `min`/`max` of one vector part (int bits in, int bits out).
-    fn minmax(
+    pub(crate) fn minmax(
         &mut self,
         is_max: bool,
         fty: cranelift_codegen::ir::Type,
@@ -508,7 +508,7 @@ impl FnTx<'_> {
     }
 
     /// Applies the operation lane by lane in the `ptxjit_arith` helper.
-    fn arith_helper(
+    pub(crate) fn arith_helper(
         &mut self,
         op: ArithOp,
         ty: Type,

@@ -40,6 +40,7 @@ mod dump;
 mod half;
 mod halfcvt;
 mod helpers;
+mod intfp;
 mod lanes;
 mod mem;
 mod sreg;

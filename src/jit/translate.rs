@@ -787,6 +787,19 @@ impl<'a> FnTx<'a> {
                 self.order_point();
                 Ok(())
             }
+            InstKind::Carry {
+                op,
+                ty,
+                dst,
+                srcs,
+                cc_in,
+                cc_out,
+            } => self.carry(*op, *ty, *dst, srcs, *cc_in, *cc_out, &mut mask),
+            InstKind::MinMax { op, ty, dst, a, b } => {
+                self.minmax_ext(*op, *ty, *dst, a, b, &mut mask)
+            }
+            InstKind::Copysign { ty, dst, a, b } => self.copysign(*ty, *dst, a, b, &mut mask),
+            InstKind::Testp { op, ty, dst, src } => self.testp(*op, *ty, *dst, src, &mut mask),
         }
     }
 

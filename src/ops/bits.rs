@@ -300,8 +300,8 @@ pub fn add_carry(w: u32, a: u64, b: u64, carry_in: bool) -> (u64, bool) {
     ((s as u64) & mask(w), s >> w != 0)
 }
 
-/// The borrow chain (`sub.cc`, `subc{.cc}`): a - b - borrow_in in width `w`, and the
-/// borrow out (the CC.CF flag holds the borrow).
+/// Subtraction with borrow: a - b - borrow_in in width `w`, and the borrow out (the
+/// carry chain keeps its flag as the complement, see `crate::ops::carry`).
 pub fn sub_borrow(w: u32, a: u64, b: u64, borrow_in: bool) -> (u64, bool) {
     let (x, y) = (
         (a & mask(w)) as u128,

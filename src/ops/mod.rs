@@ -21,12 +21,14 @@
 
 pub mod atomic;
 pub mod bits;
+pub mod carry;
 mod convert;
 pub mod cvtx;
 pub mod f16;
 mod float;
 mod half;
 mod int;
+pub mod minmax;
 pub mod special;
 pub mod warp;
 

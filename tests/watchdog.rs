@@ -20,7 +20,7 @@ fn watchdog(backend: Backend) {
     let m = load_ptx(&dev, "tests/ptx/watchdog.ptx", backend);
     let out = zeroed(&dev, 4);
     let limit = Duration::from_millis(200);
-    for (k, line) in [("spin", 15), ("spin_some", 30), ("spin_call", 40)] {
+    for (k, line) in [("spin", 16), ("spin_some", 31), ("spin_call", 41)] {
         let c = cfg([3, 1, 1], [64, 1, 1], backend).timeout(Some(limit));
         let t0 = Instant::now();
         let e = dev

@@ -6,6 +6,7 @@
 mod barrier;
 mod bits;
 mod carry;
+mod cvt;
 mod datamove;
 mod half;
 mod minmax;
@@ -498,6 +499,7 @@ impl Fx<'_, '_> {
             (64, 16) => (Type::U64, Type::U16, Type::B64, Type::B16),
             (32, 16) => (Type::U32, Type::U16, Type::B32, Type::B16),
             (32, 8) => (Type::U32, Type::U8, Type::B32, Type::B8),
+            (16, 8) => (Type::U16, Type::U8, Type::B16, Type::B8),
             _ => return Err(self.unsupported(m)),
         };
         let mut out = Vec::new();

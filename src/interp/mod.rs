@@ -512,6 +512,17 @@ impl Warp<'_> {
                     self.write(*dst, *ty, r, lane);
                 }
             }
+            InstKind::CvtX { op, dst, srcs } => {
+                let (stys, dty) = ops::cvtx::signature(*op);
+                for lane in lanes(mask) {
+                    let mut v = [0u64; 3];
+                    for (k, (s, t)) in srcs.iter().zip(stys).enumerate().take(3) {
+                        v[k] = self.read(ctx, *s, *t, lane);
+                    }
+                    let r = ops::cvtx::eval(*op, &v);
+                    self.write(*dst, dty, r, lane);
+                }
+            }
             InstKind::Bits { op, ty, dst, srcs } => {
                 let (stys, dty) = ops::bits::signature(*op, *ty);
                 for lane in lanes(mask) {

@@ -48,6 +48,7 @@ pub(crate) enum Helper {
     Half,
     Clock,
     Isspacep,
+    CvtX,
 }
 
 pub(crate) struct HelperDef {
@@ -209,6 +210,12 @@ pub(crate) const HELPERS: &[HelperDef] = &[
         params: &[I64, I32],
         ret: None,
     },
+    HelperDef {
+        h: Helper::CvtX,
+        name: "ptxjit_cvtx",
+        params: &[I64, I32, I64, I64, I64, I64],
+        ret: None,
+    },
 ];
 
 impl HelperDef {
@@ -239,6 +246,7 @@ impl HelperDef {
             Helper::Half => super::half::ptxjit_half as *const u8,
             Helper::Clock => super::sreg::ptxjit_clock as *const u8,
             Helper::Isspacep => super::sreg::ptxjit_isspacep as *const u8,
+            Helper::CvtX => super::cvtx::ptxjit_cvtx as *const u8,
         }
     }
 }

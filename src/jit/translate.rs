@@ -753,6 +753,7 @@ impl<'a> FnTx<'a> {
             // `check` turns every bar.sync into `Terminator::Barrier`.
             InstKind::BarSync { .. } => Err(self.unsupported("bar.sync inside a block")),
             InstKind::Bits { op, ty, dst, srcs } => self.bits(*op, *ty, *dst, srcs, &mut mask),
+            InstKind::CvtX { op, dst, srcs } => self.cvtx(*op, *dst, srcs, &mut mask),
             InstKind::BarArrive { barrier, count } => {
                 self.bar_arrive_inst(barrier, count, &mut mask, i.id)
             }

@@ -8,6 +8,7 @@ mod bits;
 mod carry;
 mod datamove;
 mod half;
+mod matrix;
 mod minmax;
 mod sfu;
 mod warp;
@@ -378,6 +379,7 @@ impl Fx<'_, '_> {
             "shfl" | "vote" | "match" | "redux" | "activemask" | "elect" => {
                 one(self.warp_op(i, m)?)
             }
+            "ldmatrix" | "movmatrix" | "mma" => one(self.matrix_op(i, m)?),
             "bar" if m.has("warp") => one(self.bar_warp_sync(i, m)?),
             "bar" | "barrier" => self.barrier_inst(i, m),
             "bra" => {

@@ -47,6 +47,7 @@ pub(crate) enum Helper {
     Half,
     Clock,
     Isspacep,
+    Matrix,
 }
 
 pub(crate) struct HelperDef {
@@ -202,6 +203,12 @@ pub(crate) const HELPERS: &[HelperDef] = &[
         params: &[I64, I32, I32, I64],
         ret: Some(I32),
     },
+    HelperDef {
+        h: Helper::Matrix,
+        name: "ptxjit_matrix",
+        params: &[I64, I64, I32, I32, I32, I64, I64],
+        ret: Some(I32),
+    },
 ];
 
 impl HelperDef {
@@ -231,6 +238,7 @@ impl HelperDef {
             Helper::Half => super::half::ptxjit_half as *const u8,
             Helper::Clock => super::sreg::ptxjit_clock as *const u8,
             Helper::Isspacep => super::sreg::ptxjit_isspacep as *const u8,
+            Helper::Matrix => super::matrix::ptxjit_matrix as *const u8,
         }
     }
 }

@@ -40,6 +40,7 @@ mod half;
 mod helpers;
 mod intfp;
 mod lanes;
+mod matrix;
 mod mem;
 mod sreg;
 mod translate;

@@ -85,10 +85,10 @@ fn ldmatrix_forms(backend: Backend) {
     }
     let a = dev.alloc_from(&tiles).unwrap();
     let ib = dev.alloc_from(&idx).unwrap();
-    let out = zeroed(&dev, TILES * 14 * 128);
+    let out = zeroed(&dev, TILES * 15 * 128);
     run(&dev, &m, "ldm", &[&a, &ib, &out], backend);
     let got: Vec<u32> = dev.read(&out).unwrap();
-    let mut want = vec![0u32; TILES * 14 * 32];
+    let mut want = vec![0u32; TILES * 15 * 32];
     for w in 0..TILES {
         let rows: Vec<[u16; 8]> = (0..32)
             .map(|j| {
@@ -107,10 +107,19 @@ fn ldmatrix_forms(backend: Backend) {
         ] {
             for mi in 0..num {
                 for l in 0..32 {
-                    want[(w * 14 + reg) * 32 + l] = ldmatrix_ref(&rows, num, trans, mi, l);
+                    want[(w * 15 + reg) * 32 + l] = ldmatrix_ref(&rows, num, trans, mi, l);
                 }
                 reg += 1;
             }
+        }
+        // [sA+16]: every lane's row is row 1 of the first tile of the warp's CTA.
+        let per_cta = (BLOCK / 32) as usize;
+        let first = w / per_cta * per_cta;
+        let same: Vec<[u16; 8]> = (0..32)
+            .map(|_| std::array::from_fn(|e| tiles[first * 256 + 8 + e]))
+            .collect();
+        for l in 0..32 {
+            want[(w * 15 + 14) * 32 + l] = ldmatrix_ref(&same, 1, true, 0, l);
         }
     }
     assert_slice_eq(&got, &want, &format!("ldmatrix {backend:?}"));

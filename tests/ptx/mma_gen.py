@@ -148,8 +148,10 @@ def mma_int(name, at, bt, sat):
 
 LDM = f"""
 // Every ldmatrix.m8n8 form on one 32-row tile (param a: 32 rows of 16 bytes per warp),
-// each lane giving the address of row idx[lane] % 32: out gets 14 registers of 32 lanes
-// per warp: x1 (1), x1.trans (1), x2 (2), x2.trans (2), x4 (4), x4.trans (4).
+// each lane giving the address of row idx[lane] % 32: out gets 15 registers of 32 lanes
+// per warp: x1 (1), x1.trans (1), x2 (2), x2.trans (2), x4 (4), x4.trans (4), and
+// x1.trans from [sA+16] (row 1 of the CTA's first tile for every lane). The x1 load
+// gives lanes 8-31 an address outside the shared window: x1 reads lanes 0-7 only.
 .visible .entry ldm(.param .u64 a, .param .u64 idx, .param .u64 out)
 {{
 {REGS}
@@ -166,17 +168,20 @@ LDM = f"""
     cvt.u64.u32 %rd4, %r14;            // 64-bit shared address
     cvta.shared.u64 %rd5, %rd4;        // generic address
     add.u32 %r15, %r14, 48;            // for [reg+-48]
-    ldmatrix.sync.aligned.m8n8.x1.shared.b16 {{%r30}}, [%r14];
+    setp.ge.u32 %p2, %r1, 8;
+    selp.b32 %r16, 0xfffffff0, %r14, %p2;
+    ldmatrix.sync.aligned.m8n8.x1.shared.b16 {{%r30}}, [%r16];
     ldmatrix.sync.aligned.m8n8.x1.trans.shared::cta.b16 {{%r31}}, [%rd4];
     ldmatrix.sync.aligned.m8n8.x2.b16 {{%r32, %r33}}, [%rd5];
     ldmatrix.sync.aligned.m8n8.x2.trans.shared.b16 {{%r34, %r35}}, [%r15+-48];
     ldmatrix.sync.aligned.m8n8.x4.shared::cta.b16 {{%r36, %r37, %r38, %r39}}, [%r14];
     ldmatrix.sync.aligned.m8n8.x4.trans.b16 {{%r40, %r41, %r42, %r43}}, [%rd5];
+    ldmatrix.sync.aligned.m8n8.x1.trans.shared.b16 {{%r44}}, [sA+16];
     ld.param.u64 %rd2, [out];
     cvta.to.global.u64 %rd2, %rd2;
-    mad.wide.u32 %rd3, %r3, 1792, %rd2;
+    mad.wide.u32 %rd3, %r3, 1920, %rd2;
     mad.wide.u32 %rd3, %r1, 4, %rd3;
-""" + "\n".join(f"    st.global.u32 [%rd3+{128 * k}], %r{30 + k};" for k in range(14)) + """
+""" + "\n".join(f"    st.global.u32 [%rd3+{128 * k}], %r{30 + k};" for k in range(15)) + """
     ret;
 }
 """

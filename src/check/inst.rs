@@ -9,6 +9,7 @@ mod carry;
 mod cvt;
 mod datamove;
 mod half;
+mod matrix;
 mod minmax;
 mod sfu;
 mod warp;
@@ -379,6 +380,7 @@ impl Fx<'_, '_> {
             "shfl" | "vote" | "match" | "redux" | "activemask" | "elect" => {
                 one(self.warp_op(i, m)?)
             }
+            "ldmatrix" | "movmatrix" | "mma" => one(self.matrix_op(i, m)?),
             "bar" if m.has("warp") => one(self.bar_warp_sync(i, m)?),
             "bar" | "barrier" => self.barrier_inst(i, m),
             "membar" | "fence" => self.fence_inst(i, m),

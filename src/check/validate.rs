@@ -471,6 +471,37 @@ fn validate_function(m: &Module, fid: FuncId, f: &Function) -> Result<(), String
                     pred(*dst)?;
                     src(s, *ty, Rule::Strict)?;
                 }
+                InstKind::Matrix {
+                    op,
+                    dsts,
+                    srcs,
+                    addr: a,
+                } => {
+                    let sig = crate::ops::mma::signature(*op)
+                        .ok_or_else(|| format!("unsupported {op:?}"))?;
+                    if srcs.len() != sig.srcs.len() || dsts.len() != sig.dsts {
+                        return Err(format!(
+                            "{op:?} with {} sources, {} results",
+                            srcs.len(),
+                            dsts.len()
+                        ));
+                    }
+                    for (s, t) in srcs.iter().zip(&sig.srcs) {
+                        src(s, *t, Rule::Strict)?;
+                    }
+                    for d in dsts.iter().flatten() {
+                        fits(*d, sig.dtype, Rule::Strict)?;
+                    }
+                    match (op, a) {
+                        (MatrixOp::Ldmatrix { .. }, Some((Space::Shared | Space::Generic, a))) => {
+                            addr(a)?
+                        }
+                        (MatrixOp::Ldmatrix { .. }, _) | (_, Some(_)) => {
+                            return Err(format!("{op:?} with a bad address"))
+                        }
+                        (_, None) => {}
+                    }
+                }
                 InstKind::BarSync { .. } => {
                     return Err("bar.sync must be a block terminator (Terminator::Barrier)".into())
                 }

@@ -16,6 +16,7 @@ use crate::ir::{
 };
 mod call;
 mod intfp;
+mod matrix;
 
 use crate::ops;
 use crate::runtime::ctx::{self, AccessReq, WarpCtx, STATUS_OK, WARP_SIZE};
@@ -753,6 +754,7 @@ impl Warp<'_> {
             | InstKind::MinMax { .. }
             | InstKind::Copysign { .. }
             | InstKind::Testp { .. } => self.exec_intfp(ctx, &inst.kind, mask),
+            InstKind::Matrix { .. } => self.exec_matrix(ctx, inst, mask)?,
             InstKind::BarSync { .. } => {
                 // `check` turns every bar.sync into a block terminator.
                 // SAFETY: the runtime runs warps with their env set.

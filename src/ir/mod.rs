@@ -21,6 +21,8 @@ use std::fmt;
 
 mod half;
 pub use half::{HalfMode, HalfOp};
+mod matrix;
+pub use matrix::{MatrixOp, MmaOp, MmaShape};
 
 /// Index of a register in [`Function::regs`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -1188,6 +1190,20 @@ pub enum InstKind {
         op: CvtXOp,
         dst: RegId,
         srcs: Vec<Operand>,
+    },
+    /// Warp-level matrix instructions (`ldmatrix`, `mma.sync`, `movmatrix`): every
+    /// lane's result depends on the other lanes' operands, so all 32 lanes of the warp
+    /// must run it (else the warp stops with an error). Operand and result counts and
+    /// types come from `crate::ops::mma::signature(op)`: `srcs` are `mma`'s `a`, `b`,
+    /// `c` fragments in order, `movmatrix`'s `a`, nothing for `ldmatrix`; `dsts` are the
+    /// result fragments (`None`: the `_` sink). `addr` is `ldmatrix`'s `[p]` in `space`
+    /// (`Shared` or `Generic`; a generic address must point into the CTA's shared
+    /// window).
+    Matrix {
+        op: MatrixOp,
+        dsts: Vec<Option<RegId>>,
+        srcs: Vec<Operand>,
+        addr: Option<(Space, Address)>,
     },
 }
 

@@ -49,6 +49,7 @@ pub(crate) enum Helper {
     Clock,
     Isspacep,
     CvtX,
+    Matrix,
 }
 
 pub(crate) struct HelperDef {
@@ -216,6 +217,12 @@ pub(crate) const HELPERS: &[HelperDef] = &[
         params: &[I64, I32, I64, I64, I64, I64],
         ret: None,
     },
+    HelperDef {
+        h: Helper::Matrix,
+        name: "ptxjit_matrix",
+        params: &[I64, I64, I32, I32, I32, I64, I64],
+        ret: Some(I32),
+    },
 ];
 
 impl HelperDef {
@@ -247,6 +254,7 @@ impl HelperDef {
             Helper::Clock => super::sreg::ptxjit_clock as *const u8,
             Helper::Isspacep => super::sreg::ptxjit_isspacep as *const u8,
             Helper::CvtX => super::cvtx::ptxjit_cvtx as *const u8,
+            Helper::Matrix => super::matrix::ptxjit_matrix as *const u8,
         }
     }
 }

@@ -42,6 +42,7 @@ mod halfcvt;
 mod helpers;
 mod intfp;
 mod lanes;
+mod matrix;
 mod mem;
 mod sreg;
 mod translate;

@@ -819,6 +819,12 @@ impl<'a> FnTx<'a> {
             }
             InstKind::Copysign { ty, dst, a, b } => self.copysign(*ty, *dst, a, b, &mut mask),
             InstKind::Testp { op, ty, dst, src } => self.testp(*op, *ty, *dst, src, &mut mask),
+            InstKind::Matrix {
+                op,
+                dsts,
+                srcs,
+                addr,
+            } => self.matrix(*op, dsts, srcs, addr.as_ref(), &mut mask, i.id),
         }
     }
 

@@ -29,6 +29,7 @@ mod float;
 mod half;
 mod int;
 pub mod minmax;
+pub mod mma;
 pub mod special;
 pub mod warp;
 

@@ -7,6 +7,7 @@ pub mod ctx;
 pub mod device;
 pub mod error;
 pub mod launch;
+pub mod matrix;
 pub mod memory;
 pub mod sreg;
 

@@ -1,0 +1,55 @@
+//! The interpreter's warp-level matrix instructions ([`InstKind::Matrix`]: `ldmatrix`,
+//! `mma.sync`, `movmatrix`): all 32 lanes' operands go to `crate::runtime::matrix::exec`
+//! (the function the JIT's helper calls), which loads `ldmatrix` rows and applies
+//! `crate::ops::mma`.
+//!
+//! [`InstKind::Matrix`]: crate::ir::InstKind::Matrix
+
+use super::{lanes, Warp};
+use crate::ir::{Inst, InstKind, Space};
+use crate::runtime::ctx::{self, WarpCtx, WARP_SIZE};
+
+impl Warp<'_> {
+    pub(super) fn exec_matrix(
+        &mut self,
+        ctx: &mut WarpCtx,
+        inst: &Inst,
+        mask: u32,
+    ) -> Result<(), ctx::Stopped> {
+        let InstKind::Matrix {
+            op,
+            dsts,
+            srcs,
+            addr,
+        } = &inst.kind
+        else {
+            return Ok(());
+        };
+        let Some(sig) = crate::ops::mma::signature(*op) else {
+            // SAFETY: the runtime runs warps with their env set.
+            unsafe { ctx::stop_with_error(ctx, format!("unsupported matrix operation {op:?}")) };
+            return Err(ctx::Stopped);
+        };
+        let mut vals = vec![[0u32; WARP_SIZE]; srcs.len()];
+        for (k, (s, t)) in srcs.iter().zip(&sig.srcs).enumerate() {
+            for (lane, v) in vals[k].iter_mut().enumerate() {
+                *v = self.read(ctx, *s, *t, lane) as u32;
+            }
+        }
+        let (space, addrs) = match addr {
+            Some((space, a)) => (*space, self.lane_addrs(ctx, *space, a, u32::MAX)),
+            None => (Space::Shared, [0u64; WARP_SIZE]),
+        };
+        // SAFETY: the runtime runs warps with their env set.
+        let out =
+            unsafe { crate::runtime::matrix::exec(ctx, *op, mask, inst.id, space, &addrs, &vals)? };
+        for (d, vals) in dsts.iter().zip(&out) {
+            if let Some(d) = d {
+                for lane in lanes(mask) {
+                    self.write(*d, sig.dtype, vals[lane] as u64, lane);
+                }
+            }
+        }
+        Ok(())
+    }
+}

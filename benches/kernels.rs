@@ -10,12 +10,18 @@
 //!   launch (`tests/kernels/spec_bytecode.ptx`: NVRTC's output with the switch turned into
 //!   one `brx.idx`; `tests/kernels/bytecode.nvrtc.ptx`: as NVRTC emits it, a compare tree).
 //!
+//! - histograms with global and shared atomics and a warp-shuffle reduction
+//!   (`collectives.rs`), also on 1 worker thread for the scaling ratio.
+//!
 //! The interpreter runs a smaller problem (it is ~1000x slower) and is compared per
 //! element. Native Rust runs single-threaded and on all cores (std threads), as ptxjit
 //! uses one OS thread per core.
 
 use ptxjit::{Backend, Device, KernelArg, LaunchConfig};
 use std::time::{Duration, Instant};
+
+#[path = "parts/collectives.rs"]
+mod collectives;
 
 fn best_of(reps: usize, mut f: impl FnMut()) -> Duration {
     let mut best = Duration::MAX;
@@ -83,7 +89,8 @@ fn main() {
         .filter(|a| a != "--bench")
         .collect();
     let quick = args.iter().any(|a| a == "--quick");
-    // Optional filters: `cargo bench -- saxpy` (also reduce, mandelbrot, bytecode).
+    // Optional filters: `cargo bench -- saxpy` (also reduce, mandelbrot, bytecode,
+    // histogram, warp_reduce).
     let names: Vec<&String> = args.iter().filter(|a| !a.starts_with('-')).collect();
     let want = |k: &str| names.is_empty() || names.iter().any(|n| k.contains(n.as_str()));
     let reps = if quick { 2 } else { 5 };
@@ -102,6 +109,12 @@ fn main() {
     }
     if want("bytecode") {
         bench_bytecode(&dev, reps, threads);
+    }
+    if want("histogram") {
+        collectives::bench_histogram(reps, threads);
+    }
+    if want("warp_reduce") {
+        collectives::bench_warp_reduce(reps, threads);
     }
 }
 

@@ -1207,6 +1207,44 @@ pub enum InstKind {
     },
 }
 
+impl InstKind {
+    /// The registers this instruction writes.
+    pub fn defs(&self) -> Vec<RegId> {
+        use InstKind::*;
+        let one = |r: &RegId| vec![*r];
+        let opt = |rs: &[Option<RegId>]| rs.iter().flatten().copied().collect::<Vec<_>>();
+        match self {
+            Mov { dst, .. }
+            | Arith { dst, .. }
+            | Selp { dst, .. }
+            | Cvta { dst, .. }
+            | Cvt { dst, .. }
+            | Bits { dst, .. }
+            | Set { dst, .. }
+            | Sfu { dst, .. }
+            | BarRedResult { dst, .. }
+            | Half { dst, .. }
+            | Isspacep { dst, .. }
+            | MinMax { dst, .. }
+            | Copysign { dst, .. }
+            | Testp { dst, .. }
+            | CvtX { dst, .. } => one(dst),
+            Setp { dst, dst_neg, .. } => opt(&[*dst, *dst_neg]),
+            SetpPacked { dst_lo, dst_hi, .. } => opt(&[*dst_lo, *dst_hi]),
+            Warp { dst, pred, .. } => opt(&[*dst, *pred]),
+            Carry { dst, cc_out, .. } => opt(&[Some(*dst), *cc_out]),
+            Atom { dst, .. } => opt(&[*dst]),
+            Ld { dsts, .. } | Matrix { dsts, .. } => opt(dsts),
+            St { .. }
+            | BarSync { .. }
+            | Nanosleep { .. }
+            | Fence
+            | BarArrive { .. }
+            | OrderPoint => vec![],
+        }
+    }
+}
+
 /// The reductions of `bar.red`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum BarRedOp {

@@ -72,6 +72,10 @@ pub(crate) enum Mode {
 }
 
 pub(crate) struct FnTx<'a> {
+    /// Registers known to hold one constant (see `warp::entry_constants`).
+    pub consts: HashMap<RegId, (u64, InstId, usize)>,
+    /// Index of the IR block being translated.
+    pub cur_block: usize,
     pub m: &'a ir::Module,
     pub layout: &'a ModuleLayout,
     pub f: &'a ir::Function,
@@ -177,7 +181,10 @@ pub(crate) fn build(
         SCRATCH_BYTES,
         4,
     ));
+    let consts = super::warp::entry_constants(f);
     let mut tx = FnTx {
+        consts,
+        cur_block: 0,
         m,
         layout,
         f,
@@ -214,6 +221,7 @@ pub(crate) fn build(
                 },
             };
             tx.b.switch_to_block(cb);
+            tx.cur_block = i;
             if loop_header[i] {
                 tx.stop_check(blk)?;
             }

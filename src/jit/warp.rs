@@ -9,9 +9,16 @@ use super::helpers::{slot_bytes, Helper};
 use super::lanes;
 use super::translate::{FnTx, Mask, SCRATCH_DATA};
 use super::JitError;
-use crate::ir::{Operand, PredSrc, RegId, Type, WarpOp};
+use crate::ir::{
+    CallDst, Function, InstId, InstKind, Operand, PredSrc, RegId, Terminator, Type, VoteMode,
+    WarpOp,
+};
 use crate::ops::warp::{WarpIn, WARP};
+use cranelift_codegen::ir::condcodes::IntCC;
+use cranelift_codegen::ir::types::{I32, I32X4, I8X16};
 use cranelift_codegen::ir::InstBuilder;
+use cranelift_codegen::ir::{ConstantData, Value};
+use std::collections::HashMap;
 
 /// Operand slots (32 lanes × 8 bytes each) and the result slot.
 const SLOTS: [i32; 4] = [
@@ -34,6 +41,9 @@ impl FnTx<'_> {
         vote_src: Option<PredSrc>,
         mask: &mut Mask,
     ) -> Result<(), JitError> {
+        if self.warp_fast(op, dst, pred, srcs, vote_src, mask)? {
+            return Ok(());
+        }
         let (stys, dty) = crate::ops::warp::signature(op, ty);
         let mut ptrs = Vec::with_capacity(SLOTS.len());
         for k in 0..SLOTS.len() {
@@ -71,6 +81,176 @@ impl FnTx<'_> {
     }
 }
 
+/// Registers that hold one constant where they are read after their definition:
+/// written exactly once in the whole function, by an unguarded `mov` of an immediate.
+/// Such a read sees the constant in the definition's block after it, and anywhere
+/// when the definition is in the entry block (which runs before every other block). nvcc
+/// puts the lane offsets and `c` operands of `shfl` in such registers. Values: the
+/// constant, the definition's `InstId` and block.
+pub(crate) fn entry_constants(f: &Function) -> HashMap<RegId, (u64, InstId, usize)> {
+    let mut defs: HashMap<RegId, u32> = HashMap::new();
+    for b in &f.blocks {
+        for i in &b.insts {
+            for r in i.kind.defs() {
+                *defs.entry(r).or_default() += 1;
+            }
+        }
+        if let Terminator::Call { rets, .. } | Terminator::CallIndirect { rets, .. } = &b.term {
+            for r in rets {
+                if let CallDst::Reg(d, _) = r.dst {
+                    *defs.entry(d).or_default() += 2;
+                }
+            }
+        }
+    }
+    let mut out = HashMap::new();
+    for (bi, b) in f.blocks.iter().enumerate() {
+        for i in &b.insts {
+            if let (
+                None,
+                InstKind::Mov {
+                    dst,
+                    src: Operand::Imm(v),
+                    ty,
+                },
+            ) = (i.guard, &i.kind)
+            {
+                if defs.get(dst) == Some(&1) && ty.bits() <= 64 {
+                    out.insert(*dst, (*v & crate::ops::mask(ty.bits()), i.id, bi));
+                }
+            }
+        }
+    }
+    out
+}
+
+impl FnTx<'_> {
+    /// An immediate, or a register of [`entry_constants`] read after its definition.
+    fn const_operand(&self, op: &Operand) -> Option<u64> {
+        match op {
+            Operand::Imm(v) => Some(*v),
+            Operand::Reg(r) => {
+                let (v, def, def_block) = *self.consts.get(r)?;
+                // InstIds grow in program order within a block.
+                let after = self.cur.is_some_and(|cur| cur.0 > def.0);
+                let ok = if self.cur_block == def_block {
+                    after
+                } else {
+                    def_block == 0
+                };
+                ok.then_some(v)
+            }
+            _ => None,
+        }
+    }
+
+    /// Vector code for the common forms, `true` if it handled the instruction:
+    /// - `shfl` with immediate `b` and `c` (what compilers emit for reductions and scans):
+    ///   each lane's source lane and predicate are known at compile time, so every
+    ///   result vector is one byte shuffle of at most two source vectors;
+    /// - `vote`/`ballot` with an immediate `membermask`: the result is the same for every
+    ///   lane, computed from the lane bits and splatted.
+    fn warp_fast(
+        &mut self,
+        op: WarpOp,
+        dst: Option<RegId>,
+        pred: Option<RegId>,
+        srcs: &[Operand],
+        vote_src: Option<PredSrc>,
+        mask: &mut Mask,
+    ) -> Result<bool, JitError> {
+        let konst = |k: usize| srcs.get(k).and_then(|o| self.const_operand(o));
+        match (op, srcs) {
+            (WarpOp::Shfl(mode), [a, _, _, _]) if konst(1).is_some() && konst(2).is_some() => {
+                let (b, c) = (konst(1).unwrap_or(0) as u32, konst(2).unwrap_or(0) as u32);
+                let src: Vec<(u32, bool)> = (0..WARP as u32)
+                    .map(|l| crate::ops::warp::shfl_source(mode, l, b, c))
+                    .collect();
+                // Each result vector may draw on at most two source vectors.
+                let pairs: Vec<Vec<usize>> = src
+                    .chunks(4)
+                    .map(|q| {
+                        let mut v: Vec<usize> = q.iter().map(|&(j, _)| j as usize / 4).collect();
+                        v.sort_unstable();
+                        v.dedup();
+                        v
+                    })
+                    .collect();
+                if pairs.iter().any(|p| p.len() > 2) {
+                    return Ok(false);
+                }
+                let av = self.read(a, Type::B32, false)?;
+                let mut out = Vec::with_capacity(av.v.len());
+                for (k, q) in src.chunks(4).enumerate() {
+                    let (u, v) = (pairs[k][0], *pairs[k].last().unwrap_or(&pairs[k][0]));
+                    let sel: Vec<u8> = q
+                        .iter()
+                        .flat_map(|&(j, _)| {
+                            let base = if j as usize / 4 == u { 0u8 } else { 16 };
+                            let lane = (j % 4) as u8;
+                            (0..4).map(move |byte| base + 4 * lane + byte)
+                        })
+                        .collect();
+                    let x = lanes::bitcast(&mut self.b, I8X16, av.v[u]);
+                    let y = lanes::bitcast(&mut self.b, I8X16, av.v[v]);
+                    let imm = self.b.func.dfg.immediates.push(ConstantData::from(sel));
+                    let r = self.b.ins().shuffle(x, y, imm);
+                    out.push(lanes::bitcast(&mut self.b, I32X4, r));
+                }
+                if let Some(d) = dst {
+                    self.write(d, Type::B32, lanes::W::narrow(out), mask)?;
+                }
+                if let Some(p) = pred {
+                    let pm: Vec<Value> = src
+                        .chunks(4)
+                        .map(|q| {
+                            let l = [0, 1, 2, 3].map(|i| if q[i].1 { u32::MAX } else { 0 });
+                            lanes::const_i32x4(&mut self.b, l)
+                        })
+                        .collect();
+                    self.write_pred(p, &pm, mask)?;
+                }
+                Ok(true)
+            }
+            (WarpOp::Vote(_) | WarpOp::Ballot, [_]) if konst(0).is_some() => {
+                let member = konst(0).unwrap_or(0);
+                let Some(c) = vote_src else { return Ok(false) };
+                let pv = self.read_pred(&Operand::Reg(c.reg), c.negate)?;
+                let pbits = lanes::bits_from_mask(&mut self.b, &pv);
+                let bits = self.mbits(mask);
+                let part = self.b.ins().band_imm_u(bits, member as u32 as i64);
+                let yes = self.b.ins().band(part, pbits);
+                let v = match op {
+                    WarpOp::Ballot => yes,
+                    WarpOp::Vote(VoteMode::All) => self.b.ins().icmp(IntCC::Equal, yes, part),
+                    WarpOp::Vote(VoteMode::Any) => self.b.ins().icmp_imm_u(IntCC::NotEqual, yes, 0),
+                    WarpOp::Vote(VoteMode::Uni) => {
+                        let none = self.b.ins().icmp_imm_u(IntCC::Equal, yes, 0);
+                        let all = self.b.ins().icmp(IntCC::Equal, yes, part);
+                        self.b.ins().bor(none, all)
+                    }
+                    _ => return Ok(false),
+                };
+                if op == WarpOp::Ballot {
+                    if let Some(d) = dst {
+                        let w = lanes::splat_scalar(&mut self.b, v);
+                        self.write(d, Type::B32, w, mask)?;
+                    }
+                } else if let Some(p) = pred {
+                    // 0/1 (i8) -> 0 / all ones (i32), splat.
+                    let wide = self.b.ins().uextend(I32, v);
+                    let zero = lanes::iconst32(&mut self.b, 0);
+                    let m = self.b.ins().isub(zero, wide);
+                    let w = lanes::splat_scalar(&mut self.b, m);
+                    self.write_pred(p, &w.v, mask)?;
+                }
+                Ok(true)
+            }
+            _ => Ok(false),
+        }
+    }
+}
+
 /// Applies a warp operation to the lanes in `mask`: `a..d` are the operand slots (as the
 /// operation's signature gives their types), `out` the value slot; returns the predicate
 /// results as lane bits.
@@ -93,7 +273,7 @@ pub unsafe extern "C" fn ptxjit_warp(
     };
     let (stys, dty) = crate::ops::warp::signature(op, ty);
     let ptrs = [a, b, c, d];
-    let mut vals = vec![[0u64; WARP]; stys.len()];
+    let mut vals = [[0u64; WARP]; 4];
     for (k, t) in stys.iter().enumerate().take(ptrs.len()) {
         let wide = slot_bytes(*t) == 8;
         for (l, v) in vals[k].iter_mut().enumerate() {

@@ -1,0 +1,405 @@
+//! The property-test harness of `tests/prop_ops.rs`: a list of instruction forms becomes
+//! one PTX module (a few kernels, each applying many forms to per-lane inputs loaded from
+//! one buffer and storing every result to another), which runs on both backends; each
+//! result is compared bit for bit between the JIT, the interpreter, the public
+//! `ptxjit::ops` function evaluated here, and (where a form has one) an independent
+//! reference written in `oracle.rs`.
+//!
+//! Layout: every form gets `n` lanes; source `j` of form `k` is a `u64` per lane at
+//! `in + (slot(k) + j) * n * 8 + lane * 8`, loaded with `ld.global.b16/b32/b64` (the
+//! low bytes: little-endian), and destination `j` is stored the same way into `out` with
+//! `st.global.bN` (predicates as 0/1 words through `selp`). The offsets are immediates of
+//! the address operands, so a kernel computes its lane addresses once.
+#![allow(dead_code)]
+
+pub mod float;
+pub mod gen;
+pub mod int;
+pub mod oracle;
+
+use crate::common::Rng;
+use ptxjit::{Backend, Device, LaunchConfig};
+use std::fmt::Write as _;
+use std::sync::Arc;
+
+/// The register that holds an operand or a result.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Reg {
+    /// `.b16`
+    H,
+    /// `.b32`
+    R,
+    /// `.b64`
+    D,
+    /// `.pred`, loaded as a word (`setp.ne.b32 p, w, 0`), stored as 0/1 (`selp.u32`).
+    P,
+}
+
+impl Reg {
+    pub fn bits(self) -> u32 {
+        match self {
+            Reg::H => 16,
+            Reg::R => 32,
+            Reg::D => 64,
+            Reg::P => 1,
+        }
+    }
+    /// All-ones mask of the register's bits (1 for a predicate).
+    pub fn mask(self) -> u64 {
+        mask(self.bits())
+    }
+    fn prefix(self) -> &'static str {
+        match self {
+            Reg::H => "%h",
+            Reg::R => "%r",
+            Reg::D => "%rd",
+            Reg::P => "%p",
+        }
+    }
+    fn ld(self) -> &'static str {
+        match self {
+            Reg::H => "b16",
+            Reg::R | Reg::P => "b32",
+            Reg::D => "b64",
+        }
+    }
+}
+
+/// All-ones mask of `bits` bits (1..=64).
+pub fn mask(bits: u32) -> u64 {
+    if bits >= 64 {
+        u64::MAX
+    } else {
+        (1u64 << bits) - 1
+    }
+}
+
+/// Sign-extends the low `bits` bits of `v`.
+pub fn sx(v: u64, bits: u32) -> i64 {
+    if bits >= 64 {
+        v as i64
+    } else {
+        ((v << (64 - bits)) as i64) >> (64 - bits)
+    }
+}
+
+/// A per-lane input generator: `(rng, lane, earlier sources of this lane) -> bits` (the
+/// harness masks the value to the register's width).
+pub type Gen = Arc<dyn Fn(&mut Rng, usize, &[u64]) -> u64 + Send + Sync>;
+
+/// Expected results (one per destination) from the sources (masked to their registers).
+pub type Oracle = Box<dyn Fn(&[u64]) -> Vec<u64> + Send + Sync>;
+
+/// A destination: the register and how the instruction's result of `bits` bits fills it
+/// (PTX writes a narrower result into a wider register sign- or zero-extended per the
+/// instruction type).
+#[derive(Clone, Copy, Debug)]
+pub struct Dst {
+    pub reg: Reg,
+    pub bits: u32,
+    pub signed: bool,
+}
+
+impl Dst {
+    pub fn of(reg: Reg) -> Dst {
+        Dst {
+            reg,
+            bits: reg.bits(),
+            signed: false,
+        }
+    }
+    /// The register value for a result `v` of the instruction.
+    fn fill(self, v: u64) -> u64 {
+        let w = self.bits.min(self.reg.bits());
+        let e = if self.signed {
+            sx(v, w) as u64
+        } else {
+            v & mask(w)
+        };
+        e & self.reg.mask()
+    }
+}
+
+/// One instruction form.
+pub struct Form {
+    /// What failures are reported as (usually the instruction text).
+    pub name: String,
+    /// PTX text with `{a} {b} {c} {e}` for the sources (in order) and `{d} {q}` for the
+    /// destinations (in order); several instructions may be given.
+    pub body: String,
+    pub srcs: Vec<(Reg, Gen)>,
+    pub dsts: Vec<Dst>,
+    /// The results as `ptxjit::ops` computes them.
+    pub ops: Option<Oracle>,
+    /// The results as an independent reference computes them.
+    pub indep: Option<Oracle>,
+}
+
+impl Form {
+    pub fn new(name: impl Into<String>, body: impl Into<String>) -> Form {
+        Form {
+            name: name.into(),
+            body: body.into(),
+            srcs: Vec::new(),
+            dsts: Vec::new(),
+            ops: None,
+            indep: None,
+        }
+    }
+    pub fn src(mut self, r: Reg, g: Gen) -> Form {
+        self.srcs.push((r, g));
+        self
+    }
+    pub fn dst(mut self, r: Reg) -> Form {
+        self.dsts.push(Dst::of(r));
+        self
+    }
+    /// A destination register filled from a `bits`-bit result of signedness `signed`.
+    pub fn dst_ext(mut self, r: Reg, bits: u32, signed: bool) -> Form {
+        self.dsts.push(Dst { reg: r, bits, signed });
+        self
+    }
+    pub fn ops(mut self, f: impl Fn(&[u64]) -> Vec<u64> + Send + Sync + 'static) -> Form {
+        self.ops = Some(Box::new(f));
+        self
+    }
+    /// Single-result `ops` oracle.
+    pub fn ops1(self, f: impl Fn(&[u64]) -> u64 + Send + Sync + 'static) -> Form {
+        self.ops(move |s| vec![f(s)])
+    }
+    pub fn indep(mut self, f: impl Fn(&[u64]) -> Vec<u64> + Send + Sync + 'static) -> Form {
+        self.indep = Some(Box::new(f));
+        self
+    }
+    /// Single-result independent oracle.
+    pub fn indep1(self, f: impl Fn(&[u64]) -> u64 + Send + Sync + 'static) -> Form {
+        self.indep(move |s| vec![f(s)])
+    }
+}
+
+/// How a suite runs: lanes per form, forms per kernel (JIT compile units), and the seed.
+#[derive(Clone, Copy, Debug)]
+pub struct Plan {
+    pub lanes: usize,
+    pub per_kernel: usize,
+    pub seed: u64,
+}
+
+impl Plan {
+    pub fn new(seed: u64) -> Plan {
+        Plan {
+            lanes: 2048,
+            per_kernel: 48,
+            seed,
+        }
+    }
+    pub fn lanes(self, lanes: usize) -> Plan {
+        Plan { lanes, ..self }
+    }
+    pub fn per_kernel(self, per_kernel: usize) -> Plan {
+        Plan { per_kernel, ..self }
+    }
+}
+
+/// Results per form and destination, per lane.
+struct Layout {
+    /// First input slot of each form.
+    in_slot: Vec<usize>,
+    out_slot: Vec<usize>,
+    in_slots: usize,
+    out_slots: usize,
+}
+
+fn layout(forms: &[Form]) -> Layout {
+    let (mut i, mut o) = (0, 0);
+    let mut in_slot = Vec::new();
+    let mut out_slot = Vec::new();
+    for f in forms {
+        in_slot.push(i);
+        out_slot.push(o);
+        i += f.srcs.len();
+        o += f.dsts.len();
+    }
+    Layout {
+        in_slot,
+        out_slot,
+        in_slots: i,
+        out_slots: o,
+    }
+}
+
+/// The PTX of the suite: kernels `k0, k1, ...` of `per_kernel` forms each.
+fn ptx(suite: &str, forms: &[Form], lay: &Layout, plan: Plan) -> String {
+    let mut s = String::new();
+    let _ = writeln!(
+        s,
+        "// Generated by tests/prop_ops.rs (suite {suite}).\n.version 8.2\n.target sm_90\n.address_size 64\n"
+    );
+    let stride = plan.lanes * 8;
+    for (k, chunk) in forms.chunks(plan.per_kernel).enumerate() {
+        let first = k * plan.per_kernel;
+        let mut body = String::new();
+        let mut next = [0usize; 4]; // H R D P
+        let mut fresh = |r: Reg| {
+            let i = match r {
+                Reg::H => 0,
+                Reg::R => 1,
+                Reg::D => 2,
+                Reg::P => 3,
+            };
+            next[i] += 1;
+            format!("{}{}", r.prefix(), next[i])
+        };
+        for (j, f) in chunk.iter().enumerate() {
+            let fi = first + j;
+            let _ = writeln!(body, "    // {}", f.name);
+            let mut text = f.body.clone();
+            for (n, (r, _)) in f.srcs.iter().enumerate() {
+                let off = (lay.in_slot[fi] + n) * stride;
+                let name = fresh(*r);
+                if *r == Reg::P {
+                    let w = fresh(Reg::R);
+                    let _ = writeln!(body, "    ld.global.b32 {w}, [%in+{off}];");
+                    let _ = writeln!(body, "    setp.ne.b32 {name}, {w}, 0;");
+                } else {
+                    let _ = writeln!(body, "    ld.global.{} {name}, [%in+{off}];", r.ld());
+                }
+                text = text.replace(["{a}", "{b}", "{c}", "{e}"][n], &name);
+            }
+            let mut stores = Vec::new();
+            for (n, d) in f.dsts.iter().enumerate() {
+                let off = (lay.out_slot[fi] + n) * stride;
+                let name = fresh(d.reg);
+                text = text.replace(["{d}", "{q}"][n], &name);
+                if d.reg == Reg::P {
+                    let w = fresh(Reg::R);
+                    stores.push(format!("    selp.u32 {w}, 1, 0, {name};"));
+                    stores.push(format!("    st.global.b32 [%out+{off}], {w};"));
+                } else {
+                    stores.push(format!("    st.global.{} [%out+{off}], {name};", d.reg.ld()));
+                }
+            }
+            for line in text.lines() {
+                let _ = writeln!(body, "    {}", line.trim());
+            }
+            for line in stores {
+                let _ = writeln!(body, "{line}");
+            }
+        }
+        let _ = writeln!(
+            s,
+            ".visible .entry k{k}(.param .u64 pin, .param .u64 pout)\n{{\n    .reg .b16 %h<{}>;\n    .reg .b32 %r<{}>;\n    .reg .b64 %rd<{}>;\n    .reg .pred %p<{}>;\n    .reg .b32 %t0, %t1, %t2;\n    .reg .b64 %in, %out, %off;\n    mov.u32 %t0, %tid.x;\n    mov.u32 %t1, %ctaid.x;\n    mov.u32 %t2, %ntid.x;\n    mad.lo.u32 %t0, %t1, %t2, %t0;\n    mul.wide.u32 %off, %t0, 8;\n    ld.param.u64 %in, [pin];\n    ld.param.u64 %out, [pout];\n    add.u64 %in, %in, %off;\n    add.u64 %out, %out, %off;\n{body}    ret;\n}}\n",
+            next[0] + 1,
+            next[1] + 1,
+            next[2] + 1,
+            next[3] + 1,
+        );
+    }
+    s
+}
+
+/// FNV-1a, to derive a per-form seed from its name (so that adding a form does not change
+/// the inputs of the others).
+fn hash(s: &str, seed: u64) -> u64 {
+    let mut h = 0xcbf2_9ce4_8422_2325u64 ^ seed;
+    for b in s.bytes() {
+        h ^= b as u64;
+        h = h.wrapping_mul(0x100_0000_01b3);
+    }
+    h
+}
+
+/// Runs `forms` on both backends and checks every result; panics with a report of every
+/// mismatch. Set `PROP_DUMP=dir` to write the generated PTX to `dir/<suite>.ptx` (for
+/// `ptxas`).
+pub fn run(suite: &str, forms: Vec<Form>, plan: Plan) {
+    let n = plan.lanes;
+    let lay = layout(&forms);
+    let src = ptx(suite, &forms, &lay, plan);
+    if let Ok(dir) = std::env::var("PROP_DUMP") {
+        let _ = std::fs::write(format!("{dir}/{suite}.ptx"), &src);
+    }
+    // Inputs.
+    let mut input = vec![0u64; lay.in_slots * n];
+    for (fi, f) in forms.iter().enumerate() {
+        let mut rng = Rng::new(hash(&f.name, plan.seed));
+        let mut lane_srcs = Vec::with_capacity(f.srcs.len());
+        for lane in 0..n {
+            lane_srcs.clear();
+            for (j, (r, g)) in f.srcs.iter().enumerate() {
+                let v = g(&mut rng, lane, &lane_srcs);
+                let v = if *r == Reg::P { (v & 1 != 0) as u64 } else { v & r.mask() };
+                lane_srcs.push(v);
+                input[(lay.in_slot[fi] + j) * n + lane] = v;
+            }
+        }
+    }
+    let dev = Device::new().unwrap_or_else(|e| panic!("Device::new: {e}"));
+    let file = format!("prop_{suite}.ptx");
+    let m = dev
+        .load_ptx(&src, &file)
+        .unwrap_or_else(|e| panic!("{suite}: load_ptx: {e}\n(set PROP_DUMP=dir to see the PTX)"));
+    let kernels = forms.len().div_ceil(plan.per_kernel);
+    let block = 128u32.min(n as u32);
+    let grid = n.div_ceil(block as usize) as u32;
+    assert_eq!(grid as usize * block as usize, n, "lanes must be a multiple of 128");
+    let bin = dev.alloc_from(&input).expect("alloc input");
+    let mut outs = Vec::new();
+    for backend in [Backend::Jit, Backend::Interp] {
+        let bout = dev.alloc_zeroed(lay.out_slots * n * 8).expect("alloc output");
+        let cfg = LaunchConfig::new(grid, block).backend(backend);
+        for k in 0..kernels {
+            dev.launch(&m, &format!("k{k}"), &cfg, &[(&bin).into(), (&bout).into()])
+                .unwrap_or_else(|e| panic!("{suite}: {backend:?} launch of k{k}: {e}"));
+        }
+        outs.push(dev.read::<u64>(&bout).expect("read output"));
+    }
+    let (jit, interp) = (&outs[0], &outs[1]);
+    let mut failures = Vec::new();
+    let mut srcs = Vec::new();
+    for (fi, f) in forms.iter().enumerate() {
+        let mut shown = 0;
+        let mut bad = 0usize;
+        for lane in 0..n {
+            srcs.clear();
+            for j in 0..f.srcs.len() {
+                srcs.push(input[(lay.in_slot[fi] + j) * n + lane]);
+            }
+            let want_ops = f.ops.as_ref().map(|o| o(&srcs));
+            let want_ind = f.indep.as_ref().map(|o| o(&srcs));
+            for (j, d) in f.dsts.iter().enumerate() {
+                let at = (lay.out_slot[fi] + j) * n + lane;
+                let (gj, gi) = (jit[at], interp[at]);
+                let wo = want_ops.as_ref().map(|w| d.fill(w[j]));
+                // An empty independent result means "no opinion" for these inputs.
+                let wi = want_ind.as_ref().and_then(|w| w.get(j)).map(|&x| d.fill(x));
+                let ok = gj == gi && wo.is_none_or(|w| w == gj) && wi.is_none_or(|w| w == gj);
+                if !ok {
+                    bad += 1;
+                    if shown < 6 {
+                        shown += 1;
+                        let hex = |v: &u64| format!("{v:#x}");
+                        let ins: Vec<String> = srcs.iter().map(hex).collect();
+                        failures.push(format!(
+                            "  {} [lane {lane}] dst {j}: srcs [{}]: jit {gj:#x} interp {gi:#x} ops {} indep {}",
+                            f.name,
+                            ins.join(", "),
+                            wo.map_or("-".into(), |w| format!("{w:#x}")),
+                            wi.map_or("-".into(), |w| format!("{w:#x}")),
+                        ));
+                    }
+                }
+            }
+        }
+        if bad > shown {
+            failures.push(format!("  {}: {bad} mismatches in all", f.name));
+        }
+    }
+    if !failures.is_empty() {
+        panic!(
+            "{suite}: {} forms on {n} lanes, mismatches:\n{}",
+            forms.len(),
+            failures.join("\n")
+        );
+    }
+}

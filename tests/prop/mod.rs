@@ -12,8 +12,11 @@
 //! the address operands, so a kernel computes its lane addresses once.
 #![allow(dead_code)]
 
+pub mod bits;
+pub mod cvt;
 pub mod float;
 pub mod gen;
+pub mod half;
 pub mod int;
 pub mod oracle;
 
@@ -310,10 +313,18 @@ fn hash(s: &str, seed: u64) -> u64 {
 }
 
 /// Runs `forms` on both backends and checks every result; panics with a report of every
-/// mismatch. Set `PROP_DUMP=dir` to write the generated PTX to `dir/<suite>.ptx` (for
-/// `ptxas`).
+/// mismatch (or if the module does not load). Set `PROP_DUMP=dir` to write the generated
+/// PTX to `dir/<suite>.ptx` (for `ptxas`), `PROP_TIME=1` to print the time of each phase.
 pub fn run(suite: &str, forms: Vec<Form>, plan: Plan) {
+    if let Err(e) = try_run(suite, forms, plan) {
+        panic!("{suite}: load_ptx: {e}\n(set PROP_DUMP=dir to see the PTX)");
+    }
+}
+
+/// As [`run`], but a module that does not load is returned as the error's text.
+pub fn try_run(suite: &str, forms: Vec<Form>, plan: Plan) -> Result<(), String> {
     let n = plan.lanes;
+    let t0 = std::time::Instant::now();
     let lay = layout(&forms);
     let src = ptx(suite, &forms, &lay, plan);
     if let Ok(dir) = std::env::var("PROP_DUMP") {
@@ -334,17 +345,18 @@ pub fn run(suite: &str, forms: Vec<Form>, plan: Plan) {
             }
         }
     }
+    let t_gen = t0.elapsed();
     let dev = Device::new().unwrap_or_else(|e| panic!("Device::new: {e}"));
     let file = format!("prop_{suite}.ptx");
-    let m = dev
-        .load_ptx(&src, &file)
-        .unwrap_or_else(|e| panic!("{suite}: load_ptx: {e}\n(set PROP_DUMP=dir to see the PTX)"));
+    let m = dev.load_ptx(&src, &file).map_err(|e| e.to_string())?;
+    let t_load = t0.elapsed();
     let kernels = forms.len().div_ceil(plan.per_kernel);
     let block = 128u32.min(n as u32);
     let grid = n.div_ceil(block as usize) as u32;
     assert_eq!(grid as usize * block as usize, n, "lanes must be a multiple of 128");
     let bin = dev.alloc_from(&input).expect("alloc input");
     let mut outs = Vec::new();
+    let mut t_run = Vec::new();
     for backend in [Backend::Jit, Backend::Interp] {
         let bout = dev.alloc_zeroed(lay.out_slots * n * 8).expect("alloc output");
         let cfg = LaunchConfig::new(grid, block).backend(backend);
@@ -353,6 +365,7 @@ pub fn run(suite: &str, forms: Vec<Form>, plan: Plan) {
                 .unwrap_or_else(|e| panic!("{suite}: {backend:?} launch of k{k}: {e}"));
         }
         outs.push(dev.read::<u64>(&bout).expect("read output"));
+        t_run.push(t0.elapsed());
     }
     let (jit, interp) = (&outs[0], &outs[1]);
     let mut failures = Vec::new();
@@ -395,6 +408,17 @@ pub fn run(suite: &str, forms: Vec<Form>, plan: Plan) {
             failures.push(format!("  {}: {bad} mismatches in all", f.name));
         }
     }
+    if std::env::var("PROP_TIME").is_ok() {
+        eprintln!(
+            "{suite}: {} forms x {n} lanes: inputs {:?}, load+jit {:?}, jit run {:?}, interp run {:?}, check {:?}",
+            forms.len(),
+            t_gen,
+            t_load - t_gen,
+            t_run[0] - t_load,
+            t_run[1] - t_run[0],
+            t0.elapsed() - t_run[1]
+        );
+    }
     if !failures.is_empty() {
         panic!(
             "{suite}: {} forms on {n} lanes, mismatches:\n{}",
@@ -402,4 +426,5 @@ pub fn run(suite: &str, forms: Vec<Form>, plan: Plan) {
             failures.join("\n")
         );
     }
+    Ok(())
 }

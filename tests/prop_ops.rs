@@ -87,3 +87,81 @@ fn cvt_half() {
         Err(e) => panic!("cvt_half: {e}"),
     }
 }
+
+/// Every u16 value against 64 edge values (4M lanes; the forms share their two inputs).
+fn exhaustive_u16_for(t: ptxjit::ir::Type, seed: u64) {
+    use prop::exhaustive::{u16_forms, U16_LANES};
+    let suite = format!("exhaustive_{}", t.name());
+    run(&suite, u16_forms(t), Plan::new(seed).lanes(U16_LANES));
+}
+
+#[test]
+fn exhaustive_u16() {
+    exhaustive_u16_for(ptxjit::ir::Type::U16, 20);
+}
+
+#[test]
+fn exhaustive_s16() {
+    exhaustive_u16_for(ptxjit::ir::Type::S16, 21);
+}
+
+#[test]
+fn exhaustive_half_unary() {
+    run(
+        "exhaustive_half_unary",
+        prop::exhaustive::half_unary_forms(),
+        Plan::new(22).lanes(65536),
+    );
+}
+
+/// Every f16/bf16 value widened and narrowed back, and every rounding mode between
+/// neighbours; skipped (like `cvt_half`) while the front end rejects half conversions.
+#[test]
+fn exhaustive_half_cvt() {
+    let (wide, narrow) = prop::exhaustive::half_cvt_forms();
+    for (suite, forms, lanes) in [
+        ("exhaustive_half_cvt_wide", wide, 65536),
+        ("exhaustive_half_cvt_narrow", narrow, 65536 * 64),
+    ] {
+        match try_run(suite, forms, Plan::new(23).lanes(lanes).per_kernel(4)) {
+            Ok(()) => {}
+            Err(e) if e.contains("not supported") && e.contains(&format!("prop_{suite}.ptx:")) => {
+                eprintln!("{suite}: skipped, the front end rejects half conversions: {e}")
+            }
+            Err(e) => panic!("{suite}: {e}"),
+        }
+    }
+}
+
+// The same families under per-lane guards (`@g op` with random `g`): inactive lanes keep
+// their destination's previous value on both backends. Every third form (guarded kernels
+// take about three times longer to compile), in kernels of 400 forms: past the JIT's
+// large-kernel threshold, so these also run the code of its fast-compiling tier.
+
+fn every_third(forms: Vec<prop::Form>) -> Vec<prop::Form> {
+    forms.into_iter().step_by(3).collect()
+}
+
+#[test]
+fn guarded_int_float() {
+    let mut forms = prop::int::arith_forms();
+    forms.extend(prop::int::logic_shift_forms());
+    forms.extend(prop::int::compare_forms());
+    forms.extend(prop::float::arith_forms());
+    forms.extend(prop::float::sfu_forms());
+    forms.extend(prop::float::sign_minmax_forms());
+    forms.extend(prop::float::compare_forms());
+    let plan = Plan::new(31).lanes(1024).per_kernel(400).guarded();
+    run("guarded_int_float", every_third(forms), plan);
+}
+
+#[test]
+fn guarded_bits_half_cvt() {
+    let mut forms = prop::bits::bit_forms();
+    forms.extend(prop::bits::int_minmax_forms());
+    forms.extend(prop::half::arith_forms());
+    forms.extend(prop::half::compare_forms());
+    forms.extend(prop::cvt::main_forms());
+    let plan = Plan::new(32).lanes(1024).per_kernel(400).guarded();
+    run("guarded_bits_half_cvt", every_third(forms), plan);
+}

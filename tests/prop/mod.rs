@@ -14,6 +14,7 @@
 
 pub mod bits;
 pub mod cvt;
+pub mod exhaustive;
 pub mod float;
 pub mod gen;
 pub mod half;
@@ -90,8 +91,9 @@ pub fn sx(v: u64, bits: u32) -> i64 {
 /// harness masks the value to the register's width).
 pub type Gen = Arc<dyn Fn(&mut Rng, usize, &[u64]) -> u64 + Send + Sync>;
 
-/// Expected results (one per destination) from the sources (masked to their registers).
-pub type Oracle = Box<dyn Fn(&[u64]) -> Vec<u64> + Send + Sync>;
+/// Expected results (one per destination, pushed onto the cleared vector) from the
+/// sources (masked to their registers).
+pub type Oracle = Box<dyn Fn(&[u64], &mut Vec<u64>) + Send + Sync>;
 
 /// A destination: the register and how the instruction's result of `bits` bits fills it
 /// (PTX writes a narrower result into a wider register sign- or zero-extended per the
@@ -131,6 +133,9 @@ pub struct Form {
     /// destinations (in order); several instructions may be given.
     pub body: String,
     pub srcs: Vec<(Reg, Gen)>,
+    /// Per source: whether it may share an input slot with the same generator of other
+    /// forms (`src_shared`).
+    pub shared: Vec<bool>,
     pub dsts: Vec<Dst>,
     /// The results as `ptxjit::ops` computes them.
     pub ops: Option<Oracle>,
@@ -144,6 +149,7 @@ impl Form {
             name: name.into(),
             body: body.into(),
             srcs: Vec::new(),
+            shared: Vec::new(),
             dsts: Vec::new(),
             ops: None,
             indep: None,
@@ -151,6 +157,15 @@ impl Form {
     }
     pub fn src(mut self, r: Reg, g: Gen) -> Form {
         self.srcs.push((r, g));
+        self.shared.push(false);
+        self
+    }
+    /// A source whose input slot (and register, within a kernel) is shared by every form
+    /// that passes the same generator (`Arc::ptr_eq`) here: the generator must depend on
+    /// the lane only.
+    pub fn src_shared(mut self, r: Reg, g: Gen) -> Form {
+        self.srcs.push((r, g));
+        self.shared.push(true);
         self
     }
     pub fn dst(mut self, r: Reg) -> Form {
@@ -162,30 +177,36 @@ impl Form {
         self.dsts.push(Dst { reg: r, bits, signed });
         self
     }
+    /// The `ptxjit::ops` results.
     pub fn ops(mut self, f: impl Fn(&[u64]) -> Vec<u64> + Send + Sync + 'static) -> Form {
-        self.ops = Some(Box::new(f));
+        self.ops = Some(Box::new(move |s, out| out.extend(f(s))));
         self
     }
     /// Single-result `ops` oracle.
-    pub fn ops1(self, f: impl Fn(&[u64]) -> u64 + Send + Sync + 'static) -> Form {
-        self.ops(move |s| vec![f(s)])
+    pub fn ops1(mut self, f: impl Fn(&[u64]) -> u64 + Send + Sync + 'static) -> Form {
+        self.ops = Some(Box::new(move |s, out| out.push(f(s))));
+        self
     }
+    /// The independent reference's results (none: no opinion on these inputs).
     pub fn indep(mut self, f: impl Fn(&[u64]) -> Vec<u64> + Send + Sync + 'static) -> Form {
-        self.indep = Some(Box::new(f));
+        self.indep = Some(Box::new(move |s, out| out.extend(f(s))));
         self
     }
     /// Single-result independent oracle.
-    pub fn indep1(self, f: impl Fn(&[u64]) -> u64 + Send + Sync + 'static) -> Form {
-        self.indep(move |s| vec![f(s)])
+    pub fn indep1(mut self, f: impl Fn(&[u64]) -> u64 + Send + Sync + 'static) -> Form {
+        self.indep = Some(Box::new(move |s, out| out.push(f(s))));
+        self
     }
 }
 
-/// How a suite runs: lanes per form, forms per kernel (JIT compile units), and the seed.
+/// How a suite runs: lanes per form, forms per kernel (JIT compile units), the seed, and
+/// whether every single-instruction form also runs under a per-lane guard.
 #[derive(Clone, Copy, Debug)]
 pub struct Plan {
     pub lanes: usize,
     pub per_kernel: usize,
     pub seed: u64,
+    pub guarded: bool,
 }
 
 impl Plan {
@@ -194,6 +215,7 @@ impl Plan {
             lanes: 2048,
             per_kernel: 48,
             seed,
+            guarded: false,
         }
     }
     pub fn lanes(self, lanes: usize) -> Plan {
@@ -202,37 +224,103 @@ impl Plan {
     pub fn per_kernel(self, per_kernel: usize) -> Plan {
         Plan { per_kernel, ..self }
     }
+    /// Runs each single-instruction form as `@g op` with `g` random per lane and the
+    /// destinations set beforehand to random values, which must survive where `g` is
+    /// false (masked writes of the JIT's vector code and of its helper calls).
+    pub fn guarded(self) -> Plan {
+        Plan {
+            guarded: true,
+            ..self
+        }
+    }
 }
 
-/// Results per form and destination, per lane.
+/// Bytes per lane of a stored destination.
+fn out_size(r: Reg) -> usize {
+    match r {
+        Reg::H => 2,
+        Reg::R | Reg::P => 4,
+        Reg::D => 8,
+    }
+}
+
+/// Where each form's sources and destinations live.
 struct Layout {
-    /// First input slot of each form.
-    in_slot: Vec<usize>,
-    out_slot: Vec<usize>,
-    in_slots: usize,
-    out_slots: usize,
+    /// Input slot (of `lanes` u64 words) of each source of each form (shared sources of
+    /// the same generator and register kind share one).
+    src_slot: Vec<Vec<usize>>,
+    /// The form and source that generate each slot.
+    slot_owner: Vec<(usize, usize)>,
+    /// Byte offset of each destination's region (`lanes * out_size` bytes) in the output.
+    dst_off: Vec<Vec<usize>>,
+    out_bytes: usize,
 }
 
-fn layout(forms: &[Form]) -> Layout {
-    let (mut i, mut o) = (0, 0);
-    let mut in_slot = Vec::new();
-    let mut out_slot = Vec::new();
-    for f in forms {
-        in_slot.push(i);
-        out_slot.push(o);
-        i += f.srcs.len();
-        o += f.dsts.len();
+fn layout(forms: &[Form], lanes: usize) -> Layout {
+    let mut src_slot = Vec::new();
+    let mut slot_owner: Vec<(usize, usize)> = Vec::new();
+    let mut dst_off = Vec::new();
+    let mut o = 0;
+    for (fi, f) in forms.iter().enumerate() {
+        let mut ss = Vec::new();
+        for (j, (r, g)) in f.srcs.iter().enumerate() {
+            let shared = slot_owner.iter().position(|&(ofi, oj)| {
+                let (or, og) = &forms[ofi].srcs[oj];
+                f.shared[j] && forms[ofi].shared[oj] && or == r && Arc::ptr_eq(og, g)
+            });
+            ss.push(shared.unwrap_or_else(|| {
+                slot_owner.push((fi, j));
+                slot_owner.len() - 1
+            }));
+        }
+        src_slot.push(ss);
+        let mut ds = Vec::new();
+        for d in &f.dsts {
+            ds.push(o);
+            o += lanes * out_size(d.reg);
+        }
+        dst_off.push(ds);
     }
     Layout {
-        in_slot,
-        out_slot,
-        in_slots: i,
-        out_slots: o,
+        src_slot,
+        slot_owner,
+        dst_off,
+        out_bytes: o,
     }
+}
+
+/// Whether a form can run under a guard: one instruction (no scopes, no second line).
+fn guardable(f: &Form) -> bool {
+    let t = f.body.trim();
+    let mut u = t.to_string();
+    for p in ["{a}", "{b}", "{c}", "{e}", "{d}", "{q}"] {
+        u = u.replace(p, "");
+    }
+    !t.contains('\n') && !u.contains('{')
+}
+
+/// Adds the guard and the initial destination values as extra sources (after the
+/// form's own) to each guardable form; returns which forms are guarded.
+fn add_guards(forms: &mut [Form]) -> Vec<bool> {
+    forms
+        .iter_mut()
+        .map(|f| {
+            if !guardable(f) || f.srcs.len() > 4 {
+                return false;
+            }
+            f.srcs.push((Reg::P, gen::pred()));
+            f.shared.push(false);
+            for d in f.dsts.clone() {
+                f.srcs.push((d.reg, gen::any()));
+                f.shared.push(false);
+            }
+            true
+        })
+        .collect()
 }
 
 /// The PTX of the suite: kernels `k0, k1, ...` of `per_kernel` forms each.
-fn ptx(suite: &str, forms: &[Form], lay: &Layout, plan: Plan) -> String {
+fn ptx(suite: &str, forms: &[Form], guarded: &[bool], lay: &Layout, plan: Plan) -> String {
     let mut s = String::new();
     let _ = writeln!(
         s,
@@ -253,12 +341,20 @@ fn ptx(suite: &str, forms: &[Form], lay: &Layout, plan: Plan) -> String {
             next[i] += 1;
             format!("{}{}", r.prefix(), next[i])
         };
+        // Slots already loaded in this kernel.
+        let mut loaded: Vec<(usize, String)> = Vec::new();
         for (j, f) in chunk.iter().enumerate() {
             let fi = first + j;
             let _ = writeln!(body, "    // {}", f.name);
             let mut text = f.body.clone();
+            let mut names = Vec::new();
             for (n, (r, _)) in f.srcs.iter().enumerate() {
-                let off = (lay.in_slot[fi] + n) * stride;
+                let slot = lay.src_slot[fi][n];
+                if let Some((_, name)) = loaded.iter().find(|(s, _)| *s == slot) {
+                    names.push(name.clone());
+                    continue;
+                }
+                let off = slot * stride;
                 let name = fresh(*r);
                 if *r == Reg::P {
                     let w = fresh(Reg::R);
@@ -267,23 +363,37 @@ fn ptx(suite: &str, forms: &[Form], lay: &Layout, plan: Plan) -> String {
                 } else {
                     let _ = writeln!(body, "    ld.global.{} {name}, [%in+{off}];", r.ld());
                 }
-                text = text.replace(["{a}", "{b}", "{c}", "{e}"][n], &name);
+                loaded.push((slot, name.clone()));
+                names.push(name);
             }
+            for (n, name) in names.iter().enumerate().take(4) {
+                text = text.replace(["{a}", "{b}", "{c}", "{e}"][n], name);
+            }
+            let nd = f.dsts.len();
+            let own = f.srcs.len() - if guarded[fi] { 1 + nd } else { 0 };
             let mut stores = Vec::new();
+            let mut prefix = String::new();
             for (n, d) in f.dsts.iter().enumerate() {
-                let off = (lay.out_slot[fi] + n) * stride;
+                let off = lay.dst_off[fi][n];
                 let name = fresh(d.reg);
                 text = text.replace(["{d}", "{q}"][n], &name);
+                if guarded[fi] {
+                    let init = &names[own + 1 + n];
+                    let ty = if d.reg == Reg::P { "pred" } else { d.reg.ld() };
+                    let _ = writeln!(body, "    mov.{ty} {name}, {init};");
+                    prefix = format!("@{} ", names[own]);
+                }
+                let ptr = format!("%out{}", out_size(d.reg));
                 if d.reg == Reg::P {
                     let w = fresh(Reg::R);
                     stores.push(format!("    selp.u32 {w}, 1, 0, {name};"));
-                    stores.push(format!("    st.global.b32 [%out+{off}], {w};"));
+                    stores.push(format!("    st.global.b32 [{ptr}+{off}], {w};"));
                 } else {
-                    stores.push(format!("    st.global.{} [%out+{off}], {name};", d.reg.ld()));
+                    stores.push(format!("    st.global.{} [{ptr}+{off}], {name};", d.reg.ld()));
                 }
             }
             for line in text.lines() {
-                let _ = writeln!(body, "    {}", line.trim());
+                let _ = writeln!(body, "    {prefix}{}", line.trim());
             }
             for line in stores {
                 let _ = writeln!(body, "{line}");
@@ -291,7 +401,7 @@ fn ptx(suite: &str, forms: &[Form], lay: &Layout, plan: Plan) -> String {
         }
         let _ = writeln!(
             s,
-            ".visible .entry k{k}(.param .u64 pin, .param .u64 pout)\n{{\n    .reg .b16 %h<{}>;\n    .reg .b32 %r<{}>;\n    .reg .b64 %rd<{}>;\n    .reg .pred %p<{}>;\n    .reg .b32 %t0, %t1, %t2;\n    .reg .b64 %in, %out, %off;\n    mov.u32 %t0, %tid.x;\n    mov.u32 %t1, %ctaid.x;\n    mov.u32 %t2, %ntid.x;\n    mad.lo.u32 %t0, %t1, %t2, %t0;\n    mul.wide.u32 %off, %t0, 8;\n    ld.param.u64 %in, [pin];\n    ld.param.u64 %out, [pout];\n    add.u64 %in, %in, %off;\n    add.u64 %out, %out, %off;\n{body}    ret;\n}}\n",
+            ".visible .entry k{k}(.param .u64 pin, .param .u64 pout)\n{{\n    .reg .b16 %h<{}>;\n    .reg .b32 %r<{}>;\n    .reg .b64 %rd<{}>;\n    .reg .pred %p<{}>;\n    .reg .b32 %t0, %t1, %t2;\n    .reg .b64 %in, %out, %off, %out2, %out4, %out8;\n    mov.u32 %t0, %tid.x;\n    mov.u32 %t1, %ctaid.x;\n    mov.u32 %t2, %ntid.x;\n    mad.lo.u32 %t0, %t1, %t2, %t0;\n    mul.wide.u32 %off, %t0, 8;\n    ld.param.u64 %in, [pin];\n    ld.param.u64 %out, [pout];\n    add.u64 %in, %in, %off;\n    add.u64 %out8, %out, %off;\n    mul.wide.u32 %off, %t0, 4;\n    add.u64 %out4, %out, %off;\n    mul.wide.u32 %off, %t0, 2;\n    add.u64 %out2, %out, %off;\n{body}    ret;\n}}\n",
             next[0] + 1,
             next[1] + 1,
             next[2] + 1,
@@ -321,27 +431,52 @@ pub fn run(suite: &str, forms: Vec<Form>, plan: Plan) {
     }
 }
 
+fn load_out(bytes: &[u8], off: usize, size: usize, lane: usize) -> u64 {
+    let at = off + lane * size;
+    let mut w = [0u8; 8];
+    w[..size].copy_from_slice(&bytes[at..at + size]);
+    u64::from_le_bytes(w)
+}
+
 /// As [`run`], but a module that does not load is returned as the error's text.
-pub fn try_run(suite: &str, forms: Vec<Form>, plan: Plan) -> Result<(), String> {
+pub fn try_run(suite: &str, mut forms: Vec<Form>, plan: Plan) -> Result<(), String> {
     let n = plan.lanes;
     let t0 = std::time::Instant::now();
-    let lay = layout(&forms);
-    let src = ptx(suite, &forms, &lay, plan);
+    let guarded = if plan.guarded {
+        add_guards(&mut forms)
+    } else {
+        vec![false; forms.len()]
+    };
+    let lay = layout(&forms, n);
+    let src = ptx(suite, &forms, &guarded, &lay, plan);
     if let Ok(dir) = std::env::var("PROP_DUMP") {
         let _ = std::fs::write(format!("{dir}/{suite}.ptx"), &src);
     }
-    // Inputs.
-    let mut input = vec![0u64; lay.in_slots * n];
+    // Inputs: each form generates its own slots, lane by lane (a generator sees the
+    // earlier sources of its lane).
+    let mut input = vec![0u64; lay.slot_owner.len() * n];
     for (fi, f) in forms.iter().enumerate() {
+        let own: Vec<usize> = (0..f.srcs.len())
+            .filter(|&j| lay.slot_owner[lay.src_slot[fi][j]] == (fi, j))
+            .collect();
+        if own.is_empty() {
+            continue;
+        }
         let mut rng = Rng::new(hash(&f.name, plan.seed));
         let mut lane_srcs = Vec::with_capacity(f.srcs.len());
         for lane in 0..n {
             lane_srcs.clear();
             for (j, (r, g)) in f.srcs.iter().enumerate() {
-                let v = g(&mut rng, lane, &lane_srcs);
-                let v = if *r == Reg::P { (v & 1 != 0) as u64 } else { v & r.mask() };
+                let slot = lay.src_slot[fi][j];
+                let v = if own.contains(&j) {
+                    let v = g(&mut rng, lane, &lane_srcs);
+                    let v = if *r == Reg::P { (v & 1 != 0) as u64 } else { v & r.mask() };
+                    input[slot * n + lane] = v;
+                    v
+                } else {
+                    input[slot * n + lane]
+                };
                 lane_srcs.push(v);
-                input[(lay.in_slot[fi] + j) * n + lane] = v;
             }
         }
     }
@@ -358,34 +493,51 @@ pub fn try_run(suite: &str, forms: Vec<Form>, plan: Plan) -> Result<(), String> 
     let mut outs = Vec::new();
     let mut t_run = Vec::new();
     for backend in [Backend::Jit, Backend::Interp] {
-        let bout = dev.alloc_zeroed(lay.out_slots * n * 8).expect("alloc output");
+        let bout = dev.alloc_zeroed(lay.out_bytes).expect("alloc output");
         let cfg = LaunchConfig::new(grid, block).backend(backend);
         for k in 0..kernels {
             dev.launch(&m, &format!("k{k}"), &cfg, &[(&bin).into(), (&bout).into()])
                 .unwrap_or_else(|e| panic!("{suite}: {backend:?} launch of k{k}: {e}"));
         }
-        outs.push(dev.read::<u64>(&bout).expect("read output"));
+        outs.push(dev.read::<u8>(&bout).expect("read output"));
         t_run.push(t0.elapsed());
     }
     let (jit, interp) = (&outs[0], &outs[1]);
     let mut failures = Vec::new();
     let mut srcs = Vec::new();
+    let (mut want_ops, mut want_ind) = (Vec::new(), Vec::new());
     for (fi, f) in forms.iter().enumerate() {
         let mut shown = 0;
         let mut bad = 0usize;
+        let nd = f.dsts.len();
+        let own = f.srcs.len() - if guarded[fi] { 1 + nd } else { 0 };
         for lane in 0..n {
             srcs.clear();
             for j in 0..f.srcs.len() {
-                srcs.push(input[(lay.in_slot[fi] + j) * n + lane]);
+                srcs.push(input[lay.src_slot[fi][j] * n + lane]);
             }
-            let want_ops = f.ops.as_ref().map(|o| o(&srcs));
-            let want_ind = f.indep.as_ref().map(|o| o(&srcs));
+            let on = !guarded[fi] || srcs[own] != 0;
+            want_ops.clear();
+            want_ind.clear();
+            if on {
+                if let Some(o) = &f.ops {
+                    o(&srcs[..own], &mut want_ops);
+                }
+                if let Some(o) = &f.indep {
+                    o(&srcs[..own], &mut want_ind);
+                }
+            }
             for (j, d) in f.dsts.iter().enumerate() {
-                let at = (lay.out_slot[fi] + j) * n + lane;
-                let (gj, gi) = (jit[at], interp[at]);
-                let wo = want_ops.as_ref().map(|w| d.fill(w[j]));
-                // An empty independent result means "no opinion" for these inputs.
-                let wi = want_ind.as_ref().and_then(|w| w.get(j)).map(|&x| d.fill(x));
+                let size = out_size(d.reg);
+                let off = lay.dst_off[fi][j];
+                let (gj, gi) = (load_out(jit, off, size, lane), load_out(interp, off, size, lane));
+                let (wo, wi) = if on {
+                    // An empty result means "no opinion" for these inputs.
+                    (want_ops.get(j).map(|&x| d.fill(x)), want_ind.get(j).map(|&x| d.fill(x)))
+                } else {
+                    // Guarded off: the destination keeps its initial value.
+                    (Some(srcs[own + 1 + j]), None)
+                };
                 let ok = gj == gi && wo.is_none_or(|w| w == gj) && wi.is_none_or(|w| w == gj);
                 if !ok {
                     bad += 1;

@@ -17,12 +17,20 @@ fn int_arith() {
 
 #[test]
 fn int_logic_shift() {
-    run("int_logic_shift", prop::int::logic_shift_forms(), Plan::new(2));
+    run(
+        "int_logic_shift",
+        prop::int::logic_shift_forms(),
+        Plan::new(2),
+    );
 }
 
 #[test]
 fn int_compare_select() {
-    run("int_compare_select", prop::int::compare_forms(), Plan::new(3));
+    run(
+        "int_compare_select",
+        prop::int::compare_forms(),
+        Plan::new(3),
+    );
 }
 
 #[test]
@@ -37,7 +45,20 @@ fn float_sfu() {
 
 #[test]
 fn float_sign_minmax() {
-    run("float_sign_minmax", prop::float::sign_minmax_forms(), Plan::new(6));
+    run(
+        "float_sign_minmax",
+        prop::float::sign_minmax_forms(),
+        Plan::new(6),
+    );
+}
+
+#[test]
+fn float_immediates() {
+    run(
+        "float_immediates",
+        prop::float::immediate_forms(),
+        Plan::new(15),
+    );
 }
 
 #[test]
@@ -52,7 +73,11 @@ fn bits() {
 
 #[test]
 fn int_minmax_ext() {
-    run("int_minmax_ext", prop::bits::int_minmax_forms(), Plan::new(9));
+    run(
+        "int_minmax_ext",
+        prop::bits::int_minmax_forms(),
+        Plan::new(9),
+    );
 }
 
 #[test]
@@ -151,7 +176,7 @@ fn guarded_int_float() {
     forms.extend(prop::float::sfu_forms());
     forms.extend(prop::float::sign_minmax_forms());
     forms.extend(prop::float::compare_forms());
-    let plan = Plan::new(31).lanes(1024).per_kernel(400).guarded();
+    let plan = Plan::new(31).lanes(1000).per_kernel(400).guarded();
     run("guarded_int_float", every_third(forms), plan);
 }
 
@@ -162,6 +187,6 @@ fn guarded_bits_half_cvt() {
     forms.extend(prop::half::arith_forms());
     forms.extend(prop::half::compare_forms());
     forms.extend(prop::cvt::main_forms());
-    let plan = Plan::new(32).lanes(1024).per_kernel(400).guarded();
+    let plan = Plan::new(32).lanes(1000).per_kernel(400).guarded();
     run("guarded_bits_half_cvt", every_third(forms), plan);
 }

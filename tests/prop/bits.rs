@@ -19,7 +19,13 @@ fn bits_ops(op: BitOp, ty: Type) -> impl Fn(&[u64]) -> u64 + Send + Sync {
     move |s| ops::bits::eval(op, ty, s)
 }
 
-fn unary(text: String, op: BitOp, ty: Type, dst: Reg, r: impl Fn(u64) -> u64 + Send + Sync + 'static) -> Form {
+fn unary(
+    text: String,
+    op: BitOp,
+    ty: Type,
+    dst: Reg,
+    r: impl Fn(u64) -> u64 + Send + Sync + 'static,
+) -> Form {
     Form::new(&text, format!("{text} {{d}}, {{a}};"))
         .src(reg(ty), gen::int(ty.bits()))
         .dst(dst)
@@ -38,7 +44,11 @@ fn bfe_ref(w: u32, signed: bool, a: u64, b: u64, c: u64) -> u64 {
     };
     let mut d = 0;
     for i in 0..=msb {
-        let x = if i < len && pos + i <= msb { bit(a, pos + i) } else { sbit };
+        let x = if i < len && pos + i <= msb {
+            bit(a, pos + i)
+        } else {
+            sbit
+        };
         d |= x << i;
     }
     d
@@ -58,7 +68,11 @@ fn bfi_ref(w: u32, a: u64, b: u64, c: u64, d: u64) -> u64 {
 
 fn bfind_ref(w: u32, signed: bool, shiftamt: bool, a: u64) -> u64 {
     let msb = w - 1;
-    let a = if signed && bit(a, msb) == 1 { !a & mask(w) } else { a };
+    let a = if signed && bit(a, msb) == 1 {
+        !a & mask(w)
+    } else {
+        a
+    };
     let mut d = 0xffff_ffffu64;
     for i in (0..=msb).rev() {
         if bit(a, i) == 1 {
@@ -125,7 +139,11 @@ fn bmsk_ref(clamp: bool, a: u64, b: u64) -> u64 {
     let mut mask0 = (!0u32 as u64) << a1 & 0xffff_ffff;
     let b1 = b & 0x1f;
     let sum = a1 + b1;
-    let mut mask1 = if sum >= 32 { 0 } else { (!0u32 as u64) << sum & 0xffff_ffff };
+    let mut mask1 = if sum >= 32 {
+        0
+    } else {
+        (!0u32 as u64) << sum & 0xffff_ffff
+    };
     let sum_overflow = sum >= 32;
     let (mut pos_overflow, mut width_overflow) = (false, false);
     if clamp {
@@ -148,7 +166,11 @@ fn bmsk_ref(clamp: bool, a: u64, b: u64) -> u64 {
 fn szext_ref(clamp: bool, signed: bool, a: u64, b: u64) -> u64 {
     let b1 = b & 0x1f;
     let too_large = b >= 32 && clamp;
-    let m = if too_large { 0 } else { (0xffff_ffffu64 << b1) & 0xffff_ffff };
+    let m = if too_large {
+        0
+    } else {
+        (0xffff_ffffu64 << b1) & 0xffff_ffff
+    };
     let sign_pos = (b1.wrapping_sub(1)) & 0x1f;
     let sign_bit = !(b1 == 0 || too_large || !signed) && bit(a, sign_pos as u32) == 1;
     ((a & !m) | if sign_bit { m } else { 0 }) & 0xffff_ffff
@@ -157,7 +179,11 @@ fn szext_ref(clamp: bool, signed: bool, a: u64, b: u64) -> u64 {
 fn fns_ref(m: u64, base: u64, offset: u64) -> u64 {
     let offset = offset as u32 as i32;
     if offset == 0 {
-        return if bit(m, base as u32) == 1 { base } else { 0xffff_ffff };
+        return if bit(m, base as u32) == 1 {
+            base
+        } else {
+            0xffff_ffff
+        };
     }
     let mut pos = base as i64;
     let mut count = offset.unsigned_abs() as i64 - 1;
@@ -207,14 +233,30 @@ pub fn bit_forms() -> Vec<Form> {
     for t in [Type::B32, Type::B64] {
         let n = t.name();
         let w = t.bits();
-        v.push(unary(format!("popc.{n}"), BitOp::Popc, t, Reg::R, move |a| (a & mask(w)).count_ones() as u64));
+        v.push(unary(
+            format!("popc.{n}"),
+            BitOp::Popc,
+            t,
+            Reg::R,
+            move |a| (a & mask(w)).count_ones() as u64,
+        ));
         v.push(unary(format!("clz.{n}"), BitOp::Clz, t, Reg::R, move |a| {
             (0..w).rev().take_while(|&i| bit(a, i) == 0).count() as u64
         }));
-        v.push(unary(format!("brev.{n}"), BitOp::Brev, t, reg(t), move |a| {
-            (0..w).fold(0, |d, i| d | bit(a, i) << (w - 1 - i))
-        }));
-        v.push(unary(format!("cnot.{n}"), BitOp::Cnot, t, reg(t), move |a| (a & mask(w) == 0) as u64));
+        v.push(unary(
+            format!("brev.{n}"),
+            BitOp::Brev,
+            t,
+            reg(t),
+            move |a| (0..w).fold(0, |d, i| d | bit(a, i) << (w - 1 - i)),
+        ));
+        v.push(unary(
+            format!("cnot.{n}"),
+            BitOp::Cnot,
+            t,
+            reg(t),
+            move |a| (a & mask(w) == 0) as u64,
+        ));
         let text = format!("bfi.{n}");
         v.push(
             Form::new(&text, format!("{text} {{d}}, {{a}}, {{b}}, {{c}}, {{e}};"))
@@ -227,14 +269,26 @@ pub fn bit_forms() -> Vec<Form> {
                 .indep1(move |s| bfi_ref(w, s[0], s[1], s[2], s[3])),
         );
     }
-    v.push(unary("cnot.b16".into(), BitOp::Cnot, Type::B16, Reg::H, |a| (a & 0xffff == 0) as u64));
+    v.push(unary(
+        "cnot.b16".into(),
+        BitOp::Cnot,
+        Type::B16,
+        Reg::H,
+        |a| (a & 0xffff == 0) as u64,
+    ));
     for t in [Type::U32, Type::U64, Type::S32, Type::S64] {
         let n = t.name();
         let w = t.bits();
         let signed = t.is_signed();
         for sa in [false, true] {
             let text = format!("bfind{}.{n}", if sa { ".shiftamt" } else { "" });
-            v.push(unary(text, BitOp::Bfind { shiftamt: sa }, t, Reg::R, move |a| bfind_ref(w, signed, sa, a)));
+            v.push(unary(
+                text,
+                BitOp::Bfind { shiftamt: sa },
+                t,
+                Reg::R,
+                move |a| bfind_ref(w, signed, sa, a),
+            ));
         }
         let text = format!("bfe.{n}");
         v.push(
@@ -273,13 +327,16 @@ pub fn bit_forms() -> Vec<Form> {
     for lut in 0..=255u8 {
         let text = format!("lop3.b32 (lut {lut:#04x})");
         v.push(
-            Form::new(&text, format!("lop3.b32 {{d}}, {{a}}, {{b}}, {{c}}, {lut};"))
-                .src(Reg::R, gen::int(32))
-                .src(Reg::R, gen::int(32))
-                .src(Reg::R, gen::any())
-                .dst(Reg::R)
-                .ops1(move |s| ops::bits::lop3(s[0] as u32, s[1] as u32, s[2] as u32, lut) as u64)
-                .indep1(move |s| lop3_ref(s[0], s[1], s[2], lut)),
+            Form::new(
+                &text,
+                format!("lop3.b32 {{d}}, {{a}}, {{b}}, {{c}}, {lut};"),
+            )
+            .src(Reg::R, gen::int(32))
+            .src(Reg::R, gen::int(32))
+            .src(Reg::R, gen::any())
+            .dst(Reg::R)
+            .ops1(move |s| ops::bits::lop3(s[0] as u32, s[1] as u32, s[2] as u32, lut) as u64)
+            .indep1(move |s| lop3_ref(s[0], s[1], s[2], lut)),
         );
     }
     // lop3 with a predicate output: p = (d != 0) BoolOp {!}q.
@@ -289,45 +346,62 @@ pub fn bit_forms() -> Vec<Form> {
             let bang = if neg { "!" } else { "" };
             let text = format!("lop3.{bn}.b32 d|p (q {bang}p)");
             v.push(
-                Form::new(&text, format!("lop3.{bn}.b32 {{d}}|{{q}}, {{a}}, {{b}}, {{c}}, {lut}, {bang}{{e}};"))
-                    .src(Reg::R, gen::int(32))
-                    .src(Reg::R, gen::int(32))
-                    .src(Reg::R, gen::int(32))
-                    .src(Reg::P, gen::pred())
-                    .dst(Reg::R)
-                    .dst(Reg::P)
-                    .ops(move |s| {
-                        let d = ops::bits::lop3(s[0] as u32, s[1] as u32, s[2] as u32, lut) as u64;
-                        let q = (s[3] != 0) ^ neg;
-                        let p = if or { d != 0 || q } else { d != 0 && q };
-                        vec![d, p as u64]
-                    })
-                    .indep(move |s| {
-                        let d = lop3_ref(s[0], s[1], s[2], lut);
-                        let q = (s[3] != 0) ^ neg;
-                        vec![d, if or { d != 0 || q } else { d != 0 && q } as u64]
-                    }),
+                Form::new(
+                    &text,
+                    format!("lop3.{bn}.b32 {{d}}|{{q}}, {{a}}, {{b}}, {{c}}, {lut}, {bang}{{e}};"),
+                )
+                .src(Reg::R, gen::int(32))
+                .src(Reg::R, gen::int(32))
+                .src(Reg::R, gen::int(32))
+                .src(Reg::P, gen::pred())
+                .dst(Reg::R)
+                .dst(Reg::P)
+                .ops(move |s| {
+                    let d = ops::bits::lop3(s[0] as u32, s[1] as u32, s[2] as u32, lut) as u64;
+                    let q = (s[3] != 0) ^ neg;
+                    let p = if or { d != 0 || q } else { d != 0 && q };
+                    vec![d, p as u64]
+                })
+                .indep(move |s| {
+                    let d = lop3_ref(s[0], s[1], s[2], lut);
+                    let q = (s[3] != 0) ^ neg;
+                    vec![d, if or { d != 0 || q } else { d != 0 && q } as u64]
+                }),
             );
         }
     }
     for left in [false, true] {
         for clamp in [false, true] {
-            let text = format!("shf.{}.{}.b32", if left { "l" } else { "r" }, if clamp { "clamp" } else { "wrap" });
-            for (what, g) in [("", gen::shift(32)), (" (uniform amount)", gen::uniform(gen::shift(32)))] {
+            let text = format!(
+                "shf.{}.{}.b32",
+                if left { "l" } else { "r" },
+                if clamp { "clamp" } else { "wrap" }
+            );
+            for (what, g) in [
+                ("", gen::shift(32)),
+                (" (uniform amount)", gen::uniform(gen::shift(32))),
+            ] {
                 v.push(
-                    Form::new(format!("{text}{what}"), format!("{text} {{d}}, {{a}}, {{b}}, {{c}};"))
-                        .src(Reg::R, gen::int(32))
-                        .src(Reg::R, gen::int(32))
-                        .src(Reg::R, g)
-                        .dst(Reg::R)
-                        .ops1(bits_ops(BitOp::Shf { left, clamp }, Type::B32))
-                        .indep1(move |s| {
-                            // The ISA's formulas, with 64-bit shifts (32 - n may be 32).
-                            let n = if clamp { s[2].min(32) } else { s[2] & 0x1f };
-                            let (a, b) = (s[0], s[1]);
-                            let d = if left { (b << n) | (a >> (32 - n)) } else { (b << (32 - n)) | (a >> n) };
-                            d & 0xffff_ffff
-                        }),
+                    Form::new(
+                        format!("{text}{what}"),
+                        format!("{text} {{d}}, {{a}}, {{b}}, {{c}};"),
+                    )
+                    .src(Reg::R, gen::int(32))
+                    .src(Reg::R, gen::int(32))
+                    .src(Reg::R, g)
+                    .dst(Reg::R)
+                    .ops1(bits_ops(BitOp::Shf { left, clamp }, Type::B32))
+                    .indep1(move |s| {
+                        // The ISA's formulas, with 64-bit shifts (32 - n may be 32).
+                        let n = if clamp { s[2].min(32) } else { s[2] & 0x1f };
+                        let (a, b) = (s[0], s[1]);
+                        let d = if left {
+                            (b << n) | (a >> (32 - n))
+                        } else {
+                            (b << (32 - n)) | (a >> n)
+                        };
+                        d & 0xffff_ffff
+                    }),
                 );
             }
         }
@@ -335,7 +409,13 @@ pub fn bit_forms() -> Vec<Form> {
     for t in [Type::U32, Type::S32] {
         let n = t.name();
         let signed = t.is_signed();
-        let v24 = move |x: u64| if signed { sx(x & 0xff_ffff, 24) as i128 } else { (x & 0xff_ffff) as i128 };
+        let v24 = move |x: u64| {
+            if signed {
+                sx(x & 0xff_ffff, 24) as i128
+            } else {
+                (x & 0xff_ffff) as i128
+            }
+        };
         for hi in [false, true] {
             let hs = if hi { "hi" } else { "lo" };
             let sel = move |p: i128| (if hi { p >> 16 } else { p }) as u64 & 0xffff_ffff;
@@ -384,7 +464,14 @@ pub fn bit_forms() -> Vec<Form> {
             );
         }
     }
-    for t in [Type::U16, Type::U32, Type::U64, Type::S16, Type::S32, Type::S64] {
+    for t in [
+        Type::U16,
+        Type::U32,
+        Type::U64,
+        Type::S16,
+        Type::S32,
+        Type::S64,
+    ] {
         let n = t.name();
         let w = t.bits();
         let text = format!("sad.{n}");
@@ -404,7 +491,11 @@ pub fn bit_forms() -> Vec<Form> {
     for a_signed in [false, true] {
         for b_signed in [false, true] {
             let tn = |s: bool| if s { "s32" } else { "u32" };
-            let acc = if a_signed || b_signed { Type::S32 } else { Type::U32 };
+            let acc = if a_signed || b_signed {
+                Type::S32
+            } else {
+                Type::U32
+            };
             let text = format!("dp4a.{}.{}", tn(a_signed), tn(b_signed));
             v.push(
                 Form::new(&text, format!("{text} {{d}}, {{a}}, {{b}}, {{c}};"))
@@ -420,14 +511,26 @@ pub fn bit_forms() -> Vec<Form> {
                     }),
             );
             for hi in [false, true] {
-                let text = format!("dp2a.{}.{}.{}", if hi { "hi" } else { "lo" }, tn(a_signed), tn(b_signed));
+                let text = format!(
+                    "dp2a.{}.{}.{}",
+                    if hi { "hi" } else { "lo" },
+                    tn(a_signed),
+                    tn(b_signed)
+                );
                 v.push(
                     Form::new(&text, format!("{text} {{d}}, {{a}}, {{b}}, {{c}};"))
                         .src(Reg::R, gen::int(32))
                         .src(Reg::R, gen::int(32))
                         .src(Reg::R, gen::int(32))
                         .dst(Reg::R)
-                        .ops1(bits_ops(BitOp::Dp2a { hi, a_signed, b_signed }, acc))
+                        .ops1(bits_ops(
+                            BitOp::Dp2a {
+                                hi,
+                                a_signed,
+                                b_signed,
+                            },
+                            acc,
+                        ))
                         .indep1(move |s| {
                             let (va, vb) = (parts(s[0], 2, a_signed), parts(s[1], 4, b_signed));
                             let sel = if hi { 2 } else { 0 };
@@ -503,7 +606,10 @@ pub fn int_minmax_forms() -> Vec<Form> {
                     .ops1(move |s| ops::minmax::minmax(op, ty, s[0], s[1]))
                     .indep1(move |s| {
                         let n = if packed { 2 } else { 1 };
-                        let (pa, pb) = (parts(s[0], n, ty.is_signed()), parts(s[1], n, ty.is_signed()));
+                        let (pa, pb) = (
+                            parts(s[0], n, ty.is_signed()),
+                            parts(s[1], n, ty.is_signed()),
+                        );
                         let w = 32 / n;
                         (0..n as usize).fold(0, |d, i| {
                             let r = pick(pa[i], pb[i]);
@@ -527,7 +633,11 @@ pub fn carry_forms() -> Vec<Form> {
         let w = t.bits();
         let r = reg(t);
         let un = if w == 32 { "u32" } else { "u64" };
-        let scratch = if w == 32 { ".reg .b32 %cc_t;" } else { ".reg .b64 %cc_t;" };
+        let scratch = if w == 32 {
+            ".reg .b32 %cc_t;"
+        } else {
+            ".reg .b64 %cc_t;"
+        };
         let get_cf = format!("addc.{un} {{q}}, 0, 0;");
         // (name, op, uses c, carry-in, carry-out)
         let forms: [(&str, CarryOp, bool, bool, bool); 14] = [
@@ -560,7 +670,9 @@ pub fn carry_forms() -> Vec<Form> {
                 // A two-word chain: the low words through op.cc, the high words through
                 // addc/subc; d = low result, q = high result.
                 let next = if op == CarryOp::Add { "addc" } else { "subc" };
-                body += &format!("{opcode}.{n} {{d}}, {{a}}, {{b}};\n{next}.{n} {{q}}, {{c}}, {{e}};\n}}");
+                body += &format!(
+                    "{opcode}.{n} {{d}}, {{a}}, {{b}};\n{next}.{n} {{q}}, {{c}}, {{e}};\n}}"
+                );
             } else {
                 body += &format!("{opcode}.{n} {{d}}, {srcs};\n");
                 if cout {
@@ -569,7 +681,9 @@ pub fn carry_forms() -> Vec<Form> {
                 }
                 body += "}";
             }
-            let mut f = Form::new(format!("{name}.{n}"), body).src(r, gen::int(w)).src(r, gen::int(w));
+            let mut f = Form::new(format!("{name}.{n}"), body)
+                .src(r, gen::int(w))
+                .src(r, gen::int(w));
             if three || chain {
                 f = f.src(r, gen::int(w));
             }
@@ -604,10 +718,18 @@ pub fn carry_forms() -> Vec<Form> {
                         // The 2w-bit sum or difference of {s2, s0} and {s3, s1}.
                         let x = (s[2] as u128 & m) << w | a;
                         let y = (s[3] as u128 & m) << w | b;
-                        let r = if op == CarryOp::Add { x.wrapping_add(y) } else { x.wrapping_sub(y) };
+                        let r = if op == CarryOp::Add {
+                            x.wrapping_add(y)
+                        } else {
+                            x.wrapping_sub(y)
+                        };
                         return vec![(r & m) as u64, ((r >> w) & m) as u64];
                     }
-                    let cf = if cin { s[if has_c { 3 } else { 2 }] != 0 } else { op == CarryOp::Sub };
+                    let cf = if cin {
+                        s[if has_c { 3 } else { 2 }] != 0
+                    } else {
+                        op == CarryOp::Sub
+                    };
                     let (sum, flag) = match op {
                         CarryOp::Add => {
                             let s = a + b + cf as u128;
@@ -624,7 +746,11 @@ pub fn carry_forms() -> Vec<Form> {
                             } else {
                                 a * b
                             };
-                            let part = if op == CarryOp::MadHi { (p >> w) & m } else { p & m };
+                            let part = if op == CarryOp::MadHi {
+                                (p >> w) & m
+                            } else {
+                                p & m
+                            };
                             let s = part + (s[2] as u128 & m) + cf as u128;
                             (s & m, s >> w != 0)
                         }

@@ -107,7 +107,11 @@ pub fn cvt_ref(d: Type, s: Type, rnd: Option<Rnd>, ftz: bool, sat: bool, a: u64)
         }
         (true, false) => {
             let sf = fmt(s);
-            let a = if ftz && s == Type::F32 { sf.flush(a) } else { a };
+            let a = if ftz && s == Type::F32 {
+                sf.flush(a)
+            } else {
+                a
+            };
             let x = sf.to_f64(a);
             if x.is_nan() {
                 return 0;
@@ -125,13 +129,21 @@ pub fn cvt_ref(d: Type, s: Type, rnd: Option<Rnd>, ftz: bool, sat: bool, a: u64)
         }
         (true, true) => {
             let (sf, df) = (fmt(s), fmt(d));
-            let a = if ftz && s == Type::F32 { sf.flush(a) } else { a };
+            let a = if ftz && s == Type::F32 {
+                sf.flush(a)
+            } else {
+                a
+            };
             if sf.is_nan(a) {
                 return if sat { 0 } else { df.nan() };
             }
             let x = sf.to_f64(a);
             let integral = matches!(rnd, Some(Rnd::Rni | Rnd::Rzi | Rnd::Rmi | Rnd::Rpi));
-            let x = if integral { oracle::round_integral(x, irnd_index(rnd)) } else { x };
+            let x = if integral {
+                oracle::round_integral(x, irnd_index(rnd))
+            } else {
+                x
+            };
             let r = if x.is_infinite() {
                 if x < 0.0 {
                     df.sign() | df.inf()
@@ -141,7 +153,11 @@ pub fn cvt_ref(d: Type, s: Type, rnd: Option<Rnd>, ftz: bool, sat: bool, a: u64)
             } else {
                 oracle::round_f64(x, 0, df, mode_of(rnd))
             };
-            let r = if ftz && d == Type::F32 { df.flush(r) } else { r };
+            let r = if ftz && d == Type::F32 {
+                df.flush(r)
+            } else {
+                r
+            };
             if sat {
                 oracle::sat_bits(df, r, true)
             } else {
@@ -185,7 +201,14 @@ fn src_gen(t: Type) -> Gen {
     }
 }
 
-fn form(d: Type, s: Type, rnd: Option<Rnd>, ftz: bool, sat: bool, regs: Option<(Reg, Reg)>) -> Form {
+fn form(
+    d: Type,
+    s: Type,
+    rnd: Option<Rnd>,
+    ftz: bool,
+    sat: bool,
+    regs: Option<(Reg, Reg)>,
+) -> Form {
     let text = format!(
         "cvt{}{}{}.{}.{}",
         rnd_name(rnd),
@@ -195,7 +218,11 @@ fn form(d: Type, s: Type, rnd: Option<Rnd>, ftz: bool, sat: bool, regs: Option<(
         s.name()
     );
     let (dr, sr) = regs.unwrap_or((reg_of(d), reg_of(s)));
-    let name = if regs.is_some() { format!("{text} (b32 registers)") } else { text.clone() };
+    let name = if regs.is_some() {
+        format!("{text} (b32 registers)")
+    } else {
+        text.clone()
+    };
     let g = if sr == Reg::R && s.bits() < 32 {
         // Garbage above the source type's bits: the instruction must ignore it.
         gen::any()
@@ -210,7 +237,12 @@ fn form(d: Type, s: Type, rnd: Option<Rnd>, ftz: bool, sat: bool, regs: Option<(
 }
 
 const FRND: [Option<Rnd>; 4] = [Some(Rnd::Rn), Some(Rnd::Rz), Some(Rnd::Rm), Some(Rnd::Rp)];
-const IRND: [Option<Rnd>; 4] = [Some(Rnd::Rni), Some(Rnd::Rzi), Some(Rnd::Rmi), Some(Rnd::Rpi)];
+const IRND: [Option<Rnd>; 4] = [
+    Some(Rnd::Rni),
+    Some(Rnd::Rzi),
+    Some(Rnd::Rmi),
+    Some(Rnd::Rpi),
+];
 
 /// The forms between `types` (integer and float types; half types only where the front
 /// end takes them).
@@ -249,7 +281,11 @@ pub fn forms(types: &[Type]) -> Vec<Form> {
                     v.push(form(d, s, Some(Rnd::Rzi), false, true, None));
                 }
                 (true, true) => {
-                    let ftzs: &[bool] = if d == Type::F32 || s == Type::F32 { &[false, true] } else { &[false] };
+                    let ftzs: &[bool] = if d == Type::F32 || s == Type::F32 {
+                        &[false, true]
+                    } else {
+                        &[false]
+                    };
                     let rnds: Vec<Option<Rnd>> = if d.bits() < s.bits() {
                         FRND.to_vec()
                     } else if d == s {
@@ -277,8 +313,22 @@ pub fn forms(types: &[Type]) -> Vec<Form> {
             v.push(form(n, w, None, false, false, Some((Reg::R, Reg::R))));
             v.push(form(n, w, None, false, true, Some((Reg::R, Reg::R))));
         }
-        v.push(form(Type::F32, n, Some(Rnd::Rn), false, false, Some((Reg::R, Reg::R))));
-        v.push(form(n, Type::F32, Some(Rnd::Rni), false, false, Some((Reg::R, Reg::R))));
+        v.push(form(
+            Type::F32,
+            n,
+            Some(Rnd::Rn),
+            false,
+            false,
+            Some((Reg::R, Reg::R)),
+        ));
+        v.push(form(
+            n,
+            Type::F32,
+            Some(Rnd::Rni),
+            false,
+            false,
+            Some((Reg::R, Reg::R)),
+        ));
     }
     v
 }
@@ -299,6 +349,9 @@ pub fn half_forms() -> Vec<Form> {
     forms(&all)
         .into_iter()
         .filter(|f| f.name.contains("f16"))
-        .filter(|f| !(f.name.contains("bf16") && (f.name.contains(".sat") || f.name.contains("u8") || f.name.contains("s8"))))
+        .filter(|f| {
+            !(f.name.contains("bf16")
+                && (f.name.contains(".sat") || f.name.contains("u8") || f.name.contains("s8")))
+        })
         .collect()
 }

@@ -14,11 +14,11 @@ use ptxjit::ops;
 
 /// 64 edge values of 16-bit integers.
 pub const EDGES: [u64; 64] = [
-    0, 1, 2, 3, 4, 5, 7, 8, 9, 15, 16, 17, 31, 32, 33, 63, 64, 65, 100, 127, 128, 129, 255,
-    256, 257, 1000, 0x0f0f, 0x1234, 0x3fff, 0x4000, 0x4001, 0x5555, 0x7f00, 0x7ffe, 0x7fff,
-    0x8000, 0x8001, 0x8002, 0x80ff, 0x9999, 0xaaaa, 0xbfff, 0xc000, 0xc001, 0xedcb, 0xf000,
-    0xf0f0, 0xff00, 0xff01, 0xff7f, 0xff80, 0xff81, 0xfff0, 0xfff8, 0xfffc, 0xfffd, 0xfffe,
-    0xffff, 0x0100, 0x0080, 0x00ff, 0x2000, 0x6000, 0xe000,
+    0, 1, 2, 3, 4, 5, 7, 8, 9, 15, 16, 17, 31, 32, 33, 63, 64, 65, 100, 127, 128, 129, 255, 256,
+    257, 1000, 0x0f0f, 0x1234, 0x3fff, 0x4000, 0x4001, 0x5555, 0x7f00, 0x7ffe, 0x7fff, 0x8000,
+    0x8001, 0x8002, 0x80ff, 0x9999, 0xaaaa, 0xbfff, 0xc000, 0xc001, 0xedcb, 0xf000, 0xf0f0, 0xff00,
+    0xff01, 0xff7f, 0xff80, 0xff81, 0xfff0, 0xfff8, 0xfffc, 0xfffd, 0xfffe, 0xffff, 0x0100, 0x0080,
+    0x00ff, 0x2000, 0x6000, 0xe000,
 ];
 
 /// Lanes for "every 16-bit value x 64 edges": lane = value * 64 + edge index, so that
@@ -138,33 +138,183 @@ pub fn half_unary_forms() -> Vec<Form> {
     // (type, text, op, mode, operands as "a", "a, a" or "a, a, a", independent?)
     let list: Vec<(Type, String, HalfOp, HalfMode, usize, bool)> = vec![
         (Type::F16, "neg.f16".into(), HalfOp::Neg, m(false), 1, true),
-        (Type::F16, "neg.ftz.f16".into(), HalfOp::Neg, m(true), 1, true),
+        (
+            Type::F16,
+            "neg.ftz.f16".into(),
+            HalfOp::Neg,
+            m(true),
+            1,
+            true,
+        ),
         (Type::F16, "abs.f16".into(), HalfOp::Abs, m(false), 1, true),
-        (Type::F16, "abs.ftz.f16".into(), HalfOp::Abs, m(true), 1, true),
-        (Type::F16, "ex2.approx.f16".into(), HalfOp::Ex2, m(false), 1, false),
-        (Type::F16, "tanh.approx.f16".into(), HalfOp::Tanh, m(false), 1, false),
+        (
+            Type::F16,
+            "abs.ftz.f16".into(),
+            HalfOp::Abs,
+            m(true),
+            1,
+            true,
+        ),
+        (
+            Type::F16,
+            "ex2.approx.f16".into(),
+            HalfOp::Ex2,
+            m(false),
+            1,
+            false,
+        ),
+        (
+            Type::F16,
+            "tanh.approx.f16".into(),
+            HalfOp::Tanh,
+            m(false),
+            1,
+            false,
+        ),
         (Type::F16, "add.f16".into(), HalfOp::Add, m(false), 2, true),
-        (Type::F16, "mul.rn.ftz.f16".into(), HalfOp::Mul, m(true), 2, true),
+        (
+            Type::F16,
+            "mul.rn.ftz.f16".into(),
+            HalfOp::Mul,
+            m(true),
+            2,
+            true,
+        ),
         (Type::F16, "mul.f16".into(), HalfOp::Mul, m(false), 2, true),
-        (Type::F16, "fma.rn.f16".into(), HalfOp::Fma, m(false), 3, true),
-        (Type::F16x2, "neg.ftz.f16x2".into(), HalfOp::Neg, m(true), 1, true),
-        (Type::F16x2, "ex2.approx.f16x2".into(), HalfOp::Ex2, m(false), 1, false),
-        (Type::F16x2, "tanh.approx.f16x2".into(), HalfOp::Tanh, m(false), 1, false),
-        (Type::F16x2, "fma.rn.sat.f16x2".into(), HalfOp::Fma, HalfMode { sat: true, ..m(false) }, 3, true),
-        (Type::BF16, "neg.bf16".into(), HalfOp::Neg, m(false), 1, true),
-        (Type::BF16, "abs.bf16".into(), HalfOp::Abs, m(false), 1, true),
-        (Type::BF16, "ex2.approx.ftz.bf16".into(), HalfOp::Ex2, m(true), 1, false),
-        (Type::BF16, "tanh.approx.bf16".into(), HalfOp::Tanh, m(false), 1, false),
-        (Type::BF16, "add.bf16".into(), HalfOp::Add, m(false), 2, true),
-        (Type::BF16, "mul.bf16".into(), HalfOp::Mul, m(false), 2, true),
-        (Type::BF16, "fma.rn.relu.bf16".into(), HalfOp::Fma, HalfMode { relu: true, ..m(false) }, 3, true),
-        (Type::BF16x2, "abs.bf16x2".into(), HalfOp::Abs, m(false), 1, true),
-        (Type::BF16x2, "ex2.approx.ftz.bf16x2".into(), HalfOp::Ex2, m(true), 1, false),
-        (Type::BF16x2, "tanh.approx.bf16x2".into(), HalfOp::Tanh, m(false), 1, false),
+        (
+            Type::F16,
+            "fma.rn.f16".into(),
+            HalfOp::Fma,
+            m(false),
+            3,
+            true,
+        ),
+        (
+            Type::F16x2,
+            "neg.ftz.f16x2".into(),
+            HalfOp::Neg,
+            m(true),
+            1,
+            true,
+        ),
+        (
+            Type::F16x2,
+            "ex2.approx.f16x2".into(),
+            HalfOp::Ex2,
+            m(false),
+            1,
+            false,
+        ),
+        (
+            Type::F16x2,
+            "tanh.approx.f16x2".into(),
+            HalfOp::Tanh,
+            m(false),
+            1,
+            false,
+        ),
+        (
+            Type::F16x2,
+            "fma.rn.sat.f16x2".into(),
+            HalfOp::Fma,
+            HalfMode {
+                sat: true,
+                ..m(false)
+            },
+            3,
+            true,
+        ),
+        (
+            Type::BF16,
+            "neg.bf16".into(),
+            HalfOp::Neg,
+            m(false),
+            1,
+            true,
+        ),
+        (
+            Type::BF16,
+            "abs.bf16".into(),
+            HalfOp::Abs,
+            m(false),
+            1,
+            true,
+        ),
+        (
+            Type::BF16,
+            "ex2.approx.ftz.bf16".into(),
+            HalfOp::Ex2,
+            m(true),
+            1,
+            false,
+        ),
+        (
+            Type::BF16,
+            "tanh.approx.bf16".into(),
+            HalfOp::Tanh,
+            m(false),
+            1,
+            false,
+        ),
+        (
+            Type::BF16,
+            "add.bf16".into(),
+            HalfOp::Add,
+            m(false),
+            2,
+            true,
+        ),
+        (
+            Type::BF16,
+            "mul.bf16".into(),
+            HalfOp::Mul,
+            m(false),
+            2,
+            true,
+        ),
+        (
+            Type::BF16,
+            "fma.rn.relu.bf16".into(),
+            HalfOp::Fma,
+            HalfMode {
+                relu: true,
+                ..m(false)
+            },
+            3,
+            true,
+        ),
+        (
+            Type::BF16x2,
+            "abs.bf16x2".into(),
+            HalfOp::Abs,
+            m(false),
+            1,
+            true,
+        ),
+        (
+            Type::BF16x2,
+            "ex2.approx.ftz.bf16x2".into(),
+            HalfOp::Ex2,
+            m(true),
+            1,
+            false,
+        ),
+        (
+            Type::BF16x2,
+            "tanh.approx.bf16x2".into(),
+            HalfOp::Tanh,
+            m(false),
+            1,
+            false,
+        ),
     ];
     for (ty, text, op, mode, arity, indep) in list {
         let packed = matches!(ty, Type::F16x2 | Type::BF16x2);
-        let f = if matches!(ty, Type::BF16 | Type::BF16x2) { BF16 } else { F16 };
+        let f = if matches!(ty, Type::BF16 | Type::BF16x2) {
+            BF16
+        } else {
+            F16
+        };
         let r = if packed { Reg::R } else { Reg::H };
         let g = if packed {
             gen::by_lane(|l| l as u64 | ((l as u64 ^ 0x8000) << 16))
@@ -193,7 +343,12 @@ pub fn half_unary_forms() -> Vec<Form> {
         v.push(
             Form::new(&text, format!("{text} {{d}}, {{a}}, {{b}};"))
                 .src(Reg::H, gen::lane(0))
-                .src(Reg::H, gen::by_lane(|l| (l as u64).wrapping_add((l as u64 % 3).wrapping_sub(1)) & 0xffff))
+                .src(
+                    Reg::H,
+                    gen::by_lane(|l| {
+                        (l as u64).wrapping_add((l as u64 % 3).wrapping_sub(1)) & 0xffff
+                    }),
+                )
                 .dst(Reg::P)
                 .ops1(move |s| ops::setp(CmpOp::Ltu, ty, false, s[0], s[1]) as u64)
                 .indep1(move |s| fcmp("ltu", f.to_f64(s[0]), f.to_f64(s[1])) as u64),
@@ -222,20 +377,40 @@ pub fn half_cvt_forms() -> (Vec<Form>, Vec<Form>) {
                     .indep1(move |s| cvt_ref(wt, ht, None, false, false, s[0])),
             );
             let text = format!("cvt.{w}.{h} + cvt.rn.{h}.{w}");
-            let reg = if wt == Type::F32 { ".reg .b32 %cvt_t;" } else { ".reg .b64 %cvt_t;" };
+            let reg = if wt == Type::F32 {
+                ".reg .b32 %cvt_t;"
+            } else {
+                ".reg .b64 %cvt_t;"
+            };
             wide.push(
                 Form::new(
                     &text,
-                    format!("{{\n{reg}\ncvt.{w}.{h} %cvt_t, {{a}};\ncvt.rn.{h}.{w} {{d}}, %cvt_t;\n}}"),
+                    format!(
+                        "{{\n{reg}\ncvt.{w}.{h} %cvt_t, {{a}};\ncvt.rn.{h}.{w} {{d}}, %cvt_t;\n}}"
+                    ),
                 )
                 .src(Reg::H, gen::lane(0))
                 .dst(Reg::H)
-                .ops1(move |s| ops::cvt(ht, wt, Some(Rnd::Rn), false, false, ops::cvt(wt, ht, None, false, false, s[0])))
+                .ops1(move |s| {
+                    ops::cvt(
+                        ht,
+                        wt,
+                        Some(Rnd::Rn),
+                        false,
+                        false,
+                        ops::cvt(wt, ht, None, false, false, s[0]),
+                    )
+                })
                 .indep1(move |s| if f.is_nan(s[0]) { f.nan() } else { s[0] }),
             );
         }
         // f32 values from each half value towards the next (same sign): 64 steps.
-        for (rn, rnd) in [("rn", Rnd::Rn), ("rz", Rnd::Rz), ("rm", Rnd::Rm), ("rp", Rnd::Rp)] {
+        for (rn, rnd) in [
+            ("rn", Rnd::Rn),
+            ("rz", Rnd::Rz),
+            ("rm", Rnd::Rm),
+            ("rp", Rnd::Rp),
+        ] {
             let text = format!("cvt.{rn}.{h}.f32");
             let p = f.p;
             let g = gen::by_lane(move |l| {

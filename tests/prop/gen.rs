@@ -33,42 +33,44 @@ pub fn int_value(r: &mut Rng, w: u32) -> u64 {
     let m = super::mask(w);
     let min = 1u64 << (w - 1);
     match r.range(0, 8) {
-        0 | 1 => pick(
-            r,
-            &[
-                0,
-                1,
-                2,
-                3,
-                m,
-                m - 1,
-                min,
-                min - 1,
-                min + 1,
-                min - 2,
-                0x7f,
-                0x80,
-                0xff,
-                0x100,
-                0x7fff,
-                0x8000,
-                0xffff,
-                0x1_0000,
-                0x7fff_ffff,
-                0x8000_0000,
-                0xffff_ffff,
-                0x1_0000_0000,
-                w as u64 - 1,
-                w as u64,
-                w as u64 + 1,
-                31,
-                32,
-                33,
-                63,
-                64,
-                65,
-            ],
-        ) & m,
+        0 | 1 => {
+            pick(
+                r,
+                &[
+                    0,
+                    1,
+                    2,
+                    3,
+                    m,
+                    m - 1,
+                    min,
+                    min - 1,
+                    min + 1,
+                    min - 2,
+                    0x7f,
+                    0x80,
+                    0xff,
+                    0x100,
+                    0x7fff,
+                    0x8000,
+                    0xffff,
+                    0x1_0000,
+                    0x7fff_ffff,
+                    0x8000_0000,
+                    0xffff_ffff,
+                    0x1_0000_0000,
+                    w as u64 - 1,
+                    w as u64,
+                    w as u64 + 1,
+                    31,
+                    32,
+                    33,
+                    63,
+                    64,
+                    65,
+                ],
+            ) & m
+        }
         2 => {
             let k = r.range(0, w);
             let p = 1u64 << k;
@@ -85,7 +87,19 @@ pub fn shift(w: u32) -> Gen {
         0..=4 => r.range(0, w + 2) as u64,
         5 => pick(
             r,
-            &[31u64, 32, 33, 63, 64, 65, 255, 256, 257, 0x8000_0000, 0xffff_ffff],
+            &[
+                31u64,
+                32,
+                33,
+                63,
+                64,
+                65,
+                255,
+                256,
+                257,
+                0x8000_0000,
+                0xffff_ffff,
+            ],
         ),
         _ => r.u32() as u64,
     })
@@ -183,37 +197,37 @@ pub const F32_SPECIAL: [u32; 40] = [
 
 pub const F64_SPECIAL: [u64; 32] = [
     0,
-    0x7ff0_0000_0000_0000,          // inf
-    0x7ff8_0000_0000_0000,          // quiet NaN
-    0x7fff_ffff_ffff_ffff,          // canonical NaN
-    0x7ff8_0000_dead_beef,          // payload
-    0x7ff0_0000_0000_0001,          // signalling
-    0x7ff7_ffff_ffff_ffff,          // signalling, all payload bits
-    0x7ff8_0000_2000_0000,          // payload that survives a narrowing to f32
-    1,                              // smallest subnormal
-    0x000f_ffff_ffff_ffff,          // largest subnormal
-    0x0010_0000_0000_0000,          // smallest normal
-    0x7fef_ffff_ffff_ffff,          // largest finite
-    0x3ff0_0000_0000_0000,          // 1
-    0x3ff0_0000_0000_0001,          // 1 + ulp
-    0x3ff0_0000_1000_0000,          // 1 + 2^-24: f32 tie
-    0x3ff0_0000_1000_0001,          // just above the f32 tie
-    0x3ff0_0000_3000_0000,          // 1 + 3*2^-24: f32 tie to even (up)
-    0x3fe0_0000_0000_0000,          // 0.5
-    0x3ff8_0000_0000_0000,          // 1.5
-    0x4004_0000_0000_0000,          // 2.5
-    0x4330_0000_0000_0000,          // 2^52
-    0x432f_ffff_ffff_ffff,          // 2^52 - 0.5
-    0x43e0_0000_0000_0000,          // 2^63
-    0x43f0_0000_0000_0000,          // 2^64
-    0x41e0_0000_0000_0000,          // 2^31
-    0x41f0_0000_0000_0000,          // 2^32
-    0x47ef_ffff_e000_0000,          // f32 max
-    0x47ef_ffff_f000_0000,          // f32 max + half ulp: rounds to inf
-    0x36a0_0000_0000_0000,          // f32 min subnormal (2^-149)
-    0x3690_0000_0000_0000,          // 2^-150: ties to f32 zero
-    0x3810_0000_0000_0000,          // f32 min normal
-    0x380f_ffff_c000_0000,          // f32 max subnormal
+    0x7ff0_0000_0000_0000, // inf
+    0x7ff8_0000_0000_0000, // quiet NaN
+    0x7fff_ffff_ffff_ffff, // canonical NaN
+    0x7ff8_0000_dead_beef, // payload
+    0x7ff0_0000_0000_0001, // signalling
+    0x7ff7_ffff_ffff_ffff, // signalling, all payload bits
+    0x7ff8_0000_2000_0000, // payload that survives a narrowing to f32
+    1,                     // smallest subnormal
+    0x000f_ffff_ffff_ffff, // largest subnormal
+    0x0010_0000_0000_0000, // smallest normal
+    0x7fef_ffff_ffff_ffff, // largest finite
+    0x3ff0_0000_0000_0000, // 1
+    0x3ff0_0000_0000_0001, // 1 + ulp
+    0x3ff0_0000_1000_0000, // 1 + 2^-24: f32 tie
+    0x3ff0_0000_1000_0001, // just above the f32 tie
+    0x3ff0_0000_3000_0000, // 1 + 3*2^-24: f32 tie to even (up)
+    0x3fe0_0000_0000_0000, // 0.5
+    0x3ff8_0000_0000_0000, // 1.5
+    0x4004_0000_0000_0000, // 2.5
+    0x4330_0000_0000_0000, // 2^52
+    0x432f_ffff_ffff_ffff, // 2^52 - 0.5
+    0x43e0_0000_0000_0000, // 2^63
+    0x43f0_0000_0000_0000, // 2^64
+    0x41e0_0000_0000_0000, // 2^31
+    0x41f0_0000_0000_0000, // 2^32
+    0x47ef_ffff_e000_0000, // f32 max
+    0x47ef_ffff_f000_0000, // f32 max + half ulp: rounds to inf
+    0x36a0_0000_0000_0000, // f32 min subnormal (2^-149)
+    0x3690_0000_0000_0000, // 2^-150: ties to f32 zero
+    0x3810_0000_0000_0000, // f32 min normal
+    0x380f_ffff_c000_0000, // f32 max subnormal
 ];
 
 fn sign32(x: u32, r: &mut Rng) -> u32 {
@@ -279,7 +293,9 @@ pub fn f32_near(j: usize) -> Gen {
             5 => {
                 // Reciprocal exponent: products near 1, overflow or underflow.
                 let e = (x >> 23) & 0xff;
-                let ne = (254u32.saturating_sub(e) + r.range(0, 5)).saturating_sub(2).min(254);
+                let ne = (254u32.saturating_sub(e) + r.range(0, 5))
+                    .saturating_sub(2)
+                    .min(254);
                 sign32(ne << 23 | (r.u32() & 0x7f_ffff), r)
             }
             6 => f32::from_bits(x).round().to_bits(),
@@ -362,21 +378,29 @@ pub fn f64_near(j: usize) -> Gen {
 }
 
 pub const F16_SPECIAL: [u16; 24] = [
-    0x0000, 0x7c00, 0x7e00, 0x7fff, 0x7e5a, 0x7c01, 0x7dff, 0x0001, 0x0002, 0x03ff, 0x0200,
-    0x0400, 0x0401, 0x7bff, 0x7bfe, 0x3c00, 0x3c01, 0x3bff, 0x3800, 0x3e00, 0x4100, 0x6400,
-    0x6800, 0x1400,
+    0x0000, 0x7c00, 0x7e00, 0x7fff, 0x7e5a, 0x7c01, 0x7dff, 0x0001, 0x0002, 0x03ff, 0x0200, 0x0400,
+    0x0401, 0x7bff, 0x7bfe, 0x3c00, 0x3c01, 0x3bff, 0x3800, 0x3e00, 0x4100, 0x6400, 0x6800, 0x1400,
 ];
 
 pub const BF16_SPECIAL: [u16; 22] = [
-    0x0000, 0x7f80, 0x7fc0, 0x7fff, 0x7fc5, 0x7f81, 0x7fbf, 0x0001, 0x0002, 0x007f, 0x0040,
-    0x0080, 0x0081, 0x7f7f, 0x7f7e, 0x3f80, 0x3f81, 0x3f7f, 0x3f00, 0x3fc0, 0x4020, 0x4b00,
+    0x0000, 0x7f80, 0x7fc0, 0x7fff, 0x7fc5, 0x7f81, 0x7fbf, 0x0001, 0x0002, 0x007f, 0x0040, 0x0080,
+    0x0081, 0x7f7f, 0x7f7e, 0x3f80, 0x3f81, 0x3f7f, 0x3f00, 0x3fc0, 0x4020, 0x4b00,
 ];
 
 /// A 16-bit float of format `bf` (bf16 if true): specials, random bits, small dyadic values.
 pub fn half_value(r: &mut Rng, bf: bool) -> u16 {
     let s = (r.u32() & 0x8000) as u16;
     match r.range(0, 8) {
-        0..=2 => s | pick(r, if bf { &BF16_SPECIAL[..] } else { &F16_SPECIAL[..] }),
+        0..=2 => {
+            s | pick(
+                r,
+                if bf {
+                    &BF16_SPECIAL[..]
+                } else {
+                    &F16_SPECIAL[..]
+                },
+            )
+        }
         3..=5 => r.u32() as u16,
         _ => {
             let k = r.range(0, 64) as f32 - 32.0;

@@ -13,7 +13,13 @@ use ptxjit::ops;
 
 /// The reference for one 16-bit half.
 pub fn half_ref(f: Fmt, op: HalfOp, m: HalfMode, a: u64, b: u64, c: u64) -> u64 {
-    let fl = |x: u64| if m.ftz { f.flush(x & 0xffff) } else { x & 0xffff };
+    let fl = |x: u64| {
+        if m.ftz {
+            f.flush(x & 0xffff)
+        } else {
+            x & 0xffff
+        }
+    };
     let (a, b, c) = (fl(a), fl(b), fl(c));
     let sign = f.sign();
     match op {
@@ -21,12 +27,20 @@ pub fn half_ref(f: Fmt, op: HalfOp, m: HalfMode, a: u64, b: u64, c: u64) -> u64 
         HalfOp::Abs => return a & !sign,
         HalfOp::Min | HalfOp::Max => {
             let xs = (a ^ b) & sign;
-            let (a, b) = if m.xorsign_abs { (a & !sign, b & !sign) } else { (a, b) };
+            let (a, b) = if m.xorsign_abs {
+                (a & !sign, b & !sign)
+            } else {
+                (a, b)
+            };
             if m.nan && (f.is_nan(a) || f.is_nan(b)) {
                 return f.nan();
             }
             let r = fminmax(f, op == HalfOp::Max, a, b);
-            return if m.xorsign_abs && !f.is_nan(r) { (r & !sign) | xs } else { r };
+            return if m.xorsign_abs && !f.is_nan(r) {
+                (r & !sign) | xs
+            } else {
+                r
+            };
         }
         _ => {}
     }
@@ -73,10 +87,17 @@ pub fn arith_forms() -> Vec<Form> {
         let packed = matches!(ty, Type::F16x2 | Type::BF16x2);
         let f = if bf { BF16 } else { F16 };
         let r = if packed { Reg::R } else { Reg::H };
-        let g = if packed { gen::half2(bf) } else { gen::half(bf) };
+        let g = if packed {
+            gen::half2(bf)
+        } else {
+            gen::half(bf)
+        };
         let near = gen::half_near(0, bf, packed);
         let reference = move |op: HalfOp, m: HalfMode, s: &[u64]| {
-            let (b, c) = (s.get(1).copied().unwrap_or(0), s.get(2).copied().unwrap_or(0));
+            let (b, c) = (
+                s.get(1).copied().unwrap_or(0),
+                s.get(2).copied().unwrap_or(0),
+            );
             if packed {
                 half2_ref(f, op, m, s[0], b, c)
             } else {
@@ -97,7 +118,10 @@ pub fn arith_forms() -> Vec<Form> {
                 form = form.src(r, g.clone());
             }
             form = form.dst(r).ops1(move |s| {
-                let (b, c) = (s.get(1).copied().unwrap_or(0), s.get(2).copied().unwrap_or(0));
+                let (b, c) = (
+                    s.get(1).copied().unwrap_or(0),
+                    s.get(2).copied().unwrap_or(0),
+                );
                 ops::f16::eval(op, ty, m, s[0], b, c)
             });
             if indep {
@@ -106,7 +130,11 @@ pub fn arith_forms() -> Vec<Form> {
             v.push(form);
         };
         // add sub mul: {.rn}{.ftz}{.sat} (f16), {.rn} (bf16).
-        for (opn, op) in [("add", HalfOp::Add), ("sub", HalfOp::Sub), ("mul", HalfOp::Mul)] {
+        for (opn, op) in [
+            ("add", HalfOp::Add),
+            ("sub", HalfOp::Sub),
+            ("mul", HalfOp::Mul),
+        ] {
             for rn in [false, true] {
                 for ftz in [false, true] {
                     for sat in [false, true] {
@@ -136,7 +164,13 @@ pub fn arith_forms() -> Vec<Form> {
                     if sat { ".sat" } else { "" },
                     if relu { ".relu" } else { "" }
                 );
-                push(text, HalfOp::Fma, mode(ftz, sat, relu, false, false), 3, true);
+                push(
+                    text,
+                    HalfOp::Fma,
+                    mode(ftz, sat, relu, false, false),
+                    3,
+                    true,
+                );
             }
         }
         for (opn, op) in [("neg", HalfOp::Neg), ("abs", HalfOp::Abs)] {
@@ -165,9 +199,25 @@ pub fn arith_forms() -> Vec<Form> {
             }
         }
         // The approximations: ops only (their accuracy is checked in tests/half.rs).
-        let ex2 = if bf { format!("ex2.approx.ftz.{n}") } else { format!("ex2.approx.{n}") };
-        push(ex2, HalfOp::Ex2, mode(bf, false, false, false, false), 1, false);
-        push(format!("tanh.approx.{n}"), HalfOp::Tanh, mode(false, false, false, false, false), 1, false);
+        let ex2 = if bf {
+            format!("ex2.approx.ftz.{n}")
+        } else {
+            format!("ex2.approx.{n}")
+        };
+        push(
+            ex2,
+            HalfOp::Ex2,
+            mode(bf, false, false, false, false),
+            1,
+            false,
+        );
+        push(
+            format!("tanh.approx.{n}"),
+            HalfOp::Tanh,
+            mode(false, false, false, false, false),
+            1,
+            false,
+        );
     }
     v
 }
@@ -196,14 +246,19 @@ pub fn compare_forms() -> Vec<Form> {
         let f = if bf { BF16 } else { F16 };
         let et = if bf { Type::BF16 } else { Type::F16 };
         let r = if packed { Reg::R } else { Reg::H };
-        let g = if packed { gen::half2(bf) } else { gen::half(bf) };
+        let g = if packed {
+            gen::half2(bf)
+        } else {
+            gen::half(bf)
+        };
         let near = gen::half_near(0, bf, packed);
         let fz = if ftz { ".ftz" } else { "" };
         let val = move |x: u64| f.to_f64(if ftz { f.flush(x & 0xffff) } else { x & 0xffff });
         for (c, cmp) in FCMPS {
             i += 1;
             let text = format!("setp.{c}{fz}.{n}");
-            let ops_cmp = move |a: u64, b: u64| ops::setp(cmp, et, ftz, a & 0xffff, b & 0xffff) as u64;
+            let ops_cmp =
+                move |a: u64, b: u64| ops::setp(cmp, et, ftz, a & 0xffff, b & 0xffff) as u64;
             let ind_cmp = move |a: u64, b: u64| fcmp(c, val(a), val(b)) as u64;
             if packed {
                 v.push(
@@ -225,10 +280,18 @@ pub fn compare_forms() -> Vec<Form> {
                         .src(r, near.clone())
                         .dst(Reg::R)
                         .ops1(move |s| {
-                            let one = if dty == ty { ops::set_value(et, true) } else { 0xffff };
-                            one * ops_cmp(s[0], s[1]) | (one * ops_cmp(s[0] >> 16, s[1] >> 16)) << 16
+                            let one = if dty == ty {
+                                ops::set_value(et, true)
+                            } else {
+                                0xffff
+                            };
+                            (one * ops_cmp(s[0], s[1]))
+                                | ((one * ops_cmp(s[0] >> 16, s[1] >> 16)) << 16)
                         })
-                        .indep1(move |s| t1 * ind_cmp(s[0], s[1]) | (t1 * ind_cmp(s[0] >> 16, s[1] >> 16)) << 16),
+                        .indep1(move |s| {
+                            (t1 * ind_cmp(s[0], s[1]))
+                                | ((t1 * ind_cmp(s[0] >> 16, s[1] >> 16)) << 16)
+                        }),
                 );
             } else {
                 v.push(
@@ -260,13 +323,22 @@ pub fn compare_forms() -> Vec<Form> {
     }
     // A half destination from other source types.
     for (k, (c, cmp)) in FCMPS.iter().enumerate() {
-        let (dty, f) = if k % 2 == 0 { (Type::F16, F16) } else { (Type::BF16, BF16) };
+        let (dty, f) = if k % 2 == 0 {
+            (Type::F16, F16)
+        } else {
+            (Type::BF16, BF16)
+        };
         let (sty, sr, g, sf) = match k % 3 {
             0 => (Type::F32, Reg::R, gen::f32(), Some(super::oracle::F32)),
             1 => (Type::F64, Reg::D, gen::f64(), Some(super::oracle::F64)),
             _ => (Type::S32, Reg::R, gen::int(32), None),
         };
-        if sf.is_none() && !matches!(cmp, CmpOp::Eq | CmpOp::Ne | CmpOp::Lt | CmpOp::Le | CmpOp::Gt | CmpOp::Ge) {
+        if sf.is_none()
+            && !matches!(
+                cmp,
+                CmpOp::Eq | CmpOp::Ne | CmpOp::Lt | CmpOp::Le | CmpOp::Gt | CmpOp::Ge
+            )
+        {
             continue;
         }
         let (c, cmp) = (*c, *cmp);

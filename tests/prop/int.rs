@@ -62,7 +62,14 @@ fn binary(
     };
     let mut f = Form::new(text, body).src(r, int_gen(t));
     if !unary {
-        f = f.src(if matches!(op, ArithOp::Shl | ArithOp::Shr) { Reg::R } else { r }, gb);
+        f = f.src(
+            if matches!(op, ArithOp::Shl | ArithOp::Shr) {
+                Reg::R
+            } else {
+                r
+            },
+            gb,
+        );
     }
     let shift = matches!(op, ArithOp::Shl | ArithOp::Shr);
     f.dst(r)
@@ -103,21 +110,77 @@ pub fn arith_forms() -> Vec<Form> {
         let n = t.name();
         let w = t.bits();
         let g = int_gen(t);
-        v.push(binary(&format!("add.{n}"), t, ArithOp::Add, g.clone(), |a, b| a + b));
-        v.push(binary(&format!("sub.{n}"), t, ArithOp::Sub, g.clone(), |a, b| a - b));
-        v.push(binary(&format!("mul.lo.{n}"), t, ArithOp::Mul(MulMode::Lo), g.clone(), |a, b| {
-            a.wrapping_mul(b)
-        }));
-        v.push(binary(&format!("mul.hi.{n}"), t, ArithOp::Mul(MulMode::Hi), g.clone(), move |a, b| {
-            a.wrapping_mul(b) >> w
-        }));
-        v.push(binary(&format!("div.{n}"), t, ArithOp::Div(ptxjit::ir::DivMode::Ieee), g.clone(), div_ref(t)));
-        v.push(binary(&format!("rem.{n}"), t, ArithOp::Rem, g.clone(), rem_ref(t)));
-        v.push(binary(&format!("min.{n}"), t, ArithOp::Min, g.clone(), |a, b| a.min(b)));
-        v.push(binary(&format!("max.{n}"), t, ArithOp::Max, g.clone(), |a, b| a.max(b)));
+        v.push(binary(
+            &format!("add.{n}"),
+            t,
+            ArithOp::Add,
+            g.clone(),
+            |a, b| a + b,
+        ));
+        v.push(binary(
+            &format!("sub.{n}"),
+            t,
+            ArithOp::Sub,
+            g.clone(),
+            |a, b| a - b,
+        ));
+        v.push(binary(
+            &format!("mul.lo.{n}"),
+            t,
+            ArithOp::Mul(MulMode::Lo),
+            g.clone(),
+            |a, b| a.wrapping_mul(b),
+        ));
+        v.push(binary(
+            &format!("mul.hi.{n}"),
+            t,
+            ArithOp::Mul(MulMode::Hi),
+            g.clone(),
+            move |a, b| a.wrapping_mul(b) >> w,
+        ));
+        v.push(binary(
+            &format!("div.{n}"),
+            t,
+            ArithOp::Div(ptxjit::ir::DivMode::Ieee),
+            g.clone(),
+            div_ref(t),
+        ));
+        v.push(binary(
+            &format!("rem.{n}"),
+            t,
+            ArithOp::Rem,
+            g.clone(),
+            rem_ref(t),
+        ));
+        v.push(binary(
+            &format!("min.{n}"),
+            t,
+            ArithOp::Min,
+            g.clone(),
+            |a, b| a.min(b),
+        ));
+        v.push(binary(
+            &format!("max.{n}"),
+            t,
+            ArithOp::Max,
+            g.clone(),
+            |a, b| a.max(b),
+        ));
         if t.is_signed() {
-            v.push(binary(&format!("abs.{n}"), t, ArithOp::Abs, g.clone(), |a, _| a.abs()));
-            v.push(binary(&format!("neg.{n}"), t, ArithOp::Neg, g.clone(), |a, _| -a));
+            v.push(binary(
+                &format!("abs.{n}"),
+                t,
+                ArithOp::Abs,
+                g.clone(),
+                |a, _| a.abs(),
+            ));
+            v.push(binary(
+                &format!("neg.{n}"),
+                t,
+                ArithOp::Neg,
+                g.clone(),
+                |a, _| -a,
+            ));
         }
         // mad.lo / mad.hi: a * b + c in the type's width.
         for (mode, hi) in [(MulMode::Lo, false), (MulMode::Hi, true)] {
@@ -148,9 +211,7 @@ pub fn arith_forms() -> Vec<Form> {
                     .src(r, g.clone())
                     .dst(rw)
                     .ops1(move |s| ops::arith(ArithOp::Mul(MulMode::Wide), t, fm(), s[0], s[1], 0))
-                    .indep1(move |s| {
-                        (val(t, s[0]) * val(t, s[1])) as u128 as u64 & mask(2 * w)
-                    }),
+                    .indep1(move |s| (val(t, s[0]) * val(t, s[1])) as u128 as u64 & mask(2 * w)),
             );
             let text = format!("mad.wide.{n}");
             v.push(
@@ -159,7 +220,9 @@ pub fn arith_forms() -> Vec<Form> {
                     .src(r, g.clone())
                     .src(rw, gen::int(2 * w))
                     .dst(rw)
-                    .ops1(move |s| ops::arith(ArithOp::Mad(MulMode::Wide), t, fm(), s[0], s[1], s[2]))
+                    .ops1(move |s| {
+                        ops::arith(ArithOp::Mad(MulMode::Wide), t, fm(), s[0], s[1], s[2])
+                    })
                     .indep1(move |s| {
                         let p = val(t, s[0]) * val(t, s[1]);
                         (p.wrapping_add(s[2] as i128) as u128 as u64) & mask(2 * w)
@@ -173,10 +236,10 @@ pub fn arith_forms() -> Vec<Form> {
                     Form::new(&text, format!("mul.wide.{n} {{d}}, {{a}}, {imm};"))
                         .src(r, g.clone())
                         .dst(rw)
-                        .ops1(move |s| ops::arith(ArithOp::Mul(MulMode::Wide), t, fm(), s[0], imm, 0))
-                        .indep1(move |s| {
-                            (val(t, s[0]) * val(t, imm)) as u128 as u64 & mask(2 * w)
-                        }),
+                        .ops1(move |s| {
+                            ops::arith(ArithOp::Mul(MulMode::Wide), t, fm(), s[0], imm, 0)
+                        })
+                        .indep1(move |s| (val(t, s[0]) * val(t, imm)) as u128 as u64 & mask(2 * w)),
                 );
             }
         }
@@ -227,10 +290,34 @@ pub fn logic_shift_forms() -> Vec<Form> {
     for t in [Type::B16, Type::B32, Type::B64] {
         let n = t.name();
         let g = gen::int(t.bits());
-        v.push(binary(&format!("and.{n}"), t, ArithOp::And, g.clone(), |a, b| a & b));
-        v.push(binary(&format!("or.{n}"), t, ArithOp::Or, g.clone(), |a, b| a | b));
-        v.push(binary(&format!("xor.{n}"), t, ArithOp::Xor, g.clone(), |a, b| a ^ b));
-        v.push(binary(&format!("not.{n}"), t, ArithOp::Not, g.clone(), |a, _| !a));
+        v.push(binary(
+            &format!("and.{n}"),
+            t,
+            ArithOp::And,
+            g.clone(),
+            |a, b| a & b,
+        ));
+        v.push(binary(
+            &format!("or.{n}"),
+            t,
+            ArithOp::Or,
+            g.clone(),
+            |a, b| a | b,
+        ));
+        v.push(binary(
+            &format!("xor.{n}"),
+            t,
+            ArithOp::Xor,
+            g.clone(),
+            |a, b| a ^ b,
+        ));
+        v.push(binary(
+            &format!("not.{n}"),
+            t,
+            ArithOp::Not,
+            g.clone(),
+            |a, _| !a,
+        ));
     }
     for (opn, op) in [
         ("and", ArithOp::And),
@@ -252,7 +339,14 @@ pub fn logic_shift_forms() -> Vec<Form> {
         v.push(
             f.dst(Reg::P)
                 .ops1(move |s| {
-                    ops::arith(op, Type::Pred, fm(), s[0], s.get(1).copied().unwrap_or(0), 0)
+                    ops::arith(
+                        op,
+                        Type::Pred,
+                        fm(),
+                        s[0],
+                        s.get(1).copied().unwrap_or(0),
+                        0,
+                    )
                 })
                 .indep1(move |s| {
                     let b = s.get(1).copied().unwrap_or(0);
@@ -309,13 +403,33 @@ pub fn logic_shift_forms() -> Vec<Form> {
         for (what, ga) in amounts {
             // shl exists on bit types only (ptxas rejects shl.u32; ptxjit accepts it).
             if t.is_bits() {
-                v.push(binary(&format!("shl.{n}{what}"), t, ArithOp::Shl, ga.clone(), shl(w)));
+                v.push(binary(
+                    &format!("shl.{n}{what}"),
+                    t,
+                    ArithOp::Shl,
+                    ga.clone(),
+                    shl(w),
+                ));
             }
             if t != Type::B16 || what.is_empty() {
-                v.push(binary(&format!("shr.{n}{what}"), t, ArithOp::Shr, ga, shr(w, signed)));
+                v.push(binary(
+                    &format!("shr.{n}{what}"),
+                    t,
+                    ArithOp::Shr,
+                    ga,
+                    shr(w, signed),
+                ));
             }
         }
-        for s in [0u64, 1, w as u64 / 2 + 1, w as u64 - 1, w as u64, w as u64 + 1, 255] {
+        for s in [
+            0u64,
+            1,
+            w as u64 / 2 + 1,
+            w as u64 - 1,
+            w as u64,
+            w as u64 + 1,
+            255,
+        ] {
             let r = reg(t);
             for (opn, op) in [("shl", ArithOp::Shl), ("shr", ArithOp::Shr)] {
                 if !t.is_bits() && op == ArithOp::Shl {
@@ -379,7 +493,12 @@ pub fn compare_forms() -> Vec<Form> {
         }
     }
     for t in [Type::U16, Type::U32, Type::U64] {
-        for (c, op) in [("lo", CmpOp::Lt), ("ls", CmpOp::Le), ("hi", CmpOp::Gt), ("hs", CmpOp::Ge)] {
+        for (c, op) in [
+            ("lo", CmpOp::Lt),
+            ("ls", CmpOp::Le),
+            ("hi", CmpOp::Gt),
+            ("hs", CmpOp::Ge),
+        ] {
             types.push((t, c, op));
         }
     }
@@ -413,27 +532,34 @@ pub fn compare_forms() -> Vec<Form> {
                 }),
         );
         // A combined form (rotating through and/or/xor and the negated c).
-        let (bn, bop) = [("and", BoolOp::And), ("or", BoolOp::Or), ("xor", BoolOp::Xor)][i % 3];
+        let (bn, bop) = [
+            ("and", BoolOp::And),
+            ("or", BoolOp::Or),
+            ("xor", BoolOp::Xor),
+        ][i % 3];
         let neg = i % 2 == 1;
         let text = format!("setp.{c}.{bn}.{n}");
         let bang = if neg { "!" } else { "" };
         v.push(
-            Form::new(&text, format!("{text} {{d}}|{{q}}, {{a}}, {{b}}, {bang}{{c}};"))
-                .src(r, g.clone())
-                .src(r, near.clone())
-                .src(Reg::P, gen::pred())
-                .dst(Reg::P)
-                .dst(Reg::P)
-                .ops(move |s| {
-                    let p = ops::setp(cmp, ct, false, s[0], s[1]);
-                    let c = (s[2] != 0) ^ neg;
-                    vec![bool_op(bop, p, c) as u64, bool_op(bop, !p, c) as u64]
-                })
-                .indep(move |s| {
-                    let p = int_cmp(cmp, val(ct, s[0]), val(ct, s[1]));
-                    let c = (s[2] != 0) ^ neg;
-                    vec![bool_op(bop, p, c) as u64, bool_op(bop, !p, c) as u64]
-                }),
+            Form::new(
+                &text,
+                format!("{text} {{d}}|{{q}}, {{a}}, {{b}}, {bang}{{c}};"),
+            )
+            .src(r, g.clone())
+            .src(r, near.clone())
+            .src(Reg::P, gen::pred())
+            .dst(Reg::P)
+            .dst(Reg::P)
+            .ops(move |s| {
+                let p = ops::setp(cmp, ct, false, s[0], s[1]);
+                let c = (s[2] != 0) ^ neg;
+                vec![bool_op(bop, p, c) as u64, bool_op(bop, !p, c) as u64]
+            })
+            .indep(move |s| {
+                let p = int_cmp(cmp, val(ct, s[0]), val(ct, s[1]));
+                let c = (s[2] != 0) ^ neg;
+                vec![bool_op(bop, p, c) as u64, bool_op(bop, !p, c) as u64]
+            }),
         );
         // set with a u32, s32 or f32 destination.
         let dty = [Type::U32, Type::S32, Type::F32][i % 3];

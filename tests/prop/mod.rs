@@ -174,7 +174,11 @@ impl Form {
     }
     /// A destination register filled from a `bits`-bit result of signedness `signed`.
     pub fn dst_ext(mut self, r: Reg, bits: u32, signed: bool) -> Form {
-        self.dsts.push(Dst { reg: r, bits, signed });
+        self.dsts.push(Dst {
+            reg: r,
+            bits,
+            signed,
+        });
         self
     }
     /// The `ptxjit::ops` results.
@@ -212,7 +216,7 @@ pub struct Plan {
 impl Plan {
     pub fn new(seed: u64) -> Plan {
         Plan {
-            lanes: 2048,
+            lanes: 2000,
             per_kernel: 48,
             seed,
             guarded: false,
@@ -389,7 +393,10 @@ fn ptx(suite: &str, forms: &[Form], guarded: &[bool], lay: &Layout, plan: Plan) 
                     stores.push(format!("    selp.u32 {w}, 1, 0, {name};"));
                     stores.push(format!("    st.global.b32 [{ptr}+{off}], {w};"));
                 } else {
-                    stores.push(format!("    st.global.{} [{ptr}+{off}], {name};", d.reg.ld()));
+                    stores.push(format!(
+                        "    st.global.{} [{ptr}+{off}], {name};",
+                        d.reg.ld()
+                    ));
                 }
             }
             for line in text.lines() {
@@ -401,7 +408,7 @@ fn ptx(suite: &str, forms: &[Form], guarded: &[bool], lay: &Layout, plan: Plan) 
         }
         let _ = writeln!(
             s,
-            ".visible .entry k{k}(.param .u64 pin, .param .u64 pout)\n{{\n    .reg .b16 %h<{}>;\n    .reg .b32 %r<{}>;\n    .reg .b64 %rd<{}>;\n    .reg .pred %p<{}>;\n    .reg .b32 %t0, %t1, %t2;\n    .reg .b64 %in, %out, %off, %out2, %out4, %out8;\n    mov.u32 %t0, %tid.x;\n    mov.u32 %t1, %ctaid.x;\n    mov.u32 %t2, %ntid.x;\n    mad.lo.u32 %t0, %t1, %t2, %t0;\n    mul.wide.u32 %off, %t0, 8;\n    ld.param.u64 %in, [pin];\n    ld.param.u64 %out, [pout];\n    add.u64 %in, %in, %off;\n    add.u64 %out8, %out, %off;\n    mul.wide.u32 %off, %t0, 4;\n    add.u64 %out4, %out, %off;\n    mul.wide.u32 %off, %t0, 2;\n    add.u64 %out2, %out, %off;\n{body}    ret;\n}}\n",
+            ".visible .entry k{k}(.param .u64 pin, .param .u64 pout)\n{{\n    .reg .b16 %h<{}>;\n    .reg .b32 %r<{}>;\n    .reg .b64 %rd<{}>;\n    .reg .pred %p<{}>;\n    .reg .b32 %t0, %t1, %t2;\n    .reg .pred %past;\n    .reg .b64 %in, %out, %off, %out2, %out4, %out8;\n    mov.u32 %t0, %tid.x;\n    mov.u32 %t1, %ctaid.x;\n    mov.u32 %t2, %ntid.x;\n    mad.lo.u32 %t0, %t1, %t2, %t0;\n        mul.wide.u32 %off, %t0, 8;\n    ld.param.u64 %in, [pin];\n    ld.param.u64 %out, [pout];\n    add.u64 %in, %in, %off;\n    add.u64 %out8, %out, %off;\n    mul.wide.u32 %off, %t0, 4;\n    add.u64 %out4, %out, %off;\n    mul.wide.u32 %off, %t0, 2;\n    add.u64 %out2, %out, %off;\n{body}    ret;\n}}\n",
             next[0] + 1,
             next[1] + 1,
             next[2] + 1,
@@ -470,7 +477,11 @@ pub fn try_run(suite: &str, mut forms: Vec<Form>, plan: Plan) -> Result<(), Stri
                 let slot = lay.src_slot[fi][j];
                 let v = if own.contains(&j) {
                     let v = g(&mut rng, lane, &lane_srcs);
-                    let v = if *r == Reg::P { (v & 1 != 0) as u64 } else { v & r.mask() };
+                    let v = if *r == Reg::P {
+                        (v & 1 != 0) as u64
+                    } else {
+                        v & r.mask()
+                    };
                     input[slot * n + lane] = v;
                     v
                 } else {
@@ -486,9 +497,15 @@ pub fn try_run(suite: &str, mut forms: Vec<Form>, plan: Plan) -> Result<(), Stri
     let m = dev.load_ptx(&src, &file).map_err(|e| e.to_string())?;
     let t_load = t0.elapsed();
     let kernels = forms.len().div_ceil(plan.per_kernel);
-    let block = 128u32.min(n as u32);
+    // Blocks of 100 threads where the lanes allow: each block ends in a partial warp (4
+    // live lanes), so the JIT's masked paths run too.
+    let block = if n.is_multiple_of(100) { 100u32 } else { 128 };
     let grid = n.div_ceil(block as usize) as u32;
-    assert_eq!(grid as usize * block as usize, n, "lanes must be a multiple of 128");
+    assert_eq!(
+        grid as usize * block as usize,
+        n,
+        "lanes must be a multiple of 100 or 128"
+    );
     let bin = dev.alloc_from(&input).expect("alloc input");
     let mut outs = Vec::new();
     let mut t_run = Vec::new();
@@ -530,10 +547,16 @@ pub fn try_run(suite: &str, mut forms: Vec<Form>, plan: Plan) -> Result<(), Stri
             for (j, d) in f.dsts.iter().enumerate() {
                 let size = out_size(d.reg);
                 let off = lay.dst_off[fi][j];
-                let (gj, gi) = (load_out(jit, off, size, lane), load_out(interp, off, size, lane));
+                let (gj, gi) = (
+                    load_out(jit, off, size, lane),
+                    load_out(interp, off, size, lane),
+                );
                 let (wo, wi) = if on {
                     // An empty result means "no opinion" for these inputs.
-                    (want_ops.get(j).map(|&x| d.fill(x)), want_ind.get(j).map(|&x| d.fill(x)))
+                    (
+                        want_ops.get(j).map(|&x| d.fill(x)),
+                        want_ind.get(j).map(|&x| d.fill(x)),
+                    )
                 } else {
                     // Guarded off: the destination keeps its initial value.
                     (Some(srcs[own + 1 + j]), None)

@@ -296,7 +296,9 @@ fn zero_sum_sign(x: f64, y: f64, mode: Mode) -> bool {
 /// quotients in f64 plus their error terms, rounded once. NaN results are `f.nan()`.
 pub fn narrow_op(op: FOp, mode: Mode, f: Fmt, a: f64, b: f64, c: f64) -> u64 {
     let nan = f.nan();
-    if a.is_nan() || (b.is_nan() && op != FOp::Sqrt && op != FOp::Rcp) || (op == FOp::Fma && c.is_nan())
+    if a.is_nan()
+        || (b.is_nan() && op != FOp::Sqrt && op != FOp::Rcp)
+        || (op == FOp::Fma && c.is_nan())
     {
         return nan;
     }

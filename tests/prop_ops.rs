@@ -52,6 +52,53 @@ fn float_sign_minmax() {
     );
 }
 
+/// Regression: `div.approx.f32` with 2^126 < |b| < 2^128 is 0 (NaN for an infinite a),
+/// as the ISA defines it (`a * (1/b)` with the reciprocal flushed); ptxjit returned the
+/// quotient (1.0 for 2^127 / 2^127). Hand-checked cases on both backends.
+#[test]
+fn div_approx_huge_divisor() {
+    // (a, b, expected): the boundaries 2^126 (normal path) and 2^128 = inf (1/inf = 0).
+    const CASES: [(u32, u32, u32); 12] = [
+        (0x3f80_0000, 0x7f00_0000, 0x0000_0000), // 1 / 2^127 -> +0 (the quotient is 2^-127)
+        (0x7f00_0000, 0x7f00_0000, 0x0000_0000), // 2^127 / 2^127 -> +0, not 1
+        (0xc040_0000, 0x7f40_0000, 0x8000_0000), // -3 / (1.5 * 2^127) -> -0
+        (0x3f80_0000, 0xff7f_ffff, 0x8000_0000), // 1 / -max -> -0
+        (0x7f80_0000, 0x7f00_0000, 0x7fff_ffff), // inf / 2^127 -> NaN
+        (0x7fc0_0001, 0x7f00_0000, 0x7fff_ffff), // NaN / 2^127 -> NaN (canonical)
+        (0x3f80_0000, 0x7e80_0001, 0x0000_0000), // just above 2^126 -> +0
+        (0x7f00_0000, 0x7e80_0000, 0x4000_0000), // 2^127 / 2^126 = 2 (normal range)
+        (0x7f80_0000, 0x7e80_0000, 0x7f80_0000), // inf / 2^126 = inf
+        (0x3f80_0000, 0x7f80_0000, 0x0000_0000), // 1 / inf = +0
+        (0x4000_0000, 0x4080_0000, 0x3f00_0000), // 2 / 4 = 0.5
+        (0x0000_0000, 0x7f00_0000, 0x0000_0000), // 0 / 2^127 = +0
+    ];
+    let n = CASES.len();
+    let form = |ftz: bool| {
+        let text = format!("div.approx{}.f32", if ftz { ".ftz" } else { "" });
+        prop::Form::new(&text, format!("{text} {{d}}, {{a}}, {{b}};"))
+            .src(
+                prop::Reg::R,
+                prop::gen::by_lane(move |l| CASES[l % n].0 as u64),
+            )
+            .src(
+                prop::Reg::R,
+                prop::gen::by_lane(move |l| CASES[l % n].1 as u64),
+            )
+            .dst(prop::Reg::R)
+            .indep1(move |s| {
+                let c = CASES
+                    .iter()
+                    .find(|c| c.0 as u64 == s[0] && c.1 as u64 == s[1]);
+                c.map_or(0, |c| c.2 as u64)
+            })
+    };
+    run(
+        "div_approx_huge",
+        vec![form(false), form(true)],
+        Plan::new(16).lanes(1000),
+    );
+}
+
 #[test]
 fn float_immediates() {
     run(

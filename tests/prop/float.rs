@@ -160,7 +160,8 @@ pub fn arith_forms() -> Vec<Form> {
     }
     // div.full / div.approx (f32): ptxjit computes them correctly rounded (inside their
     // 2-ulp bound), so the reference is div.rn; except that for 2^126 < |b| < 2^128 the
-    // ISA defines div.approx as 0 (NaN for an infinite a): ops only for those.
+    // ISA defines div.approx as a * (1/b) with the reciprocal flushed: a zero with the
+    // sign of a*b, NaN for an infinite (or NaN) a.
     for (flav, mode) in [("full", DivMode::Full), ("approx", DivMode::Approx)] {
         for ftz in [false, true] {
             let text = format!("div.{flav}{}.f32", if ftz { ".ftz" } else { "" });
@@ -175,21 +176,18 @@ pub fn arith_forms() -> Vec<Form> {
                     .src(Reg::R, gen::f32_near(0))
                     .dst(Reg::R)
                     .ops1(move |s| ops::arith(ArithOp::Div(mode), Type::F32, fm, s[0], s[1], 0))
-                    .indep(move |s| {
-                        let big_b =
-                            (0x7e80_0001..0x7f80_0000).contains(&(s[1] as u32 & 0x7fff_ffff));
+                    .indep1(move |s| {
+                        let (a, b) = (s[0] as u32, s[1] as u32);
+                        let big_b = (0x7e80_0001..0x7f80_0000).contains(&(b & 0x7fff_ffff));
                         if mode == DivMode::Approx && big_b {
-                            return vec![];
+                            let a = if ftz { F32.flush(a as u64) as u32 } else { a };
+                            return if F32.is_nan(a as u64) || F32.is_inf(a as u64) {
+                                F32.nan()
+                            } else {
+                                ((a ^ b) & 0x8000_0000) as u64
+                            };
                         }
-                        vec![oracle::f32_op(
-                            FOp::Div,
-                            Mode::Rn,
-                            ftz,
-                            false,
-                            s[0] as u32,
-                            s[1] as u32,
-                            0,
-                        ) as u64]
+                        oracle::f32_op(FOp::Div, Mode::Rn, ftz, false, a, b, 0) as u64
                     }),
             );
         }

@@ -79,9 +79,11 @@ fn run(
         };
         args.push(arg);
     }
+    // A kernel that never ends here (waiting on other CTAs' flags) fails, never hangs.
     let cfg = LaunchConfig::new(grid, block)
         .shared_bytes(1024)
-        .backend(backend);
+        .backend(backend)
+        .timeout(Some(std::time::Duration::from_secs(30)));
     let error = dev
         .launch(m, kernel, &cfg, &args)
         .err()

@@ -3,7 +3,7 @@
 //! ```text
 //! ptxjit check FILE.ptx
 //! ptxjit run FILE.ptx --kernel NAME [--grid X,Y,Z] [--block X,Y,Z] [--shared BYTES]
-//!            [--backend jit|interp] [--threads N] [--check-uniform]
+//!            [--backend jit|interp] [--threads N] [--check-uniform] [--timeout SECS]
 //!            [--arg SPEC]... [--out I=PATH]...
 //! ptxjit dump FILE.ptx [--kernel NAME] (--clif | --asm)
 //! ```
@@ -56,6 +56,9 @@ enum Cmd {
         /// Stop with an error when a `.uni` branch or call is in fact divergent.
         #[arg(long)]
         check_uniform: bool,
+        /// Stop the launch with an error after this many seconds (0: no limit).
+        #[arg(long, default_value_t = 600.0)]
+        timeout: f64,
         /// Kernel argument: TYPE:VALUE, buf:PATH or zeros:N.
         #[arg(long = "arg")]
         args: Vec<String>,
@@ -238,6 +241,7 @@ fn run(cli: Cli) -> Result<(), String> {
             backend,
             threads,
             check_uniform,
+            timeout,
             args,
             outs,
         } => {
@@ -295,7 +299,15 @@ fn run(cli: Cli) -> Result<(), String> {
             let cfg = LaunchConfig::new(grid, block)
                 .shared_bytes(shared)
                 .backend(backend)
-                .check_uniform(check_uniform);
+                .check_uniform(check_uniform)
+                .timeout(if timeout > 0.0 {
+                    Some(
+                        std::time::Duration::try_from_secs_f64(timeout)
+                            .map_err(|_| format!("invalid --timeout {timeout}"))?,
+                    )
+                } else {
+                    None
+                });
             dev.launch(&m, &kernel, &cfg, &kargs)
                 .map_err(|e| e.to_string())?;
             for (b, path) in writes {

@@ -6,6 +6,7 @@
 mod barrier;
 mod bits;
 mod carry;
+mod cvt;
 mod datamove;
 mod half;
 mod minmax;
@@ -380,6 +381,7 @@ impl Fx<'_, '_> {
             }
             "bar" if m.has("warp") => one(self.bar_warp_sync(i, m)?),
             "bar" | "barrier" => self.barrier_inst(i, m),
+            "membar" | "fence" => self.fence_inst(i, m),
             "bra" => {
                 let uni = m.has("uni");
                 self.nops(i, m, 1)?;
@@ -497,6 +499,7 @@ impl Fx<'_, '_> {
             (64, 16) => (Type::U64, Type::U16, Type::B64, Type::B16),
             (32, 16) => (Type::U32, Type::U16, Type::B32, Type::B16),
             (32, 8) => (Type::U32, Type::U8, Type::B32, Type::B8),
+            (16, 8) => (Type::U16, Type::U8, Type::B16, Type::B8),
             _ => return Err(self.unsupported(m)),
         };
         let mut out = Vec::new();

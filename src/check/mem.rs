@@ -1,5 +1,5 @@
-//! Lowering of memory and conversion instructions: `ld`, `ldu`, `st`, `cvta`, `cvt`
-//! (their qualifiers: `memqual.rs`).
+//! Lowering of memory instructions: `ld`, `ldu`, `st`, `cvta` (their qualifiers:
+//! `memqual.rs`; `cvt` is in `inst/cvt.rs`).
 
 mod atom;
 
@@ -7,7 +7,7 @@ use super::func::Fx;
 use super::inst::Mods;
 use super::memqual::{MemOp, MemQuals, Sem};
 use super::operand::{Rule, Val, VecElem};
-use crate::ir::{AddrBase, Address, InstKind, Operand, Rnd, Space, Type};
+use crate::ir::{AddrBase, Address, InstKind, Operand, Space, Type};
 use crate::parse::ast::{self, Instruction};
 use crate::parse::PtxError;
 
@@ -347,93 +347,6 @@ impl Fx<'_, '_> {
             to_generic: !to,
             space,
             ty,
-            dst,
-            src,
-        })
-    }
-
-    pub(super) fn cvt(&mut self, i: &Instruction, m: &mut Mods) -> Result<InstKind, PtxError> {
-        if m.any(|x| matches!(x, "relu" | "satfinite" | "rna" | "rs")) {
-            return Err(self.unsupported(m));
-        }
-        let rnd_name = m.one_of(&["rn", "rz", "rm", "rp", "rni", "rzi", "rmi", "rpi"]);
-        let ftz = m.has("ftz");
-        let sat = m.has("sat");
-        let ts = m.types();
-        let (dty, sty) = match ts.as_slice() {
-            [(d, _), (s, _)] => (*d, *s),
-            _ => {
-                if m.any(|x| x.starts_with('e') || x == "tf32") {
-                    return Err(self.unsupported(m));
-                }
-                return Err(self.err(
-                    m.loc,
-                    format!("'{}' needs a destination and a source type", m.text),
-                ));
-            }
-        };
-        for t in [dty, sty] {
-            if matches!(t, Type::F16 | Type::F16x2 | Type::BF16 | Type::BF16x2) {
-                return Err(self.unsupported(m));
-            }
-            if t == Type::Pred || t.is_bits() {
-                return Err(self.err(m.loc, format!("type {t} is not valid for '{}'", m.text)));
-            }
-        }
-        let rnd = rnd_name.and_then(|r| match r {
-            "rn" => Some(Rnd::Rn),
-            "rz" => Some(Rnd::Rz),
-            "rm" => Some(Rnd::Rm),
-            "rp" => Some(Rnd::Rp),
-            "rni" => Some(Rnd::Rni),
-            "rzi" => Some(Rnd::Rzi),
-            "rmi" => Some(Rnd::Rmi),
-            "rpi" => Some(Rnd::Rpi),
-            _ => None,
-        });
-        let is_irnd = matches!(rnd, Some(Rnd::Rni | Rnd::Rzi | Rnd::Rmi | Rnd::Rpi));
-        let is_frnd = matches!(rnd, Some(Rnd::Rn | Rnd::Rz | Rnd::Rm | Rnd::Rp));
-        let (df, sf) = (dty.is_float(), sty.is_float());
-        // PTX's rules: which rounding modifier is required, allowed or illegal.
-        let ok = match (sf, df) {
-            (false, false) => rnd.is_none(),
-            (true, false) => is_irnd,
-            (false, true) => is_frnd,
-            (true, true) if dty.bits() < sty.bits() => is_frnd,
-            (true, true) if dty == sty => rnd.is_none() || is_irnd,
-            (true, true) => rnd.is_none(),
-        };
-        if !ok {
-            let msg = if rnd.is_none() {
-                "rounding modifier required for"
-            } else {
-                "illegal rounding modifier for"
-            };
-            return Err(self.err(m.loc, format!("{msg} '{}'", m.text)));
-        }
-        if ftz && dty != Type::F32 && sty != Type::F32 {
-            return Err(self.err(
-                m.loc,
-                format!("'.ftz' needs an .f32 source or destination in '{}'", m.text),
-            ));
-        }
-        self.nops_range(i, m, 2)?;
-        let dst = self.dst(&i.operands[0], dty, Rule::Relaxed)?;
-        let a = &i.operands[1];
-        let src = match a {
-            ast::Operand::Value(e) => match self.value(e)? {
-                Val::Special(s) => self.sreg_operand(s, sty, true, e.loc)?,
-                Val::Zero if sty.is_int() => Operand::Imm(0),
-                _ => self.src(a, sty, Rule::Relaxed)?,
-            },
-            _ => self.src(a, sty, Rule::Relaxed)?,
-        };
-        Ok(InstKind::Cvt {
-            dst_ty: dty,
-            src_ty: sty,
-            rnd,
-            ftz,
-            sat,
             dst,
             src,
         })

@@ -25,7 +25,9 @@
 //!   signedness, zero for bit types; float registers with bit types likewise); all other
 //!   instructions need registers of exactly the type's size. Float types need a register
 //!   of the same float type or a bit register of the same size (clang's `.b32` floats).
-//!   So a register's class can be wider than the instruction type only in `Ld`/`St`/`Cvt`.
+//!   So a register's class can be wider than the instruction type only in `Ld`/`St`/`Cvt`
+//!   (and the `.f16` result of `cvt...f16.f32`, which may go to a wider bit register;
+//!   other `.f16` operands of `cvt` likewise, `.bf16` ones never, as in ptxas).
 //! - **Parameters**: kernel `.param`s are laid out in order, each aligned to its `.align`
 //!   or natural alignment. In a `.func`, the parameters and then the return values
 //!   (`.reg` ones included) are laid out the same way at the start of the function's
@@ -46,7 +48,7 @@
 //!   closing brace with text `ret`. Numbering is the reverse post-order; unreachable
 //!   blocks are dropped after being checked.
 //! - **`mov` packing** (`mov.b64 d, {a, b}`, `mov.b64 {a, b}, s`, 16-bit halves of
-//!   `.b32`) is lowered to `Cvt`/`Shl`/`Shr`/`Or`/`Mov` through temporary registers named
+//!   `.b32` and `.b64`, bytes of `.b32` and `.b16`; `_` sinks) is lowered to `Cvt`/`Shl`/`Shr`/`Or`/`Mov` through temporary registers named
 //!   `%__pack`/`%__unpack`; every lowered instruction shares the `InstId` of its source.
 //! - **Shared window**: module `.shared` variables and those of every function, in
 //!   source order, then `.extern .shared` arrays at `dyn_shared_offset`.

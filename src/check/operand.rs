@@ -33,6 +33,8 @@ pub enum Val {
 pub enum Rule {
     Strict,
     Relaxed,
+    /// `Relaxed`, and `.f16` operands may also be wider bit registers (`cvt` only).
+    Cvt,
 }
 
 /// Whether a register of type `reg` may be used for an operand of type `ty`.
@@ -51,12 +53,16 @@ pub fn reg_fits(reg: Type, ty: Type, rule: Rule) -> bool {
     if reg.bits() > 64 || ty.bits() > 64 {
         return false;
     }
+    if ty == Type::F16 && rule == Rule::Cvt {
+        // `cvt` may write an `.f16` result to (and read one from) a wider bit register.
+        return reg == ty || reg.is_bits() && reg.bits() >= 16;
+    }
     if ty.is_float() {
         return reg.bits() == ty.bits() && (reg == ty || reg.is_bits());
     }
     let size_ok = match rule {
         Rule::Strict => reg.bits() == ty.bits(),
-        Rule::Relaxed => reg.bits() >= ty.bits(),
+        Rule::Relaxed | Rule::Cvt => reg.bits() >= ty.bits(),
     };
     size_ok && (ty.is_bits() || !reg.is_float())
 }

@@ -293,6 +293,16 @@ fn validate_function(m: &Module, fid: FuncId, f: &Function) -> Result<(), String
                         _ => return Err(format!("{op:?} with a bad vote source")),
                     }
                 }
+                InstKind::CvtX { op, dst, srcs } => {
+                    let (stys, dty) = crate::ops::cvtx::signature(*op);
+                    if srcs.len() != stys.len() {
+                        return Err(format!("{op:?} with {} sources", srcs.len()));
+                    }
+                    fits(*dst, dty, Rule::Cvt)?;
+                    for (s, t) in srcs.iter().zip(stys) {
+                        src(s, *t, Rule::Strict)?;
+                    }
+                }
                 InstKind::Bits { op, ty, dst, srcs } => {
                     let (stys, dty) = crate::ops::bits::signature(*op, *ty);
                     if srcs.len() != stys.len() {
@@ -350,8 +360,8 @@ fn validate_function(m: &Module, fid: FuncId, f: &Function) -> Result<(), String
                     src: s,
                     ..
                 } => {
-                    fits(*dst, *dst_ty, Rule::Relaxed)?;
-                    src(s, *src_ty, Rule::Relaxed)?;
+                    fits(*dst, *dst_ty, Rule::Cvt)?;
+                    src(s, *src_ty, Rule::Cvt)?;
                 }
                 InstKind::Set {
                     dty,
@@ -413,7 +423,7 @@ fn validate_function(m: &Module, fid: FuncId, f: &Function) -> Result<(), String
                         src(s, Type::U64, Rule::Strict)?;
                     }
                 }
-                InstKind::OrderPoint => {}
+                InstKind::OrderPoint | InstKind::Fence => {}
                 InstKind::Carry {
                     op,
                     ty,

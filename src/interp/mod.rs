@@ -80,6 +80,12 @@ fn run_func(
     let mut block = 0usize;
     loop {
         let b = &f.blocks[block];
+        if ctx::stop_requested(ctx) {
+            let at = b.insts.first().map(|i| i.id).or_else(|| b.term.inst());
+            // SAFETY: the runtime runs warps with their env set.
+            unsafe { ctx::timed_out(ctx, at.unwrap_or(crate::ir::InstId(u32::MAX))) };
+            return returned;
+        }
         for inst in &b.insts {
             if w.exec(ctx, inst, active).is_err() || ctx.status != STATUS_OK {
                 return returned;
@@ -506,6 +512,17 @@ impl Warp<'_> {
                     self.write(*dst, *ty, r, lane);
                 }
             }
+            InstKind::CvtX { op, dst, srcs } => {
+                let (stys, dty) = ops::cvtx::signature(*op);
+                for lane in lanes(mask) {
+                    let mut v = [0u64; 3];
+                    for (k, (s, t)) in srcs.iter().zip(stys).enumerate().take(3) {
+                        v[k] = self.read(ctx, *s, *t, lane);
+                    }
+                    let r = ops::cvtx::eval(*op, &v);
+                    self.write(*dst, dty, r, lane);
+                }
+            }
             InstKind::Bits { op, ty, dst, srcs } => {
                 let (stys, dty) = ops::bits::signature(*op, *ty);
                 for lane in lanes(mask) {
@@ -625,6 +642,7 @@ impl Warp<'_> {
                     self.write(*dst, Type::Pred, v as u64, lane);
                 }
             }
+            InstKind::Fence => std::sync::atomic::fence(std::sync::atomic::Ordering::SeqCst),
             InstKind::OrderPoint => {
                 std::sync::atomic::fence(std::sync::atomic::Ordering::AcqRel);
             }

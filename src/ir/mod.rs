@@ -410,6 +410,20 @@ pub struct CallRet {
 }
 
 impl Terminator {
+    /// The instruction this terminator came from (`None` for an implicit jump).
+    pub fn inst(&self) -> Option<InstId> {
+        match *self {
+            Terminator::Jump { inst, .. } => inst,
+            Terminator::Branch { inst, .. }
+            | Terminator::Ret { inst, .. }
+            | Terminator::Exit { inst, .. }
+            | Terminator::Barrier { inst, .. }
+            | Terminator::BrxIdx { inst, .. }
+            | Terminator::Call { inst, .. }
+            | Terminator::CallIndirect { inst, .. } => Some(inst),
+        }
+    }
+
     /// Blocks this terminator can transfer control to.
     pub fn successors(&self) -> Vec<BlockId> {
         match self {
@@ -995,7 +1009,8 @@ pub enum InstKind {
         dst: RegId,
         src: Operand,
     },
-    /// `cvt{.rnd}{.ftz}{.sat}.dty.sty d, a`.
+    /// `cvt{.rnd}{.ftz}{.sat}.dty.sty d, a` between the integer types and `.f16`,
+    /// `.bf16`, `.f32`, `.f64` (semantics: `crate::ops::cvt`).
     Cvt {
         dst_ty: Type,
         src_ty: Type,
@@ -1076,6 +1091,10 @@ pub enum InstKind {
         srcs: Vec<Operand>,
         vote_src: Option<PredSrc>,
     },
+    /// `membar.{cta,gl,sys}`, `fence.sc.scope`: a sequentially consistent fence (a
+    /// host `mfence`). The weaker `fence.{acq_rel,acquire,release}` and `fence.proxy.*`
+    /// lower to [`InstKind::OrderPoint`].
+    Fence,
     /// `bar.arrive a, b`: the lanes arrive at barrier `a` (of `b` threads) and go on.
     BarArrive { barrier: Operand, count: Operand },
     /// The result of the `bar.red` on barrier `barrier` that ended the previous block
@@ -1164,6 +1183,13 @@ pub enum InstKind {
         ty: Type,
         dst: RegId,
         src: Operand,
+    },
+    /// The `cvt` forms with narrow float formats and `cvt.pack.sat` (see [`CvtXOp`]):
+    /// operand and result types are given by `crate::ops::cvtx::signature(op)`.
+    CvtX {
+        op: CvtXOp,
+        dst: RegId,
+        srcs: Vec<Operand>,
     },
 }
 
@@ -1280,6 +1306,69 @@ pub enum TestpOp {
     NotANumber,
     Normal,
     Subnormal,
+}
+
+/// Float formats of the [`InstKind::CvtX`] conversions.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum MiniFmt {
+    F16,
+    BF16,
+    /// `.tf32`: an f32 whose mantissa is rounded to 10 bits (low 13 bits zero).
+    Tf32,
+    /// fp8 `.e4m3` (bias 7, no infinity, NaN `0x7f`/`0xff`, max 448).
+    E4m3,
+    /// fp8 `.e5m2` (bias 15, IEEE-like, max 57344).
+    E5m2,
+    /// fp6 `.e2m3` (bias 1, no infinity or NaN, max 7.5), one per byte.
+    E2m3,
+    /// fp6 `.e3m2` (bias 3, no infinity or NaN, max 28), one per byte.
+    E3m2,
+    /// fp4 `.e2m1` (bias 1, no infinity or NaN, max 6), two per byte.
+    E2m1,
+    /// `.ue8m0`: unsigned power of two `2^(e-127)`, `0xff` is NaN.
+    Ue8m0,
+}
+
+/// Rounding modes of the [`InstKind::CvtX`] conversions (`.rna`: to nearest, ties away
+/// from zero).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum CvtXRnd {
+    Rn,
+    Rna,
+    Rz,
+    Rp,
+}
+
+/// The conversions of [`InstKind::CvtX`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum CvtXOp {
+    /// `cvt.rnd{.relu}{.satfinite}.fmt.f32 d, a` (`pair`: `.fmtx2.f32 d, a, b`, `a`
+    /// converted into the upper half of `d`, `b` into the lower half).
+    FromF32 {
+        fmt: MiniFmt,
+        pair: bool,
+        rnd: CvtXRnd,
+        relu: bool,
+        satfinite: bool,
+    },
+    /// `cvt.rnd{.relu}{.satfinite}.fmtx2.f16x2 d, a` (`.ue8m0x2.bf16x2` for `Ue8m0`): the
+    /// upper half of `a` into the upper half of `d`.
+    FromX2 {
+        fmt: MiniFmt,
+        rnd: CvtXRnd,
+        relu: bool,
+        satfinite: bool,
+    },
+    /// `cvt.rn{.relu}.f16x2.fmtx2 d, a` (`.bf16x2.ue8m0x2` for `Ue8m0`).
+    ToX2 { fmt: MiniFmt, relu: bool },
+    /// `cvt.pack.sat.{u,s}{16,8,4,2}.s32{.b32} d, a, b{, c}`: `a` and `b` saturated to
+    /// `bits`-bit integers, `a` above `b` in the low `2*bits` bits of `d`; the bits above
+    /// come from the low bits of `c` (`with_c`) or are zero.
+    Pack {
+        bits: u8,
+        signed: bool,
+        with_c: bool,
+    },
 }
 
 /// The operations of [`InstKind::Bits`], with their modifiers.

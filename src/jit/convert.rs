@@ -3,9 +3,11 @@
 //! Inline: integer <-> integer without `.sat` (sign/zero extension per the source type,
 //! truncation by the destination write), `cvt.rn.{f32,f64}.{s,u}{8,16,32}` (exact or
 //! correctly rounded by SSE), and `cvt.{rni,rzi,rmi,rpi}.{s,u}{8,16,32}.f32`
-//! (round, then saturating conversion; NaN -> 0). Everything else goes through the
-//! `ptxjit_cvt` helper (the interpreter's scalar semantics).
+//! (round, then saturating conversion; NaN -> 0), f16/bf16 <-> f32 (`super::halfcvt`).
+//! Everything else goes through the `ptxjit_cvt` helper (the interpreter's scalar
+//! semantics).
 
+use super::halfcvt as half;
 use super::helpers::{self, Helper};
 use super::lanes::{self, W};
 use super::translate::{FnTx, Mask, SCRATCH_DATA};
@@ -14,6 +16,7 @@ use crate::ir::{Operand, RegId, Rnd, Type};
 use cranelift_codegen::ir::condcodes::FloatCC;
 use cranelift_codegen::ir::types::{F32X4, F64X2, I32, I32X4, I64, I64X2, I8X16};
 use cranelift_codegen::ir::{ConstantData, InstBuilder, Value};
+use cranelift_frontend::FunctionBuilder;
 
 fn int_like(t: Type) -> bool {
     (t.is_int() || t.is_bits()) && t.bits() <= 64
@@ -63,6 +66,9 @@ impl FnTx<'_> {
         src: &Operand,
     ) -> Result<Option<W>, JitError> {
         let dwide = dst_ty.bits() > 32;
+        if let Some(v) = self.half_inline(dst_ty, src_ty, rnd, ftz, sat, src)? {
+            return Ok(Some(v));
+        }
         if int_like(dst_ty) && int_like(src_ty) {
             if sat && dst_ty != src_ty {
                 return Ok(None);
@@ -154,6 +160,45 @@ impl FnTx<'_> {
             return self.float_to_float(dst_ty, src_ty, rnd, ftz, sat, src);
         }
         Ok(None)
+    }
+
+    /// f16/bf16 <-> f32 without `.sat` (f32 -> f16/bf16 only `.rn`), in vectors
+    /// (`super::halfcvt`).
+    fn half_inline(
+        &mut self,
+        dst_ty: Type,
+        src_ty: Type,
+        rnd: Option<Rnd>,
+        ftz: bool,
+        sat: bool,
+        src: &Operand,
+    ) -> Result<Option<W>, JitError> {
+        if sat {
+            return Ok(None);
+        }
+        let f: fn(&mut FunctionBuilder, Value) -> Value = match (dst_ty, src_ty, rnd) {
+            (Type::F32, Type::F16, None) => half::f16_to_f32,
+            (Type::F32, Type::BF16, None) => half::bf16_to_f32,
+            (Type::F16, Type::F32, Some(Rnd::Rn)) => half::f32_to_f16_rn,
+            (Type::BF16, Type::F32, Some(Rnd::Rn)) => half::f32_to_bf16_rn,
+            _ => return Ok(None),
+        };
+        let a = self.read(src, src_ty, false)?;
+        Ok(Some(lanes::map1(&a, |&x| {
+            // `.ftz` flushes f32 inputs and results (only bf16 -> f32 can give a
+            // subnormal result).
+            let x = if ftz && src_ty == Type::F32 {
+                lanes::flush_f32(&mut self.b, x)
+            } else {
+                x
+            };
+            let r = f(&mut self.b, x);
+            if ftz && dst_ty == Type::F32 {
+                lanes::flush_f32(&mut self.b, r)
+            } else {
+                r
+            }
+        })))
     }
 
     /// Rounds float lanes per an integer rounding modifier (none = truncate).

@@ -44,9 +44,11 @@ pub(crate) enum Helper {
     BarArriveNoWait,
     BarRedPending,
     BarRedResult,
+    TimedOut,
     Half,
     Clock,
     Isspacep,
+    CvtX,
 }
 
 pub(crate) struct HelperDef {
@@ -202,6 +204,18 @@ pub(crate) const HELPERS: &[HelperDef] = &[
         params: &[I64, I32, I32, I64],
         ret: Some(I32),
     },
+    HelperDef {
+        h: Helper::TimedOut,
+        name: "ptxjit_timed_out",
+        params: &[I64, I32],
+        ret: None,
+    },
+    HelperDef {
+        h: Helper::CvtX,
+        name: "ptxjit_cvtx",
+        params: &[I64, I32, I64, I64, I64, I64],
+        ret: None,
+    },
 ];
 
 impl HelperDef {
@@ -228,9 +242,11 @@ impl HelperDef {
             Helper::BarArriveNoWait => super::barrier::ptxjit_bar_arrive_nowait as *const u8,
             Helper::BarRedPending => super::barrier::ptxjit_bar_red_pending as *const u8,
             Helper::BarRedResult => super::barrier::ptxjit_bar_red_result as *const u8,
+            Helper::TimedOut => super::watchdog::ptxjit_timed_out as *const u8,
             Helper::Half => super::half::ptxjit_half as *const u8,
             Helper::Clock => super::sreg::ptxjit_clock as *const u8,
             Helper::Isspacep => super::sreg::ptxjit_isspacep as *const u8,
+            Helper::CvtX => super::cvtx::ptxjit_cvtx as *const u8,
         }
     }
 }

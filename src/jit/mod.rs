@@ -35,8 +35,10 @@ mod cflow;
 mod compare;
 mod control;
 mod convert;
+mod cvtx;
 mod dump;
 mod half;
+mod halfcvt;
 mod helpers;
 mod intfp;
 mod lanes;
@@ -45,6 +47,7 @@ mod sreg;
 mod translate;
 mod uniform;
 mod warp;
+mod watchdog;
 
 use crate::ir;
 use crate::runtime::ModuleLayout;

@@ -153,6 +153,18 @@ pub(crate) fn build(
             }
         }
     }
+    // Every cycle of the CFG enters some block from a block at or after it (blocks are
+    // in reverse post-order): those blocks check the watchdog's stop flag.
+    let mut loop_header = vec![false; f.blocks.len()];
+    for (i, blk) in f.blocks.iter().enumerate() {
+        for s in blk.term.successors() {
+            if (s.0 as usize) <= i {
+                if let Some(h) = loop_header.get_mut(s.0 as usize) {
+                    *h = true;
+                }
+            }
+        }
+    }
     let blocks_c = f.blocks.iter().map(|_| b.create_block()).collect();
     let blocks_d = targets
         .iter()
@@ -202,6 +214,9 @@ pub(crate) fn build(
                 },
             };
             tx.b.switch_to_block(cb);
+            if loop_header[i] {
+                tx.stop_check(blk)?;
+            }
             for inst in &blk.insts {
                 tx.inst(inst)?;
             }
@@ -738,6 +753,7 @@ impl<'a> FnTx<'a> {
             // `check` turns every bar.sync into `Terminator::Barrier`.
             InstKind::BarSync { .. } => Err(self.unsupported("bar.sync inside a block")),
             InstKind::Bits { op, ty, dst, srcs } => self.bits(*op, *ty, *dst, srcs, &mut mask),
+            InstKind::CvtX { op, dst, srcs } => self.cvtx(*op, *dst, srcs, &mut mask),
             InstKind::BarArrive { barrier, count } => {
                 self.bar_arrive_inst(barrier, count, &mut mask, i.id)
             }
@@ -782,6 +798,10 @@ impl<'a> FnTx<'a> {
                 src,
                 offset,
             } => self.isspacep(*space, *dst, src, *offset, &mut mask),
+            InstKind::Fence => {
+                self.b.ins().fence();
+                Ok(())
+            }
             InstKind::OrderPoint => {
                 self.order_point();
                 Ok(())

@@ -23,6 +23,7 @@ pub mod atomic;
 pub mod bits;
 pub mod carry;
 mod convert;
+pub mod cvtx;
 pub mod f16;
 mod float;
 mod half;

@@ -64,6 +64,40 @@ pub struct WarpCtx {
     pub check_uniform: u32,
     /// Launch- and CTA-dependent special-register values.
     pub sreg: SregCtx,
+    /// The launch's stop flag, nonzero once the watchdog's time limit has passed:
+    /// generated code reads it at every loop header and the interpreter at every block
+    /// ([`timed_out`]).
+    pub stop: *const std::sync::atomic::AtomicU32,
+}
+
+/// The stop flag of contexts that belong to no launch: never set.
+pub static NEVER_STOP: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(0);
+
+/// Whether the launch's time limit has passed.
+#[inline]
+pub fn stop_requested(ctx: &WarpCtx) -> bool {
+    // SAFETY: `stop` points to NEVER_STOP or to the launch's flag, which outlives its
+    // warps.
+    unsafe { (*ctx.stop).load(std::sync::atomic::Ordering::Relaxed) != 0 }
+}
+
+/// Stops the warp because the launch ran past its time limit, naming instruction
+/// `inst` (where the warp was) and its first live lane.
+///
+/// # Safety
+/// `ctx.env` must point to this warp's live [`WarpEnv`].
+pub unsafe fn timed_out(ctx: &mut WarpCtx, inst: InstId) {
+    let lane = ctx.live.trailing_zeros().min(31);
+    unsafe {
+        stop_with_error_at(
+            ctx,
+            "the launch ran past its time limit (LaunchConfig::timeout, --timeout) and was \
+             stopped here"
+                .into(),
+            inst,
+            lane,
+        )
+    };
 }
 
 impl WarpCtx {
@@ -119,6 +153,7 @@ impl WarpCtx {
             call_depth: 0,
             check_uniform: 0,
             sreg,
+            stop: &NEVER_STOP,
         }
     }
 }

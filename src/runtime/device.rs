@@ -361,7 +361,13 @@ pub struct LaunchConfig {
     /// divergent `.uni` instruction behaves like its non-`.uni` form (on a GPU it is
     /// undefined).
     pub check_uniform: bool,
+    /// The watchdog's time limit: a launch still running after it is stopped with an
+    /// error naming, for each stopped warp, where it was (`None`: no limit). Default 600 s.
+    pub timeout: Option<std::time::Duration>,
 }
+
+/// The default [`LaunchConfig::timeout`].
+pub const DEFAULT_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(600);
 
 impl LaunchConfig {
     pub fn new(grid: impl Into<Dim3>, block: impl Into<Dim3>) -> LaunchConfig {
@@ -371,7 +377,13 @@ impl LaunchConfig {
             shared_bytes: 0,
             backend: Backend::Jit,
             check_uniform: false,
+            timeout: Some(DEFAULT_TIMEOUT),
         }
+    }
+    /// See [`LaunchConfig::timeout`].
+    pub fn timeout(mut self, limit: Option<std::time::Duration>) -> Self {
+        self.timeout = limit;
+        self
     }
     pub fn shared_bytes(mut self, bytes: u32) -> Self {
         self.shared_bytes = bytes;

@@ -59,6 +59,8 @@ struct LaunchShared<'a> {
     /// Host stack of each warp coroutine.
     stack_bytes: usize,
     abort: AtomicBool,
+    /// Set by the watchdog when the time limit passes (see `WarpCtx::stop`).
+    stop: std::sync::atomic::AtomicU32,
     next_cta: AtomicU64,
     error: Mutex<Option<Error>>,
 }
@@ -265,19 +267,40 @@ impl Device {
                     WARP_STACK_BYTES
                 },
                 abort: AtomicBool::new(false),
+                stop: std::sync::atomic::AtomicU32::new(0),
                 next_cta: AtomicU64::new(0),
                 error: Mutex::new(None),
             };
-            if workers == 1 {
-                worker(&shared, &wmem[0], ncta);
-            } else {
-                std::thread::scope(|s| {
-                    for wm in &wmem {
-                        let shared = &shared;
-                        s.spawn(move || worker(shared, wm, ncta));
+            std::thread::scope(|s| {
+                // The watchdog sets the stop flag unless the launch ends first (dropping
+                // `done` wakes it).
+                let (done, wait) = std::sync::mpsc::channel::<()>();
+                if let Some(limit) = cfg.timeout {
+                    let stop = &shared.stop;
+                    s.spawn(move || {
+                        if let Err(std::sync::mpsc::RecvTimeoutError::Timeout) =
+                            wait.recv_timeout(limit)
+                        {
+                            stop.store(1, Ordering::Relaxed);
+                        }
+                    });
+                }
+                if workers == 1 {
+                    worker(&shared, &wmem[0], ncta);
+                } else {
+                    let hs: Vec<_> = wmem
+                        .iter()
+                        .map(|wm| {
+                            let shared = &shared;
+                            s.spawn(move || worker(shared, wm, ncta))
+                        })
+                        .collect();
+                    for h in hs {
+                        let _ = h.join();
                     }
-                });
-            }
+                }
+                drop(done);
+            });
             let err = shared
                 .error
                 .lock()
@@ -306,6 +329,22 @@ fn worker(sh: &LaunchShared, wm: &WorkerMem, ncta: u64) {
         }
         let i = sh.next_cta.fetch_add(1, Ordering::Relaxed);
         if i >= ncta {
+            return;
+        }
+        if sh.stop.load(Ordering::Relaxed) != 0 {
+            // Past the time limit with CTAs still to start (kernels without loops).
+            let mut slot = sh.error.lock().unwrap_or_else(|e| e.into_inner());
+            if slot.is_none() {
+                *slot = Some(Error::Launch {
+                    kernel: sh.func.name.clone(),
+                    msg: format!(
+                        "the launch ran past its time limit (LaunchConfig::timeout, \
+                         --timeout) with {} of {ncta} CTAs not yet started",
+                        ncta - i
+                    ),
+                });
+            }
+            sh.abort.store(true, Ordering::Relaxed);
             return;
         }
         let ctaid = [
@@ -398,6 +437,7 @@ fn run_cta(
         ctx.inst_cache = cache.as_mut_ptr();
         ctx.inst_cache_len = cache.len() as u64;
         ctx.check_uniform = sh.cfg.check_uniform as u32;
+        ctx.stop = &sh.stop;
         ctx.sreg = sh.sreg;
         ctx.sreg.smid = wm.index;
         if sh.local_size > 0 {

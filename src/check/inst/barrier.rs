@@ -11,6 +11,42 @@ use crate::parse::ast::{self, Instruction};
 use crate::parse::PtxError;
 
 impl Fx<'_, '_> {
+    /// `membar.{cta,gl,sys}` and `fence{.sem}{.scope}` / `fence.proxy.*` /
+    /// `fence.mbarrier_init.*`: [`InstKind::Fence`] for the sequentially consistent
+    /// forms (`membar`, `fence.sc`, and a plain `fence.scope`, whose default is `.sc`),
+    /// an [`InstKind::OrderPoint`] for the others (x86-64's TSO already gives acquire and
+    /// release ordering; proxies are one memory here).
+    pub(super) fn fence_inst(
+        &mut self,
+        i: &Instruction,
+        m: &mut Mods,
+    ) -> Result<Lowered, PtxError> {
+        let name = i.opcode.name.as_str();
+        let proxy = m.any(|x| x.starts_with("proxy") || x.starts_with("mbarrier_init"));
+        let weak = m.one_of(&["acq_rel", "acquire", "release"]).is_some();
+        let sc = m.has("sc");
+        let scope = m.one_of(&["cta", "cluster", "gpu", "sys", "gl"]);
+        if name == "membar" && scope.is_none() && !proxy {
+            return Err(self.err(m.loc, format!("'{}' needs '.cta', '.gl' or '.sys'", m.text)));
+        }
+        if proxy {
+            // Every remaining modifier is a proxy kind or scope: accepted.
+            while m.take_if(|_| true).is_some() {}
+        }
+        if !i.operands.is_empty() && !proxy {
+            return Err(self.err(
+                i.operands[0].loc(),
+                format!("'{}' takes no operands", m.text),
+            ));
+        }
+        let kind = if proxy || (weak && !sc) {
+            InstKind::OrderPoint
+        } else {
+            InstKind::Fence
+        };
+        Ok(Lowered::Insts(vec![kind]))
+    }
+
     pub(super) fn barrier_inst(
         &mut self,
         i: &Instruction,

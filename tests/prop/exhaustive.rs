@@ -359,7 +359,7 @@ pub fn half_unary_forms() -> Vec<Form> {
 
 /// `cvt` between every f16/bf16 value and f32/f64, both ways: the widening of every
 /// value, the round trip back (`cvt.rn`), and every rounding mode on f32 values between
-/// each value and the next (64 lanes per value: 65536 * 64 lanes in all, in one suite).
+/// each value and the next (16 lanes per value: 65536 * 16 lanes in all, in one suite).
 pub fn half_cvt_forms() -> (Vec<Form>, Vec<Form>) {
     let mut wide = Vec::new();
     let mut narrow = Vec::new();
@@ -404,7 +404,9 @@ pub fn half_cvt_forms() -> (Vec<Form>, Vec<Form>) {
                 .indep1(move |s| if f.is_nan(s[0]) { f.nan() } else { s[0] }),
             );
         }
-        // f32 values from each half value towards the next (same sign): 64 steps.
+        // f32 values from each half value towards the next (same sign): 16 offsets per
+        // value, in f32 ulps, around the rounding tie (q/2) and the ends, three of them
+        // pseudo-random (q = 2^(24 - p) f32 ulps is one ulp of the half format).
         for (rn, rnd) in [
             ("rn", Rnd::Rn),
             ("rz", Rnd::Rz),
@@ -414,13 +416,28 @@ pub fn half_cvt_forms() -> (Vec<Form>, Vec<Form>) {
             let text = format!("cvt.{rn}.{h}.f32");
             let p = f.p;
             let g = gen::by_lane(move |l| {
-                let x = (l >> 6) as u64;
-                let k = (l & 63) as u64;
-                let base = half_to_f32_bits(x, p);
-                // Steps of 1/64 of the half's ulp, in f32 bits (exact: the half's ulp is
-                // 2^(24 - p) f32 ulps, at least 2^13 for f16 and 2^16 for bf16).
-                let step = 1u64 << (24 - p - 6);
-                base + k * step
+                let x = (l >> 4) as u64;
+                let q = 1u64 << (24 - p);
+                let mix = (l as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 40;
+                let offsets = [
+                    0,
+                    1,
+                    2,
+                    q / 8,
+                    q / 4,
+                    q / 2 - 2,
+                    q / 2 - 1,
+                    q / 2,
+                    q / 2 + 1,
+                    q / 2 + 2,
+                    3 * q / 4,
+                    q - 2,
+                    q - 1,
+                    mix % q,
+                    (mix >> 8) % q,
+                    (mix >> 16) % q,
+                ];
+                half_to_f32_bits(x, p) + offsets[l & 15]
             });
             narrow.push(
                 Form::new(&text, format!("{text} {{d}}, {{a}};"))

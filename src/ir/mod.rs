@@ -872,7 +872,9 @@ pub enum DivMode {
     Ieee,
     /// `div.full.f32`: max 2 ulp error; ptxjit computes it correctly rounded.
     Full,
-    /// `div.approx.f32`: ptxjit computes it correctly rounded (error 0 ≤ the 2-ulp bound).
+    /// `div.approx.f32`: ptxjit computes it correctly rounded (error 0 ≤ the 2-ulp bound),
+    /// except for 2^126 < |b| < 2^128, where the ISA defines the result as 0 (NaN for an
+    /// infinite `a`): see `crate::ops::approx_div_huge_divisor`.
     Approx,
 }
 

@@ -11,7 +11,9 @@ use super::helpers::{self, Helper};
 use super::lanes::{self, N32, W};
 use super::translate::{FnTx, Mask, SCRATCH_DATA};
 use super::JitError;
-use crate::ir::{ArithOp, BoolOp, CmpOp, FloatMode, MulMode, Operand, PredSrc, RegId, Rnd, Type};
+use crate::ir::{
+    ArithOp, BoolOp, CmpOp, DivMode, FloatMode, MulMode, Operand, PredSrc, RegId, Rnd, Type,
+};
 use cranelift_codegen::ir::condcodes::{FloatCC, IntCC};
 use cranelift_codegen::ir::types::{F32X4, F64X2, I32X4, I64, I64X2};
 use cranelift_codegen::ir::{BlockArg, InstBuilder, Value};
@@ -407,6 +409,9 @@ impl FnTx<'_> {
                             ArithOp::Add => self.b.ins().fadd(x, y),
                             ArithOp::Sub => self.b.ins().fsub(x, y),
                             ArithOp::Mul(_) => self.b.ins().fmul(x, y),
+                            ArithOp::Div(DivMode::Approx) if f32 => {
+                                self.approx_div_f32(x, y, ops[1].v[k])
+                            }
                             ArithOp::Div(_) => self.b.ins().fdiv(x, y),
                             _ => {
                                 let z = lanes::bitcast(&mut self.b, fty, ops[2].v[k]);
@@ -420,6 +425,26 @@ impl FnTx<'_> {
             }
         };
         Ok(Some((r, ty)))
+    }
+
+    /// `div.approx.f32` of one f32x4 part: the quotient, or for 2^126 < |b| < 2^128
+    /// `x * (+-0)` with the sign of `b` (`crate::ops::approx_div_huge_divisor`). `bi` is
+    /// `y`'s bits as i32x4.
+    fn approx_div_f32(&mut self, x: Value, y: Value, bi: Value) -> Value {
+        let q = self.b.ins().fdiv(x, y);
+        let m = lanes::splat32(&mut self.b, 0x7fff_ffff);
+        let mag = self.b.ins().band(bi, m);
+        let lo = lanes::splat32(&mut self.b, 0x7e80_0000);
+        let hi = lanes::splat32(&mut self.b, 0x7f80_0000);
+        let above = self.b.ins().icmp(IntCC::UnsignedGreaterThan, mag, lo);
+        let below = self.b.ins().icmp(IntCC::UnsignedLessThan, mag, hi);
+        let huge = self.b.ins().band(above, below);
+        let huge = lanes::bitcast(&mut self.b, F32X4, huge);
+        let sign = lanes::splat32(&mut self.b, 0x8000_0000);
+        let zero = self.b.ins().band(bi, sign);
+        let zero = lanes::bitcast(&mut self.b, F32X4, zero);
+        let special = self.b.ins().fmul(x, zero);
+        self.b.ins().bitselect(huge, special, q)
     }
 
     /// Applies `.sat`, the canonical NaN and `.ftz` to a float result; returns int bits.

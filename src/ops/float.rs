@@ -34,6 +34,14 @@ pub(super) fn round_of(r: Option<Rnd>) -> Round {
     }
 }
 
+/// Whether `div.approx.f32` takes its huge-divisor rule for the divisor bits `b`: the
+/// ISA computes it as `a * (1/b)`, and for 2^126 < |b| < 2^128 the reciprocal is below
+/// the normal range and flushed, so the result is a zero (NaN when `a` is infinite or
+/// NaN). Elsewhere ptxjit returns the correctly rounded quotient (inside the 2-ulp bound).
+pub fn approx_div_huge_divisor(b: u32) -> bool {
+    (0x7e80_0001..0x7f80_0000).contains(&(b & 0x7fff_ffff))
+}
+
 fn is_nearest(r: Option<Rnd>) -> bool {
     matches!(r, None | Some(Rnd::Rn))
 }
@@ -103,6 +111,10 @@ pub(super) fn arith_f32(op: ArithOp, fm: FloatMode, a: u32, b: u32, c: u32) -> u
         ArithOp::Fma | ArithOp::Mad(_) if nearest => x.mul_add(y, z),
         ArithOp::Fma | ArithOp::Mad(_) => back(ap(x).mul_add_r(ap(y), ap(z), rnd).value),
         ArithOp::Div(DivMode::Ieee) if !nearest => back(ap(x).div_r(ap(y), rnd).value),
+        // a * (+-0): a zero with the sign of a*b, NaN for an infinite or NaN a.
+        ArithOp::Div(DivMode::Approx) if approx_div_huge_divisor(b) => {
+            x * f32::from_bits(b & 0x8000_0000)
+        }
         ArithOp::Div(_) => x / y,
         ArithOp::Min | ArithOp::Max => {
             let r = minmax_bits(

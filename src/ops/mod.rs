@@ -34,7 +34,7 @@ pub mod special;
 pub mod warp;
 
 pub use convert::cvt;
-pub use float::{canonical_nan, flush_f32};
+pub use float::{approx_div_huge_divisor, canonical_nan, flush_f32};
 pub use half::{f16_to_f64, flush_f16};
 
 use crate::ir::{ArithOp, CmpOp, FloatMode, Type};

@@ -3,6 +3,9 @@
 //! module images, function attributes and API misuse, each with the error code a CUDA
 //! driver returns. Expected values are computed independently in the test.
 
+// CU_LAUNCH_PARAM_BUFFER_POINTER/SIZE are the pointers 1 and 2.
+#![allow(clippy::manual_dangling_ptr)]
+
 use cuda::*;
 use std::ffi::{c_void, CString};
 use std::ptr::{null, null_mut};
@@ -229,7 +232,7 @@ fn launches_with_params_extra_and_attributes() {
             0
         );
         assert_eq!(sum, 500500);
-        n = 19;
+        *(extra[3] as *mut usize) = 19;
         assert_eq!(
             cuLaunchKernel(
                 f,

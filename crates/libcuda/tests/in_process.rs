@@ -371,6 +371,61 @@ fn launches_with_params_extra_and_attributes() {
 }
 
 #[test]
+fn library_api_kernels_launch_as_functions() {
+    unsafe {
+        setup();
+        let src = ptx();
+        let mut lib = null_mut();
+        let n = null_mut();
+        assert_eq!(
+            cuLibraryLoadData(
+                &mut lib,
+                src.as_ptr() as *const c_void,
+                n as _,
+                n,
+                0,
+                n as _,
+                n,
+                0
+            ),
+            0
+        );
+        let mut k = null_mut();
+        assert_eq!(cuLibraryGetKernel(&mut k, lib, c"bump".as_ptr()), 0);
+        let mut f = null_mut();
+        assert_eq!(cuKernelGetFunction(&mut f, k), 0);
+        let (mut g, mut size) = (0u64, 0usize);
+        assert_eq!(
+            cuLibraryGetGlobal(&mut g, &mut size, lib, c"counter".as_ptr()),
+            0
+        );
+        assert_eq!(size, 4);
+        // counter starts at 5; 2 blocks of 64 threads add 1 each.
+        assert_eq!(
+            cuLaunchKernel(
+                k,
+                2,
+                1,
+                1,
+                64,
+                1,
+                1,
+                0,
+                null_mut(),
+                [].as_mut_ptr(),
+                null_mut()
+            ),
+            0
+        );
+        let mut c = 0u32;
+        assert_eq!(cuMemcpyDtoH_v2(&mut c as *mut u32 as *mut c_void, g, 4), 0);
+        assert_eq!(c, 133);
+        assert_eq!(cuLibraryUnload(lib), 0);
+        assert_eq!(cuKernelGetFunction(&mut f, k), CUDA_ERROR_INVALID_HANDLE);
+    }
+}
+
+#[test]
 fn module_images_and_load_errors() {
     unsafe {
         setup();

@@ -166,6 +166,19 @@ impl Device {
         Ok(self.inner.mem.read(ptr, out)?)
     }
 
+    /// Checks that `[ptr, ptr+len)` lies inside one live allocation or module variable
+    /// (then the range may be accessed directly through host pointers: a device address
+    /// is a host address).
+    pub fn check_range(&self, ptr: u64, len: u64) -> Result<()> {
+        Ok(self.inner.mem.check_range(ptr, len)?)
+    }
+
+    /// The reserved device address range `[lo, hi)`: every device pointer lies inside it.
+    pub fn address_range(&self) -> (u64, u64) {
+        let m = &self.inner.mem;
+        (m.base(), m.base() + m.size())
+    }
+
     /// Frees a buffer.
     pub fn free(&self, buf: Buffer) -> Result<()> {
         Ok(self.inner.mem.free(buf.ptr)?)

@@ -1,0 +1,323 @@
+//! Kernel launches (`cuLaunchKernel` with `kernelParams` or `extra`, cooperative and
+//! `cuLaunchKernelEx`), launch error codes and occupancy queries.
+//!
+//! A launch runs to completion before the call returns. Parameter sizes and offsets come
+//! from the kernel's PTX parameter list. A failing launch returns the error code a GPU
+//! reports (`CUDA_ERROR_ILLEGAL_ADDRESS` for an out-of-bounds access,
+//! `CUDA_ERROR_MISALIGNED_ADDRESS`, `CUDA_ERROR_LAUNCH_TIMEOUT`,
+//! `CUDA_ERROR_LAUNCH_FAILED` otherwise) and logs ptxjit's located message (see
+//! [`crate::log`]). `PTXJIT_CUDA_BACKEND=interp` runs launches on the interpreter.
+
+use crate::*;
+use ptxjit::{Backend, Error, FaultKind, KernelArg, LaunchConfig};
+
+/// `CU_LAUNCH_PARAM_END`, `CU_LAUNCH_PARAM_BUFFER_POINTER`, `CU_LAUNCH_PARAM_BUFFER_SIZE`.
+const PARAM_END: usize = 0;
+const PARAM_BUFFER_POINTER: usize = 1;
+const PARAM_BUFFER_SIZE: usize = 2;
+
+/// The `CUresult` for a ptxjit launch error.
+pub fn error_code(e: &Error) -> CUresult {
+    match e {
+        Error::Fault(f) => match f.kind {
+            FaultKind::Misaligned => CUDA_ERROR_MISALIGNED_ADDRESS,
+            FaultKind::BadBranchIndex => CUDA_ERROR_LAUNCH_FAILED,
+            _ => CUDA_ERROR_ILLEGAL_ADDRESS,
+        },
+        Error::Launch { .. } => CUDA_ERROR_INVALID_VALUE,
+        Error::Memory(_) | Error::Host(_) => CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES,
+        e if e.to_string().contains("time limit") => CUDA_ERROR_LAUNCH_TIMEOUT,
+        _ => CUDA_ERROR_LAUNCH_FAILED,
+    }
+}
+
+/// A launch's geometry.
+pub struct Geometry {
+    pub grid: [u32; 3],
+    pub block: [u32; 3],
+    pub shared: u32,
+}
+
+/// Launches `f` with arguments from `params` (an array of pointers to each argument) or
+/// `extra` (a packed parameter buffer).
+///
+/// # Safety
+/// `params`/`extra` must be as the CUDA driver API describes them.
+pub unsafe fn launch(
+    f: CUfunction,
+    g: &Geometry,
+    s: CUstream,
+    params: *mut *mut c_void,
+    extra: *mut *mut c_void,
+) -> Res {
+    stream::check(s)?;
+    let (module, name, max_dyn) = module::with_function(f, |e, _| {
+        Ok((
+            e.module.clone(),
+            e.name.to_string_lossy().into_owned(),
+            e.max_dyn_shared,
+        ))
+    })?;
+    let kparams = module
+        .kernel_params(&name)
+        .map_err(|_| CUDA_ERROR_INVALID_HANDLE)?;
+    if g.shared as i64 > max_dyn as i64 {
+        log(&format!(
+            "ptxjit-cuda: launch of '{name}' asks for {} bytes of dynamic shared memory; the limit is {max_dyn} (cuFuncSetAttribute MAX_DYNAMIC_SHARED_SIZE_BYTES)",
+            g.shared
+        ));
+        return Err(CUDA_ERROR_INVALID_VALUE);
+    }
+    let mut args = Vec::with_capacity(kparams.len());
+    if !params.is_null() {
+        if !extra.is_null() {
+            return Err(CUDA_ERROR_INVALID_VALUE);
+        }
+        for (i, p) in kparams.iter().enumerate() {
+            let src = *params.add(i) as *const u8;
+            if src.is_null() {
+                return Err(CUDA_ERROR_INVALID_VALUE);
+            }
+            args.push(KernelArg::Bytes(
+                std::slice::from_raw_parts(src, p.size as usize).to_vec(),
+            ));
+        }
+    } else if !extra.is_null() {
+        let (mut buf, mut size): (*const u8, Option<usize>) = (std::ptr::null(), None);
+        let mut i = 0;
+        loop {
+            match *extra.add(i) as usize {
+                PARAM_END => break,
+                PARAM_BUFFER_POINTER => buf = *extra.add(i + 1) as *const u8,
+                PARAM_BUFFER_SIZE => {
+                    let sp = *extra.add(i + 1) as *const usize;
+                    if sp.is_null() {
+                        return Err(CUDA_ERROR_INVALID_VALUE);
+                    }
+                    size = Some(*sp);
+                }
+                _ => return Err(CUDA_ERROR_INVALID_VALUE),
+            }
+            i += 2;
+        }
+        let need = kparams
+            .iter()
+            .map(|p| (p.offset + p.size) as usize)
+            .max()
+            .unwrap_or(0);
+        match size {
+            Some(n) if !buf.is_null() && n >= need => {}
+            _ if need == 0 => {}
+            _ => return Err(CUDA_ERROR_INVALID_VALUE),
+        }
+        for p in kparams {
+            let src = buf.add(p.offset as usize);
+            args.push(KernelArg::Bytes(
+                std::slice::from_raw_parts(src, p.size as usize).to_vec(),
+            ));
+        }
+    } else if !kparams.is_empty() {
+        return Err(CUDA_ERROR_INVALID_VALUE);
+    }
+    let backend = match std::env::var("PTXJIT_CUDA_BACKEND").as_deref() {
+        Ok("interp") => Backend::Interp,
+        _ => Backend::Jit,
+    };
+    let cfg = LaunchConfig::new(g.grid, g.block)
+        .shared_bytes(g.shared)
+        .backend(backend);
+    let d = driver()?;
+    d.device.launch(&module, &name, &cfg, &args).map_err(|e| {
+        log(&format!("ptxjit-cuda: {e}"));
+        error_code(&e)
+    })
+}
+
+#[allow(clippy::too_many_arguments)]
+#[no_mangle]
+pub unsafe extern "C" fn cuLaunchKernel(
+    f: CUfunction,
+    gx: u32,
+    gy: u32,
+    gz: u32,
+    bx: u32,
+    by: u32,
+    bz: u32,
+    shared: u32,
+    s: CUstream,
+    params: *mut *mut c_void,
+    extra: *mut *mut c_void,
+) -> CUresult {
+    let g = Geometry {
+        grid: [gx, gy, gz],
+        block: [bx, by, bz],
+        shared,
+    };
+    guard(|| launch(f, &g, s, params, extra))
+}
+
+#[allow(clippy::too_many_arguments)]
+#[no_mangle]
+pub unsafe extern "C" fn cuLaunchKernel_ptsz(
+    f: CUfunction,
+    gx: u32,
+    gy: u32,
+    gz: u32,
+    bx: u32,
+    by: u32,
+    bz: u32,
+    shared: u32,
+    s: CUstream,
+    params: *mut *mut c_void,
+    extra: *mut *mut c_void,
+) -> CUresult {
+    cuLaunchKernel(f, gx, gy, gz, bx, by, bz, shared, s, params, extra)
+}
+
+/// A cooperative launch: every CTA of a ptxjit grid may run at once only up to the
+/// worker count, but grid-wide synchronization is not used by ptxjit kernels, so this
+/// is a plain launch.
+#[allow(clippy::too_many_arguments)]
+#[no_mangle]
+pub unsafe extern "C" fn cuLaunchCooperativeKernel(
+    f: CUfunction,
+    gx: u32,
+    gy: u32,
+    gz: u32,
+    bx: u32,
+    by: u32,
+    bz: u32,
+    shared: u32,
+    s: CUstream,
+    params: *mut *mut c_void,
+) -> CUresult {
+    cuLaunchKernel(
+        f,
+        gx,
+        gy,
+        gz,
+        bx,
+        by,
+        bz,
+        shared,
+        s,
+        params,
+        std::ptr::null_mut(),
+    )
+}
+
+/// `CUlaunchConfig`.
+#[repr(C)]
+pub struct CUlaunchConfig {
+    pub grid: [u32; 3],
+    pub block: [u32; 3],
+    pub shared: u32,
+    pub stream: CUstream,
+    pub attrs: *mut c_void,
+    pub num_attrs: u32,
+}
+
+/// `cuLaunchKernelEx`: launch attributes are ignored (clusters come from the kernel's
+/// `.reqnctapercluster`).
+#[no_mangle]
+pub unsafe extern "C" fn cuLaunchKernelEx(
+    cfg: *const CUlaunchConfig,
+    f: CUfunction,
+    params: *mut *mut c_void,
+    extra: *mut *mut c_void,
+) -> CUresult {
+    guard(|| {
+        if cfg.is_null() {
+            return Err(CUDA_ERROR_INVALID_VALUE);
+        }
+        let c = &*cfg;
+        let g = Geometry {
+            grid: c.grid,
+            block: c.block,
+            shared: c.shared,
+        };
+        launch(f, &g, c.stream, params, extra)
+    })
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn cuLaunchKernelEx_ptsz(
+    cfg: *const CUlaunchConfig,
+    f: CUfunction,
+    params: *mut *mut c_void,
+    extra: *mut *mut c_void,
+) -> CUresult {
+    cuLaunchKernelEx(cfg, f, params, extra)
+}
+
+type SmemFn = Option<unsafe extern "C" fn(i32) -> usize>;
+
+/// Suggests the largest block size the kernel allows (1024 unless `.maxntid`/`.reqntid`
+/// or `limit` say less) and a grid of one block per worker thread.
+#[no_mangle]
+pub unsafe extern "C" fn cuOccupancyMaxPotentialBlockSizeWithFlags(
+    min_grid: *mut i32,
+    block: *mut i32,
+    f: CUfunction,
+    _smem: SmemFn,
+    _dyn_smem: usize,
+    limit: i32,
+    _flags: u32,
+) -> CUresult {
+    guard(|| {
+        if min_grid.is_null() || block.is_null() {
+            return Err(CUDA_ERROR_INVALID_VALUE);
+        }
+        let max = module::with_function(f, |_, func| {
+            Ok(match (func.perf.reqntid, func.perf.maxntid) {
+                (Some(r), _) => r[0].max(1) * r[1].max(1) * r[2].max(1),
+                (None, Some(m)) => m[0].max(1) * m[1].max(1) * m[2].max(1),
+                _ => 1024,
+            }
+            .min(1024) as i32)
+        })?;
+        let b = if limit > 0 { max.min(limit) } else { max };
+        out(block, b)?;
+        out(min_grid, device::attribute(16).unwrap_or(1))
+    })
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn cuOccupancyMaxPotentialBlockSize(
+    min_grid: *mut i32,
+    block: *mut i32,
+    f: CUfunction,
+    smem: SmemFn,
+    dyn_smem: usize,
+    limit: i32,
+) -> CUresult {
+    cuOccupancyMaxPotentialBlockSizeWithFlags(min_grid, block, f, smem, dyn_smem, limit, 0)
+}
+
+/// Blocks per "multiprocessor" (worker thread): limited by 2048 threads.
+#[no_mangle]
+pub unsafe extern "C" fn cuOccupancyMaxActiveBlocksPerMultiprocessor(
+    n: *mut i32,
+    f: CUfunction,
+    block: i32,
+    _dyn_smem: usize,
+) -> CUresult {
+    guard(|| {
+        module::with_function(f, |_, _| Ok(()))?;
+        if block <= 0 {
+            return Err(CUDA_ERROR_INVALID_VALUE);
+        }
+        out(n, (2048 / block).clamp(1, 32))
+    })
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(
+    n: *mut i32,
+    f: CUfunction,
+    block: i32,
+    dyn_smem: usize,
+    _flags: u32,
+) -> CUresult {
+    cuOccupancyMaxActiveBlocksPerMultiprocessor(n, f, block, dyn_smem)
+}

@@ -1,0 +1,436 @@
+//! Memory: device allocations (sync and stream-ordered), page-locked host allocations,
+//! memset and memcpy in every direction, and pointer queries.
+//!
+//! Device memory is ptxjit's device range, which is host memory: after checking that a
+//! device range lies inside one live allocation (or module variable), copies are plain
+//! `memmove`s. Every copy has completed when the call returns, async ones included.
+
+use crate::*;
+use std::alloc::Layout;
+
+const HOST_ALIGN: usize = 4096;
+
+/// Checks that `[p, p+n)` is device memory a copy may touch.
+fn dev_range(d: &Driver, p: CUdeviceptr, n: usize) -> Res {
+    if n == 0 {
+        return Ok(());
+    }
+    d.device
+        .check_range(p, n as u64)
+        .map_err(|_| CUDA_ERROR_INVALID_VALUE)
+}
+
+/// A host pointer that must not be null when `n > 0`.
+fn host_ptr<T>(p: *const T, n: usize) -> Res {
+    if p.is_null() && n > 0 {
+        Err(CUDA_ERROR_INVALID_VALUE)
+    } else {
+        Ok(())
+    }
+}
+
+/// Whether `p` lies in the device address range.
+fn is_device(d: &Driver, p: u64) -> bool {
+    let (lo, hi) = d.device.address_range();
+    (lo..hi).contains(&p)
+}
+
+fn alloc(p: *mut CUdeviceptr, bytes: usize) -> Res {
+    if p.is_null() || bytes == 0 {
+        return Err(CUDA_ERROR_INVALID_VALUE);
+    }
+    with_ctx(|d, t, _| {
+        let b = d
+            .device
+            .alloc_zeroed(bytes)
+            .map_err(|_| CUDA_ERROR_OUT_OF_MEMORY)?;
+        t.allocs.insert(b.ptr(), b);
+        // SAFETY: checked non-null.
+        unsafe { out(p, b.ptr()) }
+    })
+}
+
+fn free(p: CUdeviceptr) -> Res {
+    with_ctx(|d, t, _| {
+        let b = t.allocs.remove(&p).ok_or(CUDA_ERROR_INVALID_VALUE)?;
+        d.device.free(b).map_err(|_| CUDA_ERROR_INVALID_VALUE)
+    })
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn cuMemAlloc_v2(p: *mut CUdeviceptr, bytes: usize) -> CUresult {
+    guard(|| alloc(p, bytes))
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn cuMemAllocAsync(
+    p: *mut CUdeviceptr,
+    bytes: usize,
+    s: CUstream,
+) -> CUresult {
+    guard(|| {
+        stream::check(s)?;
+        alloc(p, bytes)
+    })
+}
+
+/// Pitched allocation: rows padded to 512 bytes.
+#[no_mangle]
+pub unsafe extern "C" fn cuMemAllocPitch_v2(
+    p: *mut CUdeviceptr,
+    pitch: *mut usize,
+    width: usize,
+    height: usize,
+    elem: u32,
+) -> CUresult {
+    guard(|| {
+        if pitch.is_null() || !matches!(elem, 4 | 8 | 16) || width == 0 || height == 0 {
+            return Err(CUDA_ERROR_INVALID_VALUE);
+        }
+        let pw = width.next_multiple_of(512);
+        alloc(p, pw.checked_mul(height).ok_or(CUDA_ERROR_INVALID_VALUE)?)?;
+        out(pitch, pw)
+    })
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn cuMemFree_v2(p: CUdeviceptr) -> CUresult {
+    guard(|| free(p))
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn cuMemFreeAsync(p: CUdeviceptr, s: CUstream) -> CUresult {
+    guard(|| {
+        stream::check(s)?;
+        free(p)
+    })
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn cuMemGetInfo_v2(free: *mut usize, total: *mut usize) -> CUresult {
+    guard(|| {
+        if free.is_null() || total.is_null() {
+            return Err(CUDA_ERROR_INVALID_VALUE);
+        }
+        let used: usize = with_ctx(|_, t, _| {
+            Ok(t.allocs
+                .values()
+                .map(|b| b.len().next_multiple_of(512))
+                .sum())
+        })?;
+        let tot = device::total_mem()?;
+        out(free, tot.saturating_sub(used))?;
+        out(total, tot)
+    })
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn cuMemGetAddressRange_v2(
+    base: *mut CUdeviceptr,
+    size: *mut usize,
+    p: CUdeviceptr,
+) -> CUresult {
+    guard(|| {
+        let b = with_ctx(|_, t, _| {
+            t.allocs
+                .range(..=p)
+                .next_back()
+                .map(|(_, b)| *b)
+                .filter(|b| p < b.ptr() + b.len() as u64)
+                .ok_or(CUDA_ERROR_NOT_FOUND)
+        })?;
+        if !base.is_null() {
+            out(base, b.ptr())?;
+        }
+        if !size.is_null() {
+            out(size, b.len())?;
+        }
+        Ok(())
+    })
+}
+
+fn host_alloc(pp: *mut *mut c_void, bytes: usize) -> Res {
+    if pp.is_null() {
+        return Err(CUDA_ERROR_INVALID_VALUE);
+    }
+    with_ctx(|_, t, _| {
+        let layout = Layout::from_size_align(bytes.max(1), HOST_ALIGN)
+            .map_err(|_| CUDA_ERROR_OUT_OF_MEMORY)?;
+        // SAFETY: non-zero size.
+        let p = unsafe { std::alloc::alloc_zeroed(layout) };
+        if p.is_null() {
+            return Err(CUDA_ERROR_OUT_OF_MEMORY);
+        }
+        t.host_allocs.insert(p as u64, bytes.max(1));
+        // SAFETY: checked non-null.
+        unsafe { out(pp, p as *mut c_void) }
+    })
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn cuMemAllocHost_v2(pp: *mut *mut c_void, bytes: usize) -> CUresult {
+    guard(|| host_alloc(pp, bytes))
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn cuMemHostAlloc(
+    pp: *mut *mut c_void,
+    bytes: usize,
+    _flags: u32,
+) -> CUresult {
+    guard(|| host_alloc(pp, bytes))
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn cuMemFreeHost(p: *mut c_void) -> CUresult {
+    guard(|| {
+        with_ctx(|_, t, _| {
+            let n = t
+                .host_allocs
+                .remove(&(p as u64))
+                .ok_or(CUDA_ERROR_INVALID_VALUE)?;
+            let layout =
+                Layout::from_size_align(n, HOST_ALIGN).map_err(|_| CUDA_ERROR_INVALID_VALUE)?;
+            // SAFETY: allocated by host_alloc with this layout.
+            unsafe { std::alloc::dealloc(p as *mut u8, layout) };
+            Ok(())
+        })
+    })
+}
+
+/// Host memory registration: every host address is usable for copies already.
+#[no_mangle]
+pub unsafe extern "C" fn cuMemHostRegister_v2(
+    p: *mut c_void,
+    bytes: usize,
+    _flags: u32,
+) -> CUresult {
+    guard(|| {
+        with_ctx(|_, _, _| Ok(()))?;
+        if p.is_null() || bytes == 0 {
+            return Err(CUDA_ERROR_INVALID_VALUE);
+        }
+        Ok(())
+    })
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn cuMemHostUnregister(p: *mut c_void) -> CUresult {
+    guard(|| {
+        with_ctx(|_, _, _| Ok(()))?;
+        if p.is_null() {
+            return Err(CUDA_ERROR_INVALID_VALUE);
+        }
+        Ok(())
+    })
+}
+
+/// Fills `n` elements of `size` bytes at device address `dst` with `pattern`.
+fn memset(dst: CUdeviceptr, pattern: &[u8], n: usize, s: Option<CUstream>) -> Res {
+    if let Some(s) = s {
+        stream::check(s)?;
+    }
+    let d = with_ctx(|d, _, _| Ok(d))?;
+    let size = pattern.len();
+    if !dst.is_multiple_of(size as u64) {
+        return Err(CUDA_ERROR_INVALID_VALUE);
+    }
+    let bytes = n.checked_mul(size).ok_or(CUDA_ERROR_INVALID_VALUE)?;
+    dev_range(d, dst, bytes)?;
+    // SAFETY: checked to be inside one live device allocation.
+    unsafe {
+        if pattern.iter().all(|&b| b == pattern[0]) {
+            std::ptr::write_bytes(dst as *mut u8, pattern[0], bytes);
+        } else {
+            for i in 0..n {
+                std::ptr::copy_nonoverlapping(
+                    pattern.as_ptr(),
+                    (dst as *mut u8).add(i * size),
+                    size,
+                );
+            }
+        }
+    }
+    Ok(())
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn cuMemsetD8_v2(dst: CUdeviceptr, v: u8, n: usize) -> CUresult {
+    guard(|| memset(dst, &[v], n, None))
+}
+#[no_mangle]
+pub unsafe extern "C" fn cuMemsetD16_v2(dst: CUdeviceptr, v: u16, n: usize) -> CUresult {
+    guard(|| memset(dst, &v.to_le_bytes(), n, None))
+}
+#[no_mangle]
+pub unsafe extern "C" fn cuMemsetD32_v2(dst: CUdeviceptr, v: u32, n: usize) -> CUresult {
+    guard(|| memset(dst, &v.to_le_bytes(), n, None))
+}
+#[no_mangle]
+pub unsafe extern "C" fn cuMemsetD8Async(
+    dst: CUdeviceptr,
+    v: u8,
+    n: usize,
+    s: CUstream,
+) -> CUresult {
+    guard(|| memset(dst, &[v], n, Some(s)))
+}
+#[no_mangle]
+pub unsafe extern "C" fn cuMemsetD16Async(
+    dst: CUdeviceptr,
+    v: u16,
+    n: usize,
+    s: CUstream,
+) -> CUresult {
+    guard(|| memset(dst, &v.to_le_bytes(), n, Some(s)))
+}
+#[no_mangle]
+pub unsafe extern "C" fn cuMemsetD32Async(
+    dst: CUdeviceptr,
+    v: u32,
+    n: usize,
+    s: CUstream,
+) -> CUresult {
+    guard(|| memset(dst, &v.to_le_bytes(), n, Some(s)))
+}
+
+/// Where a copy's end lies.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Side {
+    Host,
+    Device,
+    /// Unified addressing: device if inside the device range.
+    Any,
+}
+
+/// Copies `n` bytes from `src` to `dst` (overlap allowed), checking device ranges.
+fn copy(dst: u64, dst_side: Side, src: u64, src_side: Side, n: usize, s: Option<CUstream>) -> Res {
+    if let Some(s) = s {
+        stream::check(s)?;
+    }
+    let d = with_ctx(|d, _, _| Ok(d))?;
+    if n == 0 {
+        return Ok(());
+    }
+    for (p, side) in [(dst, dst_side), (src, src_side)] {
+        let dev = match side {
+            Side::Device => true,
+            Side::Host => false,
+            Side::Any => is_device(d, p),
+        };
+        if dev {
+            dev_range(d, p, n)?;
+        } else {
+            host_ptr(p as *const u8, n)?;
+            if p.checked_add(n as u64).is_none() {
+                return Err(CUDA_ERROR_INVALID_VALUE);
+            }
+        }
+    }
+    // SAFETY: device ends are inside live allocations; host ends are the caller's.
+    unsafe { std::ptr::copy(src as *const u8, dst as *mut u8, n) };
+    Ok(())
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn cuMemcpyHtoD_v2(
+    dst: CUdeviceptr,
+    src: *const c_void,
+    n: usize,
+) -> CUresult {
+    guard(|| copy(dst, Side::Device, src as u64, Side::Host, n, None))
+}
+#[no_mangle]
+pub unsafe extern "C" fn cuMemcpyDtoH_v2(dst: *mut c_void, src: CUdeviceptr, n: usize) -> CUresult {
+    guard(|| copy(dst as u64, Side::Host, src, Side::Device, n, None))
+}
+#[no_mangle]
+pub unsafe extern "C" fn cuMemcpyDtoD_v2(dst: CUdeviceptr, src: CUdeviceptr, n: usize) -> CUresult {
+    guard(|| copy(dst, Side::Device, src, Side::Device, n, None))
+}
+#[no_mangle]
+pub unsafe extern "C" fn cuMemcpyHtoDAsync_v2(
+    dst: CUdeviceptr,
+    src: *const c_void,
+    n: usize,
+    s: CUstream,
+) -> CUresult {
+    guard(|| copy(dst, Side::Device, src as u64, Side::Host, n, Some(s)))
+}
+#[no_mangle]
+pub unsafe extern "C" fn cuMemcpyDtoHAsync_v2(
+    dst: *mut c_void,
+    src: CUdeviceptr,
+    n: usize,
+    s: CUstream,
+) -> CUresult {
+    guard(|| copy(dst as u64, Side::Host, src, Side::Device, n, Some(s)))
+}
+#[no_mangle]
+pub unsafe extern "C" fn cuMemcpyDtoDAsync_v2(
+    dst: CUdeviceptr,
+    src: CUdeviceptr,
+    n: usize,
+    s: CUstream,
+) -> CUresult {
+    guard(|| copy(dst, Side::Device, src, Side::Device, n, Some(s)))
+}
+#[no_mangle]
+pub unsafe extern "C" fn cuMemcpy(dst: CUdeviceptr, src: CUdeviceptr, n: usize) -> CUresult {
+    guard(|| copy(dst, Side::Any, src, Side::Any, n, None))
+}
+#[no_mangle]
+pub unsafe extern "C" fn cuMemcpyAsync(
+    dst: CUdeviceptr,
+    src: CUdeviceptr,
+    n: usize,
+    s: CUstream,
+) -> CUresult {
+    guard(|| copy(dst, Side::Any, src, Side::Any, n, Some(s)))
+}
+
+/// `cuPointerGetAttribute` for context, memory type, device/host pointer, ordinal,
+/// range start and size, and mapped.
+#[no_mangle]
+pub unsafe extern "C" fn cuPointerGetAttribute(
+    data: *mut c_void,
+    attr: u32,
+    p: CUdeviceptr,
+) -> CUresult {
+    guard(|| {
+        if data.is_null() {
+            return Err(CUDA_ERROR_INVALID_VALUE);
+        }
+        let (ctx, alloc, host) = with_ctx(|_, t, c| {
+            let a = t
+                .allocs
+                .range(..=p)
+                .next_back()
+                .map(|(_, b)| *b)
+                .filter(|b| p < b.ptr() + b.len().max(1) as u64);
+            let h = t
+                .host_allocs
+                .range(..=p)
+                .next_back()
+                .map(|(&s, &n)| (s, n))
+                .filter(|&(s, n)| p < s + n as u64);
+            Ok((c, a, h))
+        })?;
+        let range = match (alloc, host) {
+            (Some(b), _) => (b.ptr(), b.len() as u64, 2u32),
+            (None, Some((s, n))) => (s, n as u64, 1u32),
+            (None, None) => return Err(CUDA_ERROR_INVALID_VALUE),
+        };
+        match attr {
+            1 => out(data as *mut CUcontext, handle(Kind::Context, ctx)),
+            2 => out(data as *mut u32, range.2),
+            3 | 4 => out(data as *mut u64, p),
+            8 => out(data as *mut u32, 0),
+            9 => out(data as *mut i32, 0),
+            11 => out(data as *mut u64, range.0),
+            12 => out(data as *mut usize, range.1 as usize),
+            13 => out(data as *mut u32, 1),
+            _ => Err(CUDA_ERROR_INVALID_VALUE),
+        }
+    })
+}

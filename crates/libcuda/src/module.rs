@@ -1,0 +1,394 @@
+//! Modules and functions: loading PTX (text, a file, or the PTX embedded uncompressed in
+//! a fatbinary or ELF image), kernels, module variables, function attributes.
+
+use crate::*;
+use std::ffi::{c_char, CString};
+
+pub struct ModuleEntry {
+    pub ctx: u64,
+    pub module: ptxjit::Module,
+}
+
+pub struct FunctionEntry {
+    pub module_id: u64,
+    pub module: ptxjit::Module,
+    pub name: CString,
+    /// `CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES`.
+    pub max_dyn_shared: i32,
+}
+
+const FATBIN_MAGIC: u32 = 0xBA55_ED50;
+const FATBIN_WRAPPER_MAGIC: u32 = 0x4662_43B1;
+
+/// Reads the PTX text of a module image: NUL-terminated PTX, a fatbinary (or its
+/// wrapper) or an ELF image holding uncompressed PTX.
+///
+/// # Safety
+/// `image` must point to a valid image of the kind its first bytes say.
+pub unsafe fn image_ptx(image: *const u8) -> Res<String> {
+    if image.is_null() {
+        return Err(CUDA_ERROR_INVALID_VALUE);
+    }
+    let magic = (image as *const u32).read_unaligned();
+    let region: &[u8] = if magic == FATBIN_WRAPPER_MAGIC {
+        let data = (image.add(8) as *const *const u8).read_unaligned();
+        return image_ptx(data);
+    } else if magic == FATBIN_MAGIC {
+        let header = (image.add(6) as *const u16).read_unaligned() as usize;
+        let size = (image.add(8) as *const u64).read_unaligned() as usize;
+        std::slice::from_raw_parts(image, header + size)
+    } else if magic == u32::from_le_bytes(*b"\x7fELF") {
+        // ELF64: the section headers end the image.
+        let shoff = (image.add(0x28) as *const u64).read_unaligned() as usize;
+        let shentsize = (image.add(0x3a) as *const u16).read_unaligned() as usize;
+        let shnum = (image.add(0x3c) as *const u16).read_unaligned() as usize;
+        std::slice::from_raw_parts(image, shoff + shentsize * shnum)
+    } else {
+        let text = std::ffi::CStr::from_ptr(image as *const c_char);
+        return Ok(text.to_string_lossy().into_owned());
+    };
+    let needle = b".version";
+    let Some(pos) = region.windows(needle.len()).position(|w| w == needle) else {
+        log("ptxjit-cuda: the image holds no uncompressed PTX (ptxjit runs PTX only)");
+        return Err(CUDA_ERROR_NO_BINARY_FOR_GPU);
+    };
+    let end = region[pos..]
+        .iter()
+        .position(|&b| b == 0)
+        .map_or(region.len(), |e| pos + e);
+    Ok(String::from_utf8_lossy(&region[pos..end]).into_owned())
+}
+
+/// Loads PTX text into the current context; `Err((code, message))`.
+fn load(pmod: *mut CUmodule, ptx: &str, file: &str) -> Result<(), (CUresult, String)> {
+    if pmod.is_null() {
+        return Err((CUDA_ERROR_INVALID_VALUE, String::new()));
+    }
+    let d = with_ctx(|d, _, _| Ok(d)).map_err(|e| (e, String::new()))?;
+    let module = d.device.load_ptx(ptx, file).map_err(|e| {
+        let msg = e.to_string();
+        log(&format!("ptxjit-cuda: cannot load module: {msg}"));
+        (CUDA_ERROR_INVALID_PTX, msg)
+    })?;
+    with_ctx(|_, t, c| {
+        let id = t.new_id();
+        t.modules.insert(id, ModuleEntry { ctx: c, module });
+        // SAFETY: checked non-null.
+        unsafe { out(pmod, handle(Kind::Module, id)) }
+    })
+    .map_err(|e| (e, String::new()))
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn cuModuleLoadData(pmod: *mut CUmodule, image: *const c_void) -> CUresult {
+    guard(|| {
+        let ptx = image_ptx(image as *const u8)?;
+        load(pmod, &ptx, "module.ptx").map_err(|e| e.0)
+    })
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn cuModuleLoadFatBinary(
+    pmod: *mut CUmodule,
+    image: *const c_void,
+) -> CUresult {
+    cuModuleLoadData(pmod, image)
+}
+
+const CU_JIT_INFO_LOG_BUFFER: u32 = 3;
+const CU_JIT_INFO_LOG_BUFFER_SIZE_BYTES: u32 = 4;
+const CU_JIT_ERROR_LOG_BUFFER: u32 = 5;
+const CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES: u32 = 6;
+
+/// Like `cuModuleLoadData`; a load error's message goes to the `CU_JIT_ERROR_LOG_BUFFER`
+/// option's buffer (and its size option is set to the bytes written). Other options are
+/// accepted and ignored.
+#[no_mangle]
+pub unsafe extern "C" fn cuModuleLoadDataEx(
+    pmod: *mut CUmodule,
+    image: *const c_void,
+    n: u32,
+    options: *const u32,
+    values: *mut *mut c_void,
+) -> CUresult {
+    guard(|| {
+        if n > 0 && (options.is_null() || values.is_null()) {
+            return Err(CUDA_ERROR_INVALID_VALUE);
+        }
+        let opts: Vec<(u32, *mut *mut c_void)> = (0..n as usize)
+            .map(|i| (*options.add(i), values.add(i)))
+            .collect();
+        let find = |o: u32| opts.iter().find(|x| x.0 == o).map(|x| x.1);
+        let ptx = image_ptx(image as *const u8)?;
+        let r = load(pmod, &ptx, "module.ptx");
+        let msg = match &r {
+            Err((_, m)) => m.clone(),
+            Ok(()) => String::new(),
+        };
+        for (buf, size) in [
+            (CU_JIT_ERROR_LOG_BUFFER, CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES),
+            (CU_JIT_INFO_LOG_BUFFER, CU_JIT_INFO_LOG_BUFFER_SIZE_BYTES),
+        ] {
+            if let (Some(b), Some(s)) = (find(buf), find(size)) {
+                let cap = *s as usize;
+                let dst = *b as *mut u8;
+                let text = if buf == CU_JIT_ERROR_LOG_BUFFER {
+                    msg.as_bytes()
+                } else {
+                    b""
+                };
+                if !dst.is_null() && cap > 0 {
+                    let k = text.len().min(cap - 1);
+                    std::ptr::copy_nonoverlapping(text.as_ptr(), dst, k);
+                    *dst.add(k) = 0;
+                    *s = k as *mut c_void;
+                }
+            }
+        }
+        r.map_err(|e| e.0)
+    })
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn cuModuleLoad(pmod: *mut CUmodule, fname: *const c_char) -> CUresult {
+    guard(|| {
+        let path = cstr(fname)?;
+        with_ctx(|_, _, _| Ok(()))?;
+        let mut bytes = std::fs::read(&path).map_err(|_| CUDA_ERROR_FILE_NOT_FOUND)?;
+        bytes.push(0);
+        let ptx = image_ptx(bytes.as_ptr())?;
+        load(pmod, &ptx, &path).map_err(|e| e.0)
+    })
+}
+
+fn module_id(t: &Tables, h: CUmodule) -> Res<u64> {
+    match handle_id(Kind::Module, h) {
+        Some(id) if t.modules.contains_key(&id) => Ok(id),
+        _ => Err(CUDA_ERROR_INVALID_HANDLE),
+    }
+}
+
+pub(crate) fn function_id(t: &Tables, h: CUfunction) -> Res<u64> {
+    match handle_id(Kind::Function, h) {
+        Some(id) if t.functions.contains_key(&id) => Ok(id),
+        _ => Err(CUDA_ERROR_INVALID_HANDLE),
+    }
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn cuModuleUnload(h: CUmodule) -> CUresult {
+    guard(|| {
+        with_ctx(|_, t, _| {
+            let id = module_id(t, h)?;
+            t.modules.remove(&id);
+            t.functions.retain(|_, f| f.module_id != id);
+            Ok(())
+        })
+    })
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn cuModuleGetFunction(
+    pf: *mut CUfunction,
+    h: CUmodule,
+    name: *const c_char,
+) -> CUresult {
+    guard(|| {
+        if pf.is_null() {
+            return Err(CUDA_ERROR_INVALID_VALUE);
+        }
+        let name = cstr(name)?;
+        with_ctx(|_, t, _| {
+            let mid = module_id(t, h)?;
+            let module = t.modules[&mid].module.clone();
+            if !module.kernels().contains(&name.as_str()) {
+                return Err(CUDA_ERROR_NOT_FOUND);
+            }
+            // One handle per (module, kernel).
+            let existing = t
+                .functions
+                .iter()
+                .find(|(_, f)| f.module_id == mid && f.name.to_bytes() == name.as_bytes())
+                .map(|(&id, _)| id);
+            let id = match existing {
+                Some(id) => id,
+                None => {
+                    let id = t.new_id();
+                    let cname = CString::new(name).map_err(|_| CUDA_ERROR_INVALID_VALUE)?;
+                    t.functions.insert(
+                        id,
+                        FunctionEntry {
+                            module_id: mid,
+                            module,
+                            name: cname,
+                            max_dyn_shared: 48 * 1024,
+                        },
+                    );
+                    id
+                }
+            };
+            out(pf, handle(Kind::Function, id))
+        })
+    })
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn cuModuleGetGlobal_v2(
+    dptr: *mut CUdeviceptr,
+    bytes: *mut usize,
+    h: CUmodule,
+    name: *const c_char,
+) -> CUresult {
+    guard(|| {
+        let name = cstr(name)?;
+        let b = with_ctx(|_, t, _| {
+            let mid = module_id(t, h)?;
+            t.modules[&mid]
+                .module
+                .global(&name)
+                .ok_or(CUDA_ERROR_NOT_FOUND)
+        })?;
+        if !dptr.is_null() {
+            out(dptr, b.ptr())?;
+        }
+        if !bytes.is_null() {
+            out(bytes, b.len())?;
+        }
+        Ok(())
+    })
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn cuModuleGetFunctionCount(count: *mut u32, h: CUmodule) -> CUresult {
+    guard(|| {
+        let n = with_ctx(|_, t, _| Ok(t.modules[&module_id(t, h)?].module.kernels().len()))?;
+        out(count, n as u32)
+    })
+}
+
+/// Reads a function's entry and its kernel description.
+pub(crate) fn with_function<T>(
+    h: CUfunction,
+    f: impl FnOnce(&mut FunctionEntry, &ptxjit::ir::Function) -> Res<T>,
+) -> Res<T> {
+    with_ctx(|_, t, _| {
+        let id = function_id(t, h)?;
+        let e = t.functions.get_mut(&id).ok_or(CUDA_ERROR_INVALID_HANDLE)?;
+        let module = e.module.clone();
+        let name = e.name.to_string_lossy().into_owned();
+        let (_, func) = module
+            .ir()
+            .function(&name)
+            .ok_or(CUDA_ERROR_INVALID_HANDLE)?;
+        f(e, func)
+    })
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn cuFuncGetAttribute(pi: *mut i32, attr: u32, h: CUfunction) -> CUresult {
+    guard(|| {
+        if pi.is_null() {
+            return Err(CUDA_ERROR_INVALID_VALUE);
+        }
+        let v = with_function(h, |e, f| {
+            let ir = e.module.ir();
+            Ok(match attr {
+                0 => f.perf.maxntid.map_or(1024, |m| {
+                    (m[0].max(1) * m[1].max(1) * m[2].max(1)).min(1024) as i32
+                }),
+                1 => ir.shared_static_size as i32,
+                2 => 0,
+                3 => f.local_size as i32,
+                4 => 32,
+                5 => (ir.version.0 * 10 + ir.version.1) as i32,
+                6 => device::CC.0 * 10 + device::CC.1,
+                7 => 0,
+                8 => e.max_dyn_shared,
+                9 => -1,
+                10..=15 => 0,
+                _ => return Err(CUDA_ERROR_INVALID_VALUE),
+            })
+        })?;
+        out(pi, v)
+    })
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn cuFuncSetAttribute(h: CUfunction, attr: u32, value: i32) -> CUresult {
+    guard(|| {
+        with_function(h, |e, _| match attr {
+            8 => {
+                let max = 227 * 1024 - e.module.ir().shared_static_size as i32;
+                if !(0..=max).contains(&value) {
+                    return Err(CUDA_ERROR_INVALID_VALUE);
+                }
+                e.max_dyn_shared = value;
+                Ok(())
+            }
+            9 if (-1..=100).contains(&value) => Ok(()),
+            10..=15 => Ok(()),
+            _ => Err(CUDA_ERROR_INVALID_VALUE),
+        })
+    })
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn cuFuncSetCacheConfig(h: CUfunction, _config: u32) -> CUresult {
+    guard(|| with_function(h, |_, _| Ok(())))
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn cuFuncSetSharedMemConfig(h: CUfunction, _config: u32) -> CUresult {
+    guard(|| with_function(h, |_, _| Ok(())))
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn cuFuncGetName(name: *mut *const c_char, h: CUfunction) -> CUresult {
+    guard(|| {
+        let p = with_function(h, |e, _| Ok(e.name.as_ptr()))?;
+        out(name, p)
+    })
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn cuFuncGetModule(pmod: *mut CUmodule, h: CUfunction) -> CUresult {
+    guard(|| {
+        let m = with_function(h, |e, _| Ok(e.module_id))?;
+        out(pmod, handle(Kind::Module, m))
+    })
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn cuFuncGetParamInfo(
+    h: CUfunction,
+    index: usize,
+    offset: *mut usize,
+    size: *mut usize,
+) -> CUresult {
+    guard(|| {
+        let (o, s) = with_function(h, |_, f| {
+            let p = f.params.get(index).ok_or(CUDA_ERROR_INVALID_VALUE)?;
+            Ok((p.offset as usize, p.size as usize))
+        })?;
+        if !offset.is_null() {
+            out(offset, o)?;
+        }
+        if !size.is_null() {
+            out(size, s)?;
+        }
+        Ok(())
+    })
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn cuFuncIsLoaded(state: *mut u32, h: CUfunction) -> CUresult {
+    guard(|| {
+        with_function(h, |_, _| Ok(()))?;
+        out(state, 1)
+    })
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn cuFuncLoad(h: CUfunction) -> CUresult {
+    guard(|| with_function(h, |_, _| Ok(())))
+}

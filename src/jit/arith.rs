@@ -475,7 +475,11 @@ impl FnTx<'_> {
         if sat {
             let zero = fconst(self, 0.0);
             let one = fconst(self, 1.0);
-            let lo = self.b.ins().fcmp(FloatCC::UnorderedOrLessThan, r, zero);
+            // NaN, negatives and -0 become +0.
+            let lo = self
+                .b
+                .ins()
+                .fcmp(FloatCC::UnorderedOrLessThanOrEqual, r, zero);
             let lo = lanes::bitcast(&mut self.b, fty, lo);
             r = self.b.ins().bitselect(lo, zero, r);
             let hi = self.b.ins().fcmp(FloatCC::GreaterThan, r, one);

@@ -46,8 +46,10 @@ fn is_nearest(r: Option<Rnd>) -> bool {
     matches!(r, None | Some(Rnd::Rn))
 }
 
+/// `.sat`: clamps to [+0.0, 1.0]; NaN and -0.0 give +0.0 (as `cvt.sat` and the
+/// half-precision `.sat` do, and as CUDA documents `__saturatef`).
 fn sat_f32(x: f32) -> f32 {
-    if x.is_nan() {
+    if x.is_nan() || x <= 0.0 {
         0.0
     } else {
         x.clamp(0.0, 1.0)
@@ -55,7 +57,7 @@ fn sat_f32(x: f32) -> f32 {
 }
 
 fn sat_f64(x: f64) -> f64 {
-    if x.is_nan() {
+    if x.is_nan() || x <= 0.0 {
         0.0
     } else {
         x.clamp(0.0, 1.0)

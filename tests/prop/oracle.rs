@@ -407,13 +407,13 @@ fn round_inf_or_zero(x: f64, f: Fmt) -> u64 {
     }
 }
 
-/// f32 arithmetic with PTX's modifiers: `.ftz` (inputs and result), `.sat` ([0, 1],
-/// NaN -> +0; ptxjit keeps a -0 result as -0 here, see the report in `prop_ops.rs`).
+/// f32 arithmetic with PTX's modifiers: `.ftz` (inputs and result), `.sat` ([+0, 1]:
+/// NaN and -0 -> +0, as `cvt.sat` and the half-precision `.sat`).
 pub fn f32_op(op: FOp, mode: Mode, ftz: bool, sat: bool, a: u32, b: u32, c: u32) -> u32 {
     let fl = |x: u32| if ftz { F32.flush(x as u64) } else { x as u64 };
     let v = |x: u32| F32.to_f64(fl(x));
     let r = narrow_op(op, mode, F32, v(a), v(b), v(c));
-    let r = if sat { sat_bits(F32, r, false) } else { r };
+    let r = if sat { sat_bits(F32, r, true) } else { r };
     (if ftz { F32.flush(r) } else { r }) as u32
 }
 

@@ -231,4 +231,30 @@ fn misaligned(backend: Backend) {
     );
 }
 
-both_backends!(forms, misaligned);
+/// Vector atomics: one atomic per element at consecutive addresses.
+fn vector(backend: Backend) {
+    let dev = device();
+    let m = load_ptx(&dev, "tests/ptx/atomics.ptx", backend);
+    let vf = zeroed(&dev, 6 * 4);
+    let vh = zeroed(&dev, 8 * 2);
+    let vm = zeroed(&dev, 2 * 4);
+    let what = format!("atomics.ptx vec {backend:?}");
+    let args = [arg(&vf), arg(&vh), arg(&vm)];
+    launch(
+        &dev,
+        &m,
+        "vec",
+        &cfg([1, 1, 1], [64, 1, 1], backend),
+        &args,
+        &what,
+    );
+    // 64 threads: {1,2,3,4} * 64, 0.5 * 64 = 32 (all exact in f32).
+    let want_f = [64.0f32, 128.0, 192.0, 256.0, 32.0, 32.0].map(f32::to_bits);
+    assert_slice_eq(&dev.read::<u32>(&vf).unwrap(), &want_f, &what);
+    // 64 x f16 1.0 = 64.0 = 0x5400 in each of the eight halves.
+    assert_slice_eq(&dev.read::<u16>(&vh).unwrap(), &[0x5400; 8], &what);
+    // bf16x2 max of {hi: 64 - tid, lo: tid}: {64.0 = 0x4280, 63.0 = 0x427c}.
+    assert_slice_eq(&dev.read::<u32>(&vm).unwrap(), &[0x4280_427c; 2], &what);
+}
+
+both_backends!(forms, misaligned, vector);

@@ -484,8 +484,8 @@ fn initializer_rules() {
 #[test]
 fn unsupported_is_located_at_the_opcode() {
     assert_eq!(
-        body_err("\tatom.global.v4.f32.add {%r1, %r1, %r1, %r1}, [%rd1], {%r1, %r1, %r1, %r1};"),
-        "e.ptx:11:2: error: instruction 'atom.global.v4.f32.add' is not supported yet"
+        body_err("\tatom.global.exch.b128 %rd1, [%rd1], %rd1;"),
+        "e.ptx:11:2: error: instruction 'atom.global.exch.b128' is not supported yet"
     );
     assert_eq!(
         body_err("\t@%p1 pmevent.mask 1;"),

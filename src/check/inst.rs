@@ -371,7 +371,7 @@ impl Fx<'_, '_> {
             "set" => self.setp(i, m, true).map(Lowered::Insts),
             "selp" => one(self.selp(i, m)?),
             "ld" | "ldu" => self.ld(i, m).map(Lowered::Insts),
-            "atom" | "red" => one(self.atom(i, m)?),
+            "atom" | "red" => self.atom(i, m).map(Lowered::Insts),
             "st" => self.st(i, m).map(Lowered::Insts),
             "prefetch" | "prefetchu" => self.prefetch(i, m).map(Lowered::Insts),
             "isspacep" => one(self.isspacep(i, m)?),

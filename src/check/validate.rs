@@ -245,7 +245,8 @@ fn validate_function(m: &Module, fid: FuncId, f: &Function) -> Result<(), String
                     addr: a,
                     srcs,
                 } => {
-                    if !crate::ops::atomic::valid(*op, *ty)
+                    if !(crate::ops::atomic::valid(*op, *ty)
+                        || crate::ops::atomic::valid_vector_elem(*op, *ty))
                         || !matches!(space, Space::Global | Space::Shared | Space::Generic)
                     {
                         return Err(format!("atom {op:?} on {ty} in {space:?}"));

@@ -21,6 +21,19 @@ pub fn valid(op: AtomOp, ty: Type) -> bool {
     }
 }
 
+fn is_half(ty: Type) -> bool {
+    matches!(ty, Type::F16 | Type::F16x2 | Type::BF16 | Type::BF16x2)
+}
+
+/// Whether `(op, ty)` is an element of a vector `atom`/`red` form (`.v2 .v4 .v8`): `.f32`
+/// add, or add/min/max on the half types.
+pub fn valid_vector_elem(op: AtomOp, ty: Type) -> bool {
+    match ty {
+        Type::F32 => op == AtomOp::Add,
+        _ => is_half(ty) && matches!(op, AtomOp::Add | AtomOp::Min | AtomOp::Max),
+    }
+}
+
 /// The value stored by `op` at a location holding `old` (raw bits of `ty`), with
 /// operands `b` and `c` (`c` only for `cas`). `ftz`: flush f32 subnormal inputs and
 /// result (`atom.add.f32` on global memory).
@@ -61,6 +74,14 @@ pub fn apply(op: AtomOp, ty: Type, old: u64, b: u64, c: u64, ftz: bool) -> u64 {
             } else {
                 old - 1
             }
+        }
+        AtomOp::Min | AtomOp::Max if is_half(ty) => {
+            let hop = if op == AtomOp::Min {
+                HalfOp::Min
+            } else {
+                HalfOp::Max
+            };
+            super::f16::eval(hop, ty, HalfMode::default(), old, b, 0)
         }
         AtomOp::Min => {
             if key(b) < key(old) {

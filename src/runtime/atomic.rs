@@ -112,14 +112,14 @@ fn rmw32(a: &AtomicU32, req: &AtomReq, b: u64, c: u64, f: impl Fn(u64) -> u64) -
         (AtomOp::And, _) => a.fetch_and(b32, SeqCst) as u64,
         (AtomOp::Or, _) => a.fetch_or(b32, SeqCst) as u64,
         (AtomOp::Xor, _) => a.fetch_xor(b32, SeqCst) as u64,
-        (AtomOp::Min, _) if req.ty == Type::S32 => {
+        (AtomOp::Min, true) if req.ty == Type::S32 => {
             signed().fetch_min(b32 as i32, SeqCst) as u32 as u64
         }
-        (AtomOp::Max, _) if req.ty == Type::S32 => {
+        (AtomOp::Max, true) if req.ty == Type::S32 => {
             signed().fetch_max(b32 as i32, SeqCst) as u32 as u64
         }
-        (AtomOp::Min, _) => a.fetch_min(b32, SeqCst) as u64,
-        (AtomOp::Max, _) => a.fetch_max(b32, SeqCst) as u64,
+        (AtomOp::Min, true) => a.fetch_min(b32, SeqCst) as u64,
+        (AtomOp::Max, true) => a.fetch_max(b32, SeqCst) as u64,
         (AtomOp::Cas, _) => match a.compare_exchange(b32, c as u32, SeqCst, SeqCst) {
             Ok(v) | Err(v) => v as u64,
         },
@@ -143,10 +143,10 @@ fn rmw64(a: &AtomicU64, req: &AtomReq, b: u64, c: u64, f: impl Fn(u64) -> u64) -
         (AtomOp::And, _) => a.fetch_and(b, SeqCst),
         (AtomOp::Or, _) => a.fetch_or(b, SeqCst),
         (AtomOp::Xor, _) => a.fetch_xor(b, SeqCst),
-        (AtomOp::Min, _) if req.ty == Type::S64 => signed().fetch_min(b as i64, SeqCst) as u64,
-        (AtomOp::Max, _) if req.ty == Type::S64 => signed().fetch_max(b as i64, SeqCst) as u64,
-        (AtomOp::Min, _) => a.fetch_min(b, SeqCst),
-        (AtomOp::Max, _) => a.fetch_max(b, SeqCst),
+        (AtomOp::Min, true) if req.ty == Type::S64 => signed().fetch_min(b as i64, SeqCst) as u64,
+        (AtomOp::Max, true) if req.ty == Type::S64 => signed().fetch_max(b as i64, SeqCst) as u64,
+        (AtomOp::Min, true) => a.fetch_min(b, SeqCst),
+        (AtomOp::Max, true) => a.fetch_max(b, SeqCst),
         (AtomOp::Cas, _) => match a.compare_exchange(b, c, SeqCst, SeqCst) {
             Ok(v) | Err(v) => v,
         },

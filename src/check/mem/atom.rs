@@ -2,13 +2,16 @@
 //! .release .acq_rel`) and `.scope` (`.cta .cluster .gpu .sys`) are accepted (host atomics
 //! are sequentially consistent), `.space` is `.global`, `.shared{::cta}` or generic,
 //! `.L2::cache_hint` takes its policy operand, and `.noftz` is required on the half
-//! types as in the ISA. Vector (`.v2 .v4 .v8`) and `.b128` forms are load-time errors.
+//! types as in the ISA. The vector forms (`.v2 .v4` of `.f32` add, `.v2 .v4 .v8` of
+//! `.f16`/`.bf16` and `.v2 .v4` of `.f16x2`/`.bf16x2` add/min/max, global memory) lower to
+//! one scalar atomic per element at consecutive addresses: the ISA guarantees atomicity
+//! per element only. `.b128` forms are load-time errors.
 
 use super::super::func::Fx;
 use super::super::inst::Mods;
-use super::super::operand::Rule;
-use crate::ir::{AtomOp, InstKind, Space, Type};
-use crate::parse::ast::Instruction;
+use super::super::operand::{Rule, VecElem};
+use crate::ir::{AtomOp, InstKind, Operand, RegId, Space, Type};
+use crate::parse::ast::{self, Instruction};
 use crate::parse::PtxError;
 
 impl Fx<'_, '_> {
@@ -18,13 +21,11 @@ impl Fx<'_, '_> {
         &mut self,
         i: &Instruction,
         m: &mut Mods,
-    ) -> Result<InstKind, PtxError> {
+    ) -> Result<Vec<InstKind>, PtxError> {
         let red = i.opcode.name == "red";
         m.one_of(&["relaxed", "acquire", "release", "acq_rel"]);
         m.one_of(&["cta", "cluster", "gpu", "sys"]);
-        if m.any(|x| matches!(x, "v2" | "v4" | "v8")) {
-            return Err(self.unsupported(m));
-        }
+        let vec = self.vec_mod(m);
         let hint = m.has("L2::cache_hint");
         let space = self.space_mod(m, false)?;
         if !matches!(space, Space::Global | Space::Shared | Space::Generic) {
@@ -67,32 +68,114 @@ impl Fx<'_, '_> {
         if half && op == AtomOp::Add && !noftz {
             return Err(self.err(m.loc, format!("'{}' needs '.noftz'", m.text)));
         }
-        if !crate::ops::atomic::valid(op, ty) || (red && op == AtomOp::Cas) || noftz != half {
-            return Err(self.err(m.loc, format!("'{}' is not a valid form", m.text)));
-        }
-        if red && op == AtomOp::Exch {
+        let valid = match vec {
+            None => crate::ops::atomic::valid(op, ty) && noftz == half,
+            Some(n) => {
+                let ops_ok = match ty {
+                    Type::F32 => op == AtomOp::Add && !noftz && n <= 4,
+                    Type::F16 | Type::BF16 => {
+                        matches!(op, AtomOp::Add | AtomOp::Min | AtomOp::Max) && noftz
+                    }
+                    Type::F16x2 | Type::BF16x2 => {
+                        matches!(op, AtomOp::Add | AtomOp::Min | AtomOp::Max) && noftz && n <= 4
+                    }
+                    _ => false,
+                };
+                ops_ok && matches!(space, Space::Global | Space::Generic)
+            }
+        };
+        if !valid || (red && matches!(op, AtomOp::Cas | AtomOp::Exch)) {
             return Err(self.err(m.loc, format!("'{}' is not a valid form", m.text)));
         }
         let nsrc = if op == AtomOp::Cas { 2 } else { 1 };
         let first = if red { 0 } else { 1 };
         self.cache_hint(i, m, hint, first + 1 + nsrc)?;
-        let dst = if red {
-            None
-        } else {
-            Some(self.dst(&i.operands[0], ty, Rule::Relaxed)?)
-        };
         let addr = self.address(&i.operands[first], space)?;
-        let mut srcs = Vec::with_capacity(nsrc);
-        for op in &i.operands[first + 1..first + 1 + nsrc] {
-            srcs.push(self.src(op, ty, Rule::Relaxed)?);
+        let Some(n) = vec else {
+            let dst = if red {
+                None
+            } else {
+                Some(self.dst(&i.operands[0], ty, Rule::Relaxed)?)
+            };
+            let mut srcs = Vec::with_capacity(nsrc);
+            for op in &i.operands[first + 1..first + 1 + nsrc] {
+                srcs.push(self.src(op, ty, Rule::Relaxed)?);
+            }
+            return Ok(vec![InstKind::Atom {
+                op,
+                ty,
+                space,
+                dst,
+                addr,
+                srcs,
+            }]);
+        };
+        let dsts: Vec<Option<RegId>> = if red {
+            vec![None; n]
+        } else {
+            self.atom_vec_dsts(&i.operands[0], ty, n)?
+        };
+        let srcs = self.atom_vec_srcs(&i.operands[first + 1], ty, n)?;
+        let mut out = Vec::with_capacity(n);
+        for (k, (dst, src)) in dsts.into_iter().zip(srcs).enumerate() {
+            let mut a = addr;
+            a.offset = a.offset.wrapping_add((k as u32 * ty.bytes()) as i64);
+            out.push(InstKind::Atom {
+                op,
+                ty,
+                space,
+                dst,
+                addr: a,
+                srcs: vec![src],
+            });
         }
-        Ok(InstKind::Atom {
-            op,
-            ty,
-            space,
-            dst,
-            addr,
-            srcs,
-        })
+        Ok(out)
+    }
+
+    fn atom_vec_dsts(
+        &self,
+        d: &ast::Operand,
+        ty: Type,
+        n: usize,
+    ) -> Result<Vec<Option<RegId>>, PtxError> {
+        let elems = self.vector_elems(d)?;
+        if elems.len() != n {
+            return Err(self.err(d.loc(), format!("expected a vector of {n} elements")));
+        }
+        let mut v = Vec::with_capacity(n);
+        for el in elems {
+            v.push(match el {
+                VecElem::Op(ast::Operand::Sink(_)) => None,
+                VecElem::Op(op) => Some(self.dst(op, ty, Rule::Relaxed)?),
+                VecElem::Reg(r) => {
+                    self.check_fit(r, ty, Rule::Relaxed, d.loc())?;
+                    Some(r)
+                }
+            });
+        }
+        Ok(v)
+    }
+
+    fn atom_vec_srcs(
+        &self,
+        s: &ast::Operand,
+        ty: Type,
+        n: usize,
+    ) -> Result<Vec<Operand>, PtxError> {
+        let elems = self.vector_elems(s)?;
+        if elems.len() != n {
+            return Err(self.err(s.loc(), format!("expected a vector of {n} elements")));
+        }
+        let mut v = Vec::with_capacity(n);
+        for el in elems {
+            v.push(match el {
+                VecElem::Op(op) => self.src(op, ty, Rule::Relaxed)?,
+                VecElem::Reg(r) => {
+                    self.check_fit(r, ty, Rule::Relaxed, s.loc())?;
+                    Operand::Reg(r)
+                }
+            });
+        }
+        Ok(v)
     }
 }

@@ -321,6 +321,12 @@ impl Fx<'_, '_> {
                         ),
                     ));
                 }
+                if let Some(insts) = self.builtin_call(func, arg_ops, ret_ops, m.loc)? {
+                    return Ok(Lowered::Insts(insts));
+                }
+                let Some(callee) = self.cx.m.functions.get(func.0 as usize) else {
+                    return Err(self.err(m.loc, "internal error: unknown function"));
+                };
                 let (name, params, prets) = (
                     callee.name.clone(),
                     callee.params.clone(),

@@ -53,6 +53,7 @@
 //! - **Shared window**: module `.shared` variables and those of every function, in
 //!   source order, then `.extern .shared` arrays at `dyn_shared_offset`.
 
+mod builtin;
 mod call;
 mod cflow;
 mod compare;

@@ -503,6 +503,20 @@ fn validate_function(m: &Module, fid: FuncId, f: &Function) -> Result<(), String
                         (_, None) => {}
                     }
                 }
+                InstKind::Builtin { op, args, dst } => {
+                    if args.len() != op.params().len() {
+                        return Err(format!("{op:?} with {} operands", args.len()));
+                    }
+                    for (s, t) in args.iter().zip(op.params()) {
+                        src(s, *t, Rule::Relaxed)?;
+                    }
+                    if let Some(d) = dst {
+                        if *op != crate::ir::Builtin::Vprintf {
+                            return Err(format!("{op:?} has no result"));
+                        }
+                        fits(*d, Type::U32, Rule::Relaxed)?;
+                    }
+                }
                 InstKind::BarSync { .. } => {
                     return Err("bar.sync must be a block terminator (Terminator::Barrier)".into())
                 }

@@ -755,6 +755,21 @@ impl Warp<'_> {
             | InstKind::Copysign { .. }
             | InstKind::Testp { .. } => self.exec_intfp(ctx, &inst.kind, mask),
             InstKind::Matrix { .. } => self.exec_matrix(ctx, inst, mask)?,
+            InstKind::Builtin { op, args, dst } => {
+                let mut vals = vec![[0u64; WARP_SIZE]; args.len()];
+                for (v, (a, t)) in vals.iter_mut().zip(args.iter().zip(op.params())) {
+                    for lane in lanes(mask) {
+                        v[lane] = self.read(ctx, *a, *t, lane);
+                    }
+                }
+                // SAFETY: the runtime runs warps with their env set.
+                let out = unsafe { crate::runtime::printf::exec(ctx, *op, mask, inst.id, &vals)? };
+                if let Some(d) = dst {
+                    for lane in lanes(mask) {
+                        self.write(*d, Type::U32, out[lane] as u64, lane);
+                    }
+                }
+            }
             InstKind::BarSync { .. } => {
                 // `check` turns every bar.sync into a block terminator.
                 // SAFETY: the runtime runs warps with their env set.

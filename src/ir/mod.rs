@@ -1207,6 +1207,36 @@ pub enum InstKind {
         srcs: Vec<Operand>,
         addr: Option<(Space, Address)>,
     },
+    /// A call of a runtime built-in declared `.extern` without a body (CUDA's device
+    /// `vprintf` and `__assertfail`, see [`Builtin`]): each lane's operands (`u64`
+    /// except `__assertfail`'s line, `u32`) in the declared parameter order, and the
+    /// `.b32` return value (`vprintf`'s) when the call has one.
+    Builtin {
+        op: Builtin,
+        args: Vec<Operand>,
+        dst: Option<RegId>,
+    },
+}
+
+/// The runtime built-ins of [`InstKind::Builtin`] (`crate::runtime::printf`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Builtin {
+    /// `vprintf(.b64 format, .b64 args) -> .b32`: one line per lane, see
+    /// `crate::runtime::printf`.
+    Vprintf,
+    /// `__assertfail(.b64 message, .b64 file, .b32 line, .b64 function, .b64 charSize)`:
+    /// stops the launch with an error.
+    AssertFail,
+}
+
+impl Builtin {
+    /// The operand types, in parameter order.
+    pub fn params(self) -> &'static [Type] {
+        match self {
+            Builtin::Vprintf => &[Type::U64, Type::U64],
+            Builtin::AssertFail => &[Type::U64, Type::U64, Type::U32, Type::U64, Type::U64],
+        }
+    }
 }
 
 impl InstKind {
@@ -1237,6 +1267,7 @@ impl InstKind {
             Carry { dst, cc_out, .. } => opt(&[Some(*dst), *cc_out]),
             Atom { dst, .. } => opt(&[*dst]),
             Ld { dsts, .. } | Matrix { dsts, .. } => opt(dsts),
+            Builtin { dst, .. } => opt(&[*dst]),
             St { .. }
             | BarSync { .. }
             | Nanosleep { .. }

@@ -50,6 +50,7 @@ pub(crate) enum Helper {
     Isspacep,
     CvtX,
     Matrix,
+    Builtin,
 }
 
 pub(crate) struct HelperDef {
@@ -223,6 +224,12 @@ pub(crate) const HELPERS: &[HelperDef] = &[
         params: &[I64, I64, I32, I32, I32, I64, I64],
         ret: Some(I32),
     },
+    HelperDef {
+        h: Helper::Builtin,
+        name: "ptxjit_builtin",
+        params: &[I64, I64, I32, I32, I64],
+        ret: Some(I32),
+    },
 ];
 
 impl HelperDef {
@@ -255,6 +262,7 @@ impl HelperDef {
             Helper::Isspacep => super::sreg::ptxjit_isspacep as *const u8,
             Helper::CvtX => super::cvtx::ptxjit_cvtx as *const u8,
             Helper::Matrix => super::matrix::ptxjit_matrix as *const u8,
+            Helper::Builtin => super::builtin::ptxjit_builtin as *const u8,
         }
     }
 }

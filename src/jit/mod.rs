@@ -30,6 +30,7 @@ mod arith;
 mod atom;
 mod barrier;
 mod bits;
+mod builtin;
 mod call;
 mod cflow;
 mod compare;

@@ -833,6 +833,7 @@ impl<'a> FnTx<'a> {
                 srcs,
                 addr,
             } => self.matrix(*op, dsts, srcs, addr.as_ref(), &mut mask, i.id),
+            InstKind::Builtin { op, args, dst } => self.builtin(*op, args, *dst, &mut mask, i.id),
         }
     }
 

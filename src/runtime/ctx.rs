@@ -234,6 +234,8 @@ pub struct WarpEnv {
     /// Lowest host stack address a call may start below (0: not checked); set by the
     /// scheduler for warps that run in a coroutine.
     pub stack_limit: usize,
+    /// Where `printf` output goes (the launch's buffer; `None`: straight to stdout).
+    pub output: Option<Arc<std::sync::Mutex<Vec<u8>>>>,
 }
 
 impl WarpEnv {
@@ -248,6 +250,7 @@ impl WarpEnv {
             error: None,
             error_at: None,
             stack_limit: 0,
+            output: None,
         }
     }
 }

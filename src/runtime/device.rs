@@ -45,6 +45,8 @@ pub(crate) struct DeviceInner {
     pub(crate) opts: DeviceOptions,
     /// Launches started so far (`%gridid` is this counter after the increment).
     pub(crate) launches: std::sync::atomic::AtomicU64,
+    /// Kernel `printf` output kept for [`Device::take_output`] (`None`: to stdout).
+    pub(crate) captured: std::sync::Mutex<Option<Vec<u8>>>,
 }
 
 /// A CPU device: owns device memory and runs kernels. Cheap to clone (shared handle).
@@ -120,8 +122,58 @@ impl Device {
                 mem,
                 opts,
                 launches: std::sync::atomic::AtomicU64::new(0),
+                captured: std::sync::Mutex::new(None),
             }),
         })
+    }
+
+    /// Keeps kernel `printf` output (from launches that end after this call) for
+    /// [`Device::take_output`] instead of writing it to the process's stdout (the
+    /// default); `false` goes back to stdout.
+    pub fn capture_output(&self, on: bool) {
+        let mut c = self
+            .inner
+            .captured
+            .lock()
+            .unwrap_or_else(|e| e.into_inner());
+        match (on, c.is_some()) {
+            (true, false) => *c = Some(Vec::new()),
+            (false, _) => *c = None,
+            _ => {}
+        }
+    }
+
+    /// The kernel `printf` output captured since the last call (see
+    /// [`Device::capture_output`]); empty when not capturing.
+    pub fn take_output(&self) -> String {
+        let mut c = self
+            .inner
+            .captured
+            .lock()
+            .unwrap_or_else(|e| e.into_inner());
+        let bytes = c.as_mut().map(std::mem::take).unwrap_or_default();
+        String::from_utf8_lossy(&bytes).into_owned()
+    }
+
+    /// Delivers one launch's `printf` output: to the capture buffer, else to stdout.
+    pub(crate) fn emit_output(&self, text: &[u8]) {
+        if text.is_empty() {
+            return;
+        }
+        let mut c = self
+            .inner
+            .captured
+            .lock()
+            .unwrap_or_else(|e| e.into_inner());
+        match c.as_mut() {
+            Some(buf) => buf.extend_from_slice(text),
+            None => {
+                use std::io::Write;
+                let mut out = std::io::stdout().lock();
+                let _ = out.write_all(text);
+                let _ = out.flush();
+            }
+        }
     }
 
     pub fn options(&self) -> &DeviceOptions {

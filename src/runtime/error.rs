@@ -127,3 +127,11 @@ impl fmt::Display for Fault {
 }
 
 pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+impl Error {
+    /// Whether the launch stopped because a kernel's `assert` failed (`__assertfail`,
+    /// see `crate::runtime::printf`); CUDA reports that as `CUDA_ERROR_ASSERT`.
+    pub fn is_assertion(&self) -> bool {
+        matches!(self, Error::Kernel { msg, .. } if msg.starts_with(crate::runtime::printf::ASSERT_PREFIX))
+    }
+}

@@ -63,6 +63,8 @@ struct LaunchShared<'a> {
     stop: std::sync::atomic::AtomicU32,
     next_cta: AtomicU64,
     error: Mutex<Option<Error>>,
+    /// The launch's `printf` output (see `crate::runtime::printf`).
+    output: Arc<Mutex<Vec<u8>>>,
 }
 
 /// Per-worker memory: a shared window and the local frames of one CTA.
@@ -270,6 +272,7 @@ impl Device {
                 stop: std::sync::atomic::AtomicU32::new(0),
                 next_cta: AtomicU64::new(0),
                 error: Mutex::new(None),
+                output: Arc::new(Mutex::new(Vec::new())),
             };
             std::thread::scope(|s| {
                 // The watchdog sets the stop flag unless the launch ends first (dropping
@@ -301,6 +304,9 @@ impl Device {
                 }
                 drop(done);
             });
+            let text =
+                std::mem::take(&mut *shared.output.lock().unwrap_or_else(|e| e.into_inner()));
+            self.emit_output(&text);
             let err = shared
                 .error
                 .lock()
@@ -429,6 +435,7 @@ fn run_cta(
         let w = slots.len();
         let mut ctx = Box::new(WarpCtx::new(ntid, ctaid, sh.cfg.grid, w as u32));
         let mut env = Box::new(WarpEnv::new(sh.regions.clone()));
+        env.output = Some(sh.output.clone());
         ctx.env = &mut *env;
         ctx.param_base = sh.param_base;
         ctx.shared_base = wm.shared_base;

@@ -9,6 +9,7 @@ pub mod error;
 pub mod launch;
 pub mod matrix;
 pub mod memory;
+pub mod printf;
 pub mod sreg;
 
 /// Addresses the runtime assigned to a module's variables, needed by both backends.

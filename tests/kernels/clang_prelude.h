@@ -104,3 +104,10 @@ static __device__ __forceinline__ unsigned long long atomicCAS(unsigned long lon
 #define __syncthreads_count(p) __nvvm_bar0_popc(p)
 #define __syncthreads_and(p) __nvvm_bar0_and(p)
 #define __syncthreads_or(p) __nvvm_bar0_or(p)
+
+// Device printf and assert (CUDA's runtime built-ins, see src/runtime/printf.rs): clang
+// lowers `printf` in device code to `vprintf(format, packed arguments)`.
+extern "C" __device__ int printf(const char*, ...);
+extern "C" __device__ int vprintf(const char*, void*);
+extern "C" __device__ void __assertfail(const char*, const char*, unsigned, const char*,
+                                        __SIZE_TYPE__);

@@ -1,0 +1,153 @@
+//! Calls of the runtime built-ins (`vprintf`, `__assertfail`): a `call` to a function
+//! declared without a body whose name and signature are exactly CUDA's is lowered to
+//! [`InstKind::Builtin`] instead of a [`crate::ir::Terminator::Call`]; call-site `.param`
+//! variables are read (and the return value written) with `.local` loads and stores
+//! around it.
+
+use super::func::Fx;
+use super::operand::{Rule, Val};
+use super::VarSym;
+use crate::ir::{
+    self, AddrBase, Address, Builtin, FuncId, InstKind, Loc, Operand, Space, Type, VarRef,
+};
+use crate::parse::ast;
+use crate::parse::PtxError;
+
+/// The built-in a function declared without a body stands for: its name and its
+/// parameter and return sizes must match CUDA's declaration exactly.
+pub(super) fn builtin_of(f: &ir::Function) -> Option<Builtin> {
+    let sizes = |ps: &[ir::Param]| {
+        ps.iter()
+            .map(|p| (p.count == 1).then_some(p.size))
+            .collect::<Option<Vec<u32>>>()
+    };
+    let (params, rets) = (sizes(&f.params)?, sizes(&f.rets)?);
+    match (f.name.as_str(), params.as_slice(), rets.as_slice()) {
+        ("vprintf", [8, 8], [4]) => Some(Builtin::Vprintf),
+        ("__assertfail", [8, 8, 4, 8, 8], []) => Some(Builtin::AssertFail),
+        _ => None,
+    }
+}
+
+impl Fx<'_, '_> {
+    /// `call (ret), vprintf, (a, b);` or `call __assertfail, (...);` when `func` is such
+    /// a built-in (declared without a body in this module); `None` otherwise.
+    pub(super) fn builtin_call(
+        &mut self,
+        func: FuncId,
+        arg_ops: &[ast::Operand],
+        ret_ops: &[ast::Operand],
+        loc: Loc,
+    ) -> Result<Option<Vec<InstKind>>, PtxError> {
+        if self
+            .cx
+            .func_defined
+            .get(func.0 as usize)
+            .copied()
+            .unwrap_or(true)
+        {
+            return Ok(None);
+        }
+        let Some(callee) = self.cx.m.functions.get(func.0 as usize) else {
+            return Ok(None);
+        };
+        let Some(op) = builtin_of(callee) else {
+            return Ok(None);
+        };
+        let name = callee.name.clone();
+        let tys = op.params();
+        if arg_ops.len() != tys.len() || ret_ops.len() > 1 {
+            return Err(self.err(
+                loc,
+                format!(
+                    "'{name}' takes {} argument(s), not {}",
+                    tys.len(),
+                    arg_ops.len()
+                ),
+            ));
+        }
+        if op == Builtin::AssertFail && !ret_ops.is_empty() {
+            return Err(self.err(loc, format!("'{name}' returns no value")));
+        }
+        let mut insts = Vec::new();
+        let mut args = Vec::new();
+        for (o, &ty) in arg_ops.iter().zip(tys) {
+            let arg = match self.param_slot_of(o, ty)? {
+                Some(off) => {
+                    let t = self.new_reg("%builtin_arg".into(), ty, loc)?;
+                    insts.push(InstKind::Ld {
+                        space: Space::Local,
+                        ty,
+                        dsts: vec![Some(t)],
+                        addr: local_addr(off),
+                    });
+                    Operand::Reg(t)
+                }
+                None => self.src(o, ty, Rule::Relaxed)?,
+            };
+            args.push(arg);
+        }
+        let mut post = None;
+        let dst = match ret_ops.first() {
+            None => None,
+            Some(o) => match self.param_slot_of(o, Type::U32)? {
+                Some(off) => {
+                    let t = self.new_reg("%builtin_ret".into(), Type::U32, loc)?;
+                    post = Some(InstKind::St {
+                        space: Space::Local,
+                        ty: Type::U32,
+                        srcs: vec![Operand::Reg(t)],
+                        addr: local_addr(off),
+                    });
+                    Some(t)
+                }
+                None => Some(self.dst(o, Type::U32, Rule::Relaxed)?),
+            },
+        };
+        insts.push(InstKind::Builtin { op, args, dst });
+        insts.extend(post);
+        Ok(Some(insts))
+    }
+
+    /// The frame offset of a call-site `.param` variable given as a built-in's operand
+    /// of type `ty`, `None` for a register or immediate.
+    fn param_slot_of(&self, op: &ast::Operand, ty: Type) -> Result<Option<u32>, PtxError> {
+        let ast::Operand::Value(e) = op else {
+            return Err(self.err(op.loc(), "expected a call argument"));
+        };
+        if let ast::ExprKind::Sym { .. } = e.kind {
+            if let Val::Var(v, off, name) = self.value(e)? {
+                let VarSym {
+                    vref: VarRef::Local(o),
+                    call_param: true,
+                    ..
+                } = v
+                else {
+                    return Err(self.err(
+                        e.loc,
+                        format!("'{name}' is not a '.param' variable declared for this call"),
+                    ));
+                };
+                let size = self.call_params.get(&o).copied().unwrap_or(0);
+                if off != 0 || size < ty.bytes() {
+                    return Err(self.err(
+                        e.loc,
+                        format!(
+                            "'{name}' has {size} bytes; the parameter needs {}",
+                            ty.bytes()
+                        ),
+                    ));
+                }
+                return Ok(Some(o));
+            }
+        }
+        Ok(None)
+    }
+}
+
+fn local_addr(off: u32) -> Address {
+    Address {
+        base: AddrBase::Var(VarRef::Local(off)),
+        offset: 0,
+    }
+}

@@ -204,3 +204,53 @@ fn run_writes_outputs_on_both_backends_with_hex_and_zeros_args() {
         assert_eq!(y, want, "{backend}");
     }
 }
+
+/// `ptxjit run` prints kernel `printf` output on stdout (lanes in order), and a failed
+/// device `assert` is an error naming file, line, function and thread.
+#[test]
+fn run_prints_printf_output_and_reports_asserts() {
+    for backend in ["jit", "interp"] {
+        let o = ptxjit(&[
+            "run",
+            "tests/ptx/printf.ptx",
+            "--kernel",
+            "hello",
+            "--grid",
+            "1",
+            "--block",
+            "3",
+            "--backend",
+            backend,
+            "--threads",
+            "1",
+        ]);
+        assert_eq!(o.status.code(), Some(0), "{backend}: {}", stderr(&o));
+        assert_eq!(
+            String::from_utf8_lossy(&o.stdout),
+            "thread 0 of 3: hi\nthread 1 of 3: hi\nthread 2 of 3: hi\n",
+            "{backend}"
+        );
+        let o = ptxjit(&[
+            "run",
+            "tests/kernels/printf.nvrtc.ptx",
+            "--kernel",
+            "assertk",
+            "--grid",
+            "1",
+            "--block",
+            "4",
+            "--backend",
+            backend,
+            "--arg",
+            "zeros:64",
+            "--arg",
+            "u32:0",
+        ]);
+        assert_eq!(o.status.code(), Some(1), "{backend}");
+        let e = stderr(&o);
+        assert!(
+            e.contains("thread (0,0,0): assertion failed: a[t] != bad at printf.cu:21 in assertk"),
+            "{backend}: {e}"
+        );
+    }
+}

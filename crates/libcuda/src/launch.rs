@@ -4,7 +4,8 @@
 //! A launch runs to completion before the call returns. Parameter sizes and offsets come
 //! from the kernel's PTX parameter list. A failing launch returns the error code a GPU
 //! reports (`CUDA_ERROR_ILLEGAL_ADDRESS` for an out-of-bounds access,
-//! `CUDA_ERROR_MISALIGNED_ADDRESS`, `CUDA_ERROR_LAUNCH_TIMEOUT`,
+//! `CUDA_ERROR_MISALIGNED_ADDRESS`, `CUDA_ERROR_LAUNCH_TIMEOUT`, `CUDA_ERROR_ASSERT`
+//! for a failed device `assert`,
 //! `CUDA_ERROR_LAUNCH_FAILED` otherwise) and logs ptxjit's located message (see
 //! [`crate::log`]). `PTXJIT_CUDA_BACKEND=interp` runs launches on the interpreter.
 
@@ -26,6 +27,7 @@ pub fn error_code(e: &Error) -> CUresult {
         },
         Error::Launch { .. } => CUDA_ERROR_INVALID_VALUE,
         Error::Memory(_) | Error::Host(_) => CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES,
+        e if e.is_assertion() => CUDA_ERROR_ASSERT,
         e if e.to_string().contains("time limit") => CUDA_ERROR_LAUNCH_TIMEOUT,
         _ => CUDA_ERROR_LAUNCH_FAILED,
     }

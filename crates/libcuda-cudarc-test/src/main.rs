@@ -38,6 +38,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let block_sum = module.load_function("block_sum")?;
     let histogram = module.load_function("histogram")?;
     let oob = module.load_function("oob")?;
+    let hello = module.load_function("hello")?;
     let stream = ctx.default_stream();
 
     // saxpy.
@@ -115,6 +116,18 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         msg.contains("CUDA_ERROR_ILLEGAL_ADDRESS"),
         &format!("fault: {msg}"),
     );
+
+    // Kernel printf: four lines on stdout, in thread order (the test checks them).
+    let k = 42u32;
+    let mut b = stream.launch_builder(&hello);
+    b.arg(&k);
+    let cfg = LaunchConfig {
+        grid_dim: (1, 1, 1),
+        block_dim: (4, 1, 1),
+        shared_mem_bytes: 0,
+    };
+    unsafe { b.launch(cfg) }?;
+    stream.synchronize()?;
 
     println!(
         "cudarc client: {} passed, 0 failed",

@@ -1,6 +1,7 @@
 //! cudarc (pinned, crates/libcuda-cudarc-test) running saxpy, a shared-memory reduction
 //! on a slice at an offset, an atomics histogram on a second stream ordered by events,
-//! and a faulting kernel, against the freshly built libcuda.so.1 via LD_LIBRARY_PATH.
+//! a faulting kernel and a kernel that calls `printf`, against the freshly built
+//! libcuda.so.1 via LD_LIBRARY_PATH.
 //! The client is a separate cargo project (its own lock file), built here into
 //! `target/<profile>/libcuda-tests/cudarc-target` (about 15 s the first time).
 //! `PTXJIT_SKIP_CUDARC=1` skips this test.
@@ -40,6 +41,9 @@ fn cudarc_runs_against_libcuda() {
         stdout.contains("cudarc client: 6 passed, 0 failed"),
         "{stdout}"
     );
+    // The printf kernel's lines, in thread order, before the summary line.
+    let want = "thread 0 k=42\nthread 1 k=42\nthread 2 k=42\nthread 3 k=42\n";
+    assert!(stdout.contains(want), "printf output missing:\n{stdout}");
     let log = std::fs::read_to_string(dir.join("log.txt")).expect("log");
     assert!(log.contains("kernel 'oob' faulted at"), "{log}");
 }

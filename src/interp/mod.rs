@@ -835,7 +835,12 @@ impl Warp<'_> {
                 AddrBase::Var(v) => self.var_addr(ctx, v),
                 AddrBase::Abs => 0,
             };
-            addrs[lane] = base.wrapping_add(addr.offset as u64);
+            let a = base.wrapping_add(addr.offset as u64);
+            // A 32-bit address register: the address wraps in 32 bits.
+            addrs[lane] = match addr.base {
+                AddrBase::Reg(r) if self.reg_bits(r) <= 32 => a & 0xffff_ffff,
+                _ => a,
+            };
         }
         addrs
     }

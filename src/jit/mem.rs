@@ -58,8 +58,16 @@ impl FnTx<'_> {
                 let w = match rty.class() {
                     RegClass::R64 => self.read(&Operand::Reg(r), Type::U64, false)?,
                     RegClass::R32 => {
+                        // A 32-bit address wraps in 32 bits: add the offset, then widen.
                         let n = self.read(&Operand::Reg(r), Type::U32, false)?;
-                        lanes::widen_w(&mut self.b, &n, false)
+                        let n = if off == 0 {
+                            n
+                        } else {
+                            let o = lanes::splat32(&mut self.b, off as u32);
+                            let b = &mut self.b;
+                            lanes::map1(&n, |&x| b.ins().iadd(x, o))
+                        };
+                        return Ok(LaneAddr::PerLane(lanes::widen_w(&mut self.b, &n, false)));
                     }
                     _ => return Err(self.unsupported(format!("address register of type {rty}"))),
                 };

@@ -6,12 +6,7 @@ use common::*;
 
 fn wrap(backend: Backend) {
     let dev = device();
-    let src = load_root("tests/ptx/addr32.ptx");
-    let m = match backend {
-        Backend::Jit => dev.load_ptx(&src, "addr32.ptx"),
-        Backend::Interp => dev.load_ptx_with(&src, "addr32.ptx", false),
-    }
-    .unwrap();
+    let m = module_at(&dev, "tests/ptx/addr32.ptx", backend);
     let out = zeroed(&dev, 4);
     // One thread: it stores tid + 100 = 100 through the wrapped address, then reads it.
     launch(

@@ -150,18 +150,9 @@ fn ops(backend: Backend) {
 
 both_backends!(histograms, ops);
 
-fn load_ptx(dev: &Device, file: &str, backend: Backend) -> ptxjit::Module {
-    let src = load_root(file);
-    match backend {
-        Backend::Jit => dev.load_ptx(&src, file),
-        Backend::Interp => dev.load_ptx_with(&src, file, false),
-    }
-    .unwrap_or_else(|e| panic!("{file}: {e}"))
-}
-
 fn forms(backend: Backend) {
     let dev = device();
-    let m = load_ptx(&dev, "tests/ptx/atomics.ptx", backend);
+    let m = module_at(&dev, "tests/ptx/atomics.ptx", backend);
     let g = zeroed(&dev, 16);
     let g64 = zeroed(&dev, 32);
     let h = dev.alloc_from(&[0u16, 0x1234, 0, 0]).unwrap();
@@ -214,7 +205,7 @@ fn forms(backend: Backend) {
 
 fn misaligned(backend: Backend) {
     let dev = device();
-    let m = load_ptx(&dev, "tests/ptx/atomics.ptx", backend);
+    let m = module_at(&dev, "tests/ptx/atomics.ptx", backend);
     let g = zeroed(&dev, 16);
     let e = dev
         .launch(
@@ -234,7 +225,7 @@ fn misaligned(backend: Backend) {
 /// Vector atomics: one atomic per element at consecutive addresses.
 fn vector(backend: Backend) {
     let dev = device();
-    let m = load_ptx(&dev, "tests/ptx/atomics.ptx", backend);
+    let m = module_at(&dev, "tests/ptx/atomics.ptx", backend);
     let vf = zeroed(&dev, 6 * 4);
     let vh = zeroed(&dev, 8 * 2);
     let vm = zeroed(&dev, 2 * 4);

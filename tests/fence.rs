@@ -12,12 +12,7 @@ fn message_passing(backend: Backend) {
             ..DeviceOptions::default()
         })
         .unwrap();
-        let src = load_root("tests/ptx/fence.ptx");
-        let m = match backend {
-            Backend::Jit => dev.load_ptx(&src, "fence.ptx"),
-            Backend::Interp => dev.load_ptx_with(&src, "fence.ptx", false),
-        }
-        .unwrap();
+        let m = module_at(&dev, "tests/ptx/fence.ptx", backend);
         for round in 0..20 {
             let data = zeroed(&dev, 64 * 4);
             let flag = zeroed(&dev, 4);

@@ -237,18 +237,9 @@ fn shfl_ref(mode: u32, lane: u32, b: u32, c: u32) -> (u32, bool) {
     (if pval { j as u32 } else { lane as u32 }, pval)
 }
 
-fn load_ptx(dev: &Device, file: &str, backend: Backend) -> ptxjit::Module {
-    let src = load_root(file);
-    match backend {
-        Backend::Jit => dev.load_ptx(&src, file),
-        Backend::Interp => dev.load_ptx_with(&src, file, false),
-    }
-    .unwrap_or_else(|e| panic!("{file}: {e}"))
-}
-
 fn wops(backend: Backend) {
     let dev = device();
-    let m = load_ptx(&dev, "tests/ptx/warp.ptx", backend);
+    let m = module_at(&dev, "tests/ptx/warp.ptx", backend);
     let n = 128usize;
     let mut rng = Rng::new(8);
     let mut input = vec![0u32; 3 * n];
@@ -319,7 +310,7 @@ fn wops(backend: Backend) {
 
 fn legacy(backend: Backend) {
     let dev = device();
-    let m = load_ptx(&dev, "tests/ptx/warp_legacy.ptx", backend);
+    let m = module_at(&dev, "tests/ptx/warp_legacy.ptx", backend);
     let n = 96usize;
     let mut input = Rng::new(9).vec_u32(n);
     input[32..64].iter_mut().for_each(|x| *x |= 1); // all odd: vote.all true

@@ -6,18 +6,9 @@ mod common;
 use common::*;
 use std::time::{Duration, Instant};
 
-fn load_ptx(dev: &Device, file: &str, backend: Backend) -> ptxjit::Module {
-    let src = load_root(file);
-    match backend {
-        Backend::Jit => dev.load_ptx(&src, file),
-        Backend::Interp => dev.load_ptx_with(&src, file, false),
-    }
-    .unwrap_or_else(|e| panic!("{file}: {e}"))
-}
-
 fn watchdog(backend: Backend) {
     let dev = device();
-    let m = load_ptx(&dev, "tests/ptx/watchdog.ptx", backend);
+    let m = module_at(&dev, "tests/ptx/watchdog.ptx", backend);
     let out = zeroed(&dev, 4);
     let limit = Duration::from_millis(200);
     for (k, line) in [("spin", 16), ("spin_some", 31), ("spin_call", 41)] {

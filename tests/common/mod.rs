@@ -71,6 +71,17 @@ pub fn module(dev: &Device, file: &str, backend: Backend) -> ptxjit::Module {
     r.unwrap_or_else(|e| panic!("load_ptx({file}) for {backend:?}: {e}"))
 }
 
+/// Loads `path` (relative to the crate root, e.g. `tests/ptx/warp.ptx`) for `backend`,
+/// as [`module`] does for `tests/kernels/`.
+pub fn module_at(dev: &Device, path: &str, backend: Backend) -> ptxjit::Module {
+    let src = load_root(path);
+    let r = match backend {
+        Backend::Jit => dev.load_ptx(&src, path),
+        Backend::Interp => dev.load_ptx_with(&src, path, false),
+    };
+    r.unwrap_or_else(|e| panic!("load_ptx({path}) for {backend:?}: {e}"))
+}
+
 /// A 1-D, 2-D or 3-D launch configuration on `backend`.
 pub fn cfg(grid: [u32; 3], block: [u32; 3], backend: Backend) -> LaunchConfig {
     LaunchConfig::new(grid, block).backend(backend)

@@ -2,7 +2,7 @@
 //! addresses (`isspacep`), for both backends.
 //!
 //! [`SregCtx`] is the launch- and CTA-dependent part, embedded in
-//! [`WarpCtx`](crate::runtime::ctx::WarpCtx) (`#[repr(C)]`: the JIT loads its fields at
+//! [`WarpCtx`] (`#[repr(C)]`: the JIT loads its fields at
 //! [`uniform_field`] offsets). The interpreter reads every register through [`read`];
 //! the JIT inlines the uniform fields and the lane masks and calls [`clock`] for the
 //! timers. README.md ("Special registers on a CPU") documents the values.

@@ -4,7 +4,7 @@
 //!
 //! [`InstKind::Atom`]: crate::ir::InstKind::Atom
 
-use super::helpers::{slot_bytes, Helper};
+use super::helpers::{rd, slot_bytes, wr, Helper};
 use super::lanes::{self, W};
 use super::mem::LaneAddr;
 use super::translate::{FnTx, Mask, SCRATCH_DATA};
@@ -134,22 +134,16 @@ pub unsafe extern "C" fn ptxjit_atom(
         ctx.status = STATUS_FAULT;
         return ctx.status;
     };
-    let wide = slot_bytes(ty) == 8;
-    let rd = |p: *const u8| {
+    let sb = slot_bytes(ty);
+    let slots = |p: *const u8| {
         let mut v = [0u64; WARP_SIZE];
         for (l, x) in v.iter_mut().enumerate() {
             // SAFETY: slots of 32 lanes (caller's contract).
-            *x = unsafe {
-                if wide {
-                    (p as *const u64).add(l).read_unaligned()
-                } else {
-                    (p as *const u32).add(l).read_unaligned() as u64
-                }
-            };
+            *x = unsafe { rd(p, l, sb, 64) };
         }
         v
     };
-    let (bv, cv) = (rd(b), rd(c));
+    let (bv, cv) = (slots(b), slots(c));
     // SAFETY: 32 lane addresses (caller's contract).
     let addrs = unsafe { &*(addrs as *const [u64; WARP_SIZE]) };
     let req = AtomReq {
@@ -166,13 +160,7 @@ pub unsafe extern "C" fn ptxjit_atom(
     }
     for l in (0..WARP_SIZE).filter(|l| mask >> l & 1 != 0) {
         // SAFETY: the result slot holds 32 lanes.
-        unsafe {
-            if wide {
-                (out as *mut u64).add(l).write_unaligned(old[l])
-            } else {
-                (out as *mut u32).add(l).write_unaligned(old[l] as u32)
-            }
-        }
+        unsafe { wr(out, l, sb, old[l]) };
     }
     STATUS_OK
 }

@@ -15,15 +15,6 @@ use crate::runtime::ctx::{self, WarpCtx, STATUS_FAULT, STATUS_OK};
 use cranelift_codegen::ir::{InstBuilder, Value};
 
 impl FnTx<'_> {
-    /// A u32 operand's value in the first lane of `bits`.
-    fn first_u32(&mut self, op: &Operand, bits: Value) -> Result<Value, JitError> {
-        if let Operand::Imm(x) = *op {
-            return Ok(lanes::iconst32(&mut self.b, x as u32));
-        }
-        let w = self.read(op, Type::U32, false)?;
-        Ok(self.first_lane(&w, bits))
-    }
-
     /// `bar.arrive a, b` for the lanes of `mask` (none: nothing happens).
     pub(crate) fn bar_arrive_inst(
         &mut self,
@@ -37,8 +28,8 @@ impl FnTx<'_> {
         let cont = self.b.create_block();
         self.b.ins().brif(bits, call, &[], cont, &[]);
         self.b.switch_to_block(call);
-        let id = self.first_u32(barrier, bits)?;
-        let cnt = self.first_u32(count, bits)?;
+        let id = self.uniform_u32(barrier, bits)?;
+        let cnt = self.uniform_u32(count, bits)?;
         let instv = lanes::iconst32(&mut self.b, inst.0);
         let h = self.helper(Helper::BarArriveNoWait)?;
         let r = self.b.ins().call(h, &[self.ctx, id, cnt, bits, instv]);
@@ -68,7 +59,7 @@ impl FnTx<'_> {
         mask: &mut Mask,
     ) -> Result<(), JitError> {
         let bits = self.mbits(mask);
-        let id = self.first_u32(barrier, bits)?;
+        let id = self.uniform_u32(barrier, bits)?;
         let opv = lanes::iconst32(&mut self.b, op as u32);
         let h = self.helper(Helper::BarRedResult)?;
         let r = self.b.ins().call(h, &[self.ctx, id, opv]);

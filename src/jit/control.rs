@@ -368,7 +368,7 @@ impl FnTx<'_> {
     }
 
     /// A u32 operand's value in the first lane of `bits` (immediates directly).
-    fn uniform_u32(&mut self, op: &Operand, bits: Value) -> Result<Value, JitError> {
+    pub(crate) fn uniform_u32(&mut self, op: &Operand, bits: Value) -> Result<Value, JitError> {
         if let Operand::Imm(x) = *op {
             return Ok(lanes::iconst32(&mut self.b, x as u32));
         }

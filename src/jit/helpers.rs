@@ -552,7 +552,7 @@ pub fn helper_calls() -> HelperCalls {
 /// # Safety
 /// `p` must be valid for `32 * sb` bytes.
 #[inline]
-unsafe fn rd(p: *const u8, lane: usize, sb: usize, bits: u32) -> u64 {
+pub(crate) unsafe fn rd(p: *const u8, lane: usize, sb: usize, bits: u32) -> u64 {
     let v = unsafe {
         if sb == 8 {
             (p as *const u64).add(lane).read_unaligned()
@@ -566,7 +566,7 @@ unsafe fn rd(p: *const u8, lane: usize, sb: usize, bits: u32) -> u64 {
 /// # Safety
 /// `p` must be valid for `32 * sb` bytes.
 #[inline]
-unsafe fn wr(p: *mut u8, lane: usize, sb: usize, v: u64) {
+pub(crate) unsafe fn wr(p: *mut u8, lane: usize, sb: usize, v: u64) {
     unsafe {
         if sb == 8 {
             (p as *mut u64).add(lane).write_unaligned(v)

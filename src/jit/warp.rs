@@ -5,7 +5,7 @@
 //!
 //! [`InstKind::Warp`]: crate::ir::InstKind::Warp
 
-use super::helpers::{slot_bytes, Helper};
+use super::helpers::{rd, slot_bytes, wr, Helper};
 use super::lanes;
 use super::translate::{FnTx, Mask, SCRATCH_DATA};
 use super::JitError;
@@ -275,16 +275,9 @@ pub unsafe extern "C" fn ptxjit_warp(
     let ptrs = [a, b, c, d];
     let mut vals = [[0u64; WARP]; 4];
     for (k, t) in stys.iter().enumerate().take(ptrs.len()) {
-        let wide = slot_bytes(*t) == 8;
         for (l, v) in vals[k].iter_mut().enumerate() {
             // SAFETY: the caller passes slots of 32 lanes of the operand's width.
-            *v = unsafe {
-                if wide {
-                    (ptrs[k] as *const u64).add(l).read_unaligned()
-                } else {
-                    (ptrs[k] as *const u32).add(l).read_unaligned() as u64
-                }
-            };
+            *v = unsafe { rd(ptrs[k], l, slot_bytes(*t), 64) };
         }
     }
     let r = crate::ops::warp::eval(
@@ -297,16 +290,9 @@ pub unsafe extern "C" fn ptxjit_warp(
         },
     );
     if let Some(t) = dty {
-        let wide = slot_bytes(t) == 8;
         for l in (0..WARP).filter(|l| mask >> l & 1 != 0) {
             // SAFETY: as above, for the result slot.
-            unsafe {
-                if wide {
-                    (out as *mut u64).add(l).write_unaligned(r.vals[l])
-                } else {
-                    (out as *mut u32).add(l).write_unaligned(r.vals[l] as u32)
-                }
-            }
+            unsafe { wr(out, l, slot_bytes(t), r.vals[l]) };
         }
     }
     r.preds

@@ -46,6 +46,7 @@ mod lanes;
 mod matrix;
 mod mem;
 mod sreg;
+mod stats;
 mod translate;
 mod uniform;
 mod warp;
@@ -65,6 +66,7 @@ use std::sync::Mutex;
 
 pub use dump::{dump, DumpKind};
 pub use helpers::{helper_calls, HelperCalls};
+pub use stats::CompileStats;
 
 /// A compiled kernel: runs one warp from the kernel's entry with the lanes in `ctx.live`
 /// and returns `ctx.status` (`STATUS_OK` when every lane exited normally).
@@ -102,6 +104,7 @@ pub struct JitModule {
     kernels: HashMap<ir::FuncId, KernelFn>,
     /// Function names and indirect call sites the code of calls points to.
     _calls: Vec<call::CallEnv>,
+    stats: CompileStats,
 }
 
 impl std::fmt::Debug for JitModule {
@@ -131,6 +134,7 @@ impl JitModule {
             vec![None, None];
         let mut fctx = FunctionBuilderContext::new();
         let mut ids = Vec::new();
+        let mut stats = CompileStats::default();
         // Functions and the kernels that may call them share one Cranelift module, of the
         // tier of the largest of them.
         let has_funcs = call::module_has_funcs(m);
@@ -171,6 +175,7 @@ impl JitModule {
                 }
             };
             cctx.func.name = UserFuncName::user(0, id.as_u32());
+            let t0 = std::time::Instant::now();
             build_guarded(
                 m,
                 layout,
@@ -181,7 +186,10 @@ impl JitModule {
                 helpers,
                 calls,
             )?;
+            let t1 = std::time::Instant::now();
+            stats.add_function(f, &cctx.func, t1 - t0);
             guard("define_function", || define(cm, id, &mut cctx))?;
+            stats.define += t1.elapsed();
             if f.kind == ir::FuncKind::Entry {
                 ids.push((fid, tier, id));
             }
@@ -189,6 +197,7 @@ impl JitModule {
         let mut kernels = HashMap::new();
         let mut modules = Vec::new();
         let mut names = Vec::new();
+        let t0 = std::time::Instant::now();
         for (t, slot) in tiers.into_iter().enumerate() {
             let Some((mut cm, _, calls)) = slot else {
                 continue;
@@ -208,11 +217,18 @@ impl JitModule {
             }
             modules.push(cm);
         }
+        stats.finalize = t0.elapsed();
         Ok(JitModule {
             modules: Mutex::new(modules),
             kernels,
             _calls: names,
+            stats,
         })
+    }
+
+    /// Where the compile time of this module went (see [`CompileStats`]).
+    pub fn stats(&self) -> &CompileStats {
+        &self.stats
     }
 
     /// The compiled kernel `f`, or `None` if `f` is not a kernel with a body. The

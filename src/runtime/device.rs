@@ -344,6 +344,11 @@ impl Module {
         &self.inner.ir
     }
 
+    /// Where the JIT compile time went (`None`: loaded without JIT code).
+    pub fn compile_stats(&self) -> Option<&crate::jit::CompileStats> {
+        self.inner.jit.as_ref().map(|j| j.stats())
+    }
+
     /// The address layout of the module's variables.
     pub fn layout(&self) -> &ModuleLayout {
         &self.inner.layout

@@ -1,0 +1,363 @@
+//! Load-time and launch costs (issue 7): `cargo bench --bench load` (`-- --quick` for
+//! fewer repetitions).
+//!
+//! - JIT compile cost in ms per 1,000 PTX instructions (IR instructions, terminators
+//!   included) on generated kernels: straight-line integer and float arithmetic, the same
+//!   with a third of the instructions guarded, and the same after an early `@p exit`;
+//!   and on the corpus of committed kernels (`tests/kernels/*.ptx`, `tests/ptx/*.ptx`).
+//!   Parse + check is reported separately; "JIT" is building the CLIF plus Cranelift's
+//!   compilation and finalization ([`ptxjit::jit::CompileStats`]).
+//! - Empty-kernel launch overhead (1 CTA × 32 threads and 1 CTA × 1 thread) on the JIT
+//!   and the interpreter, with the default time limit (watchdog armed) and without one:
+//!   best and median of many launches.
+//! - Peak memory (VmHWM from /proc/self/status) of a 1,024 × 256 launch of a small
+//!   kernel, measured in a child process (this executable run again) so that nothing
+//!   else this benchmark did counts.
+
+use ptxjit::{Backend, Device, KernelArg, LaunchConfig, Module};
+use std::time::{Duration, Instant};
+
+/// A generated kernel of about `n` arithmetic instructions over 38 `.b32` and 38 `.f32`
+/// registers; every third one guarded by `@%p1` if `guarded`; after an `@%p2 exit`
+/// (taken by lanes 7..) if `early_exit`.
+fn gen_kernel(n: usize, guarded: bool, early_exit: bool) -> String {
+    use std::fmt::Write as _;
+    let mut s = String::from(
+        ".version 7.0\n.target sm_70\n.address_size 64\n\
+         .visible .entry big(.param .u64 out, .param .u32 n)\n{\n\
+         .reg .pred %p<3>;\n.reg .b32 %r<40>;\n.reg .f32 %f<40>;\n.reg .b64 %rd<4>;\n\
+         ld.param.u64 %rd1, [out];\nld.param.u32 %r0, [n];\nmov.u32 %r1, %tid.x;\n\
+         setp.lt.u32 %p1, %r1, %r0;\n",
+    );
+    if early_exit {
+        s.push_str("setp.ge.u32 %p2, %r1, 7;\n@%p2 exit;\n");
+    }
+    for i in 2..40 {
+        let _ = writeln!(s, "add.s32 %r{i}, %r1, {i};\ncvt.rn.f32.u32 %f{i}, %r{i};");
+    }
+    for k in 0..n {
+        let d = (k * 7 + 3) % 38 + 2;
+        let a = (k * 5 + 1) % 38 + 2;
+        let b = (k * 3 + 2) % 38 + 2;
+        let c = (k * 11 + 5) % 38 + 2;
+        if guarded && k % 3 == 0 {
+            s.push_str("@%p1 ");
+        }
+        let _ = match k % 8 {
+            0 => writeln!(s, "add.s32 %r{d}, %r{a}, %r{b};"),
+            1 => writeln!(s, "mul.lo.s32 %r{d}, %r{a}, %r{b};"),
+            2 => writeln!(s, "xor.b32 %r{d}, %r{a}, %r{b};"),
+            3 => writeln!(s, "shl.b32 %r{d}, %r{a}, 3;"),
+            4 => writeln!(s, "fma.rn.f32 %f{d}, %f{a}, %f{b}, %f{c};"),
+            5 => writeln!(s, "add.f32 %f{d}, %f{a}, %f{b};"),
+            6 => writeln!(s, "mul.f32 %f{d}, %f{a}, %f{b};"),
+            _ => writeln!(s, "min.s32 %r{d}, %r{a}, %r{b};"),
+        };
+    }
+    for i in 3..40 {
+        let _ = writeln!(s, "xor.b32 %r2, %r2, %r{i};\nadd.f32 %f2, %f2, %f{i};");
+    }
+    s.push_str(
+        "cvt.rzi.u32.f32 %r3, %f2;\nxor.b32 %r2, %r2, %r3;\n\
+         mul.wide.u32 %rd2, %r1, 4;\nadd.s64 %rd3, %rd1, %rd2;\n\
+         st.global.u32 [%rd3], %r2;\nret;\n}\n",
+    );
+    s
+}
+
+/// Compile cost of one PTX text: (IR instructions, parse+check, JIT, stats).
+struct Cost {
+    insts: usize,
+    check: Duration,
+    jit: Duration,
+    build: Duration,
+    define: Duration,
+    clif: usize,
+}
+
+/// CPU time of the calling thread (less disturbed than wall time when other processes
+/// share the cores).
+fn thread_cpu() -> Duration {
+    let mut ts = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
+    // SAFETY: a valid timespec pointer.
+    unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut ts) };
+    Duration::new(ts.tv_sec as u64, ts.tv_nsec as u32)
+}
+
+/// Compile cost in thread CPU time: parse + check alone, then a full load; "JIT" is the
+/// difference, split into building and Cranelift in the proportions of the wall-clock
+/// [`ptxjit::jit::CompileStats`].
+fn compile_cost(dev: &Device, src: &str, file: &str, reps: usize) -> Option<Cost> {
+    let mut best: Option<Cost> = None;
+    for _ in 0..reps {
+        let t = thread_cpu();
+        dev.load_ptx_with(src, file, false).ok()?;
+        let check = thread_cpu() - t;
+        let t = thread_cpu();
+        let m = dev.load_ptx(src, file).ok()?;
+        let total = thread_cpu() - t;
+        let st = m.compile_stats()?;
+        let jit = total.saturating_sub(check);
+        let wall = st.total().as_secs_f64().max(1e-9);
+        let c = Cost {
+            insts: st.ir_insts,
+            check,
+            jit,
+            build: jit.mul_f64(st.build.as_secs_f64() / wall),
+            define: jit.mul_f64(st.define.as_secs_f64() / wall),
+            clif: st.clif_insts,
+        };
+        if best.as_ref().is_none_or(|b| c.jit < b.jit) {
+            best = Some(c);
+        }
+    }
+    best
+}
+
+fn ms_per_k(d: Duration, insts: usize) -> f64 {
+    d.as_secs_f64() * 1e3 * 1000.0 / insts.max(1) as f64
+}
+
+fn cost_row(name: &str, c: &Cost) {
+    println!(
+        "  {name:<28} {:>7} {:>9.2} {:>9.2} {:>9.2} {:>9.2} {:>7.1}",
+        c.insts,
+        ms_per_k(c.check, c.insts),
+        ms_per_k(c.jit, c.insts),
+        ms_per_k(c.build, c.insts),
+        ms_per_k(c.define, c.insts),
+        c.clif as f64 / c.insts.max(1) as f64,
+    );
+}
+
+fn compile_table(dev: &Device, quick: bool, sizes: &[usize]) {
+    println!("compile cost, ms per 1,000 PTX instructions (best of reps):");
+    println!(
+        "  {:<28} {:>7} {:>9} {:>9} {:>9} {:>9} {:>7}",
+        "kernel", "insts", "check", "JIT", "build", "cranelift", "clif/i"
+    );
+    let reps = if quick { 1 } else { 3 };
+    for &n in sizes {
+        for (name, g, e) in [
+            ("straight", false, false),
+            ("guarded 1/3", true, false),
+            ("early @p exit", false, true),
+            ("early exit + guarded", true, true),
+        ] {
+            let src = gen_kernel(n, g, e);
+            match compile_cost(dev, &src, "gen.ptx", reps) {
+                Some(c) => cost_row(&format!("gen {n} {name}"), &c),
+                None => println!("  gen {n} {name}: failed to load"),
+            }
+        }
+    }
+    // The corpus: every committed kernel that loads.
+    let root = env!("CARGO_MANIFEST_DIR");
+    let mut files = Vec::new();
+    for dir in ["tests/kernels", "tests/ptx"] {
+        if let Ok(rd) = std::fs::read_dir(format!("{root}/{dir}")) {
+            for e in rd.flatten() {
+                let p = e.path();
+                if p.extension().is_some_and(|x| x == "ptx") {
+                    files.push(p);
+                }
+            }
+        }
+    }
+    files.sort();
+    let mut tot = Cost {
+        insts: 0,
+        check: Duration::ZERO,
+        jit: Duration::ZERO,
+        build: Duration::ZERO,
+        define: Duration::ZERO,
+        clif: 0,
+    };
+    let (mut loaded, mut failed) = (0, 0);
+    let mut worst: Option<(f64, String, usize)> = None;
+    for p in &files {
+        let Ok(src) = std::fs::read_to_string(p) else {
+            continue;
+        };
+        let name = p.file_name().map(|n| n.to_string_lossy().into_owned());
+        let name = name.unwrap_or_default();
+        match compile_cost(dev, &src, &name, reps) {
+            Some(c) => {
+                if std::env::var_os("PTXJIT_LOAD_VERBOSE").is_some() {
+                    cost_row(&name, &c);
+                }
+                loaded += 1;
+                let r = ms_per_k(c.jit, c.insts);
+                if worst.as_ref().is_none_or(|w| r > w.0) && c.insts >= 50 {
+                    worst = Some((r, name, c.insts));
+                }
+                tot.insts += c.insts;
+                tot.check += c.check;
+                tot.jit += c.jit;
+                tot.build += c.build;
+                tot.define += c.define;
+                tot.clif += c.clif;
+            }
+            None => failed += 1,
+        }
+    }
+    cost_row(&format!("corpus ({loaded} files)"), &tot);
+    if std::env::var_os("PTXJIT_LOAD_PASSES").is_some() {
+        // Cranelift's own pass timings (this thread, everything compiled so far).
+        println!("{}", cranelift_codegen::timing::take_current());
+    }
+    if failed > 0 {
+        println!("  ({failed} corpus files do not load on their own and are left out)");
+    }
+    if let Some((r, name, n)) = worst {
+        println!("  slowest corpus file (>= 50 insts): {name}, {n} insts, {r:.2} ms/1k");
+    }
+}
+
+const EMPTY: &str = ".version 7.0\n.target sm_70\n.address_size 64\n\
+                     .visible .entry empty()\n{\nret;\n}\n";
+
+fn launch_table(quick: bool) {
+    let dev = Device::new().expect("device");
+    let m = dev.load_ptx(EMPTY, "empty.ptx").expect("load");
+    let reps = if quick { 2_000 } else { 20_000 };
+    println!(
+        "empty-kernel launch, us (best / median of {reps}; {} worker threads):",
+        dev.options().threads
+    );
+    println!(
+        "  {:<12} {:>10} {:>16} {:>16}",
+        "backend", "block", "timeout 600 s", "no timeout"
+    );
+    for backend in [Backend::Jit, Backend::Interp] {
+        for threads in [32u32, 1] {
+            let mut cells = Vec::new();
+            for timeout in [Some(Duration::from_secs(600)), None] {
+                let cfg = LaunchConfig::new(1, threads)
+                    .backend(backend)
+                    .timeout(timeout);
+                let (best, med) = launch_times(&dev, &m, &cfg, reps);
+                cells.push(format!("{best:>6.2} / {med:>6.2}"));
+            }
+            println!(
+                "  {:<12} {:>10} {:>16} {:>16}",
+                format!("{backend:?}"),
+                format!("1 x {threads}"),
+                cells[0],
+                cells[1]
+            );
+        }
+    }
+}
+
+fn launch_times(dev: &Device, m: &Module, cfg: &LaunchConfig, reps: usize) -> (f64, f64) {
+    for _ in 0..reps / 10 {
+        dev.launch(m, "empty", cfg, &[]).expect("launch");
+    }
+    let mut t: Vec<f64> = (0..reps)
+        .map(|_| {
+            let s = Instant::now();
+            dev.launch(m, "empty", cfg, &[]).expect("launch");
+            s.elapsed().as_secs_f64() * 1e6
+        })
+        .collect();
+    t.sort_by(f64::total_cmp);
+    (t[0], t[t.len() / 2])
+}
+
+const SMALL: &str = ".version 7.0\n.target sm_70\n.address_size 64\n\
+.visible .entry small(.param .u64 out)\n{\n\
+.reg .b32 %r<6>;\n.reg .b64 %rd<4>;\n\
+ld.param.u64 %rd1, [out];\nmov.u32 %r1, %ctaid.x;\nmov.u32 %r2, %ntid.x;\n\
+mov.u32 %r3, %tid.x;\nmad.lo.s32 %r4, %r1, %r2, %r3;\nmul.lo.s32 %r5, %r4, 3;\n\
+mul.wide.u32 %rd2, %r4, 4;\nadd.s64 %rd3, %rd1, %rd2;\nst.global.u32 [%rd3], %r5;\nret;\n}\n";
+
+fn vm_kib(field: &str) -> u64 {
+    let s = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
+    s.lines()
+        .find(|l| l.starts_with(field))
+        .and_then(|l| l.split_whitespace().nth(1))
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(0)
+}
+
+/// In the child: one 1,024 × 256 launch; prints `VmHWM` before and after, in KiB.
+fn rss_child(backend: Backend) {
+    let dev = Device::new().expect("device");
+    let m = dev.load_ptx(SMALL, "small.ptx").expect("load");
+    let n = 1024 * 256;
+    let out = dev.alloc_zeroed(n * 4).expect("alloc");
+    let before = vm_kib("VmHWM:");
+    let cfg = LaunchConfig::new(1024, 256).backend(backend);
+    dev.launch(&m, "small", &cfg, &[KernelArg::from(&out)])
+        .expect("launch");
+    let after = vm_kib("VmHWM:");
+    let v: Vec<u32> = dev.read(&out).expect("read");
+    assert!(v.iter().enumerate().all(|(i, &x)| x == 3 * i as u32));
+    println!("{before} {after}");
+}
+
+fn rss_table() {
+    println!("peak RSS (VmHWM) of a 1,024 x 256 launch of a small kernel (1 MiB output):");
+    let exe = std::env::current_exe().expect("exe");
+    for backend in ["jit", "interp"] {
+        let out = std::process::Command::new(&exe)
+            .env("PTXJIT_LOAD_RSS_CHILD", backend)
+            .output()
+            .expect("child");
+        let text = String::from_utf8_lossy(&out.stdout);
+        let v: Vec<u64> = text
+            .split_whitespace()
+            .filter_map(|x| x.parse().ok())
+            .collect();
+        if v.len() == 2 {
+            println!(
+                "  {backend:<8} before launch {:>7.1} MiB, peak {:>7.1} MiB (+{:.1} MiB)",
+                v[0] as f64 / 1024.0,
+                v[1] as f64 / 1024.0,
+                (v[1] as f64 - v[0] as f64) / 1024.0
+            );
+        } else {
+            println!(
+                "  {backend}: child failed: {}",
+                String::from_utf8_lossy(&out.stderr)
+            );
+        }
+    }
+}
+
+fn main() {
+    if let Ok(b) = std::env::var("PTXJIT_LOAD_RSS_CHILD") {
+        rss_child(if b == "interp" {
+            Backend::Interp
+        } else {
+            Backend::Jit
+        });
+        return;
+    }
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let quick = args.iter().any(|a| a == "--quick");
+    let only: Vec<&str> = args
+        .iter()
+        .filter(|a| !a.starts_with('-'))
+        .map(|s| s.as_str())
+        .collect();
+    let want = |k: &str| only.is_empty() || only.contains(&k);
+    let sizes: Vec<usize> = std::env::var("PTXJIT_LOAD_SIZES")
+        .ok()
+        .map(|s| s.split(',').filter_map(|x| x.parse().ok()).collect())
+        .unwrap_or_else(|| vec![2000]);
+    if want("compile") {
+        let dev = Device::new().expect("device");
+        compile_table(&dev, quick, &sizes);
+    }
+    if want("launch") {
+        launch_table(quick);
+    }
+    if want("rss") {
+        rss_table();
+    }
+}

@@ -329,6 +329,93 @@ fn rss_table() {
     }
 }
 
+/// Run time of the generated code, to catch compile-speed changes that slow it down:
+/// thread CPU time of launches on one worker thread (which then runs on the calling
+/// thread), small L2-resident problems, best of many. Reported in ns per element.
+fn runtime_table(quick: bool) {
+    let dev = Device::with_options(ptxjit::DeviceOptions {
+        threads: 1,
+        ..Default::default()
+    })
+    .expect("device");
+    let reps = if quick { 5 } else { 15 };
+    let root = env!("CARGO_MANIFEST_DIR");
+    let load = |path: &str| {
+        let src = std::fs::read_to_string(format!("{root}/{path}")).expect("read");
+        dev.load_ptx(&src, path).expect("load")
+    };
+    let time = |f: &mut dyn FnMut()| {
+        f();
+        (0..reps)
+            .map(|_| {
+                let t = thread_cpu();
+                f();
+                thread_cpu() - t
+            })
+            .min()
+            .unwrap_or_default()
+    };
+    println!("run time of generated code, 1 worker thread, CPU ns per element (best of {reps}):");
+    // saxpy, 2^16 elements.
+    let m = load("examples/saxpy.ptx");
+    let n = 1usize << 16;
+    let x: Vec<f32> = (0..n).map(|i| (i % 1000) as f32 * 0.5).collect();
+    let bx = dev.alloc_from(&x).expect("alloc");
+    let by = dev.alloc_from(&x).expect("alloc");
+    let cfg = LaunchConfig::new((n as u32).div_ceil(256), 256);
+    let args = [
+        KernelArg::U32(n as u32),
+        KernelArg::F32(2.0),
+        KernelArg::from(&bx),
+        KernelArg::from(&by),
+    ];
+    let t = time(&mut || {
+        for _ in 0..10 {
+            dev.launch(&m, "saxpy", &cfg, &args).expect("saxpy");
+        }
+    });
+    println!(
+        "  saxpy 2^16 x 10        {:>8.3}",
+        t.as_secs_f64() * 1e9 / (10 * n) as f64
+    );
+    // mandelbrot, 128 x 128, maxit 256.
+    let m = load("tests/kernels/mandelbrot.nvrtc.ptx");
+    let (w, h) = (128u32, 128u32);
+    let out = dev.alloc_zeroed((w * h) as usize * 4).expect("alloc");
+    let cfg = LaunchConfig::new((w / 32, h / 4), (32, 4));
+    let args = [
+        KernelArg::from(&out),
+        KernelArg::U32(w),
+        KernelArg::U32(h),
+        KernelArg::U32(256),
+    ];
+    let t = time(&mut || dev.launch(&m, "mandel", &cfg, &args).expect("mandel"));
+    println!(
+        "  mandelbrot 128x128     {:>8.3}",
+        t.as_secs_f64() * 1e9 / (w * h) as f64
+    );
+    // Block reduction with barriers, 2^16 values.
+    let m = load("tests/kernels/reduce.nvrtc.ptx");
+    let n = 1usize << 16;
+    let input: Vec<u32> = (0..n as u32).map(|i| i.wrapping_mul(2654435761)).collect();
+    let bin = dev.alloc_from(&input).expect("alloc");
+    let bout = dev.alloc_zeroed(n / 256 * 4).expect("alloc");
+    let cfg = LaunchConfig::new((n / 256) as u32, 256);
+    let args = [
+        KernelArg::from(&bin),
+        KernelArg::from(&bout),
+        KernelArg::U32(n as u32),
+    ];
+    let t = time(&mut || {
+        dev.launch(&m, "block_sum_u32", &cfg, &args)
+            .expect("reduce")
+    });
+    println!(
+        "  block_sum 2^16         {:>8.3}",
+        t.as_secs_f64() * 1e9 / n as f64
+    );
+}
+
 fn main() {
     if let Ok(b) = std::env::var("PTXJIT_LOAD_RSS_CHILD") {
         rss_child(if b == "interp" {
@@ -353,6 +440,9 @@ fn main() {
     if want("compile") {
         let dev = Device::new().expect("device");
         compile_table(&dev, quick, &sizes);
+    }
+    if want("runtime") {
+        runtime_table(quick);
     }
     if want("launch") {
         launch_table(quick);

@@ -51,6 +51,7 @@ pub(crate) enum Helper {
     CvtX,
     Matrix,
     Builtin,
+    Internal,
 }
 
 pub(crate) struct HelperDef {
@@ -230,6 +231,12 @@ pub(crate) const HELPERS: &[HelperDef] = &[
         params: &[I64, I64, I32, I32, I64],
         ret: Some(I32),
     },
+    HelperDef {
+        h: Helper::Internal,
+        name: "ptxjit_internal_error",
+        params: &[I64, I32],
+        ret: None,
+    },
 ];
 
 impl HelperDef {
@@ -263,6 +270,7 @@ impl HelperDef {
             Helper::CvtX => super::cvtx::ptxjit_cvtx as *const u8,
             Helper::Matrix => super::matrix::ptxjit_matrix as *const u8,
             Helper::Builtin => super::builtin::ptxjit_builtin as *const u8,
+            Helper::Internal => super::divmode::ptxjit_internal_error as *const u8,
         }
     }
 }

@@ -7,14 +7,16 @@
 //! (`ctx.live` lanes) to completion, a fault, or an error and returns `ctx.status`.
 //! [`dump`] prints the CLIF or the machine code of kernels.
 //!
-//! Every IR block is compiled twice, as a convergent variant (no lane pending: no write
-//! merging, uniform branches are jumps) and a divergent one; kernels of more than
-//! 1500 instructions use a faster register allocator (`Tier`).
+//! Every IR block is compiled as a convergent variant (no lane pending: no write
+//! merging, uniform branches are jumps) and, where lanes can wait elsewhere while it
+//! runs, a divergent one; PTX registers live in a register file in memory; kernels of
+//! more than 1500 instructions use a faster register allocator (`Tier`).
 //!
 //! Modules:
 //! - `lanes`: warp values and masks as vectors;
-//! - `translate`: the per-kernel translator (registers, operands, writes, instruction
-//!   dispatch);
+//! - `translate`: the per-kernel translator (operands, writes, instruction dispatch);
+//! - `regfile`: the register file (loads, stores, dead-store deletion, entry zeroing);
+//! - `divmode`: which blocks need a divergent variant;
 //! - `control`: predication, branches, divergence bookkeeping, the dispatcher, `exit`;
 //! - `call`: `.func`s as Cranelift functions, direct and indirect calls;
 //! - `arith`: arithmetic, logic, shifts, `setp`, `selp`;
@@ -22,7 +24,8 @@
 //! - `mem`: `ld`, `st`, `cvta` (inline coalesced fast paths, helper slow path);
 //! - `sreg`: special registers, `isspacep`, order points;
 //! - `helpers`: `extern "C"` host helpers called by generated code;
-//! - `dump`: CLIF / disassembly listings.
+//! - `dump`: CLIF / disassembly listings;
+//! - `stats`: compile statistics ([`CompileStats`]).
 
 #![allow(clippy::needless_range_loop)]
 
@@ -37,6 +40,7 @@ mod compare;
 mod control;
 mod convert;
 mod cvtx;
+mod divmode;
 mod dump;
 mod half;
 mod halfcvt;
@@ -45,6 +49,7 @@ mod intfp;
 mod lanes;
 mod matrix;
 mod mem;
+mod regfile;
 mod sreg;
 mod stats;
 mod translate;
@@ -105,6 +110,8 @@ pub struct JitModule {
     /// Function names and indirect call sites the code of calls points to.
     _calls: Vec<call::CallEnv>,
     stats: CompileStats,
+    /// Stack frame bytes of each compiled kernel and function.
+    frames: HashMap<ir::FuncId, u64>,
 }
 
 impl std::fmt::Debug for JitModule {
@@ -135,6 +142,7 @@ impl JitModule {
         let mut fctx = FunctionBuilderContext::new();
         let mut ids = Vec::new();
         let mut stats = CompileStats::default();
+        let mut frames = HashMap::new();
         // Functions and the kernels that may call them share one Cranelift module, of the
         // tier of the largest of them.
         let has_funcs = call::module_has_funcs(m);
@@ -190,6 +198,9 @@ impl JitModule {
             stats.add_function(f, &cctx.func, t1 - t0);
             guard("define_function", || define(cm, id, &mut cctx))?;
             stats.define += t1.elapsed();
+            if let Some(code) = cctx.compiled_code() {
+                frames.insert(fid, stats::frame_bytes(code.code_buffer(), &cctx.func));
+            }
             if f.kind == ir::FuncKind::Entry {
                 ids.push((fid, tier, id));
             }
@@ -223,7 +234,18 @@ impl JitModule {
             kernels,
             _calls: names,
             stats,
+            frames,
         })
+    }
+
+    /// The stack frame bytes of compiled kernel or function `f` (`None`: not compiled).
+    pub fn frame_bytes(&self, f: ir::FuncId) -> Option<u64> {
+        self.frames.get(&f).copied()
+    }
+
+    /// The largest stack frame of any compiled function of the module.
+    pub fn max_frame_bytes(&self) -> u64 {
+        self.frames.values().copied().max().unwrap_or(0)
     }
 
     /// Where the compile time of this module went (see [`CompileStats`]).

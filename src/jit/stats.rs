@@ -1,6 +1,8 @@
 //! Compile statistics: how long building the Cranelift IR, Cranelift's compilation
 //! (`define_function`) and finalizing took for a module, and how large the input and the
-//! generated CLIF were (benches/load.rs reports them per 1,000 PTX instructions).
+//! generated CLIF were (benches/load.rs reports them per 1,000 PTX instructions); and
+//! the host stack frame of each compiled function, which launches need to run huge
+//! kernels on a large enough stack.
 
 use crate::ir;
 use std::time::Duration;
@@ -44,4 +46,23 @@ impl CompileStats {
     pub fn total(&self) -> Duration {
         self.build + self.define + self.finalize
     }
+}
+
+/// Bytes of the stack frame the code of a compiled function allocates: the `sub rsp,
+/// imm` of Cranelift's x86-64 prologue (`push rbp; mov rbp, rsp; sub rsp, n`), or,
+/// where that is not found, 16 bytes per CLIF value (the single-pass allocator gives at
+/// most one 16-byte slot to each value), plus the return address and saved `rbp`.
+pub(crate) fn frame_bytes(code: &[u8], func: &cranelift_codegen::ir::Function) -> u64 {
+    let head = &code[..code.len().min(64)];
+    let found = head.windows(7).find_map(|w| match w {
+        [0x48, 0x81, 0xec, a, b, c, d] => Some(u32::from_le_bytes([*a, *b, *c, *d]) as u64),
+        _ => None,
+    });
+    let found = found.or_else(|| {
+        head.windows(4).find_map(|w| match w {
+            [0x48, 0x83, 0xec, a] => Some(*a as u64),
+            _ => None,
+        })
+    });
+    16 + found.unwrap_or(16 * func.dfg.num_values() as u64)
 }

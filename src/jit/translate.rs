@@ -1,18 +1,18 @@
 //! The per-kernel translator: builds one Cranelift function from one IR kernel.
 //!
-//! State kept in Cranelift `Variable`s (so values stay in registers and SSA is built by
-//! cranelift-frontend): every IR register (8 × i32x4, 16 × i64x2 or 8 × i32x4 lane
-//! masks), the active mask (8 × i32x4 and its i32 bit form) and the per-lane next-block
-//! numbers of pending lanes (8 × i32x4, `u32::MAX` = not waiting). This module reads
-//! operands (with the relaxed operand-size rules of `ir`), writes destinations under a
-//! mask and dispatches instructions to the lowering modules (`arith`, `convert`, `mem`,
-//! `control`).
+//! IR registers live in a register file in memory (`regfile`: 8 × i32x4, 16 × i64x2 or
+//! 8 × i32x4 lane masks each); the active mask (8 × i32x4 and its i32 bit form) and the
+//! per-lane next-block numbers of pending lanes (8 × i32x4, `u32::MAX` = not waiting)
+//! are Cranelift `Variable`s. This module reads operands (with the relaxed
+//! operand-size rules of `ir`), writes destinations under a mask and dispatches
+//! instructions to the lowering modules (`arith`, `convert`, `mem`, `control`).
 //!
-//! Every IR block is translated twice (see [`Mode`]): a *convergent* variant, run while
-//! no lane is pending (then every live lane is active, so unguarded writes need no
-//! merging and uniform branches are plain jumps), and a *divergent* variant, run while
-//! some lanes wait elsewhere (writes merge under the active mask and every block end goes
-//! through the dispatcher).
+//! Every IR block that can run while lanes wait elsewhere is translated twice (see
+//! [`Mode`] and `divmode`): a *convergent* variant, run while no lane is pending (then
+//! every live lane is active, so unguarded writes need no merging and uniform branches
+//! are plain jumps), and a *divergent* variant, run while some lanes wait elsewhere
+//! (writes merge under the active mask and every block end goes through the
+//! dispatcher).
 
 use super::helpers::{Helper, HelperIds};
 use super::lanes::{self, N32, N64, W};
@@ -85,7 +85,8 @@ pub(crate) struct FnTx<'a> {
     helper_refs: HashMap<Helper, FuncRef>,
     /// The `*mut WarpCtx` parameter (defined in the entry block, so usable everywhere).
     pub ctx: Value,
-    pub regs: Vec<Vec<Variable>>,
+    /// The PTX registers (see `regfile`).
+    pub rf: super::regfile::RegFile,
     pub active: Vec<Variable>,
     pub active_bits: Variable,
     pub next: Vec<Variable>,
@@ -136,16 +137,7 @@ pub(crate) fn build(
         None
     };
     let ret_bits = is_func.then(|| b.declare_var(I32));
-    let mut regs = Vec::with_capacity(f.regs.len());
-    for r in &f.regs {
-        let (n, ty) = match r.ty.class() {
-            RegClass::Pred | RegClass::R32 => (N32, I32X4),
-            RegClass::R64 => (N64, I64X2),
-            // 128-bit registers are declared but never used by executable instructions.
-            RegClass::R128 => (0, I64X2),
-        };
-        regs.push((0..n).map(|_| b.declare_var(ty)).collect::<Vec<_>>());
-    }
+    let rf = super::regfile::RegFile::new(&mut b, f);
     let active = (0..N32).map(|_| b.declare_var(I32X4)).collect();
     let active_bits = b.declare_var(I32);
     let next = (0..N32).map(|_| b.declare_var(I32X4)).collect();
@@ -170,9 +162,11 @@ pub(crate) fn build(
         }
     }
     let blocks_c = f.blocks.iter().map(|_| b.create_block()).collect();
+    let div = super::divmode::div_blocks(f);
     let blocks_d = targets
         .iter()
-        .map(|&t| t.then(|| b.create_block()))
+        .zip(&div)
+        .map(|(&t, &d)| (t && d).then(|| b.create_block()))
         .collect();
     let dispatch = b.create_block();
     let ret_status = b.create_block();
@@ -193,7 +187,7 @@ pub(crate) fn build(
         helpers,
         helper_refs: HashMap::new(),
         ctx,
-        regs,
+        rf,
         active,
         active_bits,
         next,
@@ -222,6 +216,7 @@ pub(crate) fn build(
             };
             tx.b.switch_to_block(cb);
             tx.cur_block = i;
+            tx.rf.recording = Some((i, mode == Mode::Conv));
             if loop_header[i] {
                 tx.stop_check(blk)?;
             }
@@ -229,6 +224,17 @@ pub(crate) fn build(
                 tx.inst(inst)?;
             }
             tx.terminator(&blk.term)?;
+        }
+    }
+    let first = *tx
+        .blocks_c
+        .first()
+        .ok_or_else(|| JitError::Codegen("kernel without blocks".into()))?;
+    tx.finish_regfile(first);
+    // Blocks lanes can wait at that never run divergently (see `divmode`).
+    for (i, (&t, &d)) in targets.iter().zip(&div).enumerate() {
+        if t && !d {
+            tx.blocks_d[i] = Some(tx.div_stub(i)?);
         }
     }
     tx.build_dispatch()?;
@@ -248,15 +254,6 @@ impl<'a> FnTx<'a> {
     /// Entry block: registers zero, active = `ctx.live` (a `.func`: its `mask`
     /// parameter), nothing pending.
     fn entry(&mut self, mask: Option<Value>) -> Result<(), JitError> {
-        let z32 = lanes::splat32(&mut self.b, 0);
-        let z64 = lanes::splat64(&mut self.b, 0);
-        for r in 0..self.regs.len() {
-            for k in 0..self.regs[r].len() {
-                let v = self.regs[r][k];
-                let z = if self.regs[r].len() == N64 { z64 } else { z32 };
-                self.b.def_var(v, z);
-            }
-        }
         let live = match mask {
             Some(m) => m,
             None => self.load_ctx(I32, offset_of!(WarpCtx, live), false),
@@ -274,11 +271,9 @@ impl<'a> FnTx<'a> {
         for k in 0..N32 {
             self.b.def_var(self.next[k], none);
         }
-        let first = *self
-            .blocks_c
-            .first()
-            .ok_or_else(|| JitError::Codegen("kernel without blocks".into()))?;
-        self.b.ins().brif(live, first, &[], self.ret_status, &[]);
+        self.b
+            .ins()
+            .brif(live, self.rf.init, &[], self.ret_status, &[]);
         Ok(())
     }
 
@@ -440,8 +435,7 @@ impl<'a> FnTx<'a> {
 
     /// Raw container values of a register.
     fn reg_vals(&mut self, r: RegId) -> Vec<Value> {
-        let vars = self.regs[r.0 as usize].clone();
-        vars.iter().map(|&v| self.b.use_var(v)).collect()
+        self.reg_load(r, true)
     }
 
     /// The lane masks of a predicate register (negated if asked).
@@ -637,11 +631,8 @@ impl<'a> FnTx<'a> {
                 v = lanes::ext_w(&mut self.b, &v, rw, false);
             }
         }
-        let vars = self.regs[dst.0 as usize].clone();
         if !mask.merge {
-            for (k, &var) in vars.iter().enumerate() {
-                self.b.def_var(var, v.v[k]);
-            }
+            self.reg_store(dst, &v.v, true);
             return Ok(());
         }
         let m = if rwide {
@@ -649,11 +640,11 @@ impl<'a> FnTx<'a> {
         } else {
             mask.m32.clone()
         };
-        for (k, &var) in vars.iter().enumerate() {
-            let old = self.b.use_var(var);
-            let new = self.b.ins().bitselect(m[k], v.v[k], old);
-            self.b.def_var(var, new);
-        }
+        let old = self.reg_load(dst, false);
+        let new: Vec<Value> = (0..old.len())
+            .map(|k| self.b.ins().bitselect(m[k], v.v[k], old[k]))
+            .collect();
+        self.reg_store(dst, &new, false);
         Ok(())
     }
 
@@ -664,16 +655,15 @@ impl<'a> FnTx<'a> {
                 self.unsupported(format!("non-predicate destination of {}", self.cur_text()))
             );
         }
-        let vars = self.regs[dst.0 as usize].clone();
-        for (k, &var) in vars.iter().enumerate() {
-            if mask.merge {
-                let old = self.b.use_var(var);
-                let new = self.b.ins().bitselect(mask.m32[k], val[k], old);
-                self.b.def_var(var, new);
-            } else {
-                self.b.def_var(var, val[k]);
-            }
+        if !mask.merge {
+            self.reg_store(dst, val, true);
+            return Ok(());
         }
+        let old = self.reg_load(dst, false);
+        let new: Vec<Value> = (0..old.len())
+            .map(|k| self.b.ins().bitselect(mask.m32[k], val[k], old[k]))
+            .collect();
+        self.reg_store(dst, &new, false);
         Ok(())
     }
 
@@ -681,6 +671,13 @@ impl<'a> FnTx<'a> {
     // Instructions.
 
     fn inst(&mut self, i: &Inst) -> Result<(), JitError> {
+        let mark = self.inst_start();
+        let r = self.inst_kind(i);
+        self.inst_done(mark);
+        r
+    }
+
+    fn inst_kind(&mut self, i: &Inst) -> Result<(), JitError> {
         self.cur = Some(i.id);
         let mut mask = self.exec_mask(i.guard);
         match &i.kind {

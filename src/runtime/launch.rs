@@ -27,6 +27,9 @@ pub const MAX_THREADS_PER_BLOCK: u32 = 1024;
 pub const MAX_SHARED_PER_BLOCK: u32 = 227 * 1024;
 /// Stack of each warp coroutine (committed lazily).
 const WARP_STACK_BYTES: usize = 1 << 20;
+/// JIT kernels whose stack frame is larger run their warps on coroutine stacks sized
+/// for it rather than on the worker thread's stack (which may be as small as 2 MiB).
+const INLINE_FRAME_BYTES: u64 = 512 << 10;
 
 #[derive(Clone, Copy)]
 enum Exec {
@@ -198,6 +201,12 @@ impl Device {
                 }
             },
         };
+        // The kernel's stack frame (huge for kernels of thousands of instructions): one
+        // too large for a worker thread's stack runs on a coroutine stack of its size.
+        let frame = match (exec, module.inner.jit.as_ref()) {
+            (Exec::Jit(_), Some(j)) => j.frame_bytes(func_id).unwrap_or(0),
+            _ => 0,
+        };
         let clock_origin_ns = super::sreg::now_ns();
         let gridid = self.inner.launches.fetch_add(1, Ordering::Relaxed) + 1;
         let ncta = gx as u64 * gy as u64 * gz as u64;
@@ -262,12 +271,15 @@ impl Device {
                 cluster,
                 local_size,
                 frame_size,
-                uses_barriers: has_calls || super::call::reaches_barrier(&module.inner.ir, func_id),
+                uses_barriers: has_calls
+                    || super::call::reaches_barrier(&module.inner.ir, func_id)
+                    || frame > INLINE_FRAME_BYTES,
                 stack_bytes: if has_calls {
                     super::call::CALL_STACK_HOST_BYTES
                 } else {
                     WARP_STACK_BYTES
-                },
+                }
+                .max(frame as usize + WARP_STACK_BYTES),
                 abort: AtomicBool::new(false),
                 stop: std::sync::atomic::AtomicU32::new(0),
                 next_cta: AtomicU64::new(0),

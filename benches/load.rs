@@ -233,10 +233,10 @@ fn launch_table(quick: bool) {
         "backend", "block", "timeout 600 s", "no timeout"
     );
     for backend in [Backend::Jit, Backend::Interp] {
-        for threads in [32u32, 1] {
+        for (grid, threads) in [(1u32, 32u32), (1, 1), (64, 32)] {
             let mut cells = Vec::new();
             for timeout in [Some(Duration::from_secs(600)), None] {
-                let cfg = LaunchConfig::new(1, threads)
+                let cfg = LaunchConfig::new(grid, threads)
                     .backend(backend)
                     .timeout(timeout);
                 let (best, med) = launch_times(&dev, &m, &cfg, reps);
@@ -245,7 +245,7 @@ fn launch_table(quick: bool) {
             println!(
                 "  {:<12} {:>10} {:>16} {:>16}",
                 format!("{backend:?}"),
-                format!("1 x {threads}"),
+                format!("{grid} x {threads}"),
                 cells[0],
                 cells[1]
             );

@@ -47,6 +47,8 @@ pub(crate) struct DeviceInner {
     pub(crate) launches: std::sync::atomic::AtomicU64,
     /// Kernel `printf` output kept for [`Device::take_output`] (`None`: to stdout).
     pub(crate) captured: std::sync::Mutex<Option<Vec<u8>>>,
+    /// The worker threads of multi-worker launches.
+    pub(crate) pool: super::pool::Pool,
 }
 
 /// A CPU device: owns device memory and runs kernels. Cheap to clone (shared handle).
@@ -123,6 +125,7 @@ impl Device {
                 opts,
                 launches: std::sync::atomic::AtomicU64::new(0),
                 captured: std::sync::Mutex::new(None),
+                pool: super::pool::Pool::default(),
             }),
         })
     }

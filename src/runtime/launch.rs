@@ -1,5 +1,6 @@
 //! Launches: argument and configuration checks, the per-launch memory (parameter buffer,
-//! shared windows, local frames), the pool of OS threads that run CTAs, and the CTA
+//! shared windows, local frames), the workers that run CTAs (the launching thread and
+//! the device's thread pool, `pool`; the time limit is `watchdog`'s), and the CTA
 //! scheduler that runs a CTA's warps and implements barriers.
 //!
 //! A CTA runs all its warps on one OS thread. Kernels without barriers run their warps
@@ -286,36 +287,22 @@ impl Device {
                 error: Mutex::new(None),
                 output: Arc::new(Mutex::new(Vec::new())),
             };
-            std::thread::scope(|s| {
-                // The watchdog sets the stop flag unless the launch ends first (dropping
-                // `done` wakes it).
-                let (done, wait) = std::sync::mpsc::channel::<()>();
-                if let Some(limit) = cfg.timeout {
-                    let stop = &shared.stop;
-                    s.spawn(move || {
-                        if let Err(std::sync::mpsc::RecvTimeoutError::Timeout) =
-                            wait.recv_timeout(limit)
-                        {
-                            stop.store(1, Ordering::Relaxed);
-                        }
-                    });
-                }
-                if workers == 1 {
-                    worker(&shared, &wmem[0], ncta);
-                } else {
-                    let hs: Vec<_> = wmem
-                        .iter()
-                        .map(|wm| {
-                            let shared = &shared;
-                            s.spawn(move || worker(shared, wm, ncta))
-                        })
-                        .collect();
-                    for h in hs {
-                        let _ = h.join();
-                    }
-                }
-                drop(done);
-            });
+            // The watchdog sets the stop flag if the limit passes before `armed` drops.
+            let armed = super::watchdog::arm(&shared.stop, cfg.timeout);
+            let run = if workers == 1 {
+                worker(&shared, &wmem[0], ncta);
+                Ok(())
+            } else {
+                self.inner
+                    .pool
+                    .run(workers, &|i| worker(&shared, &wmem[i], ncta))
+            };
+            drop(armed);
+            if let Err(msg) = run {
+                return Err(Error::Host(format!(
+                    "a launch worker thread panicked: {msg}"
+                )));
+            }
             let text =
                 std::mem::take(&mut *shared.output.lock().unwrap_or_else(|e| e.into_inner()));
             self.emit_output(&text);

@@ -9,8 +9,10 @@ pub mod error;
 pub mod launch;
 pub mod matrix;
 pub mod memory;
+pub(crate) mod pool;
 pub mod printf;
 pub mod sreg;
+pub(crate) mod watchdog;
 
 /// Addresses the runtime assigned to a module's variables, needed by both backends.
 #[derive(Clone, Debug, Default)]

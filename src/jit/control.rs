@@ -93,8 +93,11 @@ impl FnTx<'_> {
         }
     }
 
+    /// The active lanes as 8 × i32x4 masks, rebuilt from `active_bits` (vector values
+    /// kept across blocks and calls are costly to allocate registers for).
     pub(crate) fn active_vals(&mut self) -> Vec<Value> {
-        (0..N32).map(|k| self.b.use_var(self.active[k])).collect()
+        let bits = self.b.use_var(self.active_bits);
+        lanes::mask_from_bits(&mut self.b, bits)
     }
 
     /// Lanes in `m` wait for block `target`.

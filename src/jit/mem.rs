@@ -226,8 +226,10 @@ impl FnTx<'_> {
         let v = self.vector_load(h, eb);
         let args: Vec<BlockArg> = v.iter().map(|&x| BlockArg::Value(x)).collect();
         self.b.ins().jump(join, &args);
-        // Slow path.
+        // Slow path (lane addresses computed again here: values kept across the fast
+        // path's blocks and calls cost register allocation time and spills).
         self.b.switch_to_block(slow);
+        let la = self.lane_addrs(space, addr)?;
         self.slow_access(space, eb, sb, 1, false, &la, mask, inst)?;
         let w = self.unspill(wide, SCRATCH_DATA);
         let args: Vec<BlockArg> = w.v.iter().map(|&x| BlockArg::Value(x)).collect();
@@ -255,19 +257,21 @@ impl FnTx<'_> {
         for s in srcs {
             data.push(self.read(s, ty, false)?);
         }
+        // Registers and immediates are read again where the data is stored (values kept
+        // across the fast path's blocks and calls cost register allocation time).
+        let again = srcs
+            .iter()
+            .all(|s| matches!(s, Operand::Reg(_) | Operand::Imm(_)));
         let la = self.lane_addrs(space, addr)?;
         // A store's fast path needs all 32 lanes active, impossible while lanes wait.
         let vectorizable = n == 1
             && matches!(la, LaneAddr::PerLane(_))
             && space != Space::Local
             && self.mode == Mode::Conv;
-        let spill_data = |tx: &mut Self| {
-            for (e, d) in data.iter().enumerate() {
-                tx.spill(d, SCRATCH_DATA + e as i32 * 32 * sb as i32);
-            }
-        };
         if !vectorizable {
-            spill_data(self);
+            for (e, d) in data.iter().enumerate() {
+                self.spill(d, SCRATCH_DATA + e as i32 * 32 * sb as i32);
+            }
             return self.slow_access(space, eb, sb, n, true, &la, mask, inst);
         }
         let LaneAddr::PerLane(a) = &la else {
@@ -278,10 +282,19 @@ impl FnTx<'_> {
         let slow = self.b.create_block();
         let h = self.branch_fast(space, eb, a, true, inst, mask, fast, slow)?;
         self.b.switch_to_block(fast);
+        if again {
+            data[0] = self.read(&srcs[0], ty, false)?;
+        }
         self.vector_store(h, eb, &data[0]);
         self.b.ins().jump(cont, &[]);
         self.b.switch_to_block(slow);
-        spill_data(self);
+        if again {
+            data[0] = self.read(&srcs[0], ty, false)?;
+        }
+        for (e, d) in data.iter().enumerate() {
+            self.spill(d, SCRATCH_DATA + e as i32 * 32 * sb as i32);
+        }
+        let la = self.lane_addrs(space, addr)?;
         self.slow_access(space, eb, sb, 1, true, &la, mask, inst)?;
         self.b.ins().jump(cont, &[]);
         self.b.switch_to_block(cont);

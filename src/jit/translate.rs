@@ -360,22 +360,20 @@ impl<'a> FnTx<'a> {
 
     /// Stores a warp value to the scratch slot at `off` (4 or 8 bytes per lane).
     pub fn spill(&mut self, w: &W, off: i32) {
+        let a = self.scratch_addr(off);
+        let fl = MemFlagsData::new().with_notrap();
         for (k, &v) in w.v.iter().enumerate() {
-            self.b
-                .ins()
-                .stack_store(I64, v, self.scratch, off + 16 * k as i32);
+            self.b.ins().store(fl, v, a, 16 * k as i32);
         }
     }
 
     /// Loads a warp value from the scratch slot at `off`.
     pub fn unspill(&mut self, wide: bool, off: i32) -> W {
         let (n, ty) = if wide { (N64, I64X2) } else { (N32, I32X4) };
+        let a = self.scratch_addr(off);
+        let fl = MemFlagsData::new().with_notrap();
         let v = (0..n)
-            .map(|k| {
-                self.b
-                    .ins()
-                    .stack_load(I64, ty, self.scratch, off + 16 * k as i32)
-            })
+            .map(|k| self.b.ins().load(ty, fl, a, 16 * k as i32))
             .collect();
         W { wide, v }
     }
@@ -385,7 +383,7 @@ impl<'a> FnTx<'a> {
 
     /// The mask an instruction with guard `g` runs under: `active & p` / `active & !p`.
     pub fn exec_mask(&mut self, g: Option<Guard>) -> Mask {
-        let act: Vec<Value> = (0..N32).map(|k| self.b.use_var(self.active[k])).collect();
+        let act = self.active_vals();
         match g {
             None => {
                 let bits = self.b.use_var(self.active_bits);

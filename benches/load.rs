@@ -14,6 +14,7 @@
 //!   kernel, measured in a child process (this executable run again) so that nothing
 //!   else this benchmark did counts.
 
+use ptxjit::jit::JitTier;
 use ptxjit::{Backend, Device, KernelArg, LaunchConfig, Module};
 use std::time::{Duration, Instant};
 
@@ -133,8 +134,17 @@ fn cost_row(name: &str, c: &Cost) {
     );
 }
 
-fn compile_table(dev: &Device, quick: bool, sizes: &[usize]) {
-    println!("compile cost, ms per 1,000 PTX instructions (best of reps):");
+fn compile_table(tier: JitTier, quick: bool, sizes: &[usize]) {
+    let dev = &Device::with_options(ptxjit::DeviceOptions {
+        jit_tier: tier,
+        ..Default::default()
+    })
+    .expect("device");
+    let what = match tier {
+        JitTier::Optimized => "optimized tier (background tier-up, or PTXJIT_JIT_TIER=optimized)",
+        _ => "quick tier (what loading costs)",
+    };
+    println!("compile cost, ms per 1,000 PTX instructions (best of reps), {what}:");
     println!(
         "  {:<28} {:>7} {:>9} {:>9} {:>9} {:>9} {:>7}",
         "kernel", "insts", "check", "JIT", "build", "cranelift", "clif/i"
@@ -332,9 +342,10 @@ fn rss_table() {
 /// Run time of the generated code, to catch compile-speed changes that slow it down:
 /// thread CPU time of launches on one worker thread (which then runs on the calling
 /// thread), small L2-resident problems, best of many. Reported in ns per element.
-fn runtime_table(quick: bool) {
+fn runtime_table(tier: JitTier, quick: bool) {
     let dev = Device::with_options(ptxjit::DeviceOptions {
         threads: 1,
+        jit_tier: tier,
         ..Default::default()
     })
     .expect("device");
@@ -355,7 +366,10 @@ fn runtime_table(quick: bool) {
             .min()
             .unwrap_or_default()
     };
-    println!("run time of generated code, 1 worker thread, CPU ns per element (best of {reps}):");
+    println!(
+        "run time of generated code ({tier:?} tier), 1 worker thread, CPU ns per element \
+         (best of {reps}):"
+    );
     // saxpy, 2^16 elements.
     let m = load("examples/saxpy.ptx");
     let n = 1usize << 16;
@@ -438,11 +452,12 @@ fn main() {
         .map(|s| s.split(',').filter_map(|x| x.parse().ok()).collect())
         .unwrap_or_else(|| vec![2000]);
     if want("compile") {
-        let dev = Device::new().expect("device");
-        compile_table(&dev, quick, &sizes);
+        compile_table(JitTier::Quick, quick, &sizes);
+        compile_table(JitTier::Optimized, quick, &sizes);
     }
     if want("runtime") {
-        runtime_table(quick);
+        runtime_table(JitTier::Quick, quick);
+        runtime_table(JitTier::Optimized, quick);
     }
     if want("launch") {
         launch_table(quick);

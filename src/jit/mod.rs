@@ -52,6 +52,7 @@ mod mem;
 mod regfile;
 mod sreg;
 mod stats;
+mod tier;
 mod translate;
 mod uniform;
 mod warp;
@@ -59,19 +60,18 @@ mod watchdog;
 
 use crate::ir;
 use crate::runtime::ModuleLayout;
-use cranelift_codegen::ir::{types, AbiParam, UserFuncName};
+use cranelift_codegen::ir::{types, AbiParam};
 use cranelift_codegen::isa::OwnedTargetIsa;
 use cranelift_codegen::settings::{self, Configurable};
 use cranelift_frontend::FunctionBuilderContext;
 use cranelift_jit::{JITBuilder, JITModule as ClifJitModule};
 use cranelift_module::{Linkage, Module as _};
-use std::collections::HashMap;
 use std::panic::{catch_unwind, AssertUnwindSafe};
-use std::sync::Mutex;
 
 pub use dump::{dump, DumpKind};
 pub use helpers::{helper_calls, HelperCalls};
 pub use stats::CompileStats;
+pub use tier::JitTier;
 
 /// A compiled kernel: runs one warp from the kernel's entry with the lanes in `ctx.live`
 /// and returns `ctx.status` (`STATUS_OK` when every lane exited normally).
@@ -100,163 +100,90 @@ pub enum JitError {
 }
 
 /// The compiled kernels of one module. Compiled code is callable from many threads at
-/// once; the Cranelift module that owns it is only touched when the `JitModule` drops.
+/// once; its memory is freed when the `JitModule` (and a background compile of it, see
+/// `tier`) are gone.
 pub struct JitModule {
-    /// Own the code memory (one Cranelift module per compile tier used). Behind a mutex
-    /// so that `JitModule` is `Sync` (`cranelift_jit::JITModule` is `Send` only); never
-    /// locked on the hot path.
-    modules: Mutex<Vec<ClifJitModule>>,
-    kernels: HashMap<ir::FuncId, KernelFn>,
-    /// Function names and indirect call sites the code of calls points to.
-    _calls: Vec<call::CallEnv>,
+    shared: std::sync::Arc<tier::Shared>,
+    /// The load-time compile.
     stats: CompileStats,
-    /// Stack frame bytes of each compiled kernel and function.
-    frames: HashMap<ir::FuncId, u64>,
 }
 
 impl std::fmt::Debug for JitModule {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("JitModule")
-            .field("kernels", &self.kernels.len())
+            .field("kernels", &self.shared.table().kernels.len())
             .finish()
     }
 }
 
 impl Drop for JitModule {
     fn drop(&mut self) {
-        let ms = std::mem::take(self.modules.get_mut().unwrap_or_else(|e| e.into_inner()));
-        for m in ms {
-            // SAFETY: the kernel pointers handed out by `kernel` are only valid while this
-            // module lives (documented on `kernel`); no code of it runs any more.
-            unsafe { m.free_memory() };
-        }
+        self.shared
+            .cancelled
+            .store(true, std::sync::atomic::Ordering::Relaxed);
     }
 }
 
 impl JitModule {
-    /// Compiles every kernel (`FuncKind::Entry` with a body) of the module, and every
-    /// `.func` with a body (in the same Cranelift module as the kernels, which call them).
+    /// Compiles every kernel and `.func` with a body of the module, in the tier
+    /// `PTXJIT_JIT_TIER` names (default [`JitTier::Tiered`]).
     pub fn compile(m: &ir::Module, layout: &ModuleLayout) -> Result<JitModule, JitError> {
-        let mut tiers: Vec<Option<(ClifJitModule, helpers::HelperIds, call::CallEnv)>> =
-            vec![None, None];
-        let mut fctx = FunctionBuilderContext::new();
-        let mut ids = Vec::new();
-        let mut stats = CompileStats::default();
-        let mut frames = HashMap::new();
-        // Functions and the kernels that may call them share one Cranelift module, of the
-        // tier of the largest of them.
-        let has_funcs = call::module_has_funcs(m);
-        let module_tier = m
-            .functions
-            .iter()
-            .map(Tier::of)
-            .max_by_key(|t| *t as u8)
-            .unwrap_or(Tier::Optimized);
-        for (i, f) in m.functions.iter().enumerate() {
-            if !f.has_body() {
-                continue;
-            }
-            let fid = ir::FuncId(i as u32);
-            let tier = if has_funcs { module_tier } else { Tier::of(f) };
-            let slot = &mut tiers[tier as usize];
-            if slot.is_none() {
-                let mut cm = new_module(tier)?;
-                let h = helpers::declare(&mut cm)?;
-                let c = call::declare_funcs(&mut cm, m)?;
-                *slot = Some((cm, h, c));
-            }
-            let Some((cm, helpers, calls)) = slot.as_mut() else {
-                continue;
-            };
-            let mut cctx = cm.make_context();
-            let id = match f.kind {
-                ir::FuncKind::Entry => {
-                    cctx.func.signature = kernel_signature(cm);
-                    declare_kernel(cm, fid)?
-                }
-                ir::FuncKind::Func => {
-                    cctx.func.signature = call::func_signature(cm);
-                    *calls
-                        .funcs
-                        .get(&fid)
-                        .ok_or_else(|| JitError::Codegen("function not declared".into()))?
-                }
-            };
-            cctx.func.name = UserFuncName::user(0, id.as_u32());
-            let t0 = std::time::Instant::now();
-            build_guarded(
-                m,
-                layout,
-                fid,
-                &mut cctx.func,
-                &mut fctx,
-                cm,
-                helpers,
-                calls,
-            )?;
-            let t1 = std::time::Instant::now();
-            stats.add_function(f, &cctx.func, t1 - t0);
-            guard("define_function", || define(cm, id, &mut cctx))?;
-            stats.define += t1.elapsed();
-            if let Some(code) = cctx.compiled_code() {
-                frames.insert(fid, stats::frame_bytes(code.code_buffer(), &cctx.func));
-            }
-            if f.kind == ir::FuncKind::Entry {
-                ids.push((fid, tier, id));
-            }
-        }
-        let mut kernels = HashMap::new();
-        let mut modules = Vec::new();
-        let mut names = Vec::new();
-        let t0 = std::time::Instant::now();
-        for (t, slot) in tiers.into_iter().enumerate() {
-            let Some((mut cm, _, calls)) = slot else {
-                continue;
-            };
-            names.push(calls);
-            guard("finalize_definitions", || {
-                cm.finalize_definitions().map_err(|e| e.to_string())
-            })?;
-            for &(fid, tier, id) in &ids {
-                if tier as usize == t {
-                    let p = cm.get_finalized_function(id);
-                    // SAFETY: the function was compiled with `kernel_signature`, which is
-                    // the SystemV signature of `KernelFn`.
-                    let kf: KernelFn = unsafe { std::mem::transmute::<*const u8, KernelFn>(p) };
-                    kernels.insert(fid, kf);
-                }
-            }
-            modules.push(cm);
-        }
-        stats.finalize = t0.elapsed();
-        Ok(JitModule {
-            modules: Mutex::new(modules),
-            kernels,
-            _calls: names,
-            stats,
-            frames,
-        })
+        JitModule::compile_tier(m, layout, JitTier::from_env())
+    }
+
+    /// Compiles every kernel and `.func` with a body of the module in tier `tier`.
+    pub fn compile_tier(
+        m: &ir::Module,
+        layout: &ModuleLayout,
+        tier: JitTier,
+    ) -> Result<JitModule, JitError> {
+        let (shared, stats) = tier::Shared::compile(m, layout, tier)?;
+        Ok(JitModule { shared, stats })
+    }
+
+    /// The current code of kernel `f` and its stack frame bytes (`None`: not a kernel
+    /// with a body). The pointer is valid while this `JitModule` lives.
+    pub fn code(&self, f: ir::FuncId) -> Option<(KernelFn, u64)> {
+        self.shared.table().kernels.get(&f).copied()
     }
 
     /// The stack frame bytes of compiled kernel or function `f` (`None`: not compiled).
     pub fn frame_bytes(&self, f: ir::FuncId) -> Option<u64> {
-        self.frames.get(&f).copied()
+        self.shared.table().frames.get(&f).copied()
     }
 
     /// The largest stack frame of any compiled function of the module.
     pub fn max_frame_bytes(&self) -> u64 {
-        self.frames.values().copied().max().unwrap_or(0)
+        self.shared
+            .table()
+            .frames
+            .values()
+            .copied()
+            .max()
+            .unwrap_or(0)
     }
 
-    /// Where the compile time of this module went (see [`CompileStats`]).
+    /// Where the load-time compile's time went (see [`CompileStats`]).
     pub fn stats(&self) -> &CompileStats {
         &self.stats
+    }
+
+    /// Whether the current code is the optimized tier.
+    pub fn is_optimized(&self) -> bool {
+        self.shared.table().optimized
+    }
+
+    /// Records that a launch of this module's code took `took`; with
+    /// [`JitTier::Tiered`], starts the optimized compile once kernels have run long
+    /// enough (see `tier`).
+    pub fn record_run(&self, took: std::time::Duration, m: &ir::Module, layout: &ModuleLayout) {
+        self.shared.record_run(took, m, layout);
     }
 
     /// The compiled kernel `f`, or `None` if `f` is not a kernel with a body. The
     /// pointer is valid while this `JitModule` lives.
     pub fn kernel(&self, f: ir::FuncId) -> Option<KernelFn> {
-        self.kernels.get(&f).copied()
+        self.code(f).map(|c| c.0)
     }
 }
 

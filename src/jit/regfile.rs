@@ -163,10 +163,6 @@ pub(crate) struct RegFile {
     cache: Vec<Option<(Block, Vec<Value>, u32)>>,
     /// IR instructions translated so far.
     count: u32,
-    /// [`CACHE_WINDOW`], or 0 for kernels compiled with the single-pass register
-    /// allocator, which gives every value live across a Cranelift block its own stack
-    /// slot (cached values would make huge frames).
-    window: u32,
     /// Events per (variant, IR block): index `block` (convergent) or `blocks + block`.
     events: Vec<Vec<Ev>>,
     stores: Vec<Inst>,
@@ -216,11 +212,6 @@ impl RegFile {
             flags,
             cache: vec![None; regs.len()],
             count: 0,
-            window: if super::Tier::of(f) == super::Tier::Large {
-                0
-            } else {
-                CACHE_WINDOW
-            },
             regs,
             size,
             events: vec![Vec::new(); 2 * f.blocks.len()],
@@ -337,9 +328,7 @@ impl FnTx<'_> {
         let cur = self.b.current_block();
         let now = self.rf.count;
         let hit = match &self.rf.cache[r.0 as usize] {
-            Some((blk, v, at)) if Some(*blk) == cur && now - at <= self.rf.window => {
-                Some(v.clone())
-            }
+            Some((blk, v, at)) if Some(*blk) == cur && now - at <= CACHE_WINDOW => Some(v.clone()),
             _ => None,
         };
         if let Some(e) = self.rf.slot_events() {

@@ -27,6 +27,9 @@ pub struct DeviceOptions {
     pub threads: usize,
     /// Bytes of address space reserved for device memory.
     pub memory_bytes: u64,
+    /// Which JIT code modules get (default: `PTXJIT_JIT_TIER`, else tiered: quick code
+    /// at load, optimized in the background for kernels that run a while).
+    pub jit_tier: crate::jit::JitTier,
 }
 
 impl Default for DeviceOptions {
@@ -36,6 +39,7 @@ impl Default for DeviceOptions {
                 .map(|n| n.get())
                 .unwrap_or(1),
             memory_bytes: DEFAULT_MEMORY_BYTES,
+            jit_tier: crate::jit::JitTier::from_env(),
         }
     }
 }
@@ -335,7 +339,11 @@ impl Module {
             }
         }
         if jit {
-            inner.jit = Some(crate::jit::JitModule::compile(&inner.ir, &inner.layout)?);
+            inner.jit = Some(crate::jit::JitModule::compile_tier(
+                &inner.ir,
+                &inner.layout,
+                device.inner.opts.jit_tier,
+            )?);
         }
         Ok(Module {
             inner: Arc::new(inner),
@@ -347,9 +355,14 @@ impl Module {
         &self.inner.ir
     }
 
-    /// Where the JIT compile time went (`None`: loaded without JIT code).
+    /// Where the JIT compile time went at load (`None`: loaded without JIT code).
     pub fn compile_stats(&self) -> Option<&crate::jit::CompileStats> {
         self.inner.jit.as_ref().map(|j| j.stats())
+    }
+
+    /// Whether launches now get the optimized JIT tier (see [`crate::jit::JitTier`]).
+    pub fn jit_optimized(&self) -> bool {
+        self.inner.jit.as_ref().is_some_and(|j| j.is_optimized())
     }
 
     /// The address layout of the module's variables.

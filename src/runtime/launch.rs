@@ -191,22 +191,19 @@ impl Device {
                 }
             }
         }
-        let exec = match cfg.backend {
-            Backend::Interp => Exec::Interp,
-            Backend::Jit => match module.inner.jit.as_ref().and_then(|j| j.kernel(func_id)) {
-                Some(f) => Exec::Jit(f),
+        // The kernel's code and stack frame (huge for kernels of thousands of
+        // instructions: one too large for a worker thread's stack runs on a coroutine
+        // stack of its size).
+        let (exec, frame) = match cfg.backend {
+            Backend::Interp => (Exec::Interp, 0),
+            Backend::Jit => match module.inner.jit.as_ref().and_then(|j| j.code(func_id)) {
+                Some((f, frame)) => (Exec::Jit(f), frame),
                 None => {
                     return Err(bad(
                         "the module was loaded without JIT code; use Backend::Interp".into(),
                     ))
                 }
             },
-        };
-        // The kernel's stack frame (huge for kernels of thousands of instructions): one
-        // too large for a worker thread's stack runs on a coroutine stack of its size.
-        let frame = match (exec, module.inner.jit.as_ref()) {
-            (Exec::Jit(_), Some(j)) => j.frame_bytes(func_id).unwrap_or(0),
-            _ => 0,
         };
         let clock_origin_ns = super::sreg::now_ns();
         let gridid = self.inner.launches.fetch_add(1, Ordering::Relaxed) + 1;
@@ -289,6 +286,7 @@ impl Device {
             };
             // The watchdog sets the stop flag if the limit passes before `armed` drops.
             let armed = super::watchdog::arm(&shared.stop, cfg.timeout);
+            let started = std::time::Instant::now();
             let run = if workers == 1 {
                 worker(&shared, &wmem[0], ncta);
                 Ok(())
@@ -298,6 +296,9 @@ impl Device {
                     .run(workers, &|i| worker(&shared, &wmem[i], ncta))
             };
             drop(armed);
+            if let (Exec::Jit(_), Some(j)) = (exec, module.inner.jit.as_ref()) {
+                j.record_run(started.elapsed(), ir, &module.inner.layout);
+            }
             if let Err(msg) = run {
                 return Err(Error::Host(format!(
                     "a launch worker thread panicked: {msg}"

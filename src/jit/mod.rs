@@ -180,6 +180,17 @@ impl JitModule {
         self.shared.record_run(took, m, layout);
     }
 
+    /// Notes the start of a launch of `threads` threads (call before taking its code
+    /// with [`JitModule::code`]): with [`JitTier::Tiered`], a launch of at least
+    /// `tier::TIER_UP_THREADS` starts the optimized compile at once, and a launch waits
+    /// for an optimized compile that is about to end (see `tier`).
+    pub fn launch_start(&self, threads: u64, m: &ir::Module, layout: &ModuleLayout) {
+        if threads >= tier::TIER_UP_THREADS {
+            self.shared.start(m, layout);
+        }
+        self.shared.wait_if_worth();
+    }
+
     /// The compiled kernel `f`, or `None` if `f` is not a kernel with a body. The
     /// pointer is valid while this `JitModule` lives.
     pub fn kernel(&self, f: ir::FuncId) -> Option<KernelFn> {

@@ -25,7 +25,7 @@ use cranelift_jit::JITModule as ClifJitModule;
 use cranelift_module::Module as _;
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::{Arc, Mutex, RwLock};
+use std::sync::{Arc, Condvar, Mutex, RwLock};
 use std::time::{Duration, Instant};
 
 /// Which code the JIT produces.
@@ -56,8 +56,10 @@ impl JitTier {
 /// Background optimization starts when kernels have run this many times as long as the
 /// quick compile took...
 pub const TIER_UP_FACTOR: u32 = 3;
-/// ...and at least this long.
+/// ...and at least this long; or at the start of a launch of at least this many
+/// threads (such launches tend to repeat: the compile then overlaps the first one).
 pub const TIER_UP_MIN: Duration = Duration::from_millis(20);
+pub const TIER_UP_THREADS: u64 = 1 << 20;
 
 /// How a compile chooses each function's [`Tier`].
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -108,6 +110,14 @@ pub(crate) struct Shared {
     started: AtomicBool,
     /// The `JitModule` is gone: a background compile in progress stops.
     pub cancelled: AtomicBool,
+    /// The last launch's duration.
+    last_ns: AtomicU64,
+    /// The expected duration of the optimized compile ([`TIER_UP_FACTOR`] × the quick
+    /// one).
+    estimate: Duration,
+    /// When the optimized compile started, and whether it has ended.
+    progress: Mutex<(Option<Instant>, bool)>,
+    ended: Condvar,
 }
 
 impl Drop for Shared {
@@ -139,6 +149,10 @@ impl Shared {
             threshold_ns: threshold.as_nanos() as u64,
             started: AtomicBool::new(false),
             cancelled: AtomicBool::new(false),
+            last_ns: AtomicU64::new(0),
+            estimate: total * TIER_UP_FACTOR,
+            progress: Mutex::new((None, false)),
+            ended: Condvar::new(),
         });
         Ok((shared, code.stats))
     }
@@ -154,22 +168,64 @@ impl Shared {
         m: &ir::Module,
         layout: &ModuleLayout,
     ) {
-        if self.mode != JitTier::Tiered || self.started.load(Ordering::Relaxed) {
+        if self.mode != JitTier::Tiered {
             return;
         }
         let ns = took.as_nanos().min(u64::MAX as u128) as u64;
+        self.last_ns.store(ns, Ordering::Relaxed);
+        if self.started.load(Ordering::Relaxed) {
+            return;
+        }
         let total = self
             .run_ns
             .fetch_add(ns, Ordering::Relaxed)
             .saturating_add(ns);
-        if total < self.threshold_ns || self.started.swap(true, Ordering::Relaxed) {
+        if total >= self.threshold_ns {
+            self.start(m, layout);
+        }
+    }
+
+    /// Starts the optimized compile (once; only for [`JitTier::Tiered`]).
+    pub(crate) fn start(self: &Arc<Self>, m: &ir::Module, layout: &ModuleLayout) {
+        if self.mode != JitTier::Tiered || self.started.swap(true, Ordering::Relaxed) {
             return;
         }
+        self.progress.lock().unwrap_or_else(|e| e.into_inner()).0 = Some(Instant::now());
         let (sh, m, layout) = (self.clone(), m.clone(), layout.clone());
-        // Without a thread, the module keeps its quick code.
-        let _ = std::thread::Builder::new()
+        let spawned = std::thread::Builder::new()
             .name("ptxjit-optimize".into())
-            .spawn(move || sh.optimize(&m, &layout));
+            .spawn(move || {
+                sh.optimize(&m, &layout);
+                sh.set_ended();
+            });
+        if spawned.is_err() {
+            // Without a thread, the module keeps its quick code.
+            self.set_ended();
+        }
+    }
+
+    fn set_ended(&self) {
+        self.progress.lock().unwrap_or_else(|e| e.into_inner()).1 = true;
+        self.ended.notify_all();
+    }
+
+    /// Before a launch: if the optimized compile is expected to end within half the
+    /// last launch's duration, waits for it (at most that long), so that repeated long
+    /// launches switch to optimized code as soon as possible.
+    pub(crate) fn wait_if_worth(&self) {
+        if self.mode != JitTier::Tiered || !self.started.load(Ordering::Relaxed) {
+            return;
+        }
+        let half = Duration::from_nanos(self.last_ns.load(Ordering::Relaxed) / 2);
+        let p = self.progress.lock().unwrap_or_else(|e| e.into_inner());
+        let Some(t0) = p.0 else { return };
+        if p.1 || self.estimate.saturating_sub(t0.elapsed()) > half {
+            return;
+        }
+        let _ = self
+            .ended
+            .wait_timeout_while(p, half, |p| !p.1)
+            .unwrap_or_else(|e| e.into_inner());
     }
 
     /// The background compile: publishes the optimized code unless cancelled or failed

@@ -191,9 +191,13 @@ impl Device {
                 }
             }
         }
-        // The kernel's code and stack frame (huge for kernels of thousands of
-        // instructions: one too large for a worker thread's stack runs on a coroutine
-        // stack of its size).
+        // The kernel's code (a tier-up may be due, see `jit::JitTier`) and stack frame
+        // (huge for kernels of thousands of instructions: one too large for a worker
+        // thread's stack runs on a coroutine stack of its size).
+        if let (Backend::Jit, Some(j)) = (cfg.backend, module.inner.jit.as_ref()) {
+            let threads = gx as u64 * gy as u64 * gz as u64 * nthreads;
+            j.launch_start(threads, ir, &module.inner.layout);
+        }
         let (exec, frame) = match cfg.backend {
             Backend::Interp => (Exec::Interp, 0),
             Backend::Jit => match module.inner.jit.as_ref().and_then(|j| j.code(func_id)) {

@@ -450,7 +450,7 @@ fn main() {
     let sizes: Vec<usize> = std::env::var("PTXJIT_LOAD_SIZES")
         .ok()
         .map(|s| s.split(',').filter_map(|x| x.parse().ok()).collect())
-        .unwrap_or_else(|| vec![2000]);
+        .unwrap_or_else(|| vec![500, 2000]);
     if want("compile") {
         compile_table(JitTier::Quick, quick, &sizes);
         compile_table(JitTier::Optimized, quick, &sizes);

@@ -11,6 +11,8 @@ fn device() -> &'static ptxjit::Device {
         ptxjit::Device::with_options(ptxjit::DeviceOptions {
             threads: 1,
             memory_bytes: 256 << 20,
+            // PTXJIT_JIT_TIER picks the tier compiled (default: the quick tier).
+            ..Default::default()
         })
         .expect("device")
     })

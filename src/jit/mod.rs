@@ -9,8 +9,11 @@
 //!
 //! Every IR block is compiled as a convergent variant (no lane pending: no write
 //! merging, uniform branches are jumps) and, where lanes can wait elsewhere while it
-//! runs, a divergent one; PTX registers live in a register file in memory; kernels of
-//! more than 1500 instructions use a faster register allocator (`Tier`).
+//! runs, a divergent one; PTX registers live in a register file in memory. Modules
+//! load with quick code (single-pass register allocation) and get optimized code
+//! compiled in the background once their kernels have run a while (`tier`,
+//! [`JitTier`]); in the optimized tier, kernels of more than 1500 instructions still use
+//! the single-pass allocator (`Tier`).
 //!
 //! Modules:
 //! - `lanes`: warp values and masks as vectors;
@@ -25,7 +28,8 @@
 //! - `sreg`: special registers, `isspacep`, order points;
 //! - `helpers`: `extern "C"` host helpers called by generated code;
 //! - `dump`: CLIF / disassembly listings;
-//! - `stats`: compile statistics ([`CompileStats`]).
+//! - `stats`: compile statistics ([`CompileStats`]);
+//! - `tier`: tiered compilation ([`JitTier`]).
 
 #![allow(clippy::needless_range_loop)]
 

@@ -45,6 +45,7 @@ mod intfp;
 mod lanes;
 mod matrix;
 mod mem;
+mod split;
 mod sreg;
 mod translate;
 mod uniform;

@@ -236,6 +236,8 @@ pub struct WarpEnv {
     pub stack_limit: usize,
     /// Where `printf` output goes (the launch's buffer; `None`: straight to stdout).
     pub output: Option<Arc<std::sync::Mutex<Vec<u8>>>>,
+    /// Split calls: the lanes the running coroutine owns and the suspended children.
+    pub split: super::split::SplitState,
 }
 
 impl WarpEnv {
@@ -251,6 +253,7 @@ impl WarpEnv {
             error_at: None,
             stack_limit: 0,
             output: None,
+            split: Default::default(),
         }
     }
 }

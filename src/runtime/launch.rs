@@ -464,6 +464,8 @@ fn run_cta(
         env.yielder = None;
         env.arrivals.clear();
         env.pending_red = None;
+        env.split.reset();
+        env.split.stack_bytes = sh.stack_bytes;
         let ctx = &mut *slot.ctx;
         ctx.ctaid = ctaid;
         ctx.sreg.set_cluster(ctaid, sh.cfg.grid, sh.cluster);
@@ -530,13 +532,10 @@ impl Barriers {
     }
 
     /// Completes every barrier whose count is reached and wakes the warps whose
-    /// barriers have all completed.
+    /// barriers have all completed (also those whose barriers completed while they
+    /// were still running, e.g. after a `bar.arrive` handed their arrivals over).
     fn release(&mut self, warps: &mut [WarpSlot], state: &mut [WarpState]) {
-        if self.open == 0 {
-            return;
-        }
         let live = live_threads(warps);
-        let mut advanced = false;
         let mut open = self.open;
         while open != 0 {
             let id = open.trailing_zeros() as usize;
@@ -548,11 +547,7 @@ impl Barriers {
                 self.expected[id] = None;
                 self.generation[id] += 1;
                 self.open &= !(1 << id);
-                advanced = true;
             }
-        }
-        if !advanced {
-            return;
         }
         for (w, s) in state.iter_mut().enumerate() {
             if *s == WarpState::Waiting
@@ -655,6 +650,9 @@ fn run_cta_with_barriers(
     }
     for co in cos.into_iter().flatten() {
         stacks.push(co.into_stack());
+    }
+    for slot in warps.iter_mut() {
+        slot.env.split.reset();
     }
     result
 }

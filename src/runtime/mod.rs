@@ -10,6 +10,7 @@ pub mod launch;
 pub mod matrix;
 pub mod memory;
 pub mod printf;
+pub mod split;
 pub mod sreg;
 
 /// Addresses the runtime assigned to a module's variables, needed by both backends.

@@ -146,3 +146,16 @@ fn deadlock_inside_a_split_call_is_reported() {
         );
     }
 }
+
+#[test]
+fn lanes_reconverge_after_a_split_call() {
+    // Every thread of a warp gets the warp's sum of s[(t+5)%64] (butterfly shuffles
+    // with a full mask after the join).
+    let want: Vec<u32> = (0..N)
+        .map(|t| {
+            let w = t / 32 * 32;
+            (w..w + 32).map(|u| s0((u + 5) % N)).sum()
+        })
+        .collect();
+    check("split_shfl", 1, &want);
+}

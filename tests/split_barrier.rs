@@ -159,3 +159,15 @@ fn lanes_reconverge_after_a_split_call() {
         .collect();
     check("split_shfl", 1, &want);
 }
+
+#[test]
+fn barrier_completed_by_the_warps_own_bar_arrive() {
+    let want: Vec<u32> = (1..=N as u32).collect();
+    for backend in [Backend::Jit, Backend::Interp] {
+        for threads in [1, 2] {
+            let got = run("arrive_completes_while_running", 1, 1, backend, threads);
+            let what = format!("arrive_completes_while_running {backend:?} {threads}T");
+            assert_slice_eq(&got, &want, &what);
+        }
+    }
+}

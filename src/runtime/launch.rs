@@ -534,9 +534,12 @@ impl Barriers {
     /// Completes every barrier whose count is reached and wakes the warps whose
     /// barriers have all completed (also those whose barriers completed while they
     /// were still running, e.g. after a `bar.arrive` handed their arrivals over).
-    fn release(&mut self, warps: &mut [WarpSlot], state: &mut [WarpState]) {
-        let live = live_threads(warps);
+    /// `waited`: the warp that has just started waiting, if any (checked even when no
+    /// barrier completes now).
+    fn release(&mut self, warps: &mut [WarpSlot], state: &mut [WarpState], waited: Option<usize>) {
+        let mut advanced = false;
         let mut open = self.open;
+        let live = if open != 0 { live_threads(warps) } else { 0 };
         while open != 0 {
             let id = open.trailing_zeros() as usize;
             open &= open - 1;
@@ -547,10 +550,12 @@ impl Barriers {
                 self.expected[id] = None;
                 self.generation[id] += 1;
                 self.open &= !(1 << id);
+                advanced = true;
             }
         }
         for (w, s) in state.iter_mut().enumerate() {
-            if *s == WarpState::Waiting
+            if (advanced || waited == Some(w))
+                && *s == WarpState::Waiting
                 && self.waits[w]
                     .iter()
                     .all(|&(b, g)| self.generation[b as usize] > g)
@@ -627,13 +632,13 @@ fn run_cta_with_barriers(
                     }
                 }
                 // Exits and arrivals may complete barriers.
-                bars.release(warps, &mut state);
+                bars.release(warps, &mut state, Some(w));
             }
             if state.iter().all(|s| *s == WarpState::Done) {
                 return Ok(());
             }
             if !ran {
-                bars.release(warps, &mut state);
+                bars.release(warps, &mut state, None);
                 if !state.contains(&WarpState::Ready) {
                     return Err(deadlock(sh, warps, &state, &bars, ctaid));
                 }

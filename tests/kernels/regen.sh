@@ -6,6 +6,7 @@
 #   <name>.nvrtc.ptx  NVRTC (NVIDIA's NVVM, what nvcc users ship), compute_70
 #   spec_*.ptx        hand-written (not regenerated, only validated)
 #   calls.cu: tests/calls.rs
+#   mathlib.cu: NVRTC only (libdevice), tests/mathlib.rs
 #
 # Needs: clang-19 (or $CLANG), a Python with nvidia-cuda-nvrtc-cu12 (or $NVRTC_PYTHON /
 # $NVRTC_LIB) and ptxas from nvidia-cuda-nvcc-cu12 (or $PTXAS).
@@ -39,7 +40,8 @@ cd "$here"
 for src in *.cu; do
     name="${src%.cu}"
     echo "== $name"
-    clang_ptx "$src" "$name.clang.ptx"
+    # Sources that use the CUDA math library (libdevice) are compiled by NVRTC only.
+    grep -q "^// NVRTC only" "$src" || clang_ptx "$src" "$name.clang.ptx"
     nvrtc_ptx "$src" "$name.nvrtc.ptx"
 done
 echo "== examples/saxpy"

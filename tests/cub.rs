@@ -116,7 +116,7 @@ fn radix_sorts() {
             .enumerate()
             .map(|(i, &k)| (k, (c * 4 * T + i) as u32))
             .collect();
-        p.sort_by(|a, b| b.0.cmp(&a.0));
+        p.sort_by_key(|x| std::cmp::Reverse(x.0));
         wk.extend(p.iter().map(|x| x.0));
         wv.extend(p.iter().map(|x| x.1));
     }
@@ -159,7 +159,7 @@ fn histograms() {
     // Skewed bytes: many in a few bins.
     let bytes: Vec<u8> = (0..n)
         .map(|_| {
-            if r.u32() % 2 == 0 {
+            if r.u32().is_multiple_of(2) {
                 (r.u32() % 8) as u8
             } else {
                 r.u32() as u8

@@ -510,9 +510,20 @@ struct Barriers {
     red_yes: [u32; 16],
     /// (true predicates, arrived threads) of each barrier's last completed generation.
     red_done: [(u32, u32); 16],
+    /// Live threads of each warp as last seen by [`Barriers::refresh`], and their sum
+    /// (the count a barrier without a thread count waits for).
+    live_of: Vec<u32>,
+    live: u32,
 }
 
 impl Barriers {
+    /// Updates the live-thread count after warp `w` ran (its lanes may have exited).
+    fn refresh(&mut self, w: usize, warps: &[WarpSlot]) {
+        let now = warps[w].ctx.live.count_ones();
+        self.live = self.live - self.live_of[w] + now;
+        self.live_of[w] = now;
+    }
+
     /// Records the arrivals a warp reported before suspending.
     fn arrive(&mut self, w: usize, env: &mut WarpEnv) {
         for a in env.arrivals.drain(..) {
@@ -539,7 +550,7 @@ impl Barriers {
     fn release(&mut self, warps: &mut [WarpSlot], state: &mut [WarpState], waited: Option<usize>) {
         let mut advanced = false;
         let mut open = self.open;
-        let live = if open != 0 { live_threads(warps) } else { 0 };
+        let live = self.live;
         while open != 0 {
             let id = open.trailing_zeros() as usize;
             open &= open - 1;
@@ -600,8 +611,11 @@ fn run_cta_with_barriers(
         cos.push(Some(co));
     }
     let mut state = vec![WarpState::Ready; n];
+    let live_of: Vec<u32> = warps.iter().map(|w| w.ctx.live.count_ones()).collect();
     let mut bars = Barriers {
         waits: vec![Vec::new(); n],
+        live: live_of.iter().sum(),
+        live_of,
         ..Default::default()
     };
     let result = (|| -> Result<()> {
@@ -632,6 +646,7 @@ fn run_cta_with_barriers(
                     }
                 }
                 // Exits and arrivals may complete barriers.
+                bars.refresh(w, warps);
                 bars.release(warps, &mut state, Some(w));
             }
             if state.iter().all(|s| *s == WarpState::Done) {

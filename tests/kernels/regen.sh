@@ -6,6 +6,7 @@
 #   <name>.nvrtc.ptx  NVRTC (NVIDIA's NVVM, what nvcc users ship), compute_70
 #   spec_*.ptx        hand-written (not regenerated, only validated)
 #   calls.cu: tests/calls.rs
+#   sgemm.cu, nbody.cu, scan.cu: benches/parts/compute.rs (performance table), tests/perf_kernels.rs
 #
 # Needs: clang-19 (or $CLANG), a Python with nvidia-cuda-nvrtc-cu12 (or $NVRTC_PYTHON /
 # $NVRTC_LIB) and ptxas from nvidia-cuda-nvcc-cu12 (or $PTXAS).

@@ -8,6 +8,7 @@
 #   calls.cu: tests/calls.rs
 #   mathlib.cu: NVRTC only (libdevice), tests/mathlib.rs
 #   cub_blocks.cu: NVRTC only, with the CUDA runtime and CCCL headers, tests/cub.rs
+#   sgemm.cu, nbody.cu, scan.cu: benches/parts/compute.rs (performance table), tests/perf_kernels.rs
 #
 # Needs: clang-19 (or $CLANG), a Python with nvidia-cuda-nvrtc-cu12, nvidia-cuda-runtime-cu12
 # and nvidia-cuda-cccl-cu12 (or $NVRTC_PYTHON /

@@ -336,7 +336,7 @@ pub(crate) fn make_isa(tier: Tier) -> Result<OwnedTargetIsa, JitError> {
         set(
             &mut fb,
             "enable_verifier",
-            if cfg!(debug_assertions) {
+            if cfg!(debug_assertions) || std::env::var_os("PTXJIT_VERIFY").is_some() {
                 "true"
             } else {
                 "false"

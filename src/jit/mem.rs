@@ -6,6 +6,8 @@
 //!   in-bounds, aligned offsets: one scalar load and a splat per element;
 //! - loads whose active lanes all use one address (aligned, inside the shared window or
 //!   the instruction's cached region): one scalar load per element and a splat;
+//! - shared-memory loads (`nvec == 1`) that are not coalesced: lane-by-lane loads when
+//!   every active lane is aligned and inside the window;
 //! - coalesced accesses (`nvec == 1`, lane i at `a0 + i*size`, `a0` size-aligned, the
 //!   whole range inside the instruction's entry of the per-instruction region cache
 //!   `ctx.inst_cache`, or inside the shared window; stores need all 32 lanes active, so
@@ -252,14 +254,25 @@ impl FnTx<'_> {
         }
         let fast = self.b.create_block();
         let slow = self.b.create_block();
+        // Computed here so that it dominates the gather below.
+        let m64 = (space == Space::Shared).then(|| self.m64(mask));
         let h = self.branch_fast(space, eb, a, false, inst, mask, fast, slow)?;
         // Fast path: whole-vector loads.
         self.b.switch_to_block(fast);
         let v = self.vector_load(h, eb);
         let args: Vec<BlockArg> = v.iter().map(|&x| BlockArg::Value(x)).collect();
         self.b.ins().jump(join, &args);
-        // Slow path.
         self.b.switch_to_block(slow);
+        if let Some(m64) = m64 {
+            // Shared memory: a gather when every active lane is aligned and inside the
+            // window (e.g. tiles whose rows are narrower than a warp).
+            let helper = self.b.create_block();
+            let v = self.shared_gather(eb, a, &m64, helper);
+            let args: Vec<BlockArg> = v.iter().map(|&x| BlockArg::Value(x)).collect();
+            self.b.ins().jump(join, &args);
+            self.b.switch_to_block(helper);
+        }
+        // Slow path.
         self.slow_access(space, eb, sb, 1, false, la, mask, inst)?;
         let w = self.unspill(wide, SCRATCH_DATA);
         let args: Vec<BlockArg> = w.v.iter().map(|&x| BlockArg::Value(x)).collect();
@@ -427,6 +440,74 @@ impl FnTx<'_> {
             self.write(*d, ty, w, mask)?;
         }
         Ok(())
+    }
+
+    /// A shared-memory load of one `eb`-byte element per lane from the shared-window
+    /// offsets `a`: branches to `bad` unless every active lane (`m64`) is aligned and
+    /// inside the window; else loads lane by lane (inactive lanes read offset 0) and
+    /// returns the containers (zero-extended).
+    fn shared_gather(&mut self, eb: u32, a: &W, m64: &[Value], bad: Block) -> Vec<Value> {
+        let size = self.load_ctx(I64, offset_of!(WarpCtx, shared_size), true);
+        let base = self.load_ctx(I64, offset_of!(WarpCtx, shared_base), true);
+        let big = self
+            .b
+            .ins()
+            .icmp_imm_u(IntCC::UnsignedGreaterThanOrEqual, size, eb as i64);
+        let room = self.b.ins().iadd_imm_s(size, -(eb as i64));
+        let room = self.b.ins().splat(I64X2, room);
+        let lowmask = lanes::splat64(&mut self.b, eb as u64 - 1);
+        let zero = lanes::splat64(&mut self.b, 0);
+        let mut offs = Vec::with_capacity(N64);
+        let mut all: Option<Value> = None;
+        for k in 0..N64 {
+            let o = self.b.ins().band(a.v[k], m64[k]);
+            let fits = self.b.ins().icmp(IntCC::UnsignedLessThanOrEqual, o, room);
+            let low = self.b.ins().band(o, lowmask);
+            let al = self.b.ins().icmp(IntCC::Equal, low, zero);
+            let ok = self.b.ins().band(fits, al);
+            all = Some(match all {
+                None => ok,
+                Some(x) => self.b.ins().band(x, ok),
+            });
+            offs.push(o);
+        }
+        let all = all.unwrap_or(zero);
+        let ok = self.b.ins().vall_true(all);
+        let ok = self.b.ins().band(ok, big);
+        let go = self.b.create_block();
+        self.b.ins().brif(ok, go, &[], bad, &[]);
+        self.b.switch_to_block(go);
+        let (sty, wide) = match eb {
+            1 => (I8, false),
+            2 => (I16, false),
+            4 => (I32, false),
+            _ => (I64, true),
+        };
+        let per = if wide { 2 } else { 4 };
+        let vty = if wide { I64X2 } else { I32X4 };
+        let mut out = Vec::with_capacity(32 / per);
+        let mut cur: Option<Value> = None;
+        for lane in 0..32usize {
+            let o = self.b.ins().extractlane(offs[lane / 2], (lane % 2) as u8);
+            let h = self.b.ins().iadd(base, o);
+            let x = self.b.ins().load(sty, heap_flags(), h, 0);
+            let x = if eb < 4 {
+                self.b.ins().uextend(I32, x)
+            } else {
+                x
+            };
+            let i = lane % per;
+            cur = Some(if i == 0 {
+                self.b.ins().scalar_to_vector(vty, x)
+            } else {
+                let v = cur.unwrap_or(x);
+                self.b.ins().insertlane(v, x, i as u8)
+            });
+            if i == per - 1 {
+                out.extend(cur.take());
+            }
+        }
+        out
     }
 
     /// The 64-bit value of the lowest lane of `bits` in `a` (16 × i64x2).

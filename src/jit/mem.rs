@@ -209,12 +209,12 @@ impl FnTx<'_> {
             self.uniform_lane_load(space, ty, eb, dsts, &a, mask, inst, other)?;
             self.b.ins().jump(done, &[]);
             self.b.switch_to_block(other);
-            self.ld_lanes(space, ty, eb, sb, dsts, &la, mask, inst)?;
+            self.ld_lanes(space, ty, eb, sb, dsts, addr, &la, mask, inst)?;
             self.b.ins().jump(done, &[]);
             self.b.switch_to_block(done);
             return Ok(());
         }
-        self.ld_lanes(space, ty, eb, sb, dsts, &la, mask, inst)
+        self.ld_lanes(space, ty, eb, sb, dsts, addr, &la, mask, inst)
     }
 
     /// `ld` through per-lane addresses: the coalesced vector path or the helper.
@@ -226,6 +226,7 @@ impl FnTx<'_> {
         eb: u32,
         sb: u32,
         dsts: &[Option<RegId>],
+        addr: &Address,
         la: &LaneAddr,
         mask: &mut Mask,
         inst: InstId,
@@ -272,8 +273,10 @@ impl FnTx<'_> {
             self.b.ins().jump(join, &args);
             self.b.switch_to_block(helper);
         }
-        // Slow path.
-        self.slow_access(space, eb, sb, 1, false, la, mask, inst)?;
+        // Slow path (lane addresses computed again here: values kept across the fast
+        // path's blocks and calls cost register allocation time and spills).
+        let la = self.lane_addrs(space, addr)?;
+        self.slow_access(space, eb, sb, 1, false, &la, mask, inst)?;
         let w = self.unspill(wide, SCRATCH_DATA);
         let args: Vec<BlockArg> = w.v.iter().map(|&x| BlockArg::Value(x)).collect();
         self.b.ins().jump(join, &args);

@@ -83,6 +83,18 @@ fn differential_generated() {
         let data = bytes(seed, 600 + (seed as usize * 97) % 2000);
         let p = gen::Program::arbitrary(&mut Unstructured::new(&data)).unwrap();
         harness::differential(&p);
+        if std::env::var("FUZZ_REPLAY_STATS").is_ok() {
+            let m = harness::device().load_ptx(&p.src, "gen.ptx").unwrap();
+            let bufs = harness::ProgramBuffers::new(&p);
+            let o = bufs.run(&m, &p, ptxjit::Backend::Jit);
+            bufs.free();
+            let ends = o.buffers[0]
+                .chunks(gen::OUT_ROW as usize)
+                .take((p.grid * p.block) as usize)
+                .filter(|r| r[156..160] == 0xE0Du32.to_le_bytes())
+                .count();
+            eprintln!("STAT seed {seed} threads {} ends {ends} error {:?}", p.grid * p.block, o.error);
+        }
     }
 }
 
@@ -98,7 +110,11 @@ fn launch_corpus() {
 
 #[test]
 fn launch_generated() {
-    for seed in 0..60u64 {
+    let n: u64 = std::env::var("FUZZ_REPLAY_LAUNCHES")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(60);
+    for seed in 0..n {
         let data = bytes(seed ^ 0x1a, 200 + (seed as usize * 31) % 300);
         let i = launch::LaunchInput::arbitrary(&mut Unstructured::new(&data)).unwrap();
         harness::launch(&i);
@@ -135,3 +151,26 @@ fn generated_programs_pass_ptxas() {
         );
     }
 }
+
+/// Runs one generated program saved as text (the `differential` target prints them):
+/// `FUZZ_PTX=file.ptx FUZZ_GRID=2 FUZZ_BLOCK=64 FUZZ_SEED=0x.. cargo test --release
+/// --test fuzz_replay -- --ignored replay_ptx`. For minimizing a finding by hand.
+#[test]
+#[ignore = "needs FUZZ_PTX"]
+fn replay_ptx() {
+    let var = |k: &str| std::env::var(k).unwrap_or_else(|_| panic!("{k}"));
+    let num = |s: String| {
+        s.strip_prefix("0x")
+            .map_or_else(|| s.parse().unwrap(), |h| u64::from_str_radix(h, 16).unwrap())
+    };
+    let src = std::fs::read_to_string(var("FUZZ_PTX")).unwrap();
+    let p = gen::Program {
+        shared_atoms: src.contains("@%q0 ld.shared.u64"),
+        src,
+        grid: num(var("FUZZ_GRID")) as u32,
+        block: num(var("FUZZ_BLOCK")) as u32,
+        seed: num(var("FUZZ_SEED")),
+    };
+    harness::differential(&p);
+}
+

@@ -8,17 +8,28 @@ use ptxjit::{Backend, Device, DeviceOptions, KernelArg, LaunchConfig};
 use std::sync::OnceLock;
 use std::time::Duration;
 
-/// One device for the whole process, with one worker thread: CTAs run in order, so the
-/// first fault and the memory it leaves behind are deterministic.
+fn new_device() -> Device {
+    Device::with_options(DeviceOptions {
+        threads: 1,
+        memory_bytes: 1 << 30,
+    })
+    .expect("device")
+}
+
+/// The device of `compile` and `differential`, one for the whole process, with one worker
+/// thread: CTAs run in order, so the first fault and the memory it leaves behind are
+/// deterministic.
 pub fn device() -> &'static Device {
     static DEV: OnceLock<Device> = OnceLock::new();
-    DEV.get_or_init(|| {
-        Device::with_options(DeviceOptions {
-            threads: 1,
-            memory_bytes: 1 << 30,
-        })
-        .expect("device")
-    })
+    DEV.get_or_init(new_device)
+}
+
+/// The device of `launch`, whose wild stores may land anywhere in its address range: its
+/// own, so that they cannot reach the buffers of other checks running at the same time
+/// (the replay test runs its tests in parallel).
+pub fn launch_device() -> &'static Device {
+    static DEV: OnceLock<Device> = OnceLock::new();
+    DEV.get_or_init(new_device)
 }
 
 /// `parse_check`: parse + check never panic; every error is located.
@@ -49,36 +60,58 @@ pub struct Outcome {
     pub buffers: Vec<Vec<u8>>,
 }
 
-/// Runs a generated program on `backend` with fresh buffers.
-pub fn run_program(m: &ptxjit::Module, p: &Program, backend: Backend) -> Outcome {
-    let dev = device();
-    let input = dev
-        .alloc_from(&gen::input_bytes(p.seed, gen::IN_BYTES))
-        .expect("alloc in");
-    let out = dev.alloc_zeroed(p.out_bytes()).expect("alloc out");
-    let atom = dev
-        .alloc_from(&gen::input_bytes(
-            p.seed ^ 0xa70,
-            (gen::ATOM_SLOTS * 8) as usize,
-        ))
-        .expect("alloc atom");
-    let cfg = LaunchConfig::new(p.grid, p.block)
-        .backend(backend)
-        .timeout(Some(Duration::from_secs(20)));
-    let args = [
-        KernelArg::from(&input),
-        KernelArg::from(&out),
-        KernelArg::from(&atom),
-    ];
-    let error = dev.launch(m, "k", &cfg, &args).err().map(|e| e.to_string());
-    let buffers = vec![
-        dev.read::<u8>(&out).expect("read out"),
-        dev.read::<u8>(&atom).expect("read atom"),
-    ];
-    for b in [input, out, atom] {
-        dev.free(b).expect("free");
+/// The buffers of a generated program's launch: allocated once, so that both backends
+/// see the same addresses (fault messages name them).
+pub struct ProgramBuffers {
+    input: ptxjit::Buffer,
+    out: ptxjit::Buffer,
+    atom: ptxjit::Buffer,
+}
+
+impl ProgramBuffers {
+    pub fn new(p: &Program) -> ProgramBuffers {
+        let dev = device();
+        ProgramBuffers {
+            input: dev.alloc_zeroed(gen::IN_BYTES).expect("alloc in"),
+            out: dev.alloc_zeroed(p.out_bytes()).expect("alloc out"),
+            atom: dev.alloc_zeroed((gen::ATOM_SLOTS * 8) as usize).expect("alloc atom"),
+        }
     }
-    Outcome { error, buffers }
+
+    pub fn free(self) {
+        for b in [self.input, self.out, self.atom] {
+            device().free(b).expect("free");
+        }
+    }
+
+    /// Fills the buffers with the program's inputs, runs it on `backend`, and returns
+    /// what it left.
+    pub fn run(&self, m: &ptxjit::Module, p: &Program, backend: Backend) -> Outcome {
+        let dev = device();
+        dev.write(&self.input, &gen::input_bytes(p.seed, gen::IN_BYTES))
+            .expect("write in");
+        dev.write(&self.out, &vec![0u8; p.out_bytes()])
+            .expect("write out");
+        dev.write(
+            &self.atom,
+            &gen::input_bytes(p.seed ^ 0xa70, (gen::ATOM_SLOTS * 8) as usize),
+        )
+        .expect("write atom");
+        let cfg = LaunchConfig::new(p.grid, p.block)
+            .backend(backend)
+            .timeout(Some(Duration::from_secs(20)));
+        let args = [
+            KernelArg::from(&self.input),
+            KernelArg::from(&self.out),
+            KernelArg::from(&self.atom),
+        ];
+        let error = dev.launch(m, "k", &cfg, &args).err().map(|e| e.to_string());
+        let buffers = vec![
+            dev.read::<u8>(&self.out).expect("read out"),
+            dev.read::<u8>(&self.atom).expect("read atom"),
+        ];
+        Outcome { error, buffers }
+    }
 }
 
 /// `differential`: a generated, well-defined program leaves the same memory and the same
@@ -88,8 +121,10 @@ pub fn differential(p: &Program) {
         Ok(m) => m,
         Err(e) => panic!("a generated program does not load: {e}\n{p:?}"),
     };
-    let interp = run_program(&m, p, Backend::Interp);
-    let jit = run_program(&m, p, Backend::Jit);
+    let bufs = ProgramBuffers::new(p);
+    let interp = bufs.run(&m, p, Backend::Interp);
+    let jit = bufs.run(&m, p, Backend::Jit);
+    bufs.free();
     for o in [&interp, &jit] {
         if let Some(e) = &o.error {
             assert!(
@@ -106,12 +141,13 @@ pub fn differential(p: &Program) {
     for (i, (a, b)) in interp.buffers.iter().zip(&jit.buffers).enumerate() {
         if a != b {
             let at = a.iter().zip(b).position(|(x, y)| x != y).unwrap_or(0);
+            let w = at & !7;
             panic!(
                 "{}: byte {at} differs ({}): interpreter {:02x?}, JIT {:02x?}\n{p:?}",
                 names[i],
                 describe(p, i, at),
-                &a[at & !7..(at & !7) + 8.min(a.len() - (at & !7))],
-                &b[at & !7..(at & !7) + 8.min(b.len() - (at & !7))],
+                &a[w..(w + 8).min(a.len())],
+                &b[w..(w + 8).min(b.len())],
             );
         }
     }
@@ -150,13 +186,8 @@ fn describe(p: &Program, buf: usize, at: usize) -> String {
 /// committed kernels never panic, crash or hang the host; faults are returned errors.
 /// When both backends run and neither hit the time limit, they must agree.
 pub fn launch(input: &LaunchInput) {
-    let dev = device();
-    let outcomes: Vec<(Backend, Option<Outcome>)> = input
-        .backends()
-        .iter()
-        .map(|&b| (b, input.run(dev, b)))
-        .collect();
-    if let [(_, Some(a)), (_, Some(b))] = &outcomes[..] {
+    let outcomes = input.run(launch_device());
+    if let [a, b] = &outcomes[..] {
         let timed_out = |o: &Outcome| o.error.as_ref().is_some_and(|e| e.contains("time limit"));
         if !timed_out(a) && !timed_out(b) && input.comparable() {
             assert_eq!(a, b, "interpreter (left) and JIT (right) differ\n{input:?}");

@@ -161,13 +161,15 @@ impl LaunchInput {
         }
     }
 
-    /// Whether two runs must agree: not with absolute wild or near-the-end addresses
-    /// (the two runs' buffers and module variables need not be at the same places).
+    /// Whether two runs must agree: only when every pointer is null or near a buffer.
+    /// Elsewhere a store may reach the other run's module variables (each run has its
+    /// own module, at its own addresses), or memory of other threads of the host.
     pub fn comparable(&self) -> bool {
-        !self
-            .args
-            .iter()
-            .any(|a| matches!(a, Arg::Abs(AbsPtr::Wild(_) | AbsPtr::FromStart(_) | AbsPtr::FromEnd(_))))
+        self.args.iter().all(|a| match a {
+            Arg::Abs(AbsPtr::Null) | Arg::Scalar(_) | Arg::Bytes(_) => true,
+            Arg::Buf(_, off) => (-256..=256).contains(off),
+            Arg::Abs(_) => false,
+        })
     }
 
     /// The launch configuration, with the work capped (see [`MAX_THREADS`]).
@@ -192,24 +194,51 @@ impl LaunchInput {
             .timeout(Some(TIMEOUT))
     }
 
-    /// Loads the kernel's module afresh (so that wild stores of earlier runs cannot leak
-    /// into this one), allocates the buffers and launches. `None` if the file has no
-    /// kernel (never for the committed set).
-    pub fn run(&self, dev: &Device, backend: Backend) -> Option<Outcome> {
+    /// Loads the kernel's module afresh for each backend (so that wild stores of earlier
+    /// runs cannot leak into this one; both modules are loaded before either runs),
+    /// allocates the buffers once (so that both runs see the same addresses), and
+    /// launches on each backend of [`LaunchInput::backends`] with the buffers refilled.
+    pub fn run(&self, dev: &Device) -> Vec<Outcome> {
         let (name, src) = KERNELS[self.file % KERNELS.len()];
-        let m = dev
-            .load_ptx_with(src, name, backend == Backend::Jit)
-            .unwrap_or_else(|e| panic!("{name} must load: {e}"));
-        let kernels = m.kernels();
-        let kernel = *kernels.get(self.kernel as usize % kernels.len().max(1))?;
-        let params = m.kernel_params(kernel).expect("params").to_vec();
+        let modules: Vec<(Backend, ptxjit::Module)> = self
+            .backends()
+            .iter()
+            .map(|&b| {
+                let m = dev
+                    .load_ptx_with(src, name, b == Backend::Jit)
+                    .unwrap_or_else(|e| panic!("{name} must load: {e}"));
+                (b, m)
+            })
+            .collect();
         let bufs: Vec<ptxjit::Buffer> = self
             .buffers
             .iter()
-            .map(|b| dev.alloc_from(b).expect("alloc"))
+            .map(|b| dev.alloc_zeroed(b.len()).expect("alloc"))
             .collect();
+        let mut outcomes = Vec::new();
+        for (backend, m) in &modules {
+            for (b, data) in bufs.iter().zip(&self.buffers) {
+                dev.write(b, data).expect("write");
+            }
+            outcomes.push(self.launch(dev, m, &bufs, *backend));
+        }
+        for b in bufs {
+            dev.free(b).expect("free");
+        }
+        outcomes
+    }
+
+    fn launch(
+        &self,
+        dev: &Device,
+        m: &ptxjit::Module,
+        bufs: &[ptxjit::Buffer],
+        backend: Backend,
+    ) -> Outcome {
+        let kernels = m.kernels();
+        let kernel = kernels[self.kernel as usize % kernels.len()];
+        let params = m.kernel_params(kernel).expect("params").to_vec();
         let (lo, hi) = dev.address_range();
-        // Argument i goes to parameter i; extra or missing arguments stay as they are.
         let mut given = self.args.clone();
         if self.fit_args {
             given.truncate(params.len());
@@ -217,6 +246,7 @@ impl LaunchInput {
                 given.push(Arg::Buf(given.len() as u8 % 4, 0));
             }
         }
+        // Argument i goes to parameter i; extra arguments are 4 bytes wide.
         let args: Vec<KernelArg> = given
             .iter()
             .enumerate()
@@ -247,13 +277,10 @@ impl LaunchInput {
             })
             .collect();
         let error = dev
-            .launch(&m, kernel, &self.config(backend), &args)
+            .launch(m, kernel, &self.config(backend), &args)
             .err()
             .map(|e| e.to_string());
         let buffers = bufs.iter().map(|b| dev.read::<u8>(b).expect("read")).collect();
-        for b in bufs {
-            dev.free(b).expect("free");
-        }
-        Some(Outcome { error, buffers })
+        Outcome { error, buffers }
     }
 }

@@ -24,7 +24,11 @@ fn inputs(target: &str) -> Vec<(PathBuf, Vec<u8>)> {
         let Ok(rd) = std::fs::read_dir(root.join(dir).join(target)) else {
             continue;
         };
-        let mut files: Vec<PathBuf> = rd.flatten().map(|e| e.path()).filter(|p| p.is_file()).collect();
+        let mut files: Vec<PathBuf> = rd
+            .flatten()
+            .map(|e| e.path())
+            .filter(|p| p.is_file())
+            .collect();
         files.sort();
         for f in files {
             let data = std::fs::read(&f).unwrap();
@@ -93,7 +97,11 @@ fn differential_generated() {
                 .take((p.grid * p.block) as usize)
                 .filter(|r| r[156..160] == 0xE0Du32.to_le_bytes())
                 .count();
-            eprintln!("STAT seed {seed} threads {} ends {ends} error {:?}", p.grid * p.block, o.error);
+            eprintln!(
+                "STAT seed {seed} threads {} ends {ends} error {:?}",
+                p.grid * p.block,
+                o.error
+            );
         }
     }
 }
@@ -160,8 +168,10 @@ fn generated_programs_pass_ptxas() {
 fn replay_ptx() {
     let var = |k: &str| std::env::var(k).unwrap_or_else(|_| panic!("{k}"));
     let num = |s: String| {
-        s.strip_prefix("0x")
-            .map_or_else(|| s.parse().unwrap(), |h| u64::from_str_radix(h, 16).unwrap())
+        s.strip_prefix("0x").map_or_else(
+            || s.parse().unwrap(),
+            |h| u64::from_str_radix(h, 16).unwrap(),
+        )
     };
     let src = std::fs::read_to_string(var("FUZZ_PTX")).unwrap();
     let p = gen::Program {
@@ -173,4 +183,3 @@ fn replay_ptx() {
     };
     harness::differential(&p);
 }
-

@@ -89,10 +89,30 @@ impl<'a> Arbitrary<'a> for Program {
 /// extremes, NaNs with payloads, infinities, +-0, subnormals, small integers).
 pub fn input_bytes(seed: u64, n: usize) -> Vec<u8> {
     const SPECIAL: [u32; 24] = [
-        0, 1, 0xffff_ffff, 0x8000_0000, 0x7fff_ffff, 0x7fc0_0000, 0x7fa0_0001, 0xffc0_0000,
-        0x7f80_0000, 0xff80_0000, 0x0000_0001, 0x007f_ffff, 0x3f80_0000, 0xbf80_0000,
-        0x4b00_0000, 0x3eff_ffff, 0x3ff0_0000, 0x7ff0_0000, 0xfff8_0000, 0x0008_0000,
-        0x4330_0000, 0x3fe0_0000, 0x0080_0000, 0x4f00_0000,
+        0,
+        1,
+        0xffff_ffff,
+        0x8000_0000,
+        0x7fff_ffff,
+        0x7fc0_0000,
+        0x7fa0_0001,
+        0xffc0_0000,
+        0x7f80_0000,
+        0xff80_0000,
+        0x0000_0001,
+        0x007f_ffff,
+        0x3f80_0000,
+        0xbf80_0000,
+        0x4b00_0000,
+        0x3eff_ffff,
+        0x3ff0_0000,
+        0x7ff0_0000,
+        0xfff8_0000,
+        0x0008_0000,
+        0x4330_0000,
+        0x3fe0_0000,
+        0x0080_0000,
+        0x4f00_0000,
     ];
     let mut s = seed.wrapping_mul(0x9e37_79b9_7f4a_7c15) | 1;
     let mut next = || {
@@ -253,7 +273,15 @@ impl<'u, 'a> Gen<'u, 'a> {
     fn imm(&mut self, bits: u32) -> Result<String> {
         let v: u64 = match self.below(5)? {
             0 => self.below(33)? as u64,
-            1 => self.pick(&[0u64, 1, u64::MAX, 1 << 63, (1 << 63) - 1, 1 << 31, (1 << 31) - 1])?,
+            1 => self.pick(&[
+                0u64,
+                1,
+                u64::MAX,
+                1 << 63,
+                (1 << 63) - 1,
+                1 << 31,
+                (1 << 31) - 1,
+            ])?,
             _ => self.u.arbitrary()?,
         };
         let v = if bits == 32 { v & 0xffff_ffff } else { v };
@@ -364,14 +392,18 @@ impl<'u, 'a> Gen<'u, 'a> {
 
     fn int_bin(&mut self, c: &Ctx, g: &str, k: K) -> Result<()> {
         let w = if k == K::B32 { 32 } else { 64 };
-        let (u, s) = if w == 32 { ("u32", "s32") } else { ("u64", "s64") };
+        let (u, s) = if w == 32 {
+            ("u32", "s32")
+        } else {
+            ("u64", "s64")
+        };
         let ty = self.pick(&[u, s])?;
         let d = self.reg(c, k)?;
         let a = self.reg(c, k)?;
         let b = self.src(c, k)?;
         let op = self.pick(&[
-            "add", "sub", "mul.lo", "mul.hi", "min", "max", "and", "or", "xor", "addsat",
-            "mad.lo", "mad.hi", "popc", "clz", "brev", "not", "neg", "abs", "bfe",
+            "add", "sub", "mul.lo", "mul.hi", "min", "max", "and", "or", "xor", "addsat", "mad.lo",
+            "mad.hi", "popc", "clz", "brev", "not", "neg", "abs", "bfe",
         ])?;
         let t = |x: &str| x.replace("u", "b").replace("s", "b");
         let text = match op {
@@ -496,7 +528,11 @@ impl<'u, 'a> Gen<'u, 'a> {
     /// div/rem with an odd divisor (never zero; -1 and MIN / -1 happen).
     fn divrem(&mut self, c: &Ctx, g: &str) -> Result<()> {
         let k = self.pick(&[K::B32, K::B64])?;
-        let (w, t) = if k == K::B32 { (32, "%t7") } else { (64, "%td7") };
+        let (w, t) = if k == K::B32 {
+            (32, "%t7")
+        } else {
+            (64, "%td7")
+        };
         let d = self.reg(c, k)?;
         let a = self.reg(c, k)?;
         let b = self.reg(c, k)?;
@@ -515,8 +551,16 @@ impl<'u, 'a> Gen<'u, 'a> {
         let b = self.src(c, k)?;
         let e = self.src(c, k)?;
         let rnd = self.pick(&RND)?;
-        let ftz = if f32 && self.chance(1, 3)? { ".ftz" } else { "" };
-        let sat = if f32 && self.chance(1, 5)? { ".sat" } else { "" };
+        let ftz = if f32 && self.chance(1, 3)? {
+            ".ftz"
+        } else {
+            ""
+        };
+        let sat = if f32 && self.chance(1, 5)? {
+            ".sat"
+        } else {
+            ""
+        };
         let text = match self.below(12)? {
             0 => format!("add.{rnd}{ftz}{sat}.{ty} {d}, {a}, {b};"),
             1 => format!("sub.{rnd}{ftz}{sat}.{ty} {d}, {a}, {b};"),
@@ -527,7 +571,11 @@ impl<'u, 'a> Gen<'u, 'a> {
             6 => format!("rcp.{rnd}{ftz}.{ty} {d}, {a};"),
             7 => {
                 let op = self.pick(&["min", "max"])?;
-                let nan = if f32 && self.chance(1, 3)? { ".NaN" } else { "" };
+                let nan = if f32 && self.chance(1, 3)? {
+                    ".NaN"
+                } else {
+                    ""
+                };
                 format!("{op}{ftz}{nan}.{ty} {d}, {a}, {b};")
             }
             8 => {
@@ -576,7 +624,11 @@ impl<'u, 'a> Gen<'u, 'a> {
                 let d = self.reg(c, ik)?;
                 let a = self.reg(c, fk)?;
                 let r = self.pick(&IRND)?;
-                let ftz = if ft == "f32" && self.chance(1, 3)? { ".ftz" } else { "" };
+                let ftz = if ft == "f32" && self.chance(1, 3)? {
+                    ".ftz"
+                } else {
+                    ""
+                };
                 let sat = if self.chance(1, 3)? { ".sat" } else { "" };
                 format!("cvt.{r}{ftz}{sat}.{it}.{ft} {d}, {a};")
             }
@@ -600,7 +652,11 @@ impl<'u, 'a> Gen<'u, 'a> {
                 } else {
                     ""
                 };
-                let sat = if dt == "f32" && self.chance(1, 4)? { ".sat" } else { "" };
+                let sat = if dt == "f32" && self.chance(1, 4)? {
+                    ".sat"
+                } else {
+                    ""
+                };
                 let r = if dt == st {
                     format!(".{}", self.pick(&IRND)?)
                 } else if dt == "f32" {
@@ -617,9 +673,13 @@ impl<'u, 'a> Gen<'u, 'a> {
                 let d = self.reg(c, dk)?;
                 let a = self.reg(c, sk)?;
                 // .sat only where the destination cannot hold every source value.
-                let fits = dt == st
-                    || (dt[1..] > st[1..] && (dt.starts_with('s') || st.starts_with('u')));
-                let sat = if !fits && self.chance(1, 3)? { ".sat" } else { "" };
+                let fits =
+                    dt == st || (dt[1..] > st[1..] && (dt.starts_with('s') || st.starts_with('u')));
+                let sat = if !fits && self.chance(1, 3)? {
+                    ".sat"
+                } else {
+                    ""
+                };
                 format!("cvt{sat}.{dt}.{st} {d}, {a};")
             }
             4 => {
@@ -662,14 +722,20 @@ impl<'u, 'a> Gen<'u, 'a> {
         ])?;
         let cmp = match ty {
             "b32" => self.pick(&["eq", "ne"])?,
-            "u32" | "u64" => self.pick(&["eq", "ne", "lt", "le", "gt", "ge", "lo", "ls", "hi", "hs"])?,
+            "u32" | "u64" => {
+                self.pick(&["eq", "ne", "lt", "le", "gt", "ge", "lo", "ls", "hi", "hs"])?
+            }
             "s32" | "s64" => self.pick(&["eq", "ne", "lt", "le", "gt", "ge"])?,
             _ => self.pick(&[
-                "eq", "ne", "lt", "le", "gt", "ge", "equ", "neu", "ltu", "leu", "gtu", "geu", "num",
-                "nan",
+                "eq", "ne", "lt", "le", "gt", "ge", "equ", "neu", "ltu", "leu", "gtu", "geu",
+                "num", "nan",
             ])?,
         };
-        let ftz = if ty == "f32" && self.chance(1, 4)? { ".ftz" } else { "" };
+        let ftz = if ty == "f32" && self.chance(1, 4)? {
+            ".ftz"
+        } else {
+            ""
+        };
         let a = self.reg(c, k)?;
         let b = self.src(c, k)?;
         let p = self.pred(c)?;
@@ -896,7 +962,9 @@ impl<'u, 'a> Gen<'u, 'a> {
         let id = self.uid;
         self.uid += 1;
         self.line("{");
-        self.line(&format!(".param .b32 pa{id};\n\t.param .b32 pb{id};\n\t.param .b32 pr{id};"));
+        self.line(&format!(
+            ".param .b32 pa{id};\n\t.param .b32 pb{id};\n\t.param .b32 pr{id};"
+        ));
         self.line(&format!("st.param.b32 [pa{id}], {a};"));
         self.line(&format!("st.param.b32 [pb{id}], {b};"));
         if self.chance(1, 2)? {
@@ -1011,7 +1079,12 @@ impl<'u, 'a> Gen<'u, 'a> {
     /// Shared-memory exchange between barriers, or a barrier reduction.
     fn exchange(&mut self) -> Result<()> {
         let c = Ctx::kernel(0, false);
-        let bar = self.pick(&["bar.sync 0;", "barrier.sync 0;", "bar.sync 1;", "barrier.sync.aligned 0;"])?;
+        let bar = self.pick(&[
+            "bar.sync 0;",
+            "barrier.sync 0;",
+            "bar.sync 1;",
+            "barrier.sync.aligned 0;",
+        ])?;
         if self.chance(1, 4)? {
             let p = self.npred(&c)?;
             if self.chance(1, 2)? {
@@ -1024,7 +1097,12 @@ impl<'u, 'a> Gen<'u, 'a> {
             }
             return Ok(());
         }
-        let (ty, k) = self.pick(&[("u32", K::B32), ("u64", K::B64), ("f32", K::F32), ("f64", K::F64)])?;
+        let (ty, k) = self.pick(&[
+            ("u32", K::B32),
+            ("u64", K::B64),
+            ("f32", K::F32),
+            ("f64", K::F64),
+        ])?;
         let a = self.reg(&c, k)?;
         let d = self.reg(&c, k)?;
         self.line("mul.wide.u32 %td0, %tx, 8;");
@@ -1064,7 +1142,13 @@ impl<'u, 'a> Gen<'u, 'a> {
                     self.reg(&c, K::B32)?
                 };
                 let cc = match self.below(3)? {
-                    0 => if mode == "up" { 0 } else { 0x1f },
+                    0 => {
+                        if mode == "up" {
+                            0
+                        } else {
+                            0x1f
+                        }
+                    }
                     1 => self.below(0x2000)?,
                     _ => self.pick(&[0x1f, 0, 0x101f, 0x181f, 0x1c1f])?,
                 };
@@ -1213,7 +1297,8 @@ impl<'u, 'a> Gen<'u, 'a> {
         let seed: u64 = self.u.arbitrary()?;
         self.exit_mode = self.chance(1, 5)?;
         let nfuncs = self.u.int_in_range(0..=3u32)?;
-        self.s.push_str(".version 7.8\n.target sm_80\n.address_size 64\n\n");
+        self.s
+            .push_str(".version 7.8\n.target sm_80\n.address_size 64\n\n");
         let _ = writeln!(self.s, ".shared .align 8 .b8 smx[{}];", MAX_BLOCK * 8);
         let _ = writeln!(self.s, ".shared .align 8 .b8 sma[{}];\n", ATOM_SLOTS * 8);
         for i in 0..nfuncs {

@@ -49,7 +49,10 @@ pub fn compile(data: &[u8]) {
     }
     if let Err(e) = device().load_ptx(&src, "fuzz.ptx") {
         let msg = e.to_string();
-        assert!(!msg.contains("Verifier"), "Cranelift verifier failure: {msg}");
+        assert!(
+            !msg.contains("Verifier"),
+            "Cranelift verifier failure: {msg}"
+        );
     }
 }
 
@@ -74,7 +77,9 @@ impl ProgramBuffers {
         ProgramBuffers {
             input: dev.alloc_zeroed(gen::IN_BYTES).expect("alloc in"),
             out: dev.alloc_zeroed(p.out_bytes()).expect("alloc out"),
-            atom: dev.alloc_zeroed((gen::ATOM_SLOTS * 8) as usize).expect("alloc atom"),
+            atom: dev
+                .alloc_zeroed((gen::ATOM_SLOTS * 8) as usize)
+                .expect("alloc atom"),
         }
     }
 

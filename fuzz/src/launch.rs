@@ -21,20 +21,47 @@ pub const TIMEOUT: Duration = Duration::from_millis(300);
 /// The kernels: (file name, text).
 pub const KERNELS: [(&str, &str); 12] = [
     ("saxpy.ptx", include_str!("../../examples/saxpy.ptx")),
-    ("reduce.nvrtc.ptx", include_str!("../../tests/kernels/reduce.nvrtc.ptx")),
-    ("atomics.nvrtc.ptx", include_str!("../../tests/kernels/atomics.nvrtc.ptx")),
+    (
+        "reduce.nvrtc.ptx",
+        include_str!("../../tests/kernels/reduce.nvrtc.ptx"),
+    ),
+    (
+        "atomics.nvrtc.ptx",
+        include_str!("../../tests/kernels/atomics.nvrtc.ptx"),
+    ),
     (
         "spec_calls_indirect.ptx",
         include_str!("../../tests/kernels/spec_calls_indirect.ptx"),
     ),
-    ("bytecode.nvrtc.ptx", include_str!("../../tests/kernels/bytecode.nvrtc.ptx")),
-    ("oob.nvrtc.ptx", include_str!("../../tests/kernels/oob.nvrtc.ptx")),
+    (
+        "bytecode.nvrtc.ptx",
+        include_str!("../../tests/kernels/bytecode.nvrtc.ptx"),
+    ),
+    (
+        "oob.nvrtc.ptx",
+        include_str!("../../tests/kernels/oob.nvrtc.ptx"),
+    ),
     ("warp.ptx", include_str!("../../tests/ptx/warp.ptx")),
-    ("barriers.clang.ptx", include_str!("../../tests/kernels/barriers.clang.ptx")),
-    ("mandelbrot.nvrtc.ptx", include_str!("../../tests/kernels/mandelbrot.nvrtc.ptx")),
-    ("localconst.nvrtc.ptx", include_str!("../../tests/kernels/localconst.nvrtc.ptx")),
-    ("params.nvrtc.ptx", include_str!("../../tests/kernels/params.nvrtc.ptx")),
-    ("grid2d.nvrtc.ptx", include_str!("../../tests/kernels/grid2d.nvrtc.ptx")),
+    (
+        "barriers.clang.ptx",
+        include_str!("../../tests/kernels/barriers.clang.ptx"),
+    ),
+    (
+        "mandelbrot.nvrtc.ptx",
+        include_str!("../../tests/kernels/mandelbrot.nvrtc.ptx"),
+    ),
+    (
+        "localconst.nvrtc.ptx",
+        include_str!("../../tests/kernels/localconst.nvrtc.ptx"),
+    ),
+    (
+        "params.nvrtc.ptx",
+        include_str!("../../tests/kernels/params.nvrtc.ptx"),
+    ),
+    (
+        "grid2d.nvrtc.ptx",
+        include_str!("../../tests/kernels/grid2d.nvrtc.ptx"),
+    ),
 ];
 
 /// One argument.
@@ -79,7 +106,17 @@ pub struct LaunchInput {
 
 fn dim(u: &mut Unstructured, block: bool) -> Result<u32> {
     Ok(match u.int_in_range(0..=9u8)? {
-        0 => *u.choose(&[0, 65535, 65536, i32::MAX as u32, 1 << 31, u32::MAX, 1025, 64, 65])?,
+        0 => *u.choose(&[
+            0,
+            65535,
+            65536,
+            i32::MAX as u32,
+            1 << 31,
+            u32::MAX,
+            1025,
+            64,
+            65,
+        ])?,
         1..=3 if block => *u.choose(&[32, 64, 128, 256, 33, 96, 1024])?,
         _ => u.int_in_range(1..=4)?,
     })
@@ -109,7 +146,9 @@ impl<'a> Arbitrary<'a> for LaunchInput {
             let seed: Vec<u8> = u.arbitrary()?;
             let fill = u.arbitrary::<u8>()?;
             let data = (0..len)
-                .map(|i| seed.get(i % seed.len().max(1)).copied().unwrap_or(fill) ^ (i as u8 & fill))
+                .map(|i| {
+                    seed.get(i % seed.len().max(1)).copied().unwrap_or(fill) ^ (i as u8 & fill)
+                })
                 .collect();
             buffers.push(data);
         }
@@ -118,11 +157,14 @@ impl<'a> Arbitrary<'a> for LaunchInput {
         let mut args = Vec::new();
         for _ in 0..nargs {
             args.push(match u.int_in_range(0..=9u8)? {
-                0..=3 => Arg::Buf(u.int_in_range(0..=3)?, match u.int_in_range(0..=3u8)? {
-                    0 => u.arbitrary()?,
-                    1 => u.int_in_range(-64..=64)?,
-                    _ => 0,
-                }),
+                0..=3 => Arg::Buf(
+                    u.int_in_range(0..=3)?,
+                    match u.int_in_range(0..=3u8)? {
+                        0 => u.arbitrary()?,
+                        1 => u.int_in_range(-64..=64)?,
+                        _ => 0,
+                    },
+                ),
                 4 => Arg::Abs(match u.int_in_range(0..=3u8)? {
                     0 => AbsPtr::Null,
                     1 => AbsPtr::Wild(u.arbitrary()?),
@@ -254,7 +296,9 @@ impl LaunchInput {
                 let size = params.get(i).map_or(4, |p| p.size as usize);
                 let ptr = |p: u64| match size {
                     8 => KernelArg::Ptr(p),
-                    n => KernelArg::Bytes(p.to_le_bytes().iter().copied().cycle().take(n).collect()),
+                    n => {
+                        KernelArg::Bytes(p.to_le_bytes().iter().copied().cycle().take(n).collect())
+                    }
                 };
                 match a {
                     Arg::Buf(b, off) => {
@@ -270,7 +314,9 @@ impl LaunchInput {
                         2 => KernelArg::U16(*v as u16),
                         4 => KernelArg::U32(*v as u32),
                         8 => KernelArg::U64(*v),
-                        n => KernelArg::Bytes(v.to_le_bytes().iter().copied().cycle().take(n).collect()),
+                        n => KernelArg::Bytes(
+                            v.to_le_bytes().iter().copied().cycle().take(n).collect(),
+                        ),
                     },
                     Arg::Bytes(b) => KernelArg::Bytes(b.clone()),
                 }
@@ -280,7 +326,10 @@ impl LaunchInput {
             .launch(m, kernel, &self.config(backend), &args)
             .err()
             .map(|e| e.to_string());
-        let buffers = bufs.iter().map(|b| dev.read::<u8>(b).expect("read")).collect();
+        let buffers = bufs
+            .iter()
+            .map(|b| dev.read::<u8>(b).expect("read"))
+            .collect();
         Outcome { error, buffers }
     }
 }

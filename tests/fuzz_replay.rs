@@ -82,7 +82,7 @@ fn differential_generated() {
     let n: u64 = std::env::var("FUZZ_REPLAY_PROGRAMS")
         .ok()
         .and_then(|s| s.parse().ok())
-        .unwrap_or(40);
+        .unwrap_or(16);
     for seed in 0..n {
         let data = bytes(seed, 600 + (seed as usize * 97) % 2000);
         let p = gen::Program::arbitrary(&mut Unstructured::new(&data)).unwrap();
@@ -121,7 +121,7 @@ fn launch_generated() {
     let n: u64 = std::env::var("FUZZ_REPLAY_LAUNCHES")
         .ok()
         .and_then(|s| s.parse().ok())
-        .unwrap_or(60);
+        .unwrap_or(40);
     for seed in 0..n {
         let data = bytes(seed ^ 0x1a, 200 + (seed as usize * 31) % 300);
         let i = launch::LaunchInput::arbitrary(&mut Unstructured::new(&data)).unwrap();
@@ -182,4 +182,34 @@ fn replay_ptx() {
         seed: num(var("FUZZ_SEED")),
     };
     harness::differential(&p);
+}
+
+/// Runs one input file of a target, as the fuzzer would (for triage):
+/// `FUZZ_TARGET=launch FUZZ_INPUT=fuzz/artifacts/launch/crash-.. cargo test --release
+/// --test fuzz_replay -- --ignored replay_input --nocapture`.
+#[test]
+#[ignore = "needs FUZZ_TARGET and FUZZ_INPUT"]
+fn replay_input() {
+    let target = std::env::var("FUZZ_TARGET").expect("FUZZ_TARGET");
+    let data = std::fs::read(std::env::var("FUZZ_INPUT").expect("FUZZ_INPUT")).unwrap();
+    let t = std::time::Instant::now();
+    match target.as_str() {
+        "parse_check" => harness::parse_check(&data),
+        "compile" => harness::compile(&data),
+        "differential" => {
+            let p = gen::Program::arbitrary(&mut Unstructured::new(&data)).unwrap();
+            eprintln!("{p:?}");
+            harness::differential(&p);
+        }
+        "launch" => {
+            let i = launch::LaunchInput::arbitrary(&mut Unstructured::new(&data)).unwrap();
+            eprintln!("{i:?}");
+            for o in i.run(harness::launch_device()) {
+                eprintln!("{:?}", o.error);
+            }
+            harness::launch(&i);
+        }
+        t => panic!("unknown target {t}"),
+    }
+    eprintln!("took {:?}", t.elapsed());
 }

@@ -235,7 +235,10 @@ impl LaunchInput {
     /// The launch configuration, with the work capped (see [`MAX_THREADS`]).
     pub fn config(&self, backend: Backend) -> LaunchConfig {
         let mut grid = self.grid;
-        let bt = self.block.iter().map(|&x| x as u64).product::<u64>();
+        let bt = self
+            .block
+            .iter()
+            .fold(1u64, |t, &x| t.saturating_mul(x as u64));
         let runs = bt > 0
             && bt <= 1024
             && self.block[2] <= 64
@@ -243,7 +246,7 @@ impl LaunchInput {
             && grid[0] <= i32::MAX as u32
             && grid[1] <= 65535
             && grid[2] <= 65535;
-        let total = bt * grid.iter().map(|&x| x as u64).product::<u64>();
+        let total = grid.iter().fold(bt, |t, &x| t.saturating_mul(x as u64));
         if runs && total > MAX_THREADS {
             let per = (MAX_THREADS / bt).max(1);
             grid = [(grid[0] as u64).min(per) as u32, 1, 1];

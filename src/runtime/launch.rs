@@ -99,7 +99,10 @@ impl Device {
                 cfg.grid, cfg.block
             )));
         }
-        let nthreads = bx as u64 * by as u64 * bz as u64;
+        // Saturating: [2^31, 2^31, 4] must not wrap to 0 threads and pass the limit.
+        let nthreads = (bx as u64)
+            .saturating_mul(by as u64)
+            .saturating_mul(bz as u64);
         if nthreads > MAX_THREADS_PER_BLOCK as u64 || bz > 64 {
             return Err(bad(format!(
                 "block {:?} has {nthreads} threads; at most {MAX_THREADS_PER_BLOCK} (and z <= 64)",

@@ -205,7 +205,6 @@ struct Gen<'u, 'a> {
     /// Unique label/identifier counter.
     uid: u32,
     exit_mode: bool,
-    shared_atoms_used: bool,
 }
 
 const RND: [&str; 4] = ["rn", "rz", "rm", "rp"];
@@ -218,7 +217,6 @@ impl<'u, 'a> Gen<'u, 'a> {
             s: String::new(),
             uid: 0,
             exit_mode: false,
-            shared_atoms_used: false,
         }
     }
 
@@ -936,7 +934,6 @@ impl<'u, 'a> Gen<'u, 'a> {
         self.line(&format!("add.u32 %t6, %t6, {};", 2 * kind));
         self.line("mul.wide.u32 %td6, %t6, 8;");
         let space = if shared {
-            self.shared_atoms_used = true;
             self.line("mov.u64 %td5, sma;");
             self.line("add.s64 %td6, %td5, %td6;");
             "shared"
@@ -1304,7 +1301,6 @@ impl<'u, 'a> Gen<'u, 'a> {
         for i in 0..nfuncs {
             self.func(i)?;
         }
-        let body_start = self.s.len();
         self.s.push_str(
             ".visible .entry k(.param .u64 k_in, .param .u64 k_out, .param .u64 k_atom)\n{\n",
         );
@@ -1387,10 +1383,6 @@ impl<'u, 'a> Gen<'u, 'a> {
         }
         self.line("ret;");
         self.s.push_str("}\n");
-        let _ = body_start;
-        // Shared atomics inside functions are not generated, so `shared_atoms_used` is
-        // only informative; the dump runs whenever the slots were initialised.
-        let _ = self.shared_atoms_used;
         Ok(Program {
             src: self.s,
             grid,

@@ -11,17 +11,30 @@
 //!   one `brx.idx`; `tests/kernels/bytecode.nvrtc.ptx`: as NVRTC emits it, a compare tree).
 //!
 //! - histograms with global and shared atomics and a warp-shuffle reduction
-//!   (`collectives.rs`), also on 1 worker thread for the scaling ratio.
+//!   (`collectives.rs`), also on 1 worker thread for the scaling ratio;
+//! - tiled sgemm, n-body and a warp-shuffle block scan (`compute.rs`).
 //!
 //! The interpreter runs a smaller problem (it is ~1000x slower) and is compared per
-//! element. Native Rust runs single-threaded and on all cores (std threads), as ptxjit
-//! uses one OS thread per core.
+//! element. Native Rust runs single-threaded and on all cores (rayon), as ptxjit uses one
+//! OS thread per core. With `--features pocl` every kernel but warp_reduce also runs in
+//! its OpenCL C version (`opencl/kernels.cl`) on POCL (`pocl.rs`). The run ends with one
+//! Markdown table of all the kernels (`table.rs`). The numbers in README.md were taken
+//! with `RUSTFLAGS="-C target-cpu=native" cargo bench --features pocl --bench kernels`.
 
 use ptxjit::{Backend, Device, KernelArg, LaunchConfig};
 use std::time::{Duration, Instant};
 
 #[path = "parts/collectives.rs"]
 mod collectives;
+#[path = "parts/compute.rs"]
+mod compute;
+#[path = "parts/pocl.rs"]
+mod pocl;
+#[path = "parts/table.rs"]
+mod table;
+
+use pocl::{bytes, f32s, u32s, Arg, Pocl};
+use rayon::prelude::*;
 
 fn best_of(reps: usize, mut f: impl FnMut()) -> Duration {
     let mut best = Duration::MAX;
@@ -44,8 +57,17 @@ fn row(name: &str, ns: f64, base: f64) {
     );
 }
 
-/// The four standard rows (ns per element) and the two ratios of one benchmark.
-fn report(threads: usize, native_1t: f64, native_mt: f64, jit: f64, interp: f64) {
+/// The standard rows (ns per element) and the ratios of one benchmark, also recorded as
+/// the row `kernel` of the summary table.
+fn report(
+    kernel: &str,
+    threads: usize,
+    native_1t: f64,
+    native_mt: f64,
+    jit: f64,
+    interp: f64,
+    pocl: Option<f64>,
+) {
     row("native Rust, 1 thread", native_1t, native_1t);
     row(
         &format!("native Rust, {threads} threads"),
@@ -54,21 +76,25 @@ fn report(threads: usize, native_1t: f64, native_mt: f64, jit: f64, interp: f64)
     );
     row("ptxjit JIT", jit, native_1t);
     row("ptxjit interpreter", interp, native_1t);
+    if let Some(p) = pocl {
+        row("POCL", p, native_1t);
+    }
     println!(
-        "  ratios: JIT/native-{threads}T = {:.2}, interpreter/JIT = {:.0}",
+        "  ratios: JIT/native-{threads}T = {:.2}, interpreter/JIT = {:.0}{}",
         jit / native_mt,
-        interp / jit
+        interp / jit,
+        pocl.map(|p| format!(", JIT/POCL = {:.2}", jit / p))
+            .unwrap_or_default()
     );
+    table::record(kernel, native_1t, native_mt, jit, interp, pocl);
 }
 
+/// Runs `f(start, chunk)` on `threads` equal chunks of `data` in parallel (rayon).
 fn split_threads<T: Send>(data: &mut [T], threads: usize, f: impl Fn(usize, &mut [T]) + Sync) {
-    let chunk = data.len().div_ceil(threads);
-    std::thread::scope(|s| {
-        for (i, c) in data.chunks_mut(chunk).enumerate() {
-            let f = &f;
-            s.spawn(move || f(i * chunk, c));
-        }
-    });
+    let chunk = data.len().div_ceil(threads).max(1);
+    data.par_chunks_mut(chunk)
+        .enumerate()
+        .for_each(|(i, c)| f(i * chunk, c));
 }
 
 /// Native saxpy with hardware FMA (the host has it: ptxjit's JIT requires it too).
@@ -90,35 +116,53 @@ fn main() {
         .collect();
     let quick = args.iter().any(|a| a == "--quick");
     // Optional filters: `cargo bench -- saxpy` (also reduce, mandelbrot, bytecode,
-    // histogram, warp_reduce).
+    // histogram, warp_reduce, sgemm, nbody, scan).
     let names: Vec<&String> = args.iter().filter(|a| !a.starts_with('-')).collect();
     let want = |k: &str| names.is_empty() || names.iter().any(|n| k.contains(n.as_str()));
     let reps = if quick { 2 } else { 5 };
     let dev = Device::new().expect("device");
     let threads = dev.options().threads;
-    println!("ptxjit benchmarks ({threads} worker threads, best of {reps})");
+    println!(
+        "ptxjit benchmarks ({threads} worker threads, rayon on {} threads, best of {reps})",
+        rayon::current_num_threads()
+    );
+    let cl = Pocl::new();
+    let pocl = cl.as_ref();
+    if let Some(p) = pocl {
+        println!("POCL: {}", p.name());
+    }
 
     if want("saxpy") {
-        bench_saxpy(&dev, reps, threads);
+        bench_saxpy(&dev, pocl, reps, threads);
     }
     if want("reduce") {
-        bench_reduce(&dev, reps, threads);
+        bench_reduce(&dev, pocl, reps, threads);
     }
     if want("mandelbrot") {
-        bench_mandelbrot(&dev, reps, threads);
+        bench_mandelbrot(&dev, pocl, reps, threads);
     }
     if want("bytecode") {
-        bench_bytecode(&dev, reps, threads);
+        bench_bytecode(&dev, pocl, reps, threads);
     }
     if want("histogram") {
-        collectives::bench_histogram(reps, threads);
+        collectives::bench_histogram(pocl, reps, threads);
     }
     if want("warp_reduce") {
         collectives::bench_warp_reduce(reps, threads);
     }
+    if want("sgemm") {
+        compute::bench_sgemm(&dev, pocl, reps, threads);
+    }
+    if want("nbody") {
+        compute::bench_nbody(&dev, pocl, reps, threads);
+    }
+    if want("scan") {
+        compute::bench_scan(&dev, pocl, reps, threads);
+    }
+    table::print(threads, pocl.map(|p| p.name()));
 }
 
-fn bench_saxpy(dev: &Device, reps: usize, threads: usize) {
+fn bench_saxpy(dev: &Device, pocl: Option<&Pocl>, reps: usize, threads: usize) {
     let saxpy = dev
         .load_ptx(include_str!("../examples/saxpy.ptx"), "saxpy.ptx")
         .expect("load saxpy");
@@ -159,18 +203,40 @@ fn bench_saxpy(dev: &Device, reps: usize, threads: usize) {
         });
         std::hint::black_box(&mut y);
     });
+    let p = pocl.map(|cl| {
+        let r = cl.run(
+            "saxpy",
+            &[n],
+            &[256],
+            &[
+                Arg::U32(n as u32),
+                Arg::F32(a),
+                Arg::Buf(&bytes(&x)),
+                Arg::Buf(&bytes(&y0)),
+            ],
+            reps,
+        );
+        let want = y0.iter().zip(&x).map(|(y, x)| a.mul_add(*x, *y).to_bits());
+        assert!(
+            f32s(&r.buffers[1]).iter().map(|v| v.to_bits()).eq(want),
+            "POCL saxpy differs"
+        );
+        per_elem(r.best, n)
+    });
     let base = per_elem(t_native, n);
     println!("saxpy, n = 2^24 (interpreter: 2^18)");
     report(
+        "saxpy, 2^24 f32",
         threads,
         base,
         per_elem(t_native_mt, n),
         per_elem(t_jit, n),
         per_elem(t_interp, ni),
+        p,
     );
 }
 
-fn bench_reduce(dev: &Device, reps: usize, threads: usize) {
+fn bench_reduce(dev: &Device, pocl: Option<&Pocl>, reps: usize, threads: usize) {
     let reduce = dev
         .load_ptx(
             include_str!("../tests/kernels/reduce.nvrtc.ptx"),
@@ -231,14 +297,31 @@ fn bench_reduce(dev: &Device, reps: usize, threads: usize) {
         });
         std::hint::black_box(&mut partial);
     });
+    let p = pocl.map(|cl| {
+        let r = cl.run(
+            "block_sum_u32",
+            &[n],
+            &[256],
+            &[
+                Arg::Buf(&bytes(&input)),
+                Arg::Zeroed(blocks * 4),
+                Arg::U32(n as u32),
+            ],
+            reps,
+        );
+        assert!(u32s(&r.buffers[1]) == expect, "POCL reduction differs");
+        per_elem(r.best, n)
+    });
     let base = per_elem(t_native, n);
     println!("block_sum_u32, n = 2^22, 256 threads/block (interpreter: 2^16)");
     report(
+        "block_sum_u32 (shared memory + bar.sync), 2^22",
         threads,
         base,
         per_elem(t_native_mt, n),
         per_elem(t_jit, n),
         per_elem(t_interp, ni),
+        p,
     );
 }
 
@@ -270,7 +353,7 @@ fn mandel_rows(out: &mut [u32], first_row: usize, w: usize, h: usize, maxit: i32
     }
 }
 
-fn bench_mandelbrot(dev: &Device, reps: usize, threads: usize) {
+fn bench_mandelbrot(dev: &Device, pocl: Option<&Pocl>, reps: usize, threads: usize) {
     let m = dev
         .load_ptx(
             include_str!("../tests/kernels/mandelbrot.nvrtc.ptx"),
@@ -323,21 +406,30 @@ fn bench_mandelbrot(dev: &Device, reps: usize, threads: usize) {
         mandel_rows(&mut out, 0, w, h, maxit);
         std::hint::black_box(&mut out);
     });
-    // Rows handed out one at a time (the middle rows cost far more than the edges).
+    // One rayon task per row (the middle rows cost far more than the edges).
     let t_native_mt = best_of(reps, || {
-        let rows = std::sync::Mutex::new(out.chunks_mut(w).enumerate());
-        std::thread::scope(|s| {
-            for _ in 0..threads {
-                s.spawn(|| loop {
-                    let next = rows.lock().unwrap().next();
-                    let Some((y, row)) = next else { break };
-                    mandel_rows(row, y, w, h, maxit);
-                });
-            }
-        });
+        out.par_chunks_mut(w)
+            .enumerate()
+            .for_each(|(y, row)| mandel_rows(row, y, w, h, maxit));
         std::hint::black_box(&mut out);
     });
     assert!(out == expect);
+    let p = pocl.map(|cl| {
+        let r = cl.run(
+            "mandel",
+            &[w, h],
+            &[32, 4],
+            &[
+                Arg::Zeroed(n * 4),
+                Arg::I32(w as i32),
+                Arg::I32(h as i32),
+                Arg::I32(maxit),
+            ],
+            reps,
+        );
+        assert!(u32s(&r.buffers[0]) == expect, "POCL mandelbrot differs");
+        per_elem(r.best, n)
+    });
     let mean = |v: &[u32]| v.iter().map(|&i| i as f64).sum::<f64>() / v.len() as f64;
     let base = per_elem(t_native, n);
     println!(
@@ -346,11 +438,13 @@ fn bench_mandelbrot(dev: &Device, reps: usize, threads: usize) {
         mean(&expect_i)
     );
     report(
+        "mandelbrot 512², maxit 256 (per pixel)",
         threads,
         base,
         per_elem(t_native_mt, n),
         per_elem(t_jit, n),
         per_elem(t_interp, ni),
+        p,
     );
 }
 
@@ -474,7 +568,7 @@ fn bytecode_native(code: &[u32], input: u32, max_steps: u32) -> (u32, u32) {
     (top.wrapping_add(0x9e37_79b9u32.wrapping_mul(steps)), steps)
 }
 
-fn bench_bytecode(dev: &Device, reps: usize, threads: usize) {
+fn bench_bytecode(dev: &Device, pocl: Option<&Pocl>, reps: usize, threads: usize) {
     let brx = dev
         .load_ptx(
             include_str!("../tests/kernels/spec_bytecode.ptx"),
@@ -548,6 +642,24 @@ fn bench_bytecode(dev: &Device, reps: usize, threads: usize) {
         std::hint::black_box(&mut out);
     });
     assert!(out == expect_out);
+    let p = pocl.map(|cl| {
+        let r = cl.run(
+            "bytecode",
+            &[n],
+            &[128],
+            &[
+                Arg::Buf(&bytes(&code)),
+                Arg::U32(code.len() as u32),
+                Arg::Buf(&bytes(&input)),
+                Arg::Zeroed(n * 4),
+                Arg::U32(n as u32),
+                Arg::U32(max_steps),
+            ],
+            reps,
+        );
+        assert!(u32s(&r.buffers[2]) == expect_out, "POCL bytecode differs");
+        per_elem(r.best, steps)
+    });
     let base = per_elem(t_native, steps);
     println!(
         "bytecode, {n} threads x {} steps ({steps} steps, {}-instruction program; interpreter: {ni} threads); per elem = per step",
@@ -571,10 +683,21 @@ fn bench_bytecode(dev: &Device, reps: usize, threads: usize) {
         per_elem(t_interp, steps_i),
         base,
     );
+    if let Some(p) = p {
+        row("POCL (switch)", p, base);
+    }
     println!(
         "  ratios: JIT/native-{threads}T = {:.2} (tree: {:.2}), interpreter/JIT = {:.0}",
         per_elem(t_jit[0], steps) / per_elem(t_native_mt, steps),
         per_elem(t_jit[1], steps) / per_elem(t_native_mt, steps),
         per_elem(t_interp, steps_i) / per_elem(t_jit[0], steps)
+    );
+    table::record(
+        "bytecode interpreter, brx.idx (per step)",
+        base,
+        per_elem(t_native_mt, steps),
+        per_elem(t_jit[0], steps),
+        per_elem(t_interp, steps_i),
+        p,
     );
 }

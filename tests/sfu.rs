@@ -97,6 +97,30 @@ fn special_functions_on_both_backends() {
             for (k, op, ftz) in approx {
                 assert_eq!(g(k), approx_f32(op, ftz, xi.to_bits()), "{op:?} {ctx}");
             }
+            // Subnormal inputs: without .ftz the function of the subnormal value itself
+            // (sm_20+: "subnormal numbers are supported"; NVIDIA's cbrtf/rsqrtf rely on
+            // it), with .ftz (rcp here) the table's value for a flushed input.
+            if xi != 0.0 && xi.abs() < f32::MIN_POSITIVE {
+                let f = |k: usize| f32::from_bits(g(k)) as f64;
+                let xd = xi as f64;
+                if xi > 0.0 {
+                    assert!(((f(2) - xd.sqrt()) / xd.sqrt()).abs() < 1e-6, "sqrt {ctx}");
+                    let rs = 1.0 / xd.sqrt();
+                    assert!(((f(5) - rs) / rs).abs() < 1e-6, "rsqrt {ctx}");
+                    assert!((f(8) - xd.log2()).abs() < 1e-5, "lg2 {ctx}");
+                } else {
+                    assert!(f(5).is_nan() && f(8).is_nan(), "rsqrt/lg2 {ctx}");
+                }
+                assert_eq!(
+                    f(4),
+                    if xi > 0.0 {
+                        f64::INFINITY
+                    } else {
+                        f64::NEG_INFINITY
+                    }
+                );
+                assert_eq!(g(9), 1.0f32.to_bits(), "ex2.ftz {ctx}");
+            }
             // Independent bound check for sin in its primary range (manual: 2^-20.9).
             if (0.0..1.5).contains(&xi) {
                 let got = f32::from_bits(g(6)) as f64;
@@ -159,5 +183,75 @@ fn modifier_rules_are_checked_at_load_time() {
             .unwrap_err()
             .to_string();
         assert!(e.starts_with("e.ptx:8:") && e.contains(want), "{body}: {e}");
+    }
+}
+
+/// `rcp.approx.ftz.f64` / `rsqrt.approx.ftz.f64`: computed from the upper word of the
+/// input (1.11.20 format), result in the upper word with the lower word zero; the
+/// ISA's special-value tables (subnormals flushed, NaN → 0x7fffffff00000000); finite
+/// results within 2^-19 relative of the function of the truncated input.
+#[test]
+fn f64_upper_word_approximations() {
+    let dev = Device::new().unwrap();
+    let m = dev
+        .load_ptx(include_str!("ptx/sfu_f64hi.ptx"), "sfu_f64hi.ptx")
+        .unwrap();
+    let mut x: Vec<f64> = vec![
+        0.0,
+        -0.0,
+        f64::INFINITY,
+        f64::NEG_INFINITY,
+        f64::NAN,
+        1e-310,
+        -1e-310,
+        1.0,
+        -3.0,
+        f64::MAX,
+        1e-300,
+        2.5e300,
+    ];
+    let mut rng = 0x1234_5678_9abc_def0u64;
+    while x.len() < 64 {
+        rng = rng
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        x.push(f64::from_bits(rng));
+    }
+    for b in [Backend::Jit, Backend::Interp] {
+        let bx = dev.alloc_from(&x).unwrap();
+        let out = dev.alloc_zeroed(x.len() * 16).unwrap();
+        let cfg = LaunchConfig::new(1, x.len() as u32).backend(b);
+        dev.launch(&m, "f64hi", &cfg, &[(&bx).into(), (&out).into()])
+            .unwrap();
+        let r: Vec<u64> = dev.read(&out).unwrap();
+        for (i, &xi) in x.iter().enumerate() {
+            let t = f64::from_bits(xi.to_bits() & 0xffff_ffff_0000_0000);
+            let t = if t != 0.0 && t.abs() < f64::MIN_POSITIVE {
+                0.0f64.copysign(t)
+            } else {
+                t
+            };
+            for (k, exact) in [(0, 1.0 / t), (1, 1.0 / t.sqrt())] {
+                let got = r[2 * i + k];
+                let ctx = format!("{b:?} {} x={xi:e}", ["rcp", "rsqrt"][k]);
+                assert_eq!(got & 0xffff_ffff, 0, "low word {ctx}");
+                let g = f64::from_bits(got);
+                if exact.is_nan() {
+                    assert_eq!(got, 0x7fff_ffff_0000_0000, "{ctx}");
+                } else if exact == 0.0 || exact.is_infinite() || exact.abs() < f64::MIN_POSITIVE {
+                    let want = if exact.is_infinite() {
+                        exact
+                    } else {
+                        0.0f64.copysign(exact)
+                    };
+                    assert_eq!(got, want.to_bits(), "{ctx}");
+                } else {
+                    assert!(
+                        ((g - exact) / exact).abs() < 2f64.powi(-19),
+                        "{ctx}: {g:e} vs {exact:e}"
+                    );
+                }
+            }
+        }
     }
 }

@@ -2,11 +2,14 @@
 //! shared-memory histogram per CTA (`tests/kernels/atomics.nvrtc.ptx`), and a warp-shuffle
 //! reduction (`tests/kernels/warp.nvrtc.ptx`, `warp_reduce`: per-warp sums with
 //! `shfl.down` and all-lanes maxima with `shfl.bfly`). JIT on 1 and on all worker threads
-//! (the scaling ratio), interpreter, native Rust single-threaded and on all cores.
+//! (the scaling ratio), interpreter, native Rust single-threaded and on all cores, and the
+//! histograms' OpenCL C versions on POCL (`--features pocl`).
 //! Included by `kernels.rs` (one bench binary).
 
+use super::pocl::{bytes, u32s, Arg, Pocl};
 use super::{best_of, per_elem, report, split_threads};
 use ptxjit::{Backend, Device, DeviceOptions, KernelArg, LaunchConfig};
+use rayon::prelude::*;
 use std::sync::atomic::{AtomicU32, Ordering};
 
 fn device(threads: usize) -> Device {
@@ -17,7 +20,7 @@ fn device(threads: usize) -> Device {
     .expect("device")
 }
 
-pub fn bench_histogram(reps: usize, threads: usize) {
+pub fn bench_histogram(pocl: Option<&Pocl>, reps: usize, threads: usize) {
     let n = 1usize << 22;
     let input: Vec<u32> = (0..n as u32)
         .map(|i| i.wrapping_mul(2654435761) >> 7)
@@ -87,13 +90,37 @@ pub fn bench_histogram(reps: usize, threads: usize) {
                 }
             });
         });
+        let p = pocl.map(|cl| {
+            let r = cl.run(
+                kernel,
+                &[64 * 256],
+                &[256],
+                &[
+                    Arg::Buf(&bytes(&input)),
+                    Arg::Zeroed(64 * 4),
+                    Arg::I32(n as i32),
+                ],
+                reps,
+            );
+            assert!(u32s(&r.buffers[1]) == want, "POCL {kernel} differs");
+            per_elem(r.best, n)
+        });
         println!("{kernel}, n = 2^22, 64 bins (interpreter: 2^16)");
         report(
+            &format!(
+                "{kernel}: 64 bins, {} atomics, 2^22",
+                if kernel == "hist_global" {
+                    "global"
+                } else {
+                    "shared"
+                }
+            ),
             threads,
             per_elem(t_native, n),
             per_elem(t_native_mt, n),
             jit_by_threads[1],
             interp,
+            p,
         );
         println!(
             "  JIT on 1 thread: {:.3} ns/elem; scaling 1 -> {threads} threads: {:.2}x",
@@ -167,24 +194,20 @@ pub fn bench_warp_reduce(reps: usize, threads: usize) {
     });
     let t_native_mt = best_of(reps, || {
         let per = (n / 32).div_ceil(threads);
-        std::thread::scope(|s| {
-            for (i, (sc, mc)) in sums
-                .chunks_mut(per)
-                .zip(maxs.chunks_mut(per * 32))
-                .enumerate()
-            {
-                let native = &native;
-                s.spawn(move || native(sc, mc, i * per));
-            }
-        });
+        sums.par_chunks_mut(per)
+            .zip(maxs.par_chunks_mut(per * 32))
+            .enumerate()
+            .for_each(|(i, (sc, mc))| native(sc, mc, i * per));
     });
     println!("warp_reduce (shfl.down sums + shfl.bfly maxima), n = 2^22 (interpreter: 2^16)");
     report(
+        "warp_reduce: shfl.down sums + shfl.bfly maxima, 2^22",
         threads,
         per_elem(t_native, n),
         per_elem(t_native_mt, n),
         jit_by_threads[1],
         interp,
+        None,
     );
     println!(
         "  JIT on 1 thread: {:.3} ns/elem; scaling 1 -> {threads} threads: {:.2}x",

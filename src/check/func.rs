@@ -827,6 +827,7 @@ impl Fx<'_, '_> {
                     next: map(next),
                     uni,
                     inst,
+                    resume: None,
                 },
                 Some(TTerm::CallIndirect {
                     guard,
@@ -844,6 +845,7 @@ impl Fx<'_, '_> {
                     rets,
                     next: map(next),
                     inst,
+                    resume: None,
                 },
                 Some(TTerm::FallOff) | None => {
                     let inst = self.cx.inst_info(close, "ret".to_string(), self.id);

@@ -40,7 +40,10 @@
 //!   [`ir::Terminator::CallIndirect`]) with the argument and return-value copies between
 //!   those slots (or registers) and the callee's parameter slots. Every function's
 //!   parameters are laid out before any body is checked, so a call may precede its
-//!   callee's body; calling a function without a body is an error.
+//!   callee's body; calling a function without a body is an error. At the end
+//!   (`resume.rs`), each call whose callee can reach a barrier gets an empty
+//!   [`ir::Terminator::Resume`] block right after its block, where lanes suspended at a
+//!   barrier inside the call continue it (split calls, `runtime::split`).
 //! - **CFG**: `blocks[0]` is the entry and never has predecessors (a label on the first
 //!   instruction starts block 1). Blocks end at labels, branches, `ret`, `exit`, `call`
 //!   and `bar.sync`/`barrier.sync` ([`ir::Terminator::Barrier`]; `InstKind::BarSync` never
@@ -64,6 +67,7 @@ mod inst;
 mod mem;
 mod memqual;
 mod operand;
+mod resume;
 mod sreg;
 mod validate;
 
@@ -131,6 +135,7 @@ pub fn check(ast: &ast::Module, file: &str) -> Result<ir::Module, PtxError> {
         }
     }
     call::check_calls(&cx)?;
+    resume::add_resume_blocks(&mut cx.m);
     Ok(cx.m)
 }
 

@@ -593,6 +593,37 @@ fn validate_function(m: &Module, fid: FuncId, f: &Function) -> Result<(), String
                     pred(g.pred)?;
                 }
                 super::call::validate_call(m, f, &b.term)?;
+                if let Terminator::Call {
+                    resume: Some(r), ..
+                }
+                | Terminator::CallIndirect {
+                    resume: Some(r), ..
+                } = &b.term
+                {
+                    block(*r)?;
+                    if !matches!(f.blocks[r.0 as usize].term,
+                        Terminator::Resume { call, .. } if call.0 as usize == bi)
+                    {
+                        return Err("a call's resume block must name the call".into());
+                    }
+                }
+            }
+            Terminator::Resume {
+                call,
+                next,
+                inst: i,
+            } => {
+                inst(*i)?;
+                block(*call)?;
+                let ok = matches!(
+                    f.blocks[call.0 as usize].term,
+                    Terminator::Call { resume: Some(r), next: n, .. }
+                    | Terminator::CallIndirect { resume: Some(r), next: n, .. }
+                        if r.0 as usize == bi && n == *next
+                );
+                if !ok || !b.insts.is_empty() {
+                    return Err("a resume block must be empty and follow its call".into());
+                }
             }
         }
         for s in b.term.successors() {

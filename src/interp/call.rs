@@ -1,22 +1,25 @@
 //! `call` in the interpreter: the called lanes run the callee in a fresh register file
-//! (recursively), in a new `.local` frame (see `ir::Terminator::Call`).
+//! (recursively), in a new `.local` frame (see `ir::Terminator::Call`); calls with a
+//! resume block are split calls (`runtime::split`), continued by `Terminator::Resume`.
 
 use super::{lanes, run_func, Warp};
-use crate::ir::{CallArg, CallDst, CallRet, CallSrc, FuncId, InstId, Terminator};
+use crate::ir::{BlockId, CallArg, CallDst, CallRet, CallSrc, FuncId, InstId, Terminator};
 use crate::runtime::call::{call_copy, call_pop, call_push, callee_at, decode_target};
 use crate::runtime::ctx::{self, WarpCtx, STATUS_OK};
+use crate::runtime::split::{call_resume, call_split, Outcome};
 
 impl Warp<'_> {
     /// Runs a `Terminator::Call` or `CallIndirect` for the `active` lanes (an indirect
     /// call: one call per group of lanes with the same address, lowest lane first);
     /// returns the lanes that continue at its `next` block (those whose guard was false
-    /// and those that returned).
+    /// and those that returned) and the lanes suspended in a split call (they continue
+    /// at its resume block, see `runtime::split`).
     pub(super) fn call(
         &mut self,
         ctx: &mut WarpCtx,
         t: &Terminator,
         active: u32,
-    ) -> Result<u32, ctx::Stopped> {
+    ) -> Result<Outcome, ctx::Stopped> {
         match t {
             Terminator::Call {
                 guard,
@@ -24,14 +27,17 @@ impl Warp<'_> {
                 args,
                 rets,
                 inst,
+                resume,
                 ..
             } => {
                 let called = self.guard_mask(*guard, active);
                 let rest = active & !called;
                 if called == 0 {
-                    return Ok(rest);
+                    return Ok((rest, 0));
                 }
-                Ok(rest | self.call_one(ctx, *func, args, rets, called, *inst)?)
+                let split = resume.is_some();
+                let (r, s) = self.call_one(ctx, *func, args, rets, called, *inst, split)?;
+                Ok((rest | r, s))
             }
             Terminator::CallIndirect {
                 guard,
@@ -40,10 +46,12 @@ impl Warp<'_> {
                 args,
                 rets,
                 inst,
+                resume,
                 ..
             } => {
                 let called = self.guard_mask(*guard, active);
                 let mut returned = 0;
+                let mut suspended = 0;
                 let mut left = called;
                 let tids: Vec<u32> = targets.iter().map(|f| f.0).collect();
                 while left != 0 {
@@ -60,16 +68,48 @@ impl Warp<'_> {
                             return Err(ctx::Stopped);
                         }
                     };
-                    returned |= self.call_one(ctx, targets[i], args, rets, group, *inst)?;
+                    let split = resume.is_some();
+                    let (r, s) = self.call_one(ctx, targets[i], args, rets, group, *inst, split)?;
+                    returned |= r;
+                    suspended |= s;
                     left &= !group;
                 }
-                Ok(active & !called | returned)
+                Ok((active & !called | returned, suspended))
             }
-            _ => Ok(active),
+            _ => Ok((active, 0)),
         }
     }
 
-    /// Calls `func` with lanes `called`; returns the lanes that returned.
+    /// `Terminator::Resume` of the call ending block `call`, for the lanes waiting there
+    /// (`active`): continues the suspended callees; returns the lanes that returned
+    /// (with their return values loaded) and those suspended again.
+    pub(super) fn resume(
+        &mut self,
+        ctx: &mut WarpCtx,
+        call: BlockId,
+        active: u32,
+    ) -> Result<Outcome, ctx::Stopped> {
+        let rets = match self.f.blocks.get(call.0 as usize).map(|b| &b.term) {
+            Some(Terminator::Call { rets, .. }) | Some(Terminator::CallIndirect { rets, .. }) => {
+                rets
+            }
+            _ => return Ok((0, 0)),
+        };
+        let frame = self.f.call_frame();
+        // SAFETY: the runtime runs warps with their env set; the resume block belongs to
+        // this activation's call.
+        let (returned, suspended) = unsafe { call_resume(ctx, frame, active) };
+        if ctx.status != STATUS_OK {
+            return Err(ctx::Stopped);
+        }
+        self.load_rets(ctx, rets, returned, frame);
+        call_pop(ctx, frame);
+        Ok((returned, suspended))
+    }
+
+    /// Calls `func` with lanes `called` (a split call if `split`, see `runtime::split`);
+    /// returns the lanes that returned and the lanes suspended.
+    #[allow(clippy::too_many_arguments)]
     fn call_one(
         &mut self,
         ctx: &mut WarpCtx,
@@ -78,9 +118,10 @@ impl Warp<'_> {
         rets: &[CallRet],
         called: u32,
         inst: InstId,
-    ) -> Result<u32, ctx::Stopped> {
+        split: bool,
+    ) -> Result<Outcome, ctx::Stopped> {
         let Some(callee) = self.m.functions.get(func.0 as usize) else {
-            return Ok(0);
+            return Ok((0, 0));
         };
         let frame = self.f.call_frame();
         // SAFETY: the runtime runs warps with their env and local windows set.
@@ -112,10 +153,28 @@ impl Warp<'_> {
                 }
             }
         }
-        let returned = run_func(self.m, self.layout, func, ctx, called);
+        let (returned, suspended) = if split {
+            let (m, layout) = (self.m, self.layout);
+            // SAFETY: the module and layout outlive the launch (and so the child).
+            unsafe {
+                call_split(ctx, called, move |c: *mut WarpCtx| {
+                    run_func(m, layout, func, &mut *c, called)
+                })
+            }
+        } else {
+            (run_func(self.m, self.layout, func, ctx, called), 0)
+        };
         if ctx.status != STATUS_OK {
             return Err(ctx::Stopped);
         }
+        self.load_rets(ctx, rets, returned, frame);
+        call_pop(ctx, frame);
+        Ok((returned, suspended))
+    }
+
+    /// Loads the return values `rets` of the lanes `returned` from the callee's frame
+    /// (pushed with `frame`).
+    fn load_rets(&mut self, ctx: &mut WarpCtx, rets: &[CallRet], returned: u32, frame: u32) {
         for r in rets {
             match r.dst {
                 // SAFETY: as above.
@@ -134,7 +193,5 @@ impl Warp<'_> {
                 }
             }
         }
-        call_pop(ctx, frame);
-        Ok(returned)
     }
 }

@@ -139,12 +139,29 @@ fn run_func(
                     send(&mut next, active & !leaving, *c);
                 }
             }
-            Terminator::Call { next: cont, .. } | Terminator::CallIndirect { next: cont, .. } => {
-                match w.call(ctx, &b.term, active) {
-                    Ok(go) => send(&mut next, go, *cont),
-                    Err(_) => return returned,
-                }
+            Terminator::Call {
+                next: cont, resume, ..
             }
+            | Terminator::CallIndirect {
+                next: cont, resume, ..
+            } => match w.call(ctx, &b.term, active) {
+                Ok((go, parked)) => {
+                    send(&mut next, go, *cont);
+                    if let Some(r) = resume {
+                        send(&mut next, parked, BlockId(BAR_WAIT | r.0));
+                    }
+                }
+                Err(_) => return returned,
+            },
+            Terminator::Resume {
+                call, next: cont, ..
+            } => match w.resume(ctx, *call, active) {
+                Ok((go, parked)) => {
+                    send(&mut next, go, *cont);
+                    send(&mut next, parked, BlockId(BAR_WAIT | block as u32));
+                }
+                Err(_) => return returned,
+            },
             Terminator::Barrier {
                 guard,
                 barrier,

@@ -345,6 +345,12 @@ pub enum Terminator {
     /// exited; lanes that `exit` inside it are gone for good. Calls deeper than
     /// [`MAX_CALL_DEPTH`] frames, or past the thread's call stack, stop the launch with an
     /// error naming the callee.
+    ///
+    /// `resume` (set by `check` when the callee can reach a barrier) is the
+    /// [`Terminator::Resume`] block right after this one: when only some lanes of the
+    /// warp make the call, the callee may run on a stack of its own, and lanes that
+    /// wait at a barrier inside it let the warp's other lanes go on; they continue the
+    /// call there.
     Call {
         guard: Option<Guard>,
         func: FuncId,
@@ -353,6 +359,7 @@ pub enum Terminator {
         next: BlockId,
         uni: bool,
         inst: InstId,
+        resume: Option<BlockId>,
     },
     /// `{@p} call (rets), %rd, (args), proto_or_targets;`: an indirect call. Each called
     /// lane's `addr` (a 64-bit register) holds a function address (`FUNC_ADDR_BASE +
@@ -369,6 +376,18 @@ pub enum Terminator {
         targets: Vec<FuncId>,
         args: Vec<CallArg>,
         rets: Vec<CallRet>,
+        next: BlockId,
+        inst: InstId,
+        /// As for [`Terminator::Call`] (set when some target can reach a barrier).
+        resume: Option<BlockId>,
+    },
+    /// The empty block right after a call with a `resume` block (`call`, the block it
+    /// ends): the lanes waiting here were suspended at a barrier inside that call
+    /// (sm_70 per-thread arrival); they continue the callee, and those that return load
+    /// its return values as the call does and continue at `next` (the call's `next`).
+    /// No edge of the CFG reaches it other than the call's.
+    Resume {
+        call: BlockId,
         next: BlockId,
         inst: InstId,
     },
@@ -424,7 +443,8 @@ impl Terminator {
             | Terminator::Barrier { inst, .. }
             | Terminator::BrxIdx { inst, .. }
             | Terminator::Call { inst, .. }
-            | Terminator::CallIndirect { inst, .. } => Some(inst),
+            | Terminator::CallIndirect { inst, .. }
+            | Terminator::Resume { inst, .. } => Some(inst),
         }
     }
 
@@ -435,9 +455,13 @@ impl Terminator {
             Terminator::Branch {
                 taken, not_taken, ..
             } => vec![*taken, *not_taken],
-            Terminator::Barrier { next, .. }
-            | Terminator::Call { next, .. }
-            | Terminator::CallIndirect { next, .. } => vec![*next],
+            Terminator::Barrier { next, .. } | Terminator::Resume { next, .. } => vec![*next],
+            Terminator::Call { next, resume, .. }
+            | Terminator::CallIndirect { next, resume, .. } => {
+                let mut v = vec![*next];
+                v.extend(*resume);
+                v
+            }
             Terminator::Ret { next, .. } | Terminator::Exit { next, .. } => {
                 next.iter().copied().collect()
             }

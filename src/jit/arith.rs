@@ -448,7 +448,7 @@ impl FnTx<'_> {
     }
 
     /// Applies `.sat`, the canonical NaN and `.ftz` to a float result; returns int bits.
-    fn float_result(
+    pub(crate) fn float_result(
         &mut self,
         r: Value,
         fty: cranelift_codegen::ir::Type,

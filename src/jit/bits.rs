@@ -1,7 +1,8 @@
 //! Bit-manipulation and packed-integer instructions ([`InstKind::Bits`]) and the special
 //! functions ([`InstKind::Sfu`]): the operands
 //! go to stack slots and one `ptxjit_bits` helper call applies `crate::ops::bits` to the
-//! active lanes (the same function the interpreter uses).
+//! active lanes (the same function the interpreter uses); `sqrt`/`rcp` rounded to
+//! nearest are vector code.
 //!
 //! [`InstKind::Bits`]: crate::ir::InstKind::Bits
 //! [`InstKind::Sfu`]: crate::ir::InstKind::Sfu
@@ -11,6 +12,7 @@ use super::lanes;
 use super::translate::{FnTx, Mask, SCRATCH_DATA};
 use super::JitError;
 use crate::ir::{BitOp, Operand, RegId, Rnd, SfuOp, Type};
+use cranelift_codegen::ir::types::{F32X4, F64X2};
 use cranelift_codegen::ir::InstBuilder;
 
 /// Operand slots (the arithmetic helpers use the first three and `SLOT_OUT`).
@@ -62,6 +64,9 @@ impl FnTx<'_> {
         src: &Operand,
         mask: &mut Mask,
     ) -> Result<(), JitError> {
+        if let Some(r) = self.sfu_vector(op, ty, approx, rnd, ftz, src)? {
+            return self.write(dst, ty, r, mask);
+        }
         let w = self.read(src, ty, false)?;
         self.spill(&w, SLOTS[0]);
         let bits = self.mbits(mask);
@@ -75,5 +80,51 @@ impl FnTx<'_> {
         self.b.ins().call(h, &[desc, bits, pa, po]);
         let r = self.unspill(ty.bits() > 32, SLOT_OUT);
         self.write(dst, ty, r, mask)
+    }
+
+    /// `sqrt` and `rcp` correctly rounded to nearest (`.rn`, or `.approx.f32`, which
+    /// `ops::special` also computes correctly rounded) as vector code: the host's IEEE
+    /// `sqrtps`/`divps` (and the f64 forms) give the same bits as `ops::special`, with
+    /// the canonical NaN and `.ftz` applied as there. `None`: use the helper.
+    fn sfu_vector(
+        &mut self,
+        op: SfuOp,
+        ty: Type,
+        approx: bool,
+        rnd: Option<Rnd>,
+        ftz: bool,
+        src: &Operand,
+    ) -> Result<Option<lanes::W>, JitError> {
+        let f32 = ty == Type::F32;
+        let nearest = matches!(rnd, None | Some(Rnd::Rn));
+        // f64 `.approx` forms are upper-word approximations (helper).
+        if !matches!(op, SfuOp::Sqrt | SfuOp::Rcp) || !nearest || (approx && !f32) {
+            return Ok(None);
+        }
+        let ftz = ftz && f32;
+        let w = self.read(src, ty, false)?;
+        let fty = if f32 { F32X4 } else { F64X2 };
+        let nan = super::helpers::canonical_nan(ty.bits());
+        let one = if f32 {
+            lanes::splat32(&mut self.b, 1.0f32.to_bits())
+        } else {
+            lanes::splat64(&mut self.b, 1.0f64.to_bits())
+        };
+        let one = lanes::bitcast(&mut self.b, fty, one);
+        let mut v = Vec::with_capacity(w.v.len());
+        for &x in &w.v {
+            let x = if ftz {
+                lanes::flush_f32(&mut self.b, x)
+            } else {
+                x
+            };
+            let x = lanes::bitcast(&mut self.b, fty, x);
+            let r = match op {
+                SfuOp::Sqrt => self.b.ins().sqrt(x),
+                _ => self.b.ins().fdiv(one, x),
+            };
+            v.push(self.float_result(r, fty, false, ftz, nan));
+        }
+        Ok(Some(lanes::W { wide: !f32, v }))
     }
 }

@@ -99,6 +99,7 @@ impl FnTx<'_> {
                 rets,
                 next,
                 inst,
+                resume,
                 ..
             } => {
                 let mut m = self.exec_mask(*guard);
@@ -107,14 +108,19 @@ impl FnTx<'_> {
                 let docall = self.b.create_block();
                 let join = self.b.create_block();
                 self.b.append_block_param(join, I32);
+                self.b.append_block_param(join, I32);
                 let zero = lanes::iconst32(&mut self.b, 0);
-                self.b.ins().brif(bits, docall, &[], join, &[zero.into()]);
+                self.b
+                    .ins()
+                    .brif(bits, docall, &[], join, &[zero.into(), zero.into()]);
                 self.b.switch_to_block(docall);
-                let returned = self.call_one(*func, args, rets, bits, *inst)?;
-                self.b.ins().jump(join, &[returned.into()]);
+                let split = resume.is_some();
+                let (returned, parked) = self.call_one(*func, args, rets, bits, *inst, split)?;
+                self.b.ins().jump(join, &[returned.into(), parked.into()]);
                 self.b.switch_to_block(join);
                 let returned = self.b.block_params(join)[0];
-                self.call_done(abits, bits, returned, *next)
+                let parked = self.b.block_params(join)[1];
+                self.call_done(abits, bits, returned, *next, parked, *resume)
             }
             Terminator::CallIndirect {
                 guard,
@@ -124,6 +130,7 @@ impl FnTx<'_> {
                 rets,
                 next,
                 inst,
+                resume,
             } => {
                 let mut m = self.exec_mask(*guard);
                 let bits = self.mbits(&mut m);
@@ -152,15 +159,22 @@ impl FnTx<'_> {
                 let lp = self.b.create_block();
                 self.b.append_block_param(lp, I32);
                 self.b.append_block_param(lp, I32);
+                self.b.append_block_param(lp, I32);
                 let join = self.b.create_block();
                 self.b.append_block_param(join, I32);
+                self.b.append_block_param(join, I32);
                 let zero = lanes::iconst32(&mut self.b, 0);
-                self.b.ins().jump(lp, &[bits.into(), zero.into()]);
+                self.b
+                    .ins()
+                    .jump(lp, &[bits.into(), zero.into(), zero.into()]);
                 self.b.switch_to_block(lp);
                 let left = self.b.block_params(lp)[0];
                 let acc = self.b.block_params(lp)[1];
+                let pacc = self.b.block_params(lp)[2];
                 let pick = self.b.create_block();
-                self.b.ins().brif(left, pick, &[], join, &[acc.into()]);
+                self.b
+                    .ins()
+                    .brif(left, pick, &[], join, &[acc.into(), pacc.into()]);
                 self.b.switch_to_block(pick);
                 let h = self.helper(Helper::CallPick)?;
                 let sa = self.b.ins().stack_addr(I64, slot, 0);
@@ -183,21 +197,27 @@ impl FnTx<'_> {
                 self.b.ins().br_table(idx, jt);
                 for (i, &tb) in tblocks.iter().enumerate() {
                     self.b.switch_to_block(tb);
-                    let returned = self.call_one(targets[i], args, rets, group, *inst)?;
+                    let split = resume.is_some();
+                    let (returned, parked) =
+                        self.call_one(targets[i], args, rets, group, *inst, split)?;
                     let left2 = self.b.ins().band_not(left, group);
                     let acc2 = self.b.ins().bor(acc, returned);
-                    self.b.ins().jump(lp, &[left2.into(), acc2.into()]);
+                    let pacc2 = self.b.ins().bor(pacc, parked);
+                    self.b
+                        .ins()
+                        .jump(lp, &[left2.into(), acc2.into(), pacc2.into()]);
                 }
                 self.b.switch_to_block(join);
                 let returned = self.b.block_params(join)[0];
-                self.call_done(abits, bits, returned, *next)
+                let parked = self.b.block_params(join)[1];
+                self.call_done(abits, bits, returned, *next, parked, *resume)
             }
             _ => Err(JitError::Codegen("not a call".into())),
         }
     }
 
     /// Sets the active lanes (vector and bit forms) to `bits`.
-    fn set_active(&mut self, bits: Value) {
+    pub(crate) fn set_active(&mut self, bits: Value) {
         let m = lanes::mask_from_bits(&mut self.b, bits);
         for k in 0..N32 {
             self.b.def_var(self.active[k], m[k]);
@@ -206,8 +226,9 @@ impl FnTx<'_> {
     }
 
     /// Calls `func` with the lanes `group`: pushes its frame, stores the arguments,
-    /// calls, loads the return values of the lanes that returned and pops the frame.
-    /// Returns the lanes that returned, in the block where the code continues.
+    /// calls (through `ptxjit_call_split` if `split`, see `runtime::split`), loads the
+    /// return values of the lanes that returned and pops the frame. Returns the lanes
+    /// that returned and the lanes suspended, in the block where the code continues.
     fn call_one(
         &mut self,
         func: FuncId,
@@ -215,7 +236,8 @@ impl FnTx<'_> {
         rets: &[ir::CallRet],
         group: Value,
         inst: ir::InstId,
-    ) -> Result<Value, JitError> {
+        split: bool,
+    ) -> Result<(Value, Value), JitError> {
         let callee = self
             .m
             .functions
@@ -278,12 +300,40 @@ impl FnTx<'_> {
             }
         }
         let fref = self.callee_ref(cid);
-        let r = self.b.ins().call(fref, &[self.ctx, group]);
-        let returned = self.b.inst_results(r)[0];
+        let (returned, parked) = if split {
+            let addr = self.b.ins().func_addr(I64, fref);
+            let h = self.helper(Helper::CallSplit)?;
+            let r = self.b.ins().call(h, &[self.ctx, addr, group]);
+            let r = self.b.inst_results(r)[0];
+            let returned = self.b.ins().ireduce(I32, r);
+            let hi = self.b.ins().ushr_imm_u(r, 32);
+            (returned, self.b.ins().ireduce(I32, hi))
+        } else {
+            let r = self.b.ins().call(fref, &[self.ctx, group]);
+            let returned = self.b.inst_results(r)[0];
+            (returned, lanes::iconst32(&mut self.b, 0))
+        };
         let st = self.load_ctx(I32, offset_of!(WarpCtx, status), false);
         let got = self.b.create_block();
         self.b.ins().brif(st, self.ret_status, &[], got, &[]);
         self.b.switch_to_block(got);
+        self.load_rets(rets, returned, fr, inst)?;
+        self.mode = mode;
+        let hpop = self.helper(Helper::CallPop)?;
+        self.b.ins().call(hpop, &[self.ctx, fr]);
+        Ok((returned, parked))
+    }
+
+    /// Loads the return values `rets` of the lanes `returned` from the callee's frame
+    /// (pushed with `fr`), in divergent mode.
+    pub(crate) fn load_rets(
+        &mut self,
+        rets: &[ir::CallRet],
+        returned: Value,
+        fr: Value,
+        inst: ir::InstId,
+    ) -> Result<(), JitError> {
+        let hc = self.helper(Helper::CallCopy)?;
         if !rets.is_empty() {
             self.set_active(returned);
             for r in rets {
@@ -309,24 +359,32 @@ impl FnTx<'_> {
                 }
             }
         }
-        self.mode = mode;
-        let hpop = self.helper(Helper::CallPop)?;
-        self.b.ins().call(hpop, &[self.ctx, fr]);
-        Ok(returned)
+        Ok(())
     }
 
     /// After a call: the lanes whose guard was false (`abits & !bits`) and the lanes
-    /// that returned continue at `next`.
+    /// that returned continue at `next`; lanes `parked` (suspended in a split call)
+    /// wait at the `resume` block behind the barrier flag.
     fn call_done(
         &mut self,
         abits: Value,
         bits: Value,
         returned: Value,
         next: ir::BlockId,
+        parked: Value,
+        resume: Option<ir::BlockId>,
     ) -> Result<(), JitError> {
         let nb = self.block(next)?;
         let rest = self.b.ins().band_not(abits, bits);
         let cont = self.b.ins().bor(rest, returned);
+        if let Some(r) = resume {
+            let park = self.b.create_block();
+            let go = self.b.create_block();
+            self.b.ins().brif(parked, park, &[], go, &[]);
+            self.b.switch_to_block(park);
+            self.park_and_dispatch(cont, next, parked, r);
+            self.b.switch_to_block(go);
+        }
         match self.mode {
             Mode::Conv => {
                 self.set_active(cont);

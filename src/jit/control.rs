@@ -68,6 +68,11 @@ impl FnTx<'_> {
                 self.cur = Some(inst);
                 self.call(t)
             }
+            Terminator::Resume { call, next, inst } => {
+                self.cur = Some(inst);
+                let here = BlockId(self.cur_block as u32);
+                self.resume(call, next, here, inst)
+            }
             Terminator::Barrier {
                 guard,
                 barrier,

@@ -4,9 +4,9 @@
 //! The dispatcher always runs the lowest-numbered pending block (blocks are in reverse
 //! post-order), so when block `b` runs, every waiting lane waits at a block numbered
 //! above `b`, or at a barrier (`BAR_WAIT` sorts above every block). Those lanes were
-//! sent there by an edge `x -> t` (`t > b`; a barrier's edge counts as `t = ∞`) of a
-//! block `x` that ran earlier. Without cycles blocks run in increasing order, so `x < b`:
-//! `b` needs a divergent variant iff some edge jumps over it. With cycles, a block of a
+//! sent there by an edge `x -> t` (`t > b`; a barrier's or a split call's edge counts
+//! as `t = ∞`) of a block `x` that ran earlier. Without cycles blocks run in increasing
+//! order, so `x < b`: `b` needs a divergent variant iff some edge jumps over it. With cycles, a block of a
 //! loop may run again after any block of the same loop: for the span `[h, l]` of every
 //! back edge `l -> h` (spans that overlap merged), an edge from a block of the span
 //! counts for every block of the span.
@@ -56,7 +56,20 @@ pub(crate) fn div_blocks(f: &ir::Function) -> Vec<bool> {
                 .map(|s| s.0 as usize)
                 .max()
                 .unwrap_or(0);
-            if matches!(blk.term, Terminator::Barrier { .. }) {
+            // Barriers, and split calls (which park lanes at their resume block behind
+            // the barrier flag), leave lanes waiting above every block.
+            if matches!(
+                blk.term,
+                Terminator::Barrier { .. }
+                    | Terminator::Call {
+                        resume: Some(_),
+                        ..
+                    }
+                    | Terminator::CallIndirect {
+                        resume: Some(_),
+                        ..
+                    }
+            ) {
                 usize::MAX
             } else {
                 t

@@ -51,6 +51,8 @@ pub(crate) enum Helper {
     CvtX,
     Matrix,
     Builtin,
+    CallSplit,
+    CallResume,
     Internal,
 }
 
@@ -232,6 +234,18 @@ pub(crate) const HELPERS: &[HelperDef] = &[
         ret: Some(I32),
     },
     HelperDef {
+        h: Helper::CallSplit,
+        name: "ptxjit_call_split",
+        params: &[I64, I64, I32],
+        ret: Some(I64),
+    },
+    HelperDef {
+        h: Helper::CallResume,
+        name: "ptxjit_call_resume",
+        params: &[I64, I32, I32],
+        ret: Some(I64),
+    },
+    HelperDef {
         h: Helper::Internal,
         name: "ptxjit_internal_error",
         params: &[I64, I32],
@@ -270,6 +284,8 @@ impl HelperDef {
             Helper::CvtX => super::cvtx::ptxjit_cvtx as *const u8,
             Helper::Matrix => super::matrix::ptxjit_matrix as *const u8,
             Helper::Builtin => super::builtin::ptxjit_builtin as *const u8,
+            Helper::CallSplit => super::split::ptxjit_call_split as *const u8,
+            Helper::CallResume => super::split::ptxjit_call_resume as *const u8,
             Helper::Internal => super::divmode::ptxjit_internal_error as *const u8,
         }
     }

@@ -4,6 +4,10 @@
 //! faulting lane reported, nothing written by a faulting store):
 //! - uniform loads of kernel parameters and `.global`/`.const` variables at constant,
 //!   in-bounds, aligned offsets: one scalar load and a splat per element;
+//! - loads whose active lanes all use one address (aligned, inside the shared window or
+//!   the instruction's cached region): one scalar load per element and a splat;
+//! - shared-memory loads (`nvec == 1`) that are not coalesced: lane-by-lane loads when
+//!   every active lane is aligned and inside the window;
 //! - coalesced accesses (`nvec == 1`, lane i at `a0 + i*size`, `a0` size-aligned, the
 //!   whole range inside the instruction's entry of the per-instruction region cache
 //!   `ctx.inst_cache`, or inside the shared window; stores need all 32 lanes active, so
@@ -171,7 +175,6 @@ impl FnTx<'_> {
     ) -> Result<(), JitError> {
         let (eb, sb) = self.mem_shape(ty, dsts.len())?;
         let n = dsts.len();
-        let wide = sb == 8;
         if let Some((h, readonly)) = self.uniform_load_addr(space, addr, eb as u64 * n as u64) {
             let fl = if readonly {
                 heap_flags().with_readonly()
@@ -198,9 +201,41 @@ impl FnTx<'_> {
             return Ok(());
         }
         let la = self.lane_addrs(space, addr)?;
+        if let (LaneAddr::PerLane(a), false) = (&la, space == Space::Local) {
+            // Every active lane at one address: one scalar load per element.
+            let done = self.b.create_block();
+            let other = self.b.create_block();
+            let a = a.clone();
+            self.uniform_lane_load(space, ty, eb, dsts, &a, mask, inst, other)?;
+            self.b.ins().jump(done, &[]);
+            self.b.switch_to_block(other);
+            self.ld_lanes(space, ty, eb, sb, dsts, addr, &la, mask, inst)?;
+            self.b.ins().jump(done, &[]);
+            self.b.switch_to_block(done);
+            return Ok(());
+        }
+        self.ld_lanes(space, ty, eb, sb, dsts, addr, &la, mask, inst)
+    }
+
+    /// `ld` through per-lane addresses: the coalesced vector path or the helper.
+    #[allow(clippy::too_many_arguments)]
+    fn ld_lanes(
+        &mut self,
+        space: Space,
+        ty: Type,
+        eb: u32,
+        sb: u32,
+        dsts: &[Option<RegId>],
+        addr: &Address,
+        la: &LaneAddr,
+        mask: &mut Mask,
+        inst: InstId,
+    ) -> Result<(), JitError> {
+        let n = dsts.len();
+        let wide = sb == 8;
         let vectorizable = n == 1 && matches!(la, LaneAddr::PerLane(_)) && space != Space::Local;
         if !vectorizable {
-            self.slow_access(space, eb, sb, n, false, &la, mask, inst)?;
+            self.slow_access(space, eb, sb, n, false, la, mask, inst)?;
             for (e, d) in dsts.iter().enumerate() {
                 if let Some(d) = d {
                     let w = self.unspill(wide, SCRATCH_DATA + e as i32 * 32 * sb as i32);
@@ -209,7 +244,7 @@ impl FnTx<'_> {
             }
             return Ok(());
         }
-        let LaneAddr::PerLane(a) = &la else {
+        let LaneAddr::PerLane(a) = la else {
             return Err(JitError::Codegen("lane addresses".into()));
         };
         let vty = if wide { I64X2 } else { I32X4 };
@@ -220,15 +255,26 @@ impl FnTx<'_> {
         }
         let fast = self.b.create_block();
         let slow = self.b.create_block();
+        // Computed here so that it dominates the gather below.
+        let m64 = (space == Space::Shared).then(|| self.m64(mask));
         let h = self.branch_fast(space, eb, a, false, inst, mask, fast, slow)?;
         // Fast path: whole-vector loads.
         self.b.switch_to_block(fast);
         let v = self.vector_load(h, eb);
         let args: Vec<BlockArg> = v.iter().map(|&x| BlockArg::Value(x)).collect();
         self.b.ins().jump(join, &args);
+        self.b.switch_to_block(slow);
+        if let Some(m64) = m64 {
+            // Shared memory: a gather when every active lane is aligned and inside the
+            // window (e.g. tiles whose rows are narrower than a warp).
+            let helper = self.b.create_block();
+            let v = self.shared_gather(eb, a, &m64, helper);
+            let args: Vec<BlockArg> = v.iter().map(|&x| BlockArg::Value(x)).collect();
+            self.b.ins().jump(join, &args);
+            self.b.switch_to_block(helper);
+        }
         // Slow path (lane addresses computed again here: values kept across the fast
         // path's blocks and calls cost register allocation time and spills).
-        self.b.switch_to_block(slow);
         let la = self.lane_addrs(space, addr)?;
         self.slow_access(space, eb, sb, 1, false, &la, mask, inst)?;
         let w = self.unspill(wide, SCRATCH_DATA);
@@ -299,6 +345,196 @@ impl FnTx<'_> {
         self.b.ins().jump(cont, &[]);
         self.b.switch_to_block(cont);
         Ok(())
+    }
+
+    /// A load whose active lanes all use one address (a uniform pointer in a register,
+    /// like a loop over an array every lane reads): when that address is aligned to the
+    /// access and inside the shared window or the instruction's cached region (looked up
+    /// on a miss), one scalar load per element, splat to every lane; else continues at
+    /// `other` (nothing emitted there).
+    #[allow(clippy::too_many_arguments)]
+    fn uniform_lane_load(
+        &mut self,
+        space: Space,
+        ty: Type,
+        eb: u32,
+        dsts: &[Option<RegId>],
+        a: &W,
+        mask: &mut Mask,
+        inst: InstId,
+        other: Block,
+    ) -> Result<(), JitError> {
+        let len = eb as i64 * dsts.len() as i64;
+        // The mask's cached forms must be computed here, where they dominate `other`.
+        let bits = self.mbits(mask);
+        let m64 = self.m64(mask);
+        let any = self.b.create_block();
+        self.b.ins().brif(bits, any, &[], other, &[]);
+        self.b.switch_to_block(any);
+        let a0w = self.first_lane_u64(a, bits);
+        let s = self.b.ins().splat(I64X2, a0w);
+        let mut all: Option<Value> = None;
+        for k in 0..N64 {
+            let eq = self.b.ins().icmp(IntCC::Equal, a.v[k], s);
+            // Inactive lanes do not matter.
+            let ok = self.b.ins().bor_not(eq, m64[k]);
+            all = Some(match all {
+                None => ok,
+                Some(x) => self.b.ins().band(x, ok),
+            });
+        }
+        let all = all.unwrap_or(s);
+        let uni = self.b.ins().vall_true(all);
+        let low = self.b.ins().band_imm_u(a0w, len - 1);
+        let aligned = self.b.ins().icmp_imm_u(IntCC::Equal, low, 0);
+        let shape = self.b.ins().band(uni, aligned);
+        let fast = self.b.create_block();
+        let h = if space == Space::Shared {
+            let size = self.load_ctx(I64, offset_of!(WarpCtx, shared_size), true);
+            let base = self.load_ctx(I64, offset_of!(WarpCtx, shared_base), true);
+            let big = self
+                .b
+                .ins()
+                .icmp_imm_u(IntCC::UnsignedGreaterThanOrEqual, size, len);
+            let room = self.b.ins().iadd_imm_s(size, -len);
+            let fits = self.b.ins().icmp(IntCC::UnsignedLessThanOrEqual, a0w, room);
+            let loc = self.b.ins().band(big, fits);
+            let ok = self.b.ins().band(shape, loc);
+            let h = self.b.ins().iadd(base, a0w);
+            self.b.ins().brif(ok, fast, &[], other, &[]);
+            h
+        } else {
+            let cached = self.b.create_block();
+            let lookup = self.b.create_block();
+            self.b.ins().brif(shape, cached, &[], other, &[]);
+            self.b.switch_to_block(cached);
+            let (lo, hi) = self.cached_region(inst);
+            let c1 = self
+                .b
+                .ins()
+                .icmp(IntCC::UnsignedGreaterThanOrEqual, a0w, lo);
+            let c2 = self.b.ins().icmp(IntCC::UnsignedLessThan, a0w, hi);
+            let rem = self.b.ins().isub(hi, a0w);
+            let c3 = self
+                .b
+                .ins()
+                .icmp_imm_u(IntCC::UnsignedGreaterThanOrEqual, rem, len);
+            let c = self.b.ins().band(c1, c2);
+            let loc = self.b.ins().band(c, c3);
+            self.b.ins().brif(loc, fast, &[], lookup, &[]);
+            self.b.switch_to_block(lookup);
+            let lenv = lanes::iconst64(&mut self.b, len as u64);
+            let wr = lanes::iconst32(&mut self.b, 0);
+            let instv = lanes::iconst32(&mut self.b, inst.0);
+            let hf = self.helper(Helper::Region)?;
+            let call = self.b.ins().call(hf, &[self.ctx, a0w, lenv, wr, instv]);
+            let found = self.b.inst_results(call)[0];
+            self.b.ins().brif(found, fast, &[], other, &[]);
+            a0w
+        };
+        self.b.switch_to_block(fast);
+        let sty = match eb {
+            1 => I8,
+            2 => I16,
+            4 => I32,
+            _ => I64,
+        };
+        for (e, d) in dsts.iter().enumerate() {
+            let Some(d) = d else { continue };
+            let x = self
+                .b
+                .ins()
+                .load(sty, heap_flags(), h, (e as u32 * eb) as i32);
+            let x = if eb < 4 {
+                self.b.ins().uextend(I32, x)
+            } else {
+                x
+            };
+            let w = lanes::splat_scalar(&mut self.b, x);
+            self.write(*d, ty, w, mask)?;
+        }
+        Ok(())
+    }
+
+    /// A shared-memory load of one `eb`-byte element per lane from the shared-window
+    /// offsets `a`: branches to `bad` unless every active lane (`m64`) is aligned and
+    /// inside the window; else loads lane by lane (inactive lanes read offset 0) and
+    /// returns the containers (zero-extended).
+    fn shared_gather(&mut self, eb: u32, a: &W, m64: &[Value], bad: Block) -> Vec<Value> {
+        let size = self.load_ctx(I64, offset_of!(WarpCtx, shared_size), true);
+        let base = self.load_ctx(I64, offset_of!(WarpCtx, shared_base), true);
+        let big = self
+            .b
+            .ins()
+            .icmp_imm_u(IntCC::UnsignedGreaterThanOrEqual, size, eb as i64);
+        let room = self.b.ins().iadd_imm_s(size, -(eb as i64));
+        let room = self.b.ins().splat(I64X2, room);
+        let lowmask = lanes::splat64(&mut self.b, eb as u64 - 1);
+        let zero = lanes::splat64(&mut self.b, 0);
+        let mut offs = Vec::with_capacity(N64);
+        let mut all: Option<Value> = None;
+        for k in 0..N64 {
+            let o = self.b.ins().band(a.v[k], m64[k]);
+            let fits = self.b.ins().icmp(IntCC::UnsignedLessThanOrEqual, o, room);
+            let low = self.b.ins().band(o, lowmask);
+            let al = self.b.ins().icmp(IntCC::Equal, low, zero);
+            let ok = self.b.ins().band(fits, al);
+            all = Some(match all {
+                None => ok,
+                Some(x) => self.b.ins().band(x, ok),
+            });
+            offs.push(o);
+        }
+        let all = all.unwrap_or(zero);
+        let ok = self.b.ins().vall_true(all);
+        let ok = self.b.ins().band(ok, big);
+        let go = self.b.create_block();
+        self.b.ins().brif(ok, go, &[], bad, &[]);
+        self.b.switch_to_block(go);
+        let (sty, wide) = match eb {
+            1 => (I8, false),
+            2 => (I16, false),
+            4 => (I32, false),
+            _ => (I64, true),
+        };
+        let per = if wide { 2 } else { 4 };
+        let vty = if wide { I64X2 } else { I32X4 };
+        let mut out = Vec::with_capacity(32 / per);
+        let mut cur: Option<Value> = None;
+        for lane in 0..32usize {
+            let o = self.b.ins().extractlane(offs[lane / 2], (lane % 2) as u8);
+            let h = self.b.ins().iadd(base, o);
+            let x = self.b.ins().load(sty, heap_flags(), h, 0);
+            let x = if eb < 4 {
+                self.b.ins().uextend(I32, x)
+            } else {
+                x
+            };
+            let i = lane % per;
+            cur = Some(if i == 0 {
+                self.b.ins().scalar_to_vector(vty, x)
+            } else {
+                let v = cur.unwrap_or(x);
+                self.b.ins().insertlane(v, x, i as u8)
+            });
+            if i == per - 1 {
+                out.extend(cur.take());
+            }
+        }
+        out
+    }
+
+    /// The 64-bit value of the lowest lane of `bits` in `a` (16 × i64x2).
+    fn first_lane_u64(&mut self, a: &W, bits: Value) -> Value {
+        self.spill(a, 0);
+        let lane = self.b.ins().ctz(bits);
+        let lane = self.b.ins().uextend(I64, lane);
+        let off = self.b.ins().ishl_imm_u(lane, 3);
+        let base = self.scratch_addr(0);
+        let p = self.b.ins().iadd(base, off);
+        self.b
+            .ins()
+            .load(I64, MemFlagsData::new().with_notrap(), p, 0)
     }
 
     /// The coalesced-access test: returns (shape ok: i8, location ok: i8, host address of

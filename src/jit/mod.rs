@@ -54,6 +54,7 @@ mod lanes;
 mod matrix;
 mod mem;
 mod regfile;
+mod split;
 mod sreg;
 mod stats;
 mod tier;
@@ -315,7 +316,7 @@ pub(crate) fn make_isa(tier: Tier) -> Result<OwnedTargetIsa, JitError> {
         set(
             &mut fb,
             "enable_verifier",
-            if cfg!(debug_assertions) {
+            if cfg!(debug_assertions) || std::env::var_os("PTXJIT_VERIFY").is_some() {
                 "true"
             } else {
                 "false"

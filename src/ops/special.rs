@@ -4,8 +4,15 @@
 //! ptxjit computes the `.approx` functions in f64 and rounds once to f32, so their error
 //! is at most 0.5 ulp of the f32 result plus the host libm's error in f64 — far inside the
 //! manual's bounds (e.g. 2^-20.9 absolute for `sin`/`cos`, 2^-22.5 for `ex2`); `tests`
-//! checks the bounds. As the manual's tables show, f32 `.approx` functions treat a
-//! subnormal input as a zero of the same sign (`tanh` passes it through).
+//! checks the bounds. Subnormal inputs: the manual says that since sm_20 "by default,
+//! subnormal numbers are supported" and that the `.ftz` forms flush them; its special-
+//! value tables (`+subnormal` → `+Inf` for `rsqrt`, `-Inf` for `lg2`) show the flushed
+//! behaviour. Without `.ftz` ptxjit computes the function of the subnormal value itself:
+//! NVIDIA's math library depends on it (libdevice's `cbrtf` takes `lg2.approx.f32` of
+//! |x| and `rsqrtf` is one `rsqrt.approx.f32`, and the CUDA guide documents 1 and 2 ulp
+//! for them over the whole range, subnormals included; `tests/mathlib.rs`). With `.ftz`
+//! a subnormal input is a zero of the same sign (`tanh` has no `.ftz` and passes it
+//! through).
 
 use super::float::{canonical_nan, flush_f32, round_of};
 use crate::ir::Rnd;
@@ -32,7 +39,7 @@ fn is_subnormal(x: f32) -> bool {
 /// `op.approx{.ftz}.f32 d, a` on raw bits.
 pub fn approx_f32(op: ApproxOp, ftz: bool, a: u32) -> u32 {
     let x = f32::from_bits(a);
-    let x = if op == ApproxOp::Tanh || !is_subnormal(x) {
+    let x = if !ftz || op == ApproxOp::Tanh || !is_subnormal(x) {
         x
     } else {
         f32::from_bits(a & 0x8000_0000)
@@ -166,6 +173,35 @@ pub fn rcp_f64(rnd: Option<Rnd>, a: u64) -> u64 {
     }
 }
 
+/// `rcp.approx.ftz.f64` (`rsqrt` false) and `rsqrt.approx.ftz.f64`: the reciprocal (or
+/// reciprocal square root) of the upper 32 bits of `a` (1.11.20 format), in the upper
+/// 32 bits of the result, whose lower 32 bits are zero. Subnormal inputs and results
+/// are flushed to sign-preserving zero; NaN results are `0x7fffffff00000000`, as the
+/// ISA's tables say. The ISA only calls the value an approximation; here it is the
+/// correctly rounded f64 result truncated to its upper word (relative error below
+/// 2^-20). Not compared with a GPU.
+pub fn approx_hi_f64(rsqrt: bool, a: u64) -> u64 {
+    const HI: u64 = 0xffff_ffff_0000_0000;
+    const NAN: u64 = 0x7fff_ffff_0000_0000;
+    let mut x = f64::from_bits(a & HI);
+    if x.is_nan() {
+        return NAN;
+    }
+    if x != 0.0 && x.abs() < f64::MIN_POSITIVE {
+        x = 0.0f64.copysign(x);
+    }
+    let r = if rsqrt { 1.0 / x.sqrt() } else { 1.0 / x };
+    if r.is_nan() {
+        return NAN;
+    }
+    let r = if r != 0.0 && r.abs() < f64::MIN_POSITIVE {
+        0.0f64.copysign(r)
+    } else {
+        r
+    };
+    r.to_bits() & HI
+}
+
 /// The result of [`crate::ir::InstKind::Sfu`] on raw bits (f32 in the low 32 bits).
 pub fn sfu(
     op: crate::ir::SfuOp,
@@ -188,8 +224,11 @@ pub fn sfu(
             SfuOp::Ex2 => ApproxOp::Ex2,
             SfuOp::Tanh => ApproxOp::Tanh,
         };
+        if f64_ty && ftz {
+            return approx_hi_f64(op == SfuOp::Rsqrt, a);
+        }
         if f64_ty {
-            // `rsqrt.approx.f64` (the only f64 .approx form the front end accepts):
+            // `rsqrt.approx.f64` (the only other f64 .approx form the front end accepts):
             // computed as 1/sqrt(x) in f64 (within the GPU's documented approximation).
             let x = f64::from_bits(a);
             let r = if x == 0.0 {
@@ -291,11 +330,18 @@ mod tests {
             (Rsqrt, [nan, ninf, ninf, inf, inf, 0, nan]),
             (Sqrt, [nan, nz, nz, 0, 0, inf, nan]),
         ];
+        // The tables show the flushed behaviour: `.ftz`.
         for (op, want) in tables {
             for (x, w) in inputs.iter().zip(want) {
-                assert_eq!(approx_f32(op, false, *x), w, "{op:?}({x:#x})");
+                assert_eq!(approx_f32(op, true, *x), w, "{op:?}.ftz({x:#x})");
             }
         }
+        // Without `.ftz` a subnormal input is its own value (sm_20+): e.g. rsqrt of the
+        // smallest subnormal 2^-149 is 2^74.5, lg2 is -149, sin passes it through.
+        assert_eq!(approx_f32(Lg2, false, sub), f(-149.0));
+        assert_eq!(approx_f32(Rsqrt, false, sub), f((2f64.powf(74.5)) as f32));
+        assert_eq!(approx_f32(Sin, false, nsub), nsub);
+        assert_eq!(approx_f32(Ex2, false, sub), f(1.0));
         // tanh: -Inf -> -1, subnormals pass through, +Inf -> 1.
         assert_eq!(approx_f32(Tanh, false, ninf), f(-1.0));
         assert_eq!(approx_f32(Tanh, false, sub), sub);

@@ -140,7 +140,7 @@ pub unsafe fn call_push(
         Some(format!("more than {MAX_CALL_DEPTH} nested calls"))
     } else if frame as u64 + size as u64 > ctx.local_size {
         Some("the call stack is exhausted".to_string())
-    } else if limit != 0 && here < limit {
+    } else if limit != 0 && here < limit.saturating_add(unsafe { (*ctx.env).frame_margin }) {
         Some("the host stack is exhausted".to_string())
     } else {
         None

@@ -234,8 +234,13 @@ pub struct WarpEnv {
     /// Lowest host stack address a call may start below (0: not checked); set by the
     /// scheduler for warps that run in a coroutine.
     pub stack_limit: usize,
+    /// Host stack a call needs beyond `stack_limit` for the callee's frame: the largest
+    /// stack frame of the module's JIT code (0 for the interpreter).
+    pub frame_margin: usize,
     /// Where `printf` output goes (the launch's buffer; `None`: straight to stdout).
     pub output: Option<Arc<std::sync::Mutex<Vec<u8>>>>,
+    /// Split calls: the lanes the running coroutine owns and the suspended children.
+    pub split: super::split::SplitState,
 }
 
 impl WarpEnv {
@@ -250,7 +255,9 @@ impl WarpEnv {
             error: None,
             error_at: None,
             stack_limit: 0,
+            frame_margin: 0,
             output: None,
+            split: Default::default(),
         }
     }
 }
@@ -377,15 +384,60 @@ pub unsafe fn access(
             unsafe {
                 let slot = data.add((e * WARP_SIZE + lane) * sb);
                 if req.write {
-                    std::ptr::copy_nonoverlapping(slot, h, eb);
+                    copy_elem(slot, h, eb);
                 } else {
-                    std::ptr::write_bytes(slot, 0, sb);
-                    std::ptr::copy_nonoverlapping(h as *const u8, slot, eb);
+                    load_elem(h, slot, eb, sb);
                 }
             }
         }
     }
     Ok(())
+}
+
+/// Copies one element of `eb` bytes (1, 2, 4 or 8: fixed-size moves, not `memmove`).
+///
+/// # Safety
+/// Both pointers valid for `eb` bytes.
+#[inline(always)]
+unsafe fn copy_elem(src: *const u8, dst: *mut u8, eb: usize) {
+    // SAFETY: the caller's contract; unaligned accesses are allowed.
+    unsafe {
+        match eb {
+            1 => dst.write(src.read()),
+            2 => (dst as *mut u16).write_unaligned((src as *const u16).read_unaligned()),
+            4 => (dst as *mut u32).write_unaligned((src as *const u32).read_unaligned()),
+            8 => (dst as *mut u64).write_unaligned((src as *const u64).read_unaligned()),
+            _ => std::ptr::copy_nonoverlapping(src, dst, eb),
+        }
+    }
+}
+
+/// Loads one element of `eb` bytes from `src` into a container slot of `sb` bytes (4 or
+/// 8), zero-extended.
+///
+/// # Safety
+/// `src` valid for `eb` bytes, `slot` for `sb` bytes.
+#[inline(always)]
+unsafe fn load_elem(src: *const u8, slot: *mut u8, eb: usize, sb: usize) {
+    // SAFETY: the caller's contract; unaligned accesses are allowed.
+    unsafe {
+        let v: u64 = match eb {
+            1 => src.read() as u64,
+            2 => (src as *const u16).read_unaligned() as u64,
+            4 => (src as *const u32).read_unaligned() as u64,
+            8 => (src as *const u64).read_unaligned(),
+            _ => {
+                std::ptr::write_bytes(slot, 0, sb);
+                std::ptr::copy_nonoverlapping(src, slot, eb.min(sb));
+                return;
+            }
+        };
+        if sb == 8 {
+            (slot as *mut u64).write_unaligned(v);
+        } else {
+            (slot as *mut u32).write_unaligned(v as u32);
+        }
+    }
 }
 
 /// Checks the access of every lane in `req.mask` (window, alignment, region, and

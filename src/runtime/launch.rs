@@ -62,6 +62,8 @@ struct LaunchShared<'a> {
     uses_barriers: bool,
     /// Host stack of each warp coroutine.
     stack_bytes: usize,
+    /// The largest stack frame of the module's JIT code (see `WarpEnv::frame_margin`).
+    frame_margin: usize,
     abort: AtomicBool,
     /// Set by the watchdog when the time limit passes (see `WarpCtx::stop`).
     stop: std::sync::atomic::AtomicU32,
@@ -103,7 +105,10 @@ impl Device {
                 cfg.grid, cfg.block
             )));
         }
-        let nthreads = bx as u64 * by as u64 * bz as u64;
+        // Saturating: [2^31, 2^31, 4] must not wrap to 0 threads and pass the limit.
+        let nthreads = (bx as u64)
+            .saturating_mul(by as u64)
+            .saturating_mul(bz as u64);
         if nthreads > MAX_THREADS_PER_BLOCK as u64 || bz > 64 {
             return Err(bad(format!(
                 "block {:?} has {nthreads} threads; at most {MAX_THREADS_PER_BLOCK} (and z <= 64)",
@@ -282,6 +287,10 @@ impl Device {
                     WARP_STACK_BYTES
                 }
                 .max(frame as usize + WARP_STACK_BYTES),
+                frame_margin: match (exec, module.inner.jit.as_ref()) {
+                    (Exec::Jit(_), Some(j)) => j.max_frame_bytes() as usize,
+                    _ => 0,
+                },
                 abort: AtomicBool::new(false),
                 stop: std::sync::atomic::AtomicU32::new(0),
                 next_cta: AtomicU64::new(0),
@@ -440,6 +449,7 @@ fn run_cta(
         let mut ctx = Box::new(WarpCtx::new(ntid, ctaid, sh.cfg.grid, w as u32));
         let mut env = Box::new(WarpEnv::new(sh.regions.clone()));
         env.output = Some(sh.output.clone());
+        env.frame_margin = sh.frame_margin;
         ctx.env = &mut *env;
         ctx.param_base = sh.param_base;
         ctx.shared_base = wm.shared_base;
@@ -468,6 +478,8 @@ fn run_cta(
         env.yielder = None;
         env.arrivals.clear();
         env.pending_red = None;
+        env.split.reset();
+        env.split.stack_bytes = sh.stack_bytes;
         let ctx = &mut *slot.ctx;
         ctx.ctaid = ctaid;
         ctx.sreg.set_cluster(ctaid, sh.cfg.grid, sh.cluster);
@@ -512,9 +524,20 @@ struct Barriers {
     red_yes: [u32; 16],
     /// (true predicates, arrived threads) of each barrier's last completed generation.
     red_done: [(u32, u32); 16],
+    /// Live threads of each warp as last seen by [`Barriers::refresh`], and their sum
+    /// (the count a barrier without a thread count waits for).
+    live_of: Vec<u32>,
+    live: u32,
 }
 
 impl Barriers {
+    /// Updates the live-thread count after warp `w` ran (its lanes may have exited).
+    fn refresh(&mut self, w: usize, warps: &[WarpSlot]) {
+        let now = warps[w].ctx.live.count_ones();
+        self.live = self.live - self.live_of[w] + now;
+        self.live_of[w] = now;
+    }
+
     /// Records the arrivals a warp reported before suspending.
     fn arrive(&mut self, w: usize, env: &mut WarpEnv) {
         for a in env.arrivals.drain(..) {
@@ -534,14 +557,14 @@ impl Barriers {
     }
 
     /// Completes every barrier whose count is reached and wakes the warps whose
-    /// barriers have all completed.
-    fn release(&mut self, warps: &mut [WarpSlot], state: &mut [WarpState]) {
-        if self.open == 0 {
-            return;
-        }
-        let live = live_threads(warps);
+    /// barriers have all completed (also those whose barriers completed while they
+    /// were still running, e.g. after a `bar.arrive` handed their arrivals over).
+    /// `waited`: the warp that has just started waiting, if any (checked even when no
+    /// barrier completes now).
+    fn release(&mut self, warps: &mut [WarpSlot], state: &mut [WarpState], waited: Option<usize>) {
         let mut advanced = false;
         let mut open = self.open;
+        let live = self.live;
         while open != 0 {
             let id = open.trailing_zeros() as usize;
             open &= open - 1;
@@ -555,11 +578,9 @@ impl Barriers {
                 advanced = true;
             }
         }
-        if !advanced {
-            return;
-        }
         for (w, s) in state.iter_mut().enumerate() {
-            if *s == WarpState::Waiting
+            if (advanced || waited == Some(w))
+                && *s == WarpState::Waiting
                 && self.waits[w]
                     .iter()
                     .all(|&(b, g)| self.generation[b as usize] > g)
@@ -604,8 +625,11 @@ fn run_cta_with_barriers(
         cos.push(Some(co));
     }
     let mut state = vec![WarpState::Ready; n];
+    let live_of: Vec<u32> = warps.iter().map(|w| w.ctx.live.count_ones()).collect();
     let mut bars = Barriers {
         waits: vec![Vec::new(); n],
+        live: live_of.iter().sum(),
+        live_of,
         ..Default::default()
     };
     let result = (|| -> Result<()> {
@@ -636,13 +660,14 @@ fn run_cta_with_barriers(
                     }
                 }
                 // Exits and arrivals may complete barriers.
-                bars.release(warps, &mut state);
+                bars.refresh(w, warps);
+                bars.release(warps, &mut state, Some(w));
             }
             if state.iter().all(|s| *s == WarpState::Done) {
                 return Ok(());
             }
             if !ran {
-                bars.release(warps, &mut state);
+                bars.release(warps, &mut state, None);
                 if !state.contains(&WarpState::Ready) {
                     return Err(deadlock(sh, warps, &state, &bars, ctaid));
                 }
@@ -659,6 +684,9 @@ fn run_cta_with_barriers(
     }
     for co in cos.into_iter().flatten() {
         stacks.push(co.into_stack());
+    }
+    for slot in warps.iter_mut() {
+        slot.env.split.reset();
     }
     result
 }

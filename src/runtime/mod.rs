@@ -11,6 +11,7 @@ pub mod matrix;
 pub mod memory;
 pub(crate) mod pool;
 pub mod printf;
+pub mod split;
 pub mod sreg;
 pub(crate) mod watchdog;
 

@@ -33,6 +33,7 @@ struct __attribute__((aligned(16))) uint4 { unsigned x, y, z, w; };
 #define fmax(a, b) __builtin_fmax((a), (b))
 #define fabsf(a) __builtin_fabsf(a)
 #define fabs(a) __builtin_fabs(a)
+#define sqrtf(a) __builtin_sqrtf(a)
 #define rintf(a) __builtin_rintf(a)
 #define floorf(a) __builtin_floorf(a)
 #define ceilf(a) __builtin_ceilf(a)

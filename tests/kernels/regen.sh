@@ -6,8 +6,12 @@
 #   <name>.nvrtc.ptx  NVRTC (NVIDIA's NVVM, what nvcc users ship), compute_70
 #   spec_*.ptx        hand-written (not regenerated, only validated)
 #   calls.cu: tests/calls.rs
+#   mathlib.cu: NVRTC only (libdevice), tests/mathlib.rs
+#   cub_blocks.cu: NVRTC only, with the CUDA runtime and CCCL headers, tests/cub.rs
+#   sgemm.cu, nbody.cu, scan.cu: benches/parts/compute.rs (performance table), tests/perf_kernels.rs
 #
-# Needs: clang-19 (or $CLANG), a Python with nvidia-cuda-nvrtc-cu12 (or $NVRTC_PYTHON /
+# Needs: clang-19 (or $CLANG), a Python with nvidia-cuda-nvrtc-cu12, nvidia-cuda-runtime-cu12
+# and nvidia-cuda-cccl-cu12 (or $NVRTC_PYTHON /
 # $NVRTC_LIB) and ptxas from nvidia-cuda-nvcc-cu12 (or $PTXAS).
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
@@ -22,11 +26,15 @@ clang_ptx() { # src out
         -Xclang -target-feature -Xclang +ptx70 -O2 -S \
         -include "$here/clang_prelude.h" "$1" -o "$2"
 }
-nvrtc_ptx() { # src out
-    "$PY" "$here/nvrtc.py" "$1" "$2" --gpu-architecture=compute_70 2>&1 \
-        | { grep -v "Architectures prior to '<compute/sm>_75' are deprecated" || true; } >&2
+nvrtc_ptx() { # src out [extra options]
+    "$PY" "$here/nvrtc.py" "$1" "$2" --gpu-architecture=compute_70 "${@:3}" 2>&1 \
+        | { grep -v "Architectures prior to '<compute/sm>_75' are deprecated\|deprecated\|CCCL_DEPRECATED\|^ *\^\|detected during\|instantiation of\|^$" || true; } >&2
     test -s "$2"
 }
+# CUDA runtime and CCCL (CUB, cooperative groups) headers, from the PyPI wheels
+# nvidia-cuda-runtime-cu12 and nvidia-cuda-cccl-cu12 installed beside NVRTC.
+NV="$("$PY" -c 'import nvidia, os; print(list(nvidia.__path__)[0])' 2>/dev/null || true)"
+CCCL_FLAGS=(-std=c++17 -I"$NV/cuda_runtime/include" -I"$NV/cuda_cccl/include")
 validate() {
     # *_noabi.ptx use PTX outside the call ABI (several return values), which ptxas
     # accepts with a warning.
@@ -39,8 +47,13 @@ cd "$here"
 for src in *.cu; do
     name="${src%.cu}"
     echo "== $name"
-    clang_ptx "$src" "$name.clang.ptx"
-    nvrtc_ptx "$src" "$name.nvrtc.ptx"
+    # Sources that use the CUDA math library (libdevice) are compiled by NVRTC only.
+    grep -q "^// NVRTC only" "$src" || clang_ptx "$src" "$name.clang.ptx"
+    if grep -q "CCCL headers" "$src"; then
+        nvrtc_ptx "$src" "$name.nvrtc.ptx" "${CCCL_FLAGS[@]}"
+    else
+        nvrtc_ptx "$src" "$name.nvrtc.ptx"
+    fi
 done
 echo "== examples/saxpy"
 nvrtc_ptx "$root/examples/saxpy.cu" "$root/examples/saxpy.ptx"

@@ -31,8 +31,9 @@ impl Fx<'_, '_> {
             return Err(self.bad_type(m, ty));
         }
         let f64_ty = ty == Type::F64;
-        if ftz && f64_ty {
-            // `rcp.approx.ftz.f64` / `rsqrt.approx.ftz.f64` are separate instructions.
+        // `rcp.approx.ftz.f64` / `rsqrt.approx.ftz.f64` are the only f64 forms with
+        // `.ftz` (upper-word approximations, see `ops::special::approx_hi_f64`).
+        if ftz && f64_ty && !(approx && matches!(op, SfuOp::Rcp | SfuOp::Rsqrt)) {
             return Err(self.unsupported(m));
         }
         let exact_ok = matches!(op, SfuOp::Sqrt | SfuOp::Rcp);
@@ -54,7 +55,9 @@ impl Fx<'_, '_> {
             (false, Some(_)) if !exact_ok => {
                 return Err(self.err(m.loc, format!("'{}' exists only as '.approx'", m.text)));
             }
-            (true, None) if f64_ty && op != SfuOp::Rsqrt => return Err(self.bad_type(m, ty)),
+            (true, None) if f64_ty && op != SfuOp::Rsqrt && !(op == SfuOp::Rcp && ftz) => {
+                return Err(self.bad_type(m, ty))
+            }
             _ => {}
         }
         self.nops(i, m, 2)?;

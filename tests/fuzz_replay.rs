@@ -1,0 +1,215 @@
+//! Replays the fuzz targets' committed inputs without a fuzzer: every file under
+//! `fuzz/regressions/<target>/` and `fuzz/seeds/<target>/` goes through the same check
+//! as in `fuzz/` (the check code and the generators are the fuzz crate's own files,
+//! included here), and a fixed set of generated programs and launches run too.
+
+#[path = "../fuzz/src/gen.rs"]
+#[allow(dead_code)]
+mod gen;
+#[path = "../fuzz/src/harness.rs"]
+#[allow(dead_code)]
+mod harness;
+#[path = "../fuzz/src/launch.rs"]
+#[allow(dead_code)]
+mod launch;
+
+use arbitrary::{Arbitrary, Unstructured};
+use std::path::{Path, PathBuf};
+
+/// The committed inputs of `target`, sorted.
+fn inputs(target: &str) -> Vec<(PathBuf, Vec<u8>)> {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("fuzz");
+    let mut out = Vec::new();
+    for dir in ["regressions", "seeds"] {
+        let Ok(rd) = std::fs::read_dir(root.join(dir).join(target)) else {
+            continue;
+        };
+        let mut files: Vec<PathBuf> = rd
+            .flatten()
+            .map(|e| e.path())
+            .filter(|p| p.is_file())
+            .collect();
+        files.sort();
+        for f in files {
+            let data = std::fs::read(&f).unwrap();
+            out.push((f, data));
+        }
+    }
+    out
+}
+
+/// Deterministic pseudo-random bytes: stand-ins for fuzzer inputs.
+fn bytes(seed: u64, n: usize) -> Vec<u8> {
+    let mut s = seed.wrapping_mul(0x9e37_79b9_7f4a_7c15) | 1;
+    (0..n)
+        .map(|_| {
+            s ^= s << 13;
+            s ^= s >> 7;
+            s ^= s << 17;
+            (s >> 24) as u8
+        })
+        .collect()
+}
+
+#[test]
+fn parse_check_regressions() {
+    for (f, data) in inputs("parse_check") {
+        eprintln!("{}", f.display());
+        harness::parse_check(&data);
+    }
+}
+
+#[test]
+fn compile_regressions() {
+    for (f, data) in inputs("compile") {
+        eprintln!("{}", f.display());
+        harness::compile(&data);
+    }
+}
+
+#[test]
+fn differential_corpus() {
+    for (f, data) in inputs("differential") {
+        eprintln!("{}", f.display());
+        if let Ok(p) = gen::Program::arbitrary(&mut Unstructured::new(&data)) {
+            harness::differential(&p);
+        }
+    }
+}
+
+#[test]
+fn differential_generated() {
+    let n: u64 = std::env::var("FUZZ_REPLAY_PROGRAMS")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(16);
+    for seed in 0..n {
+        let data = bytes(seed, 600 + (seed as usize * 97) % 2000);
+        let p = gen::Program::arbitrary(&mut Unstructured::new(&data)).unwrap();
+        harness::differential(&p);
+        if std::env::var("FUZZ_REPLAY_STATS").is_ok() {
+            let m = harness::device().load_ptx(&p.src, "gen.ptx").unwrap();
+            let bufs = harness::ProgramBuffers::new(&p);
+            let o = bufs.run(&m, &p, ptxjit::Backend::Jit);
+            bufs.free();
+            let ends = o.buffers[0]
+                .chunks(gen::OUT_ROW as usize)
+                .take((p.grid * p.block) as usize)
+                .filter(|r| r[156..160] == 0xE0Du32.to_le_bytes())
+                .count();
+            eprintln!(
+                "STAT seed {seed} threads {} ends {ends} error {:?}",
+                p.grid * p.block,
+                o.error
+            );
+        }
+    }
+}
+
+#[test]
+fn launch_corpus() {
+    for (f, data) in inputs("launch") {
+        eprintln!("{}", f.display());
+        if let Ok(i) = launch::LaunchInput::arbitrary(&mut Unstructured::new(&data)) {
+            harness::launch(&i);
+        }
+    }
+}
+
+#[test]
+fn launch_generated() {
+    let n: u64 = std::env::var("FUZZ_REPLAY_LAUNCHES")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(40);
+    for seed in 0..n {
+        let data = bytes(seed ^ 0x1a, 200 + (seed as usize * 31) % 300);
+        let i = launch::LaunchInput::arbitrary(&mut Unstructured::new(&data)).unwrap();
+        harness::launch(&i);
+    }
+}
+
+/// The generator's programs are valid PTX for NVIDIA's assembler (run with
+/// `FUZZ_PTXAS=/path/to/ptxas cargo test --test fuzz_replay -- --ignored`).
+#[test]
+#[ignore = "needs ptxas (FUZZ_PTXAS)"]
+fn generated_programs_pass_ptxas() {
+    let ptxas = std::env::var("FUZZ_PTXAS").expect("FUZZ_PTXAS");
+    let dir = std::env::temp_dir().join("ptxjit_fuzz_gen");
+    std::fs::create_dir_all(&dir).unwrap();
+    let n: u64 = std::env::var("FUZZ_PTXAS_PROGRAMS")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(60);
+    for seed in 0..n {
+        let data = bytes(seed, 600 + (seed as usize * 97) % 2000);
+        let p = gen::Program::arbitrary(&mut Unstructured::new(&data)).unwrap();
+        let f = dir.join(format!("gen{seed}.ptx"));
+        std::fs::write(&f, &p.src).unwrap();
+        let o = std::process::Command::new(&ptxas)
+            .args(["--gpu-name", "sm_80", "-o", "/dev/null"])
+            .arg(&f)
+            .output()
+            .unwrap();
+        assert!(
+            o.status.success(),
+            "seed {seed}: {}\n{}",
+            String::from_utf8_lossy(&o.stderr),
+            f.display()
+        );
+    }
+}
+
+/// Runs one generated program saved as text (the `differential` target prints them):
+/// `FUZZ_PTX=file.ptx FUZZ_GRID=2 FUZZ_BLOCK=64 FUZZ_SEED=0x.. cargo test --release
+/// --test fuzz_replay -- --ignored replay_ptx`. For minimizing a finding by hand.
+#[test]
+#[ignore = "needs FUZZ_PTX"]
+fn replay_ptx() {
+    let var = |k: &str| std::env::var(k).unwrap_or_else(|_| panic!("{k}"));
+    let num = |s: String| {
+        s.strip_prefix("0x").map_or_else(
+            || s.parse().unwrap(),
+            |h| u64::from_str_radix(h, 16).unwrap(),
+        )
+    };
+    let src = std::fs::read_to_string(var("FUZZ_PTX")).unwrap();
+    let p = gen::Program {
+        shared_atoms: src.contains("@%q0 ld.shared.u64"),
+        src,
+        grid: num(var("FUZZ_GRID")) as u32,
+        block: num(var("FUZZ_BLOCK")) as u32,
+        seed: num(var("FUZZ_SEED")),
+    };
+    harness::differential(&p);
+}
+
+/// Runs one input file of a target, as the fuzzer would (for triage):
+/// `FUZZ_TARGET=launch FUZZ_INPUT=fuzz/artifacts/launch/crash-.. cargo test --release
+/// --test fuzz_replay -- --ignored replay_input --nocapture`.
+#[test]
+#[ignore = "needs FUZZ_TARGET and FUZZ_INPUT"]
+fn replay_input() {
+    let target = std::env::var("FUZZ_TARGET").expect("FUZZ_TARGET");
+    let data = std::fs::read(std::env::var("FUZZ_INPUT").expect("FUZZ_INPUT")).unwrap();
+    let t = std::time::Instant::now();
+    match target.as_str() {
+        "parse_check" => harness::parse_check(&data),
+        "compile" => harness::compile(&data),
+        "differential" => {
+            let p = gen::Program::arbitrary(&mut Unstructured::new(&data)).unwrap();
+            eprintln!("{p:?}");
+            harness::differential(&p);
+        }
+        "launch" => {
+            let i = launch::LaunchInput::arbitrary(&mut Unstructured::new(&data)).unwrap();
+            eprintln!("{i:?}");
+            for o in i.run(harness::launch_device()) {
+                eprintln!("{:?}", o.error);
+            }
+            harness::launch(&i);
+        }
+        t => panic!("unknown target {t}"),
+    }
+    eprintln!("took {:?}", t.elapsed());
+}

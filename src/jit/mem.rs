@@ -4,16 +4,16 @@
 //! faulting lane reported, nothing written by a faulting store):
 //! - uniform loads of kernel parameters and `.global`/`.const` variables at constant,
 //!   in-bounds, aligned offsets: one scalar load and a splat per element;
-//! - loads whose active lanes all use one address (aligned, inside the shared window or
-//!   the instruction's cached region): one scalar load per element and a splat;
-//! - shared-memory loads (`nvec == 1`) that are not coalesced: lane-by-lane loads when
-//!   every active lane is aligned and inside the window;
 //! - coalesced accesses (`nvec == 1`, lane i at `a0 + i*size`, `a0` size-aligned, the
 //!   whole range inside the instruction's entry of the per-instruction region cache
 //!   `ctx.inst_cache`, or inside the shared window; stores need all 32 lanes active, so
 //!   never while lanes are pending): whole-vector loads and stores. A well-shaped access
 //!   that misses the cache asks `ptxjit_region` (one region-table lookup), which fills
 //!   the entry, and then takes the vector path;
+//! - loads that are not coalesced, before the helper: in shared memory, lane-by-lane
+//!   loads when every active lane is aligned and inside the window; elsewhere (and for
+//!   `.v2/.v4` loads), one scalar load per element and a splat when every active lane
+//!   uses one aligned address inside the instruction's cached region;
 //! - everything else: lane addresses and data go to the scratch slot and the
 //!   `ptxjit_access` helper performs the access; a nonzero result returns from the kernel.
 
@@ -201,19 +201,6 @@ impl FnTx<'_> {
             return Ok(());
         }
         let la = self.lane_addrs(space, addr)?;
-        if let (LaneAddr::PerLane(a), false) = (&la, space == Space::Local) {
-            // Every active lane at one address: one scalar load per element.
-            let done = self.b.create_block();
-            let other = self.b.create_block();
-            let a = a.clone();
-            self.uniform_lane_load(space, ty, eb, dsts, &a, mask, inst, other)?;
-            self.b.ins().jump(done, &[]);
-            self.b.switch_to_block(other);
-            self.ld_lanes(space, ty, eb, sb, dsts, addr, &la, mask, inst)?;
-            self.b.ins().jump(done, &[]);
-            self.b.switch_to_block(done);
-            return Ok(());
-        }
         self.ld_lanes(space, ty, eb, sb, dsts, addr, &la, mask, inst)
     }
 
@@ -234,6 +221,32 @@ impl FnTx<'_> {
         let n = dsts.len();
         let wide = sb == 8;
         let vectorizable = n == 1 && matches!(la, LaneAddr::PerLane(_)) && space != Space::Local;
+        if let (false, LaneAddr::PerLane(a), false) = (vectorizable, la, space == Space::Local) {
+            // Vector loads (`ld.v2/.v4`): every active lane at one address is one scalar
+            // load per element (e.g. a structure every lane reads); else the helper.
+            let bits = self.mbits(mask);
+            let m64 = self.m64(mask);
+            let done = self.b.create_block();
+            let other = self.b.create_block();
+            let vals = self.uniform_lane_values(space, eb, n, a, bits, &m64, inst, other)?;
+            for (d, w) in dsts.iter().zip(vals) {
+                if let Some(d) = d {
+                    self.write(*d, ty, w, mask)?;
+                }
+            }
+            self.b.ins().jump(done, &[]);
+            self.b.switch_to_block(other);
+            self.slow_access(space, eb, sb, n, false, la, mask, inst)?;
+            for (e, d) in dsts.iter().enumerate() {
+                if let Some(d) = d {
+                    let w = self.unspill(wide, SCRATCH_DATA + e as i32 * 32 * sb as i32);
+                    self.write(*d, ty, w, mask)?;
+                }
+            }
+            self.b.ins().jump(done, &[]);
+            self.b.switch_to_block(done);
+            return Ok(());
+        }
         if !vectorizable {
             self.slow_access(space, eb, sb, n, false, la, mask, inst)?;
             for (e, d) in dsts.iter().enumerate() {
@@ -255,8 +268,8 @@ impl FnTx<'_> {
         }
         let fast = self.b.create_block();
         let slow = self.b.create_block();
-        // Computed here so that it dominates the gather below.
-        let m64 = (space == Space::Shared).then(|| self.m64(mask));
+        // Computed here so that it dominates the paths below.
+        let bits = self.mbits(mask);
         let h = self.branch_fast(space, eb, a, false, inst, mask, fast, slow)?;
         // Fast path: whole-vector loads.
         self.b.switch_to_block(fast);
@@ -264,15 +277,22 @@ impl FnTx<'_> {
         let args: Vec<BlockArg> = v.iter().map(|&x| BlockArg::Value(x)).collect();
         self.b.ins().jump(join, &args);
         self.b.switch_to_block(slow);
-        if let Some(m64) = m64 {
+        // The 64-bit lane masks, local to this path (not cached in `mask`: code after
+        // the join is not dominated by this block).
+        let m64 = lanes::mask64(&mut self.b, &mask.m32);
+        let helper = self.b.create_block();
+        let v = if space == Space::Shared {
             // Shared memory: a gather when every active lane is aligned and inside the
             // window (e.g. tiles whose rows are narrower than a warp).
-            let helper = self.b.create_block();
-            let v = self.shared_gather(eb, a, &m64, helper);
-            let args: Vec<BlockArg> = v.iter().map(|&x| BlockArg::Value(x)).collect();
-            self.b.ins().jump(join, &args);
-            self.b.switch_to_block(helper);
-        }
+            self.shared_gather(eb, a, &m64, helper)
+        } else {
+            // Every active lane at one address: one scalar load and a splat.
+            let mut w = self.uniform_lane_values(space, eb, 1, a, bits, &m64, inst, helper)?;
+            w.pop().map(|w| w.v).unwrap_or_default()
+        };
+        let args: Vec<BlockArg> = v.iter().map(|&x| BlockArg::Value(x)).collect();
+        self.b.ins().jump(join, &args);
+        self.b.switch_to_block(helper);
         // Slow path (lane addresses computed again here: values kept across the fast
         // path's blocks and calls cost register allocation time and spills).
         let la = self.lane_addrs(space, addr)?;
@@ -347,27 +367,25 @@ impl FnTx<'_> {
         Ok(())
     }
 
-    /// A load whose active lanes all use one address (a uniform pointer in a register,
-    /// like a loop over an array every lane reads): when that address is aligned to the
-    /// access and inside the shared window or the instruction's cached region (looked up
-    /// on a miss), one scalar load per element, splat to every lane; else continues at
-    /// `other` (nothing emitted there).
+    /// A load of `n` elements whose active lanes (`bits`, `m64`) all use one address (a
+    /// uniform pointer in a register, like a loop over an array every lane reads): when
+    /// that address is aligned to the access and inside the shared window or the
+    /// instruction's cached region (looked up on a miss), one scalar load per element,
+    /// splat to every lane (the containers, one per element); else continues at `other`
+    /// (nothing emitted there).
     #[allow(clippy::too_many_arguments)]
-    fn uniform_lane_load(
+    fn uniform_lane_values(
         &mut self,
         space: Space,
-        ty: Type,
         eb: u32,
-        dsts: &[Option<RegId>],
+        n: usize,
         a: &W,
-        mask: &mut Mask,
+        bits: Value,
+        m64: &[Value],
         inst: InstId,
         other: Block,
-    ) -> Result<(), JitError> {
-        let len = eb as i64 * dsts.len() as i64;
-        // The mask's cached forms must be computed here, where they dominate `other`.
-        let bits = self.mbits(mask);
-        let m64 = self.m64(mask);
+    ) -> Result<Vec<W>, JitError> {
+        let len = eb as i64 * n as i64;
         let any = self.b.create_block();
         self.b.ins().brif(bits, any, &[], other, &[]);
         self.b.switch_to_block(any);
@@ -439,8 +457,8 @@ impl FnTx<'_> {
             4 => I32,
             _ => I64,
         };
-        for (e, d) in dsts.iter().enumerate() {
-            let Some(d) = d else { continue };
+        let mut out = Vec::with_capacity(n);
+        for e in 0..n {
             let x = self
                 .b
                 .ins()
@@ -450,10 +468,9 @@ impl FnTx<'_> {
             } else {
                 x
             };
-            let w = lanes::splat_scalar(&mut self.b, x);
-            self.write(*d, ty, w, mask)?;
+            out.push(lanes::splat_scalar(&mut self.b, x));
         }
-        Ok(())
+        Ok(out)
     }
 
     /// A shared-memory load of one `eb`-byte element per lane from the shared-window

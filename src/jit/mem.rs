@@ -408,17 +408,8 @@ impl FnTx<'_> {
         let shape = self.b.ins().band(uni, aligned);
         let fast = self.b.create_block();
         let h = if space == Space::Shared {
-            let size = self.load_ctx(I64, offset_of!(WarpCtx, shared_size), true);
-            let base = self.load_ctx(I64, offset_of!(WarpCtx, shared_base), true);
-            let big = self
-                .b
-                .ins()
-                .icmp_imm_u(IntCC::UnsignedGreaterThanOrEqual, size, len);
-            let room = self.b.ins().iadd_imm_s(size, -len);
-            let fits = self.b.ins().icmp(IntCC::UnsignedLessThanOrEqual, a0w, room);
-            let loc = self.b.ins().band(big, fits);
+            let (loc, h) = self.in_shared_window(a0w, len);
             let ok = self.b.ins().band(shape, loc);
-            let h = self.b.ins().iadd(base, a0w);
             self.b.ins().brif(ok, fast, &[], other, &[]);
             h
         } else {
@@ -426,19 +417,7 @@ impl FnTx<'_> {
             let lookup = self.b.create_block();
             self.b.ins().brif(shape, cached, &[], other, &[]);
             self.b.switch_to_block(cached);
-            let (lo, hi) = self.cached_region(inst);
-            let c1 = self
-                .b
-                .ins()
-                .icmp(IntCC::UnsignedGreaterThanOrEqual, a0w, lo);
-            let c2 = self.b.ins().icmp(IntCC::UnsignedLessThan, a0w, hi);
-            let rem = self.b.ins().isub(hi, a0w);
-            let c3 = self
-                .b
-                .ins()
-                .icmp_imm_u(IntCC::UnsignedGreaterThanOrEqual, rem, len);
-            let c = self.b.ins().band(c1, c2);
-            let loc = self.b.ins().band(c, c3);
+            let loc = self.in_cached_region(inst, a0w, len);
             self.b.ins().brif(loc, fast, &[], lookup, &[]);
             self.b.switch_to_block(lookup);
             let lenv = lanes::iconst64(&mut self.b, len as u64);
@@ -584,29 +563,11 @@ impl FnTx<'_> {
         let len = 32 * eb as i64;
         let loc;
         let h = if space == Space::Shared {
-            let size = self.load_ctx(I64, offset_of!(WarpCtx, shared_size), true);
-            let base = self.load_ctx(I64, offset_of!(WarpCtx, shared_base), true);
-            let big = self
-                .b
-                .ins()
-                .icmp_imm_u(IntCC::UnsignedGreaterThanOrEqual, size, len);
-            let room = self.b.ins().iadd_imm_s(size, -len);
-            let fits = self.b.ins().icmp(IntCC::UnsignedLessThanOrEqual, a0, room);
-            loc = self.b.ins().band(big, fits);
-            self.b.ins().iadd(base, a0)
+            let (l, h) = self.in_shared_window(a0, len);
+            loc = l;
+            h
         } else {
-            // This instruction's entry of the per-instruction region cache (or the
-            // context's empty `no_cache` range when the cache has no entry for it).
-            let (lo, hi) = self.cached_region(inst);
-            let c1 = self.b.ins().icmp(IntCC::UnsignedGreaterThanOrEqual, a0, lo);
-            let c2 = self.b.ins().icmp(IntCC::UnsignedLessThan, a0, hi);
-            let rem = self.b.ins().isub(hi, a0);
-            let c3 = self
-                .b
-                .ins()
-                .icmp_imm_u(IntCC::UnsignedGreaterThanOrEqual, rem, len);
-            let c = self.b.ins().band(c1, c2);
-            loc = self.b.ins().band(c, c3);
+            loc = self.in_cached_region(inst, a0, len);
             a0
         };
         if eb > 1 {
@@ -657,6 +618,36 @@ impl FnTx<'_> {
         let found = self.b.inst_results(call)[0];
         self.b.ins().brif(found, fast, &[], slow, &[]);
         Ok(h)
+    }
+
+    /// Whether `[a, a + len)` lies in the shared window (i8), and the host address of `a`.
+    fn in_shared_window(&mut self, a: Value, len: i64) -> (Value, Value) {
+        let size = self.load_ctx(I64, offset_of!(WarpCtx, shared_size), true);
+        let base = self.load_ctx(I64, offset_of!(WarpCtx, shared_base), true);
+        let big = self
+            .b
+            .ins()
+            .icmp_imm_u(IntCC::UnsignedGreaterThanOrEqual, size, len);
+        let room = self.b.ins().iadd_imm_s(size, -len);
+        let fits = self.b.ins().icmp(IntCC::UnsignedLessThanOrEqual, a, room);
+        let loc = self.b.ins().band(big, fits);
+        (loc, self.b.ins().iadd(base, a))
+    }
+
+    /// Whether host range `[a, a + len)` lies in instruction `inst`'s entry of the
+    /// per-instruction region cache (or the context's empty `no_cache` range when the
+    /// cache has no entry for it): an i8.
+    fn in_cached_region(&mut self, inst: InstId, a: Value, len: i64) -> Value {
+        let (lo, hi) = self.cached_region(inst);
+        let c1 = self.b.ins().icmp(IntCC::UnsignedGreaterThanOrEqual, a, lo);
+        let c2 = self.b.ins().icmp(IntCC::UnsignedLessThan, a, hi);
+        let rem = self.b.ins().isub(hi, a);
+        let c3 = self
+            .b
+            .ins()
+            .icmp_imm_u(IntCC::UnsignedGreaterThanOrEqual, rem, len);
+        let c = self.b.ins().band(c1, c2);
+        self.b.ins().band(c, c3)
     }
 
     /// The `[lo, hi)` range of instruction `inst`'s entry in the warp context's

@@ -181,20 +181,9 @@ impl FnTx<'_> {
             } else {
                 heap_flags()
             };
-            let sty = match eb {
-                1 => I8,
-                2 => I16,
-                4 => I32,
-                _ => I64,
-            };
             for (e, d) in dsts.iter().enumerate() {
                 let Some(d) = d else { continue };
-                let x = self.b.ins().load(sty, fl, h, (e as u32 * eb) as i32);
-                let x = if eb < 4 {
-                    self.b.ins().uextend(I32, x)
-                } else {
-                    x
-                };
+                let x = self.load_container(h, e as u32 * eb, eb, fl);
                 let w = lanes::splat_scalar(&mut self.b, x);
                 self.write(*d, ty, w, mask)?;
             }
@@ -430,26 +419,29 @@ impl FnTx<'_> {
             a0w
         };
         self.b.switch_to_block(fast);
+        let mut out = Vec::with_capacity(n);
+        for e in 0..n {
+            let x = self.load_container(h, e as u32 * eb, eb, heap_flags());
+            out.push(lanes::splat_scalar(&mut self.b, x));
+        }
+        Ok(out)
+    }
+
+    /// One `eb`-byte element at host address `h + off`, as its container (i32,
+    /// zero-extended, or i64).
+    fn load_container(&mut self, h: Value, off: u32, eb: u32, fl: MemFlagsData) -> Value {
         let sty = match eb {
             1 => I8,
             2 => I16,
             4 => I32,
             _ => I64,
         };
-        let mut out = Vec::with_capacity(n);
-        for e in 0..n {
-            let x = self
-                .b
-                .ins()
-                .load(sty, heap_flags(), h, (e as u32 * eb) as i32);
-            let x = if eb < 4 {
-                self.b.ins().uextend(I32, x)
-            } else {
-                x
-            };
-            out.push(lanes::splat_scalar(&mut self.b, x));
+        let x = self.b.ins().load(sty, fl, h, off as i32);
+        if eb < 4 {
+            self.b.ins().uextend(I32, x)
+        } else {
+            x
         }
-        Ok(out)
     }
 
     /// A shared-memory load of one `eb`-byte element per lane from the shared-window
@@ -487,12 +479,7 @@ impl FnTx<'_> {
         let go = self.b.create_block();
         self.b.ins().brif(ok, go, &[], bad, &[]);
         self.b.switch_to_block(go);
-        let (sty, wide) = match eb {
-            1 => (I8, false),
-            2 => (I16, false),
-            4 => (I32, false),
-            _ => (I64, true),
-        };
+        let wide = eb == 8;
         let per = if wide { 2 } else { 4 };
         let vty = if wide { I64X2 } else { I32X4 };
         let mut out = Vec::with_capacity(32 / per);
@@ -500,12 +487,7 @@ impl FnTx<'_> {
         for lane in 0..32usize {
             let o = self.b.ins().extractlane(offs[lane / 2], (lane % 2) as u8);
             let h = self.b.ins().iadd(base, o);
-            let x = self.b.ins().load(sty, heap_flags(), h, 0);
-            let x = if eb < 4 {
-                self.b.ins().uextend(I32, x)
-            } else {
-                x
-            };
+            let x = self.load_container(h, 0, eb, heap_flags());
             let i = lane % per;
             cur = Some(if i == 0 {
                 self.b.ins().scalar_to_vector(vty, x)

@@ -3,10 +3,15 @@
 //! # Pipeline
 //!
 //! ```text
-//! PTX text ─ parse ─▶ AST ─ check ─▶ IR ─┬─ jit ───▶ native code ─┐
-//!                                        └─ interp (reference) ───┤
-//!                     runtime: Device · memory · Module · launch ◀┘
+//! PTX text ─ parse ─▶ AST ─ check ─▶ IR (+ ir::analysis) ─┬─ jit ───▶ native code ─┐
+//!                                                        └─ interp (reference) ───┤
+//!         exec: WarpCtx · checked access · barriers · services, called by both ◀─┤
+//!                            runtime: Device · memory · Module · launch ◀─────────┘
 //! ```
+//!
+//! Stages import only downwards (DESIGN.md's matrix, kept by `tests/architecture.rs`):
+//! `ir` ← `parse`, `ops`; `check` ← `parse`, `ir`, `ops`; `exec` ← `ir`, `ops`;
+//! `interp` and `jit` ← `ir`, `ops`, `exec` (never each other); `runtime` ← all.
 //!
 //! - [`parse`]: lexer and parser; every error is `file:line:col: error: message`.
 //! - [`check`]: name resolution, types, layout of variables and parameters, the CFG in
@@ -16,6 +21,9 @@
 //!   predicates are lane masks; divergent branches reconverge at the earliest point.
 //! - [`interp`]: the reference interpreter, lane by lane, using [`ops`] for every scalar
 //!   result. Both backends agree bit for bit.
+//! - [`exec`]: the warp ABI both backends run against: [`exec::ctx::WarpCtx`], checked
+//!   memory access and faults, barriers, special registers, atomics, `printf`, matrix
+//!   operations, call frames and split calls.
 //! - [`runtime`]: device memory in one reserved address range (a device pointer is a
 //!   host address, every access is checked), modules, launches over a pool of OS
 //!   threads (a CTA per thread at a time), barriers via per-warp coroutines.
@@ -68,6 +76,7 @@
 //! ```
 
 pub mod check;
+pub mod exec;
 pub mod interp;
 pub mod ir;
 pub mod jit;
@@ -75,8 +84,8 @@ pub mod ops;
 pub mod parse;
 pub mod runtime;
 
+pub use exec::ctx::FaultKind;
 pub use parse::PtxError;
-pub use runtime::ctx::FaultKind;
 pub use runtime::device::{
     Backend, Buffer, Device, DeviceCopy, DeviceOptions, Dim3, KernelArg, LaunchConfig, Module,
 };

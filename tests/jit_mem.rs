@@ -6,9 +6,9 @@
 mod jit_util;
 
 use jit_util::*;
+use ptxjit::exec::ctx::FaultKind;
 use ptxjit::ir::*;
 use ptxjit::jit::helper_calls;
-use ptxjit::runtime::ctx::FaultKind;
 use Operand::{Imm, Reg};
 
 fn container(ty: Type) -> Type {

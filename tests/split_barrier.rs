@@ -1,6 +1,6 @@
 //! Barriers inside functions that only some lanes of a warp call, while the warp's other
 //! lanes reach the same barrier elsewhere (sm_70 per-thread arrival; split calls,
-//! `runtime::split`): one and three barriers in the callee, a split call inside a split
+//! `exec::split`): one and three barriers in the callee, a split call inside a split
 //! call, calls in a loop with a different lane subset each iteration, `exit` inside the
 //! callee, indirect calls, `bar.arrive` inside the callee, and a genuine deadlock that
 //! must still be reported. Kernels: `tests/ptx/split_barrier.ptx` (passes ptxas). The

@@ -43,7 +43,7 @@
 //!   callee's body; calling a function without a body is an error. At the end
 //!   (`resume.rs`), each call whose callee can reach a barrier gets an empty
 //!   [`ir::Terminator::Resume`] block right after its block, where lanes suspended at a
-//!   barrier inside the call continue it (split calls, `runtime::split`).
+//!   barrier inside the call continue it (split calls, `exec::split`).
 //! - **CFG**: `blocks[0]` is the entry and never has predecessors (a label on the first
 //!   instruction starts block 1). Blocks end at labels, branches, `ret`, `exit`, `call`
 //!   and `bar.sync`/`barrier.sync` ([`ir::Terminator::Barrier`]; `InstKind::BarSync` never

@@ -2,14 +2,14 @@
 //! whose indirect targets) can reach a barrier gets an empty [`Terminator::Resume`]
 //! block inserted right after the calling block, and the call names it in its `resume`
 //! field. Lanes of a warp that were suspended at a barrier inside such a call while the
-//! warp's other lanes went on continue the call there (see `runtime::split`).
+//! warp's other lanes went on continue the call there (see `exec::split`).
 //!
 //! Inserting the block right after the call keeps the numbering a reverse post-order:
 //! its only predecessor is the call's block and its only successor is the call's `next`,
 //! which came after the call's block already.
 
+use crate::ir::analysis::callgraph::reaches_barrier;
 use crate::ir::{Block, BlockId, Function, Module, Terminator};
-use crate::runtime::call::reaches_barrier;
 
 /// Adds the resume blocks of every function of `m`.
 pub fn add_resume_blocks(m: &mut Module) {

@@ -1,19 +1,19 @@
 //! `call` in the interpreter: the called lanes run the callee in a fresh register file
 //! (recursively), in a new `.local` frame (see `ir::Terminator::Call`); calls with a
-//! resume block are split calls (`runtime::split`), continued by `Terminator::Resume`.
+//! resume block are split calls (`exec::split`), continued by `Terminator::Resume`.
 
 use super::{lanes, run_func, Warp};
+use crate::exec::call::{call_copy, call_pop, call_push, callee_at, decode_target};
+use crate::exec::ctx::{self, WarpCtx, STATUS_OK};
+use crate::exec::split::{call_resume, call_split, Outcome};
 use crate::ir::{BlockId, CallArg, CallDst, CallRet, CallSrc, FuncId, InstId, Terminator};
-use crate::runtime::call::{call_copy, call_pop, call_push, callee_at, decode_target};
-use crate::runtime::ctx::{self, WarpCtx, STATUS_OK};
-use crate::runtime::split::{call_resume, call_split, Outcome};
 
 impl Warp<'_> {
     /// Runs a `Terminator::Call` or `CallIndirect` for the `active` lanes (an indirect
     /// call: one call per group of lanes with the same address, lowest lane first);
     /// returns the lanes that continue at its `next` block (those whose guard was false
     /// and those that returned) and the lanes suspended in a split call (they continue
-    /// at its resume block, see `runtime::split`).
+    /// at its resume block, see `exec::split`).
     pub(super) fn call(
         &mut self,
         ctx: &mut WarpCtx,
@@ -107,7 +107,7 @@ impl Warp<'_> {
         Ok((returned, suspended))
     }
 
-    /// Calls `func` with lanes `called` (a split call if `split`, see `runtime::split`);
+    /// Calls `func` with lanes `called` (a split call if `split`, see `exec::split`);
     /// returns the lanes that returned and the lanes suspended.
     #[allow(clippy::too_many_arguments)]
     fn call_one(

@@ -2,9 +2,9 @@
 //! ([`InstKind::MinMax`]), `copysign` and `testp`: lane by lane through `crate::ops`.
 
 use super::{lanes, Warp};
+use crate::exec::ctx::WarpCtx;
 use crate::ir::{InstKind, Type};
 use crate::ops;
-use crate::runtime::ctx::WarpCtx;
 
 impl Warp<'_> {
     pub(super) fn exec_intfp(&mut self, ctx: &WarpCtx, kind: &InstKind, mask: u32) {

@@ -1,13 +1,13 @@
 //! The interpreter's warp-level matrix instructions ([`InstKind::Matrix`]: `ldmatrix`,
-//! `mma.sync`, `movmatrix`): all 32 lanes' operands go to `crate::runtime::matrix::exec`
+//! `mma.sync`, `movmatrix`): all 32 lanes' operands go to `crate::exec::matrix::exec`
 //! (the function the JIT's helper calls), which loads `ldmatrix` rows and applies
 //! `crate::ops::mma`.
 //!
 //! [`InstKind::Matrix`]: crate::ir::InstKind::Matrix
 
 use super::{lanes, Warp};
+use crate::exec::ctx::{self, WarpCtx, WARP_SIZE};
 use crate::ir::{Inst, InstKind, Space};
-use crate::runtime::ctx::{self, WarpCtx, WARP_SIZE};
 
 impl Warp<'_> {
     pub(super) fn exec_matrix(
@@ -42,7 +42,7 @@ impl Warp<'_> {
         };
         // SAFETY: the runtime runs warps with their env set.
         let out =
-            unsafe { crate::runtime::matrix::exec(ctx, *op, mask, inst.id, space, &addrs, &vals)? };
+            unsafe { crate::exec::matrix::exec(ctx, *op, mask, inst.id, space, &addrs, &vals)? };
         for (d, vals) in dsts.iter().zip(&out) {
             if let Some(d) = d {
                 for lane in lanes(mask) {

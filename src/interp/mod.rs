@@ -1,6 +1,6 @@
 //! Reference interpreter: runs one warp of a kernel lane by lane, obviously correct and
 //! slow. Every scalar result comes from [`crate::ops`]; every memory access goes through
-//! [`crate::runtime::ctx::access`], exactly as the JIT's slow path does.
+//! [`crate::exec::ctx::access`], exactly as the JIT's slow path does.
 //!
 //! Control flow follows DESIGN.md literally: each lane that is not running records the
 //! block it waits at; after every block the warp runs the lowest-numbered block anyone
@@ -18,19 +18,14 @@ mod call;
 mod intfp;
 mod matrix;
 
+use crate::exec::barrier::{self, BAR_WAIT};
+use crate::exec::call::FUNC_ADDR_BASE;
+use crate::exec::ctx::{self, AccessReq, WarpCtx, STATUS_OK, WARP_SIZE};
+use crate::exec::ModuleLayout;
 use crate::ops;
-use crate::runtime::ctx::{self, AccessReq, WarpCtx, STATUS_OK, WARP_SIZE};
-use crate::runtime::ModuleLayout;
 
 /// Not waiting at any block.
 const NONE: u32 = u32::MAX;
-/// Set in a lane's next-block number while the lane waits at a barrier.
-pub const BAR_WAIT: u32 = 0x8000_0000;
-
-/// Base of the values `mov.u64 %rd, func;` produces: `FUNC_ADDR_BASE + FuncId`. No host
-/// (and so no device) address is in this range.
-pub const FUNC_ADDR_BASE: u64 = 0xffff_f000_0000_0000;
-
 struct Warp<'a> {
     m: &'a crate::ir::Module,
     layout: &'a ModuleLayout,
@@ -184,7 +179,7 @@ fn run_func(
                         unsafe { (*ctx.env).pending_red = Some(bits) };
                     }
                     // SAFETY: the runtime runs warps with their env set.
-                    if unsafe { ctx::bar_arrive(ctx, id, cnt, arriving, *inst) }.is_err() {
+                    if unsafe { barrier::bar_arrive(ctx, id, cnt, arriving, *inst) }.is_err() {
                         return returned;
                     }
                     for (lane, n) in next.iter_mut().enumerate() {
@@ -235,7 +230,7 @@ fn run_func(
                 break min;
             }
             // SAFETY: as above.
-            if unsafe { ctx::bar_wait(ctx) }.is_err() {
+            if unsafe { barrier::bar_wait(ctx) }.is_err() {
                 return returned;
             }
             for n in next.iter_mut().filter(|n| **n != NONE) {
@@ -430,13 +425,13 @@ impl Warp<'_> {
                 let id = self.read(ctx, *barrier, Type::U32, lane) as u32;
                 let cnt = self.read(ctx, *count, Type::U32, lane) as u32;
                 // SAFETY: the runtime runs warps with their env set.
-                unsafe { ctx::bar_arrive_nowait(ctx, id, cnt, mask, inst.id)? };
+                unsafe { barrier::bar_arrive_nowait(ctx, id, cnt, mask, inst.id)? };
             }
             InstKind::BarRedResult { op, barrier, dst } => {
                 let lane = mask.trailing_zeros() as usize;
                 let id = self.read(ctx, *barrier, Type::U32, lane) as u32;
                 // SAFETY: the runtime runs warps with their env set.
-                let v = unsafe { ctx::bar_red_result(ctx, id, *op) };
+                let v = unsafe { barrier::bar_red_result(ctx, id, *op) };
                 let ty = if *op == crate::ir::BarRedOp::Popc {
                     Type::U32
                 } else {
@@ -461,7 +456,7 @@ impl Warp<'_> {
                         ops[k][lane] = self.read(ctx, *s, *ty, lane);
                     }
                 }
-                let req = crate::runtime::atomic::AtomReq {
+                let req = crate::exec::atomic::AtomReq {
                     op: *op,
                     ty: *ty,
                     space: *space,
@@ -471,7 +466,7 @@ impl Warp<'_> {
                 let mut old = [0u64; WARP_SIZE];
                 // SAFETY: ctx.env is set by the runtime.
                 unsafe {
-                    crate::runtime::atomic::atomic(ctx, &req, &addrs, &ops[0], &ops[1], &mut old)?
+                    crate::exec::atomic::atomic(ctx, &req, &addrs, &ops[0], &ops[1], &mut old)?
                 };
                 if let Some(d) = dst {
                     for lane in lanes(mask) {
@@ -656,7 +651,7 @@ impl Warp<'_> {
                     let a = self.read(ctx, *src, Type::U64, lane);
                     let a = a.wrapping_add(*offset as u64);
                     // SAFETY: the runtime runs warps with their env set.
-                    let v = unsafe { crate::runtime::sreg::in_window(ctx, *space, lane, a) };
+                    let v = unsafe { crate::exec::sreg::in_window(ctx, *space, lane, a) };
                     self.write(*dst, Type::Pred, v as u64, lane);
                 }
             }
@@ -780,7 +775,7 @@ impl Warp<'_> {
                     }
                 }
                 // SAFETY: the runtime runs warps with their env set.
-                let out = unsafe { crate::runtime::printf::exec(ctx, *op, mask, inst.id, &vals)? };
+                let out = unsafe { crate::exec::printf::exec(ctx, *op, mask, inst.id, &vals)? };
                 if let Some(d) = dst {
                     for lane in lanes(mask) {
                         self.write(*d, Type::U32, out[lane] as u64, lane);
@@ -864,5 +859,5 @@ impl Warp<'_> {
 }
 
 fn special(ctx: &WarpCtx, s: SpecialReg, lane: usize) -> u64 {
-    crate::runtime::sreg::read(ctx, s, lane)
+    crate::exec::sreg::read(ctx, s, lane)
 }

@@ -19,6 +19,7 @@
 
 use std::fmt;
 
+pub mod analysis;
 mod half;
 pub use half::{HalfMode, HalfOp};
 mod matrix;
@@ -1156,7 +1157,7 @@ pub enum InstKind {
     },
     /// `isspacep.space p, a{+offset}`: `p` = whether generic address `a + offset` (a
     /// 32- or 64-bit register, zero-extended, or an immediate) lies in the reading
-    /// thread's window of `space` (see `crate::runtime::sreg::in_window`).
+    /// thread's window of `space` (see `crate::exec::sreg::in_window`).
     Isspacep {
         space: Space,
         dst: RegId,
@@ -1244,11 +1245,11 @@ pub enum InstKind {
     },
 }
 
-/// The runtime built-ins of [`InstKind::Builtin`] (`crate::runtime::printf`).
+/// The runtime built-ins of [`InstKind::Builtin`] (`crate::exec::printf`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Builtin {
     /// `vprintf(.b64 format, .b64 args) -> .b32`: one line per lane, see
-    /// `crate::runtime::printf`.
+    /// `crate::exec::printf`.
     Vprintf,
     /// `__assertfail(.b64 message, .b64 file, .b32 line, .b64 function, .b64 charSize)`:
     /// stops the launch with an error.

@@ -1,5 +1,5 @@
 //! `atom` / `red` ([`InstKind::Atom`]): the lane addresses and operands go to stack
-//! slots and one `ptxjit_atom` helper call runs `crate::runtime::atomic` (the function
+//! slots and one `ptxjit_atom` helper call runs `crate::exec::atomic` (the function
 //! the interpreter uses) for the active lanes; the old values come back in a slot.
 //!
 //! [`InstKind::Atom`]: crate::ir::InstKind::Atom
@@ -9,9 +9,9 @@ use super::lanes::{self, W};
 use super::mem::LaneAddr;
 use super::translate::{FnTx, Mask, SCRATCH_DATA};
 use super::JitError;
+use crate::exec::atomic::{atomic, AtomReq};
+use crate::exec::ctx::{WarpCtx, STATUS_FAULT, STATUS_OK, WARP_SIZE};
 use crate::ir::{Address, AtomOp, InstId, Operand, RegId, Space, Type};
-use crate::runtime::atomic::{atomic, AtomReq};
-use crate::runtime::ctx::{WarpCtx, STATUS_FAULT, STATUS_OK, WARP_SIZE};
 use cranelift_codegen::ir::types::I64X2;
 use cranelift_codegen::ir::InstBuilder;
 

@@ -1,7 +1,7 @@
 //! `bar.arrive` ([`InstKind::BarArrive`]) and the `bar.red` parts that are not the
 //! barrier itself: the predicate bits each warp contributes (before the arrival in
 //! `control.rs`) and the result ([`InstKind::BarRedResult`]), through small helpers over
-//! `crate::runtime::ctx`.
+//! `crate::exec::ctx`.
 //!
 //! [`InstKind::BarArrive`]: crate::ir::InstKind::BarArrive
 //! [`InstKind::BarRedResult`]: crate::ir::InstKind::BarRedResult
@@ -10,8 +10,9 @@ use super::helpers::Helper;
 use super::lanes;
 use super::translate::{FnTx, Mask};
 use super::JitError;
+use crate::exec::barrier;
+use crate::exec::ctx::{WarpCtx, STATUS_FAULT, STATUS_OK};
 use crate::ir::{BarRedOp, InstId, Operand, PredSrc, RegId, Type};
-use crate::runtime::ctx::{self, WarpCtx, STATUS_FAULT, STATUS_OK};
 use cranelift_codegen::ir::{InstBuilder, Value};
 
 impl FnTx<'_> {
@@ -80,7 +81,7 @@ impl FnTx<'_> {
 /// `bar.arrive` for lanes `mask`: returns 0, or the warp's nonzero status.
 ///
 /// # Safety
-/// As `runtime::ctx::bar_arrive_nowait`.
+/// As `exec::ctx::bar_arrive_nowait`.
 pub unsafe extern "C" fn ptxjit_bar_arrive_nowait(
     ctx: *mut WarpCtx,
     id: u32,
@@ -89,7 +90,7 @@ pub unsafe extern "C" fn ptxjit_bar_arrive_nowait(
     inst: u32,
 ) -> u32 {
     let ctx = unsafe { &mut *ctx };
-    match unsafe { ctx::bar_arrive_nowait(ctx, id, count, mask, InstId(inst)) } {
+    match unsafe { barrier::bar_arrive_nowait(ctx, id, count, mask, InstId(inst)) } {
         Ok(()) => STATUS_OK,
         Err(_) => ctx.status.max(STATUS_FAULT),
     }
@@ -115,5 +116,5 @@ pub unsafe extern "C" fn ptxjit_bar_red_result(ctx: *mut WarpCtx, id: u32, op: u
         1 => BarRedOp::And,
         _ => BarRedOp::Or,
     };
-    unsafe { ctx::bar_red_result(ctx, id, op) }
+    unsafe { barrier::bar_red_result(ctx, id, op) }
 }

@@ -1,7 +1,7 @@
 //! Runtime built-ins ([`InstKind::Builtin`]: `vprintf`, `__assertfail`): each operand of
 //! all 32 lanes goes to the scratch slot's data area (256 bytes per operand: 8 bytes per
 //! lane for 64-bit operands, 4 for 32-bit ones), and one `ptxjit_builtin` helper call
-//! runs `crate::runtime::printf::exec` (the function the interpreter uses); the lanes'
+//! runs `crate::exec::printf::exec` (the function the interpreter uses); the lanes'
 //! 32-bit results come back at the start of the data area.
 //!
 //! [`InstKind::Builtin`]: crate::ir::InstKind::Builtin
@@ -10,8 +10,8 @@ use super::helpers::Helper;
 use super::lanes;
 use super::translate::{FnTx, Mask, SCRATCH_DATA};
 use super::JitError;
+use crate::exec::ctx::{WarpCtx, STATUS_FAULT, STATUS_OK, WARP_SIZE};
 use crate::ir::{Builtin, InstId, Operand, RegId, Type};
-use crate::runtime::ctx::{WarpCtx, STATUS_FAULT, STATUS_OK, WARP_SIZE};
 use cranelift_codegen::ir::InstBuilder;
 
 /// Bytes of one operand of 32 lanes in the data area.
@@ -66,7 +66,7 @@ impl FnTx<'_> {
     }
 }
 
-/// Runs built-in `desc` for the lanes in `mask` (see `crate::runtime::printf::exec`):
+/// Runs built-in `desc` for the lanes in `mask` (see `crate::exec::printf::exec`):
 /// `data` holds the operands (256 bytes each, 8 or 4 bytes per lane by the operand's
 /// type); the 32 u32 results are written at its start. Returns 0, or the warp's nonzero
 /// status after an error.
@@ -101,7 +101,7 @@ pub unsafe extern "C" fn ptxjit_builtin(
         }
     }
     // SAFETY: ctx is the running warp's context.
-    let out = match unsafe { crate::runtime::printf::exec(ctx, op, mask, InstId(inst), &args) } {
+    let out = match unsafe { crate::exec::printf::exec(ctx, op, mask, InstId(inst), &args) } {
         Ok(out) => out,
         Err(_) => return ctx.status.max(STATUS_FAULT),
     };

@@ -4,7 +4,7 @@
 //! entry and returns the lanes that returned (lanes that `exit` are removed from
 //! `ctx.live`); a fault or error is signalled through `ctx.status`, which the caller
 //! checks after the call. A `Terminator::Call` pushes the callee's `.local` frame
-//! (`runtime::call::call_push`: depth, call-stack and host-stack limits), stores the
+//! (`exec::call::call_push`: depth, call-stack and host-stack limits), stores the
 //! arguments into it, calls the callee with the guarded active lanes, loads the return
 //! values for the lanes that returned, pops the frame and continues at `next` with those
 //! lanes and the lanes whose guard was false.
@@ -13,12 +13,12 @@ use super::helpers::Helper;
 use super::lanes::{self, N32};
 use super::translate::{FnTx, Mode};
 use super::JitError;
+use crate::exec::call::{call_copy, call_pop, call_push, callee_at, decode_target};
+use crate::exec::ctx::{stop_with_error_at, WarpCtx, STATUS_FAULT, STATUS_OK};
 use crate::ir::{
     self, AddrBase, Address, CallDst, CallSrc, FuncId, Inst, InstKind, Operand, Space, Terminator,
     Type, VarRef,
 };
-use crate::runtime::call::{call_copy, call_pop, call_push, callee_at, decode_target};
-use crate::runtime::ctx::{stop_with_error_at, WarpCtx, STATUS_FAULT, STATUS_OK};
 use cranelift_codegen::ir::types::{I32, I64};
 use cranelift_codegen::ir::{
     AbiParam, InstBuilder, JumpTableData, Signature, StackSlotData, StackSlotKind, Value,
@@ -226,7 +226,7 @@ impl FnTx<'_> {
     }
 
     /// Calls `func` with the lanes `group`: pushes its frame, stores the arguments,
-    /// calls (through `ptxjit_call_split` if `split`, see `runtime::split`), loads the
+    /// calls (through `ptxjit_call_split` if `split`, see `exec::split`), loads the
     /// return values of the lanes that returned and pops the frame. Returns the lanes
     /// that returned and the lanes suspended, in the block where the code continues.
     fn call_one(

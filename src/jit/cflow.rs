@@ -10,8 +10,8 @@ use super::helpers::Helper;
 use super::lanes::{self, N32};
 use super::translate::{FnTx, Mask, Mode, SCRATCH_DATA};
 use super::JitError;
+use crate::exec::ctx::{self, WarpCtx, STATUS_FAULT};
 use crate::ir::{BlockId, Guard, InstId, Operand, Type};
-use crate::runtime::ctx::{self, WarpCtx, STATUS_FAULT};
 use cranelift_codegen::ir::condcodes::IntCC;
 use cranelift_codegen::ir::{InstBuilder, JumpTableData, Value};
 

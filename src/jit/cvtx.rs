@@ -9,8 +9,8 @@ use super::helpers::Helper;
 use super::lanes;
 use super::translate::{FnTx, Mask, SCRATCH_DATA};
 use super::JitError;
+use crate::exec::ctx::WARP_SIZE;
 use crate::ir::{CvtXOp, CvtXRnd, MiniFmt, Operand, RegId, Type};
-use crate::runtime::ctx::WARP_SIZE;
 use cranelift_codegen::ir::InstBuilder;
 
 /// Operand slots (32 lanes of 4 bytes: every source and result is at most 32 bits).

@@ -19,8 +19,8 @@ use super::helpers::Helper;
 use super::lanes;
 use super::translate::FnTx;
 use super::JitError;
+use crate::exec::ctx::{self, WarpCtx};
 use crate::ir::{self, Terminator};
-use crate::runtime::ctx::{self, WarpCtx};
 use cranelift_codegen::ir::{Block, InstBuilder};
 
 /// `div[b]`: block `b` needs a divergent variant.

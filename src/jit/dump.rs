@@ -5,8 +5,8 @@ use super::{
     build_guarded, declare_kernel, define, guard, helpers, kernel_signature, new_module, JitError,
     Tier,
 };
+use crate::exec::ModuleLayout;
 use crate::ir;
-use crate::runtime::ModuleLayout;
 use cranelift_codegen::ir::UserFuncName;
 use cranelift_frontend::FunctionBuilderContext;
 use cranelift_module::Module as _;

@@ -9,8 +9,8 @@ use super::helpers::Helper;
 use super::lanes;
 use super::translate::{FnTx, Mask, SCRATCH_DATA};
 use super::JitError;
+use crate::exec::ctx::WARP_SIZE;
 use crate::ir::{HalfMode, HalfOp, Operand, RegId, Type};
-use crate::runtime::ctx::WARP_SIZE;
 use cranelift_codegen::ir::InstBuilder;
 
 /// Operand slots a, b, c and the result: 32 lanes × 4 bytes each.

@@ -1,7 +1,7 @@
 //! `extern "C"` host helpers called by generated code, and the encodings of their
 //! arguments.
 //!
-//! Memory and barriers go through the runtime's `access` / `bar_sync` so both backends
+//! Memory and barriers go through `exec::ctx::access` / `exec::barrier` so both backends
 //! behave identically. Operations Cranelift cannot do exactly in vectors are applied lane
 //! by lane with the same scalar semantics the interpreter uses (`crate::ops`), one call
 //! per warp-wide instruction: operands are passed in stack slots of 32 lanes (4 bytes per
@@ -10,8 +10,9 @@
 //! Helpers never unwind: they return a status (nonzero = stop the warp) where something
 //! can fail, and decode errors of their descriptors (which the JIT builds) do nothing.
 
+use crate::exec::barrier;
+use crate::exec::ctx::{self, AccessReq, WarpCtx, STATUS_FAULT, STATUS_OK, WARP_SIZE};
 use crate::ir::{ArithOp, CmpOp, DivMode, FloatMode, InstId, MulMode, Rnd, Type};
-use crate::runtime::ctx::{self, AccessReq, WarpCtx, STATUS_FAULT, STATUS_OK, WARP_SIZE};
 use cranelift_codegen::ir::types::{I32, I64};
 use cranelift_codegen::ir::{AbiParam, Type as CType};
 use cranelift_jit::JITModule;
@@ -604,7 +605,7 @@ fn lanes(mask: u32) -> impl Iterator<Item = usize> {
     (0..WARP_SIZE).filter(move |l| mask >> l & 1 != 0)
 }
 
-/// `ld`/`st` slow path: `runtime::ctx::access` for the lanes in `mask`. Returns 0, or the
+/// `ld`/`st` slow path: `exec::ctx::access` for the lanes in `mask`. Returns 0, or the
 /// warp's (nonzero) status after a fault.
 ///
 /// # Safety
@@ -667,7 +668,7 @@ pub unsafe extern "C" fn ptxjit_region(
 /// Returns 0, or the warp's nonzero status.
 ///
 /// # Safety
-/// As `runtime::ctx::bar_arrive`.
+/// As `exec::ctx::bar_arrive`.
 pub unsafe extern "C" fn ptxjit_bar_arrive(
     ctx: *mut WarpCtx,
     id: u32,
@@ -681,7 +682,7 @@ pub unsafe extern "C" fn ptxjit_bar_arrive(
     } else {
         Some(count as u32)
     };
-    match unsafe { ctx::bar_arrive(ctx, id, count, mask, InstId(inst)) } {
+    match unsafe { barrier::bar_arrive(ctx, id, count, mask, InstId(inst)) } {
         Ok(()) => STATUS_OK,
         Err(_) => ctx.status.max(STATUS_FAULT),
     }
@@ -691,10 +692,10 @@ pub unsafe extern "C" fn ptxjit_bar_arrive(
 /// warp's nonzero status.
 ///
 /// # Safety
-/// As `runtime::ctx::bar_wait`.
+/// As `exec::ctx::bar_wait`.
 pub unsafe extern "C" fn ptxjit_bar_wait(ctx: *mut WarpCtx) -> u32 {
     let ctx = unsafe { &mut *ctx };
-    match unsafe { ctx::bar_wait(ctx) } {
+    match unsafe { barrier::bar_wait(ctx) } {
         Ok(()) => STATUS_OK,
         Err(_) => ctx.status.max(STATUS_FAULT),
     }
@@ -742,7 +743,7 @@ pub unsafe extern "C" fn ptxjit_arith(
 }
 
 /// `--check-uniform` failed for instruction `inst`: `lanes` disagree with the first
-/// active lane. Stops the warp (see `runtime::ctx::not_uniform`).
+/// active lane. Stops the warp (see `exec::ctx::not_uniform`).
 ///
 /// # Safety
 /// `ctx` must be the running warp's context.

@@ -1,7 +1,7 @@
 //! Warp-level matrix instructions ([`InstKind::Matrix`]: `ldmatrix`, `mma.sync`,
 //! `movmatrix`): `ldmatrix`'s lane addresses go to the scratch slot's address area, the
 //! source registers of all 32 lanes to its data area (4 bytes per lane), and one
-//! `ptxjit_matrix` helper call runs `crate::runtime::matrix::exec` (the function the
+//! `ptxjit_matrix` helper call runs `crate::exec::matrix::exec` (the function the
 //! interpreter uses); the result registers come back in the data area, over the sources.
 //!
 //! [`InstKind::Matrix`]: crate::ir::InstKind::Matrix
@@ -11,8 +11,8 @@ use super::lanes::{self, W};
 use super::mem::LaneAddr;
 use super::translate::{FnTx, Mask, SCRATCH_DATA};
 use super::JitError;
+use crate::exec::ctx::{WarpCtx, STATUS_FAULT, STATUS_OK, WARP_SIZE};
 use crate::ir::{Address, InstId, MatrixOp, Operand, RegId, Space};
-use crate::runtime::ctx::{WarpCtx, STATUS_FAULT, STATUS_OK, WARP_SIZE};
 use cranelift_codegen::ir::types::I64X2;
 use cranelift_codegen::ir::InstBuilder;
 
@@ -77,7 +77,7 @@ impl FnTx<'_> {
 }
 
 /// Runs a matrix instruction for the lanes in `mask` (see
-/// `crate::runtime::matrix::exec`): `generic` selects the generic state space for
+/// `crate::exec::matrix::exec`): `generic` selects the generic state space for
 /// `ldmatrix` (else `.shared`), `addrs` holds 32 u64 lane addresses, `data` the source
 /// registers (32 u32 lanes each, in order), where the result registers are written.
 /// Returns 0, or the warp's nonzero status after an error.
@@ -118,7 +118,7 @@ pub unsafe extern "C" fn ptxjit_matrix(
     };
     // SAFETY: ctx is the running warp's context.
     let out = match unsafe {
-        crate::runtime::matrix::exec(ctx, op, mask, InstId(inst), space, addrs, &srcs)
+        crate::exec::matrix::exec(ctx, op, mask, InstId(inst), space, addrs, &srcs)
     } {
         Ok(out) => out,
         Err(_) => return ctx.status.max(STATUS_FAULT),

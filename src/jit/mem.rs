@@ -1,6 +1,6 @@
 //! `ld`, `st` and `cvta`.
 //!
-//! Every access has the semantics of `runtime::ctx::access` (checked per lane, lowest
+//! Every access has the semantics of `exec::ctx::access` (checked per lane, lowest
 //! faulting lane reported, nothing written by a faulting store):
 //! - uniform loads of kernel parameters and `.global`/`.const` variables at constant,
 //!   in-bounds, aligned offsets: one scalar load and a splat per element;
@@ -21,8 +21,8 @@ use super::helpers::Helper;
 use super::lanes::{self, N32, N64, W};
 use super::translate::{FnTx, Mask, Mode, SCRATCH_DATA};
 use super::JitError;
+use crate::exec::ctx::{AccessReq, WarpCtx};
 use crate::ir::{AddrBase, Address, InstId, Operand, RegClass, RegId, Space, Type, VarRef};
-use crate::runtime::ctx::{AccessReq, WarpCtx};
 use cranelift_codegen::ir::condcodes::IntCC;
 use cranelift_codegen::ir::types::{I16, I16X8, I32, I32X4, I64, I64X2, I8, I8X16};
 use cranelift_codegen::ir::{Block, BlockArg, InstBuilder, MemFlagsData, Value};

@@ -63,8 +63,8 @@ mod uniform;
 mod warp;
 mod watchdog;
 
+use crate::exec::ModuleLayout;
 use crate::ir;
-use crate::runtime::ModuleLayout;
 use cranelift_codegen::ir::{types, AbiParam};
 use cranelift_codegen::isa::OwnedTargetIsa;
 use cranelift_codegen::settings::{self, Configurable};
@@ -80,7 +80,7 @@ pub use tier::JitTier;
 
 /// A compiled kernel: runs one warp from the kernel's entry with the lanes in `ctx.live`
 /// and returns `ctx.status` (`STATUS_OK` when every lane exited normally).
-pub type KernelFn = unsafe extern "C" fn(ctx: *mut crate::runtime::ctx::WarpCtx) -> u32;
+pub type KernelFn = unsafe extern "C" fn(ctx: *mut crate::exec::ctx::WarpCtx) -> u32;
 
 /// Errors of the JIT.
 #[derive(Debug, thiserror::Error)]

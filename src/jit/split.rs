@@ -1,4 +1,4 @@
-//! Split calls in the JIT (see `runtime::split`): lanes suspended at a barrier inside
+//! Split calls in the JIT (see `exec::split`): lanes suspended at a barrier inside
 //! a call wait at the call's resume block behind the barrier flag, and
 //! `Terminator::Resume` continues them, loads the return values of those that return
 //! and sends them on to the call's `next` block.
@@ -7,10 +7,10 @@ use super::helpers::Helper;
 use super::lanes::{self, N32};
 use super::translate::{FnTx, Mode};
 use super::JitError;
-use crate::interp::BAR_WAIT;
+use crate::exec::barrier::BAR_WAIT;
+use crate::exec::ctx::WarpCtx;
+use crate::exec::split::{call_resume, call_split};
 use crate::ir::{BlockId, InstId, Terminator};
-use crate::runtime::ctx::WarpCtx;
-use crate::runtime::split::{call_resume, call_split};
 use cranelift_codegen::ir::types::I32;
 use cranelift_codegen::ir::{InstBuilder, Value};
 use std::mem::offset_of;
@@ -95,7 +95,7 @@ pub(crate) unsafe extern "C" fn ptxjit_call_split(ctx: *mut WarpCtx, func: u64, 
 /// `ptxjit_call_resume(ctx, frame, lanes) -> returned | parked << 32`.
 ///
 /// # Safety
-/// As `runtime::split::call_resume`.
+/// As `exec::split::call_resume`.
 pub(crate) unsafe extern "C" fn ptxjit_call_resume(
     ctx: *mut WarpCtx,
     frame: u32,

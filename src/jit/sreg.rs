@@ -1,6 +1,6 @@
 //! Special registers, `isspacep` and order points.
 //!
-//! Values come from `runtime::sreg` (the interpreter's source too): registers that are
+//! Values come from `exec::sreg` (the interpreter's source too): registers that are
 //! the same for the whole warp are loaded from the warp context and splatted, `%tid`
 //! is a per-lane array of the context, `%laneid` and `%lanemask_*` are constant
 //! vectors, constants (`%envreg*`, `%pm*`, ...) immediates, and the timers a call to
@@ -12,9 +12,9 @@ use super::helpers::Helper;
 use super::lanes::{self, N32, W};
 use super::translate::{FnTx, Mask};
 use super::JitError;
+use crate::exec::ctx::{WarpCtx, WARP_SIZE};
+use crate::exec::sreg;
 use crate::ir::{Operand, RegId, Space, SpecialReg, Type};
-use crate::runtime::ctx::{WarpCtx, WARP_SIZE};
-use crate::runtime::sreg;
 use cranelift_codegen::ir::condcodes::IntCC;
 use cranelift_codegen::ir::types::{I32, I32X4, I64};
 use cranelift_codegen::ir::{InstBuilder, MemFlagsData, Value};

@@ -17,8 +17,8 @@ use super::{
     build_guarded, call, declare_kernel, define, guard, helpers, kernel_signature, new_module,
     JitError, KernelFn, Tier,
 };
+use crate::exec::ModuleLayout;
 use crate::ir;
-use crate::runtime::ModuleLayout;
 use cranelift_codegen::ir::UserFuncName;
 use cranelift_frontend::FunctionBuilderContext;
 use cranelift_jit::JITModule as ClifJitModule;

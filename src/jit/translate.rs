@@ -17,12 +17,13 @@
 use super::helpers::{Helper, HelperIds};
 use super::lanes::{self, N32, N64, W};
 use super::JitError;
+use crate::exec::ctx::WarpCtx;
+use crate::exec::ModuleLayout;
+use crate::ir::analysis::cfg;
 use crate::ir::{
     self, BlockId, FuncId, Guard, Inst, InstId, InstKind, Operand, RegClass, RegId, SpecialReg,
     Type, VarRef,
 };
-use crate::runtime::ctx::WarpCtx;
-use crate::runtime::ModuleLayout;
 use cranelift_codegen::ir::types::{I32, I32X4, I64, I64X2};
 use cranelift_codegen::ir::{
     Block, FuncRef, Function, InstBuilder, MemFlagsData, StackSlot, StackSlotData, StackSlotKind,
@@ -141,26 +142,9 @@ pub(crate) fn build(
     let active = (0..N32).map(|_| b.declare_var(I32X4)).collect();
     let active_bits = b.declare_var(I32);
     let next = (0..N32).map(|_| b.declare_var(I32X4)).collect();
-    let mut targets = vec![false; f.blocks.len()];
-    for blk in &f.blocks {
-        for s in blk.term.successors() {
-            if let Some(t) = targets.get_mut(s.0 as usize) {
-                *t = true;
-            }
-        }
-    }
-    // Every cycle of the CFG enters some block from a block at or after it (blocks are
-    // in reverse post-order): those blocks check the watchdog's stop flag.
-    let mut loop_header = vec![false; f.blocks.len()];
-    for (i, blk) in f.blocks.iter().enumerate() {
-        for s in blk.term.successors() {
-            if (s.0 as usize) <= i {
-                if let Some(h) = loop_header.get_mut(s.0 as usize) {
-                    *h = true;
-                }
-            }
-        }
-    }
+    let targets = cfg::branch_targets(f);
+    // Loop headers check the watchdog's stop flag.
+    let loop_header = cfg::loop_headers(f);
     let blocks_c = f.blocks.iter().map(|_| b.create_block()).collect();
     let div = super::divmode::div_blocks(f);
     let blocks_d = targets
@@ -552,7 +536,7 @@ impl<'a> FnTx<'a> {
                 Ok(lanes::splat_scalar(&mut self.b, a))
             }
             Operand::FuncAddr(f) => {
-                let a = crate::interp::FUNC_ADDR_BASE + f.0 as u64;
+                let a = crate::exec::call::FUNC_ADDR_BASE + f.0 as u64;
                 let a = if wide {
                     lanes::iconst64(&mut self.b, a)
                 } else {

@@ -1,7 +1,7 @@
 //! The read-modify-write operations of `atom` and `red`: the new memory value from the
 //! old one and the operands, per the ISA's semantics (`inc(r, s) = r >= s ? 0 : r + 1`,
 //! `dec(r, s) = r == 0 || r > s ? s : r - 1`, `cas(r, s, t) = r == s ? t : r`). The
-//! runtime applies them atomically (`crate::runtime::atomic`).
+//! runtime applies them atomically (`crate::exec::atomic`).
 
 use crate::ir::{ArithOp, AtomOp, FloatMode, HalfMode, HalfOp, Type};
 

@@ -1,10 +1,11 @@
 //! The public device API: [`Device`] (memory, module loading, launches), [`Buffer`],
 //! [`Module`], [`KernelArg`] and [`LaunchConfig`].
 
+use crate::exec::region::RegionKind;
+use crate::exec::ModuleLayout;
 use crate::ir::{self, FuncKind, Space};
 use crate::runtime::error::{Error, Result};
-use crate::runtime::memory::{DeviceMemory, RegionKind};
-use crate::runtime::ModuleLayout;
+use crate::runtime::memory::DeviceMemory;
 use std::sync::Arc;
 
 /// Default size of the reserved device address range (committed lazily).
@@ -326,7 +327,7 @@ impl Module {
                         .get(id.0 as usize)
                         .copied()
                         .unwrap_or(0),
-                    ir::RelocTarget::Func(f) => crate::interp::FUNC_ADDR_BASE + f.0 as u64,
+                    ir::RelocTarget::Func(f) => crate::exec::call::FUNC_ADDR_BASE + f.0 as u64,
                 };
                 let v = target.wrapping_add(r.addend as u64).to_le_bytes();
                 let (o, n) = (r.offset as usize, r.size as usize);

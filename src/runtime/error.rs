@@ -1,8 +1,8 @@
 //! The library's error type and the description of a kernel fault.
 
+use crate::exec::ctx::FaultKind;
 use crate::ir::Space;
 use crate::parse::PtxError;
-use crate::runtime::ctx::FaultKind;
 use crate::runtime::memory::MemoryError;
 use std::fmt;
 
@@ -130,8 +130,8 @@ pub type Result<T, E = Error> = std::result::Result<T, E>;
 
 impl Error {
     /// Whether the launch stopped because a kernel's `assert` failed (`__assertfail`,
-    /// see `crate::runtime::printf`); CUDA reports that as `CUDA_ERROR_ASSERT`.
+    /// see `crate::exec::printf`); CUDA reports that as `CUDA_ERROR_ASSERT`.
     pub fn is_assertion(&self) -> bool {
-        matches!(self, Error::Kernel { msg, .. } if msg.starts_with(crate::runtime::printf::ASSERT_PREFIX))
+        matches!(self, Error::Kernel { msg, .. } if msg.starts_with(crate::exec::printf::ASSERT_PREFIX))
     }
 }

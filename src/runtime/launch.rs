@@ -9,14 +9,16 @@
 //! any call depth in both backends. When no warp can run and some wait at a barrier that
 //! can never complete, the launch ends with [`Error::Deadlock`].
 
+use crate::exec::barrier::WarpYield;
+use crate::exec::ctx::{WarpCtx, WarpEnv, STATUS_OK, WARP_SIZE};
+use crate::exec::region::{RegionKind, RegionTable};
+use crate::exec::sreg::{self, SregCtx};
 use crate::interp;
+use crate::ir::analysis::callgraph;
 use crate::ir::{FuncId, Function};
 use crate::jit::KernelFn;
-use crate::runtime::ctx::{WarpCtx, WarpEnv, WarpYield, STATUS_OK, WARP_SIZE};
 use crate::runtime::device::{Backend, Device, KernelArg, LaunchConfig, Module};
 use crate::runtime::error::{Error, Fault, Result};
-use crate::runtime::memory::{RegionKind, RegionTable};
-use crate::runtime::sreg::{self, SregCtx};
 use corosensei::stack::{DefaultStack, Stack};
 use corosensei::{Coroutine, CoroutineResult};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -69,7 +71,7 @@ struct LaunchShared<'a> {
     stop: std::sync::atomic::AtomicU32,
     next_cta: AtomicU64,
     error: Mutex<Option<Error>>,
-    /// The launch's `printf` output (see `crate::runtime::printf`).
+    /// The launch's `printf` output (see `crate::exec::printf`).
     output: Arc<Mutex<Vec<u8>>>,
 }
 
@@ -214,7 +216,7 @@ impl Device {
                 }
             },
         };
-        let clock_origin_ns = super::sreg::now_ns();
+        let clock_origin_ns = sreg::now_ns();
         let gridid = self.inner.launches.fetch_add(1, Ordering::Relaxed) + 1;
         let ncta = gx as u64 * gy as u64 * gz as u64;
         let workers = (self.inner.opts.threads as u64).min(ncta).max(1) as usize;
@@ -226,10 +228,10 @@ impl Device {
             let param_base = mem.alloc(params.len() as u64, 16, RegionKind::Param)?;
             owned.push(param_base);
             mem.write(param_base, &params)?;
-            let has_calls = super::call::has_calls(&module.inner.ir, func_id);
+            let has_calls = callgraph::has_calls(&module.inner.ir, func_id);
             let frame_size = func.call_frame() as u64;
             let local_size = if has_calls {
-                frame_size + super::call::call_stack_bytes(&module.inner.ir, func_id)
+                frame_size + callgraph::call_stack_bytes(&module.inner.ir, func_id)
             } else {
                 frame_size
             };
@@ -279,10 +281,10 @@ impl Device {
                 local_size,
                 frame_size,
                 uses_barriers: has_calls
-                    || super::call::reaches_barrier(&module.inner.ir, func_id)
+                    || callgraph::reaches_barrier(&module.inner.ir, func_id)
                     || frame > INLINE_FRAME_BYTES,
                 stack_bytes: if has_calls {
-                    super::call::CALL_STACK_HOST_BYTES
+                    crate::exec::call::CALL_STACK_HOST_BYTES
                 } else {
                     WARP_STACK_BYTES
                 }
@@ -610,7 +612,7 @@ fn run_cta_with_barriers(
             _ => DefaultStack::new(sh.stack_bytes)
                 .map_err(|e| Error::Host(format!("cannot allocate a warp stack: {e}")))?,
         };
-        slot.env.stack_limit = stack.limit().get() + super::call::HOST_STACK_MARGIN;
+        slot.env.stack_limit = stack.limit().get() + crate::exec::call::HOST_STACK_MARGIN;
         let ctx: *mut WarpCtx = &mut *slot.ctx;
         let env: *mut WarpEnv = &mut *slot.env;
         let sh_ptr: *const LaunchShared = sh;

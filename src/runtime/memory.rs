@@ -1,11 +1,13 @@
 //! Device memory: one reserved host address range, committed lazily, holding everything
 //! a kernel can address (allocations, module variables, shared windows, local frames,
-//! parameter buffers), and the table of regions that accesses are checked against.
+//! parameter buffers). The table of regions that accesses are checked against is
+//! [`crate::exec::region`].
 //!
 //! A device pointer is a host address inside the range, so generated code needs no
 //! translation. The range is mapped readable and writable with `MAP_NORESERVE`; pages are
 //! committed on first touch and given back with `madvise(MADV_DONTNEED)` when freed.
 
+use crate::exec::region::{Region, RegionKind};
 use std::collections::BTreeMap;
 use std::sync::Mutex;
 
@@ -14,50 +16,6 @@ pub const ALLOC_ALIGN: u64 = 256;
 /// A gap left unallocated after every allocation, so that an access just past the end
 /// of one allocation is never inside the next one.
 const GUARD: u64 = 256;
-
-/// What a region is, for messages and write permission.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum RegionKind {
-    Alloc,
-    Global,
-    Const,
-    Shared,
-    Local,
-    Param,
-}
-
-/// A range `[lo, hi)` of host addresses that kernels may access.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Region {
-    pub lo: u64,
-    pub hi: u64,
-    pub writable: bool,
-    pub kind: RegionKind,
-}
-
-/// Sorted, non-overlapping regions, looked up by address.
-#[derive(Clone, Debug, Default)]
-pub struct RegionTable {
-    regions: Vec<Region>,
-}
-
-impl RegionTable {
-    pub fn new(mut regions: Vec<Region>) -> RegionTable {
-        regions.retain(|r| r.hi > r.lo);
-        regions.sort_by_key(|r| r.lo);
-        RegionTable { regions }
-    }
-    /// The region containing all of `[addr, addr+len)`, if any.
-    pub fn find(&self, addr: u64, len: u64) -> Option<Region> {
-        let end = addr.checked_add(len)?;
-        let i = self.regions.partition_point(|r| r.lo <= addr);
-        let r = *self.regions.get(i.checked_sub(1)?)?;
-        (end <= r.hi).then_some(r)
-    }
-    pub fn regions(&self) -> &[Region] {
-        &self.regions
-    }
-}
 
 #[derive(Debug, thiserror::Error)]
 pub enum MemoryError {
@@ -264,6 +222,7 @@ impl DeviceMemory {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::exec::region::RegionTable;
 
     #[test]
     fn alloc_free_reuse_and_regions() {

@@ -1,23 +1,10 @@
-//! The launch runtime: device memory, modules, kernels, launches and the CTA/warp
-//! scheduler.
+//! The host side, above both backends: devices and their memory, modules (check, layout,
+//! JIT compilation), launches, the CTA/warp scheduler and its worker pool, the watchdog,
+//! and the errors users see. What a running warp calls is [`crate::exec`].
 
-pub mod atomic;
-pub mod call;
-pub mod ctx;
 pub mod device;
 pub mod error;
 pub mod launch;
-pub mod matrix;
 pub mod memory;
 pub(crate) mod pool;
-pub mod printf;
-pub mod split;
-pub mod sreg;
 pub(crate) mod watchdog;
-
-/// Addresses the runtime assigned to a module's variables, needed by both backends.
-#[derive(Clone, Debug, Default)]
-pub struct ModuleLayout {
-    /// Host address of each `.global`/`.const` variable, indexed by `GlobalId`.
-    pub global_addrs: Vec<u64>,
-}

@@ -2,11 +2,12 @@
 //! a runner that executes a compiled kernel warp by warp without the launch runtime.
 #![allow(dead_code)]
 
+use ptxjit::exec::ctx::{FaultRecord, WarpCtx, WarpEnv, STATUS_OK, WARP_SIZE};
+use ptxjit::exec::region::{RegionKind, RegionTable};
+use ptxjit::exec::ModuleLayout;
 use ptxjit::ir::*;
 use ptxjit::jit::{JitModule, KernelFn};
-use ptxjit::runtime::ctx::{FaultRecord, WarpCtx, WarpEnv, STATUS_OK, WARP_SIZE};
-use ptxjit::runtime::memory::{DeviceMemory, RegionKind, RegionTable};
-use ptxjit::runtime::ModuleLayout;
+use ptxjit::runtime::memory::DeviceMemory;
 use std::sync::Arc;
 
 /// Builds one kernel (and its module) instruction by instruction.

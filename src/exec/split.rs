@@ -18,8 +18,9 @@
 //! Barrier arrivals stay in `WarpEnv::arrivals` until the warp's own coroutine yields to
 //! the scheduler; a child's `bar.arrive` is forwarded to the scheduler at once.
 
+use super::barrier::WarpYield;
 use super::call::HOST_STACK_MARGIN;
-use super::ctx::{stop_with_error, WarpCtx, WarpEnv, WarpYield, STATUS_OK, WARP_SIZE};
+use super::ctx::{stop_with_error, WarpCtx, WarpEnv, STATUS_OK, WARP_SIZE};
 use corosensei::stack::{DefaultStack, Stack};
 use corosensei::{Coroutine, CoroutineResult, Yielder};
 

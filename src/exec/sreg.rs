@@ -7,9 +7,9 @@
 //! the JIT inlines the uniform fields and the lane masks and calls [`clock`] for the
 //! timers. README.md ("Special registers on a CPU") documents the values.
 
+use crate::exec::ctx::{WarpCtx, WARP_SIZE};
+use crate::exec::region::RegionKind;
 use crate::ir::{Dim, LaneMask, Space, SpecialReg};
-use crate::runtime::ctx::{WarpCtx, WARP_SIZE};
-use crate::runtime::memory::RegionKind;
 use std::mem::offset_of;
 
 /// Shared memory is reported in units of this many bytes (`%total_smem_size`), as on

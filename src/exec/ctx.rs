@@ -7,9 +7,10 @@
 //! are detected and reported identically: the lowest active lane whose access is bad
 //! decides the fault, and nothing is written by an instruction that faults.
 
+use crate::exec::barrier::{Arrival, WarpYield};
+use crate::exec::region::RegionTable;
+use crate::exec::sreg::SregCtx;
 use crate::ir::{InstId, Space};
-use crate::runtime::memory::RegionTable;
-use crate::runtime::sreg::SregCtx;
 use std::sync::Arc;
 
 /// Number of lanes in a warp.
@@ -58,7 +59,7 @@ pub struct WarpCtx {
     pub no_cache: [u64; 2],
     /// Runtime-side state of this warp (fault record, barrier hook).
     pub env: *mut WarpEnv,
-    /// Number of call frames entered below the kernel (see `runtime::call`).
+    /// Number of call frames entered below the kernel (see `exec::call`).
     pub call_depth: u32,
     /// Nonzero when the launch checks `.uni` assertions ([`not_uniform`]).
     pub check_uniform: u32,
@@ -187,31 +188,6 @@ pub struct FaultRecord {
     pub write: bool,
 }
 
-/// What a warp hands to its CTA scheduler when it suspends.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum WarpYield {
-    /// The warp has no lane left to run until the barriers its lanes arrived at (listed
-    /// in [`WarpEnv::arrivals`]) complete.
-    Wait,
-    /// The warp arrived at a barrier without waiting (`bar.arrive`, in
-    /// [`WarpEnv::arrivals`]); it stays ready to run.
-    Arrive,
-}
-
-/// Lanes `mask` of a warp arrived at barrier `id`, which completes when `count` threads
-/// (all live threads of the CTA if `None`) have arrived.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Arrival {
-    pub id: u32,
-    pub count: Option<u32>,
-    pub mask: u32,
-    pub inst: InstId,
-    /// False for `bar.arrive`: the lanes count towards the barrier but do not wait.
-    pub wait: bool,
-    /// `bar.red`: the arriving lanes whose predicate `c` is true.
-    pub red: Option<u32>,
-}
-
 /// Runtime-side state of a warp; generated code only passes its pointer around.
 pub struct WarpEnv {
     pub regions: Arc<RegionTable>,
@@ -240,7 +216,7 @@ pub struct WarpEnv {
     /// Where `printf` output goes (the launch's buffer; `None`: straight to stdout).
     pub output: Option<Arc<std::sync::Mutex<Vec<u8>>>>,
     /// Split calls: the lanes the running coroutine owns and the suspended children.
-    pub split: super::split::SplitState,
+    pub split: crate::exec::split::SplitState,
 }
 
 impl WarpEnv {
@@ -590,130 +566,4 @@ pub unsafe fn not_uniform(ctx: &mut WarpCtx, inst: InstId, lanes: u32) {
         ctx.warpid
     );
     unsafe { stop_with_error_at(ctx, msg, inst, lane) };
-}
-
-/// Lanes `mask` arrive at barrier `id` (non-blocking: the lanes must later wait with
-/// [`bar_wait`] before they go on). Returns `Err(Stopped)` (with `ctx.status` set) if the
-/// barrier operands are invalid.
-///
-/// # Safety
-/// `ctx.env` must point to this warp's live [`WarpEnv`].
-pub unsafe fn bar_arrive(
-    ctx: &mut WarpCtx,
-    id: u32,
-    count: Option<u32>,
-    mask: u32,
-    inst: InstId,
-) -> Result<(), Stopped> {
-    if id > 15 {
-        unsafe { stop_with_error(ctx, format!("barrier id {id} is out of range 0..15")) };
-        return Err(Stopped);
-    }
-    if let Some(c) = count {
-        if c == 0 || c % WARP_SIZE as u32 != 0 {
-            unsafe {
-                stop_with_error(
-                    ctx,
-                    format!("barrier thread count {c} is not a positive multiple of 32"),
-                )
-            };
-            return Err(Stopped);
-        }
-    }
-    let env = unsafe { &mut *ctx.env };
-    if env.yielder.is_none() {
-        unsafe { stop_with_error(ctx, "bar.sync outside a scheduled warp".into()) };
-        return Err(Stopped);
-    }
-    let red = env.pending_red.take();
-    env.arrivals.push(Arrival {
-        id,
-        count,
-        mask,
-        inst,
-        wait: true,
-        red,
-    });
-    Ok(())
-}
-
-/// `bar.arrive a, b`: lanes `mask` arrive at barrier `id` (of `count` threads) without
-/// waiting; the scheduler records the arrival at once and the warp goes on.
-///
-/// # Safety
-/// As [`bar_wait`].
-pub unsafe fn bar_arrive_nowait(
-    ctx: &mut WarpCtx,
-    id: u32,
-    count: u32,
-    mask: u32,
-    inst: InstId,
-) -> Result<(), Stopped> {
-    unsafe { bar_arrive(ctx, id, Some(count), mask, inst)? };
-    let env = unsafe { &mut *ctx.env };
-    if let Some(a) = env.arrivals.last_mut() {
-        a.wait = false;
-    }
-    let Some(y) = env.yielder else {
-        return Err(Stopped);
-    };
-    // SAFETY: the scheduler keeps the yielder alive while the coroutine runs.
-    let y = unsafe { &*y };
-    y.suspend(WarpYield::Arrive);
-    if ctx.status != STATUS_OK {
-        return Err(Stopped);
-    }
-    Ok(())
-}
-
-/// The result of the `bar.red` this warp last waited at on barrier `id`: the number of
-/// threads whose predicate was true (`popc`), whether all were (`and`), any was (`or`).
-///
-/// # Safety
-/// `ctx.env` must point to this warp's live [`WarpEnv`].
-pub unsafe fn bar_red_result(ctx: &WarpCtx, id: u32, op: crate::ir::BarRedOp) -> u32 {
-    let env = unsafe { &*ctx.env };
-    let (yes, all) = env.red_results[id.min(15) as usize];
-    match op {
-        crate::ir::BarRedOp::Popc => yes,
-        crate::ir::BarRedOp::And => (yes == all) as u32,
-        crate::ir::BarRedOp::Or => (yes != 0) as u32,
-    }
-}
-
-/// Suspends the warp until every barrier its lanes arrived at has completed.
-///
-/// # Safety
-/// `ctx.env` must point to this warp's live [`WarpEnv`], and the warp must be running
-/// inside its scheduler coroutine.
-pub unsafe fn bar_wait(ctx: &mut WarpCtx) -> Result<(), Stopped> {
-    let env = unsafe { &*ctx.env };
-    let Some(y) = env.yielder else {
-        unsafe { stop_with_error(ctx, "bar.sync outside a scheduled warp".into()) };
-        return Err(Stopped);
-    };
-    // SAFETY: the scheduler keeps the yielder alive while the coroutine runs.
-    let y = unsafe { &*y };
-    y.suspend(WarpYield::Wait);
-    if ctx.status != STATUS_OK {
-        return Err(Stopped);
-    }
-    Ok(())
-}
-
-/// `bar.sync` for a whole converged set of lanes: [`bar_arrive`] then [`bar_wait`].
-///
-/// # Safety
-/// As [`bar_wait`].
-pub unsafe fn bar_sync(
-    ctx: &mut WarpCtx,
-    id: u32,
-    count: Option<u32>,
-    mask: u32,
-    inst: InstId,
-) -> Result<(), Stopped> {
-    unsafe {
-        bar_arrive(ctx, id, count, mask, inst)?;
-        bar_wait(ctx)
-    }
 }

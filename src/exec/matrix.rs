@@ -5,9 +5,9 @@
 //!
 //! [`InstKind::Matrix`]: crate::ir::InstKind::Matrix
 
+use crate::exec::ctx::{self, AccessReq, Stopped, WarpCtx, WARP_SIZE};
 use crate::ir::{InstId, MatrixOp, Space};
 use crate::ops::mma;
-use crate::runtime::ctx::{self, AccessReq, Stopped, WarpCtx, WARP_SIZE};
 
 /// Runs a matrix instruction for the warp. `mask` is the lanes that run it (active and
 /// guard true); `addrs` are `ldmatrix`'s lane addresses in `space`; `srcs` the source

@@ -12,8 +12,8 @@
 //!
 //! [`InstKind::Builtin`]: crate::ir::InstKind::Builtin
 
+use crate::exec::ctx::{self, AccessReq, Stopped, WarpCtx, WARP_SIZE};
 use crate::ir::{Builtin, InstId, Space};
-use crate::runtime::ctx::{self, AccessReq, Stopped, WarpCtx, WARP_SIZE};
 
 /// Longest format or `%s` string read (bytes before the NUL).
 pub const MAX_STRING: usize = 1 << 16;

@@ -148,9 +148,6 @@ pub const NAN_BITS: &str = "NaN result bits: ptxjit gives the canonical NaN (abs
      conversions, and gives the canonical NaN for abs/neg of f32/f16/bf16";
 pub const BFE64: &str = "64-bit bfe/bfi: the GPU (ptxas's 64-bit emulation) uses the whole 32-bit \
      position and length, where the ISA's semantics (and ptxjit) take them modulo 256";
-pub const CVT_NAN_INT: &str = "cvt of a NaN to an integer: the GPU gives the destination's sign \
-     bit (0x80..0) for f64 sources and 64-bit destinations (0 only for f32/f16/bf16 to \
-     32-bit-or-narrower), the ISA and ptxjit give 0";
 pub const FTZ_TINY: &str = "mul/fma .ftz: the GPU flushes a result whose exact value is below \
      the smallest normal even when it rounds up to it (tininess before rounding); ptxjit \
      flushes after rounding";
@@ -195,35 +192,8 @@ fn known(case: &str, s: &[u64], gpu: u64, got: u64) -> Option<&'static str> {
         {
             Some(RCP64_LSB)
         }
-        _ if case.starts_with("cvt_") && cvt_nan_int(case, s[0], gpu, got) => Some(CVT_NAN_INT),
         _ => None,
     }
-}
-
-/// `cvt.*.{int}.{float}` of a NaN where the GPU gave the sign-bit pattern and ptxjit 0.
-fn cvt_nan_int(case: &str, a: u64, gpu: u64, got: u64) -> bool {
-    let parts: Vec<&str> = case.split('_').collect();
-    let (Some(src), Some(dst)) = (parts.last(), parts.get(parts.len().wrapping_sub(2))) else {
-        return false;
-    };
-    let fmt = match *src {
-        "f64" => Fmt::F64,
-        "f32" => Fmt::F32,
-        "f16" => Fmt::F16,
-        "bf16" => Fmt::Bf16,
-        _ => return false,
-    };
-    let bits: u32 = match *dst {
-        "s8" | "u8" => 8,
-        "s16" | "u16" => 16,
-        "s32" | "u32" => 32,
-        "s64" | "u64" => 64,
-        _ => return false,
-    };
-    let sign = 1u64 << (bits - 1);
-    // 8-bit results sit in a 16-bit register, sign-extended for .s8
-    let gpu_ok = gpu == sign || (bits == 8 && dst.starts_with('s') && gpu == 0xff80);
-    fmt.is_nan(a) && got == 0 && gpu_ok
 }
 
 pub fn compare(

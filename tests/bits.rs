@@ -70,10 +70,11 @@ fn reference(t: u32, a: u32, b: u32) -> [u32; 20] {
         (sext24(a) * sext24(b)) as u32,
         a.abs_diff(b).wrapping_add(7),
         dp4a as u32,
-        // div/rem by zero is unspecified in PTX; ptxjit documents all ones / the dividend.
+        // div/rem by zero is unspecified in PTX; an H100 gives all ones for both
+        // (tests/golden).
         a.checked_div(b).unwrap_or(u32::MAX),
         if b == 0 {
-            a
+            u32::MAX
         } else {
             sa.wrapping_rem(sb) as u32
         },

@@ -596,8 +596,8 @@ fn sm90_f32(b: Backend) {
     ck.finish("sm90_f32");
 }
 
-/// f32/f64 -> every integer width in every integer rounding mode (saturating, NaN -> 0,
-/// `.ftz` flushing f32 inputs).
+/// f32/f64 -> every integer width in every integer rounding mode (saturating, NaN as in
+/// `f2i_from`, `.ftz` flushing f32 inputs).
 fn float_to_int(b: Backend) {
     let dev = Device::new().unwrap();
     let xs = f32_sample();
@@ -646,7 +646,7 @@ fn float_to_int(b: Backend) {
                 for (r, mode) in IMODES {
                     chk(
                         &format!("cvt.{r}.{dst}.{src}"),
-                        f2i(v, mode, signed, bits) & m,
+                        f2i_from(v, mode, signed, bits, src == "f64") & m,
                     );
                 }
             }

@@ -2,7 +2,8 @@
 //! subnormals, halfway cases and values at the edges of the integer ranges.
 //!
 //! Float-to-int conversions: PTX clamps to the destination range and converts NaN to 0,
-//! which is exactly Rust's saturating `as`. Int-to-float `as` rounds to nearest-even as
+//! which is exactly Rust's saturating `as` (from f64 an H100 gives the destination's
+//! sign bit for NaN, as ptxjit does: tests/golden). Int-to-float `as` rounds to nearest-even as
 //! cvt.rn does. Results the ISA leaves as "an unspecified NaN" (arithmetic on NaN,
 //! abs/neg of NaN, cvt between float types, integral rounding of NaN) are checked with
 //! `assert_*_bits_nan_any`; everything else bit for bit.
@@ -219,8 +220,14 @@ fn reference(inp: &Inputs) -> Want {
             x.ceil() as i32,                   // cvt.rpi.s32.f32
             x as u32 as i32,                   // cvt.rzi.u32.f32 (negative -> 0)
             x.round_ties_even() as u32 as i32, // cvt.rni.u32.f32
-            p as i32,                          // cvt.rzi.s32.f64
-            p as u32 as i32,                   // cvt.rzi.u32.f64
+            // cvt.rzi.{s32,u32}.f64: a NaN gives 0x80000000 from f64 on an H100
+            // (tests/golden; the ISA says 0)
+            if p.is_nan() { i32::MIN } else { p as i32 },
+            if p.is_nan() {
+                i32::MIN
+            } else {
+                p as u32 as i32
+            },
         ]);
         // Flag j lives at oc[j*n + i]. Rust's float comparisons are IEEE's: false with a
         // NaN, except `!=`, which is the unordered "neu".
@@ -238,10 +245,19 @@ fn reference(inp: &Inputs) -> Want {
             w.oc[j * n + i] = f as u8;
         }
         w.ol.extend_from_slice(&[
-            x as i64,        // cvt.rzi.s64.f32
-            p as i64,        // cvt.rzi.s64.f64
-            p as u64 as i64, // cvt.rzi.u64.f64
-            x as u64 as i64, // cvt.rzi.u64.f32
+            // cvt.rzi.{s64,u64}.{f32,f64}: a NaN gives 0x8000000000000000 (as above)
+            if x.is_nan() { i64::MIN } else { x as i64 },
+            if p.is_nan() { i64::MIN } else { p as i64 },
+            if p.is_nan() {
+                i64::MIN
+            } else {
+                p as u64 as i64
+            },
+            if x.is_nan() {
+                i64::MIN
+            } else {
+                x as u64 as i64
+            },
         ]);
         w.of.extend_from_slice(&[
             x.round_ties_even(), // cvt.rni.f32.f32 (rintf)

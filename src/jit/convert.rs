@@ -237,6 +237,11 @@ impl FnTx<'_> {
                 },
             )
         };
+        let nan_int = match (dw, signed) {
+            (64, _) => i64::MIN,
+            (_, true) => lo as u32 as i64,
+            _ => (1u32 << (dw - 1)) as i64,
+        };
         let mut out_lanes = Vec::with_capacity(32);
         for &p in &a.v {
             let x = if ftz && f32 {
@@ -265,6 +270,11 @@ impl FnTx<'_> {
                 } else {
                     i
                 };
+                // A NaN gives the destination's sign bit on the GPU for f64 sources and
+                // 64-bit destinations, this path's cases (`ops::cvt`).
+                let nan = self.b.ins().fcmp(FloatCC::Unordered, e, e);
+                let pat = self.b.ins().iconst(ity, nan_int);
+                let i = self.b.ins().select(nan, pat, i);
                 out_lanes.push(i);
             }
         }

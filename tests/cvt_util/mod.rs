@@ -430,11 +430,22 @@ pub fn bf16_nan(h: u64) -> bool {
     h & 0x7f80 == 0x7f80 && h & 0x7f != 0
 }
 
-/// PTX float -> integer: round per `mode` (none = truncate), clamp to the range, NaN -> 0;
-/// the result's bits in a 64-bit container (two's complement).
+/// PTX float -> integer from f32/f16/bf16 (see [`f2i_from`]).
 pub fn f2i(x: f64, mode: Mode, signed: bool, bits: u32) -> u64 {
+    f2i_from(x, mode, signed, bits, false)
+}
+
+/// PTX float -> integer: round per `mode` (none = truncate), clamp to the range; the
+/// result's bits in a 64-bit container (two's complement). A NaN gives 0 (the ISA's rule)
+/// from f32/f16/bf16 to 32 bits or fewer, and the destination's sign bit from an f64
+/// source or to 64 bits, as an H100 does (tests/golden).
+pub fn f2i_from(x: f64, mode: Mode, signed: bool, bits: u32, f64_src: bool) -> u64 {
     if x.is_nan() {
-        return 0;
+        return match (f64_src || bits == 64, signed) {
+            (false, _) => 0,
+            (true, true) => (-1i64 << (bits - 1)) as u64,
+            (true, false) => 1 << (bits - 1),
+        };
     }
     let r = match mode {
         Mode::Rn => x.round_ties_even(),

@@ -9,7 +9,7 @@ use crate::parse::ast::Instruction;
 use crate::parse::PtxError;
 
 impl Fx<'_, '_> {
-    /// `rem.type d, a, b` (integers; truncating, x % 0 = x).
+    /// `rem.type d, a, b` (integers; truncating, x % 0 = all ones as on a GPU).
     pub(super) fn rem(&mut self, i: &Instruction, m: &mut Mods) -> Result<InstKind, PtxError> {
         let ty = self.one_type(m)?;
         if !ty.is_int() || ty.bits() < 16 {

@@ -1,0 +1,207 @@
+//! Golden test: every case of `tests/golden/cases.txt` (written by `tests/golden/gen.py`)
+//! runs on both backends and its output buffers are compared with the bytes a real GPU
+//! (NVIDIA H100, see `tests/golden/README.md`) wrote for the same inputs (`tests/golden/out/`).
+//!
+//! Exact forms must match bit for bit, except lanes that a documented known difference
+//! (`golden_rules::known`) excuses: each such difference is counted and printed, and every
+//! other lane of the case is still compared. Approximate forms (`check=approx`) must be
+//! within the ISA's bound of the GPU's result (`golden_rules::approx`); the worst error
+//! is printed. `mma` results are checked against a bound derived from the largest addend
+//! (`golden_rules::mma_check`). A module that ptxjit cannot load fails the test unless
+//! its cases are listed in `golden_rules::UNSUPPORTED`.
+
+mod golden_rules;
+
+use golden_rules::{Report, Verdict};
+use ptxjit::{Backend, Device, KernelArg, LaunchConfig};
+use std::collections::HashMap;
+use std::path::PathBuf;
+
+/// One argument of a case (see the header of cases.txt).
+#[derive(Debug)]
+enum Arg {
+    In(String),
+    Out(String, usize),
+    Io(String, String),
+    U32(u32),
+    U64(u64),
+}
+
+/// One line of cases.txt.
+#[derive(Debug)]
+pub struct Case {
+    pub name: String,
+    ptx: String,
+    kernel: String,
+    grid: u32,
+    block: u32,
+    args: Vec<Arg>,
+    pub meta: HashMap<String, String>,
+}
+
+fn dir() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/golden")
+}
+
+fn read(path: PathBuf) -> Vec<u8> {
+    std::fs::read(&path).unwrap_or_else(|e| panic!("cannot read {}: {e}", path.display()))
+}
+
+fn parse_arg(t: &str) -> Arg {
+    let (kind, rest) = t
+        .split_once(':')
+        .unwrap_or_else(|| panic!("bad argument {t}"));
+    let num = |s: &str| -> u64 {
+        s.strip_prefix("0x")
+            .map_or_else(|| s.parse(), |h| u64::from_str_radix(h, 16))
+            .unwrap_or_else(|e| panic!("bad number in {t}: {e}"))
+    };
+    match kind {
+        "in" => Arg::In(rest.to_string()),
+        "io" => {
+            let (a, b) = rest.split_once(':').expect("io:IN:OUT");
+            Arg::Io(a.to_string(), b.to_string())
+        }
+        "out" => {
+            let (a, b) = rest.rsplit_once(':').expect("out:FILE:BYTES");
+            Arg::Out(a.to_string(), num(b) as usize)
+        }
+        "u32" => Arg::U32(num(rest) as u32),
+        "u64" => Arg::U64(num(rest)),
+        _ => panic!("bad argument {t}"),
+    }
+}
+
+fn parse_cases() -> Vec<Case> {
+    let text = String::from_utf8(read(dir().join("cases.txt"))).expect("cases.txt is UTF-8");
+    let mut cases = Vec::new();
+    for line in text.lines() {
+        let t: Vec<&str> = line.split_whitespace().collect();
+        if t.first() != Some(&"case") {
+            continue;
+        }
+        assert!(t.len() >= 6, "short case line: {line}");
+        let (meta, args): (Vec<&str>, Vec<&str>) = t[6..].iter().partition(|a| a.contains('='));
+        cases.push(Case {
+            name: t[1].to_string(),
+            ptx: t[2].to_string(),
+            kernel: t[3].to_string(),
+            grid: t[4].parse().expect("grid"),
+            block: t[5].parse().expect("block"),
+            args: args.iter().map(|a| parse_arg(a)).collect(),
+            meta: meta
+                .iter()
+                .filter_map(|m| m.split_once('='))
+                .map(|(k, v)| (k.to_string(), v.to_string()))
+                .collect(),
+        });
+    }
+    cases
+}
+
+/// A case's input buffers (in argument order) and its outputs by file name.
+type Ran = (Vec<Vec<u8>>, Vec<(String, Vec<u8>)>);
+
+/// Runs one case; returns its input buffers (by argument order) and outputs by file name.
+fn run_case(dev: &Device, m: &ptxjit::Module, c: &Case, backend: Backend) -> Result<Ran, String> {
+    let mut bufs = Vec::new();
+    let mut args = Vec::new();
+    let mut inputs = Vec::new();
+    for a in &c.args {
+        match a {
+            Arg::U32(v) => args.push(KernelArg::from(*v)),
+            Arg::U64(v) => args.push(KernelArg::from(*v)),
+            Arg::In(f) | Arg::Io(f, _) => {
+                let data = read(dir().join("in").join(f));
+                let b = dev.alloc_from(&data).map_err(|e| e.to_string())?;
+                args.push((&b).into());
+                inputs.push(data);
+                bufs.push(b);
+            }
+            Arg::Out(_, n) => {
+                let b = dev.alloc_zeroed(*n).map_err(|e| e.to_string())?;
+                args.push((&b).into());
+                bufs.push(b);
+            }
+        }
+    }
+    let cfg = LaunchConfig::new(c.grid, c.block).backend(backend);
+    dev.launch(m, &c.kernel, &cfg, &args)
+        .map_err(|e| format!("launch: {e}"))?;
+    let mut outs = Vec::new();
+    let mut bi = 0;
+    for a in &c.args {
+        match a {
+            Arg::U32(_) | Arg::U64(_) => continue,
+            Arg::In(_) => {}
+            Arg::Io(_, f) | Arg::Out(f, _) => outs.push((
+                f.clone(),
+                dev.read::<u8>(&bufs[bi]).map_err(|e| e.to_string())?,
+            )),
+        }
+        bi += 1;
+    }
+    for b in bufs {
+        let _ = dev.free(b);
+    }
+    Ok((inputs, outs))
+}
+
+fn golden(backend: Backend) {
+    let cases = parse_cases();
+    assert!(cases.len() > 300, "cases.txt has {} cases", cases.len());
+    let dev = Device::new().expect("Device::new");
+    let mut modules: HashMap<String, Result<ptxjit::Module, String>> = HashMap::new();
+    let mut failures = Vec::new();
+    let mut report = Report::default();
+    for c in &cases {
+        let m = modules.entry(c.ptx.clone()).or_insert_with(|| {
+            let src = String::from_utf8(read(dir().join("ptx").join(&c.ptx))).expect("UTF-8");
+            dev.load_ptx_with(&src, &c.ptx, backend == Backend::Jit)
+                .map_err(|e| e.to_string())
+        });
+        let m = match m {
+            Ok(m) => m,
+            Err(e) => {
+                if golden_rules::UNSUPPORTED.iter().any(|(n, _)| *n == c.name) {
+                    report.unsupported.push(c.name.clone());
+                } else {
+                    failures.push(format!("{}: module {} does not load: {e}", c.name, c.ptx));
+                }
+                continue;
+            }
+        };
+        let (inputs, outs) = match run_case(&dev, m, c, backend) {
+            Ok(r) => r,
+            Err(e) => {
+                failures.push(format!("{}: {e}", c.name));
+                continue;
+            }
+        };
+        for (file, got) in outs {
+            let want = read(dir().join("out").join(&file));
+            match golden_rules::compare(c, &inputs, &file, &want, &got, &mut report) {
+                Verdict::Ok => {}
+                Verdict::Bad(msg) => failures.push(format!("{} ({file}): {msg}", c.name)),
+            }
+        }
+    }
+    report.print(backend);
+    assert!(
+        failures.is_empty(),
+        "{backend:?}: {} of {} cases differ from the GPU:\n{}",
+        failures.len(),
+        cases.len(),
+        failures.join("\n")
+    );
+}
+
+#[test]
+fn golden_jit() {
+    golden(Backend::Jit);
+}
+
+#[test]
+fn golden_interp() {
+    golden(Backend::Interp);
+}

@@ -1,7 +1,7 @@
 //! How `tests/golden.rs` compares ptxjit's results with the GPU's: bit for bit, with the
 //! documented known differences (each a named rule with its reason, excusing only the
 //! lanes it describes), the ISA's error bounds for the approximate functions, and the
-//! bound for floating-point `mma` (see `mma.rs`).
+//! floating-point `mma` statistics (see `mma.rs`).
 
 mod approx;
 mod mma;

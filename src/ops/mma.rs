@@ -30,9 +30,10 @@
 //! The PTX ISA leaves the accumulation order, rounding and subnormal handling
 //! unspecified. ptxjit does what an NVIDIA H100 does (a model that reproduces all 16,831
 //! finite results recorded in `tests/golden`, random, cancellation-heavy, wide-range,
-//! subnormal and +-1 inputs, and predicted all 16,384 of a hold-out set): for each `D[i][j] = C[i][j] + sum_k A[i][k] * B[k][j]`,
-//! with `E` the largest of the exponents `floor(log2 |C|)` and, for each nonzero
-//! product, `floor(log2 |A|) + floor(log2 |B|)` (of the factors, not of the product),
+//! subnormal and +-1 inputs, and predicted the values of all 16,384 of a hold-out set):
+//! for each `D[i][j] = C[i][j] + sum_k A[i][k] * B[k][j]`, with `E` the largest of the
+//! exponents `floor(log2 |C|)` and, for each nonzero product, `floor(log2 |A|) +
+//! floor(log2 |B|)` (of the factors, not of the product),
 //! every one of the 17 terms is truncated toward zero to a multiple of `2^(E - 25)`; the
 //! truncated terms are summed exactly (a 576-bit fixed-point accumulator) and the sum is
 //! truncated toward zero to f32 (on the subnormal grid below 2^-126; a magnitude of

@@ -74,7 +74,8 @@ pub fn check(c: &Case, input: &[u8], want: &[u8], got: &[u8], r: &mut Report) ->
                 let units = (gv - xv).abs() / (big * 2f64.powi(-23));
                 if bad.len() < 4 {
                     bad.push(format!(
-                        "warp {w} lane {lane} d{i}: GPU {g:#010x}, ptxjit {x:#010x} ({units:.1} x 2^-23 of the largest addend {big:e})"
+                        "warp {w} lane {lane} d{i}: GPU {g:#010x}, ptxjit {x:#010x} \
+                         ({units:.1} x 2^-23 of the largest addend {big:e})"
                     ));
                 }
                 worst = worst.max(units);
@@ -84,7 +85,8 @@ pub fn check(c: &Case, input: &[u8], want: &[u8], got: &[u8], r: &mut Report) ->
     r.mma.insert(
         c.name.clone(),
         format!(
-            "{equal} of {} results bit-equal to the GPU's (worst difference {worst:.1} x 2^-23 of the largest addend)",
+            "{equal} of {} results bit-equal to the GPU's \
+             (worst difference {worst:.1} x 2^-23 of the largest addend)",
             gpu.len()
         ),
     );

@@ -6,8 +6,8 @@
 //! (`golden_rules::known`) excuses: each such difference is counted and printed, and every
 //! other lane of the case is still compared. Approximate forms (`check=approx`) must be
 //! within the ISA's bound of the GPU's result (`golden_rules::approx`); the worst error
-//! is printed. `mma` results are checked against a bound derived from the largest addend
-//! (`golden_rules::mma_check`). A module that ptxjit cannot load fails the test unless
+//! is printed. Floating-point `mma` results are compared bit for bit, with statistics
+//! (`golden_rules::mma`). A module that ptxjit cannot load fails the test unless
 //! its cases are listed in `golden_rules::UNSUPPORTED`.
 
 mod golden_rules;

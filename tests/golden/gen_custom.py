@@ -56,6 +56,17 @@ def half_val(r, kind, regime):
         return half_val(r, kind, "rand")
     if regime == "ones":
         return s | (bias << mbits)
+    if regime == "full":  # any finite pattern
+        while True:
+            v = r.getrandbits(16)
+            if (v >> mbits) & ((1 << ebits) - 1) != (1 << ebits) - 1:
+                return v
+    if regime == "spread":  # exponents spread over +-20 (f16: its whole range)
+        lo, hi = (1, 30) if kind == "f16" else (bias - 20, bias + 20)
+        return s | (r.randrange(lo, hi + 1) << mbits) | r.getrandbits(mbits)
+    if regime == "fewbits":  # 2-bit significands: many exact ties and cancellations
+        lo, hi = (bias - 6, bias + 6)
+        return s | (r.randrange(lo, hi) << mbits) | (r.getrandbits(2) << (mbits - 2))
     raise ValueError(regime)
 
 
@@ -74,10 +85,48 @@ def acc_val(r, regime):
         return r.choice(signed(F32_PAIR, 1 << 31)) if r.randrange(4) == 0 else acc_val(r, "rand")
     if regime == "ones":
         return r.choice([0, 0x80000000, f32_bits(2.0 ** -24), f32_bits(1.0)])
+    if regime in ("full", "spread"):
+        e = r.randrange(127 - 40, 127 + 40)
+        return (r.getrandbits(1) << 31) | (e << 23) | r.getrandbits(23)
+    if regime == "fewbits":
+        e = r.randrange(127 - 30, 127 + 14)
+        return (r.getrandbits(1) << 31) | (e << 23) | (r.getrandbits(3) << 20)
     raise ValueError(regime)
 
 
 MMA_REGIMES = ["rand", "rand", "cancel", "cancel", "cancel", "wide", "sub", "special", "ones"]
+
+
+# A second, independent set (recorded in a second device run, after the rounding model
+# of ops::mma was fitted to the first): other seeds and regimes.
+MMA2_REGIMES = ["full", "spread", "fewbits", "cancel", "rand", "sub", "wide", "fewbits"]
+
+
+def mma2_cases(out):
+    text = []
+    for kind in ["f16", "bf16"]:
+        name = f"mma2_m16n8k16_f32_{kind}"
+        instr = f"mma.sync.aligned.m16n8k16.row.col.f32.{kind}.{kind}.f32"
+        text.append(mma_kernel(name, instr, float_acc=True))
+        r = random.Random(hash_str(name) ^ 0x5EED)
+        rec = []
+        warps = 8 * len(MMA2_REGIMES)
+        for w in range(warps):
+            regime = MMA2_REGIMES[w % len(MMA2_REGIMES)]
+            # half of the warps draw C from the "cancel" set (C of the size of the terms)
+            cr = regime if w % 2 == 0 else "cancel"
+            for lane in range(32):
+                a = [half_val(r, kind, regime) | (half_val(r, kind, regime) << 16)
+                     for _ in range(6)]
+                c = [acc_val(r, cr) for _ in range(4)]
+                rec += a + c
+        infile = f"{name}.bin"
+        out.add_input(infile, words(rec))
+        n = warps * 32
+        out.case(name, "mma2", name, n // BLOCK, BLOCK,
+                 [f"in:{infile}", f"out:{name}.bin:{n * 16}"],
+                 ["srcs=custom", "dsts=r", f"n={n * 4}", "check=mma"])
+    out.add_kernel("mma2", "\n".join(text))
 
 
 def mma_cases(out):
@@ -337,5 +386,6 @@ def warp_cases(out):
 
 def add_all(out):
     mma_cases(out)
+    mma2_cases(out)
     atom_cases(out)
     warp_cases(out)

@@ -135,7 +135,6 @@ pub fn check(case: &str, s: &[u64], gpu: u64, got: u64, r: &mut Report) -> Optio
     let sp = spec(case)?;
     let (scalar, parts) = match sp.fmt {
         Fmt::F16x2 => (Fmt::F16, 2),
-        Fmt::Bf16x2 => (Fmt::Bf16, 2),
         f => (f, 1),
     };
     let entry = r.approx.entry(case.to_string()).or_insert((0.0, 0.0, 0));

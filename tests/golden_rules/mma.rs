@@ -1,15 +1,11 @@
-//! Floating-point `mma.sync.m16n8k16 .f32.{f16,bf16}` against the GPU.
+//! Floating-point `mma.sync.m16n8k16 .f32.{f16,bf16}` against the GPU, bit for bit.
 //!
-//! ptxjit computes each `D = C + sum_k A·B` exactly and rounds once to nearest (README
-//! "Tensor-core numerics on a CPU"). The H100 does not: its results differ in the last
-//! bits, and where large terms cancel by up to ~2^7 units of the result (it aligns the
-//! addends to the largest one and drops the bits below, then truncates; e.g. with
-//! `C = 2^-24` and products summing to -2 it returns -(2 - 2^-23), not the nearest -2).
-//! So the check is: NaN and infinite results match bit for bit, and finite results are
-//! within 2^-18 of the largest addend `max(|C[i][j]|, max_k |A[i][k]·B[k][j]|)` (17
-//! addends, each truncated below 2^-23 of the largest, plus the final rounding).
-//! The statistics (lanes equal, worst difference in units of 2^-23 · largest addend) are
-//! printed. The integer `mma` cases are compared bit for bit.
+//! ptxjit follows the H100's rule (README "Tensor-core numerics on a CPU", `ops::mma`):
+//! terms aligned to the largest one and truncated, the sum truncated to f32. A result
+//! that differs is reported with its distance in units of 2^-23 of the largest addend
+//! `max(|C[i][j]|, max_k |A[i][k]·B[k][j]|)` (an exact sum rounded once to nearest, the
+//! rule ptxjit had before, is within 8 such units of the H100 on these inputs).
+//! The integer `mma` cases are compared bit for bit by the generic code.
 
 use super::{Report, Verdict};
 use crate::Case;
@@ -76,13 +72,11 @@ pub fn check(c: &Case, input: &[u8], want: &[u8], got: &[u8], r: &mut Report) ->
                     big = big.max((arow * b[kk][col]).abs());
                 }
                 let units = (gv - xv).abs() / (big * 2f64.powi(-23));
-                if !gv.is_finite() || !xv.is_finite() || units.is_nan() || units > 32.0 {
-                    if bad.len() < 4 {
-                        bad.push(format!(
-                            "warp {w} lane {lane} d{i}: GPU {g:#010x}, ptxjit {x:#010x}, largest addend {big:e}"
-                        ));
-                    }
-                    continue;
+                if bad.len() < 4 {
+                    bad.push(format!(
+                        "warp {w} lane {lane} d{i}: GPU {g:#010x}, ptxjit {x:#010x} \
+                         ({units:.1} x 2^-23 of the largest addend {big:e})"
+                    ));
                 }
                 worst = worst.max(units);
             }
@@ -91,13 +85,18 @@ pub fn check(c: &Case, input: &[u8], want: &[u8], got: &[u8], r: &mut Report) ->
     r.mma.insert(
         c.name.clone(),
         format!(
-            "{equal} of {} results bit-equal to the GPU's; worst difference {worst:.1} x 2^-23 of the largest addend (bound 32)",
+            "{equal} of {} results bit-equal to the GPU's \
+             (worst difference {worst:.1} x 2^-23 of the largest addend)",
             gpu.len()
         ),
     );
     if bad.is_empty() {
         Verdict::Ok
     } else {
-        Verdict::Bad(format!("outside the mma bound: {}", bad.join("; ")))
+        Verdict::Bad(format!(
+            "{} results differ: {}",
+            gpu.len() - equal,
+            bad.join("; ")
+        ))
     }
 }

@@ -53,18 +53,30 @@ impl FuncTranslator<'_> {
         let nan = crate::jit::helpers::canonical_nan(ty.bits());
         let r = match op {
             ArithOp::Neg | ArithOp::Abs => {
+                // A NaN gives the canonical NaN (f32) or passes through quieted (f64),
+                // as `ops::float` (an H100's results).
                 let s = lanes::splat_w(&mut self.b, !f32, sign);
-                let b = &mut self.b;
-                return Ok(Some((
-                    lanes::map2(&ops[0], &s, |x, m| {
-                        if op == ArithOp::Neg {
-                            b.ins().bxor(x, m)
+                let alt = if f32 { nan } else { 1 << 51 }; // f64: the quiet bit
+                let alt = lanes::splat_w(&mut self.b, !f32, alt);
+                let v = (0..n)
+                    .map(|k| {
+                        let x = ops[0].v[k];
+                        let r = if op == ArithOp::Neg {
+                            self.b.ins().bxor(x, s.v[k])
                         } else {
-                            b.ins().band_not(x, m)
-                        }
-                    }),
-                    ty,
-                )));
+                            self.b.ins().band_not(x, s.v[k])
+                        };
+                        let alt = if f32 {
+                            alt.v[k]
+                        } else {
+                            self.b.ins().bor(x, alt.v[k])
+                        };
+                        let fx = lanes::bitcast(&mut self.b, fty, x);
+                        let isnan = self.b.ins().fcmp(FloatCC::Unordered, fx, fx);
+                        self.b.ins().bitselect(isnan, alt, r)
+                    })
+                    .collect();
+                return Ok(Some((WarpValue { wide: !f32, v }, ty)));
             }
             ArithOp::Min | ArithOp::Max => {
                 let canon = lanes::splat_w(&mut self.b, !f32, nan);

@@ -1,5 +1,5 @@
 //! Half-precision arithmetic ([`InstKind::Half`]): `neg`/`abs` without `.ftz` are sign-bit
-//! operations on the vectors; everything else goes through one `ptxjit_half` helper call
+//! operations on the vectors (a NaN gives the canonical NaN); everything else goes through one `ptxjit_half` helper call
 //! per warp instruction, which applies `crate::ops::f16` (the interpreter's semantics) to
 //! the active lanes.
 //!
@@ -10,6 +10,8 @@ use crate::jit::abi::Helper;
 use crate::jit::translate::lanes;
 use crate::jit::translate::{FuncTranslator, Mask, SCRATCH_DATA};
 use crate::jit::JitError;
+use cranelift_codegen::ir::condcodes::IntCC;
+use cranelift_codegen::ir::types::{I16X8, I32X4};
 use cranelift_codegen::ir::InstBuilder;
 
 /// Operand slots a, b, c and the result: 32 lanes × 4 bytes each.
@@ -33,15 +35,33 @@ impl FuncTranslator<'_> {
             };
             let a = self.read(src, ty, false)?;
             let sign: u32 = if packed { 0x8000_8000 } else { 0x8000 };
-            let r = if op == HalfOp::Neg {
-                let k = lanes::splat32(&mut self.b, sign);
-                lanes::map1(&a, |&v| self.b.ins().bxor(v, k))
+            let k = lanes::splat32(&mut self.b, if op == HalfOp::Neg { sign } else { !sign });
+            // A NaN half gives the canonical NaN 0x7fff (as `ops::f16`, an H100's
+            // results): per 16-bit lane, |h| above the infinity's bits.
+            let inf = if matches!(ty, Type::F16 | Type::F16x2) {
+                0x7c00_7c00
             } else {
-                // The container is zero-extended beyond 16 bits: clearing the sign bit
-                // keeps it so.
-                let k = lanes::splat32(&mut self.b, !sign);
-                lanes::map1(&a, |&v| self.b.ins().band(v, k))
+                0x7f80_7f80
             };
+            let inf = lanes::splat32(&mut self.b, inf);
+            let inf = lanes::bitcast(&mut self.b, I16X8, inf);
+            let low = lanes::splat32(&mut self.b, 0x7fff_7fff);
+            let low = lanes::bitcast(&mut self.b, I16X8, low);
+            let r = lanes::map1(&a, |&v| {
+                let r = if op == HalfOp::Neg {
+                    self.b.ins().bxor(v, k)
+                } else {
+                    // The container is zero-extended beyond 16 bits: clearing the sign
+                    // bit keeps it so.
+                    self.b.ins().band(v, k)
+                };
+                let h = lanes::bitcast(&mut self.b, I16X8, v);
+                let m = self.b.ins().band(h, low);
+                let isnan = self.b.ins().icmp(IntCC::SignedGreaterThan, m, inf);
+                let r = lanes::bitcast(&mut self.b, I16X8, r);
+                let r = self.b.ins().bitselect(isnan, low, r);
+                lanes::bitcast(&mut self.b, I32X4, r)
+            });
             return self.write(dst, ty, r, mask);
         }
         for (k, s) in srcs.iter().enumerate().take(SLOTS.len()) {

@@ -71,6 +71,7 @@ pub mod check;
 pub mod interp;
 pub mod ir;
 pub mod jit;
+pub mod link;
 pub mod ops;
 pub mod parse;
 pub mod runtime;

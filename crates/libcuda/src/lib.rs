@@ -29,7 +29,9 @@ pub mod device;
 pub mod error;
 pub mod launch;
 pub mod library;
+pub mod link;
 pub mod memory;
+pub mod mempool;
 pub mod module;
 pub mod proc;
 pub mod stream;
@@ -39,7 +41,9 @@ pub use device::*;
 pub use error::*;
 pub use launch::*;
 pub use library::*;
+pub use link::*;
 pub use memory::*;
+pub use mempool::*;
 pub use module::*;
 pub use proc::*;
 pub use stream::*;
@@ -140,6 +144,8 @@ pub enum Kind {
     Function = 3,
     Stream = 4,
     Event = 5,
+    Link = 6,
+    MemPool = 7,
 }
 
 const TAG_SHIFT: u32 = 40;

@@ -59,13 +59,34 @@ pub unsafe fn image_ptx(image: *const u8) -> Res<String> {
     Ok(String::from_utf8_lossy(&region[pos..end]).into_owned())
 }
 
-/// Loads PTX text into the current context; `Err((code, message))`.
-fn load(pmod: *mut CUmodule, ptx: &str, file: &str) -> Result<(), (CUresult, String)> {
+/// The PTX sources of a module image, `(text, name)`: one, or several for a linked
+/// image from `cuLinkComplete`.
+///
+/// # Safety
+/// As [`image_ptx`].
+pub unsafe fn image_sources(image: *const u8, name: &str) -> Res<Vec<(String, String)>> {
+    if !image.is_null() && std::slice::from_raw_parts(image, 8) == link::LINKED_MAGIC {
+        return link::decode(image);
+    }
+    Ok(vec![(image_ptx(image)?, name.to_string())])
+}
+
+/// Loads PTX sources (linked, if several) into the current context;
+/// `Err((code, message))`.
+fn load(pmod: *mut CUmodule, srcs: &[(String, String)]) -> Result<(), (CUresult, String)> {
     if pmod.is_null() {
         return Err((CUDA_ERROR_INVALID_VALUE, String::new()));
     }
     let d = with_ctx(|d, _, _| Ok(d)).map_err(|e| (e, String::new()))?;
-    let module = d.device.load_ptx(ptx, file).map_err(|e| {
+    let loaded = match srcs {
+        [(ptx, file)] => d.device.load_ptx(ptx, file),
+        _ => {
+            let pairs: Vec<(&str, &str)> =
+                srcs.iter().map(|(t, n)| (t.as_str(), n.as_str())).collect();
+            d.device.load_ptx_linked(&pairs, true)
+        }
+    };
+    let module = loaded.map_err(|e| {
         let msg = e.to_string();
         log(&format!("ptxjit-cuda: cannot load module: {msg}"));
         (CUDA_ERROR_INVALID_PTX, msg)
@@ -82,8 +103,8 @@ fn load(pmod: *mut CUmodule, ptx: &str, file: &str) -> Result<(), (CUresult, Str
 #[no_mangle]
 pub unsafe extern "C" fn cuModuleLoadData(pmod: *mut CUmodule, image: *const c_void) -> CUresult {
     guard(|| {
-        let ptx = image_ptx(image as *const u8)?;
-        load(pmod, &ptx, "module.ptx").map_err(|e| e.0)
+        let srcs = image_sources(image as *const u8, "module.ptx")?;
+        load(pmod, &srcs).map_err(|e| e.0)
     })
 }
 
@@ -119,8 +140,8 @@ pub unsafe extern "C" fn cuModuleLoadDataEx(
             .map(|i| (*options.add(i), values.add(i)))
             .collect();
         let find = |o: u32| opts.iter().find(|x| x.0 == o).map(|x| x.1);
-        let ptx = image_ptx(image as *const u8)?;
-        let r = load(pmod, &ptx, "module.ptx");
+        let srcs = image_sources(image as *const u8, "module.ptx")?;
+        let r = load(pmod, &srcs);
         let msg = match &r {
             Err((_, m)) => m.clone(),
             Ok(()) => String::new(),
@@ -156,8 +177,8 @@ pub unsafe extern "C" fn cuModuleLoad(pmod: *mut CUmodule, fname: *const c_char)
         with_ctx(|_, _, _| Ok(()))?;
         let mut bytes = std::fs::read(&path).map_err(|_| CUDA_ERROR_FILE_NOT_FOUND)?;
         bytes.push(0);
-        let ptx = image_ptx(bytes.as_ptr())?;
-        load(pmod, &ptx, &path).map_err(|e| e.0)
+        let srcs = image_sources(bytes.as_ptr(), &path)?;
+        load(pmod, &srcs).map_err(|e| e.0)
     })
 }
 

@@ -326,3 +326,13 @@ pub unsafe extern "C" fn cuEventElapsedTime(ms: *mut f32, a: CUevent, b: CUevent
 pub unsafe extern "C" fn cuEventElapsedTime_v2(ms: *mut f32, a: CUevent, b: CUevent) -> CUresult {
     guard(|| elapsed(ms, a, b))
 }
+
+/// `cuStreamIsCapturing`: graph capture is not supported, so no stream is ever
+/// capturing (`CU_STREAM_CAPTURE_STATUS_NONE`).
+#[no_mangle]
+pub unsafe extern "C" fn cuStreamIsCapturing(s: CUstream, status: *mut u32) -> CUresult {
+    guard(|| {
+        check(s)?;
+        out(status, 0)
+    })
+}

@@ -241,18 +241,62 @@ pub unsafe extern "C" fn cuCtxCreate_v3(
     ctx_create(pctx, flags, dev)
 }
 
-/// `cuCtxCreate_v4` (with `CUctxCreateParams`, which must be null here).
+/// `CUctxCreateParams` (CUDA 12.5 and 13.x).
+#[repr(C)]
+pub struct CUctxCreateParams {
+    pub exec_affinity_params: *mut c_void,
+    pub num_exec_affinity_params: i32,
+    pub cig_params: *mut c_void,
+}
+
+/// `cuCtxCreate_v4` (CUDA 13's `cuCtxCreate`): a NULL or all-empty
+/// `CUctxCreateParams` is a plain context; execution-affinity parameters are ignored
+/// as by `cuCtxCreate_v3`; CIG (graphics-interop) parameters are not supported.
 #[no_mangle]
 pub unsafe extern "C" fn cuCtxCreate_v4(
     pctx: *mut CUcontext,
-    params: *mut c_void,
+    params: *mut CUctxCreateParams,
     flags: u32,
     dev: CUdevice,
 ) -> CUresult {
-    if !params.is_null() {
-        return not_supported("cuCtxCreate_v4 with parameters");
+    if let Some(p) = params.as_ref() {
+        if p.num_exec_affinity_params < 0
+            || (p.exec_affinity_params.is_null() && p.num_exec_affinity_params != 0)
+        {
+            return CUDA_ERROR_INVALID_VALUE;
+        }
+        if !p.exec_affinity_params.is_null() && !p.cig_params.is_null() {
+            return CUDA_ERROR_INVALID_VALUE;
+        }
+        if !p.cig_params.is_null() {
+            return not_supported("cuCtxCreate_v4 with CIG parameters");
+        }
     }
     ctx_create(pctx, flags, dev)
+}
+
+/// The context `ctx` names (NULL: the current one) exists.
+fn ctx_given_or_current(ctx: CUcontext) -> Res {
+    if ctx.is_null() {
+        with_ctx(|_, _, _| Ok(()))
+    } else {
+        ctx_id(&driver()?.lock(), ctx).map(|_| ())
+    }
+}
+
+/// `cuCtxGetDevice_v2` (CUDA 13): the device of `ctx`, or of the current context.
+#[no_mangle]
+pub unsafe extern "C" fn cuCtxGetDevice_v2(dev: *mut CUdevice, ctx: CUcontext) -> CUresult {
+    guard(|| {
+        ctx_given_or_current(ctx)?;
+        out(dev, 0)
+    })
+}
+
+/// `cuCtxSynchronize_v2` (CUDA 13): every operation has completed when it returns.
+#[no_mangle]
+pub unsafe extern "C" fn cuCtxSynchronize_v2(ctx: CUcontext) -> CUresult {
+    guard(|| ctx_given_or_current(ctx))
 }
 
 unsafe fn ctx_destroy(ctx: CUcontext) -> CUresult {

@@ -82,8 +82,10 @@ pub const CUDA_ERROR_LAUNCH_FAILED: CUresult = 719;
 pub const CUDA_ERROR_NOT_SUPPORTED: CUresult = 801;
 pub const CUDA_ERROR_UNKNOWN: CUresult = 999;
 
-/// The CUDA version this library reports (`cuDriverGetVersion`): 12.8.
-pub const DRIVER_VERSION: i32 = 12080;
+/// The CUDA version this library reports (`cuDriverGetVersion`): 13.5, the newest
+/// driver API whose functions it exports (api/functions.txt is generated from CUDA
+/// 12.9's and 13.5's headers; the CUDA 13 calls runtimes make are implemented).
+pub const DRIVER_VERSION: i32 = 13050;
 
 /// Result type inside the library: `Err` is a `CUresult` error code.
 pub type Res<T = ()> = Result<T, CUresult>;

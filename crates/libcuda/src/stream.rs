@@ -336,3 +336,27 @@ pub unsafe extern "C" fn cuStreamIsCapturing(s: CUstream, status: *mut u32) -> C
         out(status, 0)
     })
 }
+
+/// `cuLaunchHostFunc_v2` (CUDA 13.1): as `cuLaunchHostFunc`; every sync mode is the
+/// same here, since the function runs when it is enqueued.
+#[no_mangle]
+pub unsafe extern "C" fn cuLaunchHostFunc_v2(
+    s: CUstream,
+    f: Option<unsafe extern "C" fn(*mut c_void)>,
+    data: *mut c_void,
+    _sync_mode: u32,
+) -> CUresult {
+    cuLaunchHostFunc(s, f, data)
+}
+
+/// `cuProfilerStart`: there is no profiler to start; succeeds as with no tool attached.
+#[no_mangle]
+pub unsafe extern "C" fn cuProfilerStart() -> CUresult {
+    guard(|| with_ctx(|_, _, _| Ok(())))
+}
+
+/// `cuProfilerStop`: as `cuProfilerStart`.
+#[no_mangle]
+pub unsafe extern "C" fn cuProfilerStop() -> CUresult {
+    guard(|| with_ctx(|_, _, _| Ok(())))
+}

@@ -567,7 +567,7 @@ fn streams_events_and_devices() {
         assert_eq!(cuInit(1), CUDA_ERROR_INVALID_VALUE);
         let mut ver = 0;
         assert_eq!(cuDriverGetVersion(&mut ver), 0);
-        assert_eq!(ver, 12080);
+        assert_eq!(ver, 13050);
         assert_eq!(cuDriverGetVersion(null_mut()), CUDA_ERROR_INVALID_VALUE);
         let mut pfn = null_mut();
         let mut found = 0;

@@ -27,9 +27,11 @@ use std::sync::{Mutex, MutexGuard, OnceLock};
 pub mod ctx;
 pub mod device;
 pub mod error;
+pub mod export;
 pub mod launch;
 pub mod library;
 pub mod link;
+pub mod md2;
 pub mod memory;
 pub mod mempool;
 pub mod module;
@@ -39,6 +41,7 @@ pub mod stream;
 pub use ctx::*;
 pub use device::*;
 pub use error::*;
+pub use export::*;
 pub use launch::*;
 pub use library::*;
 pub use link::*;
@@ -181,6 +184,9 @@ pub struct Tables {
     pub primary_refs: u32,
     pub primary_flags: u32,
     pub modules: std::collections::HashMap<u64, module::ModuleEntry>,
+    /// The CUDA runtime's context-local storage: `(context id, key)` → value (see
+    /// [`export`]).
+    pub context_storage: std::collections::HashMap<(u64, usize), usize>,
     pub functions: std::collections::HashMap<u64, module::FunctionEntry>,
     pub streams: std::collections::HashMap<u64, stream::StreamEntry>,
     pub events: std::collections::HashMap<u64, stream::EventEntry>,

@@ -413,3 +413,13 @@ pub unsafe extern "C" fn cuFuncIsLoaded(state: *mut u32, h: CUfunction) -> CUres
 pub unsafe extern "C" fn cuFuncLoad(h: CUfunction) -> CUresult {
     guard(|| with_function(h, |_, _| Ok(())))
 }
+
+/// `cuModuleGetLoadingMode`: modules are loaded (parsed, checked, compiled) eagerly,
+/// `CU_MODULE_EAGER_LOADING`.
+#[no_mangle]
+pub unsafe extern "C" fn cuModuleGetLoadingMode(mode: *mut u32) -> CUresult {
+    guard(|| {
+        driver()?;
+        out(mode, 1)
+    })
+}

@@ -127,6 +127,13 @@ static CHECKS_TABLE: Table<4> = Table([
     check_flags as *const c_void,
 ]);
 
+/// Logs a call of a table entry when `PTXJIT_CUDA_TRACE` is set.
+fn trace(what: &str) {
+    if std::env::var_os("PTXJIT_CUDA_TRACE").is_some() {
+        log(&format!("ptxjit-cuda: export table: {what}"));
+    }
+}
+
 /// The table for `id`.
 fn table_for(id: &Uuid) -> Option<*const c_void> {
     let t = match *id {
@@ -170,6 +177,7 @@ pub unsafe extern "C" fn cuGetExportTable(table: *mut *const c_void, id: *const 
 /// Loads a module from a `__fatBinC_Wrapper_t` (or a fat binary: both are images
 /// `cuModuleLoadData` reads).
 unsafe extern "C" fn load_fatbin_wrapper(module: *mut CUmodule, image: *const c_void) -> CUresult {
+    trace("load_fatbin_wrapper");
     cuModuleLoadData(module, image)
 }
 
@@ -182,6 +190,7 @@ unsafe extern "C" fn load_fatbin_wrapper_ext(
     _b: *mut c_void,
     _c: u32,
 ) -> CUresult {
+    trace("load_fatbin_wrapper_ext");
     cuModuleLoadData(module, image)
 }
 
@@ -193,11 +202,13 @@ unsafe extern "C" fn load_fatbin_ext(
     _b: *mut c_void,
     _c: u32,
 ) -> CUresult {
+    trace("load_fatbin_ext");
     cuModuleLoadData(module, image)
 }
 
 /// The primary context of `dev`, created if needed, not retained.
 unsafe extern "C" fn primary_context(pctx: *mut CUcontext, dev: CUdevice) -> CUresult {
+    trace("primary_context");
     guard(|| {
         let c = ctx::primary_unretained(dev)?;
         out(pctx, c)
@@ -248,6 +259,7 @@ unsafe extern "C" fn cls_put(
     value: *mut c_void,
     _dtor: *const c_void,
 ) -> CUresult {
+    trace("cls_put");
     guard(|| {
         let mut t = driver()?.lock();
         let c = ctx_or_current(&t, ctx)?;
@@ -257,6 +269,7 @@ unsafe extern "C" fn cls_put(
 }
 
 unsafe extern "C" fn cls_delete(ctx: CUcontext, key: *mut c_void) -> CUresult {
+    trace("cls_delete");
     guard(|| {
         let mut t = driver()?.lock();
         let c = ctx_or_current(&t, ctx)?;
@@ -270,6 +283,7 @@ unsafe extern "C" fn cls_get(
     ctx: CUcontext,
     key: *mut c_void,
 ) -> CUresult {
+    trace("cls_get");
     guard(|| {
         let t = driver()?.lock();
         let c = ctx_or_current(&t, ctx)?;
@@ -287,6 +301,7 @@ unsafe extern "C" fn ctx_create_bypass(
     flags: u32,
     dev: CUdevice,
 ) -> CUresult {
+    trace("ctx_create_bypass");
     cuCtxCreate_v2(pctx, flags, dev)
 }
 
@@ -306,6 +321,7 @@ unsafe extern "C" fn context_check(
     result: *mut u32,
     _extra: *mut *const c_void,
 ) -> CUresult {
+    trace("context_check");
     guard(|| out(result, 0))
 }
 

@@ -74,10 +74,27 @@ pub unsafe fn image_sources(image: *const u8, name: &str) -> Res<Vec<(String, St
 /// Loads PTX sources (linked, if several) into the current context;
 /// `Err((code, message))`.
 fn load(pmod: *mut CUmodule, srcs: &[(String, String)]) -> Result<(), (CUresult, String)> {
+    load_into(pmod, srcs, true)
+}
+
+/// Loads PTX sources as a module of the current context (`in_context`), or as a
+/// context-independent library module, which no context's destruction unloads and
+/// which loads without a current context (the CUDA runtime loads its registered fat
+/// binaries this way before it makes a context current).
+pub(crate) fn load_into(
+    pmod: *mut CUmodule,
+    srcs: &[(String, String)],
+    in_context: bool,
+) -> Result<(), (CUresult, String)> {
     if pmod.is_null() {
         return Err((CUDA_ERROR_INVALID_VALUE, String::new()));
     }
-    let d = with_ctx(|d, _, _| Ok(d)).map_err(|e| (e, String::new()))?;
+    let d = if in_context {
+        with_ctx(|d, _, _| Ok(d))
+    } else {
+        driver()
+    }
+    .map_err(|e| (e, String::new()))?;
     let loaded = match srcs {
         [(ptx, file)] => d.device.load_ptx(ptx, file),
         _ => {
@@ -91,14 +108,22 @@ fn load(pmod: *mut CUmodule, srcs: &[(String, String)]) -> Result<(), (CUresult,
         log(&format!("ptxjit-cuda: cannot load module: {msg}"));
         (CUDA_ERROR_INVALID_PTX, msg)
     })?;
-    with_ctx(|_, t, c| {
+    let insert = |t: &mut Tables, c: u64| {
         let id = t.new_id();
         t.modules.insert(id, ModuleEntry { ctx: c, module });
         // SAFETY: checked non-null.
         unsafe { out(pmod, handle(Kind::Module, id)) }
-    })
+    };
+    if in_context {
+        with_ctx(|_, t, c| insert(t, c))
+    } else {
+        insert(&mut d.lock(), LIBRARY_CTX)
+    }
     .map_err(|e| (e, String::new()))
 }
+
+/// The owner of library modules: no context has this id.
+pub const LIBRARY_CTX: u64 = 0;
 
 #[no_mangle]
 pub unsafe extern "C" fn cuModuleLoadData(pmod: *mut CUmodule, image: *const c_void) -> CUresult {
@@ -219,38 +244,46 @@ pub unsafe extern "C" fn cuModuleGetFunction(
             return Err(CUDA_ERROR_INVALID_VALUE);
         }
         let name = cstr(name)?;
-        with_ctx(|_, t, _| {
-            let mid = module_id(t, h)?;
-            let module = t.modules[&mid].module.clone();
-            if !module.kernels().contains(&name.as_str()) {
-                return Err(CUDA_ERROR_NOT_FOUND);
-            }
-            // One handle per (module, kernel).
-            let existing = t
-                .functions
-                .iter()
-                .find(|(_, f)| f.module_id == mid && f.name.to_bytes() == name.as_bytes())
-                .map(|(&id, _)| id);
-            let id = match existing {
-                Some(id) => id,
-                None => {
-                    let id = t.new_id();
-                    let cname = CString::new(name).map_err(|_| CUDA_ERROR_INVALID_VALUE)?;
-                    t.functions.insert(
-                        id,
-                        FunctionEntry {
-                            module_id: mid,
-                            module,
-                            name: cname,
-                            max_dyn_shared: 48 * 1024,
-                        },
-                    );
-                    id
-                }
-            };
-            out(pf, handle(Kind::Function, id))
-        })
+        with_ctx(|_, t, _| get_function(t, pf, h, name))
     })
+}
+
+/// `cuModuleGetFunction` on the tables.
+pub(crate) unsafe fn get_function(
+    t: &mut Tables,
+    pf: *mut CUfunction,
+    h: CUmodule,
+    name: String,
+) -> Res {
+    let mid = module_id(t, h)?;
+    let module = t.modules[&mid].module.clone();
+    if !module.kernels().contains(&name.as_str()) {
+        return Err(CUDA_ERROR_NOT_FOUND);
+    }
+    // One handle per (module, kernel).
+    let existing = t
+        .functions
+        .iter()
+        .find(|(_, f)| f.module_id == mid && f.name.to_bytes() == name.as_bytes())
+        .map(|(&id, _)| id);
+    let id = match existing {
+        Some(id) => id,
+        None => {
+            let id = t.new_id();
+            let cname = CString::new(name).map_err(|_| CUDA_ERROR_INVALID_VALUE)?;
+            t.functions.insert(
+                id,
+                FunctionEntry {
+                    module_id: mid,
+                    module,
+                    name: cname,
+                    max_dyn_shared: 48 * 1024,
+                },
+            );
+            id
+        }
+    };
+    out(pf, handle(Kind::Function, id))
 }
 
 #[no_mangle]

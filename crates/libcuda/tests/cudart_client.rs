@@ -92,3 +92,54 @@ fn nvidia_cuda_runtime_runs_against_libcuda() {
     );
     assert!(!stderr.contains("panic"), "{stderr}");
 }
+
+/// The venv's `libcudart_static.a` (next to `libcudart.so.12`).
+fn static_runtime(so: &Path) -> Option<PathBuf> {
+    let a = so.with_file_name("libcudart_static.a");
+    a.exists().then_some(a)
+}
+
+/// tests/c/cudart_static.c, linked by gcc with NVIDIA's static runtime (what nvcc links
+/// by default), registers a fat binary and launches kernels from it.
+#[test]
+fn static_runtime_program_runs_against_libcuda() {
+    let lib = common::lib_dir();
+    let runtime = venv_with_cudart(&lib.join("libcuda-tests/cudartvenv"))
+        .map_err(|e| e.to_string())
+        .and_then(|(_, so)| static_runtime(&so).ok_or_else(|| "no libcudart_static.a".into()));
+    let archive = match runtime {
+        Ok(a) => a,
+        Err(e) => {
+            eprintln!("SKIPPED static_runtime_program_runs_against_libcuda: {e}");
+            return;
+        }
+    };
+    let dir = common::scratch("cudart_static");
+    let exe = dir.join("cudart_static");
+    let out = Command::new("gcc")
+        .args(["-O1", "-Wall", "-Werror", "-o"])
+        .arg(&exe)
+        .arg(common::crate_dir().join("tests/c/cudart_static.c"))
+        .arg(&archive)
+        .args(["-ldl", "-lpthread", "-lrt", "-lm"])
+        .output()
+        .expect("run gcc (install it: apt-get install gcc)");
+    assert!(
+        out.status.success(),
+        "gcc failed:\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let out = Command::new(&exe)
+        .arg(common::kernels_ptx())
+        .env("LD_LIBRARY_PATH", lib)
+        .output()
+        .expect("run the program");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    println!("{stdout}{stderr}");
+    assert!(out.status.success(), "program failed:\n{stdout}\n{stderr}");
+    assert!(
+        stdout.contains("cudart static client: 21 passed, 0 failed"),
+        "{stdout}"
+    );
+}

@@ -101,3 +101,86 @@ fn tables_and_context_local_storage() {
         assert_eq!(hex(&a), "5c67cb031c184133e8d14c1faa83d38e");
     }
 }
+
+/// The CUDA runtime loads its fat binaries with `cuLibraryLoadData` before any context
+/// is current: libraries load and hand out kernels on a thread without a context, and
+/// survive the destruction of a created context.
+#[test]
+fn libraries_load_without_a_current_context() {
+    let ptx = std::fs::read(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/ptx/kernels.ptx"
+    ))
+    .unwrap();
+    let mut image = ptx.clone();
+    image.push(0);
+    let lib = std::thread::spawn(move || unsafe {
+        assert_eq!(cuInit(0), 0);
+        let mut cur = 1 as CUcontext;
+        assert_eq!(cuCtxGetCurrent(&mut cur), 0);
+        assert!(cur.is_null());
+        let mut lib = null_mut();
+        let r = cuLibraryLoadData(
+            &mut lib,
+            image.as_ptr() as *const c_void,
+            null_mut(),
+            null_mut(),
+            0,
+            null_mut(),
+            null_mut(),
+            0,
+        );
+        assert_eq!(r, 0);
+        let mut k = null_mut();
+        assert_eq!(cuLibraryGetKernel(&mut k, lib, c"saxpy".as_ptr()), 0);
+        assert_eq!(cuCtxGetCurrent(&mut cur), 0);
+        assert!(cur.is_null(), "no context is left current");
+        lib as usize
+    })
+    .join()
+    .unwrap() as CUlibraryHandle;
+    unsafe {
+        let mut ctx = null_mut();
+        assert_eq!(cuCtxCreate_v2(&mut ctx, 0, 0), 0);
+        assert_eq!(cuCtxDestroy_v2(ctx), 0);
+        let mut primary = null_mut();
+        assert_eq!(cuDevicePrimaryCtxRetain(&mut primary, 0), 0);
+        assert_eq!(cuCtxSetCurrent(primary), 0);
+        let mut k = null_mut();
+        assert_eq!(cuLibraryGetKernel(&mut k, lib, c"saxpy".as_ptr()), 0);
+        let (mut x, mut y) = (0u64, 0u64);
+        assert_eq!(cuMemAlloc_v2(&mut x, 16), 0);
+        assert_eq!(cuMemAlloc_v2(&mut y, 16), 0);
+        let xs = [1f32, 2., 3., 4.];
+        assert_eq!(cuMemcpyHtoD_v2(x, xs.as_ptr() as *const c_void, 16), 0);
+        assert_eq!(cuMemcpyHtoD_v2(y, xs.as_ptr() as *const c_void, 16), 0);
+        let (mut n, mut a) = (4u32, 10f32);
+        let mut params = [
+            &mut n as *mut u32 as *mut c_void,
+            &mut a as *mut f32 as *mut c_void,
+            &mut x as *mut u64 as *mut c_void,
+            &mut y as *mut u64 as *mut c_void,
+        ];
+        let r = cuLaunchKernel(
+            k,
+            1,
+            1,
+            1,
+            32,
+            1,
+            1,
+            0,
+            null_mut(),
+            params.as_mut_ptr(),
+            null_mut(),
+        );
+        assert_eq!(r, 0);
+        let mut out = [0f32; 4];
+        assert_eq!(cuMemcpyDtoH_v2(out.as_mut_ptr() as *mut c_void, y, 16), 0);
+        // y = 10 * x + y, exact in binary32.
+        assert_eq!(out, [11., 22., 33., 44.]);
+        assert_eq!(cuLibraryUnload(lib), 0);
+    }
+}
+
+type CUlibraryHandle = *mut c_void;

@@ -17,11 +17,11 @@ pub struct FunctionEntry {
     pub max_dyn_shared: i32,
 }
 
-const FATBIN_MAGIC: u32 = 0xBA55_ED50;
 const FATBIN_WRAPPER_MAGIC: u32 = 0x4662_43B1;
 
 /// Reads the PTX text of a module image: NUL-terminated PTX, a fatbinary (or its
-/// wrapper) or an ELF image holding uncompressed PTX.
+/// wrapper, see [`fatbin`]: compressed PTX entries are decompressed) or an ELF image
+/// (a host object's `.nv_fatbin` container, or PTX stored uncompressed).
 ///
 /// # Safety
 /// `image` must point to a valid image of the kind its first bytes say.
@@ -30,26 +30,37 @@ pub unsafe fn image_ptx(image: *const u8) -> Res<String> {
         return Err(CUDA_ERROR_INVALID_VALUE);
     }
     let magic = (image as *const u32).read_unaligned();
-    let region: &[u8] = if magic == FATBIN_WRAPPER_MAGIC {
+    if magic == FATBIN_WRAPPER_MAGIC {
         let data = (image.add(8) as *const *const u8).read_unaligned();
         return image_ptx(data);
-    } else if magic == FATBIN_MAGIC {
+    }
+    if magic == fatbin::MAGIC {
         let header = (image.add(6) as *const u16).read_unaligned() as usize;
         let size = (image.add(8) as *const u64).read_unaligned() as usize;
-        std::slice::from_raw_parts(image, header + size)
-    } else if magic == u32::from_le_bytes(*b"\x7fELF") {
-        // ELF64: the section headers end the image.
-        let shoff = (image.add(0x28) as *const u64).read_unaligned() as usize;
-        let shentsize = (image.add(0x3a) as *const u16).read_unaligned() as usize;
-        let shnum = (image.add(0x3c) as *const u16).read_unaligned() as usize;
-        std::slice::from_raw_parts(image, shoff + shentsize * shnum)
-    } else {
+        let region = std::slice::from_raw_parts(image, header + size);
+        return fatbin_ptx(region);
+    }
+    if magic != u32::from_le_bytes(*b"\x7fELF") {
         let text = std::ffi::CStr::from_ptr(image as *const c_char);
         return Ok(text.to_string_lossy().into_owned());
-    };
+    }
+    // ELF64: the section headers end the image.
+    let shoff = (image.add(0x28) as *const u64).read_unaligned() as usize;
+    let shentsize = (image.add(0x3a) as *const u16).read_unaligned() as usize;
+    let shnum = (image.add(0x3c) as *const u16).read_unaligned() as usize;
+    let region = std::slice::from_raw_parts(image, shoff + shentsize * shnum);
+    let magic = fatbin::MAGIC.to_le_bytes();
+    let mut at = 0;
+    while let Some(p) = region[at..].windows(4).position(|w| w == magic) {
+        let start = at + p;
+        if start % 8 == 0 && fatbin::container_size(&region[start..]).is_some() {
+            return fatbin_ptx(&region[start..]);
+        }
+        at = start + 1;
+    }
     let needle = b".version";
     let Some(pos) = region.windows(needle.len()).position(|w| w == needle) else {
-        log("ptxjit-cuda: the image holds no uncompressed PTX (ptxjit runs PTX only)");
+        log("ptxjit-cuda: the image holds no PTX (ptxjit runs PTX only)");
         return Err(CUDA_ERROR_NO_BINARY_FOR_GPU);
     };
     let end = region[pos..]
@@ -57,6 +68,22 @@ pub unsafe fn image_ptx(image: *const u8) -> Res<String> {
         .position(|&b| b == 0)
         .map_or(region.len(), |e| pos + e);
     Ok(String::from_utf8_lossy(&region[pos..end]).into_owned())
+}
+
+/// The PTX of a fat binary, or the error (logged) for one without usable PTX.
+fn fatbin_ptx(region: &[u8]) -> Res<String> {
+    fatbin::ptx(region).map_err(|e| {
+        let (msg, code) = match e {
+            fatbin::NoPtx::NoEntry => (
+                "the fat binary holds no PTX, only cubins (ptxjit runs PTX only: build with a compute_XX target, e.g. -arch=sm_XX includes it)".to_string(),
+                CUDA_ERROR_NO_BINARY_FOR_GPU,
+            ),
+            fatbin::NoPtx::Unsupported(m) => (m, CUDA_ERROR_NOT_SUPPORTED),
+            fatbin::NoPtx::Malformed(m) => (m, CUDA_ERROR_INVALID_IMAGE),
+        };
+        log(&format!("ptxjit-cuda: {msg}"));
+        code
+    })
 }
 
 /// The PTX sources of a module image, `(text, name)`: one, or several for a linked

@@ -56,7 +56,8 @@ static int passed, failed;
 static void saxpy_stub(void) {}
 
 /* A fat binary with one PTX entry: the container header, then the entry header (kind
- * 1 = PTX, 64 bytes, sm_70, 64-bit, flags 64-bit|CUDA|Linux) and the NUL-padded PTX. */
+ * 1 = PTX, 64 bytes: payload size at 8, sm_70 at 28, 64-bit at 32, flags 64-bit|CUDA|Linux
+ * at 40) and the NUL-padded PTX. */
 static uint8_t *make_fatbin(const char *ptx, size_t len) {
     size_t payload = (len + 8) & ~(size_t)7;
     uint8_t *f = calloc(1, 16 + 64 + payload);
@@ -75,9 +76,9 @@ static uint8_t *make_fatbin(const char *ptx, size_t len) {
     memcpy(e + 2, &ever, 2);
     memcpy(e + 4, &ehdr, 4);
     memcpy(e + 8, &psize, 4);
-    memcpy(e + 32, &sm, 4);
-    memcpy(e + 36, &bits, 4);
-    memcpy(e + 44, &flags, 8);
+    memcpy(e + 28, &sm, 4);
+    memcpy(e + 32, &bits, 4);
+    memcpy(e + 40, &flags, 8);
     memcpy(e + 64, ptx, len);
     return f;
 }

@@ -63,3 +63,43 @@ fn default_pool_allocates_and_reports_usage() {
         assert_eq!(status, 0);
     }
 }
+
+/// `cuPointerGetAttributes`: device memory answers like `cuPointerGetAttribute`; a host
+/// pointer the driver does not know reads as unregistered (type 0, ordinal -2).
+#[test]
+fn pointer_attributes_in_bulk() {
+    unsafe {
+        assert_eq!(cuInit(0), 0);
+        let mut ctx = null_mut();
+        assert_eq!(cuDevicePrimaryCtxRetain(&mut ctx, 0), 0);
+        assert_eq!(cuCtxSetCurrent(ctx), 0);
+        let mut p = 0u64;
+        assert_eq!(cuMemAlloc_v2(&mut p, 256), 0);
+        let (mut ty, mut ord, mut start, mut size) = (9u32, 9i32, 0u64, 0usize);
+        let attrs = [2u32, 9, 11, 12];
+        let mut data = [
+            &mut ty as *mut u32 as *mut c_void,
+            &mut ord as *mut i32 as *mut c_void,
+            &mut start as *mut u64 as *mut c_void,
+            &mut size as *mut usize as *mut c_void,
+        ];
+        assert_eq!(
+            cuPointerGetAttributes(4, attrs.as_ptr(), data.as_mut_ptr(), p + 16),
+            0
+        );
+        // CU_MEMORYTYPE_DEVICE = 2, device 0, the allocation's range.
+        assert_eq!((ty, ord, start, size), (2, 0, p, 256));
+        let host = [0u8; 8];
+        assert_eq!(
+            cuPointerGetAttributes(4, attrs.as_ptr(), data.as_mut_ptr(), host.as_ptr() as u64),
+            0
+        );
+        assert_eq!((ty, ord, start, size), (0, -2, 0, 0));
+        let bad = [99u32];
+        assert_eq!(
+            cuPointerGetAttributes(1, bad.as_ptr(), data.as_mut_ptr(), p),
+            CUDA_ERROR_INVALID_VALUE
+        );
+        assert_eq!(cuMemFree_v2(p), 0);
+    }
+}

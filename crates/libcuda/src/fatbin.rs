@@ -14,11 +14,11 @@
 //! | 40     | flags (u64): 0x2000 LZ4, 0x8000 Zstd   |
 //! | 56     | uncompressed size (u64)                |
 //!
-//! The PTX entry for the highest target is used (ptxjit runs any PTX version it
-//! checks). LZ4-compressed payloads (raw LZ4 blocks: nvcc 12's `-Xfatbin
-//! -compress-all`, libraries such as CuPy's) are decompressed here; Zstd-compressed
-//! ones (nvcc 13's default) are reported as unsupported, naming the flag that avoids
-//! them.
+//! The header may be longer than 64 bytes (nvcc 13 writes 80); the payload follows
+//! it. The PTX entry for the highest target is used (ptxjit runs any PTX version it
+//! checks). Compressed payloads are decompressed: raw LZ4 blocks (nvcc 12's
+//! `-Xfatbin -compress-all`, libraries such as CuPy's), by this module, and Zstd frames
+//! (nvcc 13's default), by the `ruzstd` crate.
 
 /// Container magic.
 pub const MAGIC: u32 = 0xBA55_ED50;
@@ -112,8 +112,6 @@ pub enum NoPtx {
     NoEntry,
     /// A malformed container or compressed payload.
     Malformed(String),
-    /// A PTX entry compressed in a format not supported.
-    Unsupported(String),
 }
 
 /// The text of the PTX entry with the highest target in the fat binary at the start of
@@ -125,20 +123,38 @@ pub fn ptx(b: &[u8]) -> Result<String, NoPtx> {
         .filter(|e| e.kind == KIND_PTX)
         .max_by_key(|e| e.sm)
         .ok_or(NoPtx::NoEntry)?;
+    let size = || {
+        usize::try_from(best.uncompressed)
+            .ok()
+            .filter(|&n| n <= MAX_PTX)
+            .ok_or_else(|| {
+                NoPtx::Malformed(format!("uncompressed size {} too large", best.uncompressed))
+            })
+    };
     let bytes = if best.flags & FLAG_ZSTD != 0 {
-        return Err(NoPtx::Unsupported(format!(
-            "the sm_{} PTX entry is Zstd-compressed (nvcc 13's default): build with --compress-mode=none (or -Xfatbin -compress-all=false)",
-            best.sm
-        )));
+        zstd(best.payload, size()?).map_err(NoPtx::Malformed)?
     } else if best.flags & FLAG_LZ4 != 0 {
-        let n = usize::try_from(best.uncompressed)
-            .map_err(|_| NoPtx::Malformed("uncompressed size too large".into()))?;
-        lz4_block(best.payload, n).map_err(NoPtx::Malformed)?
+        lz4_block(best.payload, size()?).map_err(NoPtx::Malformed)?
     } else {
         best.payload.to_vec()
     };
     let end = bytes.iter().position(|&c| c == 0).unwrap_or(bytes.len());
     Ok(String::from_utf8_lossy(&bytes[..end]).into_owned())
+}
+
+/// Largest decompressed PTX accepted (a bound on what a header can make us allocate).
+pub const MAX_PTX: usize = 1 << 30;
+
+/// Decompresses Zstd frames whose decompressed size is `size`.
+pub fn zstd(src: &[u8], size: usize) -> Result<Vec<u8>, String> {
+    let mut out = vec![0u8; size];
+    let n = ruzstd::decoding::FrameDecoder::new()
+        .decode_all(src, &mut out)
+        .map_err(|e| format!("corrupt Zstd payload: {e}"))?;
+    if n != size {
+        return Err(format!("corrupt Zstd payload: {n} bytes instead of {size}"));
+    }
+    Ok(out)
 }
 
 /// Decompresses one raw LZ4 block whose decompressed size is `size`.

@@ -78,7 +78,6 @@ fn fatbin_ptx(region: &[u8]) -> Res<String> {
                 "the fat binary holds no PTX, only cubins (ptxjit runs PTX only: build with a compute_XX target, e.g. -arch=sm_XX includes it)".to_string(),
                 CUDA_ERROR_NO_BINARY_FOR_GPU,
             ),
-            fatbin::NoPtx::Unsupported(m) => (m, CUDA_ERROR_NOT_SUPPORTED),
             fatbin::NoPtx::Malformed(m) => (m, CUDA_ERROR_INVALID_IMAGE),
         };
         log(&format!("ptxjit-cuda: {msg}"));

@@ -1,7 +1,9 @@
 //! Fat binaries: entries parsed, the highest-target PTX entry chosen, LZ4-compressed
 //! entries decompressed (tests/fatbin/kernels_lz4.fatbin was compressed by the
-//! reference LZ4 library, see make_lz4.py), Zstd-compressed and PTX-less ones refused
-//! with the driver's codes.
+//! reference LZ4 library, see make_lz4.py), Zstd-compressed ones too
+//! (tests/fatbin/scale_nvcc13.fatbin is `nvcc -fatbin -arch=sm_75 scale.cu` of NVIDIA's
+//! nvcc 13.5, default flags: an sm_75 cubin and Zstd-compressed PTX behind an 80-byte
+//! entry header), PTX-less and corrupt ones refused with the driver's codes.
 
 use cuda::*;
 use std::ffi::c_void;
@@ -77,8 +79,18 @@ fn ptx_entries_are_found_and_decompressed() {
     );
     assert!(matches!(
         fatbin::ptx(&container(&[(1, 90, 0x8011, b"zstd....")])),
-        Err(fatbin::NoPtx::Unsupported(m)) if m.contains("--compress-mode=none")
+        Err(fatbin::NoPtx::Malformed(m)) if m.contains("Zstd")
     ));
+    let nvcc13 = std::fs::read(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/fatbin/scale_nvcc13.fatbin"
+    ))
+    .unwrap();
+    let ptx = fatbin::ptx(&nvcc13).unwrap();
+    assert!(
+        ptx.contains(".target sm_75") && ptx.contains(".visible .entry scale("),
+        "{ptx}"
+    );
     // A header that claims less than 64 bytes is malformed, not an endless loop.
     let mut bad = container(&[(1, 70, 0x11, good.as_bytes())]);
     bad[16 + 4..16 + 8].copy_from_slice(&0u32.to_le_bytes());
@@ -138,8 +150,42 @@ fn compressed_fatbins_load_and_run() {
         let zstd = container(&[(1, 90, 0x8011, b"zstd....")]);
         assert_eq!(
             cuModuleLoadData(&mut m, zstd.as_ptr() as *const c_void),
-            CUDA_ERROR_NOT_SUPPORTED
+            CUDA_ERROR_INVALID_IMAGE
         );
+        // nvcc 13's default output: x[i] *= k.
+        let nvcc13 = std::fs::read(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/tests/fatbin/scale_nvcc13.fatbin"
+        ))
+        .unwrap();
+        assert_eq!(
+            cuModuleLoadData(&mut m, nvcc13.as_ptr() as *const c_void),
+            0
+        );
+        assert_eq!(cuModuleGetFunction(&mut f, m, c"scale".as_ptr()), 0);
+        let (mut k, mut n) = (0.25f32, 4i32);
+        let mut params = [
+            &mut y as *mut u64 as *mut c_void,
+            &mut k as *mut f32 as *mut c_void,
+            &mut n as *mut i32 as *mut c_void,
+        ];
+        let r = cuLaunchKernel(
+            f,
+            1,
+            1,
+            1,
+            32,
+            1,
+            1,
+            0,
+            null_mut(),
+            params.as_mut_ptr(),
+            null_mut(),
+        );
+        assert_eq!(r, 0);
+        assert_eq!(cuMemcpyDtoH_v2(out.as_mut_ptr() as *mut c_void, y, 16), 0);
+        // 4x / 4, exact.
+        assert_eq!(out, [1., 2., 3., 4.]);
         let cubin_only = container(&[(2, 90, 0x11, b"\x7fELF....")]);
         assert_eq!(
             cuModuleLoadData(&mut m, cubin_only.as_ptr() as *const c_void),

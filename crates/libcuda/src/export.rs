@@ -19,7 +19,8 @@
 //!   PCI location;
 //! - *context checks*: "nothing unusual" answers;
 //! - *heap access* and *extended device attributes*: present, their functions return
-//!   `CUDA_ERROR_NOT_SUPPORTED` (what they compute is not documented).
+//!   `CUDA_ERROR_NOT_SUPPORTED` (what they compute is not documented);
+//! - the table CUDA 13 runtimes require, see [`crate::export13`].
 
 use crate::*;
 
@@ -72,6 +73,7 @@ const CTX_CREATE_BYPASS: Uuid = uuid("0CA50B8C-1004-929A-89A7-D0DF10E77286");
 const HEAP_ACCESS: Uuid = uuid("195BCBF4-D67D-024A-ACC5-1D29CEA631AE");
 const DEVICE_EXTENDED: Uuid = uuid("B10541E1-F7C7-C74A-9F64-F223BE99F1E2");
 const INTEGRITY_CHECK: Uuid = uuid("D4082055-BDE6-704B-8D34-BA123C66E1F2");
+const CUDA13_RUNTIME: Uuid = uuid("21318C60-9714-3248-8CA6-41FF7324C8F2");
 const CONTEXT_CHECKS: Uuid = uuid("263E8860-7CD2-6143-92F6-BBD5006DFA7E");
 
 static CUDART_TABLE: Table<13> = Table([
@@ -146,6 +148,7 @@ fn table_for(id: &Uuid) -> Option<*const c_void> {
         DEVICE_EXTENDED => DEVICE_EXT_TABLE.0.as_ptr(),
         INTEGRITY_CHECK => INTEGRITY_TABLE.0.as_ptr(),
         CONTEXT_CHECKS => CHECKS_TABLE.0.as_ptr(),
+        CUDA13_RUNTIME => export13::TABLE.0.as_ptr(),
         _ => return None,
     };
     Some(t as *const c_void)

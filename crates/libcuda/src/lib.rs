@@ -28,6 +28,7 @@ pub mod ctx;
 pub mod device;
 pub mod error;
 pub mod export;
+pub mod export13;
 pub mod fatbin;
 pub mod launch;
 pub mod library;

@@ -80,6 +80,7 @@ pub mod exec;
 pub mod interp;
 pub mod ir;
 pub mod jit;
+pub mod link;
 pub mod ops;
 pub mod parse;
 pub mod runtime;

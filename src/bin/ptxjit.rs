@@ -1,8 +1,8 @@
 //! The `ptxjit` command: check, run and dump PTX kernels.
 //!
 //! ```text
-//! ptxjit check FILE.ptx
-//! ptxjit run FILE.ptx --kernel NAME [--grid X,Y,Z] [--block X,Y,Z] [--shared BYTES]
+//! ptxjit check FILE.ptx...
+//! ptxjit run FILE.ptx... --kernel NAME [--grid X,Y,Z] [--block X,Y,Z] [--shared BYTES]
 //!            [--backend jit|interp] [--threads N] [--check-uniform] [--timeout SECS]
 //!            [--arg SPEC]... [--out I=PATH]...
 //! ptxjit dump FILE.ptx [--kernel NAME] (--clif | --asm)
@@ -10,10 +10,12 @@
 //! SPEC is `TYPE:VALUE` (u8..u64 s8..s64 b8..b64 f32 f64; decimal, or `0x` hex — for
 //! f32/f64 hex is the bit pattern), `buf:PATH` (a device buffer with PATH's bytes) or
 //! `zeros:N` (a device buffer of N zero bytes). `--out I=PATH` writes the buffer passed
-//! as argument I (0-based) to PATH after the launch. Exit code 0 on success, 1 on error.
+//! as argument I (0-based) to PATH after the launch. Several files are linked into one
+//! module (`.extern` symbols resolve across them, see `ptxjit::link`). Exit code 0 on
+//! success, 1 on error.
 
 use clap::{Parser, Subcommand, ValueEnum};
-use ptxjit::{Backend, Buffer, Device, DeviceOptions, KernelArg, LaunchConfig};
+use ptxjit::{Backend, Buffer, Device, DeviceOptions, KernelArg, LaunchConfig, Module};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -32,11 +34,15 @@ enum BackendArg {
 
 #[derive(Subcommand)]
 enum Cmd {
-    /// Parse, check and compile a PTX file.
-    Check { file: PathBuf },
-    /// Launch a kernel.
+    /// Parse, check and compile PTX files (several are linked into one module).
+    Check {
+        #[arg(required = true)]
+        files: Vec<PathBuf>,
+    },
+    /// Launch a kernel (several files are linked into one module).
     Run {
-        file: PathBuf,
+        #[arg(required = true)]
+        files: Vec<PathBuf>,
         #[arg(long)]
         kernel: String,
         /// Grid dimensions X[,Y[,Z]].
@@ -92,6 +98,19 @@ fn main() -> ExitCode {
 fn read_ptx(file: &PathBuf) -> Result<(String, String), String> {
     let src = std::fs::read_to_string(file).map_err(|e| format!("{}: {e}", file.display()))?;
     Ok((src, file.display().to_string()))
+}
+
+/// Loads one PTX file, or links several into one module.
+fn load_files(dev: &Device, files: &[PathBuf], jit: bool) -> Result<(Module, String), String> {
+    let srcs = files.iter().map(read_ptx).collect::<Result<Vec<_>, _>>()?;
+    let m = if let [(src, name)] = srcs.as_slice() {
+        dev.load_ptx_with(src, name, jit)
+    } else {
+        let pairs: Vec<(&str, &str)> = srcs.iter().map(|(s, n)| (s.as_str(), n.as_str())).collect();
+        dev.load_ptx_linked(&pairs, jit)
+    };
+    let names: Vec<&str> = srcs.iter().map(|(_, n)| n.as_str()).collect();
+    Ok((m.map_err(|e| e.to_string())?, names.join(" + ")))
 }
 
 fn parse_dims(s: &str, what: &str) -> Result<[u32; 3], String> {
@@ -219,10 +238,9 @@ fn parse_arg(dev: &Device, spec: &str) -> Result<(KernelArg, Option<Buffer>), St
 
 fn run(cli: Cli) -> Result<(), String> {
     match cli.cmd {
-        Cmd::Check { file } => {
-            let (src, name) = read_ptx(&file)?;
+        Cmd::Check { files } => {
             let dev = Device::new().map_err(|e| e.to_string())?;
-            let m = dev.load_ptx(&src, &name).map_err(|e| e.to_string())?;
+            let (m, name) = load_files(&dev, &files, true)?;
             let k = m.kernels();
             println!(
                 "{name}: ok ({} kernel{}: {})",
@@ -233,7 +251,7 @@ fn run(cli: Cli) -> Result<(), String> {
             Ok(())
         }
         Cmd::Run {
-            file,
+            files,
             kernel,
             grid,
             block,
@@ -245,7 +263,6 @@ fn run(cli: Cli) -> Result<(), String> {
             args,
             outs,
         } => {
-            let (src, name) = read_ptx(&file)?;
             let grid = parse_dims(&grid, "grid")?;
             let block = parse_dims(&block, "block")?;
             let mut opts = DeviceOptions::default();
@@ -260,9 +277,7 @@ fn run(cli: Cli) -> Result<(), String> {
                 BackendArg::Jit => Backend::Jit,
                 BackendArg::Interp => Backend::Interp,
             };
-            let m = dev
-                .load_ptx_with(&src, &name, backend == Backend::Jit)
-                .map_err(|e| e.to_string())?;
+            let (m, _) = load_files(&dev, &files, backend == Backend::Jit)?;
             let params = m.kernel_params(&kernel).map_err(|e| e.to_string())?;
             if params.len() != args.len() {
                 return Err(format!(

@@ -240,11 +240,11 @@ impl Cx<'_> {
             )
         };
         match ty {
+            // Any integer: nonzero is true (ptxas compiles `mov.pred %p, -1`, which
+            // nvcc emits, and `2` exactly as `1`).
             Type::Pred => match c {
-                Const::Int {
-                    bits: b @ (0 | 1), ..
-                } => Ok(b),
-                _ => Err(self.err(loc, "a predicate constant must be 0 or 1")),
+                Const::Int { bits, .. } => Ok((bits != 0) as u64),
+                _ => Err(self.err(loc, "a predicate constant must be an integer")),
             },
             Type::F32 => Ok(match c {
                 Const::Int {

@@ -255,6 +255,13 @@ impl Device {
         let ir = crate::check::parse_and_check(src, file)?;
         Module::new(self.clone(), ir, jit)
     }
+
+    /// Links PTX sources, `(text, file name)` pairs, into one module (see [`crate::link`]:
+    /// `.extern` functions and variables resolve across them) and loads it.
+    pub fn load_ptx_linked(&self, srcs: &[(&str, &str)], jit: bool) -> Result<Module> {
+        let ir = crate::link::link(srcs, "linked.ptx")?;
+        Module::new(self.clone(), ir, jit)
+    }
 }
 
 /// A loaded module: checked IR, its variables in device memory and its compiled code.

@@ -1,9 +1,14 @@
 #!/usr/bin/env python3
 """Generates the driver-API function list and the cuGetProcAddress table from NVIDIA's
-headers (cuda.h and cudaTypedefs.h, e.g. from PyPI's nvidia-cuda-runtime-cu12 wheel:
-nvidia/cuda_runtime/include).
+headers (cuda.h, cudaProfiler.h and their *Typedefs.h, e.g. from PyPI's
+nvidia-cuda-runtime-cu12 wheel: nvidia/cuda_runtime/include, and CUDA 13's
+nvidia-cuda-runtime 13.x wheel: nvidia/cu13/include).
 
-    python3 crates/libcuda/api/gen.py <include-dir>
+    python3 crates/libcuda/api/gen.py <include-dir>...
+
+With several include directories (oldest CUDA first) the function list and the proc
+table are the union of theirs: every name of every version stays exported. The enums
+come from the last (newest) directory.
 
 Writes, next to this script:
   functions.txt  every function the header declares (current and legacy versioned
@@ -17,21 +22,29 @@ import re
 import subprocess
 import sys
 
-inc = sys.argv[1]
+incs = sys.argv[1:]
+inc = incs[-1]
 here = os.path.dirname(os.path.abspath(__file__))
 
 
-def declared(defines):
-    out = subprocess.run(["gcc", "-E", "-P", *defines, "-I", inc, os.path.join(inc, "cuda.h")],
+def declared(inc, header, defines):
+    out = subprocess.run(["gcc", "-E", "-P", *defines, "-I", inc, os.path.join(inc, header)],
                          check=True, capture_output=True, text=True).stdout
     return set(re.findall(r"\bCUresult\s+(cu\w+)\s*\(", out.replace("\n", " ")))
 
 
-names = declared([]) | declared(["-D__CUDA_API_VERSION_INTERNAL"])
+names = set()
+pfn = set()
+for d in incs:
+    for header in ("cuda.h", "cudaProfiler.h"):
+        if os.path.exists(os.path.join(d, header)):
+            names |= declared(d, header, []) | declared(d, header, ["-D__CUDA_API_VERSION_INTERNAL"])
+    for header in ("cudaTypedefs.h", "cudaProfilerTypedefs.h"):
+        path = os.path.join(d, header)
+        if os.path.exists(path):
+            pfn |= set(re.findall(r"\bPFN_(cu\w+?)_v(\d{4,5})(_ptds|_ptsz)?\)\s*\(",
+                                  open(path).read()))
 names = sorted(names)
-
-typedefs = open(os.path.join(inc, "cudaTypedefs.h")).read()
-pfn = set(re.findall(r"\bPFN_(cu\w+?)_v(\d{4,5})(_ptds|_ptsz)?\)\s*\(", typedefs))
 
 plain = {}
 pt = {}
@@ -52,8 +65,10 @@ for base, vers in sorted(plain.items()):
     syms = sorted((s for s in names if re.fullmatch(re.escape(base) + r"(_v\d+)?", s)),
                   key=lambda s: suffix_num(s, base))
     if not syms:
-        missing.append(base)
-        continue
+        # A typedef without a declaration in the headers given (cudaProfiler.h is not
+        # in the wheels): the function is exported under its base name.
+        syms = [base]
+        names.append(base)
     # Pair from the newest down; older versions left over use the oldest symbol.
     pairs = {}
     for i in range(1, len(vers) + 1):
@@ -61,6 +76,7 @@ for base, vers in sorted(plain.items()):
     mapped[base] = pairs
     for v in vers:
         rows.append(f"{base} {v} {pairs[v]}")
+rows = sorted(set(rows), key=lambda r: (r.split()[0], int(r.split()[1])))
 for base, vers in sorted(pt.items()):
     for v, suffix in sorted(vers):
         pairs = mapped.get(base, {})
@@ -73,6 +89,7 @@ for base, vers in sorted(pt.items()):
         else:
             missing.append(base + suffix)
 
+names = sorted(set(names))
 with open(os.path.join(here, "functions.txt"), "w") as f:
     f.write("\n".join(names) + "\n")
 with open(os.path.join(here, "procs.txt"), "w") as f:

@@ -15,9 +15,14 @@ thread_local! {
     static STACK: RefCell<Vec<u64>> = const { RefCell::new(Vec::new()) };
 }
 
-/// The current context's id, if the thread has one (it may have been destroyed).
+/// The current context's id, if the thread has one (it may have been destroyed). A
+/// thread whose thread-locals are being torn down (the CUDA runtime's exit handlers
+/// call in then) has none.
 pub fn current() -> Option<u64> {
-    STACK.with(|s| s.borrow().last().copied())
+    STACK
+        .try_with(|s| s.borrow().last().copied())
+        .ok()
+        .flatten()
 }
 
 /// The current context's id: `CUDA_ERROR_INVALID_CONTEXT` if there is none or it was
@@ -30,13 +35,13 @@ pub fn current_checked(t: &Tables) -> Res<u64> {
 }
 
 fn set_top(c: Option<u64>) {
-    STACK.with(|s| {
+    let _ = STACK.try_with(|s| {
         let mut s = s.borrow_mut();
         s.pop();
         if let Some(c) = c {
             s.push(c);
         }
-    })
+    });
 }
 
 /// A context handle's id, checked to be alive.
@@ -58,6 +63,7 @@ fn check_dev(dev: CUdevice) -> Res {
 /// Removes a context: its modules, functions, streams and events go with it.
 fn destroy(t: &mut Tables, id: u64) {
     t.contexts.remove(&id);
+    t.context_storage.retain(|k, _| k.0 != id);
     t.modules.retain(|_, m| m.ctx != id);
     let modules = &t.modules;
     t.functions
@@ -98,6 +104,31 @@ pub unsafe extern "C" fn cuDevicePrimaryCtxRetain(pctx: *mut CUcontext, dev: CUd
         t.primary_refs += 1;
         out(pctx, handle(Kind::Context, id))
     })
+}
+
+/// The primary context of `dev`, created (not retained: its retain count stays) if it
+/// does not exist; the CUDA runtime's private interface asks for it this way.
+pub fn primary_unretained(dev: CUdevice) -> Res<CUcontext> {
+    let d = driver()?;
+    check_dev(dev)?;
+    let mut t = d.lock();
+    let id = match t.primary {
+        Some(id) => id,
+        None => {
+            let id = t.new_id();
+            let flags = t.primary_flags;
+            t.contexts.insert(
+                id,
+                Context {
+                    flags,
+                    primary: true,
+                },
+            );
+            t.primary = Some(id);
+            id
+        }
+    };
+    Ok(handle(Kind::Context, id))
 }
 
 unsafe fn primary_release(dev: CUdevice) -> CUresult {
@@ -210,7 +241,7 @@ unsafe fn ctx_create(pctx: *mut CUcontext, flags: u32, dev: CUdevice) -> CUresul
                 primary: false,
             },
         );
-        STACK.with(|s| s.borrow_mut().push(id));
+        let _ = STACK.try_with(|s| s.borrow_mut().push(id));
         out(pctx, handle(Kind::Context, id))
     })
 }
@@ -241,18 +272,62 @@ pub unsafe extern "C" fn cuCtxCreate_v3(
     ctx_create(pctx, flags, dev)
 }
 
-/// `cuCtxCreate_v4` (with `CUctxCreateParams`, which must be null here).
+/// `CUctxCreateParams` (CUDA 12.5 and 13.x).
+#[repr(C)]
+pub struct CUctxCreateParams {
+    pub exec_affinity_params: *mut c_void,
+    pub num_exec_affinity_params: i32,
+    pub cig_params: *mut c_void,
+}
+
+/// `cuCtxCreate_v4` (CUDA 13's `cuCtxCreate`): a NULL or all-empty
+/// `CUctxCreateParams` is a plain context; execution-affinity parameters are ignored
+/// as by `cuCtxCreate_v3`; CIG (graphics-interop) parameters are not supported.
 #[no_mangle]
 pub unsafe extern "C" fn cuCtxCreate_v4(
     pctx: *mut CUcontext,
-    params: *mut c_void,
+    params: *mut CUctxCreateParams,
     flags: u32,
     dev: CUdevice,
 ) -> CUresult {
-    if !params.is_null() {
-        return not_supported("cuCtxCreate_v4 with parameters");
+    if let Some(p) = params.as_ref() {
+        if p.num_exec_affinity_params < 0
+            || (p.exec_affinity_params.is_null() && p.num_exec_affinity_params != 0)
+        {
+            return CUDA_ERROR_INVALID_VALUE;
+        }
+        if !p.exec_affinity_params.is_null() && !p.cig_params.is_null() {
+            return CUDA_ERROR_INVALID_VALUE;
+        }
+        if !p.cig_params.is_null() {
+            return not_supported("cuCtxCreate_v4 with CIG parameters");
+        }
     }
     ctx_create(pctx, flags, dev)
+}
+
+/// The context `ctx` names (NULL: the current one) exists.
+fn ctx_given_or_current(ctx: CUcontext) -> Res {
+    if ctx.is_null() {
+        with_ctx(|_, _, _| Ok(()))
+    } else {
+        ctx_id(&driver()?.lock(), ctx).map(|_| ())
+    }
+}
+
+/// `cuCtxGetDevice_v2` (CUDA 13): the device of `ctx`, or of the current context.
+#[no_mangle]
+pub unsafe extern "C" fn cuCtxGetDevice_v2(dev: *mut CUdevice, ctx: CUcontext) -> CUresult {
+    guard(|| {
+        ctx_given_or_current(ctx)?;
+        out(dev, 0)
+    })
+}
+
+/// `cuCtxSynchronize_v2` (CUDA 13): every operation has completed when it returns.
+#[no_mangle]
+pub unsafe extern "C" fn cuCtxSynchronize_v2(ctx: CUcontext) -> CUresult {
+    guard(|| ctx_given_or_current(ctx))
 }
 
 unsafe fn ctx_destroy(ctx: CUcontext) -> CUresult {
@@ -310,7 +385,7 @@ unsafe fn ctx_push(ctx: CUcontext) -> CUresult {
         let d = driver()?;
         let t = d.lock();
         let id = ctx_id(&t, ctx)?;
-        STACK.with(|s| s.borrow_mut().push(id));
+        let _ = STACK.try_with(|s| s.borrow_mut().push(id));
         Ok(())
     })
 }
@@ -328,7 +403,7 @@ pub unsafe extern "C" fn cuCtxPushCurrent(ctx: CUcontext) -> CUresult {
 unsafe fn ctx_pop(pctx: *mut CUcontext) -> CUresult {
     guard(|| {
         driver()?;
-        let Some(id) = STACK.with(|s| s.borrow_mut().pop()) else {
+        let Some(id) = STACK.try_with(|s| s.borrow_mut().pop()).ok().flatten() else {
             return Err(CUDA_ERROR_INVALID_CONTEXT);
         };
         if !pctx.is_null() {

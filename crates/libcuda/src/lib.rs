@@ -27,9 +27,15 @@ use std::sync::{Mutex, MutexGuard, OnceLock};
 pub mod ctx;
 pub mod device;
 pub mod error;
+pub mod export;
+pub mod export13;
+pub mod fatbin;
 pub mod launch;
 pub mod library;
+pub mod link;
+pub mod md2;
 pub mod memory;
+pub mod mempool;
 pub mod module;
 pub mod proc;
 pub mod stream;
@@ -37,9 +43,12 @@ pub mod stream;
 pub use ctx::*;
 pub use device::*;
 pub use error::*;
+pub use export::*;
 pub use launch::*;
 pub use library::*;
+pub use link::*;
 pub use memory::*;
+pub use mempool::*;
 pub use module::*;
 pub use proc::*;
 pub use stream::*;
@@ -78,8 +87,10 @@ pub const CUDA_ERROR_LAUNCH_FAILED: CUresult = 719;
 pub const CUDA_ERROR_NOT_SUPPORTED: CUresult = 801;
 pub const CUDA_ERROR_UNKNOWN: CUresult = 999;
 
-/// The CUDA version this library reports (`cuDriverGetVersion`): 12.8.
-pub const DRIVER_VERSION: i32 = 12080;
+/// The CUDA version this library reports (`cuDriverGetVersion`): 13.5, the newest
+/// driver API whose functions it exports (api/functions.txt is generated from CUDA
+/// 12.9's and 13.5's headers; the CUDA 13 calls runtimes make are implemented).
+pub const DRIVER_VERSION: i32 = 13050;
 
 /// Result type inside the library: `Err` is a `CUresult` error code.
 pub type Res<T = ()> = Result<T, CUresult>;
@@ -140,6 +151,8 @@ pub enum Kind {
     Function = 3,
     Stream = 4,
     Event = 5,
+    Link = 6,
+    MemPool = 7,
 }
 
 const TAG_SHIFT: u32 = 40;
@@ -173,6 +186,9 @@ pub struct Tables {
     pub primary_refs: u32,
     pub primary_flags: u32,
     pub modules: std::collections::HashMap<u64, module::ModuleEntry>,
+    /// The CUDA runtime's context-local storage: `(context id, key)` → value (see
+    /// [`export`]).
+    pub context_storage: std::collections::HashMap<(u64, usize), usize>,
     pub functions: std::collections::HashMap<u64, module::FunctionEntry>,
     pub streams: std::collections::HashMap<u64, stream::StreamEntry>,
     pub events: std::collections::HashMap<u64, stream::EventEntry>,

@@ -1,10 +1,36 @@
 //! The library API (`cuLibraryLoadData`, `cuLibraryGetKernel`, ...), context-independent
-//! modules in CUDA 12. Here a `CUlibrary` is a module of the context current at load
-//! time and a `CUkernel` is that module's function handle, so a `CUkernel` can be passed
-//! to `cuLaunchKernel` as a `CUfunction`, as the driver allows.
+//! modules in CUDA 12. Here a `CUlibrary` is a module that belongs to no context (no
+//! context's destruction unloads it, and it loads without a current context, as the
+//! CUDA runtime loads its fat binaries), and a `CUkernel` is that module's function
+//! handle, so a `CUkernel` can be passed to `cuLaunchKernel` as a `CUfunction`, as the
+//! driver allows. The other library calls work without a current context too: they
+//! run with the primary context current for their duration.
 
 use crate::*;
 use std::ffi::c_char;
+
+/// Runs `f` with a current context: the thread's, or else the primary context, made
+/// current for the call.
+fn any_ctx(f: impl FnOnce() -> CUresult) -> CUresult {
+    let has = driver().is_ok_and(|d| ctx::current_checked(&d.lock()).is_ok());
+    if has {
+        return f();
+    }
+    let primary = match ctx::primary_unretained(0) {
+        Ok(c) => c,
+        Err(e) => return e,
+    };
+    // SAFETY: a live context handle; popped again below.
+    let r = unsafe { cuCtxPushCurrent_v2(primary) };
+    if r != CUDA_SUCCESS {
+        return r;
+    }
+    let result = f();
+    let mut popped = std::ptr::null_mut();
+    // SAFETY: valid out-pointer.
+    unsafe { cuCtxPopCurrent_v2(&mut popped) };
+    result
+}
 
 /// `cuLibraryLoadData`: JIT and library options are ignored.
 #[allow(clippy::too_many_arguments)]
@@ -19,10 +45,14 @@ pub unsafe extern "C" fn cuLibraryLoadData(
     _lib_vals: *mut *mut c_void,
     _n_lib: u32,
 ) -> CUresult {
-    cuModuleLoadData(lib, code)
+    guard(|| {
+        let srcs = module::image_sources(code as *const u8, "library.ptx")?;
+        module::load_into(lib, &srcs, false).map_err(|e| e.0)
+    })
 }
 
-/// `cuLibraryLoadFromFile`: options are ignored.
+/// `cuLibraryLoadFromFile`: as `cuLibraryLoadData` with the file's contents; options
+/// are ignored.
 #[allow(clippy::too_many_arguments)]
 #[no_mangle]
 pub unsafe extern "C" fn cuLibraryLoadFromFile(
@@ -35,12 +65,18 @@ pub unsafe extern "C" fn cuLibraryLoadFromFile(
     _lib_vals: *mut *mut c_void,
     _n_lib: u32,
 ) -> CUresult {
-    cuModuleLoad(lib, file)
+    guard(|| {
+        let path = cstr(file)?;
+        let mut bytes = std::fs::read(&path).map_err(|_| CUDA_ERROR_FILE_NOT_FOUND)?;
+        bytes.push(0);
+        let srcs = module::image_sources(bytes.as_ptr(), &path)?;
+        module::load_into(lib, &srcs, false).map_err(|e| e.0)
+    })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn cuLibraryUnload(lib: *mut c_void) -> CUresult {
-    cuModuleUnload(lib)
+    any_ctx(|| cuModuleUnload(lib))
 }
 
 #[no_mangle]
@@ -49,17 +85,19 @@ pub unsafe extern "C" fn cuLibraryGetKernel(
     lib: *mut c_void,
     name: *const c_char,
 ) -> CUresult {
-    cuModuleGetFunction(kernel, lib, name)
+    any_ctx(|| cuModuleGetFunction(kernel, lib, name))
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn cuLibraryGetModule(m: *mut CUmodule, lib: *mut c_void) -> CUresult {
-    guard(|| {
-        with_ctx(|_, t, _| match handle_id(Kind::Module, lib) {
-            Some(id) if t.modules.contains_key(&id) => Ok(()),
-            _ => Err(CUDA_ERROR_INVALID_HANDLE),
-        })?;
-        out(m, lib)
+    any_ctx(|| {
+        guard(|| {
+            with_ctx(|_, t, _| match handle_id(Kind::Module, lib) {
+                Some(id) if t.modules.contains_key(&id) => Ok(()),
+                _ => Err(CUDA_ERROR_INVALID_HANDLE),
+            })?;
+            out(m, lib)
+        })
     })
 }
 
@@ -70,14 +108,16 @@ pub unsafe extern "C" fn cuLibraryGetGlobal(
     lib: *mut c_void,
     name: *const c_char,
 ) -> CUresult {
-    cuModuleGetGlobal_v2(dptr, bytes, lib, name)
+    any_ctx(|| cuModuleGetGlobal_v2(dptr, bytes, lib, name))
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn cuKernelGetFunction(f: *mut CUfunction, kernel: *mut c_void) -> CUresult {
-    guard(|| {
-        module::with_function(kernel, |_, _| Ok(()))?;
-        out(f, kernel)
+    any_ctx(|| {
+        guard(|| {
+            module::with_function(kernel, |_, _| Ok(()))?;
+            out(f, kernel)
+        })
     })
 }
 
@@ -88,10 +128,12 @@ pub unsafe extern "C" fn cuKernelGetAttribute(
     kernel: *mut c_void,
     dev: CUdevice,
 ) -> CUresult {
-    if dev != 0 {
-        return CUDA_ERROR_INVALID_DEVICE;
-    }
-    cuFuncGetAttribute(pi, attr, kernel)
+    any_ctx(|| {
+        if dev != 0 {
+            return CUDA_ERROR_INVALID_DEVICE;
+        }
+        cuFuncGetAttribute(pi, attr, kernel)
+    })
 }
 
 #[no_mangle]
@@ -101,10 +143,12 @@ pub unsafe extern "C" fn cuKernelSetAttribute(
     kernel: *mut c_void,
     dev: CUdevice,
 ) -> CUresult {
-    if dev != 0 {
-        return CUDA_ERROR_INVALID_DEVICE;
-    }
-    cuFuncSetAttribute(kernel, attr, value)
+    any_ctx(|| {
+        if dev != 0 {
+            return CUDA_ERROR_INVALID_DEVICE;
+        }
+        cuFuncSetAttribute(kernel, attr, value)
+    })
 }
 
 #[no_mangle]
@@ -112,7 +156,7 @@ pub unsafe extern "C" fn cuKernelGetName(
     name: *mut *const c_char,
     kernel: *mut c_void,
 ) -> CUresult {
-    cuFuncGetName(name, kernel)
+    any_ctx(|| cuFuncGetName(name, kernel))
 }
 
 #[no_mangle]
@@ -122,5 +166,5 @@ pub unsafe extern "C" fn cuKernelGetParamInfo(
     offset: *mut usize,
     size: *mut usize,
 ) -> CUresult {
-    cuFuncGetParamInfo(kernel, index, offset, size)
+    any_ctx(|| cuFuncGetParamInfo(kernel, index, offset, size))
 }

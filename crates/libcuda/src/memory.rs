@@ -434,3 +434,59 @@ pub unsafe extern "C" fn cuPointerGetAttribute(
         }
     })
 }
+
+/// `cuPointerGetAttributes`: several attributes at once. As the driver documents, a
+/// pointer this driver did not allocate is not an error: its attributes read as zero
+/// (NULL context, memory type 0), its device ordinal as -2.
+#[no_mangle]
+pub unsafe extern "C" fn cuPointerGetAttributes(
+    n: u32,
+    attrs: *const u32,
+    data: *mut *mut c_void,
+    p: CUdeviceptr,
+) -> CUresult {
+    guard(|| {
+        if n > 0 && (attrs.is_null() || data.is_null()) {
+            return Err(CUDA_ERROR_INVALID_VALUE);
+        }
+        // The allocation's range, if `p` is inside one (memory type 2 or host 1).
+        let mut start = 0u64;
+        let known =
+            cuPointerGetAttribute(&mut start as *mut u64 as *mut c_void, 11, p) == CUDA_SUCCESS;
+        let mut size = 0usize;
+        if known {
+            cuPointerGetAttribute(&mut size as *mut usize as *mut c_void, 12, p);
+        }
+        for i in 0..n as usize {
+            let attr = *attrs.add(i);
+            let dst = *data.add(i);
+            if dst.is_null() {
+                return Err(CUDA_ERROR_INVALID_VALUE);
+            }
+            match attr {
+                1..=4 | 8 | 9 | 11..=13 if known => {
+                    let r = cuPointerGetAttribute(dst, attr, p);
+                    if r != CUDA_SUCCESS {
+                        return Err(r);
+                    }
+                }
+                1 | 3 | 4 | 11 | 17 => out(dst as *mut u64, 0)?,
+                12 => out(dst as *mut usize, 0)?,
+                2 | 8 | 13 => out(dst as *mut u32, 0)?,
+                9 => out(dst as *mut i32, -2)?,
+                // SYNC_MEMOPS: every operation is synchronous.
+                6 => out(dst as *mut u32, known as u32)?,
+                // BUFFER_ID: the allocation's start is unique while it lives.
+                7 => out(dst as *mut u64, start)?,
+                10 | 15 => out(dst as *mut u32, 0)?,
+                14 | 20 => out(dst as *mut u64, 0)?,
+                // ACCESS_FLAGS: read-write (CU_POINTER_ACCESS_FLAG_READWRITE = 3).
+                16 => out(dst as *mut u64, if known { 3 } else { 0 })?,
+                18 => out(dst as *mut u64, size as u64)?,
+                19 => out(dst as *mut u64, start)?,
+                _ => return Err(CUDA_ERROR_INVALID_VALUE),
+            }
+        }
+        Ok(())
+    })
+}

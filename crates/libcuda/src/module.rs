@@ -17,11 +17,11 @@ pub struct FunctionEntry {
     pub max_dyn_shared: i32,
 }
 
-const FATBIN_MAGIC: u32 = 0xBA55_ED50;
 const FATBIN_WRAPPER_MAGIC: u32 = 0x4662_43B1;
 
 /// Reads the PTX text of a module image: NUL-terminated PTX, a fatbinary (or its
-/// wrapper) or an ELF image holding uncompressed PTX.
+/// wrapper, see [`fatbin`]: compressed PTX entries are decompressed) or an ELF image
+/// (a host object's `.nv_fatbin` container, or PTX stored uncompressed).
 ///
 /// # Safety
 /// `image` must point to a valid image of the kind its first bytes say.
@@ -30,26 +30,37 @@ pub unsafe fn image_ptx(image: *const u8) -> Res<String> {
         return Err(CUDA_ERROR_INVALID_VALUE);
     }
     let magic = (image as *const u32).read_unaligned();
-    let region: &[u8] = if magic == FATBIN_WRAPPER_MAGIC {
+    if magic == FATBIN_WRAPPER_MAGIC {
         let data = (image.add(8) as *const *const u8).read_unaligned();
         return image_ptx(data);
-    } else if magic == FATBIN_MAGIC {
+    }
+    if magic == fatbin::MAGIC {
         let header = (image.add(6) as *const u16).read_unaligned() as usize;
         let size = (image.add(8) as *const u64).read_unaligned() as usize;
-        std::slice::from_raw_parts(image, header + size)
-    } else if magic == u32::from_le_bytes(*b"\x7fELF") {
-        // ELF64: the section headers end the image.
-        let shoff = (image.add(0x28) as *const u64).read_unaligned() as usize;
-        let shentsize = (image.add(0x3a) as *const u16).read_unaligned() as usize;
-        let shnum = (image.add(0x3c) as *const u16).read_unaligned() as usize;
-        std::slice::from_raw_parts(image, shoff + shentsize * shnum)
-    } else {
+        let region = std::slice::from_raw_parts(image, header + size);
+        return fatbin_ptx(region);
+    }
+    if magic != u32::from_le_bytes(*b"\x7fELF") {
         let text = std::ffi::CStr::from_ptr(image as *const c_char);
         return Ok(text.to_string_lossy().into_owned());
-    };
+    }
+    // ELF64: the section headers end the image.
+    let shoff = (image.add(0x28) as *const u64).read_unaligned() as usize;
+    let shentsize = (image.add(0x3a) as *const u16).read_unaligned() as usize;
+    let shnum = (image.add(0x3c) as *const u16).read_unaligned() as usize;
+    let region = std::slice::from_raw_parts(image, shoff + shentsize * shnum);
+    let magic = fatbin::MAGIC.to_le_bytes();
+    let mut at = 0;
+    while let Some(p) = region[at..].windows(4).position(|w| w == magic) {
+        let start = at + p;
+        if start % 8 == 0 && fatbin::container_size(&region[start..]).is_some() {
+            return fatbin_ptx(&region[start..]);
+        }
+        at = start + 1;
+    }
     let needle = b".version";
     let Some(pos) = region.windows(needle.len()).position(|w| w == needle) else {
-        log("ptxjit-cuda: the image holds no uncompressed PTX (ptxjit runs PTX only)");
+        log("ptxjit-cuda: the image holds no PTX (ptxjit runs PTX only)");
         return Err(CUDA_ERROR_NO_BINARY_FOR_GPU);
     };
     let end = region[pos..]
@@ -59,31 +70,92 @@ pub unsafe fn image_ptx(image: *const u8) -> Res<String> {
     Ok(String::from_utf8_lossy(&region[pos..end]).into_owned())
 }
 
-/// Loads PTX text into the current context; `Err((code, message))`.
-fn load(pmod: *mut CUmodule, ptx: &str, file: &str) -> Result<(), (CUresult, String)> {
+/// The PTX of a fat binary, or the error (logged) for one without usable PTX.
+fn fatbin_ptx(region: &[u8]) -> Res<String> {
+    fatbin::ptx(region).map_err(|e| {
+        let (msg, code) = match e {
+            fatbin::NoPtx::NoEntry => (
+                "the fat binary holds no PTX, only cubins (ptxjit runs PTX only: build with a compute_XX target, e.g. -arch=sm_XX includes it)".to_string(),
+                CUDA_ERROR_NO_BINARY_FOR_GPU,
+            ),
+            fatbin::NoPtx::Malformed(m) => (m, CUDA_ERROR_INVALID_IMAGE),
+        };
+        log(&format!("ptxjit-cuda: {msg}"));
+        code
+    })
+}
+
+/// The PTX sources of a module image, `(text, name)`: one, or several for a linked
+/// image from `cuLinkComplete`.
+///
+/// # Safety
+/// As [`image_ptx`].
+pub unsafe fn image_sources(image: *const u8, name: &str) -> Res<Vec<(String, String)>> {
+    if !image.is_null() && std::slice::from_raw_parts(image, 8) == link::LINKED_MAGIC {
+        return link::decode(image);
+    }
+    Ok(vec![(image_ptx(image)?, name.to_string())])
+}
+
+/// Loads PTX sources (linked, if several) into the current context;
+/// `Err((code, message))`.
+fn load(pmod: *mut CUmodule, srcs: &[(String, String)]) -> Result<(), (CUresult, String)> {
+    load_into(pmod, srcs, true)
+}
+
+/// Loads PTX sources as a module of the current context (`in_context`), or as a
+/// context-independent library module, which no context's destruction unloads and
+/// which loads without a current context (the CUDA runtime loads its registered fat
+/// binaries this way before it makes a context current).
+pub(crate) fn load_into(
+    pmod: *mut CUmodule,
+    srcs: &[(String, String)],
+    in_context: bool,
+) -> Result<(), (CUresult, String)> {
     if pmod.is_null() {
         return Err((CUDA_ERROR_INVALID_VALUE, String::new()));
     }
-    let d = with_ctx(|d, _, _| Ok(d)).map_err(|e| (e, String::new()))?;
-    let module = d.device.load_ptx(ptx, file).map_err(|e| {
+    let d = if in_context {
+        with_ctx(|d, _, _| Ok(d))
+    } else {
+        driver()
+    }
+    .map_err(|e| (e, String::new()))?;
+    let loaded = match srcs {
+        [(ptx, file)] => d.device.load_ptx(ptx, file),
+        _ => {
+            let pairs: Vec<(&str, &str)> =
+                srcs.iter().map(|(t, n)| (t.as_str(), n.as_str())).collect();
+            d.device.load_ptx_linked(&pairs, true)
+        }
+    };
+    let module = loaded.map_err(|e| {
         let msg = e.to_string();
         log(&format!("ptxjit-cuda: cannot load module: {msg}"));
         (CUDA_ERROR_INVALID_PTX, msg)
     })?;
-    with_ctx(|_, t, c| {
+    let insert = |t: &mut Tables, c: u64| {
         let id = t.new_id();
         t.modules.insert(id, ModuleEntry { ctx: c, module });
         // SAFETY: checked non-null.
         unsafe { out(pmod, handle(Kind::Module, id)) }
-    })
+    };
+    if in_context {
+        with_ctx(|_, t, c| insert(t, c))
+    } else {
+        insert(&mut d.lock(), LIBRARY_CTX)
+    }
     .map_err(|e| (e, String::new()))
 }
+
+/// The owner of library modules: no context has this id.
+pub const LIBRARY_CTX: u64 = 0;
 
 #[no_mangle]
 pub unsafe extern "C" fn cuModuleLoadData(pmod: *mut CUmodule, image: *const c_void) -> CUresult {
     guard(|| {
-        let ptx = image_ptx(image as *const u8)?;
-        load(pmod, &ptx, "module.ptx").map_err(|e| e.0)
+        let srcs = image_sources(image as *const u8, "module.ptx")?;
+        load(pmod, &srcs).map_err(|e| e.0)
     })
 }
 
@@ -119,8 +191,8 @@ pub unsafe extern "C" fn cuModuleLoadDataEx(
             .map(|i| (*options.add(i), values.add(i)))
             .collect();
         let find = |o: u32| opts.iter().find(|x| x.0 == o).map(|x| x.1);
-        let ptx = image_ptx(image as *const u8)?;
-        let r = load(pmod, &ptx, "module.ptx");
+        let srcs = image_sources(image as *const u8, "module.ptx")?;
+        let r = load(pmod, &srcs);
         let msg = match &r {
             Err((_, m)) => m.clone(),
             Ok(()) => String::new(),
@@ -156,8 +228,8 @@ pub unsafe extern "C" fn cuModuleLoad(pmod: *mut CUmodule, fname: *const c_char)
         with_ctx(|_, _, _| Ok(()))?;
         let mut bytes = std::fs::read(&path).map_err(|_| CUDA_ERROR_FILE_NOT_FOUND)?;
         bytes.push(0);
-        let ptx = image_ptx(bytes.as_ptr())?;
-        load(pmod, &ptx, &path).map_err(|e| e.0)
+        let srcs = image_sources(bytes.as_ptr(), &path)?;
+        load(pmod, &srcs).map_err(|e| e.0)
     })
 }
 
@@ -198,38 +270,46 @@ pub unsafe extern "C" fn cuModuleGetFunction(
             return Err(CUDA_ERROR_INVALID_VALUE);
         }
         let name = cstr(name)?;
-        with_ctx(|_, t, _| {
-            let mid = module_id(t, h)?;
-            let module = t.modules[&mid].module.clone();
-            if !module.kernels().contains(&name.as_str()) {
-                return Err(CUDA_ERROR_NOT_FOUND);
-            }
-            // One handle per (module, kernel).
-            let existing = t
-                .functions
-                .iter()
-                .find(|(_, f)| f.module_id == mid && f.name.to_bytes() == name.as_bytes())
-                .map(|(&id, _)| id);
-            let id = match existing {
-                Some(id) => id,
-                None => {
-                    let id = t.new_id();
-                    let cname = CString::new(name).map_err(|_| CUDA_ERROR_INVALID_VALUE)?;
-                    t.functions.insert(
-                        id,
-                        FunctionEntry {
-                            module_id: mid,
-                            module,
-                            name: cname,
-                            max_dyn_shared: 48 * 1024,
-                        },
-                    );
-                    id
-                }
-            };
-            out(pf, handle(Kind::Function, id))
-        })
+        with_ctx(|_, t, _| get_function(t, pf, h, name))
     })
+}
+
+/// `cuModuleGetFunction` on the tables.
+pub(crate) unsafe fn get_function(
+    t: &mut Tables,
+    pf: *mut CUfunction,
+    h: CUmodule,
+    name: String,
+) -> Res {
+    let mid = module_id(t, h)?;
+    let module = t.modules[&mid].module.clone();
+    if !module.kernels().contains(&name.as_str()) {
+        return Err(CUDA_ERROR_NOT_FOUND);
+    }
+    // One handle per (module, kernel).
+    let existing = t
+        .functions
+        .iter()
+        .find(|(_, f)| f.module_id == mid && f.name.to_bytes() == name.as_bytes())
+        .map(|(&id, _)| id);
+    let id = match existing {
+        Some(id) => id,
+        None => {
+            let id = t.new_id();
+            let cname = CString::new(name).map_err(|_| CUDA_ERROR_INVALID_VALUE)?;
+            t.functions.insert(
+                id,
+                FunctionEntry {
+                    module_id: mid,
+                    module,
+                    name: cname,
+                    max_dyn_shared: 48 * 1024,
+                },
+            );
+            id
+        }
+    };
+    out(pf, handle(Kind::Function, id))
 }
 
 #[no_mangle]
@@ -391,4 +471,14 @@ pub unsafe extern "C" fn cuFuncIsLoaded(state: *mut u32, h: CUfunction) -> CUres
 #[no_mangle]
 pub unsafe extern "C" fn cuFuncLoad(h: CUfunction) -> CUresult {
     guard(|| with_function(h, |_, _| Ok(())))
+}
+
+/// `cuModuleGetLoadingMode`: modules are loaded (parsed, checked, compiled) eagerly,
+/// `CU_MODULE_EAGER_LOADING`.
+#[no_mangle]
+pub unsafe extern "C" fn cuModuleGetLoadingMode(mode: *mut u32) -> CUresult {
+    guard(|| {
+        driver()?;
+        out(mode, 1)
+    })
 }

@@ -88,15 +88,3 @@ pub unsafe extern "C" fn cuGetProcAddress(
 ) -> CUresult {
     get_proc(sym, pfn, version, flags, std::ptr::null_mut())
 }
-
-/// `cuGetExportTable`: the CUDA runtime's private tables are not provided.
-#[no_mangle]
-pub unsafe extern "C" fn cuGetExportTable(
-    table: *mut *const c_void,
-    _id: *const c_void,
-) -> CUresult {
-    if !table.is_null() {
-        *table = std::ptr::null();
-    }
-    CUDA_ERROR_NOT_SUPPORTED
-}

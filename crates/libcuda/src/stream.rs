@@ -326,3 +326,37 @@ pub unsafe extern "C" fn cuEventElapsedTime(ms: *mut f32, a: CUevent, b: CUevent
 pub unsafe extern "C" fn cuEventElapsedTime_v2(ms: *mut f32, a: CUevent, b: CUevent) -> CUresult {
     guard(|| elapsed(ms, a, b))
 }
+
+/// `cuStreamIsCapturing`: graph capture is not supported, so no stream is ever
+/// capturing (`CU_STREAM_CAPTURE_STATUS_NONE`).
+#[no_mangle]
+pub unsafe extern "C" fn cuStreamIsCapturing(s: CUstream, status: *mut u32) -> CUresult {
+    guard(|| {
+        check(s)?;
+        out(status, 0)
+    })
+}
+
+/// `cuLaunchHostFunc_v2` (CUDA 13.1): as `cuLaunchHostFunc`; every sync mode is the
+/// same here, since the function runs when it is enqueued.
+#[no_mangle]
+pub unsafe extern "C" fn cuLaunchHostFunc_v2(
+    s: CUstream,
+    f: Option<unsafe extern "C" fn(*mut c_void)>,
+    data: *mut c_void,
+    _sync_mode: u32,
+) -> CUresult {
+    cuLaunchHostFunc(s, f, data)
+}
+
+/// `cuProfilerStart`: there is no profiler to start; succeeds as with no tool attached.
+#[no_mangle]
+pub unsafe extern "C" fn cuProfilerStart() -> CUresult {
+    guard(|| with_ctx(|_, _, _| Ok(())))
+}
+
+/// `cuProfilerStop`: as `cuProfilerStart`.
+#[no_mangle]
+pub unsafe extern "C" fn cuProfilerStop() -> CUresult {
+    guard(|| with_ctx(|_, _, _| Ok(())))
+}

@@ -431,12 +431,19 @@ fn module_images_and_load_errors() {
         setup();
         let src = ptx();
         // A fatbinary holding the PTX uncompressed (header: magic, version, header size,
-        // then the size of what follows), and a wrapper pointing at it.
+        // then the size of what follows; one entry: kind 1 = PTX, its header size, the
+        // payload size, sm_70), and a wrapper pointing at it.
         let mut fat = Vec::new();
         fat.extend_from_slice(&0xBA55_ED50u32.to_le_bytes());
         fat.extend_from_slice(&1u16.to_le_bytes());
         fat.extend_from_slice(&16u16.to_le_bytes());
-        let body = [&[0u8; 64][..], src.as_bytes_with_nul()].concat();
+        let mut entry = [0u8; 64];
+        entry[0..2].copy_from_slice(&1u16.to_le_bytes());
+        entry[4..8].copy_from_slice(&64u32.to_le_bytes());
+        let payload = src.as_bytes_with_nul().len() as u64;
+        entry[8..16].copy_from_slice(&payload.to_le_bytes());
+        entry[28..32].copy_from_slice(&70u32.to_le_bytes());
+        let body = [&entry[..], src.as_bytes_with_nul()].concat();
         fat.extend_from_slice(&(body.len() as u64).to_le_bytes());
         fat.extend_from_slice(&body);
         let mut m = null_mut();
@@ -567,7 +574,7 @@ fn streams_events_and_devices() {
         assert_eq!(cuInit(1), CUDA_ERROR_INVALID_VALUE);
         let mut ver = 0;
         assert_eq!(cuDriverGetVersion(&mut ver), 0);
-        assert_eq!(ver, 12080);
+        assert_eq!(ver, 13050);
         assert_eq!(cuDriverGetVersion(null_mut()), CUDA_ERROR_INVALID_VALUE);
         let mut pfn = null_mut();
         let mut found = 0;

@@ -1,0 +1,129 @@
+//! Programs built by NVIDIA's nvcc 13 run unmodified on the built library: a virtual
+//! environment under the target directory gets the CUDA 13 toolchain from PyPI
+//! (`nvidia-cuda-nvcc`, `nvidia-cuda-crt`, `nvidia-cuda-runtime`, `nvidia-nvvm`; kept for
+//! later runs), nvcc builds tests/cuda/runtime_prog.cu with its default flags (the
+//! static runtime, Zstd-compressed fat binary, the default architecture's PTX) and with
+//! `-cudart shared`, and both run with `LD_LIBRARY_PATH` at the library. Skipped, with
+//! a message, when Python, the packages or a host compiler cannot be had.
+
+mod common;
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+const PACKAGES: [&str; 4] = [
+    "nvidia-cuda-nvcc==13.*",
+    "nvidia-cuda-crt==13.*",
+    "nvidia-cuda-runtime==13.*",
+    "nvidia-nvvm==13.*",
+];
+
+/// The toolkit directory (`.../site-packages/nvidia/cu13`) of the venv, if nvcc is there.
+fn toolkit(venv: &Path) -> Option<PathBuf> {
+    let lib = std::fs::read_dir(venv.join("lib"))
+        .ok()?
+        .flatten()
+        .next()?
+        .path();
+    let cu13 = lib.join("site-packages/nvidia/cu13");
+    cu13.join("bin/nvcc").exists().then_some(cu13)
+}
+
+fn venv_with_nvcc(dir: &Path) -> Result<PathBuf, String> {
+    if let Some(t) = toolkit(dir) {
+        return Ok(t);
+    }
+    let _ = std::fs::remove_dir_all(dir);
+    let out = Command::new("python3")
+        .args(["-m", "venv"])
+        .arg(dir)
+        .output()
+        .map_err(|e| format!("python3 not available: {e}"))?;
+    if !out.status.success() {
+        return Err(format!(
+            "python3 -m venv failed: {}",
+            String::from_utf8_lossy(&out.stderr)
+        ));
+    }
+    let out = Command::new(dir.join("bin/python"))
+        .args(["-m", "pip", "install", "-q"])
+        .args(PACKAGES)
+        .output()
+        .map_err(|e| format!("pip: {e}"))?;
+    match toolkit(dir) {
+        Some(t) if out.status.success() => Ok(t),
+        _ => Err(format!(
+            "pip install {} failed (is PyPI reachable?): {}",
+            PACKAGES.join(" "),
+            String::from_utf8_lossy(&out.stderr)
+        )),
+    }
+}
+
+/// Builds the program with nvcc and `flags` into `exe`.
+fn nvcc(toolkit: &Path, flags: &[&str], libdir: &Path, exe: &Path) -> Result<(), String> {
+    let path = format!(
+        "{}:{}",
+        toolkit.join("bin").display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    let out = Command::new(toolkit.join("bin/nvcc"))
+        .args(flags)
+        .arg(format!("-L{}", libdir.display()))
+        .arg("-o")
+        .arg(exe)
+        .arg(common::crate_dir().join("tests/cuda/runtime_prog.cu"))
+        .env("PATH", path)
+        .output()
+        .map_err(|e| format!("nvcc: {e}"))?;
+    if out.status.success() {
+        Ok(())
+    } else {
+        Err(format!(
+            "nvcc {flags:?} failed: {}",
+            String::from_utf8_lossy(&out.stderr)
+        ))
+    }
+}
+
+#[test]
+fn nvcc_built_runtime_programs_run_against_libcuda() {
+    let lib = common::lib_dir();
+    let toolkit = match venv_with_nvcc(&lib.join("libcuda-tests/nvccvenv")) {
+        Ok(t) => t,
+        Err(e) => {
+            eprintln!("SKIPPED nvcc_built_runtime_programs_run_against_libcuda: {e}");
+            return;
+        }
+    };
+    let dir = common::scratch("nvcc_client");
+    // The wheel ships libcudart.so.13 without the libcudart.so link `-lcudart` needs.
+    let rt = toolkit.join("lib");
+    let _ = std::os::unix::fs::symlink(rt.join("libcudart.so.13"), dir.join("libcudart.so"));
+    for (name, flags) in [("default", &[][..]), ("shared", &["-cudart", "shared"][..])] {
+        let exe = dir.join(format!("prog_{name}"));
+        if let Err(e) = nvcc(&toolkit, flags, &dir, &exe) {
+            if e.contains("gcc") || e.contains("g++") {
+                eprintln!("SKIPPED nvcc_built_runtime_programs_run_against_libcuda: {e}");
+                return;
+            }
+            panic!("{e}");
+        }
+        let out = Command::new(&exe)
+            .env(
+                "LD_LIBRARY_PATH",
+                format!("{}:{}", lib.display(), rt.display()),
+            )
+            .output()
+            .expect("run the program");
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        println!("{name}: {stdout}{stderr}");
+        assert!(out.status.success(), "{name}:\n{stdout}\n{stderr}");
+        assert!(stdout.contains("nvcc program: PASS"), "{name}: {stdout}");
+        assert!(
+            stdout.contains("hello from block 0 thread 0"),
+            "{name}: {stdout}"
+        );
+    }
+}

@@ -96,7 +96,8 @@ fn main() -> ExitCode {
 }
 
 fn read_ptx(file: &PathBuf) -> Result<(String, String), String> {
-    let src = std::fs::read_to_string(file).map_err(|e| format!("{}: {e}", file.display()))?;
+    let bytes = std::fs::read(file).map_err(|e| format!("{}: {e}", file.display()))?;
+    let src = ptxjit::parse::decode_source(&bytes).into_owned();
     Ok((src, file.display().to_string()))
 }
 

@@ -346,8 +346,30 @@ pub struct Lexed<'a> {
     pub errors: Vec<PtxError>,
 }
 
+/// PTX source bytes as text: UTF-8 when they are valid UTF-8, otherwise Latin-1 (each
+/// byte one character), so that a file with Latin-1 bytes in its comments loads and its
+/// columns still count one per byte. PTX outside comments and strings is ASCII, where
+/// both decodings agree; a non-ASCII character outside a comment is still an error of
+/// the parser. (ptxas 12.9 rejects every non-ASCII byte, even in comments: accepting
+/// them in comments is a deliberate leniency.)
+pub fn decode_source(bytes: &[u8]) -> std::borrow::Cow<'_, str> {
+    match std::str::from_utf8(bytes) {
+        Ok(s) => std::borrow::Cow::Borrowed(s),
+        Err(_) => std::borrow::Cow::Owned(bytes.iter().map(|&b| char::from(b)).collect()),
+    }
+}
+
 /// Splits PTX source text into tokens. Fails only on unterminated comments and strings.
+///
+/// NUL characters at the end of the text (a C string written to disk with its
+/// terminator or padding, which ptxas accepts) end the input; a NUL elsewhere is an
+/// unexpected character.
 pub fn lex<'a>(src: &'a str, file: &'a str) -> Result<Lexed<'a>, PtxError> {
+    let body = src.trim_end_matches(|c: char| c == '\0' || c.is_ascii_whitespace());
+    let src = match src[body.len()..].find('\0') {
+        Some(nul) => &src[..body.len() + nul],
+        None => src,
+    };
     let mut lx = Lexer {
         src,
         bytes: src.as_bytes(),

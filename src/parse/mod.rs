@@ -22,6 +22,7 @@ pub mod ast;
 pub mod lexer;
 mod parser;
 
+pub use lexer::decode_source;
 pub use parser::MAX_DEPTH;
 
 /// An error located in PTX source text.

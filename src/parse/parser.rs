@@ -47,6 +47,18 @@ fn space_of(name: &str) -> Option<DeclSpace> {
     })
 }
 
+/// `b0`..`b7777` (one to four byte indices 0-7) and `h0`..`h33` (one or two half-word
+/// indices 0-3): the operand selectors of the video instructions.
+fn is_video_selector(s: &str) -> bool {
+    let (max, digits) = match s.as_bytes().split_first() {
+        Some((b'b', d)) => (b'7', d),
+        Some((b'h', d)) => (b'3', d),
+        _ => return false,
+    };
+    let n = if s.starts_with('b') { 4 } else { 2 };
+    !digits.is_empty() && digits.len() <= n && digits.iter().all(|&c| (b'0'..=max).contains(&c))
+}
+
 fn is_opaque_type(name: &str) -> bool {
     matches!(name, "texref" | "samplerref" | "surfref")
 }
@@ -903,6 +915,24 @@ impl<'a> Parser<'a> {
             }
         }
         self.expect_punct(';')?;
+        // `ld.global.b32 { %r1 }, [a]` (Triton): in a load or store without a `.v2`/`.v4`
+        // modifier, a one-element vector is the scalar operand itself. (Elsewhere, as in
+        // `ldmatrix .x1` or the fragments of `mma`, the braces are the instruction's form.)
+        if matches!(opcode.name.as_str(), "ld" | "ldu" | "st")
+            && !mods
+                .iter()
+                .any(|m| matches!(m.name.as_str(), "v2" | "v4" | "v8"))
+        {
+            for op in &mut operands {
+                if let Operand::Vector(v, _) = op {
+                    if let [Operand::Value(_) | Operand::Sink(_)] = v.as_slice() {
+                        if let Some(one) = v.pop() {
+                            *op = one;
+                        }
+                    }
+                }
+            }
+        }
         Ok(Instruction {
             loc: start,
             guard,
@@ -946,7 +976,13 @@ impl<'a> Parser<'a> {
             }
             Tok::Punct('[') => {
                 self.bump();
-                return Ok(Operand::Bracket(self.operand_list(']')?, t.loc));
+                let list = self.operand_list(']')?;
+                // `[a].unified` asserts that a generic address is in the unified address
+                // space, which every generic address here is: the suffix changes nothing.
+                if self.peek().tok == Tok::Dot("unified") {
+                    self.bump();
+                }
+                return Ok(Operand::Bracket(list, t.loc));
             }
             Tok::Punct('(') => {
                 self.bump();
@@ -1096,9 +1132,15 @@ impl<'a> Parser<'a> {
             }
             Tok::Ident(name) => {
                 self.bump();
-                // `%tid.x`, `v.y`: a component directly after the name.
+                // `%tid.x`, `v.y`: a component directly after the name; `r.b0`, `r.h1`,
+                // `r.b3210`, `r.h10`: the byte and half-word selectors of the scalar and
+                // SIMD video instructions.
                 let comp = match self.peek().tok {
                     Tok::Dot(c @ ("x" | "y" | "z" | "w" | "r" | "g" | "b" | "a")) => {
+                        self.bump();
+                        Some(c.to_string())
+                    }
+                    Tok::Dot(c) if is_video_selector(c) => {
                         self.bump();
                         Some(c.to_string())
                     }

@@ -206,9 +206,9 @@ def add_tex(out):
         name = f"txq_{key}"
         body = lambda: "".join(f"\ttxq.{q}.b32 %o{i}, [%t];\n" for i, q in enumerate(TXQ)) + \
             "".join(f"\tmov.b32 %o{i}, 0;\n" for i in range(len(TXQ), 16))
-        out.add_kernel("tex", tex_kernel(name, body, nout=16))
+        out.add_kernel("txq", tex_kernel(name, body, nout=16))
         inf = out.add_input("texc_zero.bin", bytes(32 * 16))
-        out.case(name, "tex", name, 1, 32, [tex_data(out, c), f"in:{inf}",
+        out.case(name, "txq", name, 1, 32, [tex_data(out, c), f"in:{inf}",
                                             f"out:{name}.bin:{32 * 64}"], ["instr=txq"])
 
 
@@ -276,8 +276,8 @@ def add_surf(out):
                         y, z = rr.randrange(-2, hh + 2), rr.randrange(-2, dd + 2)
                     rec += [x & 0xFFFFFFFF, y & 0xFFFFFFFF, z & 0xFFFFFFFF, 0]
                 cin = out.add_input(f"surfc_{name}.bin", words(rec))
-                out.add_kernel("surf", text)
-                out.case(name, "surf", name, 1, 128,
+                out.add_kernel(f"suld_{dim}", text)
+                out.case(name, f"suld_{dim}", name, 1, 128,
                          [f"surf:{dim}:{w}:{h}:{d}:{fmt}:{nch}:{inf}:{name}_array.bin",
                           f"in:{cin}", f"out:{name}.bin:{128 * 16}"], [f"instr=suld.{mode}"])
         # sust.b: each thread t < texels writes its own texel (v4 of b32 or vector of elem)
@@ -314,8 +314,8 @@ def add_surf(out):
                     rec += [x * elem, y, z, rr.getrandbits(32)]
             # the stored words: word 3 of the record times odd constants (see the kernel)
             cin = out.add_input(f"surfc_{name}.bin", words(rec))
-            out.add_kernel("surf", text)
-            out.case(name, "surf", name, 1, min(256, len(texl)) if mode == "trap" else 256,
+            out.add_kernel("sust", text)
+            out.case(name, "sust", name, 1, min(256, len(texl)) if mode == "trap" else 256,
                      [f"surf:{dim}:{w}:{h}:{d}:{fmt}:{nch}:{inf}:{name}_array.bin",
                       f"in:{cin}", f"out:{name}.bin:4"], [f"instr=sust.{mode}"])
 
@@ -340,8 +340,8 @@ def add_sured_suq(out):
         for t in range(256):
             rec += [rr.randrange(w) * 4, rr.randrange(h), 0, rr.getrandbits(32)]
         cin = out.add_input(f"surfc_{name}.bin", words(rec))
-        out.add_kernel("surf", text)
-        out.case(name, "surf", name, 2, 128, [f"surf:{dim}:{w}:{h}:{d}:{fmt}:{nch}:{inf}:"
+        out.add_kernel("sured", text)
+        out.case(name, "sured", name, 2, 128, [f"surf:{dim}:{w}:{h}:{d}:{fmt}:{nch}:{inf}:"
                                               f"{name}_array.bin", f"in:{cin}", f"out:{name}.bin:4"],
                  [f"instr=sured.{op}"])
     name = "sust_p_2d_f32x4"
@@ -352,8 +352,8 @@ def add_sured_suq(out):
     for t in range(48):
         rec += [(t % 8) * 16, t // 8, f32_bits(t * 0.25), f32_bits(-1.5 * t)]
     cin = out.add_input(f"surfc_{name}.bin", words(rec))
-    out.add_kernel("surf", text)
-    out.case(name, "surf", name, 1, 48, [f"surf:2d:8:6:0:f32:4:{inf4}:{name}_array.bin",
+    out.add_kernel("sustp", text)
+    out.case(name, "sustp", name, 1, 48, [f"surf:2d:8:6:0:f32:4:{inf4}:{name}_array.bin",
                                          f"in:{cin}", f"out:{name}.bin:4"], ["instr=sust.p"])
     qs = ["width", "height", "depth", "channel_data_type", "channel_order", "array_size",
           "memory_layout"]
@@ -362,9 +362,9 @@ def add_sured_suq(out):
         name = f"suq_{key}"
         body = "".join(f"\tsuq.{q}.b32 %o{i}, [%t];\n" for i, q in enumerate(qs)) + \
             "\tmov.b32 %o7, 0;\n"
-        out.add_kernel("surf", tex_kernel(name, lambda: body, nout=8))
+        out.add_kernel("suq", tex_kernel(name, lambda: body, nout=8))
         cin = out.add_input("texc_zero.bin", bytes(32 * 16))
-        out.case(name, "surf", name, 1, 32, [f"surf:{dim}:{w}:{h}:{d}:{fmt}:{nch}:"
+        out.case(name, "suq", name, 1, 32, [f"surf:{dim}:{w}:{h}:{d}:{fmt}:{nch}:"
                                              f"future_surf_{key}.bin:{name}_array.bin",
                                              f"in:{cin}", f"out:{name}.bin:{32 * 32}"],
                  ["instr=suq"])

@@ -32,7 +32,7 @@ for f in ptx/future_*.ptx; do
   fi
   rm -f $O/run_$b.log
 done
-for f in mma mma_k16k32 mma87 wmma tex surf ldmatrix stmatrix; do
+for f in mma mma_k16k32 mma87 wmma tex txq sust suld_2d ldmatrix stmatrix; do
   [ $(( $(date +%s) - start )) -gt 190 ] && break
   timeout 30 ptxas --gpu-name sm_90 -o $O/$f.cubin ptx/future_$f.ptx >> $O/build.log 2>&1 &&
     cuobjdump -sass $O/$f.cubin > $O/$f.sass 2>> $O/build.log

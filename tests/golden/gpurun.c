@@ -4,17 +4,31 @@
  *   gpurun CASES BASEDIR OUTDIR [PTXFILE]
  *
  * With PTXFILE, only the cases of that PTX file run (one process per file keeps a sticky
- * error of one kernel from failing the cases after it).
+ * error of one kernel from failing the cases after it); PTXFILE:CASE runs that one case.
  * PTX files are read from BASEDIR/ptx/, input files from BASEDIR/in/, outputs are written
  * to OUTDIR/. Case line: `case NAME PTXFILE KERNEL GRID BLOCK ARG... [KEY=VALUE...]`, with
  * ARG one of in:FILE, out:FILE:BYTES, io:INFILE:OUTFILE, u32:V, u64:V (KEY=VALUE tokens
  * are ignored here). Declares the driver prototypes it uses (no cuda.h needed): builds with
  * `cc gpurun.c -o gpurun -lcuda` against a GPU's driver or against ptxjit's libcuda.so.
+ *
+ * Texture and surface arguments (cases_future.txt; the u64 object handle is the parameter):
+ *   tex:DIM:W:H:D:FMT:NCH:FILTER:ADDR:NORM:READ:FILE
+ *   surf:DIM:W:H:D:FMT:NCH:FILE:OUTFILE
+ * DIM: 1d 2d 3d a1d a2d (a CUDA array from cuArray3DCreate; layered ones take D layers,
+ * a1d has Height 0) or buf (a linear-memory texture of W elements). FMT: u8 s8 u16 s16 u32
+ * s32 f16 f32; NCH: 1, 2 or 4. FILTER: point linear; ADDR: wrap clamp mirror border (all
+ * three dimensions; border colour {0.25, 0.5, 0.75, 1.0}); NORM: 1 sets
+ * CU_TRSF_NORMALIZED_COORDINATES; READ: elem sets CU_TRSF_READ_AS_INTEGER, nfloat does not.
+ * FILE (in BASEDIR/in/) holds the texels, x fastest, then y, then z or layer. A surface's
+ * array is created with CUDA_ARRAY3D_SURFACE_LDST and copied back to OUTDIR/OUTFILE after
+ * the launch. The texture functions are looked up with dlsym, so gpurun still links
+ * against a driver without them (those cases then fail with "not in this driver").
  * Prints one line per failing case and "gpurun: N cases, M failed"; exits 1 if any failed. */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <dlfcn.h>
 
 typedef int CUresult;
 typedef int CUdevice;
@@ -112,13 +126,238 @@ static CUmodule module_of(const char *base, const char *file, char *err, size_t 
 }
 
 struct arg {
-    int kind; /* 0 scalar u32, 1 scalar u64, 2 buffer */
+    int kind; /* 0 scalar u32, 1 scalar u64, 2 buffer, 3 texture/surface object (u64) */
     uint32_t u32;
     uint64_t u64;
     CUdeviceptr ptr;
     size_t bytes;
     char outfile[256]; /* empty: not written back */
+    void *array;       /* kind 3: the CUDA array (NULL for a buf texture) */
+    int surf;          /* kind 3: 1 for a surface object */
+    size_t w, h, d, elem; /* kind 3: extent (h, d at least 1) and element size */
 };
+
+/* ---- textures and surfaces (driver entry points looked up with dlsym) ---- */
+typedef struct {
+    size_t Width, Height, Depth;
+    int Format;
+    unsigned NumChannels, Flags;
+} ARRAY3D_DESC;
+typedef struct {
+    size_t srcXInBytes, srcY, srcZ, srcLOD;
+    int srcMemoryType;
+    const void *srcHost;
+    CUdeviceptr srcDevice;
+    void *srcArray, *reserved0;
+    size_t srcPitch, srcHeight;
+    size_t dstXInBytes, dstY, dstZ, dstLOD;
+    int dstMemoryType;
+    void *dstHost;
+    CUdeviceptr dstDevice;
+    void *dstArray, *reserved1;
+    size_t dstPitch, dstHeight;
+    size_t WidthInBytes, Height, Depth;
+} MEMCPY3D;
+typedef struct {
+    int resType;
+    union {
+        struct {
+            void *hArray;
+        } array;
+        struct {
+            CUdeviceptr devPtr;
+            int format;
+            unsigned numChannels;
+            size_t sizeInBytes;
+        } linear;
+        int reserved[32];
+    } res;
+    unsigned flags;
+} RESOURCE_DESC;
+typedef struct {
+    int addressMode[3];
+    int filterMode;
+    unsigned flags, maxAnisotropy;
+    int mipmapFilterMode;
+    float mipmapLevelBias, minMipmapLevelClamp, maxMipmapLevelClamp;
+    float borderColor[4];
+    int reserved[12];
+} TEXTURE_DESC;
+
+static void *sym(const char *name) { return dlsym(RTLD_DEFAULT, name); }
+
+static int tex_format(const char *f, size_t *size) {
+    static const struct {
+        const char *name;
+        int code;
+        size_t size;
+    } fmts[] = {{"u8", 0x01, 1},  {"u16", 0x02, 2}, {"u32", 0x03, 4}, {"s8", 0x08, 1},
+                {"s16", 0x09, 2}, {"s32", 0x0a, 4}, {"f16", 0x10, 2}, {"f32", 0x20, 4}};
+    for (size_t i = 0; i < sizeof fmts / sizeof fmts[0]; i++)
+        if (!strcmp(f, fmts[i].name)) {
+            *size = fmts[i].size;
+            return fmts[i].code;
+        }
+    return -1;
+}
+
+static int index_of(const char *s, const char *const *names, int n) {
+    for (int i = 0; i < n; i++)
+        if (!strcmp(s, names[i])) return i;
+    return -1;
+}
+
+/* Builds the array (or linear buffer) and the texture/surface object of a tex:/surf: argument. */
+static int make_tex(struct arg *a, const char *spec, const char *base, char *err, size_t errlen) {
+    char buf[512], *f[16];
+    int nf = 0;
+    snprintf(buf, sizeof buf, "%s", spec);
+    for (char *p = buf; p && nf < 16;) {
+        f[nf++] = p;
+        p = strchr(p, ':');
+        if (p) *p++ = 0;
+    }
+    int surf = !strcmp(f[0], "surf");
+    if (nf != (surf ? 9 : 12)) {
+        snprintf(err, errlen, "bad texture argument %s", spec);
+        return -1;
+    }
+    static const char *const dims[] = {"1d", "2d", "3d", "a1d", "a2d", "buf"};
+    static const char *const filters[] = {"point", "linear"};
+    static const char *const addrs[] = {"wrap", "clamp", "mirror", "border"};
+    int dim = index_of(f[1], dims, 6);
+    size_t esize = 0;
+    int fmt = tex_format(f[5], &esize);
+    unsigned nch = (unsigned)strtoul(f[6], NULL, 0);
+    size_t w = strtoull(f[2], NULL, 0), h = strtoull(f[3], NULL, 0), d = strtoull(f[4], NULL, 0);
+    int filter = surf ? 0 : index_of(f[7], filters, 2), addr = surf ? 0 : index_of(f[8], addrs, 4);
+    if (dim < 0 || fmt < 0 || (nch != 1 && nch != 2 && nch != 4) || filter < 0 || addr < 0 ||
+        (surf && dim == 5)) {
+        snprintf(err, errlen, "bad texture argument %s", spec);
+        return -1;
+    }
+    CUresult (*arr3d)(void **, const ARRAY3D_DESC *) = sym("cuArray3DCreate_v2");
+    CUresult (*cp3d)(const MEMCPY3D *) = sym("cuMemcpy3D_v2");
+    CUresult (*texc)(uint64_t *, const RESOURCE_DESC *, const TEXTURE_DESC *,
+                     const void *) = sym("cuTexObjectCreate");
+    CUresult (*surfc)(uint64_t *, const RESOURCE_DESC *) = sym("cuSurfObjectCreate");
+    if (!arr3d || !cp3d || !texc || !surfc) {
+        snprintf(err, errlen, "texture functions not in this driver");
+        return -1;
+    }
+    char path[1024];
+    size_t len = 0;
+    snprintf(path, sizeof path, "%s/in/%s", base, surf ? f[7] : f[11]);
+    char *data = read_file(path, &len);
+    size_t hh = h ? h : 1, dd = d ? d : 1, elem = esize * nch;
+    if (!data || len != w * hh * dd * elem) {
+        snprintf(err, errlen, "cannot read %s or its size is not %zu", path, w * hh * dd * elem);
+        free(data);
+        return -1;
+    }
+    a->kind = 3;
+    a->surf = surf;
+    a->w = w;
+    a->h = hh;
+    a->d = dd;
+    a->elem = elem;
+    if (surf) snprintf(a->outfile, sizeof a->outfile, "%s", f[8]);
+    RESOURCE_DESC rd;
+    memset(&rd, 0, sizeof rd);
+    CUresult r;
+    if (dim == 5) { /* linear memory */
+        r = cuMemAlloc_v2(&a->ptr, len);
+        if (!r) r = cuMemcpyHtoD_v2(a->ptr, data, len);
+        rd.resType = 2;
+        rd.res.linear.devPtr = a->ptr;
+        rd.res.linear.format = fmt;
+        rd.res.linear.numChannels = nch;
+        rd.res.linear.sizeInBytes = len;
+    } else {
+        ARRAY3D_DESC ad;
+        memset(&ad, 0, sizeof ad);
+        ad.Width = w;
+        ad.Height = h;
+        ad.Depth = d;
+        ad.Format = fmt;
+        ad.NumChannels = nch;
+        ad.Flags = (dim >= 3 ? 1u : 0u) | (surf ? 2u : 0u);
+        r = arr3d(&a->array, &ad);
+        if (!r) {
+            MEMCPY3D c;
+            memset(&c, 0, sizeof c);
+            c.srcMemoryType = 1; /* host */
+            c.srcHost = data;
+            c.srcPitch = w * elem;
+            c.srcHeight = hh;
+            c.dstMemoryType = 3; /* array */
+            c.dstArray = a->array;
+            c.WidthInBytes = w * elem;
+            c.Height = hh;
+            c.Depth = dd;
+            r = cp3d(&c);
+        }
+        rd.resType = 0;
+        rd.res.array.hArray = a->array;
+    }
+    free(data);
+    if (!r) {
+        if (surf) {
+            r = surfc(&a->u64, &rd);
+        } else {
+            TEXTURE_DESC td;
+            memset(&td, 0, sizeof td);
+            td.addressMode[0] = td.addressMode[1] = td.addressMode[2] = addr;
+            td.filterMode = filter;
+            td.flags = (!strcmp(f[9], "1") ? 2u : 0u) | (!strcmp(f[10], "elem") ? 1u : 0u);
+            td.borderColor[0] = 0.25f;
+            td.borderColor[1] = 0.5f;
+            td.borderColor[2] = 0.75f;
+            td.borderColor[3] = 1.0f;
+            r = texc(&a->u64, &rd, &td, NULL);
+        }
+    }
+    if (r) {
+        snprintf(err, errlen, "creating %s: %s", spec, errname(r));
+        return -1;
+    }
+    return 0;
+}
+
+/* Destroys a texture/surface argument; a surface's array is first written to OUTDIR. */
+static int free_tex(struct arg *a, int write, const char *outdir, char *err, size_t errlen) {
+    int rc = 0;
+    if (a->surf && write && a->outfile[0]) {
+        CUresult (*cp3d)(const MEMCPY3D *) = sym("cuMemcpy3D_v2");
+        size_t len = a->w * a->h * a->d * a->elem;
+        char *buf = malloc(len ? len : 1);
+        MEMCPY3D c;
+        memset(&c, 0, sizeof c);
+        c.srcMemoryType = 3;
+        c.srcArray = a->array;
+        c.dstMemoryType = 1;
+        c.dstHost = buf;
+        c.dstPitch = a->w * a->elem;
+        c.dstHeight = a->h;
+        c.WidthInBytes = a->w * a->elem;
+        c.Height = a->h;
+        c.Depth = a->d;
+        char path[1024];
+        snprintf(path, sizeof path, "%s/%s", outdir, a->outfile);
+        CUresult r = cp3d(&c);
+        if (r || write_file(path, buf, len)) {
+            snprintf(err, errlen, "read back / write %s failed (%s)", path, errname(r));
+            rc = -1;
+        }
+        free(buf);
+    }
+    CUresult (*td)(uint64_t) = sym(a->surf ? "cuSurfObjectDestroy" : "cuTexObjectDestroy");
+    CUresult (*ad)(void *) = sym("cuArrayDestroy");
+    if (td) td(a->u64);
+    if (a->array && ad) ad(a->array);
+    if (a->ptr) cuMemFree_v2(a->ptr);
+    return rc;
+}
 
 /* Runs one case line (tokens after "case"); returns 0 or -1 with a message in err. */
 static int run_case(char **tok, int ntok, const char *base, const char *outdir, char *err,
@@ -159,6 +398,14 @@ static int run_case(char **tok, int ntok, const char *base, const char *outdir, 
         if (!strncmp(t, "u64:", 4)) {
             a->kind = 1;
             a->u64 = strtoull(t + 4, NULL, 0);
+            params[nargs++] = &a->u64;
+            continue;
+        }
+        if (!strncmp(t, "tex:", 4) || !strncmp(t, "surf:", 5)) {
+            if (make_tex(a, t, base, err, errlen)) {
+                rc = -1;
+                break;
+            }
             params[nargs++] = &a->u64;
             continue;
         }
@@ -213,6 +460,10 @@ static int run_case(char **tok, int ntok, const char *base, const char *outdir, 
     }
     for (int i = 0; i < nargs; i++) {
         struct arg *a = &args[i];
+        if (a->kind == 3) {
+            if (free_tex(a, rc == 0, outdir, err, errlen)) rc = -1;
+            continue;
+        }
         if (a->kind != 2) continue;
         if (rc == 0 && a->outfile[0]) {
             char *buf = malloc(a->bytes ? a->bytes : 1);
@@ -268,7 +519,12 @@ int main(int argc, char **argv) {
             while (*p && *p != ' ' && *p != '\t' && *p != '\r') p++;
         }
         if (ntok == 0 || tok[0][0] == '#' || strcmp(tok[0], "case")) continue;
-        if (argc == 5 && (ntok < 3 || strcmp(tok[2], argv[4]))) continue;
+        if (argc == 5) {
+            const char *colon = strchr(argv[4], ':');
+            size_t flen = colon ? (size_t)(colon - argv[4]) : strlen(argv[4]);
+            if (ntok < 3 || strlen(tok[2]) != flen || strncmp(tok[2], argv[4], flen)) continue;
+            if (colon && strcmp(tok[1], colon + 1)) continue;
+        }
         ncases++;
         char err[9000] = "";
         if (run_case(tok + 1, ntok - 1, argv[2], argv[3], err, sizeof err)) {

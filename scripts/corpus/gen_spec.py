@@ -181,8 +181,8 @@ def ptxas_ok(ptxas, text, target, tmp):
     return r.returncode == 0
 
 
-def first_accepted(ptxas, make, tmp):
-    for ver, target in TARGETS:
+def first_accepted(ptxas, make, tmp, order):
+    for ver, target in order:
         for guess in range(4):
             text = make(guess, ver, target)
             if text and ptxas_ok(ptxas, text, target, tmp):
@@ -204,16 +204,18 @@ def main():
         for path in files:
             chapter = os.path.basename(path)[:-3].replace("-instructions", "").replace("-directives", "_dir")
             for bi, block in enumerate(example_blocks(path)):
+                # Targets and ISA versions vary: each block prefers another first.
+                order = TARGETS[bi % 3:] + TARGETS[:bi % 3]
                 results = []
                 if re.search(r"^\s*\.(entry|func|global|const|shared|visible|extern|version|target|file|maxnreg|maxntid|reqntid|minnctapersm|pragma|callprototype|calltargets|branchtargets|weak|common|section|alias|explicitcluster|reqnctapercluster|maxclusterrank|loc|local|param)\b", block, re.M) and not re.search(r"^\s*\.reg\b", block, re.M):
                     body = block if re.search(r"\.(entry|func)\b", block) else block
-                    for ver, target in TARGETS:
+                    for ver, target in order:
                         text = f".version {ver}\n.target {target}\n.address_size 64\n\n{body}\n"
                         if ptxas_ok(ptxas, text, target, tmp):
                             results.append(text)
                             break
                     if not results and not re.search(r"\.(entry|func)\b", block):
-                        for ver, target in TARGETS:
+                        for ver, target in order:
                             text = f".version {ver}\n.target {target}\n.address_size 64\n\n.visible .entry example()\n{{\n{block}\n\tret;\n}}\n"
                             if ptxas_ok(ptxas, text, target, tmp):
                                 results.append(text)
@@ -224,12 +226,12 @@ def main():
                     stmts = [s for s in stmts if not re.match(r"^\w+:", s)]
                     if not stmts:
                         continue
-                    whole = first_accepted(ptxas, lambda g, v, t: build(stmts, g, v, t, decls), tmp)
+                    whole = first_accepted(ptxas, lambda g, v, t: build(stmts, g, v, t, decls), tmp, order)
                     if whole:
                         results.append(whole)
                     else:
                         for st in stmts:
-                            one = first_accepted(ptxas, lambda g, v, t: build([st], g, v, t, decls), tmp)
+                            one = first_accepted(ptxas, lambda g, v, t: build([st], g, v, t, decls), tmp, order)
                             if one:
                                 results.append(one)
                             else:

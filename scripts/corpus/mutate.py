@@ -124,13 +124,33 @@ def mutate_line(line, rng, regs):
     return (kind, new) if new != line else None
 
 
+def operand_kind(o):
+    if o.startswith("["):
+        return "[A]"
+    if o.startswith("{"):
+        return "{V}"
+    if re.match(r"^%(tid|ntid|ctaid|nctaid|laneid|warpid|clock|clock64|smid|lanemask_\w+)(\.[xyz])?$", o):
+        return "%sreg"
+    if re.match(r"^[-+]?(0[xXbB][0-9a-fA-F]+|0[fFdD][0-9a-fA-F]+|\d[\d.eE+-]*)U?$", o):
+        return "imm"
+    if o.startswith("!"):
+        return "!p"
+    return "r"
+
+
 def shape(line):
-    """The instruction with register names and numbers abstracted (for grouping)."""
-    s = line.strip()
-    s = re.sub(r"//.*", "", s)
-    s = re.sub(r"%[a-z]+\d+", "%r", s)
-    s = re.sub(r"\b\d+\b", "N", s)
-    return " ".join(s.split())
+    """The instruction with its operands abstracted to kinds (for grouping)."""
+    m = INSTR.match(line)
+    if not m:
+        return line.strip()
+    ops = split_ops((m.group(5) or "").strip())
+    guard = "@p " if m.group(2) else ""
+    return f"{guard}{m.group(3)}{m.group(4)} {', '.join(operand_kind(o) for o in ops)}".strip()
+
+
+def short(s):
+    """Long mangled names shortened for the tables."""
+    return re.sub(r"([A-Za-z_$][\w$]{24})[\w$]{8,}", r"\1…", s)
 
 
 def run_ptxas(ptxas, path, target):
@@ -228,13 +248,14 @@ def main():
                 elif ok_as and jit == "reject":
                     key, cls = (shape(new), classify(err_jit)), "strict"
                 elif not ok_as and jit == "accept":
-                    key, cls = shape(new), "lenient"
+                    key, cls = (shape(new), re.sub(r"'[^']*'", "", err_as)), "lenient"
                 else:
                     continue
                 d = findings[cls]
                 if key not in d:
-                    d[key] = {"n": 0, "file": f"{path}:{li + 1}", "kind": kind, "orig": lines[li].strip(),
-                              "new": new.strip(), "ptxas": err_as, "ptxjit": err_jit}
+                    d[key] = {"n": 0, "file": f"{path}:{li + 1}", "kind": kind, "orig": short(lines[li].strip()),
+                              "new": short(new.strip()), "shape": key if isinstance(key, str) else key[0],
+                              "ptxas": short(err_as), "ptxjit": short(err_jit)}
                 d[key]["n"] += 1
 
     t0 = time.time()
@@ -260,7 +281,8 @@ def write_report(a, stats, findings, secs, nsrc):
            "changed, operand replaced by an immediate, another register or a special register, modifier "
            "added). ptxas 12.9 is the oracle (`--gpu-name` the file's target); ptxjit is `ptxjit check` "
            "(parse, check, JIT compile). Findings are grouped by the mutated instruction's shape "
-           "(registers and numbers abstracted); `n` counts the mutants of that shape.", "",
+           "(opcode and modifiers, operands abstracted to r/imm/%sreg/[A]/{V}) and, for the "
+           "lenient ones, ptxas's error; `n` counts the mutants of a group.", "",
            "| outcome | mutants |", "|---|---:|"]
     for k, v in sorted(stats.items()):
         if k != "mutants":
@@ -281,14 +303,14 @@ def write_report(a, stats, findings, secs, nsrc):
             out += ["| cause (ptxjit's error, classified) | mutants |", "|---|---:|"]
             out += [f"| {cell(c)} | {n} |" for c, n in causes.most_common()]
             out.append("")
-        out += ["| n | mutation | mutated instruction | original | ptxas | ptxjit | file:line |",
-                "|---:|---|---|---|---|---|---|"]
+        out += ["| n | shape | mutation | example (mutated) | original | ptxas | ptxjit | file:line |",
+                "|---:|---|---|---|---|---|---|---|"]
         items = sorted(d.items(), key=lambda kv: -kv[1]["n"])
         for key, v in items[:150]:
-            out.append(f"| {v['n']} | {v['kind']} | `{cell(v['new'])}` | `{cell(v['orig'])}` | {cell(v['ptxas']) or 'accepts'} "
+            out.append(f"| {v['n']} | `{cell(v['shape'])}` | {v['kind']} | `{cell(v['new'])}` | `{cell(v['orig'])}` | {cell(v['ptxas']) or 'accepts'} "
                        f"| {cell(v['ptxjit']) or 'accepts'} | {v['file']} |")
         if len(items) > 150:
-            out.append(f"| … | {len(items) - 150} more shapes | | | | | |")
+            out.append(f"| … | {len(items) - 150} more shapes | | | | | | |")
     with open(a.out, "w") as f:
         f.write("\n".join(out) + "\n")
 

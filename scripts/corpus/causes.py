@@ -31,7 +31,8 @@ OPCODE_RULES = [
 # (regex on the whole message, cause), tried after the opcode rules.
 RULES = [
     (r"did not contain valid UTF-8", "non-UTF-8 bytes"),
-    (r"predicate constant", "predicate immediate (mov.pred -1, selp/vote immediates)"),
+    (r"predicate constant|expected a predicate register", "predicate immediate (mov.pred -1, selp/vote immediates)"),
+    (r"'\.reg' parameter must be a scalar", "vector .reg params"),
     (r"not a '\.calltargets' or '\.callprototype'|jump table|call table", "call/jump tables"),
     (r"\b(malloc|free)\b", "device malloc/free"),
     (r"cudaStream|CDP|cudaLaunch|cudaGetParameterBuffer", "dynamic parallelism"),
@@ -39,7 +40,7 @@ RULES = [
     (r"found '\.unified'", "[addr].unified (parse)"),
     (r"expected a destination register|expected a register or constant operand", "operand form (vector/braces)"),
     (r"rounding modifier", "cvt rounding modifier"),
-    (r"operand size|wider than|narrower than|register of type", "relaxed operand sizes"),
+    (r"operand size|wider than|narrower than|register of type|does not fit instruction type", "relaxed operand sizes"),
     (r"timeout", "compile timeout"),
     (r"expected|unexpected", "parse error"),
 ]

@@ -5,7 +5,8 @@
 #   scripts/corpus/build.sh            all generators, manifest, measurement
 #   scripts/corpus/build.sh nvrtc llc  only these generators (then manifest, measurement)
 #
-# Generators (each skips with a message when its tool is missing):
+# Generators (each skips with a message when its tool is missing, leaving the committed
+# files; when the tool is there it regenerates its folder from scratch):
 #   nvrtc   gen_nvrtc.py   NVRTC (nvidia-cuda-nvrtc-cu12), scripts/corpus/cuda/*.cu
 #   clang   gen_clang.py   clang-19, full CUDA mode and -nocudainc with tests/kernels
 #   triton  gen_triton.py  PyPI triton, tutorial kernels for sm_80/sm_90 (no GPU)
@@ -24,7 +25,6 @@ gens=("$@")
 [ ${#gens[@]} -eq 0 ] && gens=(nvrtc clang triton numba llc spec)
 for g in "${gens[@]}"; do
     echo "== $g"
-    rm -rf "$root/tests/corpus/$g"
     nice -n 10 "$PY" "$here/gen_$g.py"
 done
 echo "== ptxas"

@@ -153,6 +153,7 @@ def main():
     if shutil.which(LLC) is None:
         print(f"gen_llc: skipped, {LLC} not found")
         return 0
+    shutil.rmtree(OUT, ignore_errors=True)  # the tool is here: regenerate from scratch
     os.makedirs(OUT, exist_ok=True)
     n_ok = n_fail = 0
     with tempfile.TemporaryDirectory() as tmp:

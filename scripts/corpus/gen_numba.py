@@ -6,6 +6,7 @@ tests/corpus/numba/<kernel>.sm_XX.ptx. Skips with a message when numba-cuda is m
 """
 import math
 import os
+import shutil
 import sys
 import warnings
 
@@ -234,6 +235,7 @@ CCS = [(5, 2), (7, 0), (8, 6), (9, 0)]
 
 
 def main():
+    shutil.rmtree(OUT, ignore_errors=True)  # the tool is here: regenerate from scratch
     os.makedirs(OUT, exist_ok=True)
     n_ok = n_fail = 0
     for k, (fn, sig) in enumerate(KERNELS):

@@ -8,6 +8,7 @@ nvidia-cuda-cccl-cu12. Variants: the first target also with --use_fast_math, the
 also with -lineinfo (adds .file/.loc). Skips with a message when NVRTC is missing.
 """
 import os
+import shutil
 import re
 import sys
 
@@ -27,6 +28,7 @@ def main():
     nv = list(nvidia.__path__)[0]
     cccl = ["-std=c++17", f"-I{nv}/cuda_runtime/include", f"-I{nv}/cuda_cccl/include"]
     out_dir = os.path.join(ROOT, "tests", "corpus", "nvrtc")
+    shutil.rmtree(out_dir, ignore_errors=True)  # the tool is here: regenerate from scratch
     os.makedirs(out_dir, exist_ok=True)
     n_ok = n_fail = 0
     for src in sorted(os.listdir(os.path.join(HERE, "cuda"))):

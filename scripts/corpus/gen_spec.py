@@ -13,6 +13,7 @@ declaration guesses and targets are tried with ptxas and the first one ptxas acc
 ($PTXAS or the nvidia-cuda-nvcc-cu12 wheel); skips with a message without it.
 """
 import os
+import shutil
 import re
 import subprocess
 import sys
@@ -195,6 +196,7 @@ def main():
     if not ptxas or not os.path.exists(ptxas) or not os.path.isdir(SPEC):
         print(f"gen_spec: skipped, ptxas ({ptxas}) or the spec ({SPEC}) missing")
         return 0
+    shutil.rmtree(OUT, ignore_errors=True)  # the tools are here: regenerate from scratch
     os.makedirs(OUT, exist_ok=True)
     files = sorted(os.path.join(d, f) for d in (SPEC, os.path.join(SPEC, "isa")) if os.path.isdir(d)
                    for f in os.listdir(d) if f.endswith(".md") and f != "README.md")

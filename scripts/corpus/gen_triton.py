@@ -8,6 +8,7 @@ Needs PyPI `triton` (tested with 3.9) and ptxas (TRITON_PTXAS_PATH and
 TRITON_PTXAS_BLACKWELL_PATH are set to the nvidia-cuda-nvcc-cu12 wheel's). Skips with a message when triton is missing.
 """
 import os
+import shutil
 import sys
 import warnings
 
@@ -250,8 +251,10 @@ def jobs():
 
 
 def main():
-    os.makedirs(OUT, exist_ok=True)
     only = sys.argv[1:]
+    if not only:
+        shutil.rmtree(OUT, ignore_errors=True)  # the tool is here: regenerate from scratch
+    os.makedirs(OUT, exist_ok=True)
     n_ok = n_fail = 0
     for name, tag, fn, sig, consts, warps in jobs():
         if only and name not in only:

@@ -517,9 +517,6 @@ fn validate_function(m: &Module, fid: FuncId, f: &Function) -> Result<(), String
                         fits(*d, Type::U32, Rule::Relaxed)?;
                     }
                 }
-                InstKind::BarSync { .. } => {
-                    return Err("bar.sync must be a block terminator (Terminator::Barrier)".into())
-                }
             }
         }
         match &b.term {

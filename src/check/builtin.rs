@@ -5,8 +5,9 @@
 //! around it.
 
 use super::func::Fx;
-use super::operand::{Rule, Val};
+use super::operand::Val;
 use super::VarSym;
+use crate::ir::Fit;
 use crate::ir::{
     self, AddrBase, Address, Builtin, FuncId, InstKind, Loc, Operand, Space, Type, VarRef,
 };
@@ -83,7 +84,7 @@ impl Fx<'_, '_> {
                     });
                     Operand::Reg(t)
                 }
-                None => self.src(o, ty, Rule::Relaxed)?,
+                None => self.src(o, ty, Fit::Relaxed)?,
             };
             args.push(arg);
         }
@@ -101,7 +102,7 @@ impl Fx<'_, '_> {
                     });
                     Some(t)
                 }
-                None => Some(self.dst(o, Type::U32, Rule::Relaxed)?),
+                None => Some(self.dst(o, Type::U32, Fit::Relaxed)?),
             },
         };
         insts.push(InstKind::Builtin { op, args, dst });

@@ -58,13 +58,10 @@
 
 mod builtin;
 mod call;
-mod cflow;
-mod compare;
 mod consts;
 mod func;
 mod init;
 mod inst;
-mod mem;
 mod memqual;
 mod operand;
 mod resume;
@@ -78,7 +75,6 @@ use crate::parse::ast::{self, DeclSpace, ElemType, Item};
 use crate::parse::{self, PtxError};
 
 pub use consts::{f32_bits_to_f64_bits, f64_bits_to_f32_bits};
-pub use operand::{reg_fits, Rule};
 pub use validate::validate;
 
 /// Largest `.global`/`.const` variable accepted (its initial image is allocated).
@@ -136,6 +132,14 @@ pub fn check(ast: &ast::Module, file: &str) -> Result<ir::Module, PtxError> {
     }
     call::check_calls(&cx)?;
     resume::add_resume_blocks(&mut cx.m);
+    // The contract with the backends: what `check` returns passes the independent
+    // checker (its cost is small next to parsing and checking).
+    validate::validate(&cx.m).map_err(|e| {
+        cx.err(
+            Loc { line: 1, col: 1 },
+            format!("internal error: the checked module breaks an IR invariant ({e})"),
+        )
+    })?;
     Ok(cx.m)
 }
 

@@ -25,7 +25,7 @@ impl Warp<'_> {
         else {
             return Ok(());
         };
-        let Some(sig) = crate::ops::mma::signature(*op) else {
+        let Some(sig) = op.signature() else {
             // SAFETY: the runtime runs warps with their env set.
             unsafe { ctx::stop_with_error(ctx, format!("unsupported matrix operation {op:?}")) };
             return Err(ctx::Stopped);

@@ -310,26 +310,9 @@ pub fn sub_borrow(w: u32, a: u64, b: u64, borrow_in: bool) -> (u64, bool) {
     (x.wrapping_sub(y) as u64 & mask(w), x < y)
 }
 
-/// Operand types (in order) and result type of `op` with instruction type `ty` (for
-/// `dp4a`/`dp2a`, `ty` is the accumulator's type: `.u32` when both inputs are unsigned,
-/// else `.s32`).
+/// Kept for the JIT until it reads the IR's signature (`BitOp::signature`).
 pub fn signature(op: BitOp, ty: Type) -> (Vec<Type>, Type) {
-    use Type::{B32, S32, U32};
-    match op {
-        BitOp::Popc | BitOp::Clz | BitOp::Bfind { .. } => (vec![ty], U32),
-        BitOp::Brev | BitOp::Cnot => (vec![ty], ty),
-        BitOp::Bfe => (vec![ty, U32, U32], ty),
-        BitOp::Bfi => (vec![ty, ty, U32, U32], ty),
-        BitOp::Prmt(_) | BitOp::Lop3 { .. } => (vec![B32, B32, B32], B32),
-        BitOp::Shf { .. } => (vec![B32, B32, U32], B32),
-        BitOp::Mul24 { .. } => (vec![ty, ty], ty),
-        BitOp::Mad24 { .. } | BitOp::Sad => (vec![ty, ty, ty], ty),
-        BitOp::Dp4a { .. } | BitOp::Dp2a { .. } => (vec![U32, U32, ty], ty),
-        BitOp::Fns => (vec![B32, U32, S32], B32),
-        BitOp::Bmsk { .. } => (vec![B32, U32], B32),
-        BitOp::Szext { .. } => (vec![ty, U32], ty),
-        BitOp::AddSat | BitOp::SubSat => (vec![S32, S32], S32),
-    }
+    op.signature(ty)
 }
 
 /// The result of `op` on operands `s` (raw bits of the types `signature` gives; missing

@@ -115,41 +115,9 @@ pub fn decode(d: u64) -> Option<CvtXOp> {
     })
 }
 
-/// The register type of one value of `fmt` (fp4 pairs fit in a byte).
-fn x2_type(fmt: MiniFmt) -> Type {
-    match fmt {
-        MiniFmt::F16 | MiniFmt::BF16 | MiniFmt::Tf32 => Type::B32,
-        MiniFmt::E2m1 => Type::B8,
-        _ => Type::B16,
-    }
-}
-
-/// Source operand types and the result type of `op`.
+/// Kept for the JIT until it reads the IR's signature (`CvtXOp::signature`).
 pub fn signature(op: CvtXOp) -> (&'static [Type], Type) {
-    match op {
-        CvtXOp::FromF32 {
-            fmt, pair: false, ..
-        } => (
-            &[Type::F32],
-            if fmt == MiniFmt::Tf32 {
-                Type::B32
-            } else {
-                Type::B16
-            },
-        ),
-        CvtXOp::FromF32 { fmt, .. } => (&[Type::F32, Type::F32], x2_type(fmt)),
-        CvtXOp::FromX2 { fmt, .. } => (&[Type::B32], x2_type(fmt)),
-        CvtXOp::ToX2 { fmt, .. } => (
-            if fmt == MiniFmt::E2m1 {
-                &[Type::B8]
-            } else {
-                &[Type::B16]
-            },
-            Type::B32,
-        ),
-        CvtXOp::Pack { with_c: false, .. } => (&[Type::S32, Type::S32], Type::B32),
-        CvtXOp::Pack { .. } => (&[Type::S32, Type::S32, Type::B32], Type::B32),
-    }
+    op.signature()
 }
 
 /// The result of `op` on its sources (`s[k]` holds source `k`'s bits).

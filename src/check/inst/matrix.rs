@@ -9,7 +9,8 @@
 
 use super::Mods;
 use crate::check::func::Fx;
-use crate::check::operand::{Rule, VecElem};
+use crate::check::operand::VecElem;
+use crate::ir::Fit;
 use crate::ir::{InstKind, MatrixOp, MmaOp, MmaShape, Operand, RegId, Space, Type};
 use crate::parse::ast::{self, Instruction};
 use crate::parse::PtxError;
@@ -115,9 +116,9 @@ impl Fx<'_, '_> {
         self.nops(i, m, 2)?;
         let d = match &i.operands[0] {
             ast::Operand::Sink(_) => None,
-            op => Some(self.dst(op, Type::B32, Rule::Strict)?),
+            op => Some(self.dst(op, Type::B32, Fit::Strict)?),
         };
-        let a = self.src(&i.operands[1], Type::B32, Rule::Strict)?;
+        let a = self.src(&i.operands[1], Type::B32, Fit::Strict)?;
         Ok(InstKind::Matrix {
             op: MatrixOp::Movmatrix,
             dsts: vec![d],
@@ -196,9 +197,9 @@ impl Fx<'_, '_> {
             .into_iter()
             .map(|el| match el {
                 VecElem::Op(ast::Operand::Sink(_)) => Ok(None),
-                VecElem::Op(o) => self.dst(o, ty, Rule::Strict).map(Some),
+                VecElem::Op(o) => self.dst(o, ty, Fit::Strict).map(Some),
                 VecElem::Reg(r) => {
-                    self.check_fit(r, ty, Rule::Strict, op.loc())?;
+                    self.check_fit(r, ty, Fit::Strict, op.loc())?;
                     Ok(Some(r))
                 }
             })
@@ -223,9 +224,9 @@ impl Fx<'_, '_> {
                 VecElem::Op(ast::Operand::Sink(l)) => {
                     Err(self.err(*l, "'_' is not allowed as a source operand"))
                 }
-                VecElem::Op(o) => self.src(o, ty, Rule::Strict),
+                VecElem::Op(o) => self.src(o, ty, Fit::Strict),
                 VecElem::Reg(r) => {
-                    self.check_fit(r, ty, Rule::Strict, op.loc())?;
+                    self.check_fit(r, ty, Fit::Strict, op.loc())?;
                     Ok(Operand::Reg(r))
                 }
             })

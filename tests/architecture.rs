@@ -124,7 +124,8 @@ fn is_ident(c: u8) -> bool {
 }
 
 /// One reference: the 1-based line and the absolute module path it names (as far as
-/// the text says: `crate::jit::translate::FnTx` -> `[jit, translate, FnTx]`). A group
+/// the text says: `crate::jit::translate::lanes::N32` -> `[jit, translate, lanes, N32]`).
+/// A group
 /// `crate::{a, b::c}` yields one reference per member.
 struct Ref {
     line: usize,

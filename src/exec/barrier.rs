@@ -127,8 +127,8 @@ pub unsafe fn bar_red_result(ctx: &WarpCtx, id: u32, op: BarRedOp) -> u32 {
 /// Suspends the warp until every barrier its lanes arrived at has completed.
 ///
 /// # Safety
-/// `ctx.env` must point to this warp's live [`WarpEnv`](crate::exec::ctx::WarpEnv), and the warp must be running
-/// inside its scheduler coroutine.
+/// `ctx.env` must point to this warp's live [`WarpEnv`](crate::exec::ctx::WarpEnv), and
+/// the warp must be running inside its scheduler coroutine.
 pub unsafe fn bar_wait(ctx: &mut WarpCtx) -> Result<(), Stopped> {
     let env = unsafe { &*ctx.env };
     let Some(y) = env.yielder else {

@@ -15,68 +15,41 @@
 //! [`JitTier`]); in the optimized tier, kernels of more than 1500 instructions still use
 //! the single-pass allocator (`Tier`).
 //!
-//! Modules:
-//! - `lanes`: warp values and masks as vectors;
-//! - `translate`: the per-kernel translator (operands, writes, instruction dispatch);
-//! - `regfile`: the register file (loads, stores, dead-store deletion, entry zeroing);
-//! - `divmode`: which blocks need a divergent variant;
-//! - `control`: predication, branches, divergence bookkeeping, the dispatcher, `exit`;
-//! - `call`: `.func`s as Cranelift functions, direct and indirect calls;
-//! - `arith`: arithmetic, logic, shifts, `setp`, `selp`;
-//! - `convert`: `cvt`;
-//! - `mem`: `ld`, `st`, `cvta` (inline coalesced fast paths, helper slow path);
-//! - `sreg`: special registers, `isspacep`, order points;
-//! - `helpers`: `extern "C"` host helpers called by generated code;
-//! - `dump`: CLIF / disassembly listings;
-//! - `stats`: compile statistics ([`CompileStats`]);
-//! - `tier`: tiered compilation ([`JitTier`]).
+//! Layout (imports point down this list, never up; `tests/architecture.rs` checks the
+//! folders):
+//! - `compile/`: compiling a module (ISA flags per tier, declaring and defining
+//!   functions), tiered compilation (`tier`, [`JitTier`]), listings (`dump`) and
+//!   statistics (`stats`, [`CompileStats`]);
+//! - `control/`: predication, branches and the dispatcher (`dispatch`), the divergent
+//!   block stub (`divergence`), `brx.idx` (`brx`), calls (`call`) and split calls
+//!   (`split`), barriers, the watchdog check and `--check-uniform`;
+//! - `lower/`: one file per instruction family (`int`, `float`, `arith` for the
+//!   `Arith` dispatch and helper path, `carry`, `minmax`, `compare`, `bits`, `sfu`,
+//!   `half`, `convert`, `convert_half`, `cvtx`, `memory`, `atomic`, `warp`, `matrix`,
+//!   `builtin`, `misc`);
+//! - `translate/`: the per-function translator [`translate::FuncTranslator`] (operands,
+//!   writes, instruction dispatch), warp values and masks as vectors (`lanes`), the
+//!   register file (`regfile`), the module's functions as declared (`funcs`);
+//! - `abi`: every helper generated code calls, declared once (`foreach_helper!`);
+//! - `helpers/`: the helpers' host functions (`extern "C"`), over `crate::exec` and
+//!   `crate::ops`; they never import the lowering code.
 
 #![allow(clippy::needless_range_loop)]
 
-mod arith;
-mod atom;
-mod barrier;
-mod bits;
-mod builtin;
-mod call;
-mod cflow;
-mod compare;
+mod abi;
+mod compile;
 mod control;
-mod convert;
-mod cvtx;
-mod divmode;
-mod dump;
-mod half;
-mod halfcvt;
 mod helpers;
-mod intfp;
-mod lanes;
-mod matrix;
-mod mem;
-mod regfile;
-mod split;
-mod sreg;
-mod stats;
-mod tier;
+mod lower;
 mod translate;
-mod uniform;
-mod warp;
-mod watchdog;
 
 use crate::exec::ModuleLayout;
 use crate::ir;
-use cranelift_codegen::ir::{types, AbiParam};
-use cranelift_codegen::isa::OwnedTargetIsa;
-use cranelift_codegen::settings::{self, Configurable};
-use cranelift_frontend::FunctionBuilderContext;
-use cranelift_jit::{JITBuilder, JITModule as ClifJitModule};
-use cranelift_module::{Linkage, Module as _};
-use std::panic::{catch_unwind, AssertUnwindSafe};
 
-pub use dump::{dump, DumpKind};
+pub use compile::dump::{dump, DumpKind};
+pub use compile::stats::CompileStats;
+pub use compile::tier::JitTier;
 pub use helpers::{helper_calls, HelperCalls};
-pub use stats::CompileStats;
-pub use tier::JitTier;
 
 /// A compiled kernel: runs one warp from the kernel's entry with the lanes in `ctx.live`
 /// and returns `ctx.status` (`STATUS_OK` when every lane exited normally).
@@ -108,7 +81,7 @@ pub enum JitError {
 /// once; its memory is freed when the `JitModule` (and a background compile of it, see
 /// `tier`) are gone.
 pub struct JitModule {
-    shared: std::sync::Arc<tier::Shared>,
+    shared: std::sync::Arc<compile::tier::Shared>,
     /// The load-time compile.
     stats: CompileStats,
 }
@@ -142,7 +115,7 @@ impl JitModule {
         layout: &ModuleLayout,
         tier: JitTier,
     ) -> Result<JitModule, JitError> {
-        let (shared, stats) = tier::Shared::compile(m, layout, tier)?;
+        let (shared, stats) = compile::tier::Shared::compile(m, layout, tier)?;
         Ok(JitModule { shared, stats })
     }
 
@@ -190,7 +163,7 @@ impl JitModule {
     /// `tier::TIER_UP_THREADS` starts the optimized compile at once, and a launch waits
     /// for an optimized compile that is about to end (see `tier`).
     pub fn launch_start(&self, threads: u64, m: &ir::Module, layout: &ModuleLayout) {
-        if threads >= tier::TIER_UP_THREADS {
+        if threads >= compile::tier::TIER_UP_THREADS {
             self.shared.start(m, layout);
         }
         self.shared.wait_if_worth();
@@ -201,157 +174,4 @@ impl JitModule {
     pub fn kernel(&self, f: ir::FuncId) -> Option<KernelFn> {
         self.code(f).map(|c| c.0)
     }
-}
-
-/// [`translate::build`], with a panic inside Cranelift's frontend (a JIT bug) turned
-/// into [`JitError::Codegen`].
-#[allow(clippy::too_many_arguments)]
-pub(crate) fn build_guarded(
-    m: &ir::Module,
-    layout: &ModuleLayout,
-    fid: ir::FuncId,
-    func: &mut cranelift_codegen::ir::Function,
-    fctx: &mut FunctionBuilderContext,
-    cm: &mut ClifJitModule,
-    helpers: &helpers::HelperIds,
-    calls: &call::CallEnv,
-) -> Result<(), JitError> {
-    match catch_unwind(AssertUnwindSafe(|| {
-        translate::build(m, layout, fid, func, fctx, cm, helpers, calls)
-    })) {
-        Ok(r) => r,
-        Err(p) => Err(JitError::Codegen(format!(
-            "building the code of kernel {} panicked: {}",
-            m.functions
-                .get(fid.0 as usize)
-                .map_or("?", |f| f.name.as_str()),
-            panic_text(&p)
-        ))),
-    }
-}
-
-fn panic_text(p: &Box<dyn std::any::Any + Send>) -> String {
-    p.downcast_ref::<String>()
-        .cloned()
-        .or_else(|| p.downcast_ref::<&str>().map(|s| s.to_string()))
-        .unwrap_or_default()
-}
-
-/// `define_function`, with verifier and other codegen errors printed against the CLIF.
-pub(crate) fn define(
-    cm: &mut ClifJitModule,
-    id: cranelift_module::FuncId,
-    cctx: &mut cranelift_codegen::Context,
-) -> Result<(), String> {
-    match cm.define_function(id, cctx) {
-        Ok(()) => Ok(()),
-        Err(cranelift_module::ModuleError::Compilation(e)) => {
-            Err(cranelift_codegen::print_errors::pretty_error(&cctx.func, e))
-        }
-        Err(e) => Err(e.to_string()),
-    }
-}
-
-/// Runs a Cranelift step, turning its errors and panics into [`JitError::Codegen`].
-fn guard<T>(what: &str, f: impl FnOnce() -> Result<T, String>) -> Result<T, JitError> {
-    match catch_unwind(AssertUnwindSafe(f)) {
-        Ok(Ok(v)) => Ok(v),
-        Ok(Err(e)) => Err(JitError::Codegen(format!("{what}: {e}"))),
-        Err(p) => Err(JitError::Codegen(format!(
-            "{what} panicked: {}",
-            panic_text(&p)
-        ))),
-    }
-}
-
-/// Compile settings for a kernel. Cranelift's backtracking register allocator takes most
-/// of the compile time and memory of very large kernels (a warp-wide instruction is tens
-/// of CLIF instructions and every register is 8-16 vectors), so kernels above
-/// [`LARGE_KERNEL_INSTS`] instructions use the single-pass allocator: 4-5x faster to
-/// compile, slower code.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum Tier {
-    Optimized = 0,
-    Large = 1,
-}
-
-/// IR instructions above which a kernel is compiled with [`Tier::Large`].
-pub(crate) const LARGE_KERNEL_INSTS: usize = 1500;
-
-impl Tier {
-    pub(crate) fn of(f: &ir::Function) -> Tier {
-        let n: usize = f.blocks.iter().map(|b| b.insts.len() + 1).sum();
-        if n > LARGE_KERNEL_INSTS {
-            Tier::Large
-        } else {
-            Tier::Optimized
-        }
-    }
-}
-
-/// The native ISA with the settings the JIT uses for a tier.
-pub(crate) fn make_isa(tier: Tier) -> Result<OwnedTargetIsa, JitError> {
-    #[cfg(target_arch = "x86_64")]
-    {
-        if !std::is_x86_feature_detected!("sse4.1") {
-            return Err(JitError::Host("SSE4.1 is required".into()));
-        }
-        if !std::is_x86_feature_detected!("fma") {
-            return Err(JitError::Host("FMA is required".into()));
-        }
-    }
-    #[cfg(not(target_arch = "x86_64"))]
-    return Err(JitError::Host("only x86-64 hosts are supported".into()));
-    #[allow(unreachable_code)]
-    {
-        let mut fb = settings::builder();
-        let set = |fb: &mut settings::Builder, k: &str, v: &str| {
-            fb.set(k, v)
-                .map_err(|e| JitError::Codegen(format!("setting {k}={v}: {e}")))
-        };
-        set(&mut fb, "opt_level", "speed")?;
-        if tier == Tier::Large {
-            set(&mut fb, "regalloc_algorithm", "single_pass")?;
-        }
-        set(
-            &mut fb,
-            "enable_verifier",
-            if cfg!(debug_assertions) || std::env::var_os("PTXJIT_VERIFY").is_some() {
-                "true"
-            } else {
-                "false"
-            },
-        )?;
-        set(&mut fb, "is_pic", "false")?;
-        set(&mut fb, "use_colocated_libcalls", "false")?;
-        let ib = cranelift_native::builder().map_err(|e| JitError::Host(e.to_string()))?;
-        ib.finish(settings::Flags::new(fb))
-            .map_err(|e| JitError::Codegen(format!("ISA: {e}")))
-    }
-}
-
-/// A fresh Cranelift JIT module with the helper symbols registered.
-pub(crate) fn new_module(tier: Tier) -> Result<ClifJitModule, JitError> {
-    let isa = make_isa(tier)?;
-    let mut jb = JITBuilder::with_isa(isa, cranelift_module::default_libcall_names());
-    for h in helpers::HELPERS {
-        jb.symbol(h.name, h.ptr());
-    }
-    Ok(ClifJitModule::new(jb))
-}
-
-pub(crate) fn kernel_signature(cm: &ClifJitModule) -> cranelift_codegen::ir::Signature {
-    let mut sig = cm.make_signature();
-    sig.params.push(AbiParam::new(types::I64));
-    sig.returns.push(AbiParam::new(types::I32));
-    sig
-}
-
-pub(crate) fn declare_kernel(
-    cm: &mut ClifJitModule,
-    fid: ir::FuncId,
-) -> Result<cranelift_module::FuncId, JitError> {
-    let sig = kernel_signature(cm);
-    cm.declare_function(&format!("ptxjit_kernel_{}", fid.0), Linkage::Local, &sig)
-        .map_err(|e| JitError::Codegen(format!("declare kernel: {e}")))
 }

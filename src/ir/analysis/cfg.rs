@@ -1,7 +1,7 @@
 //! Control-flow facts of one function. Blocks are numbered in reverse post-order (check
 //! guarantees it), so a back edge is an edge to a block at or before its source.
 
-use crate::ir::Function;
+use crate::ir::{Function, Terminator};
 
 /// Per block: whether some terminator of `f` branches to it (the entry block is a
 /// target only if a branch goes back to it).
@@ -32,4 +32,92 @@ pub fn loop_headers(f: &Function) -> Vec<bool> {
         }
     }
     header
+}
+
+/// Per block: whether it can run while some lanes of the warp wait at other blocks (or
+/// at a barrier), i.e. whether a backend that specialises convergent code needs a
+/// divergent variant of it.
+///
+/// The dispatcher always runs the lowest-numbered pending block (blocks are in reverse
+/// post-order), so when block `b` runs, every waiting lane waits at a block numbered
+/// above `b`, or at a barrier (`exec::barrier::BAR_WAIT` sorts above every block). Those lanes were
+/// sent there by an edge `x -> t` (`t > b`; a barrier's or a split call's edge counts
+/// as `t = ∞`) of a block `x` that ran earlier. Without cycles blocks run in increasing
+/// order, so `x < b`: `b` needs a divergent variant iff some edge jumps over it. With
+/// cycles, a block of a loop may run again after any block of the same loop: for the span `[h, l]` of every
+/// back edge `l -> h` (spans that overlap merged), an edge from a block of the span
+/// counts for every block of the span.
+///
+/// The JIT's dispatcher stops the warp with an internal error when a block this
+/// finds never divergent is dispatched divergently.
+pub fn divergent_blocks(f: &Function) -> Vec<bool> {
+    let n = f.blocks.len();
+    // Loop spans: each block's span id (merged overlapping [h, l] ranges).
+    let mut spans: Vec<(usize, usize)> = Vec::new();
+    for (x, blk) in f.blocks.iter().enumerate() {
+        for s in blk.term.successors() {
+            let h = s.0 as usize;
+            if h <= x {
+                spans.push((h, x));
+            }
+        }
+    }
+    spans.sort_unstable();
+    let mut merged: Vec<(usize, usize)> = Vec::new();
+    for (h, l) in spans {
+        match merged.last_mut() {
+            Some(last) if h <= last.1 => last.1 = last.1.max(l),
+            _ => merged.push((h, l)),
+        }
+    }
+    // The highest target of an edge from each block (barriers: above every block).
+    let far: Vec<usize> = f
+        .blocks
+        .iter()
+        .map(|blk| {
+            let t = blk
+                .term
+                .successors()
+                .iter()
+                .map(|s| s.0 as usize)
+                .max()
+                .unwrap_or(0);
+            // Barriers, and split calls (which park lanes at their resume block behind
+            // the barrier flag), leave lanes waiting above every block.
+            if matches!(
+                blk.term,
+                Terminator::Barrier { .. }
+                    | Terminator::Call {
+                        resume: Some(_),
+                        ..
+                    }
+                    | Terminator::CallIndirect {
+                        resume: Some(_),
+                        ..
+                    }
+            ) {
+                usize::MAX
+            } else {
+                t
+            }
+        })
+        .collect();
+    let mut div = vec![false; n];
+    // Edges from earlier blocks: the running maximum of `far` over x < b.
+    let mut reach = 0usize;
+    for b in 0..n {
+        if b > 0 {
+            reach = reach.max(far[b - 1]);
+        }
+        div[b] = reach > b;
+    }
+    // Edges from blocks of the same loop span.
+    for &(h, l) in &merged {
+        let l = l.min(n.saturating_sub(1));
+        let top = (h..=l).map(|x| far[x]).max().unwrap_or(0);
+        for (b, d) in div.iter_mut().enumerate().take(l + 1).skip(h) {
+            *d |= top > b;
+        }
+    }
+    div
 }

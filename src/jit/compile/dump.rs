@@ -1,0 +1,96 @@
+//! Listings of generated code: the CLIF of a kernel or `.func` as built (before
+//! optimisation), or the machine code (VCode disassembly) Cranelift produces for it.
+
+use super::{build_guarded, declare_kernel, define, guard, kernel_signature, new_module, Tier};
+use crate::exec::ModuleLayout;
+use crate::ir;
+use crate::jit::{abi, JitError};
+use cranelift_codegen::ir::UserFuncName;
+use cranelift_frontend::FunctionBuilderContext;
+use cranelift_module::Module as _;
+use std::fmt::Write as _;
+
+/// What [`dump`] prints.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DumpKind {
+    /// Cranelift IR as built by the translator.
+    Clif,
+    /// Machine code listing (Cranelift's VCode disassembly).
+    Asm,
+}
+
+/// Text of the CLIF (after building) or the machine code listing of one kernel (by
+/// name) or of all kernels.
+pub fn dump(
+    m: &ir::Module,
+    layout: &ModuleLayout,
+    kernel: Option<&str>,
+    kind: DumpKind,
+) -> Result<String, JitError> {
+    let mut fctx = FunctionBuilderContext::new();
+    let mut out = String::new();
+    let mut found = false;
+    for (i, f) in m.functions.iter().enumerate() {
+        if !f.has_body() || kernel.is_some_and(|k| k != f.name) {
+            continue;
+        }
+        found = true;
+        let fid = ir::FuncId(i as u32);
+        // A module per kernel, with the settings `JitModule::compile` would use.
+        let mut cm = new_module(Tier::of(f))?;
+        let helpers = abi::declare(&mut cm)?;
+        let calls = crate::jit::translate::funcs::declare_funcs(&mut cm, m)?;
+        let mut cctx = cm.make_context();
+        let id = match f.kind {
+            ir::FuncKind::Entry => {
+                cctx.func.signature = kernel_signature(&cm);
+                declare_kernel(&mut cm, fid)?
+            }
+            ir::FuncKind::Func => {
+                cctx.func.signature = crate::jit::translate::funcs::func_signature(&cm);
+                *calls
+                    .funcs
+                    .get(&fid)
+                    .ok_or_else(|| JitError::Codegen("function not declared".into()))?
+            }
+        };
+        cctx.func.name = UserFuncName::user(0, id.as_u32());
+        build_guarded(
+            m,
+            layout,
+            fid,
+            &mut cctx.func,
+            &mut fctx,
+            &mut cm,
+            &helpers,
+            &calls,
+        )?;
+        let what = match f.kind {
+            ir::FuncKind::Entry => "kernel",
+            ir::FuncKind::Func => "function",
+        };
+        let _ = writeln!(out, "; {what} {}", f.name);
+        match kind {
+            DumpKind::Clif => {
+                let _ = writeln!(out, "{}", cctx.func.display());
+            }
+            DumpKind::Asm => {
+                cctx.set_disasm(true);
+                guard("define_function", || define(&mut cm, id, &mut cctx))?;
+                let text = cctx
+                    .compiled_code()
+                    .and_then(|c| c.vcode.clone())
+                    .unwrap_or_default();
+                let _ = writeln!(out, "{text}");
+            }
+        }
+    }
+    if !found {
+        return Err(match kernel {
+            Some(k) => JitError::NoSuchKernel(k.to_string()),
+            None => JitError::NoSuchKernel("(any)".to_string()),
+        });
+    }
+    // The modules are dropped without finalizing; their code is never run.
+    Ok(out)
+}

@@ -1,0 +1,14 @@
+//! Control flow in the JIT: predication, branches and the dispatcher with divergence
+//! bookkeeping (`dispatch`), which blocks need a divergent variant (`divergence`),
+//! indirect branches (`brx`), calls (`call`) and split calls (`split`), barriers
+//! (`barrier`), the watchdog's loop-header checks (`watchdog`) and `--check-uniform`
+//! (`uniform`).
+
+pub(crate) mod barrier;
+pub(crate) mod brx;
+pub(crate) mod call;
+pub(crate) mod dispatch;
+pub(crate) mod divergence;
+pub(crate) mod split;
+pub(crate) mod uniform;
+pub(crate) mod watchdog;

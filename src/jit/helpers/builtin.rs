@@ -1,0 +1,68 @@
+//! The built-in helper (`ptxjit_builtin`: `vprintf`, `__assertfail`) over `crate::exec::printf::exec`.
+
+use crate::exec::ctx::{WarpCtx, STATUS_FAULT, STATUS_OK, WARP_SIZE};
+use crate::ir::{Builtin, InstId};
+
+pub(crate) fn code(op: Builtin) -> u64 {
+    match op {
+        Builtin::Vprintf => 0,
+        Builtin::AssertFail => 1,
+    }
+}
+
+fn from_code(c: u64) -> Option<Builtin> {
+    match c {
+        0 => Some(Builtin::Vprintf),
+        1 => Some(Builtin::AssertFail),
+        _ => None,
+    }
+}
+
+/// Runs built-in `desc` for the lanes in `mask` (see `crate::exec::printf::exec`):
+/// `data` holds the operands (256 bytes each, 8 or 4 bytes per lane by the operand's
+/// type); the 32 u32 results are written at its start. Returns 0, or the warp's nonzero
+/// status after an error.
+///
+/// # Safety
+/// `ctx` must be the running warp's context; `data` valid as described.
+pub unsafe extern "C" fn ptxjit_builtin(
+    ctx: *mut WarpCtx,
+    desc: u64,
+    mask: u32,
+    inst: u32,
+    data: *mut u8,
+) -> u32 {
+    // SAFETY: the caller's contract.
+    let ctx = unsafe { &mut *ctx };
+    let Some(op) = from_code(desc) else {
+        ctx.status = STATUS_FAULT;
+        return ctx.status;
+    };
+    let mut args = vec![[0u64; WARP_SIZE]; op.params().len()];
+    for (k, (a, t)) in args.iter_mut().zip(op.params()).enumerate() {
+        for (l, v) in a.iter_mut().enumerate() {
+            let base = k * ARG_BYTES as usize;
+            // SAFETY: `data` holds the operands (caller's contract).
+            *v = unsafe {
+                if t.bits() == 64 {
+                    (data.add(base + 8 * l) as *const u64).read_unaligned()
+                } else {
+                    (data.add(base + 4 * l) as *const u32).read_unaligned() as u64
+                }
+            };
+        }
+    }
+    // SAFETY: ctx is the running warp's context.
+    let out = match unsafe { crate::exec::printf::exec(ctx, op, mask, InstId(inst), &args) } {
+        Ok(out) => out,
+        Err(_) => return ctx.status.max(STATUS_FAULT),
+    };
+    for (l, v) in out.iter().enumerate() {
+        // SAFETY: room for 32 results (caller's contract).
+        unsafe { (data.add(4 * l) as *mut u32).write_unaligned(*v) };
+    }
+    STATUS_OK
+}
+
+/// Bytes of one operand of 32 lanes in the data area.
+pub(crate) const ARG_BYTES: i32 = 8 * WARP_SIZE as i32;

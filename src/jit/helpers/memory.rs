@@ -1,0 +1,183 @@
+//! Memory helpers: the `ld`/`st` slow path (`ptxjit_access`), the region lookup of
+//! coalesced accesses that missed their cached region (`ptxjit_region`) and atomics
+//! (`ptxjit_atom`, with its descriptor encoding).
+
+use super::*;
+use crate::exec::atomic::{atomic, AtomReq};
+use crate::exec::ctx;
+use crate::exec::ctx::{AccessReq, WarpCtx, STATUS_FAULT, STATUS_OK, WARP_SIZE};
+use crate::ir::{AtomOp, InstId, Space, Type};
+use crate::jit::helpers::{rd, slot_bytes, wr};
+
+/// `ld`/`st` slow path: `exec::ctx::access` for the lanes in `mask`. Returns 0, or the
+/// warp's (nonzero) status after a fault.
+///
+/// # Safety
+/// `ctx` must be the running warp's context (with a valid `env`), `addrs` 32 u64 lane
+/// addresses, `data` the slots described by `shape`.
+pub unsafe extern "C" fn ptxjit_access(
+    ctx: *mut WarpCtx,
+    shape: u64,
+    mask: u32,
+    inst: u32,
+    addrs: *const u64,
+    data: *mut u8,
+) -> u32 {
+    count(|c| c.access += 1);
+    let ctx = unsafe { &mut *ctx };
+    let Some(req) = AccessReq::unpack_shape(shape, mask, InstId(inst)) else {
+        ctx.status = STATUS_FAULT;
+        return ctx.status;
+    };
+    let addrs = unsafe { &*(addrs as *const [u64; WARP_SIZE]) };
+    match unsafe { ctx::access(ctx, &req, addrs, data) } {
+        Ok(()) => STATUS_OK,
+        Err(_) => ctx.status.max(STATUS_FAULT),
+    }
+}
+
+/// Whether `[addr, addr+len)` lies inside one region (a writable one if `write != 0`);
+/// if so, stores the region in instruction `inst`'s entry of the per-instruction region
+/// cache (as `access` does) and returns 1, otherwise 0.
+///
+/// # Safety
+/// `ctx` must be the running warp's context with a valid `env` (and an `inst_cache` of
+/// `inst_cache_len` entries).
+pub unsafe extern "C" fn ptxjit_region(
+    ctx: *mut WarpCtx,
+    addr: u64,
+    len: u64,
+    write: u32,
+    inst: u32,
+) -> u32 {
+    count(|c| c.region += 1);
+    let ctx = unsafe { &mut *ctx };
+    if ctx.env.is_null() {
+        return 0;
+    }
+    let env = unsafe { &*ctx.env };
+    match env.regions.find(addr, len) {
+        Some(r) if write == 0 || r.writable => {
+            if (inst as u64) < ctx.inst_cache_len && !ctx.inst_cache.is_null() {
+                // SAFETY: inst_cache holds inst_cache_len entries (runtime contract).
+                unsafe { *ctx.inst_cache.add(inst as usize) = [r.lo, r.hi] };
+            }
+            1
+        }
+        _ => 0,
+    }
+}
+
+const OPS: [AtomOp; 10] = [
+    AtomOp::Add,
+    AtomOp::Min,
+    AtomOp::Max,
+    AtomOp::Inc,
+    AtomOp::Dec,
+    AtomOp::And,
+    AtomOp::Or,
+    AtomOp::Xor,
+    AtomOp::Exch,
+    AtomOp::Cas,
+];
+
+const TYPES: [Type; 13] = [
+    Type::B16,
+    Type::B32,
+    Type::B64,
+    Type::U32,
+    Type::S32,
+    Type::U64,
+    Type::S64,
+    Type::F32,
+    Type::F64,
+    Type::F16,
+    Type::F16x2,
+    Type::BF16,
+    Type::BF16x2,
+];
+
+const SPACES: [Space; 3] = [Space::Global, Space::Shared, Space::Generic];
+
+pub(crate) fn encode(op: AtomOp, ty: Type, space: Space) -> u64 {
+    let pos = |i: Option<usize>| i.unwrap_or(0xff) as u64;
+    pos(OPS.iter().position(|&o| o == op))
+        | pos(TYPES.iter().position(|&t| t == ty)) << 8
+        | pos(SPACES.iter().position(|&s| s == space)) << 16
+}
+
+fn decode(d: u64) -> Option<(AtomOp, Type, Space)> {
+    Some((
+        *OPS.get((d & 0xff) as usize)?,
+        *TYPES.get((d >> 8 & 0xff) as usize)?,
+        *SPACES.get((d >> 16 & 0xff) as usize)?,
+    ))
+}
+
+/// Runs an `atom`/`red` for the lanes in `mask`; returns 0, or the warp's nonzero status
+/// after a fault.
+///
+/// # Safety
+/// `ctx` must be the running warp's context; `addrs` 32 u64 lane addresses; `b`, `c`,
+/// `out` slots of 32 lanes of the operation type's container width.
+#[allow(clippy::too_many_arguments)]
+pub unsafe extern "C" fn ptxjit_atom(
+    ctx: *mut WarpCtx,
+    desc: u64,
+    mask: u32,
+    inst: u32,
+    addrs: *const u64,
+    b: *const u8,
+    c: *const u8,
+    out: *mut u8,
+) -> u32 {
+    // SAFETY: the caller's contract.
+    let ctx = unsafe { &mut *ctx };
+    let Some((op, ty, space)) = decode(desc) else {
+        ctx.status = STATUS_FAULT;
+        return ctx.status;
+    };
+    let sb = slot_bytes(ty);
+    let slots = |p: *const u8| {
+        let mut v = [0u64; WARP_SIZE];
+        for (l, x) in v.iter_mut().enumerate() {
+            // SAFETY: slots of 32 lanes (caller's contract).
+            *x = unsafe { rd(p, l, sb, 64) };
+        }
+        v
+    };
+    let (bv, cv) = (slots(b), slots(c));
+    // SAFETY: 32 lane addresses (caller's contract).
+    let addrs = unsafe { &*(addrs as *const [u64; WARP_SIZE]) };
+    let req = AtomReq {
+        op,
+        ty,
+        space,
+        mask,
+        inst: InstId(inst),
+    };
+    let mut old = [0u64; WARP_SIZE];
+    // SAFETY: ctx is the running warp's context.
+    if unsafe { atomic(ctx, &req, addrs, &bv, &cv, &mut old) }.is_err() {
+        return ctx.status.max(STATUS_FAULT);
+    }
+    for l in (0..WARP_SIZE).filter(|l| mask >> l & 1 != 0) {
+        // SAFETY: the result slot holds 32 lanes.
+        unsafe { wr(out, l, sb, old[l]) };
+    }
+    STATUS_OK
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn encode_round_trips() {
+        for op in super::OPS {
+            for ty in super::TYPES {
+                for sp in super::SPACES {
+                    assert_eq!(super::decode(super::encode(op, ty, sp)), Some((op, ty, sp)));
+                }
+            }
+        }
+    }
+}

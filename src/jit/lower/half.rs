@@ -1,0 +1,60 @@
+//! Half-precision arithmetic ([`InstKind::Half`]): `neg`/`abs` without `.ftz` are sign-bit
+//! operations on the vectors; everything else goes through one `ptxjit_half` helper call
+//! per warp instruction, which applies `crate::ops::f16` (the interpreter's semantics) to
+//! the active lanes.
+//!
+//! [`InstKind::Half`]: crate::ir::InstKind::Half
+
+use crate::ir::{HalfMode, HalfOp, Operand, RegId, Type};
+use crate::jit::abi::Helper;
+use crate::jit::translate::lanes;
+use crate::jit::translate::{FuncTranslator, Mask, SCRATCH_DATA};
+use crate::jit::JitError;
+use cranelift_codegen::ir::InstBuilder;
+
+/// Operand slots a, b, c and the result: 32 lanes × 4 bytes each.
+const SLOTS: [i32; 3] = [SCRATCH_DATA, SCRATCH_DATA + 128, SCRATCH_DATA + 256];
+const SLOT_OUT: i32 = SCRATCH_DATA + 384;
+
+impl FuncTranslator<'_> {
+    pub(crate) fn half(
+        &mut self,
+        op: HalfOp,
+        ty: Type,
+        mode: HalfMode,
+        dst: RegId,
+        srcs: &[Operand],
+        mask: &mut Mask,
+    ) -> Result<(), JitError> {
+        let packed = matches!(ty, Type::F16x2 | Type::BF16x2);
+        if matches!(op, HalfOp::Neg | HalfOp::Abs) && !mode.ftz {
+            let Some(src) = srcs.first() else {
+                return Err(self.unsupported(self.cur_text()));
+            };
+            let a = self.read(src, ty, false)?;
+            let sign: u32 = if packed { 0x8000_8000 } else { 0x8000 };
+            let r = if op == HalfOp::Neg {
+                let k = lanes::splat32(&mut self.b, sign);
+                lanes::map1(&a, |&v| self.b.ins().bxor(v, k))
+            } else {
+                // The container is zero-extended beyond 16 bits: clearing the sign bit
+                // keeps it so.
+                let k = lanes::splat32(&mut self.b, !sign);
+                lanes::map1(&a, |&v| self.b.ins().band(v, k))
+            };
+            return self.write(dst, ty, r, mask);
+        }
+        for (k, s) in srcs.iter().enumerate().take(SLOTS.len()) {
+            let w = self.read(s, ty, false)?;
+            self.spill(&w, SLOTS[k]);
+        }
+        let bits = self.mbits(mask);
+        let desc = lanes::iconst64(&mut self.b, crate::ops::f16::encode(op, ty, mode));
+        let p: Vec<_> = SLOTS.iter().map(|&o| self.scratch_addr(o)).collect();
+        let po = self.scratch_addr(SLOT_OUT);
+        let h = self.helper(Helper::Half)?;
+        self.b.ins().call(h, &[desc, bits, p[0], p[1], p[2], po]);
+        let r = self.unspill(false, SLOT_OUT);
+        self.write(dst, ty, r, mask)
+    }
+}

@@ -1,0 +1,817 @@
+//! `ld`, `st` and `cvta`.
+//!
+//! Every access has the semantics of `exec::ctx::access` (checked per lane, lowest
+//! faulting lane reported, nothing written by a faulting store):
+//! - uniform loads of kernel parameters and `.global`/`.const` variables at constant,
+//!   in-bounds, aligned offsets: one scalar load and a splat per element;
+//! - coalesced accesses (`nvec == 1`, lane i at `a0 + i*size`, `a0` size-aligned, the
+//!   whole range inside the instruction's entry of the per-instruction region cache
+//!   `ctx.inst_cache`, or inside the shared window; stores need all 32 lanes active, so
+//!   never while lanes are pending): whole-vector loads and stores. A well-shaped access
+//!   that misses the cache asks `ptxjit_region` (one region-table lookup), which fills
+//!   the entry, and then takes the vector path;
+//! - loads that are not coalesced, before the helper: in shared memory, lane-by-lane
+//!   loads when every active lane is aligned and inside the window; elsewhere (and for
+//!   `.v2/.v4` loads), one scalar load per element and a splat when every active lane
+//!   uses one aligned address inside the instruction's cached region;
+//! - everything else: lane addresses and data go to the scratch slot and the
+//!   `ptxjit_access` helper performs the access; a nonzero result returns from the kernel.
+
+use crate::exec::ctx::{AccessReq, WarpCtx};
+use crate::ir::{AddrBase, Address, InstId, Operand, RegClass, RegId, Space, Type, VarRef};
+use crate::jit::abi::Helper;
+use crate::jit::translate::lanes::{self, WarpValue, N32, N64};
+use crate::jit::translate::{FuncTranslator, Mask, Mode, SCRATCH_DATA};
+use crate::jit::JitError;
+use cranelift_codegen::ir::condcodes::IntCC;
+use cranelift_codegen::ir::types::{I16, I16X8, I32, I32X4, I64, I64X2, I8, I8X16};
+use cranelift_codegen::ir::{Block, BlockArg, InstBuilder, MemFlagsData, Value};
+use std::mem::offset_of;
+
+/// Per-lane state-space addresses of an access.
+pub(crate) enum LaneAddr {
+    /// The same address for every lane (i64).
+    Uniform(Value),
+    /// 16 × i64x2 lane addresses.
+    PerLane(WarpValue),
+}
+
+fn heap_flags() -> MemFlagsData {
+    MemFlagsData::new().with_notrap()
+}
+
+impl FuncTranslator<'_> {
+    /// Element type checks shared by `ld` and `st`; returns (elem bytes, slot bytes).
+    fn mem_shape(&self, ty: Type, n: usize) -> Result<(u32, u32), JitError> {
+        if !matches!(ty.bits(), 8 | 16 | 32 | 64) || !matches!(n, 1 | 2 | 4 | 8) {
+            return Err(self.unsupported(self.cur_text()));
+        }
+        Ok((ty.bytes(), if ty.bits() > 32 { 8 } else { 4 }))
+    }
+
+    /// The lane addresses of `[base+offset]` in `space`.
+    pub(crate) fn lane_addrs(
+        &mut self,
+        space: Space,
+        addr: &Address,
+    ) -> Result<LaneAddr, JitError> {
+        let off = addr.offset;
+        match addr.base {
+            AddrBase::Reg(r) => {
+                let rty = self.reg_info(r)?.ty;
+                let w = match rty.class() {
+                    RegClass::R64 => self.read(&Operand::Reg(r), Type::U64, false)?,
+                    RegClass::R32 => {
+                        // A 32-bit address wraps in 32 bits: add the offset, then widen.
+                        let n = self.read(&Operand::Reg(r), Type::U32, false)?;
+                        let n = if off == 0 {
+                            n
+                        } else {
+                            let o = lanes::splat32(&mut self.b, off as u32);
+                            let b = &mut self.b;
+                            lanes::map1(&n, |&x| b.ins().iadd(x, o))
+                        };
+                        return Ok(LaneAddr::PerLane(lanes::widen_w(&mut self.b, &n, false)));
+                    }
+                    _ => return Err(self.unsupported(format!("address register of type {rty}"))),
+                };
+                if off == 0 {
+                    return Ok(LaneAddr::PerLane(w));
+                }
+                let o = lanes::splat64(&mut self.b, off as u64);
+                let b = &mut self.b;
+                Ok(LaneAddr::PerLane(lanes::map1(&w, |&x| b.ins().iadd(x, o))))
+            }
+            AddrBase::Var(v) => {
+                if space == Space::Generic {
+                    match v {
+                        VarRef::Shared(o) => {
+                            let base = self.load_ctx(I64, offset_of!(WarpCtx, shared_base), true);
+                            return Ok(LaneAddr::Uniform(
+                                self.b.ins().iadd_imm_s(base, (o as i64).wrapping_add(off)),
+                            ));
+                        }
+                        VarRef::Local(o) => {
+                            let lb = self.local_bases();
+                            let o =
+                                lanes::splat64(&mut self.b, (o as i64).wrapping_add(off) as u64);
+                            let b = &mut self.b;
+                            return Ok(LaneAddr::PerLane(lanes::map1(&lb, |&x| {
+                                b.ins().iadd(x, o)
+                            })));
+                        }
+                        _ => {}
+                    }
+                }
+                Ok(LaneAddr::Uniform(self.var_addr(v, off)?))
+            }
+            AddrBase::Abs => Ok(LaneAddr::Uniform(lanes::iconst64(&mut self.b, off as u64))),
+        }
+    }
+
+    /// `ctx.local_base` as 16 × i64x2.
+    fn local_bases(&mut self) -> WarpValue {
+        let ro = MemFlagsData::new().with_notrap().with_readonly();
+        let base = offset_of!(WarpCtx, local_base);
+        WarpValue::wide(
+            (0..N64)
+                .map(|k| {
+                    self.b
+                        .ins()
+                        .load(I64X2, ro, self.ctx, (base + 16 * k) as i32)
+                })
+                .collect(),
+        )
+    }
+
+    /// A load that is the same for every lane and known valid: `ld.param` of a kernel
+    /// parameter, or of a `.global`/`.const` variable, at an in-bounds, aligned constant
+    /// offset. Returns the host address and whether the memory is read-only during the
+    /// launch (parameters, `.const`; a `.global` variable may be stored to, so its loads
+    /// must not be merged across stores).
+    fn uniform_load_addr(
+        &mut self,
+        space: Space,
+        addr: &Address,
+        len: u64,
+    ) -> Option<(Value, bool)> {
+        let AddrBase::Var(v) = addr.base else {
+            return None;
+        };
+        let off = u64::try_from(addr.offset).ok()?;
+        match (v, space) {
+            (VarRef::KernelParam(o), Space::Param | Space::Generic) => {
+                let start = (o as u64).checked_add(off)?;
+                if start.checked_add(len)? > self.f.param_size as u64 || start % len != 0 {
+                    return None;
+                }
+                let base = self.load_ctx(I64, offset_of!(WarpCtx, param_base), true);
+                Some((self.b.ins().iadd_imm_s(base, start as i64), true))
+            }
+            (VarRef::Global(g), Space::Global | Space::Const | Space::Generic) => {
+                let var = self.m.globals.get(g.0 as usize)?;
+                let base = *self.layout.global_addrs.get(g.0 as usize)?;
+                if base == 0 || var.external || off.checked_add(len)? > var.size {
+                    return None;
+                }
+                let a = base.checked_add(off)?;
+                if a % len != 0 {
+                    return None;
+                }
+                Some((lanes::iconst64(&mut self.b, a), var.space == Space::Const))
+            }
+            _ => None,
+        }
+    }
+
+    pub(crate) fn ld(
+        &mut self,
+        space: Space,
+        ty: Type,
+        dsts: &[Option<RegId>],
+        addr: &Address,
+        mask: &mut Mask,
+        inst: InstId,
+    ) -> Result<(), JitError> {
+        let (eb, sb) = self.mem_shape(ty, dsts.len())?;
+        let n = dsts.len();
+        if let Some((h, readonly)) = self.uniform_load_addr(space, addr, eb as u64 * n as u64) {
+            let fl = if readonly {
+                heap_flags().with_readonly()
+            } else {
+                heap_flags()
+            };
+            for (e, d) in dsts.iter().enumerate() {
+                let Some(d) = d else { continue };
+                let x = self.load_container(h, e as u32 * eb, eb, fl);
+                let w = lanes::splat_scalar(&mut self.b, x);
+                self.write(*d, ty, w, mask)?;
+            }
+            return Ok(());
+        }
+        let la = self.lane_addrs(space, addr)?;
+        self.ld_lanes(space, ty, eb, sb, dsts, addr, &la, mask, inst)
+    }
+
+    /// `ld` through per-lane addresses: the coalesced vector path or the helper.
+    #[allow(clippy::too_many_arguments)]
+    fn ld_lanes(
+        &mut self,
+        space: Space,
+        ty: Type,
+        eb: u32,
+        sb: u32,
+        dsts: &[Option<RegId>],
+        addr: &Address,
+        la: &LaneAddr,
+        mask: &mut Mask,
+        inst: InstId,
+    ) -> Result<(), JitError> {
+        let n = dsts.len();
+        let wide = sb == 8;
+        let vectorizable = n == 1 && matches!(la, LaneAddr::PerLane(_)) && space != Space::Local;
+        if let (false, LaneAddr::PerLane(a), false) = (vectorizable, la, space == Space::Local) {
+            // Vector loads (`ld.v2/.v4`): every active lane at one address is one scalar
+            // load per element (e.g. a structure every lane reads); else the helper.
+            let bits = self.mbits(mask);
+            let m64 = self.m64(mask);
+            let done = self.b.create_block();
+            let other = self.b.create_block();
+            let vals = self.uniform_lane_values(space, eb, n, a, bits, &m64, inst, other)?;
+            for (d, w) in dsts.iter().zip(vals) {
+                if let Some(d) = d {
+                    self.write(*d, ty, w, mask)?;
+                }
+            }
+            self.b.ins().jump(done, &[]);
+            self.b.switch_to_block(other);
+            self.slow_access(space, eb, sb, n, false, la, mask, inst)?;
+            for (e, d) in dsts.iter().enumerate() {
+                if let Some(d) = d {
+                    let w = self.unspill(wide, SCRATCH_DATA + e as i32 * 32 * sb as i32);
+                    self.write(*d, ty, w, mask)?;
+                }
+            }
+            self.b.ins().jump(done, &[]);
+            self.b.switch_to_block(done);
+            return Ok(());
+        }
+        if !vectorizable {
+            self.slow_access(space, eb, sb, n, false, la, mask, inst)?;
+            for (e, d) in dsts.iter().enumerate() {
+                if let Some(d) = d {
+                    let w = self.unspill(wide, SCRATCH_DATA + e as i32 * 32 * sb as i32);
+                    self.write(*d, ty, w, mask)?;
+                }
+            }
+            return Ok(());
+        }
+        let LaneAddr::PerLane(a) = la else {
+            return Err(JitError::Codegen("lane addresses".into()));
+        };
+        let vty = if wide { I64X2 } else { I32X4 };
+        let nparts = if wide { N64 } else { N32 };
+        let join = self.b.create_block();
+        for _ in 0..nparts {
+            self.b.append_block_param(join, vty);
+        }
+        let fast = self.b.create_block();
+        let slow = self.b.create_block();
+        // Computed here so that it dominates the paths below.
+        let bits = self.mbits(mask);
+        let h = self.branch_fast(space, eb, a, false, inst, mask, fast, slow)?;
+        // Fast path: whole-vector loads.
+        self.b.switch_to_block(fast);
+        let v = self.vector_load(h, eb);
+        let args: Vec<BlockArg> = v.iter().map(|&x| BlockArg::Value(x)).collect();
+        self.b.ins().jump(join, &args);
+        self.b.switch_to_block(slow);
+        // The 64-bit lane masks, local to this path (not cached in `mask`: code after
+        // the join is not dominated by this block).
+        let m64 = lanes::mask64(&mut self.b, &mask.m32);
+        let helper = self.b.create_block();
+        let v = if space == Space::Shared {
+            // Shared memory: a gather when every active lane is aligned and inside the
+            // window (e.g. tiles whose rows are narrower than a warp).
+            self.shared_gather(eb, a, &m64, helper)
+        } else {
+            // Every active lane at one address: one scalar load and a splat.
+            let mut w = self.uniform_lane_values(space, eb, 1, a, bits, &m64, inst, helper)?;
+            w.pop().map(|w| w.v).unwrap_or_default()
+        };
+        let args: Vec<BlockArg> = v.iter().map(|&x| BlockArg::Value(x)).collect();
+        self.b.ins().jump(join, &args);
+        self.b.switch_to_block(helper);
+        // Slow path (lane addresses computed again here: values kept across the fast
+        // path's blocks and calls cost register allocation time and spills).
+        let la = self.lane_addrs(space, addr)?;
+        self.slow_access(space, eb, sb, 1, false, &la, mask, inst)?;
+        let w = self.unspill(wide, SCRATCH_DATA);
+        let args: Vec<BlockArg> = w.v.iter().map(|&x| BlockArg::Value(x)).collect();
+        self.b.ins().jump(join, &args);
+        self.b.switch_to_block(join);
+        let v = self.b.block_params(join).to_vec();
+        if let Some(d) = dsts[0] {
+            self.write(d, ty, WarpValue { wide, v }, mask)?;
+        }
+        Ok(())
+    }
+
+    pub(crate) fn st(
+        &mut self,
+        space: Space,
+        ty: Type,
+        srcs: &[Operand],
+        addr: &Address,
+        mask: &mut Mask,
+        inst: InstId,
+    ) -> Result<(), JitError> {
+        let (eb, sb) = self.mem_shape(ty, srcs.len())?;
+        let n = srcs.len();
+        let mut data = Vec::with_capacity(n);
+        for s in srcs {
+            data.push(self.read(s, ty, false)?);
+        }
+        // Registers and immediates are read again where the data is stored (values kept
+        // across the fast path's blocks and calls cost register allocation time).
+        let again = srcs
+            .iter()
+            .all(|s| matches!(s, Operand::Reg(_) | Operand::Imm(_)));
+        let la = self.lane_addrs(space, addr)?;
+        // A store's fast path needs all 32 lanes active, impossible while lanes wait.
+        let vectorizable = n == 1
+            && matches!(la, LaneAddr::PerLane(_))
+            && space != Space::Local
+            && self.mode == Mode::Conv;
+        if !vectorizable {
+            for (e, d) in data.iter().enumerate() {
+                self.spill(d, SCRATCH_DATA + e as i32 * 32 * sb as i32);
+            }
+            return self.slow_access(space, eb, sb, n, true, &la, mask, inst);
+        }
+        let LaneAddr::PerLane(a) = &la else {
+            return Err(JitError::Codegen("lane addresses".into()));
+        };
+        let cont = self.b.create_block();
+        let fast = self.b.create_block();
+        let slow = self.b.create_block();
+        let h = self.branch_fast(space, eb, a, true, inst, mask, fast, slow)?;
+        self.b.switch_to_block(fast);
+        if again {
+            data[0] = self.read(&srcs[0], ty, false)?;
+        }
+        self.vector_store(h, eb, &data[0]);
+        self.b.ins().jump(cont, &[]);
+        self.b.switch_to_block(slow);
+        if again {
+            data[0] = self.read(&srcs[0], ty, false)?;
+        }
+        for (e, d) in data.iter().enumerate() {
+            self.spill(d, SCRATCH_DATA + e as i32 * 32 * sb as i32);
+        }
+        let la = self.lane_addrs(space, addr)?;
+        self.slow_access(space, eb, sb, 1, true, &la, mask, inst)?;
+        self.b.ins().jump(cont, &[]);
+        self.b.switch_to_block(cont);
+        Ok(())
+    }
+
+    /// A load of `n` elements whose active lanes (`bits`, `m64`) all use one address (a
+    /// uniform pointer in a register, like a loop over an array every lane reads): when
+    /// that address is aligned to the access and inside the shared window or the
+    /// instruction's cached region (looked up on a miss), one scalar load per element,
+    /// splat to every lane (the containers, one per element); else continues at `other`
+    /// (nothing emitted there).
+    #[allow(clippy::too_many_arguments)]
+    fn uniform_lane_values(
+        &mut self,
+        space: Space,
+        eb: u32,
+        n: usize,
+        a: &WarpValue,
+        bits: Value,
+        m64: &[Value],
+        inst: InstId,
+        other: Block,
+    ) -> Result<Vec<WarpValue>, JitError> {
+        let len = eb as i64 * n as i64;
+        let any = self.b.create_block();
+        self.b.ins().brif(bits, any, &[], other, &[]);
+        self.b.switch_to_block(any);
+        let a0w = self.first_lane_u64(a, bits);
+        let s = self.b.ins().splat(I64X2, a0w);
+        let mut all: Option<Value> = None;
+        for k in 0..N64 {
+            let eq = self.b.ins().icmp(IntCC::Equal, a.v[k], s);
+            // Inactive lanes do not matter.
+            let ok = self.b.ins().bor_not(eq, m64[k]);
+            all = Some(match all {
+                None => ok,
+                Some(x) => self.b.ins().band(x, ok),
+            });
+        }
+        let all = all.unwrap_or(s);
+        let uni = self.b.ins().vall_true(all);
+        let low = self.b.ins().band_imm_u(a0w, len - 1);
+        let aligned = self.b.ins().icmp_imm_u(IntCC::Equal, low, 0);
+        let shape = self.b.ins().band(uni, aligned);
+        let fast = self.b.create_block();
+        let h = if space == Space::Shared {
+            let (loc, h) = self.in_shared_window(a0w, len);
+            let ok = self.b.ins().band(shape, loc);
+            self.b.ins().brif(ok, fast, &[], other, &[]);
+            h
+        } else {
+            let cached = self.b.create_block();
+            let lookup = self.b.create_block();
+            self.b.ins().brif(shape, cached, &[], other, &[]);
+            self.b.switch_to_block(cached);
+            let loc = self.in_cached_region(inst, a0w, len);
+            self.b.ins().brif(loc, fast, &[], lookup, &[]);
+            self.b.switch_to_block(lookup);
+            let lenv = lanes::iconst64(&mut self.b, len as u64);
+            let wr = lanes::iconst32(&mut self.b, 0);
+            let instv = lanes::iconst32(&mut self.b, inst.0);
+            let hf = self.helper(Helper::Region)?;
+            let call = self.b.ins().call(hf, &[self.ctx, a0w, lenv, wr, instv]);
+            let found = self.b.inst_results(call)[0];
+            self.b.ins().brif(found, fast, &[], other, &[]);
+            a0w
+        };
+        self.b.switch_to_block(fast);
+        let mut out = Vec::with_capacity(n);
+        for e in 0..n {
+            let x = self.load_container(h, e as u32 * eb, eb, heap_flags());
+            out.push(lanes::splat_scalar(&mut self.b, x));
+        }
+        Ok(out)
+    }
+
+    /// One `eb`-byte element at host address `h + off`, as its container (i32,
+    /// zero-extended, or i64).
+    fn load_container(&mut self, h: Value, off: u32, eb: u32, fl: MemFlagsData) -> Value {
+        let sty = match eb {
+            1 => I8,
+            2 => I16,
+            4 => I32,
+            _ => I64,
+        };
+        let x = self.b.ins().load(sty, fl, h, off as i32);
+        if eb < 4 {
+            self.b.ins().uextend(I32, x)
+        } else {
+            x
+        }
+    }
+
+    /// A shared-memory load of one `eb`-byte element per lane from the shared-window
+    /// offsets `a`: branches to `bad` unless every active lane (`m64`) is aligned and
+    /// inside the window; else loads lane by lane (inactive lanes read offset 0) and
+    /// returns the containers (zero-extended).
+    fn shared_gather(&mut self, eb: u32, a: &WarpValue, m64: &[Value], bad: Block) -> Vec<Value> {
+        let size = self.load_ctx(I64, offset_of!(WarpCtx, shared_size), true);
+        let base = self.load_ctx(I64, offset_of!(WarpCtx, shared_base), true);
+        let big = self
+            .b
+            .ins()
+            .icmp_imm_u(IntCC::UnsignedGreaterThanOrEqual, size, eb as i64);
+        let room = self.b.ins().iadd_imm_s(size, -(eb as i64));
+        let room = self.b.ins().splat(I64X2, room);
+        let lowmask = lanes::splat64(&mut self.b, eb as u64 - 1);
+        let zero = lanes::splat64(&mut self.b, 0);
+        let mut offs = Vec::with_capacity(N64);
+        let mut all: Option<Value> = None;
+        for k in 0..N64 {
+            let o = self.b.ins().band(a.v[k], m64[k]);
+            let fits = self.b.ins().icmp(IntCC::UnsignedLessThanOrEqual, o, room);
+            let low = self.b.ins().band(o, lowmask);
+            let al = self.b.ins().icmp(IntCC::Equal, low, zero);
+            let ok = self.b.ins().band(fits, al);
+            all = Some(match all {
+                None => ok,
+                Some(x) => self.b.ins().band(x, ok),
+            });
+            offs.push(o);
+        }
+        let all = all.unwrap_or(zero);
+        let ok = self.b.ins().vall_true(all);
+        let ok = self.b.ins().band(ok, big);
+        let go = self.b.create_block();
+        self.b.ins().brif(ok, go, &[], bad, &[]);
+        self.b.switch_to_block(go);
+        let wide = eb == 8;
+        let per = if wide { 2 } else { 4 };
+        let vty = if wide { I64X2 } else { I32X4 };
+        let mut out = Vec::with_capacity(32 / per);
+        let mut cur: Option<Value> = None;
+        for lane in 0..32usize {
+            let o = self.b.ins().extractlane(offs[lane / 2], (lane % 2) as u8);
+            let h = self.b.ins().iadd(base, o);
+            let x = self.load_container(h, 0, eb, heap_flags());
+            let i = lane % per;
+            cur = Some(if i == 0 {
+                self.b.ins().scalar_to_vector(vty, x)
+            } else {
+                let v = cur.unwrap_or(x);
+                self.b.ins().insertlane(v, x, i as u8)
+            });
+            if i == per - 1 {
+                out.extend(cur.take());
+            }
+        }
+        out
+    }
+
+    /// The 64-bit value of the lowest lane of `bits` in `a` (16 × i64x2).
+    fn first_lane_u64(&mut self, a: &WarpValue, bits: Value) -> Value {
+        self.spill(a, 0);
+        let lane = self.b.ins().ctz(bits);
+        let lane = self.b.ins().uextend(I64, lane);
+        let off = self.b.ins().ishl_imm_u(lane, 3);
+        let base = self.scratch_addr(0);
+        let p = self.b.ins().iadd(base, off);
+        self.b
+            .ins()
+            .load(I64, MemFlagsData::new().with_notrap(), p, 0)
+    }
+
+    /// The coalesced-access test: returns (shape ok: i8, location ok: i8, host address of
+    /// lane 0). The shape covers consecutive lanes, alignment and (stores) a full warp;
+    /// the location is the shared window or the instruction's cached region.
+    #[allow(clippy::too_many_arguments)]
+    fn fast_check(
+        &mut self,
+        space: Space,
+        eb: u32,
+        a: &WarpValue,
+        write: bool,
+        inst: InstId,
+        mask: &mut Mask,
+    ) -> (Value, Value, Value) {
+        let a0 = self.b.ins().extractlane(a.v[0], 0);
+        let s = self.b.ins().splat(I64X2, a0);
+        let offs = lanes::lane_index(&mut self.b, true, eb as u64);
+        let mut all: Option<Value> = None;
+        for k in 0..N64 {
+            let exp = self.b.ins().iadd(s, offs.v[k]);
+            let eq = self.b.ins().icmp(IntCC::Equal, a.v[k], exp);
+            all = Some(match all {
+                None => eq,
+                Some(x) => self.b.ins().band(x, eq),
+            });
+        }
+        let all = all.unwrap_or(s);
+        let mut ok = self.b.ins().vall_true(all);
+        let len = 32 * eb as i64;
+        let loc;
+        let h = if space == Space::Shared {
+            let (l, h) = self.in_shared_window(a0, len);
+            loc = l;
+            h
+        } else {
+            loc = self.in_cached_region(inst, a0, len);
+            a0
+        };
+        if eb > 1 {
+            let low = self.b.ins().band_imm_u(h, eb as i64 - 1);
+            let al = self.b.ins().icmp_imm_u(IntCC::Equal, low, 0);
+            ok = self.b.ins().band(ok, al);
+        }
+        if write {
+            let bits = self.mbits(mask);
+            let full = self.b.ins().icmp_imm_u(IntCC::Equal, bits, u32::MAX as i64);
+            ok = self.b.ins().band(ok, full);
+        }
+        (ok, loc, h)
+    }
+
+    /// Branches to `fast` when the coalesced test passes. A region-cache miss of a
+    /// well-shaped access asks the runtime's region table (`ptxjit_region`) and refills
+    /// the instruction's cache; anything else goes to `slow`.
+    #[allow(clippy::too_many_arguments)]
+    fn branch_fast(
+        &mut self,
+        space: Space,
+        eb: u32,
+        a: &WarpValue,
+        write: bool,
+        inst: InstId,
+        mask: &mut Mask,
+        fast: Block,
+        slow: Block,
+    ) -> Result<Value, JitError> {
+        let (shape, loc, h) = self.fast_check(space, eb, a, write, inst, mask);
+        if space == Space::Shared {
+            let ok = self.b.ins().band(shape, loc);
+            self.b.ins().brif(ok, fast, &[], slow, &[]);
+            return Ok(h);
+        }
+        let cached = self.b.create_block();
+        let lookup = self.b.create_block();
+        self.b.ins().brif(shape, cached, &[], slow, &[]);
+        self.b.switch_to_block(cached);
+        self.b.ins().brif(loc, fast, &[], lookup, &[]);
+        self.b.switch_to_block(lookup);
+        let len = lanes::iconst64(&mut self.b, 32 * eb as u64);
+        let wr = lanes::iconst32(&mut self.b, write as u32);
+        let instv = lanes::iconst32(&mut self.b, inst.0);
+        let hf = self.helper(Helper::Region)?;
+        let call = self.b.ins().call(hf, &[self.ctx, h, len, wr, instv]);
+        let found = self.b.inst_results(call)[0];
+        self.b.ins().brif(found, fast, &[], slow, &[]);
+        Ok(h)
+    }
+
+    /// Whether `[a, a + len)` lies in the shared window (i8), and the host address of `a`.
+    fn in_shared_window(&mut self, a: Value, len: i64) -> (Value, Value) {
+        let size = self.load_ctx(I64, offset_of!(WarpCtx, shared_size), true);
+        let base = self.load_ctx(I64, offset_of!(WarpCtx, shared_base), true);
+        let big = self
+            .b
+            .ins()
+            .icmp_imm_u(IntCC::UnsignedGreaterThanOrEqual, size, len);
+        let room = self.b.ins().iadd_imm_s(size, -len);
+        let fits = self.b.ins().icmp(IntCC::UnsignedLessThanOrEqual, a, room);
+        let loc = self.b.ins().band(big, fits);
+        (loc, self.b.ins().iadd(base, a))
+    }
+
+    /// Whether host range `[a, a + len)` lies in instruction `inst`'s entry of the
+    /// per-instruction region cache (or the context's empty `no_cache` range when the
+    /// cache has no entry for it): an i8.
+    fn in_cached_region(&mut self, inst: InstId, a: Value, len: i64) -> Value {
+        let (lo, hi) = self.cached_region(inst);
+        let c1 = self.b.ins().icmp(IntCC::UnsignedGreaterThanOrEqual, a, lo);
+        let c2 = self.b.ins().icmp(IntCC::UnsignedLessThan, a, hi);
+        let rem = self.b.ins().isub(hi, a);
+        let c3 = self
+            .b
+            .ins()
+            .icmp_imm_u(IntCC::UnsignedGreaterThanOrEqual, rem, len);
+        let c = self.b.ins().band(c1, c2);
+        self.b.ins().band(c, c3)
+    }
+
+    /// The `[lo, hi)` range of instruction `inst`'s entry in the warp context's
+    /// per-instruction region cache (`ctx.no_cache`, an empty range, without one).
+    fn cached_region(&mut self, inst: InstId) -> (Value, Value) {
+        let cache = self.load_ctx(I64, offset_of!(WarpCtx, inst_cache), true);
+        let n = self.load_ctx(I64, offset_of!(WarpCtx, inst_cache_len), true);
+        let has = self
+            .b
+            .ins()
+            .icmp_imm_u(IntCC::UnsignedGreaterThan, n, inst.0 as i64);
+        let entry = self.b.ins().iadd_imm_s(cache, inst.0 as i64 * 16);
+        let none = self
+            .b
+            .ins()
+            .iadd_imm_s(self.ctx, offset_of!(WarpCtx, no_cache) as i64);
+        let e = self.b.ins().select(has, entry, none);
+        let fl = MemFlagsData::new().with_notrap();
+        let lo = self.b.ins().load(I64, fl, e, 0);
+        let hi = self.b.ins().load(I64, fl, e, 8);
+        (lo, hi)
+    }
+
+    /// Loads 32 consecutive elements of `eb` bytes at host address `h` into containers
+    /// (zero-extended).
+    fn vector_load(&mut self, h: Value, eb: u32) -> Vec<Value> {
+        let fl = heap_flags();
+        match eb {
+            8 => (0..N64)
+                .map(|k| self.b.ins().load(I64X2, fl, h, 16 * k as i32))
+                .collect(),
+            4 => (0..N32)
+                .map(|k| self.b.ins().load(I32X4, fl, h, 16 * k as i32))
+                .collect(),
+            2 => {
+                let mut out = Vec::with_capacity(N32);
+                for k in 0..4 {
+                    let x = self.b.ins().load(I16X8, fl, h, 16 * k);
+                    out.push(self.b.ins().uwiden_low(x));
+                    out.push(self.b.ins().uwiden_high(x));
+                }
+                out
+            }
+            _ => {
+                let mut out = Vec::with_capacity(N32);
+                for k in 0..2 {
+                    let x = self.b.ins().load(I8X16, fl, h, 16 * k);
+                    for half in [false, true] {
+                        let y = if half {
+                            self.b.ins().uwiden_high(x)
+                        } else {
+                            self.b.ins().uwiden_low(x)
+                        };
+                        out.push(self.b.ins().uwiden_low(y));
+                        out.push(self.b.ins().uwiden_high(y));
+                    }
+                }
+                out
+            }
+        }
+    }
+
+    /// Stores 32 consecutive elements of `eb` bytes (low bits of each container).
+    fn vector_store(&mut self, h: Value, eb: u32, d: &WarpValue) {
+        let fl = heap_flags();
+        match eb {
+            8 | 4 => {
+                for (k, &v) in d.v.iter().enumerate() {
+                    self.b.ins().store(fl, v, h, 16 * k as i32);
+                }
+            }
+            2 => {
+                let m = lanes::splat32(&mut self.b, 0xffff);
+                for k in 0..4 {
+                    let x = self.b.ins().band(d.v[2 * k], m);
+                    let y = self.b.ins().band(d.v[2 * k + 1], m);
+                    let p = self.b.ins().unarrow(x, y);
+                    self.b.ins().store(fl, p, h, 16 * k as i32);
+                }
+            }
+            _ => {
+                let m = lanes::splat32(&mut self.b, 0xff);
+                let mut halves = Vec::with_capacity(4);
+                for k in 0..4 {
+                    let x = self.b.ins().band(d.v[2 * k], m);
+                    let y = self.b.ins().band(d.v[2 * k + 1], m);
+                    halves.push(self.b.ins().unarrow(x, y));
+                }
+                for k in 0..2 {
+                    let p = self.b.ins().unarrow(halves[2 * k], halves[2 * k + 1]);
+                    self.b.ins().store(fl, p, h, 16 * k as i32);
+                }
+            }
+        }
+    }
+
+    /// The helper path: lane addresses to the scratch slot (data must already be there
+    /// for stores), `ptxjit_access`, return on a fault.
+    #[allow(clippy::too_many_arguments)]
+    fn slow_access(
+        &mut self,
+        space: Space,
+        eb: u32,
+        sb: u32,
+        n: usize,
+        write: bool,
+        la: &LaneAddr,
+        mask: &mut Mask,
+        inst: InstId,
+    ) -> Result<(), JitError> {
+        match la {
+            LaneAddr::Uniform(a) => {
+                let s = self.b.ins().splat(I64X2, *a);
+                self.spill(&WarpValue::wide(vec![s; N64]), 0);
+            }
+            LaneAddr::PerLane(w) => self.spill(w, 0),
+        }
+        let req = AccessReq {
+            space,
+            elem_bytes: eb,
+            nvec: n as u32,
+            slot_bytes: sb,
+            write,
+            mask: 0,
+            inst,
+        };
+        let shape = lanes::iconst64(&mut self.b, req.pack_shape());
+        let bits = self.mbits(mask);
+        let instv = lanes::iconst32(&mut self.b, inst.0);
+        let pa = self.scratch_addr(0);
+        let pd = self.scratch_addr(SCRATCH_DATA);
+        let h = self.helper(Helper::Access)?;
+        let call = self
+            .b
+            .ins()
+            .call(h, &[self.ctx, shape, bits, instv, pa, pd]);
+        let res = self.b.inst_results(call)[0];
+        let cont = self.b.create_block();
+        self.b.ins().brif(res, self.ret_status, &[], cont, &[]);
+        self.b.switch_to_block(cont);
+        Ok(())
+    }
+
+    /// `cvta{.to}.space.size d, a`.
+    pub(crate) fn cvta(
+        &mut self,
+        to_generic: bool,
+        space: Space,
+        ty: Type,
+        dst: RegId,
+        src: &Operand,
+        mask: &mut Mask,
+    ) -> Result<(), JitError> {
+        let v = self.read(src, ty, false)?;
+        let base = match space {
+            Space::Shared => {
+                let b = self.load_ctx(I64, offset_of!(WarpCtx, shared_base), true);
+                if v.wide {
+                    lanes::splat_scalar(&mut self.b, b)
+                } else {
+                    let b32 = self.b.ins().ireduce(I32, b);
+                    lanes::splat_scalar(&mut self.b, b32)
+                }
+            }
+            Space::Local => {
+                let lb = self.local_bases();
+                if v.wide {
+                    lb
+                } else {
+                    lanes::narrow_w(&mut self.b, &lb)
+                }
+            }
+            _ => return self.write(dst, ty, v, mask),
+        };
+        let b = &mut self.b;
+        let r = lanes::map2(&v, &base, |x, y| {
+            if to_generic {
+                b.ins().iadd(x, y)
+            } else {
+                b.ins().isub(x, y)
+            }
+        });
+        self.write(dst, ty, r, mask)
+    }
+}

@@ -1,0 +1,865 @@
+//! The per-kernel translator: builds one Cranelift function from one IR kernel.
+//!
+//! IR registers live in a register file in memory (`regfile`: 8 × i32x4, 16 × i64x2 or
+//! 8 × i32x4 lane masks each); the active mask (8 × i32x4 and its i32 bit form) and the
+//! per-lane next-block numbers of pending lanes (8 × i32x4, `u32::MAX` = not waiting)
+//! are Cranelift `Variable`s. This module reads operands (with the relaxed
+//! operand-size rules of `ir`), writes destinations under a mask and dispatches
+//! instructions to the lowering modules (`lower/*`, `control/*`).
+//!
+//! Every IR block that can run while lanes wait elsewhere is translated twice (see
+//! [`Mode`] and `ir::analysis::cfg::divergent_blocks`): a *convergent* variant, run
+//! while no lane is pending (then every live lane is active, so unguarded writes need
+//! no merging and uniform branches are plain jumps), and a *divergent* variant, run
+//! while some lanes wait elsewhere (writes merge under the active mask and every block
+//! end goes through the dispatcher).
+
+pub(crate) mod funcs;
+pub(crate) mod lanes;
+pub(crate) mod regfile;
+
+use crate::exec::ctx::WarpCtx;
+use crate::exec::ModuleLayout;
+use crate::ir::analysis::cfg;
+use crate::ir::{
+    self, BlockId, FuncId, Guard, Inst, InstId, InstKind, Operand, RegClass, RegId, SpecialReg,
+    Type, VarRef,
+};
+use crate::jit::abi::{Helper, HelperIds};
+use crate::jit::JitError;
+use cranelift_codegen::ir::types::{I32, I32X4, I64, I64X2};
+use cranelift_codegen::ir::{
+    Block, FuncRef, Function, InstBuilder, MemFlagsData, StackSlot, StackSlotData, StackSlotKind,
+    Value,
+};
+use cranelift_frontend::{FunctionBuilder, FunctionBuilderContext, Variable};
+use cranelift_jit::JITModule;
+use cranelift_module::Module as _;
+use lanes::{WarpValue, N32, N64};
+use std::collections::HashMap;
+use std::mem::offset_of;
+
+/// Bytes of the per-function scratch stack slot: 32 lane addresses (256 B) followed by
+/// up to 8 elements × 32 lanes × 8 bytes of data (2 KiB).
+pub(crate) const SCRATCH_BYTES: u32 = 256 + 2048;
+/// Offset of the data area in the scratch slot.
+pub(crate) const SCRATCH_DATA: i32 = 256;
+
+/// A lane mask: 8 × i32x4, with its 64-bit form and bit form computed on demand.
+pub(crate) struct Mask {
+    pub m32: Vec<Value>,
+    m64: Option<Vec<Value>>,
+    bits: Option<Value>,
+    /// Whether writes under this mask must keep the other lanes' values. False for an
+    /// unguarded instruction in convergent mode: the lanes outside the mask have exited
+    /// (or were never live) and their registers are dead.
+    pub merge: bool,
+}
+
+impl Mask {
+    pub fn new(m32: Vec<Value>, bits: Option<Value>) -> Mask {
+        Mask {
+            m32,
+            m64: None,
+            bits,
+            merge: true,
+        }
+    }
+}
+
+/// Which variant of the blocks is being translated.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Mode {
+    /// No lane is pending: the active lanes are all live lanes.
+    Conv,
+    /// Some lanes wait at other blocks.
+    Div,
+}
+
+pub(crate) struct FuncTranslator<'a> {
+    /// Registers known to hold one constant (see `warp::entry_constants`).
+    pub consts: HashMap<RegId, (u64, InstId, usize)>,
+    /// Index of the IR block being translated.
+    pub cur_block: usize,
+    pub m: &'a ir::Module,
+    pub layout: &'a ModuleLayout,
+    pub f: &'a ir::Function,
+    pub b: FunctionBuilder<'a>,
+    cm: &'a mut JITModule,
+    helpers: &'a HelperIds,
+    helper_refs: HashMap<Helper, FuncRef>,
+    /// The `*mut WarpCtx` parameter (defined in the entry block, so usable everywhere).
+    pub ctx: Value,
+    /// The PTX registers (see `regfile`).
+    pub rf: crate::jit::translate::regfile::RegFile,
+    pub active: Vec<Variable>,
+    pub active_bits: Variable,
+    pub next: Vec<Variable>,
+    /// Convergent variant of each IR block.
+    pub blocks_c: Vec<Block>,
+    /// Divergent variant of each IR block that lanes can wait at.
+    pub blocks_d: Vec<Option<Block>>,
+    /// The variant being translated.
+    pub mode: Mode,
+    pub dispatch: Block,
+    /// Returns `ctx.status`.
+    pub ret_status: Block,
+    pub scratch: StackSlot,
+    /// The instruction being translated (for messages).
+    pub cur: Option<InstId>,
+    /// The module's callable functions.
+    pub calls: &'a crate::jit::translate::funcs::CallEnv,
+    callee_refs: HashMap<cranelift_module::FuncId, FuncRef>,
+    /// In a `.func`: the lanes that returned so far (i32 bits); `None` in a kernel.
+    pub ret_bits: Option<Variable>,
+}
+
+/// Builds the Cranelift function of kernel or `.func` `fid` into `func`.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn build(
+    m: &ir::Module,
+    layout: &ModuleLayout,
+    fid: FuncId,
+    func: &mut Function,
+    fctx: &mut FunctionBuilderContext,
+    cm: &mut JITModule,
+    helpers: &HelperIds,
+    calls: &crate::jit::translate::funcs::CallEnv,
+) -> Result<(), JitError> {
+    let f = m
+        .functions
+        .get(fid.0 as usize)
+        .ok_or_else(|| JitError::Codegen(format!("no function {}", fid.0)))?;
+    let mut b = FunctionBuilder::new(func, fctx);
+    let entry = b.create_block();
+    b.append_block_params_for_function_params(entry);
+    b.switch_to_block(entry);
+    let ctx = b.block_params(entry)[0];
+    let is_func = f.kind == ir::FuncKind::Func;
+    let entry_mask = if is_func {
+        b.block_params(entry).get(1).copied()
+    } else {
+        None
+    };
+    let ret_bits = is_func.then(|| b.declare_var(I32));
+    let rf = crate::jit::translate::regfile::RegFile::new(&mut b, f);
+    let active = (0..N32).map(|_| b.declare_var(I32X4)).collect();
+    let active_bits = b.declare_var(I32);
+    let next = (0..N32).map(|_| b.declare_var(I32X4)).collect();
+    let targets = cfg::branch_targets(f);
+    // Loop headers check the watchdog's stop flag.
+    let loop_header = cfg::loop_headers(f);
+    let blocks_c = f.blocks.iter().map(|_| b.create_block()).collect();
+    let div = cfg::divergent_blocks(f);
+    let blocks_d = targets
+        .iter()
+        .zip(&div)
+        .map(|(&t, &d)| (t && d).then(|| b.create_block()))
+        .collect();
+    let dispatch = b.create_block();
+    let ret_status = b.create_block();
+    let scratch = b.create_sized_stack_slot(StackSlotData::new(
+        StackSlotKind::ExplicitSlot,
+        SCRATCH_BYTES,
+        4,
+    ));
+    let consts = crate::ir::analysis::consts::entry_constants(f);
+    let mut tx = FuncTranslator {
+        consts,
+        cur_block: 0,
+        m,
+        layout,
+        f,
+        b,
+        cm,
+        helpers,
+        helper_refs: HashMap::new(),
+        ctx,
+        rf,
+        active,
+        active_bits,
+        next,
+        blocks_c,
+        blocks_d,
+        mode: Mode::Conv,
+        dispatch,
+        ret_status,
+        scratch,
+        cur: None,
+        calls,
+        callee_refs: HashMap::new(),
+        ret_bits,
+    };
+    tx.entry(entry_mask)?;
+    for mode in [Mode::Conv, Mode::Div] {
+        tx.mode = mode;
+        for (i, blk) in f.blocks.iter().enumerate() {
+            tx.cur = None;
+            let cb = match mode {
+                Mode::Conv => tx.blocks_c[i],
+                Mode::Div => match tx.blocks_d[i] {
+                    Some(b) => b,
+                    None => continue,
+                },
+            };
+            tx.b.switch_to_block(cb);
+            tx.cur_block = i;
+            tx.rf.recording = Some((i, mode == Mode::Conv));
+            if loop_header[i] {
+                tx.stop_check(blk)?;
+            }
+            for inst in &blk.insts {
+                tx.inst(inst)?;
+            }
+            tx.terminator(&blk.term)?;
+        }
+    }
+    let first = *tx
+        .blocks_c
+        .first()
+        .ok_or_else(|| JitError::Codegen("kernel without blocks".into()))?;
+    tx.finish_regfile(first);
+    // Blocks lanes can wait at that never run divergently (see `control::divergence`).
+    for (i, (&t, &d)) in targets.iter().zip(&div).enumerate() {
+        if t && !d {
+            tx.blocks_d[i] = Some(tx.div_stub(i)?);
+        }
+    }
+    tx.build_dispatch()?;
+    tx.b.switch_to_block(tx.ret_status);
+    let st = match tx.ret_bits {
+        Some(rb) => tx.b.use_var(rb),
+        None => tx.load_ctx(I32, offset_of!(WarpCtx, status), false),
+    };
+    tx.b.ins().return_(&[st]);
+    tx.b.seal_all_blocks();
+    let FuncTranslator { b, cm, .. } = tx;
+    b.finalize(cm.target_config());
+    Ok(())
+}
+
+impl<'a> FuncTranslator<'a> {
+    /// Entry block: registers zero, active = `ctx.live` (a `.func`: its `mask`
+    /// parameter), nothing pending.
+    fn entry(&mut self, mask: Option<Value>) -> Result<(), JitError> {
+        let live = match mask {
+            Some(m) => m,
+            None => self.load_ctx(I32, offset_of!(WarpCtx, live), false),
+        };
+        if let Some(rb) = self.ret_bits {
+            let z = lanes::iconst32(&mut self.b, 0);
+            self.b.def_var(rb, z);
+        }
+        let act = lanes::mask_from_bits(&mut self.b, live);
+        for k in 0..N32 {
+            self.b.def_var(self.active[k], act[k]);
+        }
+        self.b.def_var(self.active_bits, live);
+        let none = lanes::splat32(&mut self.b, u32::MAX);
+        for k in 0..N32 {
+            self.b.def_var(self.next[k], none);
+        }
+        self.b
+            .ins()
+            .brif(live, self.rf.init, &[], self.ret_status, &[]);
+        Ok(())
+    }
+
+    /// An `Unsupported` error for the current instruction.
+    pub fn unsupported(&self, what: impl Into<String>) -> JitError {
+        let (line, col) = match self.cur.and_then(|i| self.m.inst_info.get(i.0 as usize)) {
+            Some(info) => (info.loc.line, info.loc.col),
+            None => (self.f.loc.line, self.f.loc.col),
+        };
+        JitError::Unsupported {
+            file: self.m.file.clone(),
+            line,
+            col,
+            what: what.into(),
+        }
+    }
+
+    /// The opcode text of the current instruction (for messages).
+    pub fn cur_text(&self) -> String {
+        self.cur
+            .and_then(|i| self.m.inst_info.get(i.0 as usize))
+            .map(|i| format!("`{}`", i.text))
+            .unwrap_or_else(|| "this instruction".into())
+    }
+
+    /// Loads a field of the warp context.
+    pub fn load_ctx(
+        &mut self,
+        ty: cranelift_codegen::ir::Type,
+        off: usize,
+        readonly: bool,
+    ) -> Value {
+        let mut fl = MemFlagsData::new().with_notrap();
+        if readonly {
+            fl = fl.with_readonly();
+        }
+        self.b.ins().load(ty, fl, self.ctx, off as i32)
+    }
+
+    /// Stores a field of the warp context.
+    pub fn store_ctx(&mut self, v: Value, off: usize) {
+        self.b
+            .ins()
+            .store(MemFlagsData::new().with_notrap(), v, self.ctx, off as i32);
+    }
+
+    /// A `FuncRef` for a helper, declared in this function on first use.
+    pub fn helper(&mut self, h: Helper) -> Result<FuncRef, JitError> {
+        if let Some(&r) = self.helper_refs.get(&h) {
+            return Ok(r);
+        }
+        let id = self
+            .helpers
+            .get(h)
+            .ok_or_else(|| JitError::Codegen(format!("helper {h:?} not declared")))?;
+        let r = self.cm.declare_func_in_func(id, self.b.func);
+        self.helper_refs.insert(h, r);
+        Ok(r)
+    }
+
+    /// A `FuncRef` for a callee, declared in this function on first use.
+    pub fn callee_ref(&mut self, id: cranelift_module::FuncId) -> FuncRef {
+        if let Some(&r) = self.callee_refs.get(&id) {
+            return r;
+        }
+        let r = self.cm.declare_func_in_func(id, self.b.func);
+        // Code of different functions may lie more than 2 GiB apart: call through an
+        // absolute address.
+        self.b.func.dfg.ext_funcs[r].colocated = false;
+        self.callee_refs.insert(id, r);
+        r
+    }
+
+    /// Translates an instruction built by another lowering (call arguments and return
+    /// values).
+    pub(crate) fn inst_at(&mut self, i: &Inst) -> Result<(), JitError> {
+        self.inst(i)
+    }
+
+    /// Address of a byte offset in the scratch slot.
+    pub fn scratch_addr(&mut self, off: i32) -> Value {
+        self.b.ins().stack_addr(I64, self.scratch, off)
+    }
+
+    /// Stores a warp value to the scratch slot at `off` (4 or 8 bytes per lane).
+    pub fn spill(&mut self, w: &WarpValue, off: i32) {
+        let a = self.scratch_addr(off);
+        let fl = MemFlagsData::new().with_notrap();
+        for (k, &v) in w.v.iter().enumerate() {
+            self.b.ins().store(fl, v, a, 16 * k as i32);
+        }
+    }
+
+    /// Loads a warp value from the scratch slot at `off`.
+    pub fn unspill(&mut self, wide: bool, off: i32) -> WarpValue {
+        let (n, ty) = if wide { (N64, I64X2) } else { (N32, I32X4) };
+        let a = self.scratch_addr(off);
+        let fl = MemFlagsData::new().with_notrap();
+        let v = (0..n)
+            .map(|k| self.b.ins().load(ty, fl, a, 16 * k as i32))
+            .collect();
+        WarpValue { wide, v }
+    }
+
+    // -----------------------------------------------------------------------------------
+    // Masks.
+
+    /// The mask an instruction with guard `g` runs under: `active & p` / `active & !p`.
+    pub fn exec_mask(&mut self, g: Option<Guard>) -> Mask {
+        let act = self.active_vals();
+        match g {
+            None => {
+                let bits = self.b.use_var(self.active_bits);
+                let mut m = Mask::new(act, Some(bits));
+                m.merge = self.mode == Mode::Div;
+                m
+            }
+            Some(g) => {
+                let p = self.pred_vals(g.pred, false);
+                let m = if g.negate {
+                    lanes::andnot_masks(&mut self.b, &act, &p)
+                } else {
+                    lanes::and_masks(&mut self.b, &act, &p)
+                };
+                Mask::new(m, None)
+            }
+        }
+    }
+
+    /// The 64-bit form of a mask.
+    pub fn m64(&mut self, m: &mut Mask) -> Vec<Value> {
+        if m.m64.is_none() {
+            m.m64 = Some(lanes::mask64(&mut self.b, &m.m32));
+        }
+        m.m64.clone().unwrap_or_default()
+    }
+
+    /// The i32 bit form of a mask.
+    pub fn mbits(&mut self, m: &mut Mask) -> Value {
+        if let Some(b) = m.bits {
+            return b;
+        }
+        let b = lanes::bits_from_mask(&mut self.b, &m.m32);
+        m.bits = Some(b);
+        b
+    }
+
+    // -----------------------------------------------------------------------------------
+    // Registers and operands.
+
+    pub fn reg_info(&self, r: RegId) -> Result<&'a ir::RegInfo, JitError> {
+        self.f
+            .regs
+            .get(r.0 as usize)
+            .ok_or_else(|| JitError::Codegen(format!("register {} out of range", r.0)))
+    }
+
+    /// Raw container values of a register.
+    fn reg_vals(&mut self, r: RegId) -> Vec<Value> {
+        self.reg_load(r, true)
+    }
+
+    /// The lane masks of a predicate register (negated if asked).
+    pub fn pred_vals(&mut self, r: RegId, negate: bool) -> Vec<Value> {
+        let v = self.reg_vals(r);
+        if negate {
+            v.iter().map(|&x| self.b.ins().bnot(x)).collect()
+        } else {
+            v
+        }
+    }
+
+    /// A predicate operand (register or immediate) as lane masks.
+    pub fn read_pred(&mut self, op: &Operand, negate: bool) -> Result<Vec<Value>, JitError> {
+        match *op {
+            Operand::Reg(r) => {
+                if self.reg_info(r)?.ty.class() != RegClass::Pred {
+                    return Err(self.unsupported(format!(
+                        "non-predicate register as predicate operand of {}",
+                        self.cur_text()
+                    )));
+                }
+                Ok(self.pred_vals(r, negate))
+            }
+            Operand::Imm(x) => {
+                let on = (x & 1 != 0) != negate;
+                let c = lanes::splat32(&mut self.b, if on { u32::MAX } else { 0 });
+                Ok(vec![c; N32])
+            }
+            Operand::Special(s) => self.special_pred(s, negate),
+            _ => Err(self.unsupported(format!("this predicate operand of {}", self.cur_text()))),
+        }
+    }
+
+    /// Reads a source operand as a value of type `ty` in `ty`'s container class. With
+    /// `canon`, bits above `ty`'s width are sign-extended (signed types) or zero;
+    /// otherwise they are unspecified.
+    pub fn read(&mut self, op: &Operand, ty: Type, canon: bool) -> Result<WarpValue, JitError> {
+        let wide = match ty.class() {
+            RegClass::R32 => false,
+            RegClass::R64 => true,
+            _ => {
+                return Err(
+                    self.unsupported(format!("operands of type {ty} in {}", self.cur_text()))
+                )
+            }
+        };
+        let tw = ty.bits();
+        let cw = if wide { 64 } else { 32 };
+        let signed = ty.is_signed();
+        match *op {
+            Operand::Reg(r) => {
+                let rty = self.reg_info(r)?.ty;
+                let rw = rty.bits();
+                let raw = self.reg_vals(r);
+                match rty.class() {
+                    RegClass::R32 => {
+                        let w = WarpValue::narrow(raw);
+                        if wide {
+                            // A 32-bit register read as a 64-bit type: the container,
+                            // zero-extended (as the interpreter reads it).
+                            Ok(lanes::widen_w(&mut self.b, &w, false))
+                        } else if canon && tw < cw && (signed || rw > tw) {
+                            Ok(lanes::ext_w(&mut self.b, &w, tw, signed))
+                        } else {
+                            Ok(w)
+                        }
+                    }
+                    RegClass::R64 => {
+                        let w = WarpValue::wide(raw);
+                        if wide {
+                            Ok(w)
+                        } else {
+                            let n = lanes::narrow_w(&mut self.b, &w);
+                            if canon && tw < 32 {
+                                Ok(lanes::ext_w(&mut self.b, &n, tw, signed))
+                            } else {
+                                Ok(n)
+                            }
+                        }
+                    }
+                    _ => Err(self.unsupported(format!(
+                        "register of type {rty} as a {ty} operand of {}",
+                        self.cur_text()
+                    ))),
+                }
+            }
+            Operand::Imm(x) => {
+                let v = if canon && signed && tw < 64 {
+                    (x << (64 - tw)) as i64 >> (64 - tw)
+                } else {
+                    x as i64
+                };
+                Ok(lanes::splat_w(&mut self.b, wide, v as u64))
+            }
+            Operand::Special(s) => {
+                let w = self.special(s)?;
+                let w = match (w.wide, wide) {
+                    (false, true) => lanes::widen_w(&mut self.b, &w, false),
+                    (true, false) => lanes::narrow_w(&mut self.b, &w),
+                    _ => w,
+                };
+                Ok(if canon && tw < cw {
+                    lanes::ext_w(&mut self.b, &w, tw, signed)
+                } else {
+                    w
+                })
+            }
+            Operand::VarAddr(v, off) => {
+                let a = self.var_addr(v, off)?;
+                let a = if wide {
+                    a
+                } else {
+                    self.b.ins().ireduce(I32, a)
+                };
+                Ok(lanes::splat_scalar(&mut self.b, a))
+            }
+            Operand::FuncAddr(f) => {
+                let a = crate::exec::call::FUNC_ADDR_BASE + f.0 as u64;
+                let a = if wide {
+                    lanes::iconst64(&mut self.b, a)
+                } else {
+                    lanes::iconst32(&mut self.b, a as u32)
+                };
+                Ok(lanes::splat_scalar(&mut self.b, a))
+            }
+        }
+    }
+
+    /// The state-space address (i64 scalar) of a variable plus an offset.
+    pub fn var_addr(&mut self, v: VarRef, off: i64) -> Result<Value, JitError> {
+        Ok(match v {
+            VarRef::Global(g) => {
+                let base = *self.layout.global_addrs.get(g.0 as usize).ok_or_else(|| {
+                    JitError::Codegen(format!(
+                        "the module layout has no address for global variable {}",
+                        g.0
+                    ))
+                })?;
+                lanes::iconst64(&mut self.b, base.wrapping_add(off as u64))
+            }
+            VarRef::Shared(o) | VarRef::Local(o) => {
+                lanes::iconst64(&mut self.b, (o as u64).wrapping_add(off as u64))
+            }
+            VarRef::KernelParam(o) => {
+                let base = self.load_ctx(I64, offset_of!(WarpCtx, param_base), true);
+                self.b.ins().iadd_imm_s(base, (o as i64).wrapping_add(off))
+            }
+        })
+    }
+
+    /// A special register's value (see `sreg.rs`).
+    pub fn special(&mut self, s: SpecialReg) -> Result<WarpValue, JitError> {
+        self.special_reg(s)
+    }
+
+    /// Writes `val` (a value of type `ty` in `ty`'s container class, bits above `ty`'s
+    /// width unspecified) to register `dst` under `mask`, truncating or extending it to
+    /// the register's width per the container invariant.
+    pub fn write(
+        &mut self,
+        dst: RegId,
+        ty: Type,
+        val: WarpValue,
+        mask: &mut Mask,
+    ) -> Result<(), JitError> {
+        let rty = self.reg_info(dst)?.ty;
+        let rwide = match rty.class() {
+            RegClass::R32 => false,
+            RegClass::R64 => true,
+            _ => {
+                return Err(self.unsupported(format!(
+                    "destination register of type {rty} in {}",
+                    self.cur_text()
+                )))
+            }
+        };
+        let rw = rty.bits();
+        let tw = ty.bits().min(64);
+        let signed = ty.is_signed();
+        let mut v = val;
+        if tw < rw {
+            v = lanes::ext_w(&mut self.b, &v, tw, signed);
+            if rwide && !v.wide {
+                v = lanes::widen_w(&mut self.b, &v, signed);
+            } else if !rwide && v.wide {
+                v = lanes::narrow_w(&mut self.b, &v);
+            }
+            if signed && rw < if rwide { 64 } else { 32 } {
+                v = lanes::ext_w(&mut self.b, &v, rw, false);
+            }
+        } else {
+            if !rwide && v.wide {
+                v = lanes::narrow_w(&mut self.b, &v);
+            } else if rwide && !v.wide {
+                v = lanes::widen_w(&mut self.b, &v, signed);
+            }
+            if rw < 32 {
+                v = lanes::ext_w(&mut self.b, &v, rw, false);
+            }
+        }
+        if !mask.merge {
+            self.reg_store(dst, &v.v, true);
+            return Ok(());
+        }
+        let m = if rwide {
+            self.m64(mask)
+        } else {
+            mask.m32.clone()
+        };
+        let old = self.reg_load(dst, false);
+        let new: Vec<Value> = (0..old.len())
+            .map(|k| self.b.ins().bitselect(m[k], v.v[k], old[k]))
+            .collect();
+        self.reg_store(dst, &new, false);
+        Ok(())
+    }
+
+    /// Writes lane masks to a predicate register under `mask`.
+    pub fn write_pred(&mut self, dst: RegId, val: &[Value], mask: &Mask) -> Result<(), JitError> {
+        if self.reg_info(dst)?.ty.class() != RegClass::Pred {
+            return Err(
+                self.unsupported(format!("non-predicate destination of {}", self.cur_text()))
+            );
+        }
+        if !mask.merge {
+            self.reg_store(dst, val, true);
+            return Ok(());
+        }
+        let old = self.reg_load(dst, false);
+        let new: Vec<Value> = (0..old.len())
+            .map(|k| self.b.ins().bitselect(mask.m32[k], val[k], old[k]))
+            .collect();
+        self.reg_store(dst, &new, false);
+        Ok(())
+    }
+
+    // -----------------------------------------------------------------------------------
+    // Instructions.
+
+    fn inst(&mut self, i: &Inst) -> Result<(), JitError> {
+        let mark = self.inst_start();
+        let r = self.inst_kind(i);
+        self.inst_done(mark);
+        r
+    }
+
+    fn inst_kind(&mut self, i: &Inst) -> Result<(), JitError> {
+        self.cur = Some(i.id);
+        let mut mask = self.exec_mask(i.guard);
+        match &i.kind {
+            InstKind::Mov { ty, dst, src } => self.mov(*ty, *dst, src, &mut mask),
+            InstKind::Arith {
+                op,
+                ty,
+                fmode,
+                dst,
+                srcs,
+            } => self.arith(*op, *ty, *fmode, *dst, srcs, &mut mask),
+            InstKind::Setp {
+                cmp,
+                ty,
+                ftz,
+                dst,
+                dst_neg,
+                a,
+                b,
+                combine,
+            } => self.setp(*cmp, *ty, *ftz, *dst, *dst_neg, a, b, *combine, &mut mask),
+            InstKind::Selp {
+                ty,
+                dst,
+                a,
+                b,
+                cond,
+            } => self.selp(*ty, *dst, a, b, *cond, &mut mask),
+            InstKind::Ld {
+                space,
+                ty,
+                dsts,
+                addr,
+            } => self.ld(*space, *ty, dsts, addr, &mut mask, i.id),
+            InstKind::St {
+                space,
+                ty,
+                srcs,
+                addr,
+            } => self.st(*space, *ty, srcs, addr, &mut mask, i.id),
+            InstKind::Cvta {
+                to_generic,
+                space,
+                ty,
+                dst,
+                src,
+            } => self.cvta(*to_generic, *space, *ty, *dst, src, &mut mask),
+            InstKind::Cvt {
+                dst_ty,
+                src_ty,
+                rnd,
+                ftz,
+                sat,
+                dst,
+                src,
+            } => self.cvt(*dst_ty, *src_ty, *rnd, *ftz, *sat, *dst, src, &mut mask),
+            InstKind::Set {
+                cmp,
+                dty,
+                ty,
+                ftz,
+                dst,
+                a,
+                b,
+                combine,
+            } => self.set(*cmp, *dty, *ty, *ftz, *dst, a, b, *combine, &mut mask),
+            InstKind::Nanosleep { t } => self.nanosleep(t, &mut mask),
+            InstKind::SetpPacked {
+                cmp,
+                ty,
+                ftz,
+                dst_lo,
+                dst_hi,
+                a,
+                b,
+                combine,
+            } => self.setp_packed(*cmp, *ty, *ftz, *dst_lo, *dst_hi, a, b, *combine, &mut mask),
+            // `check` turns every bar.sync into `Terminator::Barrier`.
+            InstKind::BarSync { .. } => Err(self.unsupported("bar.sync inside a block")),
+            InstKind::Bits { op, ty, dst, srcs } => self.bits(*op, *ty, *dst, srcs, &mut mask),
+            InstKind::CvtX { op, dst, srcs } => self.cvtx(*op, *dst, srcs, &mut mask),
+            InstKind::BarArrive { barrier, count } => {
+                self.bar_arrive_inst(barrier, count, &mut mask, i.id)
+            }
+            InstKind::BarRedResult { op, barrier, dst } => {
+                self.bar_red_result(*op, barrier, *dst, &mut mask)
+            }
+            InstKind::Atom {
+                op,
+                ty,
+                space,
+                dst,
+                addr,
+                srcs,
+            } => self.atom(*op, *ty, *space, *dst, addr, srcs, &mut mask, i.id),
+            InstKind::Warp {
+                op,
+                ty,
+                dst,
+                pred,
+                srcs,
+                vote_src,
+            } => self.warp_op(*op, *ty, *dst, *pred, srcs, *vote_src, &mut mask),
+            InstKind::Sfu {
+                op,
+                ty,
+                approx,
+                rnd,
+                ftz,
+                dst,
+                src,
+            } => self.sfu(*op, *ty, *approx, *rnd, *ftz, *dst, src, &mut mask),
+            InstKind::Half {
+                op,
+                ty,
+                mode,
+                dst,
+                srcs,
+            } => self.half(*op, *ty, *mode, *dst, srcs, &mut mask),
+            InstKind::Isspacep {
+                space,
+                dst,
+                src,
+                offset,
+            } => self.isspacep(*space, *dst, src, *offset, &mut mask),
+            InstKind::Fence => {
+                self.b.ins().fence();
+                Ok(())
+            }
+            InstKind::OrderPoint => {
+                self.order_point();
+                Ok(())
+            }
+            InstKind::Carry {
+                op,
+                ty,
+                dst,
+                srcs,
+                cc_in,
+                cc_out,
+            } => self.carry(*op, *ty, *dst, srcs, *cc_in, *cc_out, &mut mask),
+            InstKind::MinMax { op, ty, dst, a, b } => {
+                self.minmax_ext(*op, *ty, *dst, a, b, &mut mask)
+            }
+            InstKind::Copysign { ty, dst, a, b } => self.copysign(*ty, *dst, a, b, &mut mask),
+            InstKind::Testp { op, ty, dst, src } => self.testp(*op, *ty, *dst, src, &mut mask),
+            InstKind::Matrix {
+                op,
+                dsts,
+                srcs,
+                addr,
+            } => self.matrix(*op, dsts, srcs, addr.as_ref(), &mut mask, i.id),
+            InstKind::Builtin { op, args, dst } => self.builtin(*op, args, *dst, &mut mask, i.id),
+        }
+    }
+
+    fn mov(
+        &mut self,
+        ty: Type,
+        dst: RegId,
+        src: &Operand,
+        mask: &mut Mask,
+    ) -> Result<(), JitError> {
+        if ty == Type::Pred {
+            let v = self.read_pred(src, false)?;
+            return self.write_pred(dst, &v, mask);
+        }
+        let v = self.read(src, ty, false)?;
+        self.write(dst, ty, v, mask)
+    }
+
+    /// The convergent variant of an IR block.
+    pub fn block(&self, id: BlockId) -> Result<Block, JitError> {
+        self.blocks_c
+            .get(id.0 as usize)
+            .copied()
+            .ok_or_else(|| JitError::Codegen(format!("block {} out of range", id.0)))
+    }
+
+    /// Reads a uniform scalar (i32) from the first lane of `mask` (`bits` != 0).
+    pub fn first_lane(&mut self, w: &WarpValue, bits: Value) -> Value {
+        let w = lanes::narrow_w(&mut self.b, w);
+        self.spill(&w, SCRATCH_DATA);
+        let lane = self.b.ins().ctz(bits);
+        let lane = self.b.ins().uextend(I64, lane);
+        let off = self.b.ins().ishl_imm_u(lane, 2);
+        let base = self.scratch_addr(SCRATCH_DATA);
+        let p = self.b.ins().iadd(base, off);
+        self.b
+            .ins()
+            .load(I32, MemFlagsData::new().with_notrap(), p, 0)
+    }
+}

@@ -1,0 +1,449 @@
+//! The register file: every PTX register of a function lives in a stack slot (8 × i32x4
+//! or 16 × i64x2, 16-byte aligned) that instructions load from and store to. Compared
+//! with one Cranelift variable per vector, no value lives across IR blocks, which keeps
+//! register allocation (most of the compile time) cheap, and the code spills less.
+//!
+//! Within one Cranelift block the translator reuses the values it last loaded or stored
+//! for a register (the *cache*: Cranelift's own alias analysis forwards only the latest
+//! store). Every write stores its value; after translation, the stores that no load can
+//! observe are deleted (see [`RegFile::prune`]).
+//!
+//! The translator records, per IR block and variant, the order of register reads and
+//! writes with two views of each:
+//! - *IR level*: reads of the instruction's operands, and writes of unguarded
+//!   instructions in the convergent variant (which write every lane) as the ends of the
+//!   register's earlier value. Registers live at entry at this level are zeroed there:
+//!   registers start at zero, as in the interpreter, and zeroing the whole file would
+//!   cost more than small kernels do.
+//! - *memory level*: loads from the file (cache misses, including the old value a
+//!   merging write reads), and stores as the ends of the stored value when they run on
+//!   every path through their IR instruction (in the instruction's first or last
+//!   Cranelift block, not in a branch of it). A store is kept when a load may read it.
+
+use crate::ir::{self, RegClass, RegId};
+use crate::jit::translate::{lanes, FuncTranslator};
+use cranelift_codegen::ir::condcodes::IntCC;
+use cranelift_codegen::ir::types::{I32X4, I64, I64X2};
+use cranelift_codegen::ir::{
+    AliasRegionData, Block, Inst, InstBuilder, MemFlagsData, StackSlotData, StackSlotKind, Type,
+    Value,
+};
+use cranelift_frontend::FunctionBuilder;
+
+/// A cached value is reused by reads at most this many IR instructions after its load
+/// or store (later reads load again: values kept across long stretches of straight-line
+/// code make register allocation much slower and the code no faster).
+const CACHE_WINDOW: u32 = 8;
+
+/// Zeroing more bytes than this at entry runs a loop over the whole file.
+const UNROLL_ZERO_BYTES: i32 = 2048;
+
+/// A register access recorded during translation.
+#[derive(Clone, Copy)]
+enum RegEvent {
+    /// `ir`: an operand read of the instruction; `mem`: a load from the file.
+    Read { reg: u32, ir: bool, mem: bool },
+    /// A write with its stores `stores[first..first + n]`, made in Cranelift block `blk`.
+    Write {
+        reg: u32,
+        ir_kill: bool,
+        mem_kill: bool,
+        blk: Option<Block>,
+        first: u32,
+        n: u32,
+    },
+}
+
+/// A set of registers.
+#[derive(Clone, PartialEq)]
+struct Set(Vec<u64>);
+
+impl Set {
+    fn new(n: usize) -> Set {
+        Set(vec![0; n.div_ceil(64)])
+    }
+    fn has(&self, r: u32) -> bool {
+        self.0[r as usize / 64] & (1 << (r % 64)) != 0
+    }
+    fn add(&mut self, r: u32) {
+        self.0[r as usize / 64] |= 1 << (r % 64);
+    }
+    fn del(&mut self, r: u32) {
+        self.0[r as usize / 64] &= !(1 << (r % 64));
+    }
+    fn union(&mut self, o: &Set) {
+        for (a, b) in self.0.iter_mut().zip(&o.0) {
+            *a |= b;
+        }
+    }
+}
+
+/// The effect of an event sequence on liveness: `in = gen | (out & !kill)`.
+struct Transfer {
+    gen: Set,
+    kill: Set,
+}
+
+impl Transfer {
+    /// From the first event about each register (reads: `read`, ends: `kill`).
+    fn of(
+        n: usize,
+        evs: &[RegEvent],
+        read: impl Fn(&RegEvent) -> Option<u32>,
+        kill: impl Fn(&RegEvent) -> Option<u32>,
+    ) -> Transfer {
+        let mut seen = Set::new(n);
+        let mut t = Transfer {
+            gen: Set::new(n),
+            kill: Set::new(n),
+        };
+        for e in evs {
+            if let Some(r) = read(e) {
+                if !seen.has(r) {
+                    seen.add(r);
+                    t.gen.add(r);
+                }
+            } else if let Some(r) = kill(e) {
+                if !seen.has(r) {
+                    seen.add(r);
+                    t.kill.add(r);
+                }
+            }
+        }
+        t
+    }
+
+    fn apply(&self, out: &Set, into: &mut Set) {
+        for (k, w) in into.0.iter_mut().enumerate() {
+            *w |= self.gen.0[k] | (out.0[k] & !self.kill.0[k]);
+        }
+    }
+}
+
+fn ir_read(e: &RegEvent) -> Option<u32> {
+    match *e {
+        RegEvent::Read { reg, ir: true, .. } => Some(reg),
+        _ => None,
+    }
+}
+fn ir_kill(e: &RegEvent) -> Option<u32> {
+    match *e {
+        RegEvent::Write {
+            reg, ir_kill: true, ..
+        } => Some(reg),
+        _ => None,
+    }
+}
+fn mem_read(e: &RegEvent) -> Option<u32> {
+    match *e {
+        RegEvent::Read { reg, mem: true, .. } => Some(reg),
+        _ => None,
+    }
+}
+fn mem_kill(e: &RegEvent) -> Option<u32> {
+    match *e {
+        RegEvent::Write {
+            reg,
+            mem_kill: true,
+            ..
+        } => Some(reg),
+        _ => None,
+    }
+}
+
+pub(crate) struct RegFile {
+    /// The file's address (a stack slot address, defined in the entry block).
+    base: Value,
+    flags: MemFlagsData,
+    /// Per register: (byte offset, vector count, vector type).
+    regs: Vec<(i32, usize, Type)>,
+    size: i32,
+    /// Per register: the block, values and instruction number of its last load or store.
+    cache: Vec<Option<(Block, Vec<Value>, u32)>>,
+    /// IR instructions translated so far.
+    count: u32,
+    /// Events per (variant, IR block): index `block` (convergent) or `blocks + block`.
+    events: Vec<Vec<RegEvent>>,
+    stores: Vec<Inst>,
+    nblocks: usize,
+    /// Where accesses are recorded: (IR block, convergent variant).
+    pub recording: Option<(usize, bool)>,
+    /// Nesting of IR instructions being translated (calls translate argument stores
+    /// and return-value loads as instructions).
+    depth: u32,
+    /// The block that zeroes registers at entry, filled by [`FuncTranslator::finish_regfile`].
+    pub init: Block,
+}
+
+/// Where an IR instruction's translation started: (event count, Cranelift block).
+pub(crate) type InstMark = Option<(usize, Option<Block>)>;
+
+impl RegFile {
+    pub(crate) fn new(b: &mut FunctionBuilder, f: &ir::Function) -> RegFile {
+        let mut regs = Vec::with_capacity(f.regs.len());
+        let mut size = 0i32;
+        for r in &f.regs {
+            let (n, ty) = match r.ty.class() {
+                RegClass::Pred | RegClass::R32 => (lanes::N32, I32X4),
+                RegClass::R64 => (lanes::N64, I64X2),
+                // 128-bit registers are declared but never used by executable instructions.
+                RegClass::R128 => (0, I64X2),
+            };
+            regs.push((size, n, ty));
+            size += 16 * n as i32;
+        }
+        let slot = b.create_sized_stack_slot(StackSlotData::new(
+            StackSlotKind::ExplicitSlot,
+            size.max(16) as u32,
+            4,
+        ));
+        let base = b.ins().stack_addr(I64, slot, 0);
+        let region = b.func.dfg.alias_regions.insert(AliasRegionData {
+            user_id: 1,
+            description: "PTX registers".into(),
+        });
+        let flags = MemFlagsData::new()
+            .with_notrap()
+            .with_aligned()
+            .with_alias_region(Some(region));
+        RegFile {
+            base,
+            flags,
+            cache: vec![None; regs.len()],
+            count: 0,
+            regs,
+            size,
+            events: vec![Vec::new(); 2 * f.blocks.len()],
+            stores: Vec::new(),
+            nblocks: f.blocks.len(),
+            recording: None,
+            depth: 0,
+            init: b.create_block(),
+        }
+    }
+
+    fn slot_events(&mut self) -> Option<&mut Vec<RegEvent>> {
+        let (blk, conv) = self.recording?;
+        let i = if conv { blk } else { self.nblocks + blk };
+        self.events.get_mut(i)
+    }
+
+    /// Transfers of every (variant, block) at the memory level.
+    fn mem_transfers(&self) -> Vec<Transfer> {
+        let n = self.regs.len();
+        self.events
+            .iter()
+            .map(|e| Transfer::of(n, e, mem_read, mem_kill))
+            .collect()
+    }
+
+    /// Live-in sets of every IR block: each block's `transfers` (one per variant; a set
+    /// is live at a block's entry if it is in either variant).
+    fn live_in(&self, f: &ir::Function, transfers: &[&[Transfer]]) -> Vec<Set> {
+        let n = self.regs.len();
+        let succs: Vec<Vec<usize>> = f
+            .blocks
+            .iter()
+            .map(|b| b.term.successors().iter().map(|s| s.0 as usize).collect())
+            .collect();
+        let mut live = vec![Set::new(n); self.nblocks];
+        let mut changed = true;
+        while changed {
+            changed = false;
+            for b in (0..self.nblocks).rev() {
+                let out = self.live_out(&succs[b], &live);
+                let mut inn = Set::new(n);
+                for t in transfers {
+                    t[b].apply(&out, &mut inn);
+                }
+                if inn != live[b] {
+                    live[b] = inn;
+                    changed = true;
+                }
+            }
+        }
+        live
+    }
+
+    fn live_out(&self, succs: &[usize], live_in: &[Set]) -> Set {
+        let mut out = Set::new(self.regs.len());
+        for &s in succs {
+            if let Some(l) = live_in.get(s) {
+                out.union(l);
+            }
+        }
+        out
+    }
+
+    /// Deletes the stores no load can observe; returns the registers live at entry at
+    /// the IR level.
+    fn prune(&self, f: &ir::Function, func: &mut cranelift_codegen::ir::Function) -> Set {
+        let n = self.regs.len();
+        let ir: Vec<Transfer> = self.events[..self.nblocks]
+            .iter()
+            .map(|e| Transfer::of(n, e, ir_read, ir_kill))
+            .collect();
+        let ir_live = self.live_in(f, &[&ir]);
+        let mem = self.mem_transfers();
+        let (conv, div) = mem.split_at(self.nblocks);
+        let mem_live = self.live_in(f, &[conv, div]);
+        for (b, blk) in f.blocks.iter().enumerate() {
+            let succs: Vec<usize> = blk.term.successors().iter().map(|s| s.0 as usize).collect();
+            let out = self.live_out(&succs, &mem_live);
+            for v in [b, self.nblocks + b] {
+                let mut live = out.clone();
+                for e in self.events[v].iter().rev() {
+                    match *e {
+                        RegEvent::Read { reg, mem: true, .. } => live.add(reg),
+                        RegEvent::Read { .. } => {}
+                        RegEvent::Write {
+                            reg,
+                            mem_kill,
+                            first,
+                            n,
+                            ..
+                        } => {
+                            if !live.has(reg) {
+                                for &i in &self.stores[first as usize..(first + n) as usize] {
+                                    func.layout.remove_inst(i);
+                                }
+                            }
+                            if mem_kill {
+                                live.del(reg);
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        ir_live.into_iter().next().unwrap_or_else(|| Set::new(n))
+    }
+}
+
+impl FuncTranslator<'_> {
+    /// The container vectors of register `r`; `ir`: an operand read of the instruction
+    /// (not the old value a merging write keeps).
+    pub(crate) fn reg_load(&mut self, r: RegId, ir: bool) -> Vec<Value> {
+        let cur = self.b.current_block();
+        let now = self.rf.count;
+        let hit = match &self.rf.cache[r.0 as usize] {
+            Some((blk, v, at)) if Some(*blk) == cur && now - at <= CACHE_WINDOW => Some(v.clone()),
+            _ => None,
+        };
+        if let Some(e) = self.rf.slot_events() {
+            e.push(RegEvent::Read {
+                reg: r.0,
+                ir,
+                mem: hit.is_none(),
+            });
+        }
+        if let Some(v) = hit {
+            return v;
+        }
+        let (off, n, ty) = self.rf.regs[r.0 as usize];
+        let a = self.rf.base;
+        let v: Vec<Value> = (0..n)
+            .map(|k| self.b.ins().load(ty, self.rf.flags, a, off + 16 * k as i32))
+            .collect();
+        if let Some(blk) = cur {
+            self.rf.cache[r.0 as usize] = Some((blk, v.clone(), now));
+        }
+        v
+    }
+
+    /// Stores the container vectors of register `r`; `full`: every lane is written.
+    pub(crate) fn reg_store(&mut self, r: RegId, v: &[Value], full: bool) {
+        let off = self.rf.regs[r.0 as usize].0;
+        let a = self.rf.base;
+        let first = self.rf.stores.len() as u32;
+        for (k, &x) in v.iter().enumerate() {
+            let i = self.b.ins().store(self.rf.flags, x, a, off + 16 * k as i32);
+            self.rf.stores.push(i);
+        }
+        let cur = self.b.current_block();
+        let conv = self.rf.recording.is_some_and(|(_, c)| c);
+        if let Some(e) = self.rf.slot_events() {
+            e.push(RegEvent::Write {
+                reg: r.0,
+                ir_kill: full && conv,
+                // Decided when the instruction is done (see `inst_done`).
+                mem_kill: false,
+                blk: cur,
+                first,
+                n: v.len() as u32,
+            });
+        }
+        if let Some(blk) = cur {
+            self.rf.cache[r.0 as usize] = Some((blk, v.to_vec(), self.rf.count));
+        }
+    }
+
+    /// Marks the start of an IR instruction's translation.
+    pub(crate) fn inst_start(&mut self) -> InstMark {
+        self.rf.depth += 1;
+        self.rf.count += 1;
+        if self.rf.depth > 1 {
+            return None;
+        }
+        let cur = self.b.current_block();
+        let len = self.rf.slot_events().map_or(0, |e| e.len());
+        Some((len, cur))
+    }
+
+    /// The end of an IR instruction started at `mark`: its stores made in its first or
+    /// last Cranelift block run on every path through it.
+    pub(crate) fn inst_done(&mut self, mark: InstMark) {
+        self.rf.depth = self.rf.depth.saturating_sub(1);
+        let Some((from, start)) = mark else { return };
+        let end = self.b.current_block();
+        if let Some(evs) = self.rf.slot_events() {
+            for e in evs.iter_mut().skip(from) {
+                if let RegEvent::Write { blk, mem_kill, .. } = e {
+                    *mem_kill = blk.is_some() && (*blk == start || *blk == end);
+                }
+            }
+        }
+    }
+
+    /// Deletes the stores no load observes and fills the entry's register
+    /// initialisation block: zeroes the registers live at entry, then jumps to `first`.
+    /// Call after every block was translated.
+    pub(crate) fn finish_regfile(&mut self, first: Block) {
+        self.rf.recording = None;
+        let live = self.rf.prune(self.f, self.b.func);
+        let need: Vec<usize> = (0..self.rf.regs.len())
+            .filter(|&r| live.has(r as u32) && self.rf.regs[r].1 > 0)
+            .collect();
+        self.b.switch_to_block(self.rf.init);
+        let bytes: i32 = need.iter().map(|&r| 16 * self.rf.regs[r].1 as i32).sum();
+        if bytes > 0 {
+            let z = lanes::splat32(&mut self.b, 0);
+            let base = self.rf.base;
+            if bytes <= UNROLL_ZERO_BYTES {
+                for &r in &need {
+                    let (off, n, _) = self.rf.regs[r];
+                    for k in 0..n as i32 {
+                        self.b.ins().store(self.rf.flags, z, base, off + 16 * k);
+                    }
+                }
+            } else {
+                // The file is a multiple of 128 bytes: 64 bytes a step.
+                let lp = self.b.create_block();
+                let done = self.b.create_block();
+                self.b.append_block_param(lp, I64);
+                self.b.ins().jump(lp, &[base.into()]);
+                self.b.switch_to_block(lp);
+                let p = self.b.block_params(lp)[0];
+                for o in (0..64).step_by(16) {
+                    self.b.ins().store(self.rf.flags, z, p, o);
+                }
+                let p2 = self.b.ins().iadd_imm_s(p, 64);
+                let end = self.b.ins().iadd_imm_s(base, self.rf.size as i64);
+                let more = self.b.ins().icmp(IntCC::UnsignedLessThan, p2, end);
+                self.b.ins().brif(more, lp, &[p2.into()], done, &[]);
+                self.b.switch_to_block(done);
+            }
+        }
+        self.b.ins().jump(first, &[]);
+    }
+}

@@ -175,6 +175,11 @@ impl FnCheck<'_> {
 
     /// A source operand read as `ty`.
     fn src(&self, o: &Operand, ty: Type, fit: Fit) -> Result<(), String> {
+        if ty.bits() > 64 {
+            return Err(format!(
+                "a {ty} operand (128-bit values are not executable)"
+            ));
+        }
         match o {
             Operand::Reg(r) => self.fits(*r, ty, fit),
             Operand::Imm(v) => {
@@ -190,6 +195,9 @@ impl FnCheck<'_> {
                 } else {
                     Ok(())
                 }
+            }
+            Operand::VarAddr(..) | Operand::FuncAddr(_) if !matches!(ty.bits(), 32 | 64) => {
+                Err(format!("an address read as {ty}"))
             }
             Operand::VarAddr(v, _) => self.var(*v),
             Operand::FuncAddr(g) if g.0 as usize >= self.m.functions.len() => {
@@ -232,8 +240,24 @@ impl FnCheck<'_> {
     }
 
     /// The type suffixes and state spaces each family accepts, vector lengths and
-    /// addresses.
+    /// addresses: everything both backends implement, so that a checked module never
+    /// meets an "unsupported" in them.
     fn suffixes(&self, k: &InstKind) -> Result<(), String> {
+        // Types with a scalar semantics in `crate::ops` (integers, bits up to 64, the
+        // unpacked floats) and predicates.
+        let scalar = |t: Type| {
+            t == Type::Pred
+                || t.is_int()
+                || t.is_bits() && t.bits() <= 64
+                || matches!(t, Type::F16 | Type::BF16 | Type::F32 | Type::F64)
+        };
+        let memory_type = |t: Type| {
+            if matches!(t.bits(), 8 | 16 | 32 | 64) {
+                Ok(())
+            } else {
+                Err(format!("memory access of type {t}"))
+            }
+        };
         let float = |ty: &Type, what: &str| {
             if matches!(ty, Type::F32 | Type::F64) {
                 Ok(())
@@ -255,8 +279,21 @@ impl FnCheck<'_> {
                 {
                     Err("bad wide type".into())
                 }
+                ArithOp::And | ArithOp::Or | ArithOp::Xor | ArithOp::Not if *ty == Type::Pred => {
+                    Ok(())
+                }
+                _ if !scalar(*ty) || *ty == Type::Pred => Err(format!("{op:?} on {ty}")),
                 _ => Ok(()),
             },
+            InstKind::Setp { ty, .. } | InstKind::Set { ty, .. } if !scalar(*ty) => {
+                Err(format!("comparison on {ty}"))
+            }
+            InstKind::Cvt { dst_ty, src_ty, .. } if !scalar(*dst_ty) || !scalar(*src_ty) => {
+                Err(format!("cvt from {src_ty} to {dst_ty}"))
+            }
+            InstKind::Isspacep { space, .. } if *space == Space::Generic => {
+                Err("isspacep without a state space".into())
+            }
             InstKind::Sfu { ty, .. } => float(ty, "sfu"),
             InstKind::Copysign { ty, .. } => float(ty, "copysign"),
             InstKind::Testp { ty, .. } => float(ty, "testp"),
@@ -275,12 +312,14 @@ impl FnCheck<'_> {
                 }
                 self.addr(addr)
             }
-            InstKind::Ld { dsts, addr, .. } => {
+            InstKind::Ld { ty, dsts, addr, .. } => {
                 vector(dsts.len(), "ld")?;
+                memory_type(*ty)?;
                 self.addr(addr)
             }
-            InstKind::St { srcs, addr, .. } => {
+            InstKind::St { ty, srcs, addr, .. } => {
                 vector(srcs.len(), "st")?;
+                memory_type(*ty)?;
                 self.addr(addr)
             }
             InstKind::SetpPacked { ty, .. } if !matches!(ty, Type::F16x2 | Type::BF16x2) => {

@@ -310,11 +310,6 @@ pub fn sub_borrow(w: u32, a: u64, b: u64, borrow_in: bool) -> (u64, bool) {
     (x.wrapping_sub(y) as u64 & mask(w), x < y)
 }
 
-/// Kept for the JIT until it reads the IR's signature (`BitOp::signature`).
-pub fn signature(op: BitOp, ty: Type) -> (Vec<Type>, Type) {
-    op.signature(ty)
-}
-
 /// The result of `op` on operands `s` (raw bits of the types `signature` gives; missing
 /// operands read as 0).
 pub fn eval(op: BitOp, ty: Type, s: &[u64]) -> u64 {

@@ -115,11 +115,6 @@ pub fn decode(d: u64) -> Option<CvtXOp> {
     })
 }
 
-/// Kept for the JIT until it reads the IR's signature (`CvtXOp::signature`).
-pub fn signature(op: CvtXOp) -> (&'static [Type], Type) {
-    op.signature()
-}
-
 /// The result of `op` on its sources (`s[k]` holds source `k`'s bits).
 pub fn eval(op: CvtXOp, s: &[u64]) -> u64 {
     let arg = |k: usize| s.get(k).copied().unwrap_or(0);

@@ -47,19 +47,6 @@ use crate::ir::{MatrixOp, MmaOp, MmaShape, Type};
 
 pub const WARP: usize = 32;
 
-/// Kept for the JIT until it reads the IR's signature (`MatrixOp::signature`).
-pub use crate::ir::MatrixSignature as Signature;
-
-/// Whether ptxjit implements `op` (see `MmaOp::supported`).
-pub fn mma_supported(op: MmaOp) -> bool {
-    op.supported()
-}
-
-/// The operands of `op` (see `MatrixOp::signature`).
-pub fn signature(op: MatrixOp) -> Option<Signature> {
-    op.signature()
-}
-
 /// The lanes whose addresses an `ldmatrix` of `num` matrices reads: lanes `0..8 * num`.
 pub fn ldmatrix_row_lanes(num: u8) -> u32 {
     match num {

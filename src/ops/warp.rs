@@ -38,11 +38,6 @@ pub fn member_index(op: WarpOp) -> Option<usize> {
     }
 }
 
-/// Kept for the JIT until it reads the IR's signature (`WarpOp::signature`).
-pub fn signature(op: WarpOp, ty: Type) -> (Vec<Type>, Option<Type>) {
-    op.signature(ty)
-}
-
 fn lanes(mask: u32) -> impl Iterator<Item = usize> {
     (0..WARP).filter(move |l| mask >> l & 1 != 0)
 }

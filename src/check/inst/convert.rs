@@ -211,7 +211,7 @@ impl Fx<'_, '_> {
                 return self.cvt_plain(i, m, dty, sty, rnd_name, ftz, sat);
             }
         };
-        let (stys, dty) = crate::ops::cvtx::signature(op);
+        let (stys, dty) = op.signature();
         self.nops(i, m, stys.len() + 1)?;
         // A single `.f16` result may go to a wider bit register (as for plain `cvt`).
         let single_f16 = matches!(
@@ -345,7 +345,7 @@ impl Fx<'_, '_> {
             signed,
             with_c,
         };
-        let (stys, dty) = crate::ops::cvtx::signature(op);
+        let (stys, dty) = op.signature();
         self.nops(i, m, stys.len() + 1)?;
         let dst = self.dst(&i.operands[0], dty, Fit::Relaxed)?;
         let mut srcs = Vec::with_capacity(stys.len());

@@ -182,7 +182,7 @@ impl Fx<'_, '_> {
         op: BitOp,
         ty: Type,
     ) -> Result<InstKind, PtxError> {
-        let (stys, dty) = crate::ops::bits::signature(op, ty);
+        let (stys, dty) = op.signature(ty);
         let lop3 = matches!(op, BitOp::Lop3 { .. });
         let n = stys.len() + lop3 as usize;
         self.nops(i, m, n + 1)?;

@@ -1,7 +1,7 @@
 //! Lowering of the warp-level matrix instructions into [`InstKind::Matrix`]:
 //! `ldmatrix.sync.aligned.m8n8.{x1,x2,x4}{.trans}{.shared{::cta}}.b16 d, [p]`,
 //! `movmatrix.sync.aligned.m8n8.trans.b16 d, a` and the `mma.sync.aligned` forms that
-//! `crate::ops::mma::mma_supported` accepts (`m16n8k16.row.col.f32.{f16,bf16}` and
+//! `crate::ir::MmaOp::supported` accepts (`m16n8k16.row.col.f32.{f16,bf16}` and
 //! `m16n8k32.row.col{.satfinite}.s32.{s8,u8}.{s8,u8}.s32`). Every other shape, type or
 //! qualifier is a located "not supported yet" error. Fragment registers may be any
 //! 32-bit register (`.f32` accumulators: `.f32` or `.b32`; `.s32` accumulators: integer
@@ -156,7 +156,7 @@ impl Fx<'_, '_> {
             ctype: *ctype,
             satfinite,
         };
-        let Some(sig) = crate::ops::mma::signature(MatrixOp::Mma(op)) else {
+        let Some(sig) = MatrixOp::Mma(op).signature() else {
             return Err(self.unsupported(m));
         };
         self.nops(i, m, 4)?;

@@ -107,17 +107,6 @@ pub(crate) fn setp_desc(cmp: CmpOp, ty: Type, ftz: bool) -> u64 {
         | (ftz as u64) << 20
 }
 
-/// The operand and result types of an arithmetic helper call: (a, b, c, out).
-pub(crate) fn arith_types(op: ArithOp, ty: Type) -> (Type, Type, Type, Type) {
-    let wide = ty.widened().unwrap_or(ty);
-    match op {
-        ArithOp::Shl | ArithOp::Shr => (ty, Type::U32, ty, ty),
-        ArithOp::Mul(MulMode::Wide) => (ty, ty, ty, wide),
-        ArithOp::Mad(MulMode::Wide) => (ty, ty, wide, wide),
-        _ => (ty, ty, ty, ty),
-    }
-}
-
 /// Whether `crate::ops` implements `op` on `ty` (half-precision arithmetic is not).
 pub(crate) fn scalar_arith_supported(_op: ArithOp, ty: Type) -> bool {
     matches!(ty, Type::F32 | Type::F64) || ty.is_int() || ty.is_bits() && ty.bits() <= 64
@@ -136,7 +125,8 @@ pub(crate) fn scalar_cvt_supported(dst: Type, src: Type) -> bool {
 /// `out[l] = arith(op, ty, fm, a[l], b[l], c[l])` for the lanes in `mask`.
 ///
 /// # Safety
-/// The pointers must be valid slot arrays for the types `arith_types` gives.
+/// The pointers must be valid slot arrays for the operand types `ArithOp::src_type` and
+/// `ArithOp::dst_type` give.
 pub unsafe extern "C" fn ptxjit_arith(
     desc: u64,
     mask: u32,
@@ -154,7 +144,12 @@ pub unsafe extern "C" fn ptxjit_arith(
         ftz: desc >> 20 & 1 != 0,
         sat: desc >> 21 & 1 != 0,
     };
-    let (ta, tb, tc, to) = arith_types(op, ty);
+    let (ta, tb, tc, to) = (
+        op.src_type(ty, 0),
+        op.src_type(ty, 1),
+        op.src_type(ty, 2),
+        op.dst_type(ty),
+    );
     let arity = op.arity();
     for l in lanes(mask) {
         unsafe {
@@ -205,7 +200,7 @@ pub unsafe extern "C" fn ptxjit_bits(
     let Some((op, ty)) = crate::ops::bits::decode(desc) else {
         return;
     };
-    let (stys, dty) = crate::ops::bits::signature(op, ty);
+    let (stys, dty) = op.signature(ty);
     let ptrs = [a, b, c, d];
     for l in lanes(mask) {
         let mut v = [0u64; 4];
@@ -332,7 +327,7 @@ pub unsafe extern "C" fn ptxjit_cvtx(
     let Some(op) = crate::ops::cvtx::decode(desc) else {
         return;
     };
-    let (stys, _) = crate::ops::cvtx::signature(op);
+    let (stys, _) = op.signature();
     let ptrs = [a, b, c];
     for l in (0..WARP_SIZE).filter(|l| mask >> l & 1 != 0) {
         let mut v = [0u64; 3];

@@ -132,7 +132,12 @@ impl FuncTranslator<'_> {
         if !lanewise::scalar_arith_supported(op, ty) {
             return Err(self.unsupported(self.cur_text()));
         }
-        let (ta, tb, tc, to) = lanewise::arith_types(op, ty);
+        let (ta, tb, tc, to) = (
+            op.src_type(ty, 0),
+            op.src_type(ty, 1),
+            op.src_type(ty, 2),
+            op.dst_type(ty),
+        );
         let a = self.read(&srcs[0], ta, false)?;
         self.spill(&a, SLOT_A);
         if srcs.len() >= 2 {

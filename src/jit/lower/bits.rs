@@ -32,7 +32,7 @@ impl FuncTranslator<'_> {
         srcs: &[Operand],
         mask: &mut Mask,
     ) -> Result<(), JitError> {
-        let (stys, dty) = crate::ops::bits::signature(op, ty);
+        let (stys, dty) = op.signature(ty);
         for (k, (s, t)) in srcs.iter().zip(&stys).enumerate().take(SLOTS.len()) {
             let w = self.read(s, *t, false)?;
             self.spill(&w, SLOTS[k]);

@@ -24,7 +24,7 @@ impl FuncTranslator<'_> {
         srcs: &[Operand],
         mask: &mut Mask,
     ) -> Result<(), JitError> {
-        let (stys, dty) = crate::ops::cvtx::signature(op);
+        let (stys, dty) = op.signature();
         if let CvtXOp::FromF32 {
             fmt: fmt @ (MiniFmt::F16 | MiniFmt::BF16),
             pair: true,

@@ -31,7 +31,8 @@ impl FuncTranslator<'_> {
         mask: &mut Mask,
         inst: InstId,
     ) -> Result<(), JitError> {
-        let sig = crate::ops::mma::signature(op)
+        let sig = op
+            .signature()
             .filter(|s| s.srcs.len() <= MAX_REGS && s.dsts <= MAX_REGS)
             .ok_or_else(|| self.unsupported(self.cur_text()))?;
         let space = match addr {

@@ -325,7 +325,7 @@ impl FnCheck<'_> {
             InstKind::SetpPacked { ty, .. } if !matches!(ty, Type::F16x2 | Type::BF16x2) => {
                 Err("packed setp on a type other than .f16x2/.bf16x2".into())
             }
-            InstKind::Half { op, ty, .. } if crate::ops::f16::HalfKind::of(*ty).is_none() => {
+            InstKind::Half { op, ty, .. } if crate::ops::half::HalfKind::of(*ty).is_none() => {
                 Err(format!("half {op:?} on {ty}"))
             }
             InstKind::Carry { op, ty, .. } if !matches!(ty.bits(), 32 | 64) || !ty.is_int() => {

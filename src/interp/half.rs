@@ -1,5 +1,5 @@
 //! The interpreter's half-precision family ([`Family::Half`]): `.f16 .bf16 .f16x2
-//! .bf16x2` arithmetic through `crate::ops::f16`.
+//! .bf16x2` arithmetic through `crate::ops::half`.
 //!
 //! [`Family::Half`]: crate::ir::Family::Half
 
@@ -30,7 +30,7 @@ impl Warp<'_> {
             for (k, s) in srcs.iter().enumerate().take(3) {
                 v[k] = self.read(ctx, *s, *ty, lane);
             }
-            let r = ops::f16::eval(*op, *ty, *mode, v[0], v[1], v[2]);
+            let r = ops::half::eval(*op, *ty, *mode, v[0], v[1], v[2]);
             self.write(*dst, *ty, r, lane);
         }
         Ok(())

@@ -1,7 +1,7 @@
 //! The interpreter's warp-level matrix instructions ([`InstKind::Matrix`]: `ldmatrix`,
 //! `mma.sync`, `movmatrix`): all 32 lanes' operands go to `crate::exec::matrix::exec`
 //! (the function the JIT's helper calls), which loads `ldmatrix` rows and applies
-//! `crate::ops::mma`.
+//! `crate::ops::matrix`.
 //!
 //! [`InstKind::Matrix`]: crate::ir::InstKind::Matrix
 

@@ -1,6 +1,6 @@
 //! The operations of [`InstKind::Matrix`](super::InstKind::Matrix): the warp-level matrix
 //! instructions `ldmatrix`, `mma.sync` and `movmatrix` (semantics and fragment layouts
-//! in `crate::ops::mma`).
+//! in `crate::ops::matrix`).
 
 use super::Type;
 

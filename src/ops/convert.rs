@@ -1,5 +1,8 @@
-//! `cvt`: conversions between integer and floating-point types with every rounding
-//! modifier, `.ftz` and `.sat`.
+//! The conversion family's semantics. `cvt`: conversions between integer and
+//! floating-point types with every rounding modifier, `.ftz` and `.sat`; the narrow
+//! formats and `cvt.pack` in [`cvtx`].
+
+pub mod cvtx;
 
 use super::float::{canonical_nan, flush_f32, round_of};
 use super::{extend, mask, sext};

@@ -1,4 +1,10 @@
-//! f32 and f64 arithmetic with PTX rounding, NaN, `.ftz` and `.sat` rules.
+//! The floating-point family's semantics: f32 and f64 arithmetic with PTX rounding,
+//! NaN, `.ftz` and `.sat` rules; the special functions in [`special`]; `min`/`max` with
+//! modifiers (their integer `.relu` and packed forms too), `copysign` and `testp` in
+//! [`minmax`].
+
+pub mod minmax;
+pub mod special;
 
 use crate::ir::{ArithOp, CmpOp, DivMode, FloatMode, MulMode, Rnd};
 use rustc_apfloat::ieee::{Double, Single};

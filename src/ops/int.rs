@@ -1,4 +1,9 @@
-//! Integer, bit and predicate semantics.
+//! The integer family's semantics: `add sub mul mad div rem abs neg min max` on
+//! integers, and `and or xor not` on predicates (`arith`, `pred`), integer
+//! comparisons; the bit-manipulation and packed-integer operations of
+//! [`crate::ir::BitOp`] are in [`bits`].
+
+pub mod bits;
 
 use super::{mask, sext};
 use crate::ir::{ArithOp, CmpOp, MulMode, Type};

@@ -169,22 +169,22 @@ pub unsafe extern "C" fn ptxjit_arith(
     }
 }
 
-/// `out[l] = ops::special::sfu(..., a[l])` for the lanes in `mask` (`desc` from
-/// `ops::special::sfu_encode`).
+/// `out[l] = ops::float::special::sfu(..., a[l])` for the lanes in `mask` (`desc` from
+/// `ops::float::special::sfu_encode`).
 ///
 /// # Safety
 /// The pointers must be valid slot arrays for the instruction's type.
 pub unsafe extern "C" fn ptxjit_sfu(desc: u64, mask: u32, a: *const u8, out: *mut u8) {
-    let (op, ty, approx, rnd, ftz) = crate::ops::special::sfu_decode(desc);
+    let (op, ty, approx, rnd, ftz) = crate::ops::float::special::sfu_decode(desc);
     for l in lanes(mask) {
         let x = unsafe { rd(a, l, slot_bytes(ty), ty.bits()) };
-        let r = crate::ops::special::sfu(op, ty, approx, rnd, ftz, x);
+        let r = crate::ops::float::special::sfu(op, ty, approx, rnd, ftz, x);
         unsafe { wr(out, l, slot_bytes(ty), r) };
     }
 }
 
-/// `out[l] = ops::bits::eval(op, ty, [a[l], b[l], c[l], d[l]])` for the lanes in `mask`
-/// (`desc` from `ops::bits::encode`).
+/// `out[l] = ops::int::bits::eval(op, ty, [a[l], b[l], c[l], d[l]])` for the lanes in `mask`
+/// (`desc` from `ops::int::bits::encode`).
 ///
 /// # Safety
 /// The pointers must be valid slot arrays for the operand and result types.
@@ -197,7 +197,7 @@ pub unsafe extern "C" fn ptxjit_bits(
     d: *const u8,
     out: *mut u8,
 ) {
-    let Some((op, ty)) = crate::ops::bits::decode(desc) else {
+    let Some((op, ty)) = crate::ops::int::bits::decode(desc) else {
         return;
     };
     let (stys, dty) = op.signature(ty);
@@ -207,7 +207,14 @@ pub unsafe extern "C" fn ptxjit_bits(
         for (k, t) in stys.iter().enumerate().take(4) {
             v[k] = unsafe { rd(ptrs[k], l, slot_bytes(*t), t.bits()) };
         }
-        unsafe { wr(out, l, slot_bytes(dty), crate::ops::bits::eval(op, ty, &v)) };
+        unsafe {
+            wr(
+                out,
+                l,
+                slot_bytes(dty),
+                crate::ops::int::bits::eval(op, ty, &v),
+            )
+        };
     }
 }
 
@@ -274,8 +281,8 @@ pub unsafe extern "C" fn ptxjit_setp(
     }
 }
 
-/// `out[l] = ops::f16::eval(op, ty, mode, a[l], b[l], c[l])` for the lanes in `mask`
-/// (`desc` from `ops::f16::encode`; operands the instruction does not have are ignored).
+/// `out[l] = ops::half::eval(op, ty, mode, a[l], b[l], c[l])` for the lanes in `mask`
+/// (`desc` from `ops::half::encode`; operands the instruction does not have are ignored).
 ///
 /// # Safety
 /// `a`, `b`, `c` and `out` must each be valid for 32 × 4 bytes.
@@ -287,7 +294,7 @@ pub unsafe extern "C" fn ptxjit_half(
     c: *const u32,
     out: *mut u32,
 ) {
-    let Some((op, ty, mode)) = crate::ops::f16::decode(desc) else {
+    let Some((op, ty, mode)) = crate::ops::half::decode(desc) else {
         return;
     };
     let n = op.arity();
@@ -306,7 +313,7 @@ pub unsafe extern "C" fn ptxjit_half(
             } else {
                 0
             };
-            let r = crate::ops::f16::eval(op, ty, mode, x, y, z);
+            let r = crate::ops::half::eval(op, ty, mode, x, y, z);
             out.add(l).write_unaligned(r as u32);
         }
     }
@@ -324,7 +331,7 @@ pub unsafe extern "C" fn ptxjit_cvtx(
     c: *const u8,
     out: *mut u8,
 ) {
-    let Some(op) = crate::ops::cvtx::decode(desc) else {
+    let Some(op) = crate::ops::convert::cvtx::decode(desc) else {
         return;
     };
     let (stys, _) = op.signature();
@@ -335,7 +342,7 @@ pub unsafe extern "C" fn ptxjit_cvtx(
             let x = unsafe { (ptrs[k] as *const u32).add(l).read_unaligned() } as u64;
             v[k] = x & crate::ops::mask(t.bits());
         }
-        let r = crate::ops::cvtx::eval(op, &v) as u32;
+        let r = crate::ops::convert::cvtx::eval(op, &v) as u32;
         unsafe { (out as *mut u32).add(l).write_unaligned(r) };
     }
 }

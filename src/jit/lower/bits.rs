@@ -1,6 +1,6 @@
 //! Bit-manipulation and packed-integer instructions ([`InstKind::Bits`]) and the special
 //! functions ([`InstKind::Sfu`]): the operands
-//! go to stack slots and one `ptxjit_bits` helper call applies `crate::ops::bits` to the
+//! go to stack slots and one `ptxjit_bits` helper call applies `crate::ops::int::bits` to the
 //! active lanes (the same function the interpreter uses); `sqrt`/`rcp` rounded to
 //! nearest are vector code.
 //!
@@ -38,7 +38,7 @@ impl FuncTranslator<'_> {
             self.spill(&w, SLOTS[k]);
         }
         let bits = self.mbits(mask);
-        let desc = lanes::iconst64(&mut self.b, crate::ops::bits::encode(op, ty));
+        let desc = lanes::iconst64(&mut self.b, crate::ops::int::bits::encode(op, ty));
         let p: Vec<_> = SLOTS.iter().map(|&o| self.scratch_addr(o)).collect();
         let po = self.scratch_addr(SLOT_OUT);
         let h = self.helper(Helper::Bits)?;

@@ -1,6 +1,6 @@
 //! Inline vector code for the carry chain ([`InstKind::Carry`]), the extended `min`/`max`
 //! forms ([`InstKind::MinMax`]), `copysign` and `testp`, bit-identical to
-//! `crate::ops::carry` and `crate::ops::minmax`.
+//! `crate::ops::carry` and `crate::ops::float::minmax`.
 //!
 //! The carry flag lives in a predicate register (lane masks); 64-bit forms widen it to
 //! i64x2 masks and narrow the carry out back. Every form is one addition with carry:

@@ -1,5 +1,5 @@
 //! The narrow-format `cvt` forms and `cvt.pack` ([`InstKind::CvtX`]): the operands go
-//! to stack slots and one `ptxjit_cvtx` helper call applies `crate::ops::cvtx` to the
+//! to stack slots and one `ptxjit_cvtx` helper call applies `crate::ops::convert::cvtx` to the
 //! active lanes (the function the interpreter uses); `cvt.rn.{f16,bf16}x2.f32` runs
 //! in vectors (`crate::jit::lower::convert_half`).
 //!
@@ -54,7 +54,7 @@ impl FuncTranslator<'_> {
             self.spill(&w, SLOTS[k]);
         }
         let bits = self.mbits(mask);
-        let desc = lanes::iconst64(&mut self.b, crate::ops::cvtx::encode(op));
+        let desc = lanes::iconst64(&mut self.b, crate::ops::convert::cvtx::encode(op));
         let p: Vec<_> = SLOTS.iter().map(|&o| self.scratch_addr(o)).collect();
         let po = self.scratch_addr(SLOT_OUT);
         let h = self.helper(Helper::CvtX)?;

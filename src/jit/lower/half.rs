@@ -1,6 +1,6 @@
 //! Half-precision arithmetic ([`InstKind::Half`]): `neg`/`abs` without `.ftz` are sign-bit
 //! operations on the vectors; everything else goes through one `ptxjit_half` helper call
-//! per warp instruction, which applies `crate::ops::f16` (the interpreter's semantics) to
+//! per warp instruction, which applies `crate::ops::half` (the interpreter's semantics) to
 //! the active lanes.
 //!
 //! [`InstKind::Half`]: crate::ir::InstKind::Half
@@ -49,7 +49,7 @@ impl FuncTranslator<'_> {
             self.spill(&w, SLOTS[k]);
         }
         let bits = self.mbits(mask);
-        let desc = lanes::iconst64(&mut self.b, crate::ops::f16::encode(op, ty, mode));
+        let desc = lanes::iconst64(&mut self.b, crate::ops::half::encode(op, ty, mode));
         let p: Vec<_> = SLOTS.iter().map(|&o| self.scratch_addr(o)).collect();
         let po = self.scratch_addr(SLOT_OUT);
         let h = self.helper(Helper::Half)?;

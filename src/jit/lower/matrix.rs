@@ -52,7 +52,7 @@ impl FuncTranslator<'_> {
             let w = self.read(s, *t, false)?;
             self.spill(&w, SCRATCH_DATA + REG_BYTES * k as i32);
         }
-        let desc = lanes::iconst64(&mut self.b, crate::ops::mma::encode(op));
+        let desc = lanes::iconst64(&mut self.b, crate::ops::matrix::encode(op));
         let bits = self.mbits(mask);
         let instv = lanes::iconst32(&mut self.b, inst.0);
         let spacev = lanes::iconst32(&mut self.b, (space == Space::Generic) as u32);

@@ -1,5 +1,5 @@
 //! The extended `min`/`max` forms ([`InstKind::MinMax`]: `.relu`, `.NaN`, `.xorsign.abs`,
-//! three inputs) as inline vector code, bit-identical to `crate::ops::minmax`.
+//! three inputs) as inline vector code, bit-identical to `crate::ops::float::minmax`.
 //!
 //! [`InstKind::MinMax`]: crate::ir::InstKind::MinMax
 

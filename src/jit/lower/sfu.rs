@@ -1,6 +1,6 @@
 //! The special functions ([`InstKind::Sfu`]: `sqrt`, `rsqrt`, `rcp`, `sin`, `cos`,
 //! `lg2`, `ex2`, `tanh`): `sqrt`/`rcp` rounded to nearest are vector code, the rest goes
-//! lane by lane through the `ptxjit_sfu` helper (`crate::ops::special`).
+//! lane by lane through the `ptxjit_sfu` helper (`crate::ops::float::special`).
 //!
 //! [`InstKind::Sfu`]: crate::ir::InstKind::Sfu
 
@@ -14,7 +14,7 @@ use cranelift_codegen::ir::InstBuilder;
 
 impl FuncTranslator<'_> {
     /// `sqrt rcp rsqrt sin cos lg2 ex2 tanh` through the `ptxjit_sfu` helper (one call
-    /// per warp instruction, `crate::ops::special` per lane).
+    /// per warp instruction, `crate::ops::float::special` per lane).
     #[allow(clippy::too_many_arguments)]
     pub(crate) fn sfu(
         &mut self,
@@ -35,7 +35,7 @@ impl FuncTranslator<'_> {
         let bits = self.mbits(mask);
         let desc = lanes::iconst64(
             &mut self.b,
-            crate::ops::special::sfu_encode(op, ty, approx, rnd, ftz),
+            crate::ops::float::special::sfu_encode(op, ty, approx, rnd, ftz),
         );
         let pa = self.scratch_addr(SLOT_A);
         let po = self.scratch_addr(SLOT_OUT);
@@ -46,8 +46,8 @@ impl FuncTranslator<'_> {
     }
 
     /// `sqrt` and `rcp` correctly rounded to nearest (`.rn`, or `.approx.f32`, which
-    /// `ops::special` also computes correctly rounded) as vector code: the host's IEEE
-    /// `sqrtps`/`divps` (and the f64 forms) give the same bits as `ops::special`, with
+    /// `ops::float::special` also computes correctly rounded) as vector code: the host's IEEE
+    /// `sqrtps`/`divps` (and the f64 forms) give the same bits as `ops::float::special`, with
     /// the canonical NaN and `.ftz` applied as there. `None`: use the helper.
     pub(crate) fn sfu_vector(
         &mut self,

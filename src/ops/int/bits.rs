@@ -6,8 +6,8 @@
 //! Each function implements the ISA's pseudocode; `tests` checks them against literal
 //! transcriptions of that pseudocode.
 
-use super::{mask, sext};
 use crate::ir::{BitOp, Type};
+use crate::ops::{mask, sext};
 
 /// `bfe.{u,s}{32,64} d, a, pos, len` (pos and len use their low 8 bits).
 pub fn bfe(w: u32, signed: bool, a: u64, pos: u32, len: u32) -> u64 {

@@ -14,8 +14,8 @@
 //!   defines no NaN rule for it).
 //! - `testp` looks at the bits only (there is no `.ftz`): zero counts as normal.
 
-use super::{canonical_nan, flush_f32, mask, sext};
 use crate::ir::{ArithOp, FloatMode, MinMaxOp, TestpOp, Type};
+use crate::ops::{canonical_nan, flush_f32, mask, sext};
 
 /// `min`/`max` with the modifiers of `op` on operands of type `ty` (the element type
 /// `U16`/`S16` for packed forms, whose operands are 32-bit).
@@ -41,7 +41,7 @@ fn plain(op: MinMaxOp) -> ArithOp {
 
 fn minmax_int(op: MinMaxOp, ty: Type, a: u64, b: u64) -> u64 {
     let w = ty.bits().clamp(1, 64);
-    let r = super::arith(plain(op), ty, FloatMode::default(), a, b, 0) & mask(w);
+    let r = crate::ops::arith(plain(op), ty, FloatMode::default(), a, b, 0) & mask(w);
     if op.relu && ty.is_signed() && sext(r, w) < 0 {
         0
     } else {
@@ -79,7 +79,7 @@ fn minmax_float(op: MinMaxOp, ty: Type, a: u64, b: u64) -> u64 {
     if op.nan && (is_nan(w, a) || is_nan(w, b)) {
         return canonical_nan(w);
     }
-    let d = super::arith(plain(op), ty, FloatMode::default(), a, b, 0);
+    let d = crate::ops::arith(plain(op), ty, FloatMode::default(), a, b, 0);
     if op.xorsign_abs && !is_nan(w, d) {
         (d & !sign) | xs
     } else {

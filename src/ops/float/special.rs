@@ -14,8 +14,8 @@
 //! a subnormal input is a zero of the same sign (`tanh` has no `.ftz` and passes it
 //! through).
 
-use super::float::{canonical_nan, flush_f32, round_of};
 use crate::ir::Rnd;
+use crate::ops::float::{canonical_nan, flush_f32, round_of};
 use rustc_apfloat::ieee::{Double, Single};
 use rustc_apfloat::Float;
 

@@ -1,5 +1,5 @@
 //! The interpreter's conversion family ([`Family::Convert`]): `cvt` through
-//! `crate::ops::cvt`, the narrow-format and `cvt.pack` forms through `crate::ops::convert::cvtx`.
+//! `crate::ops::cvt`, the narrow-format and `cvt.pack` forms through `crate::ops::convert`.
 //!
 //! [`Family::Convert`]: crate::ir::Family::Convert
 
@@ -38,7 +38,7 @@ impl Warp<'_> {
                     for (k, (s, t)) in srcs.iter().zip(stys).enumerate().take(3) {
                         v[k] = self.read(ctx, *s, *t, lane);
                     }
-                    let r = ops::convert::cvtx::eval(*op, &v);
+                    let r = ops::convert::eval(*op, &v);
                     self.write(*dst, dty, r, lane);
                 }
             }

@@ -30,7 +30,7 @@ impl Warp<'_> {
             } => {
                 for lane in lanes(mask) {
                     let a = self.read(ctx, *src, *ty, lane);
-                    let r = ops::float::special::sfu(*op, *ty, *approx, *rnd, *ftz, a);
+                    let r = ops::float::sfu(*op, *ty, *approx, *rnd, *ftz, a);
                     self.write(*dst, *ty, r, lane);
                 }
             }
@@ -38,13 +38,13 @@ impl Warp<'_> {
                 for lane in lanes(mask) {
                     let x = self.read(ctx, *a, *ty, lane);
                     let y = self.read(ctx, *b, *ty, lane);
-                    self.write(*dst, *ty, ops::float::minmax::copysign(*ty, x, y), lane);
+                    self.write(*dst, *ty, ops::float::copysign(*ty, x, y), lane);
                 }
             }
             InstKind::Testp { op, ty, dst, src } => {
                 for lane in lanes(mask) {
                     let x = self.read(ctx, *src, *ty, lane);
-                    let t = ops::float::minmax::testp(*op, *ty, x);
+                    let t = ops::float::testp(*op, *ty, x);
                     self.write(*dst, Type::Pred, t as u64, lane);
                 }
             }

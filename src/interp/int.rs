@@ -49,7 +49,7 @@ impl Warp<'_> {
         }
     }
 
-    /// `InstKind::Bits` (integer, logic and `prmt` forms: one `ops::int::bits::eval`).
+    /// `InstKind::Bits` (integer, logic and `prmt` forms: one `ops::int::eval`).
     pub(super) fn bits(&mut self, ctx: &WarpCtx, kind: &InstKind, mask: u32) {
         let InstKind::Bits { op, ty, dst, srcs } = kind else {
             return;
@@ -60,12 +60,12 @@ impl Warp<'_> {
             for (k, (s, t)) in srcs.iter().zip(&stys).enumerate().take(4) {
                 v[k] = self.read(ctx, *s, *t, lane);
             }
-            let r = ops::int::bits::eval(*op, *ty, &v);
+            let r = ops::int::eval(*op, *ty, &v);
             self.write(*dst, dty, r, lane);
         }
     }
 
-    /// `InstKind::MinMax` (integer and float forms: one `ops::float::minmax::minmax`).
+    /// `InstKind::MinMax` (integer and float forms: one `ops::float`).
     pub(super) fn minmax(&mut self, ctx: &WarpCtx, kind: &InstKind, mask: u32) {
         let InstKind::MinMax { op, ty, dst, a, b } = kind else {
             return;
@@ -74,7 +74,7 @@ impl Warp<'_> {
         for lane in lanes(mask) {
             let x = self.read(ctx, *a, oty, lane);
             let y = self.read(ctx, *b, oty, lane);
-            self.write(*dst, oty, ops::float::minmax::minmax(*op, *ty, x, y), lane);
+            self.write(*dst, oty, ops::float::minmax(*op, *ty, x, y), lane);
         }
     }
 }

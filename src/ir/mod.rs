@@ -1090,7 +1090,7 @@ pub enum InstKind {
         combine: Option<(BoolOp, PredSrc)>,
     },
     /// `sqrt rcp rsqrt sin cos lg2 ex2 tanh`: `approx` for the `.approx` forms (see
-    /// `crate::ops::float::special` for their documented error), else correctly rounded per
+    /// `crate::ops::float` for their documented error), else correctly rounded per
     /// `rnd` (`sqrt`, `rcp`). `ty` is `.f32` or `.f64`.
     Sfu {
         op: SfuOp,
@@ -1182,7 +1182,7 @@ pub enum InstKind {
         cc_in: Option<RegId>,
         cc_out: Option<RegId>,
     },
-    /// The `min`/`max` forms with extra modifiers (`crate::ops::float::minmax`): `.NaN`,
+    /// The `min`/`max` forms with extra modifiers (`crate::ops::float`): `.NaN`,
     /// `.xorsign.abs` and `.ftz` on `.f32`; `.relu` on `.s32`; the packed `.u16x2` and
     /// `{.relu}.s16x2` forms (operands are `.b32` registers, `ty` the element type
     /// `U16`/`S16` with `op.packed`). Plain forms are [`InstKind::Arith`].
@@ -1201,7 +1201,7 @@ pub enum InstKind {
         b: Operand,
     },
     /// `testp.op.type p, a` (`.f32`/`.f64`): the floating-point class test
-    /// (`crate::ops::float::minmax::testp`).
+    /// (`crate::ops::float::testp`).
     Testp {
         op: TestpOp,
         ty: Type,

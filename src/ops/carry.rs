@@ -16,7 +16,7 @@
 //! Signed and unsigned types give the same bits; only `mad.hi`'s product depends on the
 //! signedness.
 
-use super::int::{self, bits};
+use super::int::{self as bits, self};
 use super::mask;
 use crate::ir::{ArithOp, CarryOp, MulMode, Type};
 

@@ -173,7 +173,7 @@ impl Fx<'_, '_> {
         }
         let f64_ty = ty == Type::F64;
         // `rcp.approx.ftz.f64` / `rsqrt.approx.ftz.f64` are the only f64 forms with
-        // `.ftz` (upper-word approximations, see `ops::float::special::approx_hi_f64`).
+        // `.ftz` (upper-word approximations, see `ops::float::approx_hi_f64`).
         if ftz && f64_ty && !(approx && matches!(op, SfuOp::Rcp | SfuOp::Rsqrt)) {
             return Err(self.unsupported(m));
         }

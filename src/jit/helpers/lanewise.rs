@@ -169,22 +169,22 @@ pub unsafe extern "C" fn ptxjit_arith(
     }
 }
 
-/// `out[l] = ops::float::special::sfu(..., a[l])` for the lanes in `mask` (`desc` from
-/// `ops::float::special::sfu_encode`).
+/// `out[l] = ops::float::sfu(..., a[l])` for the lanes in `mask` (`desc` from
+/// `ops::float::sfu_encode`).
 ///
 /// # Safety
 /// The pointers must be valid slot arrays for the instruction's type.
 pub unsafe extern "C" fn ptxjit_sfu(desc: u64, mask: u32, a: *const u8, out: *mut u8) {
-    let (op, ty, approx, rnd, ftz) = crate::ops::float::special::sfu_decode(desc);
+    let (op, ty, approx, rnd, ftz) = crate::ops::float::sfu_decode(desc);
     for l in lanes(mask) {
         let x = unsafe { rd(a, l, slot_bytes(ty), ty.bits()) };
-        let r = crate::ops::float::special::sfu(op, ty, approx, rnd, ftz, x);
+        let r = crate::ops::float::sfu(op, ty, approx, rnd, ftz, x);
         unsafe { wr(out, l, slot_bytes(ty), r) };
     }
 }
 
-/// `out[l] = ops::int::bits::eval(op, ty, [a[l], b[l], c[l], d[l]])` for the lanes in `mask`
-/// (`desc` from `ops::int::bits::encode`).
+/// `out[l] = ops::int::eval(op, ty, [a[l], b[l], c[l], d[l]])` for the lanes in `mask`
+/// (`desc` from `ops::int::encode`).
 ///
 /// # Safety
 /// The pointers must be valid slot arrays for the operand and result types.
@@ -197,7 +197,7 @@ pub unsafe extern "C" fn ptxjit_bits(
     d: *const u8,
     out: *mut u8,
 ) {
-    let Some((op, ty)) = crate::ops::int::bits::decode(desc) else {
+    let Some((op, ty)) = crate::ops::int::decode(desc) else {
         return;
     };
     let (stys, dty) = op.signature(ty);
@@ -207,14 +207,7 @@ pub unsafe extern "C" fn ptxjit_bits(
         for (k, t) in stys.iter().enumerate().take(4) {
             v[k] = unsafe { rd(ptrs[k], l, slot_bytes(*t), t.bits()) };
         }
-        unsafe {
-            wr(
-                out,
-                l,
-                slot_bytes(dty),
-                crate::ops::int::bits::eval(op, ty, &v),
-            )
-        };
+        unsafe { wr(out, l, slot_bytes(dty), crate::ops::int::eval(op, ty, &v)) };
     }
 }
 
@@ -331,7 +324,7 @@ pub unsafe extern "C" fn ptxjit_cvtx(
     c: *const u8,
     out: *mut u8,
 ) {
-    let Some(op) = crate::ops::convert::cvtx::decode(desc) else {
+    let Some(op) = crate::ops::convert::decode(desc) else {
         return;
     };
     let (stys, _) = op.signature();
@@ -342,7 +335,7 @@ pub unsafe extern "C" fn ptxjit_cvtx(
             let x = unsafe { (ptrs[k] as *const u32).add(l).read_unaligned() } as u64;
             v[k] = x & crate::ops::mask(t.bits());
         }
-        let r = crate::ops::convert::cvtx::eval(op, &v) as u32;
+        let r = crate::ops::convert::eval(op, &v) as u32;
         unsafe { (out as *mut u32).add(l).write_unaligned(r) };
     }
 }

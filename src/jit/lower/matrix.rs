@@ -9,7 +9,7 @@
 use crate::exec::ctx::WARP_SIZE;
 use crate::ir::{Address, InstId, MatrixOp, Operand, RegId, Space};
 use crate::jit::abi::Helper;
-use crate::jit::lower::memory::LaneAddr;
+use crate::jit::lower::mem::LaneAddr;
 use crate::jit::translate::lanes::{self, WarpValue};
 use crate::jit::translate::{FuncTranslator, Mask, SCRATCH_DATA};
 use crate::jit::JitError;

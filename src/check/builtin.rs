@@ -40,13 +40,7 @@ impl Fx<'_, '_> {
         ret_ops: &[ast::Operand],
         loc: Loc,
     ) -> Result<Option<Vec<InstKind>>, PtxError> {
-        if self
-            .cx
-            .func_defined
-            .get(func.0 as usize)
-            .copied()
-            .unwrap_or(true)
-        {
+        if self.cx.func_defined.get(func).copied().unwrap_or(true) {
             return Ok(None);
         }
         let Some(callee) = self.cx.m.functions.get(func.0 as usize) else {

@@ -372,7 +372,7 @@ impl Fx<'_, '_> {
             ));
         };
         let defined = |cx: &Cx, f: FuncId| {
-            cx.func_defined.get(f.0 as usize).copied().unwrap_or(false)
+            cx.func_defined.get(f).copied().unwrap_or(false)
                 && cx
                     .m
                     .functions

@@ -109,7 +109,7 @@ pub fn check(ast: &ast::Module, file: &str) -> Result<ir::Module, PtxError> {
             let Some(ModSym::Func(id)) = cx.syms.get(&f.name.name).cloned() else {
                 continue;
             };
-            if cx.func_item.get(id.0 as usize) == Some(&i) {
+            if cx.func_item.get(id) == Some(&i) {
                 call::signature(&mut cx, f, id)?;
             }
         }
@@ -122,7 +122,7 @@ pub fn check(ast: &ast::Module, file: &str) -> Result<ir::Module, PtxError> {
             let Some(ModSym::Func(id)) = cx.syms.get(&f.name.name).cloned() else {
                 continue;
             };
-            if cx.func_item.get(id.0 as usize) == Some(&i) {
+            if cx.func_item.get(id) == Some(&i) {
                 let func = func::check_function(&mut cx, f, id)?;
                 if let Some(slot) = cx.m.functions.get_mut(id.0 as usize) {
                     *slot = func;
@@ -169,12 +169,12 @@ pub struct Cx<'a> {
     /// Shared-window offset of every `.shared` declaration, keyed by its name's location.
     pub shared_at: HashMap<(u32, u32), u32>,
     /// Location of each function's first declaration.
-    pub func_loc: Vec<Loc>,
+    pub func_loc: ir::IdxVec<FuncId, Loc>,
     /// Index (in `ast.items`) of the item that defines each function (its definition if
     /// it has one, else its first declaration).
-    pub func_item: Vec<usize>,
+    pub func_item: ir::IdxVec<FuncId, usize>,
     /// Whether a definition (with body) of each function has been seen.
-    func_defined: Vec<bool>,
+    func_defined: ir::IdxVec<FuncId, bool>,
     /// Global id of each module `.global`/`.const` declaration, by item index.
     global_of_item: HashMap<(usize, usize), GlobalId>,
     /// Dynamic shared declarations (their offset is only known at the end).
@@ -352,21 +352,16 @@ impl<'a> Cx<'a> {
                 ));
             }
             if f.body.is_some() {
-                if self
-                    .func_defined
-                    .get(id.0 as usize)
-                    .copied()
-                    .unwrap_or(false)
-                {
+                if self.func_defined.get(id).copied().unwrap_or(false) {
                     return Err(self.err(
                         f.name.loc,
                         format!("function '{}' is defined twice", f.name.name),
                     ));
                 }
-                if let Some(slot) = self.func_item.get_mut(id.0 as usize) {
+                if let Some(slot) = self.func_item.get_mut(id) {
                     *slot = item;
                 }
-                if let Some(slot) = self.func_defined.get_mut(id.0 as usize) {
+                if let Some(slot) = self.func_defined.get_mut(id) {
                     *slot = true;
                 }
             }

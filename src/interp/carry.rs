@@ -31,7 +31,7 @@ impl Warp<'_> {
             for (k, s) in srcs.iter().enumerate().take(3) {
                 v[k] = self.read(ctx, *s, *ty, lane);
             }
-            let c = cc_in.map(|r| self.regs[r.0 as usize][lane] & 1 != 0);
+            let c = cc_in.map(|r| self.regs[r][lane] & 1 != 0);
             let (d, out) = ops::carry::carry(*op, *ty, v[0], v[1], v[2], c);
             self.write(*dst, *ty, d, lane);
             if let Some(r) = cc_out {

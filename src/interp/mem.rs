@@ -146,7 +146,7 @@ impl Warp<'_> {
         let mut addrs = [0u64; WARP_SIZE];
         for lane in lanes(mask) {
             let base = match addr.base {
-                AddrBase::Reg(r) => self.regs[r.0 as usize][lane],
+                AddrBase::Reg(r) => self.regs[r][lane],
                 // A generic access through a shared/local variable uses its generic
                 // address (window base + offset), as `cvta` would give.
                 AddrBase::Var(v @ VarRef::Shared(_)) if space == Space::Generic => {

@@ -11,8 +11,8 @@
 //! register file and a new `.local` frame, until each of them has returned or exited.
 
 use crate::ir::{
-    BlockId, Family, FuncId, Function, Guard, Inst, Operand, PredSrc, RegClass, RegId, SpecialReg,
-    Terminator, Type, VarRef,
+    BlockId, Family, FuncId, Function, Guard, IdxVec, Inst, Operand, PredSrc, RegClass, RegId,
+    SpecialReg, Terminator, Type, VarRef,
 };
 mod atomic;
 mod call;
@@ -43,7 +43,7 @@ struct Warp<'a> {
     layout: &'a ModuleLayout,
     f: &'a Function,
     /// `regs[r][lane]`: each register's container, zero-extended beyond its width.
-    regs: Vec<[u64; WARP_SIZE]>,
+    regs: IdxVec<RegId, [u64; WARP_SIZE]>,
 }
 
 /// Runs warp `ctx` of kernel `func` from its entry until every lane has exited or the
@@ -81,7 +81,7 @@ fn run_func(
         m,
         layout,
         f,
-        regs: vec![[0u64; WARP_SIZE]; f.regs.len()],
+        regs: IdxVec::from_elem([0u64; WARP_SIZE], f.regs.len()),
     };
     let mut next = [NONE; WARP_SIZE];
     let mut active = mask;
@@ -318,7 +318,7 @@ impl Warp<'_> {
 
     fn guard_mask(&self, g: Option<Guard>, active: u32) -> u32 {
         let Some(g) = g else { return active };
-        let vals = &self.regs[g.pred.0 as usize];
+        let vals = &self.regs[g.pred];
         let mut m = 0;
         for lane in lanes(active) {
             if (vals[lane] & 1 != 0) != g.negate {
@@ -329,7 +329,7 @@ impl Warp<'_> {
     }
 
     fn pred(&self, p: PredSrc, lane: usize) -> bool {
-        (self.regs[p.reg.0 as usize][lane] & 1 != 0) != p.negate
+        (self.regs[p.reg][lane] & 1 != 0) != p.negate
     }
 
     /// The value of a variable's state-space address for `lane` (before `+ offset`).
@@ -350,7 +350,7 @@ impl Warp<'_> {
     /// width; wider registers are truncated).
     fn read(&self, ctx: &WarpCtx, op: Operand, ty: Type, lane: usize) -> u64 {
         let v = match op {
-            Operand::Reg(r) => self.regs[r.0 as usize][lane],
+            Operand::Reg(r) => self.regs[r][lane],
             Operand::Imm(v) => v,
             Operand::Special(s) => special(ctx, s, lane),
             Operand::VarAddr(v, off) => self.var_addr(ctx, v).wrapping_add(off as u64),
@@ -372,7 +372,7 @@ impl Warp<'_> {
         } else {
             ops::extend(v, ty) & ops::mask(rb)
         };
-        self.regs[dst.0 as usize][lane] = v;
+        self.regs[dst][lane] = v;
     }
 
     /// Runs one instruction for the active lanes whose guard holds, in the file of its

@@ -5,7 +5,7 @@
 
 use super::Type;
 
-/// The operations of [`InstKind::Bits`], with their modifiers.
+/// The operations of [`InstKind::Bits`](super::InstKind::Bits), with their modifiers.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum BitOp {
     Popc,

@@ -24,6 +24,8 @@ mod half;
 pub use half::{HalfMode, HalfOp};
 mod matrix;
 pub use matrix::{MatrixOp, MatrixSignature, MmaOp, MmaShape};
+mod index;
+pub use index::{Idx, IdxVec};
 mod int;
 pub use int::{BitOp, PrmtMode};
 mod kinds;

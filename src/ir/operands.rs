@@ -258,7 +258,7 @@ impl InstKind {
     /// `Matrix`). `Err` when the number of operands does not match the operation's
     /// signature (or the operation has none: an unsupported `mma`).
     pub fn operands(&self) -> Result<Operands, String> {
-        use Fit::{Relaxed, Strict};
+        use Fit::Strict;
         use InstKind::*;
         let mut o = Operands::default();
         match self {
@@ -320,6 +320,63 @@ impl InstKind {
                 o.strict(&[*a, *b], &[*ty, *ty])?;
                 o.pred(Some(cond.reg));
             }
+            Bits { op, ty, dst, srcs } => {
+                let (stys, dty) = op.signature(*ty);
+                o.dst(Some(*dst), dty, Strict);
+                o.strict(srcs, &stys)?;
+            }
+            Sfu { ty, dst, src, .. } => {
+                o.dst(Some(*dst), *ty, Strict);
+                o.src(*src, *ty, Strict);
+            }
+            Half {
+                op, ty, dst, srcs, ..
+            } => {
+                o.dst(Some(*dst), *ty, Strict);
+                o.all(srcs, *ty, op.arity(), Strict)?;
+            }
+            Carry {
+                op,
+                ty,
+                dst,
+                srcs,
+                cc_in,
+                cc_out,
+            } => {
+                o.dst(Some(*dst), *ty, Strict);
+                o.dst(*cc_out, Type::Pred, Strict);
+                o.all(srcs, *ty, op.arity(), Strict)?;
+                o.pred(*cc_in);
+            }
+            MinMax { op, ty, dst, a, b } => {
+                let t = op.operand_type(*ty);
+                o.dst(Some(*dst), t, Strict);
+                o.strict(&[*a, *b], &[t, t])?;
+            }
+            Copysign { ty, dst, a, b } => {
+                o.dst(Some(*dst), *ty, Strict);
+                o.strict(&[*a, *b], &[*ty, *ty])?;
+            }
+            Testp { ty, dst, src, .. } => {
+                o.dst(Some(*dst), Type::Pred, Strict);
+                o.src(*src, *ty, Strict);
+            }
+            CvtX { op, dst, srcs } => {
+                let (stys, dty) = op.signature();
+                o.dst(Some(*dst), dty, Fit::Cvt);
+                o.strict(srcs, stys)?;
+            }
+            _ => self.other_operands(&mut o)?,
+        }
+        Ok(o)
+    }
+
+    /// [`InstKind::operands`] of the memory, conversion, synchronisation, atomic, warp,
+    /// matrix and built-in instructions.
+    fn other_operands(&self, o: &mut Operands) -> Result<(), String> {
+        use Fit::{Relaxed, Strict};
+        use InstKind::*;
+        match self {
             Ld { ty, dsts, .. } => {
                 for d in dsts {
                     o.dst(*d, *ty, Relaxed);
@@ -346,16 +403,7 @@ impl InstKind {
                     o.src(*c, Type::U32, Strict);
                 }
             }
-            Bits { op, ty, dst, srcs } => {
-                let (stys, dty) = op.signature(*ty);
-                o.dst(Some(*dst), dty, Strict);
-                o.strict(srcs, &stys)?;
-            }
             Nanosleep { t } => o.src(*t, Type::U32, Strict),
-            Sfu { ty, dst, src, .. } => {
-                o.dst(Some(*dst), *ty, Strict);
-                o.src(*src, *ty, Strict);
-            }
             Warp {
                 op,
                 ty,
@@ -389,46 +437,9 @@ impl InstKind {
                 o.dst(*dst, *ty, Relaxed);
                 o.all(srcs, *ty, op.arity(), Relaxed)?;
             }
-            Half {
-                op, ty, dst, srcs, ..
-            } => {
-                o.dst(Some(*dst), *ty, Strict);
-                o.all(srcs, *ty, op.arity(), Strict)?;
-            }
             Isspacep { dst, src, .. } => {
                 o.dst(Some(*dst), Type::Pred, Strict);
                 o.src(*src, Type::U64, Fit::Address);
-            }
-            Carry {
-                op,
-                ty,
-                dst,
-                srcs,
-                cc_in,
-                cc_out,
-            } => {
-                o.dst(Some(*dst), *ty, Strict);
-                o.dst(*cc_out, Type::Pred, Strict);
-                o.all(srcs, *ty, op.arity(), Strict)?;
-                o.pred(*cc_in);
-            }
-            MinMax { op, ty, dst, a, b } => {
-                let t = op.operand_type(*ty);
-                o.dst(Some(*dst), t, Strict);
-                o.strict(&[*a, *b], &[t, t])?;
-            }
-            Copysign { ty, dst, a, b } => {
-                o.dst(Some(*dst), *ty, Strict);
-                o.strict(&[*a, *b], &[*ty, *ty])?;
-            }
-            Testp { ty, dst, src, .. } => {
-                o.dst(Some(*dst), Type::Pred, Strict);
-                o.src(*src, *ty, Strict);
-            }
-            CvtX { op, dst, srcs } => {
-                let (stys, dty) = op.signature();
-                o.dst(Some(*dst), dty, Fit::Cvt);
-                o.strict(srcs, stys)?;
             }
             Matrix { op, dsts, srcs, .. } => {
                 let sig = op
@@ -455,8 +466,9 @@ impl InstKind {
                     (None, Some(_)) => return Err(format!("{op:?} has no result")),
                 }
             }
+            _ => {}
         }
-        Ok(o)
+        Ok(())
     }
 }
 

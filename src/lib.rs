@@ -17,7 +17,9 @@
 //! - [`parse`]: lexer and parser; every error is `file:line:col: error: message`.
 //! - [`check`]: name resolution, types, layout of variables and parameters, the CFG in
 //!   reverse post-order ([`ir`]). Instructions the backends cannot run yet are rejected
-//!   here, at load time, with their line.
+//!   here, at load time, with their line; `check::validate` then re-checks the module
+//!   against the IR's invariants and operand signatures ([`ir::InstKind::operands`]),
+//!   so a module `check` accepts never meets "unsupported" in a backend.
 //! - [`jit`]: Cranelift code in which a warp's 32 lanes live in SIMD vectors and
 //!   predicates are lane masks; divergent branches reconverge at the earliest point.
 //! - [`interp`]: the reference interpreter, lane by lane, using [`ops`] for every scalar
@@ -29,6 +31,34 @@
 //! - [`runtime`]: device memory in one reserved address range (a device pointer is a
 //!   host address, every access is checked), modules, launches over a pool of OS
 //!   threads (a CTA per thread at a time), barriers via per-warp coroutines.
+//!
+//! # Adding an instruction
+//!
+//! Every stage names an instruction family the same way (the PTX ISA's chapters:
+//! [`ir::Family`]): `check/inst/<family>.rs` lowers it, `ops/<family>.rs` holds its
+//! scalar semantics, `interp/<family>.rs` runs it, `jit/lower/<family>.rs` compiles it.
+//! For an operation of an existing shape (say a new integer bit operation, an
+//! [`ir::BitOp`]):
+//!
+//! 1. `src/ir/<family>.rs` (here `ir/int.rs`): the variant and its operand types, in the
+//!    operation's `signature` — the only place they are written; `check`, `validate`,
+//!    the interpreter and the JIT all read them from there.
+//! 2. `src/check/inst/<family>.rs`: the opcode name (`BIT_OPCODES`) and its modifiers
+//!    and type suffixes; anything the backends cannot run is a located "not supported
+//!    yet" error here, never later (`check::validate`, which runs after every `check`,
+//!    re-checks each operand against the signature).
+//! 3. `src/ops/<family>.rs`: the semantics (and its arm in `eval` and in the helper
+//!    descriptor `encode`/`decode`), with a unit test against the ISA's pseudocode
+//!    in `ops/<family>_tests.rs`.
+//! 4. `tests/`: hand-checked or compiler-made PTX (passing `ptxas`) run on both
+//!    backends.
+//!
+//! The interpreter (`interp/int.rs`) and the JIT (`jit/lower/int.rs`, through the
+//! `ptxjit_bits` helper) need no change; an inline vector lowering is an optional fifth
+//! file. A new *kind* of instruction also adds an [`ir::InstKind`] variant with its arms
+//! in `InstKind::operands`, `InstKind::family` and `InstKind::defs` (`src/ir`), and a
+//! lowering in `interp/<family>.rs` and `jit/lower/<family>.rs` dispatched from
+//! `jit::translate`.
 //!
 //! # Example
 //!

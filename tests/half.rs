@@ -1,5 +1,5 @@
 //! Half-precision arithmetic and comparisons (`.f16 .f16x2 .bf16 .bf16x2`) on both
-//! backends (`tests/ptx/half.ptx`, ptxas-validated for sm_90) and `ptxjit::ops::f16`
+//! backends (`tests/ptx/half.ptx`, ptxas-validated for sm_90) and `ptxjit::ops::half`
 //! directly, against an oracle written here and independent of `ptxjit::ops`:
 //!
 //! - operands are decoded to f64 by the `half` crate (exact);
@@ -19,7 +19,7 @@
 
 use half::{bf16, f16};
 use ptxjit::ir::{HalfMode, HalfOp};
-use ptxjit::ops::f16 as hops;
+use ptxjit::ops::half as hops;
 use ptxjit::{Backend, Device, LaunchConfig};
 
 const QNAN: u16 = 0x7fff;

@@ -3,7 +3,7 @@
 //! `movmatrix`, `mma.sync` m16n8k16 `.f32.f16`/`.bf16` and m16n8k32 `.s32.s8/.u8` (all
 //! type pairs, wrapping and `.satfinite`), and their run-time errors.
 //!
-//! The oracles are written here from the PTX ISA text, not from `ptxjit::ops::mma`:
+//! The oracles are written here from the PTX ISA text, not from `ptxjit::ops::matrix`:
 //! - layouts: `ldmatrix` here (thread `l` receives row `l >> 2`, columns `2(l % 4)` and
 //!   `+1` of each matrix, whose row `r` comes from the address of thread `8m + r`;
 //!   `.trans` reads the matrix column-major) and `movmatrix`; the `mma` fragments are
@@ -11,7 +11,7 @@
 //!   (`mma_gen.py`: direct loads of C and of the integer B, stores of D, and the usual
 //!   `ldmatrix` address patterns for A and the f16/bf16 B), so a test compares whole
 //!   matrices in memory: `D = A * B + C` by a plain matrix product here;
-//! - float `mma`: ptxjit's documented rule (README, `ops::mma`), which is an H100's
+//! - float `mma`: ptxjit's documented rule (README, `ops::matrix`), which is an H100's
 //!   (tests/golden): every term of `C + sum A * B` truncated toward zero to a multiple
 //!   of 2^(E - 25), E the largest alignment exponent (C's, and exp(A) + exp(B) of each
 //!   product), summed exactly, the sum truncated toward zero to f32. Here each term is an

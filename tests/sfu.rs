@@ -1,10 +1,10 @@
 //! Special functions (`sqrt rcp rsqrt sin cos lg2 ex2 tanh`) on both backends
 //! (`tests/ptx/sfu.ptx`, ptxas-validated). Correctly rounded forms are compared with the
 //! host's IEEE results (and, for directed modes, with the defining inequality); the
-//! `.approx` forms with `ptxjit::ops::special`, whose own tests check the manual's
+//! `.approx` forms with `ptxjit::ops::float`, whose own tests check the manual's
 //! special-case tables and error bounds, plus an error-bound check here.
 
-use ptxjit::ops::special::{approx_f32, ApproxOp};
+use ptxjit::ops::float::{approx_f32, ApproxOp};
 use ptxjit::{Backend, Device, LaunchConfig};
 
 fn inputs() -> (Vec<f32>, Vec<f64>) {

@@ -5,8 +5,9 @@
 //! around it.
 
 use super::func::Fx;
-use super::operand::{Rule, Val};
+use super::operand::Val;
 use super::VarSym;
+use crate::ir::Fit;
 use crate::ir::{
     self, AddrBase, Address, Builtin, FuncId, InstKind, Loc, Operand, Space, Type, VarRef,
 };
@@ -39,13 +40,7 @@ impl Fx<'_, '_> {
         ret_ops: &[ast::Operand],
         loc: Loc,
     ) -> Result<Option<Vec<InstKind>>, PtxError> {
-        if self
-            .cx
-            .func_defined
-            .get(func.0 as usize)
-            .copied()
-            .unwrap_or(true)
-        {
+        if self.cx.func_defined.get(func).copied().unwrap_or(true) {
             return Ok(None);
         }
         let Some(callee) = self.cx.m.functions.get(func.0 as usize) else {
@@ -83,7 +78,7 @@ impl Fx<'_, '_> {
                     });
                     Operand::Reg(t)
                 }
-                None => self.src(o, ty, Rule::Relaxed)?,
+                None => self.src(o, ty, Fit::Relaxed)?,
             };
             args.push(arg);
         }
@@ -101,7 +96,7 @@ impl Fx<'_, '_> {
                     });
                     Some(t)
                 }
-                None => Some(self.dst(o, Type::U32, Rule::Relaxed)?),
+                None => Some(self.dst(o, Type::U32, Fit::Relaxed)?),
             },
         };
         insts.push(InstKind::Builtin { op, args, dst });

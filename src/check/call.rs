@@ -3,8 +3,9 @@
 
 use super::func::{Fx, TBlock, TTerm};
 use super::inst::{Lowered, Mods};
-use super::operand::{Rule, Val};
+use super::operand::Val;
 use super::{Cx, VarSym, MAX_LOCAL_FRAME};
+use crate::ir::Fit;
 use crate::ir::{
     self, AddrBase, Address, CallArg, CallDst, CallRet, CallSrc, FuncId, FuncKind, InstKind, Loc,
     Operand, Space, Terminator, Type, VarRef,
@@ -371,7 +372,7 @@ impl Fx<'_, '_> {
             ));
         };
         let defined = |cx: &Cx, f: FuncId| {
-            cx.func_defined.get(f.0 as usize).copied().unwrap_or(false)
+            cx.func_defined.get(f).copied().unwrap_or(false)
                 && cx
                     .m
                     .functions
@@ -484,7 +485,7 @@ impl Fx<'_, '_> {
             let src = match self.param_var(op, p)? {
                 Some(o) => CallSrc::Local(o),
                 // A predicate travels as the byte 0/1 (see `Fx::pred_slot_tmp`).
-                None if p.ty == Type::Pred => match self.src(op, Type::Pred, Rule::Strict)? {
+                None if p.ty == Type::Pred => match self.src(op, Type::Pred, Fit::Strict)? {
                     Operand::Reg(r) => {
                         let t = self.new_reg("%pred_arg".into(), Type::U16, loc)?;
                         ops.pre.push(pred_to_byte(t, r));
@@ -493,7 +494,7 @@ impl Fx<'_, '_> {
                     Operand::Imm(v) => CallSrc::Value(Operand::Imm(v & 1), Type::U8),
                     _ => return Err(self.err(op.loc(), "expected a predicate")),
                 },
-                None => CallSrc::Value(self.src(op, p.ty, Rule::Relaxed)?, p.ty),
+                None => CallSrc::Value(self.src(op, p.ty, Fit::Relaxed)?, p.ty),
             };
             ops.args.push(CallArg {
                 src,
@@ -505,12 +506,12 @@ impl Fx<'_, '_> {
             let dst = match self.param_var(op, p)? {
                 Some(o) => CallDst::Local(o),
                 None if p.ty == Type::Pred => {
-                    let d = self.dst(op, Type::Pred, Rule::Strict)?;
+                    let d = self.dst(op, Type::Pred, Fit::Strict)?;
                     let t = self.new_reg("%pred_ret".into(), Type::U16, loc)?;
                     ops.post.push(byte_to_pred(d, t));
                     CallDst::Reg(t, Type::U8)
                 }
-                None => CallDst::Reg(self.dst(op, p.ty, Rule::Relaxed)?, p.ty),
+                None => CallDst::Reg(self.dst(op, p.ty, Fit::Relaxed)?, p.ty),
             };
             ops.rets.push(CallRet {
                 src: p.offset,

@@ -454,12 +454,7 @@ impl Fx<'_, '_> {
                 for t in targets {
                     match self.cx.syms.get(&t.name) {
                         Some(ModSym::Func(f)) => {
-                            let decl = self
-                                .cx
-                                .func_loc
-                                .get(f.0 as usize)
-                                .copied()
-                                .unwrap_or_default();
+                            let decl = self.cx.func_loc.get(*f).copied().unwrap_or_default();
                             if (decl.line, decl.col) > (label.loc.line, label.loc.col) {
                                 return Err(self.err(
                                     t.loc,

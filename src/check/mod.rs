@@ -58,13 +58,10 @@
 
 mod builtin;
 mod call;
-mod cflow;
-mod compare;
 mod consts;
 mod func;
 mod init;
 mod inst;
-mod mem;
 mod memqual;
 mod operand;
 mod resume;
@@ -78,7 +75,6 @@ use crate::parse::ast::{self, DeclSpace, ElemType, Item};
 use crate::parse::{self, PtxError};
 
 pub use consts::{f32_bits_to_f64_bits, f64_bits_to_f32_bits};
-pub use operand::{reg_fits, Rule};
 pub use validate::validate;
 
 /// Largest `.global`/`.const` variable accepted (its initial image is allocated).
@@ -113,7 +109,7 @@ pub fn check(ast: &ast::Module, file: &str) -> Result<ir::Module, PtxError> {
             let Some(ModSym::Func(id)) = cx.syms.get(&f.name.name).cloned() else {
                 continue;
             };
-            if cx.func_item.get(id.0 as usize) == Some(&i) {
+            if cx.func_item.get(id) == Some(&i) {
                 call::signature(&mut cx, f, id)?;
             }
         }
@@ -126,7 +122,7 @@ pub fn check(ast: &ast::Module, file: &str) -> Result<ir::Module, PtxError> {
             let Some(ModSym::Func(id)) = cx.syms.get(&f.name.name).cloned() else {
                 continue;
             };
-            if cx.func_item.get(id.0 as usize) == Some(&i) {
+            if cx.func_item.get(id) == Some(&i) {
                 let func = func::check_function(&mut cx, f, id)?;
                 if let Some(slot) = cx.m.functions.get_mut(id.0 as usize) {
                     *slot = func;
@@ -136,6 +132,14 @@ pub fn check(ast: &ast::Module, file: &str) -> Result<ir::Module, PtxError> {
     }
     call::check_calls(&cx)?;
     resume::add_resume_blocks(&mut cx.m);
+    // The contract with the backends: what `check` returns passes the independent
+    // checker (its cost is small next to parsing and checking).
+    validate::validate(&cx.m).map_err(|e| {
+        cx.err(
+            Loc { line: 1, col: 1 },
+            format!("internal error: the checked module breaks an IR invariant ({e})"),
+        )
+    })?;
     Ok(cx.m)
 }
 
@@ -165,12 +169,12 @@ pub struct Cx<'a> {
     /// Shared-window offset of every `.shared` declaration, keyed by its name's location.
     pub shared_at: HashMap<(u32, u32), u32>,
     /// Location of each function's first declaration.
-    pub func_loc: Vec<Loc>,
+    pub func_loc: ir::IdxVec<FuncId, Loc>,
     /// Index (in `ast.items`) of the item that defines each function (its definition if
     /// it has one, else its first declaration).
-    pub func_item: Vec<usize>,
+    pub func_item: ir::IdxVec<FuncId, usize>,
     /// Whether a definition (with body) of each function has been seen.
-    func_defined: Vec<bool>,
+    func_defined: ir::IdxVec<FuncId, bool>,
     /// Global id of each module `.global`/`.const` declaration, by item index.
     global_of_item: HashMap<(usize, usize), GlobalId>,
     /// Dynamic shared declarations (their offset is only known at the end).
@@ -348,21 +352,16 @@ impl<'a> Cx<'a> {
                 ));
             }
             if f.body.is_some() {
-                if self
-                    .func_defined
-                    .get(id.0 as usize)
-                    .copied()
-                    .unwrap_or(false)
-                {
+                if self.func_defined.get(id).copied().unwrap_or(false) {
                     return Err(self.err(
                         f.name.loc,
                         format!("function '{}' is defined twice", f.name.name),
                     ));
                 }
-                if let Some(slot) = self.func_item.get_mut(id.0 as usize) {
+                if let Some(slot) = self.func_item.get_mut(id) {
                     *slot = item;
                 }
-                if let Some(slot) = self.func_defined.get_mut(id.0 as usize) {
+                if let Some(slot) = self.func_defined.get_mut(id) {
                     *slot = true;
                 }
             }

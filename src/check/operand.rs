@@ -5,7 +5,7 @@ use super::consts::Const;
 use super::func::{Fx, Sym};
 use super::sreg::SregName;
 use super::{ModSym, VarSym};
-use crate::ir::{self, Dim, FuncId, Loc, RegId, SpecialReg, Type};
+use crate::ir::{self, Dim, Fit, FuncId, Loc, RegId, SpecialReg, Type};
 use crate::parse::ast::{BinOp, Expr, ExprKind, Operand};
 use crate::parse::PtxError;
 
@@ -25,46 +25,6 @@ pub enum Val {
     /// `.branchtargets`, `.calltargets` or `.callprototype` label.
     Directive,
     Const(Const),
-}
-
-/// Operand-size rule: `Strict` for most instructions, `Relaxed` for `ld`, `st` and
-/// `cvt` (registers may be wider than the instruction type for bit and integer types).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Rule {
-    Strict,
-    Relaxed,
-    /// `Relaxed`, and `.f16` operands may also be wider bit registers (`cvt` only).
-    Cvt,
-}
-
-/// Whether a register of type `reg` may be used for an operand of type `ty`.
-///
-/// - float instruction types: the register has the same type, or is a bit type of the
-///   same size (clang keeps floats in `.b32`/`.b64` registers);
-/// - bit instruction types: any register of the same size (`Relaxed`: at least the
-///   size), float registers included;
-/// - integer instruction types: integer or bit registers of the same size (`Relaxed`:
-///   at least the size);
-/// - `.pred` only with `.pred`; `.b128` registers are not executable yet.
-pub fn reg_fits(reg: Type, ty: Type, rule: Rule) -> bool {
-    if reg == Type::Pred || ty == Type::Pred {
-        return reg == ty;
-    }
-    if reg.bits() > 64 || ty.bits() > 64 {
-        return false;
-    }
-    if ty == Type::F16 && rule == Rule::Cvt {
-        // `cvt` may write an `.f16` result to (and read one from) a wider bit register.
-        return reg == ty || reg.is_bits() && reg.bits() >= 16;
-    }
-    if ty.is_float() {
-        return reg.bits() == ty.bits() && (reg == ty || reg.is_bits());
-    }
-    let size_ok = match rule {
-        Rule::Strict => reg.bits() == ty.bits(),
-        Rule::Relaxed | Rule::Cvt => reg.bits() >= ty.bits(),
-    };
-    size_ok && (ty.is_bits() || !reg.is_float())
 }
 
 impl Fx<'_, '_> {
@@ -217,8 +177,8 @@ impl Fx<'_, '_> {
     }
 
     /// Checks that register `r` fits type `ty`.
-    pub fn check_fit(&self, r: RegId, ty: Type, rule: Rule, loc: Loc) -> Result<(), PtxError> {
-        if reg_fits(self.reg_ty(r), ty, rule) {
+    pub fn check_fit(&self, r: RegId, ty: Type, rule: Fit, loc: Loc) -> Result<(), PtxError> {
+        if rule.fits(self.reg_ty(r), ty) {
             Ok(())
         } else {
             Err(self.fit_error(r, ty, loc))
@@ -226,7 +186,7 @@ impl Fx<'_, '_> {
     }
 
     /// A register or constant source operand of type `ty`.
-    pub fn src(&self, op: &Operand, ty: Type, rule: Rule) -> Result<ir::Operand, PtxError> {
+    pub fn src(&self, op: &Operand, ty: Type, rule: Fit) -> Result<ir::Operand, PtxError> {
         let Operand::Value(e) = op else {
             return Err(self
                 .cx
@@ -249,7 +209,7 @@ impl Fx<'_, '_> {
     }
 
     /// A destination register of type `ty`.
-    pub fn dst(&self, op: &Operand, ty: Type, rule: Rule) -> Result<RegId, PtxError> {
+    pub fn dst(&self, op: &Operand, ty: Type, rule: Fit) -> Result<RegId, PtxError> {
         let Operand::Value(e) = op else {
             return Err(self.cx.err(op.loc(), "expected a destination register"));
         };
@@ -287,7 +247,7 @@ impl Fx<'_, '_> {
     pub fn pred_dst(&self, op: &Operand) -> Result<Option<RegId>, PtxError> {
         match op {
             Operand::Sink(_) => Ok(None),
-            _ => Ok(Some(self.dst(op, Type::Pred, Rule::Strict)?)),
+            _ => Ok(Some(self.dst(op, Type::Pred, Fit::Strict)?)),
         }
     }
 
@@ -313,26 +273,4 @@ impl Fx<'_, '_> {
 pub enum VecElem<'o> {
     Op(&'o Operand),
     Reg(RegId),
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn fit_rules() {
-        use Type::*;
-        assert!(reg_fits(B32, F32, Rule::Strict));
-        assert!(!reg_fits(U32, F32, Rule::Strict));
-        assert!(!reg_fits(B64, F32, Rule::Relaxed));
-        assert!(reg_fits(F32, B32, Rule::Strict));
-        assert!(!reg_fits(F32, U32, Rule::Strict));
-        assert!(reg_fits(S32, U32, Rule::Strict));
-        assert!(!reg_fits(U64, U32, Rule::Strict));
-        assert!(reg_fits(U64, U8, Rule::Relaxed));
-        assert!(reg_fits(F32, B16, Rule::Relaxed));
-        assert!(!reg_fits(U16, U32, Rule::Relaxed));
-        assert!(!reg_fits(Pred, B32, Rule::Relaxed));
-        assert!(!reg_fits(B128, B64, Rule::Relaxed));
-    }
 }

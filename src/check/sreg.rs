@@ -6,7 +6,8 @@
 
 use super::func::Fx;
 use super::inst::Mods;
-use super::operand::{Rule, VecElem};
+use super::operand::VecElem;
+use crate::ir::Fit;
 use crate::ir::{Dim, InstKind, LaneMask, Loc, Operand, ReservedSmem, SpecialReg, Type};
 use crate::parse::ast::{self, ExprKind, Instruction};
 use crate::parse::PtxError;
@@ -227,9 +228,9 @@ impl Fx<'_, '_> {
         for (k, el) in elems.into_iter().enumerate() {
             let dst = match el {
                 VecElem::Op(ast::Operand::Sink(_)) => continue,
-                VecElem::Op(op) => self.dst(op, ty, Rule::Strict)?,
+                VecElem::Op(op) => self.dst(op, ty, Fit::Strict)?,
                 VecElem::Reg(r) => {
-                    self.check_fit(r, ty, Rule::Strict, d.loc())?;
+                    self.check_fit(r, ty, Fit::Strict, d.loc())?;
                     r
                 }
             };

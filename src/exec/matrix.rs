@@ -1,13 +1,13 @@
 //! The runtime side of the warp-level matrix instructions ([`InstKind::Matrix`]:
 //! `ldmatrix`, `mma.sync`, `movmatrix`), shared by both backends: the whole-warp
 //! requirement, `ldmatrix`'s row loads through the checked access path, then
-//! `crate::ops::mma` for the data.
+//! `crate::ops::matrix` for the data.
 //!
 //! [`InstKind::Matrix`]: crate::ir::InstKind::Matrix
 
 use crate::exec::ctx::{self, AccessReq, Stopped, WarpCtx, WARP_SIZE};
 use crate::ir::{InstId, MatrixOp, Space};
-use crate::ops::mma;
+use crate::ops::matrix as matrix_ops;
 
 /// Runs a matrix instruction for the warp. `mask` is the lanes that run it (active and
 /// guard true); `addrs` are `ldmatrix`'s lane addresses in `space`; `srcs` the source
@@ -46,7 +46,7 @@ pub unsafe fn exec(
     }
     let mut rows = [[0u16; 8]; WARP_SIZE];
     if let MatrixOp::Ldmatrix { num, .. } = op {
-        let lanes = mma::ldmatrix_row_lanes(num);
+        let lanes = matrix_ops::ldmatrix_row_lanes(num);
         if space == Space::Generic {
             for l in (0..WARP_SIZE).filter(|l| lanes >> l & 1 != 0) {
                 let a = addrs[l];
@@ -79,5 +79,5 @@ pub unsafe fn exec(
             }
         }
     }
-    Ok(mma::eval(op, srcs, &rows))
+    Ok(matrix_ops::eval(op, srcs, &rows))
 }

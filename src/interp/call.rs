@@ -56,9 +56,9 @@ impl Warp<'_> {
                 let tids: Vec<u32> = targets.iter().map(|f| f.0).collect();
                 while left != 0 {
                     let lane = left.trailing_zeros() as usize;
-                    let a = self.regs[addr.0 as usize][lane];
+                    let a = self.regs[*addr][lane];
                     let group = lanes(left)
-                        .filter(|&l| self.regs[addr.0 as usize][l] == a)
+                        .filter(|&l| self.regs[*addr][l] == a)
                         .fold(0u32, |g, l| g | 1 << l);
                     let i = match decode_target(self.m.functions.len(), &tids, a) {
                         Ok(i) => i,

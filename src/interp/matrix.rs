@@ -1,7 +1,7 @@
 //! The interpreter's warp-level matrix instructions ([`InstKind::Matrix`]: `ldmatrix`,
 //! `mma.sync`, `movmatrix`): all 32 lanes' operands go to `crate::exec::matrix::exec`
 //! (the function the JIT's helper calls), which loads `ldmatrix` rows and applies
-//! `crate::ops::mma`.
+//! `crate::ops::matrix`.
 //!
 //! [`InstKind::Matrix`]: crate::ir::InstKind::Matrix
 
@@ -25,7 +25,7 @@ impl Warp<'_> {
         else {
             return Ok(());
         };
-        let Some(sig) = crate::ops::mma::signature(*op) else {
+        let Some(sig) = op.signature() else {
             // SAFETY: the runtime runs warps with their env set.
             unsafe { ctx::stop_with_error(ctx, format!("unsupported matrix operation {op:?}")) };
             return Err(ctx::Stopped);

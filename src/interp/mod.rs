@@ -11,16 +11,28 @@
 //! register file and a new `.local` frame, until each of them has returned or exited.
 
 use crate::ir::{
-    AddrBase, Address, ArithOp, BlockId, FuncId, Function, Guard, Inst, InstKind, MulMode, Operand,
-    PredSrc, RegClass, RegId, Space, SpecialReg, Terminator, Type, VarRef,
+    BlockId, Family, FuncId, Function, Guard, IdxVec, Inst, Operand, PredSrc, RegClass, RegId,
+    SpecialReg, Terminator, Type, VarRef,
 };
+mod atomic;
 mod call;
-mod intfp;
+mod carry;
+mod compare;
+mod convert;
+mod data;
+mod float;
+mod half;
+mod int;
+mod logic;
 mod matrix;
+mod mem;
+mod misc;
+mod sync;
+mod warp;
 
 use crate::exec::barrier::{self, BAR_WAIT};
 use crate::exec::call::FUNC_ADDR_BASE;
-use crate::exec::ctx::{self, AccessReq, WarpCtx, STATUS_OK, WARP_SIZE};
+use crate::exec::ctx::{self, WarpCtx, STATUS_OK, WARP_SIZE};
 use crate::exec::ModuleLayout;
 use crate::ops;
 
@@ -31,7 +43,7 @@ struct Warp<'a> {
     layout: &'a ModuleLayout,
     f: &'a Function,
     /// `regs[r][lane]`: each register's container, zero-extended beyond its width.
-    regs: Vec<[u64; WARP_SIZE]>,
+    regs: IdxVec<RegId, [u64; WARP_SIZE]>,
 }
 
 /// Runs warp `ctx` of kernel `func` from its entry until every lane has exited or the
@@ -69,7 +81,7 @@ fn run_func(
         m,
         layout,
         f,
-        regs: vec![[0u64; WARP_SIZE]; f.regs.len()],
+        regs: IdxVec::from_elem([0u64; WARP_SIZE], f.regs.len()),
     };
     let mut next = [NONE; WARP_SIZE];
     let mut active = mask;
@@ -306,7 +318,7 @@ impl Warp<'_> {
 
     fn guard_mask(&self, g: Option<Guard>, active: u32) -> u32 {
         let Some(g) = g else { return active };
-        let vals = &self.regs[g.pred.0 as usize];
+        let vals = &self.regs[g.pred];
         let mut m = 0;
         for lane in lanes(active) {
             if (vals[lane] & 1 != 0) != g.negate {
@@ -317,7 +329,7 @@ impl Warp<'_> {
     }
 
     fn pred(&self, p: PredSrc, lane: usize) -> bool {
-        (self.regs[p.reg.0 as usize][lane] & 1 != 0) != p.negate
+        (self.regs[p.reg][lane] & 1 != 0) != p.negate
     }
 
     /// The value of a variable's state-space address for `lane` (before `+ offset`).
@@ -338,7 +350,7 @@ impl Warp<'_> {
     /// width; wider registers are truncated).
     fn read(&self, ctx: &WarpCtx, op: Operand, ty: Type, lane: usize) -> u64 {
         let v = match op {
-            Operand::Reg(r) => self.regs[r.0 as usize][lane],
+            Operand::Reg(r) => self.regs[r][lane],
             Operand::Imm(v) => v,
             Operand::Special(s) => special(ctx, s, lane),
             Operand::VarAddr(v, off) => self.var_addr(ctx, v).wrapping_add(off as u64),
@@ -360,490 +372,32 @@ impl Warp<'_> {
         } else {
             ops::extend(v, ty) & ops::mask(rb)
         };
-        self.regs[dst.0 as usize][lane] = v;
+        self.regs[dst][lane] = v;
     }
 
+    /// Runs one instruction for the active lanes whose guard holds, in the file of its
+    /// family ([`InstKind::family`]).
     fn exec(&mut self, ctx: &mut WarpCtx, inst: &Inst, active: u32) -> Result<(), ctx::Stopped> {
         let mask = self.guard_mask(inst.guard, active);
         if mask == 0 {
             return Ok(());
         }
-        match &inst.kind {
-            InstKind::Mov { ty, dst, src } => {
-                for lane in lanes(mask) {
-                    let v = self.read(ctx, *src, *ty, lane);
-                    self.write(*dst, *ty, v, lane);
-                }
-            }
-            InstKind::Arith {
-                op,
-                ty,
-                fmode,
-                dst,
-                srcs,
-            } => {
-                let wide = ty.widened().unwrap_or(*ty);
-                let rty = if matches!(
-                    op,
-                    ArithOp::Mul(MulMode::Wide) | ArithOp::Mad(MulMode::Wide)
-                ) {
-                    wide
-                } else {
-                    *ty
-                };
-                for lane in lanes(mask) {
-                    let mut v = [0u64; 3];
-                    for (i, s) in srcs.iter().enumerate().take(3) {
-                        let sty = match (op, i) {
-                            (ArithOp::Shl | ArithOp::Shr, 1) => Type::U32,
-                            (ArithOp::Mad(MulMode::Wide), 2) => wide,
-                            _ => *ty,
-                        };
-                        v[i] = self.read(ctx, *s, sty, lane);
-                    }
-                    let r = ops::arith(*op, *ty, *fmode, v[0], v[1], v[2]);
-                    self.write(*dst, rty, r, lane);
-                }
-            }
-            InstKind::Sfu {
-                op,
-                ty,
-                approx,
-                rnd,
-                ftz,
-                dst,
-                src,
-            } => {
-                for lane in lanes(mask) {
-                    let a = self.read(ctx, *src, *ty, lane);
-                    let r = ops::special::sfu(*op, *ty, *approx, *rnd, *ftz, a);
-                    self.write(*dst, *ty, r, lane);
-                }
-            }
-            InstKind::BarArrive { barrier, count } => {
-                let lane = mask.trailing_zeros() as usize;
-                let id = self.read(ctx, *barrier, Type::U32, lane) as u32;
-                let cnt = self.read(ctx, *count, Type::U32, lane) as u32;
-                // SAFETY: the runtime runs warps with their env set.
-                unsafe { barrier::bar_arrive_nowait(ctx, id, cnt, mask, inst.id)? };
-            }
-            InstKind::BarRedResult { op, barrier, dst } => {
-                let lane = mask.trailing_zeros() as usize;
-                let id = self.read(ctx, *barrier, Type::U32, lane) as u32;
-                // SAFETY: the runtime runs warps with their env set.
-                let v = unsafe { barrier::bar_red_result(ctx, id, *op) };
-                let ty = if *op == crate::ir::BarRedOp::Popc {
-                    Type::U32
-                } else {
-                    Type::Pred
-                };
-                for lane in lanes(mask) {
-                    self.write(*dst, ty, v as u64, lane);
-                }
-            }
-            InstKind::Atom {
-                op,
-                ty,
-                space,
-                dst,
-                addr,
-                srcs,
-            } => {
-                let addrs = self.lane_addrs(ctx, *space, addr, mask);
-                let mut ops = [[0u64; WARP_SIZE]; 2];
-                for (k, s) in srcs.iter().enumerate().take(2) {
-                    for lane in lanes(mask) {
-                        ops[k][lane] = self.read(ctx, *s, *ty, lane);
-                    }
-                }
-                let req = crate::exec::atomic::AtomReq {
-                    op: *op,
-                    ty: *ty,
-                    space: *space,
-                    mask,
-                    inst: inst.id,
-                };
-                let mut old = [0u64; WARP_SIZE];
-                // SAFETY: ctx.env is set by the runtime.
-                unsafe {
-                    crate::exec::atomic::atomic(ctx, &req, &addrs, &ops[0], &ops[1], &mut old)?
-                };
-                if let Some(d) = dst {
-                    for lane in lanes(mask) {
-                        self.write(*d, *ty, old[lane], lane);
-                    }
-                }
-            }
-            InstKind::Warp {
-                op,
-                ty,
-                dst,
-                pred,
-                srcs,
-                vote_src,
-            } => {
-                let (stys, dty) = ops::warp::signature(*op, *ty);
-                let mut vals = vec![[0u64; WARP_SIZE]; srcs.len()];
-                for (k, (s, t)) in srcs.iter().zip(&stys).enumerate() {
-                    for (lane, v) in vals[k].iter_mut().enumerate() {
-                        *v = self.read(ctx, *s, *t, lane);
-                    }
-                }
-                let pbits = vote_src.map_or(0, |p| {
-                    (0..WARP_SIZE)
-                        .filter(|&l| self.pred(p, l))
-                        .fold(0u32, |m, l| m | 1 << l)
-                });
-                let input = ops::warp::WarpIn {
-                    mask,
-                    srcs: &vals,
-                    pred: pbits,
-                };
-                let out = ops::warp::eval(*op, *ty, &input);
-                for lane in lanes(mask) {
-                    if let (Some(d), Some(t)) = (dst, dty) {
-                        self.write(*d, t, out.vals[lane], lane);
-                    }
-                    if let Some(p) = pred {
-                        self.write(*p, Type::Pred, (out.preds >> lane & 1) as u64, lane);
-                    }
-                }
-            }
-            InstKind::Half {
-                op,
-                ty,
-                mode,
-                dst,
-                srcs,
-            } => {
-                for lane in lanes(mask) {
-                    let mut v = [0u64; 3];
-                    for (k, s) in srcs.iter().enumerate().take(3) {
-                        v[k] = self.read(ctx, *s, *ty, lane);
-                    }
-                    let r = ops::f16::eval(*op, *ty, *mode, v[0], v[1], v[2]);
-                    self.write(*dst, *ty, r, lane);
-                }
-            }
-            InstKind::CvtX { op, dst, srcs } => {
-                let (stys, dty) = ops::cvtx::signature(*op);
-                for lane in lanes(mask) {
-                    let mut v = [0u64; 3];
-                    for (k, (s, t)) in srcs.iter().zip(stys).enumerate().take(3) {
-                        v[k] = self.read(ctx, *s, *t, lane);
-                    }
-                    let r = ops::cvtx::eval(*op, &v);
-                    self.write(*dst, dty, r, lane);
-                }
-            }
-            InstKind::Bits { op, ty, dst, srcs } => {
-                let (stys, dty) = ops::bits::signature(*op, *ty);
-                for lane in lanes(mask) {
-                    let mut v = [0u64; 4];
-                    for (k, (s, t)) in srcs.iter().zip(&stys).enumerate().take(4) {
-                        v[k] = self.read(ctx, *s, *t, lane);
-                    }
-                    let r = ops::bits::eval(*op, *ty, &v);
-                    self.write(*dst, dty, r, lane);
-                }
-            }
-            InstKind::Setp {
-                cmp,
-                ty,
-                ftz,
-                dst,
-                dst_neg,
-                a,
-                b,
-                combine,
-            } => {
-                for lane in lanes(mask) {
-                    let x = self.read(ctx, *a, *ty, lane);
-                    let y = self.read(ctx, *b, *ty, lane);
-                    let r = ops::setp(*cmp, *ty, *ftz, x, y);
-                    let (p, q) = match combine {
-                        None => (r, !r),
-                        Some((op, c)) => {
-                            let c = self.pred(*c, lane);
-                            let f = |t: bool| match op {
-                                crate::ir::BoolOp::And => t && c,
-                                crate::ir::BoolOp::Or => t || c,
-                                crate::ir::BoolOp::Xor => t != c,
-                            };
-                            (f(r), f(!r))
-                        }
-                    };
-                    if let Some(d) = dst {
-                        self.write(*d, Type::Pred, p as u64, lane);
-                    }
-                    if let Some(d) = dst_neg {
-                        self.write(*d, Type::Pred, q as u64, lane);
-                    }
-                }
-            }
-            InstKind::Set {
-                cmp,
-                dty,
-                ty,
-                ftz,
-                dst,
-                a,
-                b,
-                combine,
-            } => {
-                for lane in lanes(mask) {
-                    let x = self.read(ctx, *a, *ty, lane);
-                    let y = self.read(ctx, *b, *ty, lane);
-                    let r = ops::setp(*cmp, *ty, *ftz, x, y);
-                    let t = match combine {
-                        None => r,
-                        Some((crate::ir::BoolOp::And, c)) => r && self.pred(*c, lane),
-                        Some((crate::ir::BoolOp::Or, c)) => r || self.pred(*c, lane),
-                        Some((crate::ir::BoolOp::Xor, c)) => r != self.pred(*c, lane),
-                    };
-                    self.write(*dst, *dty, ops::set_value(*dty, t), lane);
-                }
-            }
-            InstKind::SetpPacked {
-                cmp,
-                ty,
-                ftz,
-                dst_lo,
-                dst_hi,
-                a,
-                b,
-                combine,
-            } => {
-                let ety = if *ty == Type::BF16x2 {
-                    Type::BF16
-                } else {
-                    Type::F16
-                };
-                for lane in lanes(mask) {
-                    let x = self.read(ctx, *a, Type::B32, lane);
-                    let y = self.read(ctx, *b, Type::B32, lane);
-                    let comb = |t: bool| match combine {
-                        None => t,
-                        Some((crate::ir::BoolOp::And, c)) => t && self.pred(*c, lane),
-                        Some((crate::ir::BoolOp::Or, c)) => t || self.pred(*c, lane),
-                        Some((crate::ir::BoolOp::Xor, c)) => t != self.pred(*c, lane),
-                    };
-                    let lo = comb(ops::setp(*cmp, ety, *ftz, x & 0xffff, y & 0xffff));
-                    let hi = comb(ops::setp(*cmp, ety, *ftz, x >> 16, y >> 16));
-                    if let Some(d) = dst_lo {
-                        self.write(*d, Type::Pred, lo as u64, lane);
-                    }
-                    if let Some(d) = dst_hi {
-                        self.write(*d, Type::Pred, hi as u64, lane);
-                    }
-                }
-            }
-            InstKind::Nanosleep { t } => {
-                ctx::nanosleep(lanes(mask).map(|l| self.read(ctx, *t, Type::U32, l) as u32));
-            }
-            InstKind::Isspacep {
-                space,
-                dst,
-                src,
-                offset,
-            } => {
-                for lane in lanes(mask) {
-                    let a = self.read(ctx, *src, Type::U64, lane);
-                    let a = a.wrapping_add(*offset as u64);
-                    // SAFETY: the runtime runs warps with their env set.
-                    let v = unsafe { crate::exec::sreg::in_window(ctx, *space, lane, a) };
-                    self.write(*dst, Type::Pred, v as u64, lane);
-                }
-            }
-            InstKind::Fence => std::sync::atomic::fence(std::sync::atomic::Ordering::SeqCst),
-            InstKind::OrderPoint => {
-                std::sync::atomic::fence(std::sync::atomic::Ordering::AcqRel);
-            }
-            InstKind::Selp {
-                ty,
-                dst,
-                a,
-                b,
-                cond,
-            } => {
-                for lane in lanes(mask) {
-                    let v = if self.pred(*cond, lane) {
-                        self.read(ctx, *a, *ty, lane)
-                    } else {
-                        self.read(ctx, *b, *ty, lane)
-                    };
-                    self.write(*dst, *ty, v, lane);
-                }
-            }
-            InstKind::Ld {
-                space,
-                ty,
-                dsts,
-                addr,
-            } => {
-                let mut data = vec![0u64; dsts.len() * WARP_SIZE];
-                self.memory(
-                    ctx,
-                    inst,
-                    *space,
-                    *ty,
-                    dsts.len(),
-                    addr,
-                    mask,
-                    false,
-                    &mut data,
-                )?;
-                for lane in lanes(mask) {
-                    for (e, d) in dsts.iter().enumerate() {
-                        if let Some(d) = d {
-                            self.write(*d, *ty, data[e * WARP_SIZE + lane], lane);
-                        }
-                    }
-                }
-            }
-            InstKind::St {
-                space,
-                ty,
-                srcs,
-                addr,
-            } => {
-                let mut data = vec![0u64; srcs.len() * WARP_SIZE];
-                for lane in lanes(mask) {
-                    for (e, s) in srcs.iter().enumerate() {
-                        data[e * WARP_SIZE + lane] = self.read(ctx, *s, *ty, lane);
-                    }
-                }
-                self.memory(
-                    ctx,
-                    inst,
-                    *space,
-                    *ty,
-                    srcs.len(),
-                    addr,
-                    mask,
-                    true,
-                    &mut data,
-                )?;
-            }
-            InstKind::Cvta {
-                to_generic,
-                space,
-                ty,
-                dst,
-                src,
-            } => {
-                for lane in lanes(mask) {
-                    let a = self.read(ctx, *src, *ty, lane);
-                    let base = match space {
-                        Space::Shared => ctx.shared_base,
-                        Space::Local => ctx.local_base[lane],
-                        _ => 0,
-                    };
-                    let v = if *to_generic {
-                        a.wrapping_add(base)
-                    } else {
-                        a.wrapping_sub(base)
-                    };
-                    self.write(*dst, *ty, v & ops::mask(ty.bits()), lane);
-                }
-            }
-            InstKind::Cvt {
-                dst_ty,
-                src_ty,
-                rnd,
-                ftz,
-                sat,
-                dst,
-                src,
-            } => {
-                for lane in lanes(mask) {
-                    let a = self.read(ctx, *src, *src_ty, lane);
-                    let v = ops::cvt(*dst_ty, *src_ty, *rnd, *ftz, *sat, a);
-                    self.write(*dst, *dst_ty, v, lane);
-                }
-            }
-            InstKind::Carry { .. }
-            | InstKind::MinMax { .. }
-            | InstKind::Copysign { .. }
-            | InstKind::Testp { .. } => self.exec_intfp(ctx, &inst.kind, mask),
-            InstKind::Matrix { .. } => self.exec_matrix(ctx, inst, mask)?,
-            InstKind::Builtin { op, args, dst } => {
-                let mut vals = vec![[0u64; WARP_SIZE]; args.len()];
-                for (v, (a, t)) in vals.iter_mut().zip(args.iter().zip(op.params())) {
-                    for lane in lanes(mask) {
-                        v[lane] = self.read(ctx, *a, *t, lane);
-                    }
-                }
-                // SAFETY: the runtime runs warps with their env set.
-                let out = unsafe { crate::exec::printf::exec(ctx, *op, mask, inst.id, &vals)? };
-                if let Some(d) = dst {
-                    for lane in lanes(mask) {
-                        self.write(*d, Type::U32, out[lane] as u64, lane);
-                    }
-                }
-            }
+        match inst.kind.family() {
+            Family::Int => self.exec_int(ctx, inst, mask),
+            Family::Carry => self.exec_carry(ctx, inst, mask),
+            Family::Float => self.exec_float(ctx, inst, mask),
+            Family::Half => self.exec_half(ctx, inst, mask),
+            Family::Compare => self.exec_compare(ctx, inst, mask),
+            Family::Logic => self.exec_logic(ctx, inst, mask),
+            Family::Data => self.exec_data(ctx, inst, mask),
+            Family::Mem => self.exec_mem(ctx, inst, mask),
+            Family::Convert => self.exec_convert(ctx, inst, mask),
+            Family::Sync => self.exec_sync(ctx, inst, mask),
+            Family::Atomic => self.exec_atomic(ctx, inst, mask),
+            Family::Warp => self.exec_warp(ctx, inst, mask),
+            Family::Matrix => self.exec_matrix(ctx, inst, mask),
+            Family::Misc => self.exec_misc(ctx, inst, mask),
         }
-        Ok(())
-    }
-
-    #[allow(clippy::too_many_arguments)]
-    fn memory(
-        &self,
-        ctx: &mut WarpCtx,
-        inst: &Inst,
-        space: Space,
-        ty: Type,
-        nvec: usize,
-        addr: &Address,
-        mask: u32,
-        write: bool,
-        data: &mut [u64],
-    ) -> Result<(), ctx::Stopped> {
-        let addrs = self.lane_addrs(ctx, space, addr, mask);
-        let req = AccessReq {
-            space,
-            elem_bytes: ty.bytes(),
-            nvec: nvec as u32,
-            slot_bytes: 8,
-            write,
-            mask,
-            inst: inst.id,
-        };
-        // SAFETY: `data` holds nvec * 32 u64 slots; ctx.env is set by the runtime.
-        unsafe { ctx::access(ctx, &req, &addrs, data.as_mut_ptr() as *mut u8) }
-    }
-
-    /// The state-space address of `[addr]` for every lane in `mask`.
-    fn lane_addrs(
-        &self,
-        ctx: &WarpCtx,
-        space: Space,
-        addr: &Address,
-        mask: u32,
-    ) -> [u64; WARP_SIZE] {
-        let mut addrs = [0u64; WARP_SIZE];
-        for lane in lanes(mask) {
-            let base = match addr.base {
-                AddrBase::Reg(r) => self.regs[r.0 as usize][lane],
-                // A generic access through a shared/local variable uses its generic
-                // address (window base + offset), as `cvta` would give.
-                AddrBase::Var(v @ VarRef::Shared(_)) if space == Space::Generic => {
-                    ctx.shared_base.wrapping_add(self.var_addr(ctx, v))
-                }
-                AddrBase::Var(v @ VarRef::Local(_)) if space == Space::Generic => {
-                    ctx.local_base[lane].wrapping_add(self.var_addr(ctx, v))
-                }
-                AddrBase::Var(v) => self.var_addr(ctx, v),
-                AddrBase::Abs => 0,
-            };
-            let a = base.wrapping_add(addr.offset as u64);
-            // A 32-bit address register: the address wraps in 32 bits.
-            addrs[lane] = match addr.base {
-                AddrBase::Reg(r) if self.reg_bits(r) <= 32 => a & 0xffff_ffff,
-                _ => a,
-            };
-        }
-        addrs
     }
 }
 

@@ -13,9 +13,9 @@ pub enum HalfOp {
     Abs,
     Min,
     Max,
-    /// `ex2.approx` (see `crate::ops::f16` for the error).
+    /// `ex2.approx` (see `crate::ops::half` for the error).
     Ex2,
-    /// `tanh.approx` (see `crate::ops::f16` for the error).
+    /// `tanh.approx` (see `crate::ops::half` for the error).
     Tanh,
 }
 

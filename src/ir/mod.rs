@@ -23,9 +23,17 @@ pub mod analysis;
 mod half;
 pub use half::{HalfMode, HalfOp};
 mod matrix;
-pub use matrix::{MatrixOp, MmaOp, MmaShape};
+pub use matrix::{MatrixOp, MatrixSignature, MmaOp, MmaShape};
+mod index;
+pub use index::{Idx, IdxVec};
+mod int;
+pub use int::{BitOp, PrmtMode};
 mod kinds;
 pub use kinds::*;
+mod family;
+pub use family::Family;
+mod operands;
+pub use operands::{combine, Fit, Operands};
 
 /// Index of a register in [`Function::regs`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -932,17 +940,6 @@ pub enum ArithOp {
     Shr,
 }
 
-impl ArithOp {
-    /// Number of source operands.
-    pub fn arity(self) -> usize {
-        match self {
-            ArithOp::Neg | ArithOp::Abs | ArithOp::Not => 1,
-            ArithOp::Mad(_) | ArithOp::Fma => 3,
-            _ => 2,
-        }
-    }
-}
-
 /// `setp` comparison operators (lo/ls/hi/hs are mapped to lt/le/gt/ge with an unsigned
 /// type by `check`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -1051,7 +1048,7 @@ pub enum InstKind {
     },
     /// Bit manipulation and packed-integer operations (`popc clz brev bfind bfe bfi prmt
     /// lop3 shf cnot mul24 mad24 sad dp4a dp2a fns bmsk szext add.sat sub.sat`); operand
-    /// and result types are given by `crate::ops::bits::signature(op, ty)`.
+    /// and result types are given by [`BitOp::signature`].
     Bits {
         op: BitOp,
         ty: Type,
@@ -1088,7 +1085,7 @@ pub enum InstKind {
         combine: Option<(BoolOp, PredSrc)>,
     },
     /// `sqrt rcp rsqrt sin cos lg2 ex2 tanh`: `approx` for the `.approx` forms (see
-    /// `crate::ops::special` for their documented error), else correctly rounded per
+    /// `crate::ops::float` for their documented error), else correctly rounded per
     /// `rnd` (`sqrt`, `rcp`). `ty` is `.f32` or `.f64`.
     Sfu {
         op: SfuOp,
@@ -1139,7 +1136,7 @@ pub enum InstKind {
     },
     /// Half-precision arithmetic (`add sub mul fma neg abs min max`, `ex2.approx`,
     /// `tanh.approx`) on `ty` = `.f16`, `.bf16` or the packed `.f16x2`, `.bf16x2` (each
-    /// half independently); semantics in `crate::ops::f16`. Every operand and the result
+    /// half independently); semantics in `crate::ops::half`. Every operand and the result
     /// have type `ty`; `srcs.len() == op.arity()`.
     Half {
         op: HalfOp,
@@ -1180,7 +1177,7 @@ pub enum InstKind {
         cc_in: Option<RegId>,
         cc_out: Option<RegId>,
     },
-    /// The `min`/`max` forms with extra modifiers (`crate::ops::minmax`): `.NaN`,
+    /// The `min`/`max` forms with extra modifiers (`crate::ops::float`): `.NaN`,
     /// `.xorsign.abs` and `.ftz` on `.f32`; `.relu` on `.s32`; the packed `.u16x2` and
     /// `{.relu}.s16x2` forms (operands are `.b32` registers, `ty` the element type
     /// `U16`/`S16` with `op.packed`). Plain forms are [`InstKind::Arith`].
@@ -1199,7 +1196,7 @@ pub enum InstKind {
         b: Operand,
     },
     /// `testp.op.type p, a` (`.f32`/`.f64`): the floating-point class test
-    /// (`crate::ops::minmax::testp`).
+    /// (`crate::ops::float::testp`).
     Testp {
         op: TestpOp,
         ty: Type,
@@ -1207,7 +1204,7 @@ pub enum InstKind {
         src: Operand,
     },
     /// The `cvt` forms with narrow float formats and `cvt.pack.sat` (see [`CvtXOp`]):
-    /// operand and result types are given by `crate::ops::cvtx::signature(op)`.
+    /// operand and result types are given by [`CvtXOp::signature`].
     CvtX {
         op: CvtXOp,
         dst: RegId,
@@ -1216,7 +1213,7 @@ pub enum InstKind {
     /// Warp-level matrix instructions (`ldmatrix`, `mma.sync`, `movmatrix`): every
     /// lane's result depends on the other lanes' operands, so all 32 lanes of the warp
     /// must run it (else the warp stops with an error). Operand and result counts and
-    /// types come from `crate::ops::mma::signature(op)`: `srcs` are `mma`'s `a`, `b`,
+    /// types come from [`MatrixOp::signature`]: `srcs` are `mma`'s `a`, `b`,
     /// `c` fragments in order, `movmatrix`'s `a`, nothing for `ldmatrix`; `dsts` are the
     /// result fragments (`None`: the `_` sink). `addr` is `ldmatrix`'s `[p]` in `space`
     /// (`Shared` or `Generic`; a generic address must point into the CTA's shared
@@ -1247,75 +1244,6 @@ pub enum Builtin {
     /// `__assertfail(.b64 message, .b64 file, .b32 line, .b64 function, .b64 charSize)`:
     /// stops the launch with an error.
     AssertFail,
-}
-
-impl Builtin {
-    /// The operand types, in parameter order.
-    pub fn params(self) -> &'static [Type] {
-        match self {
-            Builtin::Vprintf => &[Type::U64, Type::U64],
-            Builtin::AssertFail => &[Type::U64, Type::U64, Type::U32, Type::U64, Type::U64],
-        }
-    }
-}
-
-/// The operations of [`InstKind::Bits`], with their modifiers.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum BitOp {
-    Popc,
-    Clz,
-    Brev,
-    Bfind {
-        shiftamt: bool,
-    },
-    Bfe,
-    Bfi,
-    Prmt(Option<PrmtMode>),
-    Lop3 {
-        lut: u8,
-    },
-    Shf {
-        left: bool,
-        clamp: bool,
-    },
-    Cnot,
-    Mul24 {
-        hi: bool,
-    },
-    Mad24 {
-        hi: bool,
-        sat: bool,
-    },
-    Sad,
-    Dp4a {
-        a_signed: bool,
-        b_signed: bool,
-    },
-    Dp2a {
-        hi: bool,
-        a_signed: bool,
-        b_signed: bool,
-    },
-    Fns,
-    Bmsk {
-        clamp: bool,
-    },
-    Szext {
-        clamp: bool,
-    },
-    AddSat,
-    SubSat,
-}
-
-/// `prmt` modes.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum PrmtMode {
-    F4e,
-    B4e,
-    Rc8,
-    Ecl,
-    Ecr,
-    Rc16,
 }
 
 /// The operations of [`InstKind::Sfu`].

@@ -33,9 +33,9 @@ macro_rules! foreach_helper {
             Arith = lanewise::ptxjit_arith(I64, I32, I64, I64, I64, I64);
             /// Lane-by-lane `cvt` through `ops::cvt`.
             Cvt = lanewise::ptxjit_cvt(I64, I32, I64, I64);
-            /// Lane-by-lane special functions through `ops::special`.
+            /// Lane-by-lane special functions through `ops::float`.
             Sfu = lanewise::ptxjit_sfu(I64, I32, I64, I64);
-            /// Lane-by-lane bit operations through `ops::bits`.
+            /// Lane-by-lane bit operations through `ops::int`.
             Bits = lanewise::ptxjit_bits(I64, I32, I64, I64, I64, I64, I64);
             /// Lane-by-lane comparisons through `ops::setp`.
             Setp = lanewise::ptxjit_setp(I64, I32, I64, I64, I64);
@@ -57,7 +57,7 @@ macro_rules! foreach_helper {
             Warp = warp::ptxjit_warp(I64, I32, I32, I64, I64, I64, I64, I64) -> I32;
             /// Atomics through `exec::atomic`.
             Atom = memory::ptxjit_atom(I64, I64, I32, I32, I64, I64, I64, I64) -> I32;
-            /// Half-precision arithmetic through `ops::f16`.
+            /// Half-precision arithmetic through `ops::half`.
             Half = lanewise::ptxjit_half(I64, I32, I64, I64, I64, I64);
             /// `bar.arrive`: arrives without waiting.
             BarArriveNoWait = control::ptxjit_bar_arrive_nowait(I64, I32, I32, I32, I32) -> I32;
@@ -71,7 +71,7 @@ macro_rules! foreach_helper {
             Isspacep = control::ptxjit_isspacep(I64, I32, I32, I64) -> I32;
             /// The watchdog fired: stops the warp.
             TimedOut = control::ptxjit_timed_out(I64, I32);
-            /// Narrow-format `cvt` and `cvt.pack` through `ops::cvtx`.
+            /// Narrow-format `cvt` and `cvt.pack` through `ops::convert`.
             CvtX = lanewise::ptxjit_cvtx(I64, I32, I64, I64, I64, I64);
             /// `ldmatrix`, `mma.sync`, `movmatrix` through `exec::matrix`.
             Matrix = matrix::ptxjit_matrix(I64, I64, I32, I32, I32, I64, I64) -> I32;

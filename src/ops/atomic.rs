@@ -81,7 +81,7 @@ pub fn apply(op: AtomOp, ty: Type, old: u64, b: u64, c: u64, ftz: bool) -> u64 {
             } else {
                 HalfOp::Max
             };
-            super::f16::eval(hop, ty, HalfMode::default(), old, b, 0)
+            super::half::eval(hop, ty, HalfMode::default(), old, b, 0)
         }
         AtomOp::Min => {
             if key(b) < key(old) {
@@ -107,7 +107,7 @@ pub fn apply(op: AtomOp, ty: Type, old: u64, b: u64, c: u64, ftz: bool) -> u64 {
             }
             Type::F64 => super::arith(ArithOp::Add, Type::F64, FloatMode::default(), old, b, 0),
             Type::F16 | Type::BF16 | Type::F16x2 | Type::BF16x2 => {
-                super::f16::eval(HalfOp::Add, ty, HalfMode::default(), old, b, 0)
+                super::half::eval(HalfOp::Add, ty, HalfMode::default(), old, b, 0)
             }
             _ => old.wrapping_add(b),
         },

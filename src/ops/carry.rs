@@ -16,7 +16,8 @@
 //! Signed and unsigned types give the same bits; only `mad.hi`'s product depends on the
 //! signedness.
 
-use super::{bits, int, mask};
+use super::int::{self as bits, self};
+use super::mask;
 use crate::ir::{ArithOp, CarryOp, MulMode, Type};
 
 /// The result of `op` on `a, b, c` (raw bits of type `ty`; `c` is used by the mad forms

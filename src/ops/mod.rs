@@ -20,17 +20,12 @@
 //!   (integer div/rem are not accepted by the front end yet).
 
 pub mod atomic;
-pub mod bits;
 pub mod carry;
-mod convert;
-pub mod cvtx;
-pub mod f16;
-mod float;
-mod half;
-mod int;
-pub mod minmax;
-pub mod mma;
-pub mod special;
+pub mod convert;
+pub mod float;
+pub mod half;
+pub mod int;
+pub mod matrix;
 pub mod warp;
 
 pub use convert::cvt;
@@ -121,7 +116,7 @@ pub fn setp(cmp: CmpOp, ty: Type, ftz: bool, a: u64, b: u64) -> bool {
             float::compare(cmp, f16_to_f64(x), f16_to_f64(y))
         }
         Type::BF16 => {
-            let bf = |v: u64| f16::to_f64(f16::HalfKind::BF16, v as u16);
+            let bf = |v: u64| half::to_f64(half::HalfKind::BF16, v as u16);
             float::compare(cmp, bf(a), bf(b))
         }
         _ => int::compare(cmp, ty, a, b),

@@ -38,22 +38,6 @@ pub fn member_index(op: WarpOp) -> Option<usize> {
     }
 }
 
-/// Types of the source operands of `op` with instruction type `ty` (the order of
-/// `InstKind::Warp::srcs`), and the type of the value result (`None`: none).
-pub fn signature(op: WarpOp, ty: Type) -> (Vec<Type>, Option<Type>) {
-    use Type::*;
-    match op {
-        WarpOp::Shfl(_) => (vec![B32, U32, U32, B32], Some(B32)),
-        WarpOp::Vote(_) => (vec![B32], None),
-        WarpOp::Ballot => (vec![B32], Some(B32)),
-        WarpOp::Match { .. } => (vec![ty, B32], Some(B32)),
-        WarpOp::Redux(_) => (vec![ty, B32], Some(ty)),
-        WarpOp::Activemask => (vec![], Some(B32)),
-        WarpOp::Elect => (vec![B32], Some(U32)),
-        WarpOp::WarpSync => (vec![B32], None),
-    }
-}
-
 fn lanes(mask: u32) -> impl Iterator<Item = usize> {
     (0..WARP).filter(move |l| mask >> l & 1 != 0)
 }

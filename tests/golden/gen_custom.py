@@ -98,7 +98,7 @@ MMA_REGIMES = ["rand", "rand", "cancel", "cancel", "cancel", "wide", "sub", "spe
 
 
 # A second, independent set (recorded in a second device run, after the rounding model
-# of ops::mma was fitted to the first): other seeds and regimes.
+# of ops::matrix was fitted to the first): other seeds and regimes.
 MMA2_REGIMES = ["full", "spread", "fewbits", "cancel", "rand", "sub", "wide", "fewbits"]
 
 

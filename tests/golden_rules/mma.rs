@@ -1,6 +1,6 @@
 //! Floating-point `mma.sync.m16n8k16 .f32.{f16,bf16}` against the GPU, bit for bit.
 //!
-//! ptxjit follows the H100's rule (README "Tensor-core numerics on a CPU", `ops::mma`):
+//! ptxjit follows the H100's rule (README "Tensor-core numerics on a CPU", `ops::matrix`):
 //! terms aligned to the largest one and truncated, the sum truncated to f32. A result
 //! that differs is reported with its distance in units of 2^-23 of the largest addend
 //! `max(|C[i][j]|, max_k |A[i][k]·B[k][j]|)` (an exact sum rounded once to nearest, the

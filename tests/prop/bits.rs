@@ -14,9 +14,9 @@ fn bit(v: u64, i: u32) -> u64 {
     (v >> i) & 1
 }
 
-/// `ops::bits::eval` as a one-result oracle.
+/// `ops::int::eval` as a one-result oracle.
 fn bits_ops(op: BitOp, ty: Type) -> impl Fn(&[u64]) -> u64 + Send + Sync {
-    move |s| ops::bits::eval(op, ty, s)
+    move |s| ops::int::eval(op, ty, s)
 }
 
 fn unary(
@@ -335,7 +335,7 @@ pub fn bit_forms() -> Vec<Form> {
             .src(Reg::R, gen::int(32))
             .src(Reg::R, gen::any())
             .dst(Reg::R)
-            .ops1(move |s| ops::bits::lop3(s[0] as u32, s[1] as u32, s[2] as u32, lut) as u64)
+            .ops1(move |s| ops::int::lop3(s[0] as u32, s[1] as u32, s[2] as u32, lut) as u64)
             .indep1(move |s| lop3_ref(s[0], s[1], s[2], lut)),
         );
     }
@@ -357,7 +357,7 @@ pub fn bit_forms() -> Vec<Form> {
                 .dst(Reg::R)
                 .dst(Reg::P)
                 .ops(move |s| {
-                    let d = ops::bits::lop3(s[0] as u32, s[1] as u32, s[2] as u32, lut) as u64;
+                    let d = ops::int::lop3(s[0] as u32, s[1] as u32, s[2] as u32, lut) as u64;
                     let q = (s[3] != 0) ^ neg;
                     let p = if or { d != 0 || q } else { d != 0 && q };
                     vec![d, p as u64]
@@ -603,7 +603,7 @@ pub fn int_minmax_forms() -> Vec<Form> {
                     .src(Reg::R, gen::int(32))
                     .src(Reg::R, gen::int(32))
                     .dst(Reg::R)
-                    .ops1(move |s| ops::minmax::minmax(op, ty, s[0], s[1]))
+                    .ops1(move |s| ops::float::minmax(op, ty, s[0], s[1]))
                     .indep1(move |s| {
                         let n = if packed { 2 } else { 1 };
                         let (pa, pb) = (

@@ -102,7 +102,7 @@ pub fn u16_forms(t: Type) -> Vec<Form> {
             .src_shared(Reg::H, every.clone())
             .src_shared(Reg::H, edges.clone())
             .dst(Reg::H)
-            .ops1(move |s| ops::bits::sad(16, signed, s[0], s[1], s[1]))
+            .ops1(move |s| ops::int::sad(16, signed, s[0], s[1], s[1]))
             .indep1(move |s| {
                 let d = (val(t, s[0]) - val(t, s[1])).abs();
                 (val(t, s[1]) + d) as u128 as u64 & mask(16)
@@ -325,7 +325,7 @@ pub fn half_unary_forms() -> Vec<Form> {
         let mut form = Form::new(&text, format!("{text} {{d}}, {args};"))
             .src(r, g)
             .dst(r)
-            .ops1(move |s| ops::f16::eval(op, ty, mode, s[0], s[0], s[0]));
+            .ops1(move |s| ops::half::eval(op, ty, mode, s[0], s[0], s[0]));
         if indep {
             form = form.indep1(move |s| {
                 if packed {

@@ -212,7 +212,7 @@ pub fn sfu_forms() -> Vec<Form> {
                     Form::new(&text, format!("{text} {{d}}, {{a}};"))
                         .src(Reg::R, gen::f32())
                         .dst(Reg::R)
-                        .ops1(move |s| ops::special::sfu(op, Type::F32, false, rnd, ftz, s[0]))
+                        .ops1(move |s| ops::float::sfu(op, Type::F32, false, rnd, ftz, s[0]))
                         .indep1(move |s| {
                             oracle::f32_op(fop, mode, ftz, false, s[0] as u32, 0, 0) as u64
                         }),
@@ -224,7 +224,7 @@ pub fn sfu_forms() -> Vec<Form> {
                 Form::new(&text, format!("{text} {{d}}, {{a}};"))
                     .src(Reg::D, gen::f64())
                     .dst(Reg::D)
-                    .ops1(move |s| ops::special::sfu(op, Type::F64, false, rnd, false, s[0]))
+                    .ops1(move |s| ops::float::sfu(op, Type::F64, false, rnd, false, s[0]))
                     .indep(move |s| oracle::f64_op(fop, mode, s[0], 0, 0).into_iter().collect()),
             );
         }
@@ -249,7 +249,7 @@ pub fn sfu_forms() -> Vec<Form> {
                 Form::new(&text, format!("{text} {{d}}, {{a}};"))
                     .src(Reg::R, gen::f32())
                     .dst(Reg::R)
-                    .ops1(move |s| ops::special::sfu(op, Type::F32, true, None, ftz, s[0])),
+                    .ops1(move |s| ops::float::sfu(op, Type::F32, true, None, ftz, s[0])),
             );
         }
     }
@@ -257,7 +257,7 @@ pub fn sfu_forms() -> Vec<Form> {
         Form::new("rsqrt.approx.f64", "rsqrt.approx.f64 {d}, {a};")
             .src(Reg::D, gen::f64())
             .dst(Reg::D)
-            .ops1(|s| ops::special::sfu(SfuOp::Rsqrt, Type::F64, true, None, false, s[0])),
+            .ops1(|s| ops::float::sfu(SfuOp::Rsqrt, Type::F64, true, None, false, s[0])),
     );
     v
 }
@@ -299,7 +299,7 @@ pub fn sign_minmax_forms() -> Vec<Form> {
                                 };
                                 ops::arith(op, Type::F32, fm, s[0], s[1], 0)
                             } else {
-                                ops::minmax::minmax(mm, Type::F32, s[0], s[1])
+                                ops::float::minmax(mm, Type::F32, s[0], s[1])
                             }
                         })
                         .indep1(move |s| {
@@ -390,7 +390,7 @@ pub fn sign_minmax_forms() -> Vec<Form> {
             .src(r, g.clone())
             .src(r, g.clone())
             .dst(r)
-            .ops1(move |s| ops::minmax::copysign(t, s[0], s[1]))
+            .ops1(move |s| ops::float::copysign(t, s[0], s[1]))
             .indep1(move |s| (s[1] & !f.sign()) | (s[0] & f.sign())),
         );
         for (tn, op) in [
@@ -406,7 +406,7 @@ pub fn sign_minmax_forms() -> Vec<Form> {
                 Form::new(&text, format!("{text} {{d}}, {{a}};"))
                     .src(r, g.clone())
                     .dst(Reg::P)
-                    .ops1(move |s| ops::minmax::testp(op, t, s[0]) as u64)
+                    .ops1(move |s| ops::float::testp(op, t, s[0]) as u64)
                     .indep1(move |s| {
                         let x = f.to_f64(s[0]);
                         (match tn {

@@ -2,7 +2,7 @@
 //! every modifier the ISA allows, `ex2.approx`/`tanh.approx` (ops only), and `setp`/`set`
 //! with half sources and destinations. Independent reference: `oracle.rs` (exact
 //! arithmetic in f64 rounded once into the half format) and the rules of
-//! `ptxjit::ops::f16`'s documentation (canonical NaN 0x7fff; `.sat`: NaN and -0 -> +0;
+//! `ptxjit::ops::half`'s documentation (canonical NaN 0x7fff; `.sat`: NaN and -0 -> +0;
 //! `.relu`: negatives and -0 -> +0, NaN -> 0x7fff; min/max: -0 < +0).
 
 use super::float::FCMPS;
@@ -124,7 +124,7 @@ pub fn arith_forms() -> Vec<Form> {
                     s.get(1).copied().unwrap_or(0),
                     s.get(2).copied().unwrap_or(0),
                 );
-                ops::f16::eval(op, ty, m, s[0], b, c)
+                ops::half::eval(op, ty, m, s[0], b, c)
             });
             if indep {
                 form = form.indep1(move |s| reference(op, m, s));

@@ -1,8 +1,9 @@
 //! Lowering of the carry chain (`add.cc addc sub.cc subc mad.cc madc`) into
 //! [`InstKind::Carry`], and the function's hidden `CC.CF` predicate register.
 
-use super::{Mods, Rule};
+use super::Mods;
 use crate::check::func::Fx;
+use crate::ir::Fit;
 use crate::ir::{CarryOp, InstKind, Loc, RegId, Type};
 use crate::parse::ast::Instruction;
 use crate::parse::PtxError;
@@ -44,10 +45,10 @@ impl Fx<'_, '_> {
             2
         };
         self.nops(i, m, n + 1)?;
-        let dst = self.dst(&i.operands[0], ty, Rule::Strict)?;
+        let dst = self.dst(&i.operands[0], ty, Fit::Strict)?;
         let mut srcs = Vec::with_capacity(n);
         for o in &i.operands[1..] {
-            srcs.push(self.src(o, ty, Rule::Strict)?);
+            srcs.push(self.src(o, ty, Fit::Strict)?);
         }
         let cc = self.cc_reg(m.loc)?;
         Ok(InstKind::Carry {

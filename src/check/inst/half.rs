@@ -4,8 +4,9 @@
 //! Instructions"), and of `set` with packed sources (`set.cmp.dty.f16x2`,
 //! `set.cmp.dty.bf16x2`) into `SetpPacked` + two `selp` + `or`.
 
-use super::{rnd_of, Mods, Rule};
+use super::{rnd_of, Mods};
 use crate::check::func::Fx;
+use crate::ir::Fit;
 use crate::ir::{
     ArithOp, BoolOp, CmpOp, FloatMode, HalfMode, HalfOp, InstKind, Loc, Operand, PredSrc, RegId,
     Type,
@@ -179,10 +180,10 @@ impl Fx<'_, '_> {
         };
         let n = op.arity();
         self.nops(i, m, n + 1)?;
-        let dst = self.dst(&i.operands[0], ty, Rule::Strict)?;
+        let dst = self.dst(&i.operands[0], ty, Fit::Strict)?;
         let srcs = i.operands[1..]
             .iter()
-            .map(|o| self.src(o, ty, Rule::Strict))
+            .map(|o| self.src(o, ty, Fit::Strict))
             .collect::<Result<Vec<_>, _>>()?;
         Ok(InstKind::Half {
             op,

@@ -1,7 +1,7 @@
 //! Lowering of the warp-level matrix instructions into [`InstKind::Matrix`]:
 //! `ldmatrix.sync.aligned.m8n8.{x1,x2,x4}{.trans}{.shared{::cta}}.b16 d, [p]`,
 //! `movmatrix.sync.aligned.m8n8.trans.b16 d, a` and the `mma.sync.aligned` forms that
-//! `crate::ops::mma::mma_supported` accepts (`m16n8k16.row.col.f32.{f16,bf16}` and
+//! `crate::ir::MmaOp::supported` accepts (`m16n8k16.row.col.f32.{f16,bf16}` and
 //! `m16n8k32.row.col{.satfinite}.s32.{s8,u8}.{s8,u8}.s32`). Every other shape, type or
 //! qualifier is a located "not supported yet" error. Fragment registers may be any
 //! 32-bit register (`.f32` accumulators: `.f32` or `.b32`; `.s32` accumulators: integer
@@ -9,7 +9,8 @@
 
 use super::Mods;
 use crate::check::func::Fx;
-use crate::check::operand::{Rule, VecElem};
+use crate::check::operand::VecElem;
+use crate::ir::Fit;
 use crate::ir::{InstKind, MatrixOp, MmaOp, MmaShape, Operand, RegId, Space, Type};
 use crate::parse::ast::{self, Instruction};
 use crate::parse::PtxError;
@@ -115,9 +116,9 @@ impl Fx<'_, '_> {
         self.nops(i, m, 2)?;
         let d = match &i.operands[0] {
             ast::Operand::Sink(_) => None,
-            op => Some(self.dst(op, Type::B32, Rule::Strict)?),
+            op => Some(self.dst(op, Type::B32, Fit::Strict)?),
         };
-        let a = self.src(&i.operands[1], Type::B32, Rule::Strict)?;
+        let a = self.src(&i.operands[1], Type::B32, Fit::Strict)?;
         Ok(InstKind::Matrix {
             op: MatrixOp::Movmatrix,
             dsts: vec![d],
@@ -155,7 +156,7 @@ impl Fx<'_, '_> {
             ctype: *ctype,
             satfinite,
         };
-        let Some(sig) = crate::ops::mma::signature(MatrixOp::Mma(op)) else {
+        let Some(sig) = MatrixOp::Mma(op).signature() else {
             return Err(self.unsupported(m));
         };
         self.nops(i, m, 4)?;
@@ -196,9 +197,9 @@ impl Fx<'_, '_> {
             .into_iter()
             .map(|el| match el {
                 VecElem::Op(ast::Operand::Sink(_)) => Ok(None),
-                VecElem::Op(o) => self.dst(o, ty, Rule::Strict).map(Some),
+                VecElem::Op(o) => self.dst(o, ty, Fit::Strict).map(Some),
                 VecElem::Reg(r) => {
-                    self.check_fit(r, ty, Rule::Strict, op.loc())?;
+                    self.check_fit(r, ty, Fit::Strict, op.loc())?;
                     Ok(Some(r))
                 }
             })
@@ -223,9 +224,9 @@ impl Fx<'_, '_> {
                 VecElem::Op(ast::Operand::Sink(l)) => {
                     Err(self.err(*l, "'_' is not allowed as a source operand"))
                 }
-                VecElem::Op(o) => self.src(o, ty, Rule::Strict),
+                VecElem::Op(o) => self.src(o, ty, Fit::Strict),
                 VecElem::Reg(r) => {
-                    self.check_fit(r, ty, Rule::Strict, op.loc())?;
+                    self.check_fit(r, ty, Fit::Strict, op.loc())?;
                     Ok(Operand::Reg(r))
                 }
             })

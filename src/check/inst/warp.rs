@@ -3,8 +3,9 @@
 //! The legacy forms without `.sync` (`shfl.mode.b32`, `vote.mode.pred`) take the whole
 //! warp as their `membermask`.
 
-use super::{Mods, Rule};
+use super::Mods;
 use crate::check::func::Fx;
+use crate::ir::Fit;
 use crate::ir::{InstKind, Operand, ReduxOp, RegId, ShflMode, Type, VoteMode, WarpOp};
 use crate::parse::ast::{self, Instruction};
 use crate::parse::PtxError;
@@ -23,7 +24,7 @@ impl Fx<'_, '_> {
                     return Err(self.bad_type(m, ty));
                 }
                 self.nops(i, m, 1)?;
-                let dst = self.dst(&i.operands[0], Type::B32, Rule::Strict)?;
+                let dst = self.dst(&i.operands[0], Type::B32, Fit::Strict)?;
                 Ok(warp(WarpOp::Activemask, ty, Some(dst), None, vec![]))
             }
             "elect" => {
@@ -34,7 +35,7 @@ impl Fx<'_, '_> {
                 };
                 let dst = self.value_dst(d, Type::U32)?;
                 let pred = self.pred_dst(p)?;
-                let member = self.src(&i.operands[1], Type::B32, Rule::Strict)?;
+                let member = self.src(&i.operands[1], Type::B32, Fit::Strict)?;
                 Ok(warp(WarpOp::Elect, Type::B32, dst, pred, vec![member]))
             }
             _ => Err(self.unsupported(m)),
@@ -49,7 +50,7 @@ impl Fx<'_, '_> {
     ) -> Result<InstKind, PtxError> {
         self.need_sync(m)?;
         self.nops(i, m, 1)?;
-        let member = self.src(&i.operands[0], Type::B32, Rule::Strict)?;
+        let member = self.src(&i.operands[0], Type::B32, Fit::Strict)?;
         Ok(warp(WarpOp::WarpSync, Type::B32, None, None, vec![member]))
     }
 
@@ -65,7 +66,7 @@ impl Fx<'_, '_> {
     fn value_dst(&self, op: &ast::Operand, ty: Type) -> Result<Option<RegId>, PtxError> {
         match op {
             ast::Operand::Sink(_) => Ok(None),
-            _ => Ok(Some(self.dst(op, ty, Rule::Strict)?)),
+            _ => Ok(Some(self.dst(op, ty, Fit::Strict)?)),
         }
     }
 
@@ -79,14 +80,14 @@ impl Fx<'_, '_> {
         match op {
             ast::Operand::Pair(d, p) if pred_ok => Ok((self.value_dst(d, ty)?, self.pred_dst(p)?)),
             ast::Operand::Pair(..) => Err(self.err(op.loc(), "this instruction has no 'p' result")),
-            _ => Ok((Some(self.dst(op, ty, Rule::Strict)?), None)),
+            _ => Ok((Some(self.dst(op, ty, Fit::Strict)?), None)),
         }
     }
 
     /// The `membermask` operand at `k`, or the whole warp when a legacy form omits it.
     fn member(&self, i: &Instruction, k: usize, sync: bool) -> Result<Operand, PtxError> {
         match (i.operands.get(k), sync) {
-            (Some(op), _) => self.src(op, Type::B32, Rule::Strict),
+            (Some(op), _) => self.src(op, Type::B32, Fit::Strict),
             (None, false) => Ok(Operand::Imm(0xffff_ffff)),
             (None, true) => Err(self.err(i.opcode.loc, "missing 'membermask' operand")),
         }
@@ -119,7 +120,7 @@ impl Fx<'_, '_> {
             .iter()
             .zip([Type::B32, Type::U32, Type::U32])
         {
-            srcs.push(self.src(op, t, Rule::Strict)?);
+            srcs.push(self.src(op, t, Fit::Strict)?);
         }
         srcs.push(self.member(i, 4, sync)?);
         Ok(warp(WarpOp::Shfl(mode), ty, dst, pred, srcs))
@@ -152,7 +153,7 @@ impl Fx<'_, '_> {
             return Err(self.bad_type(m, ty));
         }
         self.nops(i, m, if sync { 3 } else { 2 })?;
-        let d = self.dst(&i.operands[0], want, Rule::Strict)?;
+        let d = self.dst(&i.operands[0], want, Fit::Strict)?;
         let a = self.pred_src(&i.operands[1])?;
         let member = self.member(i, 2, sync)?;
         let (dst, pred) = if op == WarpOp::Ballot {
@@ -180,8 +181,8 @@ impl Fx<'_, '_> {
         }
         self.nops(i, m, 3)?;
         let (dst, pred) = self.dst_pair(&i.operands[0], Type::B32, all)?;
-        let a = self.src(&i.operands[1], ty, Rule::Strict)?;
-        let member = self.src(&i.operands[2], Type::B32, Rule::Strict)?;
+        let a = self.src(&i.operands[1], ty, Fit::Strict)?;
+        let member = self.src(&i.operands[2], Type::B32, Fit::Strict)?;
         Ok(warp(WarpOp::Match { all }, ty, dst, pred, vec![a, member]))
     }
 
@@ -206,9 +207,9 @@ impl Fx<'_, '_> {
             return Err(self.bad_type(m, ty));
         }
         self.nops(i, m, 3)?;
-        let dst = self.dst(&i.operands[0], ty, Rule::Strict)?;
-        let a = self.src(&i.operands[1], ty, Rule::Strict)?;
-        let member = self.src(&i.operands[2], Type::B32, Rule::Strict)?;
+        let dst = self.dst(&i.operands[0], ty, Fit::Strict)?;
+        let a = self.src(&i.operands[1], ty, Fit::Strict)?;
+        let member = self.src(&i.operands[2], Type::B32, Fit::Strict)?;
         Ok(warp(
             WarpOp::Redux(op),
             ty,

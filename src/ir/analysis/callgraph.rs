@@ -2,7 +2,7 @@
 //! a barrier (check inserts resume blocks after such calls; a launch runs such kernels in
 //! coroutines), and how many bytes of call stack each thread needs.
 
-use crate::ir::{FuncId, InstKind, Module, Terminator, MAX_CALL_DEPTH};
+use crate::ir::{FuncId, IdxVec, InstKind, Module, Terminator, MAX_CALL_DEPTH};
 
 /// Call-stack bytes per thread above which recursion stops with an error.
 pub const MAX_CALL_STACK: u64 = 256 * 1024;
@@ -25,21 +25,21 @@ fn callees(m: &Module, f: FuncId) -> impl Iterator<Item = FuncId> + '_ {
 fn reachable(m: &Module, root: FuncId) -> (Vec<FuncId>, bool) {
     let n = m.functions.len();
     // 0 = unseen, 1 = on the DFS stack, 2 = done.
-    let mut state = vec![0u8; n];
+    let mut state: IdxVec<FuncId, u8> = IdxVec::from_elem(0, n);
     let mut order = Vec::new();
     let mut cyclic = false;
     let mut stack: Vec<(FuncId, Vec<FuncId>, usize)> = Vec::new();
     if (root.0 as usize) < n {
-        state[root.0 as usize] = 1;
+        state[root] = 1;
         stack.push((root, callees(m, root).collect(), 0));
         order.push(root);
     }
     while let Some(top) = stack.last_mut() {
         if let Some(&c) = top.1.get(top.2) {
             top.2 += 1;
-            match state.get(c.0 as usize) {
+            match state.get(c) {
                 Some(0) => {
-                    state[c.0 as usize] = 1;
+                    state[c] = 1;
                     order.push(c);
                     let cs = callees(m, c).collect();
                     stack.push((c, cs, 0));
@@ -48,7 +48,7 @@ fn reachable(m: &Module, root: FuncId) -> (Vec<FuncId>, bool) {
                 _ => {}
             }
         } else {
-            state[top.0 .0 as usize] = 2;
+            state[top.0] = 2;
             stack.pop();
         }
     }
@@ -84,16 +84,13 @@ pub fn call_stack_bytes(m: &Module, f: FuncId) -> u64 {
     }
     // Acyclic: longest path, callees first (reverse DFS pre-order is not enough in
     // general, so iterate to a fixed point; the graph is small).
-    let mut need = vec![0u64; m.functions.len()];
+    let mut need: IdxVec<FuncId, u64> = IdxVec::from_elem(0, m.functions.len());
     for _ in 0..order.len() {
         let mut changed = false;
         for &g in order.iter().rev() {
-            let v = callees(m, g)
-                .map(|c| frame(c) + need[c.0 as usize])
-                .max()
-                .unwrap_or(0);
-            if v != need[g.0 as usize] {
-                need[g.0 as usize] = v;
+            let v = callees(m, g).map(|c| frame(c) + need[c]).max().unwrap_or(0);
+            if v != need[g] {
+                need[g] = v;
                 changed = true;
             }
         }
@@ -101,5 +98,5 @@ pub fn call_stack_bytes(m: &Module, f: FuncId) -> u64 {
             break;
         }
     }
-    need[f.0 as usize].min(MAX_CALL_STACK)
+    need[f].min(MAX_CALL_STACK)
 }

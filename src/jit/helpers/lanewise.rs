@@ -107,17 +107,6 @@ pub(crate) fn setp_desc(cmp: CmpOp, ty: Type, ftz: bool) -> u64 {
         | (ftz as u64) << 20
 }
 
-/// The operand and result types of an arithmetic helper call: (a, b, c, out).
-pub(crate) fn arith_types(op: ArithOp, ty: Type) -> (Type, Type, Type, Type) {
-    let wide = ty.widened().unwrap_or(ty);
-    match op {
-        ArithOp::Shl | ArithOp::Shr => (ty, Type::U32, ty, ty),
-        ArithOp::Mul(MulMode::Wide) => (ty, ty, ty, wide),
-        ArithOp::Mad(MulMode::Wide) => (ty, ty, wide, wide),
-        _ => (ty, ty, ty, ty),
-    }
-}
-
 /// Whether `crate::ops` implements `op` on `ty` (half-precision arithmetic is not).
 pub(crate) fn scalar_arith_supported(_op: ArithOp, ty: Type) -> bool {
     matches!(ty, Type::F32 | Type::F64) || ty.is_int() || ty.is_bits() && ty.bits() <= 64
@@ -136,7 +125,8 @@ pub(crate) fn scalar_cvt_supported(dst: Type, src: Type) -> bool {
 /// `out[l] = arith(op, ty, fm, a[l], b[l], c[l])` for the lanes in `mask`.
 ///
 /// # Safety
-/// The pointers must be valid slot arrays for the types `arith_types` gives.
+/// The pointers must be valid slot arrays for the operand types `ArithOp::src_type` and
+/// `ArithOp::dst_type` give.
 pub unsafe extern "C" fn ptxjit_arith(
     desc: u64,
     mask: u32,
@@ -154,7 +144,12 @@ pub unsafe extern "C" fn ptxjit_arith(
         ftz: desc >> 20 & 1 != 0,
         sat: desc >> 21 & 1 != 0,
     };
-    let (ta, tb, tc, to) = arith_types(op, ty);
+    let (ta, tb, tc, to) = (
+        op.src_type(ty, 0),
+        op.src_type(ty, 1),
+        op.src_type(ty, 2),
+        op.dst_type(ty),
+    );
     let arity = op.arity();
     for l in lanes(mask) {
         unsafe {
@@ -174,22 +169,22 @@ pub unsafe extern "C" fn ptxjit_arith(
     }
 }
 
-/// `out[l] = ops::special::sfu(..., a[l])` for the lanes in `mask` (`desc` from
-/// `ops::special::sfu_encode`).
+/// `out[l] = ops::float::sfu(..., a[l])` for the lanes in `mask` (`desc` from
+/// `ops::float::sfu_encode`).
 ///
 /// # Safety
 /// The pointers must be valid slot arrays for the instruction's type.
 pub unsafe extern "C" fn ptxjit_sfu(desc: u64, mask: u32, a: *const u8, out: *mut u8) {
-    let (op, ty, approx, rnd, ftz) = crate::ops::special::sfu_decode(desc);
+    let (op, ty, approx, rnd, ftz) = crate::ops::float::sfu_decode(desc);
     for l in lanes(mask) {
         let x = unsafe { rd(a, l, slot_bytes(ty), ty.bits()) };
-        let r = crate::ops::special::sfu(op, ty, approx, rnd, ftz, x);
+        let r = crate::ops::float::sfu(op, ty, approx, rnd, ftz, x);
         unsafe { wr(out, l, slot_bytes(ty), r) };
     }
 }
 
-/// `out[l] = ops::bits::eval(op, ty, [a[l], b[l], c[l], d[l]])` for the lanes in `mask`
-/// (`desc` from `ops::bits::encode`).
+/// `out[l] = ops::int::eval(op, ty, [a[l], b[l], c[l], d[l]])` for the lanes in `mask`
+/// (`desc` from `ops::int::encode`).
 ///
 /// # Safety
 /// The pointers must be valid slot arrays for the operand and result types.
@@ -202,17 +197,17 @@ pub unsafe extern "C" fn ptxjit_bits(
     d: *const u8,
     out: *mut u8,
 ) {
-    let Some((op, ty)) = crate::ops::bits::decode(desc) else {
+    let Some((op, ty)) = crate::ops::int::decode(desc) else {
         return;
     };
-    let (stys, dty) = crate::ops::bits::signature(op, ty);
+    let (stys, dty) = op.signature(ty);
     let ptrs = [a, b, c, d];
     for l in lanes(mask) {
         let mut v = [0u64; 4];
         for (k, t) in stys.iter().enumerate().take(4) {
             v[k] = unsafe { rd(ptrs[k], l, slot_bytes(*t), t.bits()) };
         }
-        unsafe { wr(out, l, slot_bytes(dty), crate::ops::bits::eval(op, ty, &v)) };
+        unsafe { wr(out, l, slot_bytes(dty), crate::ops::int::eval(op, ty, &v)) };
     }
 }
 
@@ -279,8 +274,8 @@ pub unsafe extern "C" fn ptxjit_setp(
     }
 }
 
-/// `out[l] = ops::f16::eval(op, ty, mode, a[l], b[l], c[l])` for the lanes in `mask`
-/// (`desc` from `ops::f16::encode`; operands the instruction does not have are ignored).
+/// `out[l] = ops::half::eval(op, ty, mode, a[l], b[l], c[l])` for the lanes in `mask`
+/// (`desc` from `ops::half::encode`; operands the instruction does not have are ignored).
 ///
 /// # Safety
 /// `a`, `b`, `c` and `out` must each be valid for 32 × 4 bytes.
@@ -292,7 +287,7 @@ pub unsafe extern "C" fn ptxjit_half(
     c: *const u32,
     out: *mut u32,
 ) {
-    let Some((op, ty, mode)) = crate::ops::f16::decode(desc) else {
+    let Some((op, ty, mode)) = crate::ops::half::decode(desc) else {
         return;
     };
     let n = op.arity();
@@ -311,7 +306,7 @@ pub unsafe extern "C" fn ptxjit_half(
             } else {
                 0
             };
-            let r = crate::ops::f16::eval(op, ty, mode, x, y, z);
+            let r = crate::ops::half::eval(op, ty, mode, x, y, z);
             out.add(l).write_unaligned(r as u32);
         }
     }
@@ -329,10 +324,10 @@ pub unsafe extern "C" fn ptxjit_cvtx(
     c: *const u8,
     out: *mut u8,
 ) {
-    let Some(op) = crate::ops::cvtx::decode(desc) else {
+    let Some(op) = crate::ops::convert::decode(desc) else {
         return;
     };
-    let (stys, _) = crate::ops::cvtx::signature(op);
+    let (stys, _) = op.signature();
     let ptrs = [a, b, c];
     for l in (0..WARP_SIZE).filter(|l| mask >> l & 1 != 0) {
         let mut v = [0u64; 3];
@@ -340,7 +335,7 @@ pub unsafe extern "C" fn ptxjit_cvtx(
             let x = unsafe { (ptrs[k] as *const u32).add(l).read_unaligned() } as u64;
             v[k] = x & crate::ops::mask(t.bits());
         }
-        let r = crate::ops::cvtx::eval(op, &v) as u32;
+        let r = crate::ops::convert::eval(op, &v) as u32;
         unsafe { (out as *mut u32).add(l).write_unaligned(r) };
     }
 }

@@ -24,7 +24,7 @@ pub unsafe extern "C" fn ptxjit_matrix(
     // SAFETY: the caller's contract.
     let ctx = unsafe { &mut *ctx };
     let Some((op, sig)) =
-        crate::ops::mma::decode_op(desc).and_then(|op| Some((op, crate::ops::mma::signature(op)?)))
+        crate::ops::matrix::decode_op(desc).and_then(|op| Some((op, op.signature()?)))
     else {
         ctx.status = STATUS_FAULT;
         return ctx.status;

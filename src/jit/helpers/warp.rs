@@ -23,7 +23,7 @@ pub unsafe extern "C" fn ptxjit_warp(
     let Some((op, ty)) = crate::ops::warp::decode(desc) else {
         return 0;
     };
-    let (stys, dty) = crate::ops::warp::signature(op, ty);
+    let (stys, dty) = op.signature(ty);
     let ptrs = [a, b, c, d];
     let mut vals = [[0u64; WARP]; 4];
     for (k, t) in stys.iter().enumerate().take(ptrs.len()) {

@@ -7,7 +7,7 @@
 use crate::ir::{Address, AtomOp, InstId, Operand, RegId, Space, Type};
 use crate::jit::abi::Helper;
 use crate::jit::helpers::memory::encode;
-use crate::jit::lower::memory::LaneAddr;
+use crate::jit::lower::mem::LaneAddr;
 use crate::jit::translate::lanes::{self, WarpValue};
 use crate::jit::translate::{FuncTranslator, Mask, SCRATCH_DATA};
 use crate::jit::JitError;

@@ -1,6 +1,5 @@
-//! Inline vector code for the carry chain ([`InstKind::Carry`]), the extended `min`/`max`
-//! forms ([`InstKind::MinMax`]), `copysign` and `testp`, bit-identical to
-//! `crate::ops::carry` and `crate::ops::minmax`.
+//! The extended-precision family: inline vector code for the carry chain
+//! ([`InstKind::Carry`]), bit-identical to `crate::ops::carry`.
 //!
 //! The carry flag lives in a predicate register (lane masks); 64-bit forms widen it to
 //! i64x2 masks and narrow the carry out back. Every form is one addition with carry:
@@ -12,7 +11,6 @@
 //! `mul.hi` of 64-bit types).
 //!
 //! [`InstKind::Carry`]: crate::ir::InstKind::Carry
-//! [`InstKind::MinMax`]: crate::ir::InstKind::MinMax
 
 use crate::ir::{ArithOp, CarryOp, FloatMode, MulMode, Operand, RegId, Type};
 use crate::jit::translate::lanes::{self, WarpValue};

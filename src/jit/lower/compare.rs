@@ -4,7 +4,7 @@
 use crate::ir::{ArithOp, BoolOp, CmpOp, Operand, PredSrc, RegId, Type};
 use crate::jit::abi::Helper;
 use crate::jit::helpers::lanewise;
-use crate::jit::lower::arith::{SLOT_A, SLOT_B, SLOT_OUT};
+use crate::jit::lower::int::{SLOT_A, SLOT_B, SLOT_OUT};
 use crate::jit::translate::lanes::{WarpValue, N32};
 use crate::jit::translate::{lanes, FuncTranslator, Mask};
 use crate::jit::JitError;

@@ -1,13 +1,24 @@
-//! Float arithmetic as inline vector code: f32/f64 add/sub/mul/fma/div/min/max/neg/abs
-//! rounded to nearest with `.ftz`, `.sat` and canonical NaN results, and `copysign`,
-//! `testp` (the rest goes through the `ptxjit_arith` helper, see `arith`).
+//! The floating-point family as inline vector code: f32/f64 add/sub/mul/fma/div/min/max/
+//! neg/abs rounded to nearest with `.ftz`, `.sat` and canonical NaN results (the rest
+//! goes through the `ptxjit_arith` helper, see `int.rs`), `copysign`, `testp`, the
+//! extended `min`/`max` forms ([`InstKind::MinMax`]: `.relu`, `.NaN`, `.xorsign.abs`,
+//! bit-identical to `crate::ops::float`; their integer forms too), and the special
+//! functions ([`InstKind::Sfu`]): `sqrt`/`rcp` rounded to nearest are vector code, the
+//! rest goes lane by lane through the `ptxjit_sfu` helper (`crate::ops::float`).
+//!
+//! [`InstKind::MinMax`]: crate::ir::InstKind::MinMax
+//! [`InstKind::Sfu`]: crate::ir::InstKind::Sfu
 
-use crate::ir::{ArithOp, DivMode, FloatMode, MulMode, Operand, RegId, Rnd, TestpOp, Type};
+use crate::ir::{
+    ArithOp, DivMode, FloatMode, MinMaxOp, MulMode, Operand, RegId, Rnd, SfuOp, TestpOp, Type,
+};
+use crate::jit::abi::Helper;
+use crate::jit::lower::int::{SLOT_A, SLOT_OUT};
 use crate::jit::translate::lanes::WarpValue;
 use crate::jit::translate::{lanes, FuncTranslator, Mask};
 use crate::jit::JitError;
 use cranelift_codegen::ir::condcodes::{FloatCC, IntCC};
-use cranelift_codegen::ir::types::{F32X4, F64X2, I32X4, I64X2};
+use cranelift_codegen::ir::types::{F32X4, F64X2, I16X8, I32X4, I64X2};
 use cranelift_codegen::ir::{InstBuilder, Value};
 
 fn is_nearest(r: Option<Rnd>) -> bool {
@@ -264,5 +275,170 @@ impl FuncTranslator<'_> {
             r.v
         };
         self.write_pred(dst, &m, mask)
+    }
+}
+
+impl FuncTranslator<'_> {
+    /// `sqrt rcp rsqrt sin cos lg2 ex2 tanh` through the `ptxjit_sfu` helper (one call
+    /// per warp instruction, `crate::ops::float` per lane).
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn sfu(
+        &mut self,
+        op: SfuOp,
+        ty: Type,
+        approx: bool,
+        rnd: Option<Rnd>,
+        ftz: bool,
+        dst: RegId,
+        src: &Operand,
+        mask: &mut Mask,
+    ) -> Result<(), JitError> {
+        if let Some(r) = self.sfu_vector(op, ty, approx, rnd, ftz, src)? {
+            return self.write(dst, ty, r, mask);
+        }
+        let w = self.read(src, ty, false)?;
+        self.spill(&w, SLOT_A);
+        let bits = self.mbits(mask);
+        let desc = lanes::iconst64(
+            &mut self.b,
+            crate::ops::float::sfu_encode(op, ty, approx, rnd, ftz),
+        );
+        let pa = self.scratch_addr(SLOT_A);
+        let po = self.scratch_addr(SLOT_OUT);
+        let h = self.helper(Helper::Sfu)?;
+        self.b.ins().call(h, &[desc, bits, pa, po]);
+        let r = self.unspill(ty.bits() > 32, SLOT_OUT);
+        self.write(dst, ty, r, mask)
+    }
+
+    /// `sqrt` and `rcp` correctly rounded to nearest (`.rn`, or `.approx.f32`, which
+    /// `ops::float` also computes correctly rounded) as vector code: the host's IEEE
+    /// `sqrtps`/`divps` (and the f64 forms) give the same bits as `ops::float`, with
+    /// the canonical NaN and `.ftz` applied as there. `None`: use the helper.
+    pub(crate) fn sfu_vector(
+        &mut self,
+        op: SfuOp,
+        ty: Type,
+        approx: bool,
+        rnd: Option<Rnd>,
+        ftz: bool,
+        src: &Operand,
+    ) -> Result<Option<lanes::WarpValue>, JitError> {
+        let f32 = ty == Type::F32;
+        let nearest = matches!(rnd, None | Some(Rnd::Rn));
+        // f64 `.approx` forms are upper-word approximations (helper).
+        if !matches!(op, SfuOp::Sqrt | SfuOp::Rcp) || !nearest || (approx && !f32) {
+            return Ok(None);
+        }
+        let ftz = ftz && f32;
+        let w = self.read(src, ty, false)?;
+        let fty = if f32 { F32X4 } else { F64X2 };
+        let nan = crate::jit::helpers::canonical_nan(ty.bits());
+        let one = if f32 {
+            lanes::splat32(&mut self.b, 1.0f32.to_bits())
+        } else {
+            lanes::splat64(&mut self.b, 1.0f64.to_bits())
+        };
+        let one = lanes::bitcast(&mut self.b, fty, one);
+        let mut v = Vec::with_capacity(w.v.len());
+        for &x in &w.v {
+            let x = if ftz {
+                lanes::flush_f32(&mut self.b, x)
+            } else {
+                x
+            };
+            let x = lanes::bitcast(&mut self.b, fty, x);
+            let r = match op {
+                SfuOp::Sqrt => self.b.ins().sqrt(x),
+                _ => self.b.ins().fdiv(one, x),
+            };
+            v.push(self.float_result(r, fty, false, ftz, nan));
+        }
+        Ok(Some(lanes::WarpValue { wide: !f32, v }))
+    }
+}
+
+impl FuncTranslator<'_> {
+    pub(crate) fn minmax_ext(
+        &mut self,
+        op: MinMaxOp,
+        ty: Type,
+        dst: RegId,
+        a: &Operand,
+        b: &Operand,
+        mask: &mut Mask,
+    ) -> Result<(), JitError> {
+        if op.packed || !ty.is_float() {
+            let rty = if op.packed { Type::B32 } else { ty };
+            let x = self.read(a, rty, true)?;
+            let y = self.read(b, rty, true)?;
+            let signed = ty.is_signed();
+            let vty = if op.packed { I16X8 } else { I32X4 };
+            let zero = lanes::splat32(&mut self.b, 0);
+            let zero = lanes::bitcast(&mut self.b, vty, zero);
+            let bd = &mut self.b;
+            let r = lanes::map2(&x, &y, |p, q| {
+                let p = lanes::bitcast(bd, vty, p);
+                let q = lanes::bitcast(bd, vty, q);
+                let mut r = match (op.max, signed) {
+                    (false, true) => bd.ins().smin(p, q),
+                    (false, false) => bd.ins().umin(p, q),
+                    (true, true) => bd.ins().smax(p, q),
+                    (true, false) => bd.ins().umax(p, q),
+                };
+                if op.relu {
+                    r = bd.ins().smax(r, zero);
+                }
+                lanes::bitcast(bd, I32X4, r)
+            });
+            return self.write(dst, rty, r, mask);
+        }
+        let f32 = ty == Type::F32;
+        let fty = if f32 { F32X4 } else { F64X2 };
+        let mut x = self.read(a, ty, false)?;
+        let mut y = self.read(b, ty, false)?;
+        if op.ftz && f32 {
+            x = lanes::map1(&x, |&v| lanes::flush_f32(&mut self.b, v));
+            y = lanes::map1(&y, |&v| lanes::flush_f32(&mut self.b, v));
+        }
+        let sign = if f32 { 0x8000_0000 } else { 1u64 << 63 };
+        let sign = lanes::splat_w(&mut self.b, !f32, sign).v[0];
+        let canon = crate::jit::helpers::canonical_nan(ty.bits());
+        let canon = lanes::splat_w(&mut self.b, !f32, canon).v[0];
+        let mut v = Vec::with_capacity(x.v.len());
+        for k in 0..x.v.len() {
+            let (mut p, mut q) = (x.v[k], y.v[k]);
+            let mut xs = None;
+            if op.xorsign_abs {
+                let t = self.b.ins().bxor(p, q);
+                xs = Some(self.b.ins().band(t, sign));
+                p = self.b.ins().band_not(p, sign);
+                q = self.b.ins().band_not(q, sign);
+            }
+            let mut r = self.minmax(op.max, fty, p, q, canon);
+            if op.nan {
+                let un = self.any_nan(fty, p, q);
+                r = self.b.ins().bitselect(un, canon, r);
+            }
+            if let Some(xs) = xs {
+                let rn = self.any_nan(fty, r, r);
+                let t = self.b.ins().bor(r, xs);
+                r = self.b.ins().bitselect(rn, r, t);
+            }
+            v.push(r);
+        }
+        self.write(dst, ty, WarpValue { wide: !f32, v }, mask)
+    }
+
+    /// Lanes where `p` or `q` (int bits of floats of `fty`) is NaN, as an int mask.
+    pub(crate) fn any_nan(
+        &mut self,
+        fty: cranelift_codegen::ir::Type,
+        p: Value,
+        q: Value,
+    ) -> Value {
+        let fp = lanes::bitcast(&mut self.b, fty, p);
+        let fq = lanes::bitcast(&mut self.b, fty, q);
+        self.b.ins().fcmp(FloatCC::Unordered, fp, fq)
     }
 }

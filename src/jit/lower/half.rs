@@ -1,6 +1,6 @@
 //! Half-precision arithmetic ([`InstKind::Half`]): `neg`/`abs` without `.ftz` are sign-bit
 //! operations on the vectors (a NaN gives the canonical NaN); everything else goes through one `ptxjit_half` helper call
-//! per warp instruction, which applies `crate::ops::f16` (the interpreter's semantics) to
+//! per warp instruction, which applies `crate::ops::half` (the interpreter's semantics) to
 //! the active lanes.
 //!
 //! [`InstKind::Half`]: crate::ir::InstKind::Half
@@ -36,7 +36,7 @@ impl FuncTranslator<'_> {
             let a = self.read(src, ty, false)?;
             let sign: u32 = if packed { 0x8000_8000 } else { 0x8000 };
             let k = lanes::splat32(&mut self.b, if op == HalfOp::Neg { sign } else { !sign });
-            // A NaN half gives the canonical NaN 0x7fff (as `ops::f16`, an H100's
+            // A NaN half gives the canonical NaN 0x7fff (as `ops::half`, an H100's
             // results): per 16-bit lane, |h| above the infinity's bits.
             let inf = if matches!(ty, Type::F16 | Type::F16x2) {
                 0x7c00_7c00
@@ -69,7 +69,7 @@ impl FuncTranslator<'_> {
             self.spill(&w, SLOTS[k]);
         }
         let bits = self.mbits(mask);
-        let desc = lanes::iconst64(&mut self.b, crate::ops::f16::encode(op, ty, mode));
+        let desc = lanes::iconst64(&mut self.b, crate::ops::half::encode(op, ty, mode));
         let p: Vec<_> = SLOTS.iter().map(|&o| self.scratch_addr(o)).collect();
         let po = self.scratch_addr(SLOT_OUT);
         let h = self.helper(Helper::Half)?;

@@ -1,16 +1,24 @@
-//! Integer arithmetic as inline vector code: add/sub, `mul.lo`, `mul.hi`, `mul.wide`,
-//! `mad`, shifts by a uniform amount (the rest of [`InstKind::Arith`] on integers goes
-//! through the `ptxjit_arith` helper, see `arith`).
+//! The integer family (and the dispatch of every [`InstKind::Arith`]): integer arithmetic
+//! as inline vector code where Cranelift computes the exact PTX result (add/sub,
+//! `mul.lo`, `mul.hi`, `mul.wide`, `mad`, min/max/abs/neg), the float forms sent to
+//! `float.rs`, the logic ones to `logic.rs`, and everything else (integer division,
+//! `mul.hi.u64`, per-lane cases) through the `ptxjit_arith` helper, which applies
+//! `crate::ops::arith` lane by lane. The bit-manipulation and packed-integer
+//! instructions ([`InstKind::Bits`]) go to stack slots and one `ptxjit_bits` helper call
+//! applies `crate::ops::int` to the active lanes (the function the interpreter
+//! uses).
 //!
 //! [`InstKind::Arith`]: crate::ir::InstKind::Arith
+//! [`InstKind::Bits`]: crate::ir::InstKind::Bits
 
-use crate::ir::{ArithOp, FloatMode, MulMode, Operand, Type};
-use crate::jit::translate::lanes::{WarpValue, N32};
-use crate::jit::translate::{lanes, FuncTranslator, Mask};
+use crate::ir::{ArithOp, BitOp, FloatMode, MulMode, Operand, RegId, Type};
+use crate::jit::abi::Helper;
+use crate::jit::helpers::lanewise;
+use crate::jit::translate::lanes::{self, WarpValue, N32};
+use crate::jit::translate::{FuncTranslator, Mask, SCRATCH_DATA};
 use crate::jit::JitError;
-use cranelift_codegen::ir::condcodes::IntCC;
-use cranelift_codegen::ir::types::{I32X4, I64};
-use cranelift_codegen::ir::{BlockArg, InstBuilder, Value};
+use cranelift_codegen::ir::condcodes::FloatCC;
+use cranelift_codegen::ir::{InstBuilder, Value};
 
 /// `log2(b)` when `b` is an immediate positive power of two of type `ty`.
 fn pow2_imm(b: &Operand, ty: Type) -> Option<u32> {
@@ -179,87 +187,156 @@ impl FuncTranslator<'_> {
             _ => (WarpValue::wide(lo_hi), ty.widened().unwrap_or(ty)),
         }))
     }
+}
 
-    /// `shl` / `shr` with PTX clamping. Immediate amounts are static; register amounts
-    /// use a scalar shift when uniform over the warp and the helper otherwise.
-    pub(crate) fn shift(
+/// Offsets of the helper operand slots in the scratch data area.
+pub(crate) const SLOT_A: i32 = SCRATCH_DATA;
+pub(crate) const SLOT_B: i32 = SCRATCH_DATA + 256;
+pub(crate) const SLOT_C: i32 = SCRATCH_DATA + 512;
+pub(crate) const SLOT_OUT: i32 = SCRATCH_DATA + 768;
+
+impl FuncTranslator<'_> {
+    pub(crate) fn arith(
         &mut self,
         op: ArithOp,
         ty: Type,
+        fm: FloatMode,
+        dst: RegId,
         srcs: &[Operand],
         mask: &mut Mask,
-    ) -> Result<Option<WarpValue>, JitError> {
-        let w = ty.bits();
-        let signed = ty.is_signed() && op == ArithOp::Shr;
-        let a = self.read(&srcs[0], ty, op == ArithOp::Shr)?;
-        let cw: u32 = if a.wide { 64 } else { 32 };
-        if let Operand::Imm(s) = srcs[1] {
-            let s = s as u32;
-            if s >= w && !signed {
-                return Ok(Some(lanes::splat_w(&mut self.b, a.wide, 0)));
+    ) -> Result<(), JitError> {
+        if srcs.len() != op.arity() {
+            return Err(JitError::Codegen(format!(
+                "{} has {} operands",
+                self.cur_text(),
+                srcs.len()
+            )));
+        }
+        if ty == Type::Pred {
+            return self.pred_logic(op, dst, srcs, mask);
+        }
+        let inline = if ty.is_float() {
+            match ty {
+                Type::F32 | Type::F64 => self.float_inline(op, ty, fm, srcs)?,
+                _ => None,
             }
-            let amt = lanes::iconst32(&mut self.b, s.min(cw - 1));
-            return Ok(Some(self.shift_by(op, signed, &a, amt)));
-        }
-        // Uniform amount?
-        let sv = self.read(&srcs[1], Type::U32, false)?;
-        let s0 = self.b.ins().extractlane(sv.v[0], 0);
-        let sp = self.b.ins().splat(I32X4, s0);
-        let eqs: Vec<Value> =
-            sv.v.iter()
-                .map(|&x| self.b.ins().icmp(IntCC::Equal, x, sp))
-                .collect();
-        let all = lanes::and_reduce(&mut self.b, &eqs);
-        let uni = self.b.ins().vall_true(all);
-        let fast = self.b.create_block();
-        let slow = self.b.create_block();
-        let join = self.b.create_block();
-        let vty = a.vty();
-        for _ in 0..a.v.len() {
-            self.b.append_block_param(join, vty);
-        }
-        self.b.ins().brif(uni, fast, &[], slow, &[]);
-        self.b.switch_to_block(fast);
-        let cm1 = lanes::iconst32(&mut self.b, cw - 1);
-        let amt = self.b.ins().umin(s0, cm1);
-        let mut r = self.shift_by(op, signed, &a, amt);
-        if !signed {
-            let big = self
-                .b
-                .ins()
-                .icmp_imm_u(IntCC::UnsignedGreaterThanOrEqual, s0, w as i64);
-            let z = lanes::splat_w(&mut self.b, a.wide, 0);
-            let b = &mut self.b;
-            r = lanes::map2(&r, &z, |x, zz| b.ins().select(big, zz, x));
-        }
-        let args: Vec<BlockArg> = r.v.iter().map(|&v| BlockArg::Value(v)).collect();
-        self.b.ins().jump(join, &args);
-        self.b.switch_to_block(slow);
-        let (h, _) = self.arith_helper(op, ty, FloatMode::default(), srcs, mask)?;
-        let args: Vec<BlockArg> = h.v.iter().map(|&v| BlockArg::Value(v)).collect();
-        self.b.ins().jump(join, &args);
-        self.b.switch_to_block(join);
-        let v = self.b.block_params(join).to_vec();
-        Ok(Some(WarpValue { wide: a.wide, v }))
+        } else {
+            self.int_inline(op, ty, srcs, mask)?
+        };
+        let (v, rty) = match inline {
+            Some(r) => r,
+            None => self.arith_helper(op, ty, fm, srcs, mask)?,
+        };
+        self.write(dst, rty, v, mask)
     }
 
-    pub(crate) fn shift_by(
+    /// PTX `min`/`max` of one vector part (int bits in, int bits out).
+    pub(crate) fn minmax(
+        &mut self,
+        is_max: bool,
+        fty: cranelift_codegen::ir::Type,
+        a: Value,
+        c: Value,
+        canon: Value,
+    ) -> Value {
+        let fa = lanes::bitcast(&mut self.b, fty, a);
+        let fc = lanes::bitcast(&mut self.b, fty, c);
+        let wins = self.b.ins().fcmp(
+            if is_max {
+                FloatCC::GreaterThan
+            } else {
+                FloatCC::LessThan
+            },
+            fa,
+            fc,
+        );
+        let r = self.b.ins().bitselect(wins, a, c);
+        let eq = self.b.ins().fcmp(FloatCC::Equal, fa, fc);
+        let tie = if is_max {
+            self.b.ins().band(a, c)
+        } else {
+            self.b.ins().bor(a, c)
+        };
+        let r = self.b.ins().bitselect(eq, tie, r);
+        let an = self.b.ins().fcmp(FloatCC::Unordered, fa, fa);
+        let cn = self.b.ins().fcmp(FloatCC::Unordered, fc, fc);
+        let r = self.b.ins().bitselect(cn, a, r);
+        let r = self.b.ins().bitselect(an, c, r);
+        let both = self.b.ins().band(an, cn);
+        self.b.ins().bitselect(both, canon, r)
+    }
+
+    /// Applies the operation lane by lane in the `ptxjit_arith` helper.
+    pub(crate) fn arith_helper(
         &mut self,
         op: ArithOp,
-        signed: bool,
-        a: &WarpValue,
-        amt: Value,
-    ) -> WarpValue {
-        let amt = if a.wide {
-            self.b.ins().uextend(I64, amt)
-        } else {
-            amt
-        };
-        let b = &mut self.b;
-        lanes::map1(a, |&x| match (op, signed) {
-            (ArithOp::Shl, _) => b.ins().ishl(x, amt),
-            (_, true) => b.ins().sshr(x, amt),
-            _ => b.ins().ushr(x, amt),
-        })
+        ty: Type,
+        fm: FloatMode,
+        srcs: &[Operand],
+        mask: &mut Mask,
+    ) -> Result<(WarpValue, Type), JitError> {
+        if !lanewise::scalar_arith_supported(op, ty) {
+            return Err(self.unsupported(self.cur_text()));
+        }
+        let (ta, tb, tc, to) = (
+            op.src_type(ty, 0),
+            op.src_type(ty, 1),
+            op.src_type(ty, 2),
+            op.dst_type(ty),
+        );
+        let a = self.read(&srcs[0], ta, false)?;
+        self.spill(&a, SLOT_A);
+        if srcs.len() >= 2 {
+            let b = self.read(&srcs[1], tb, false)?;
+            self.spill(&b, SLOT_B);
+        }
+        if srcs.len() >= 3 {
+            let c = self.read(&srcs[2], tc, false)?;
+            self.spill(&c, SLOT_C);
+        }
+        let bits = self.mbits(mask);
+        let desc = lanes::iconst64(&mut self.b, lanewise::arith_desc(op, ty, fm));
+        let pa = self.scratch_addr(SLOT_A);
+        let pb = self.scratch_addr(SLOT_B);
+        let pc = self.scratch_addr(SLOT_C);
+        let po = self.scratch_addr(SLOT_OUT);
+        let h = self.helper(Helper::Arith)?;
+        self.b.ins().call(h, &[desc, bits, pa, pb, pc, po]);
+        Ok((self.unspill(to.bits() > 32, SLOT_OUT), to))
+    }
+}
+
+/// Operand slots (the arithmetic helpers use the first three and `SLOT_OUT`).
+const BITS_SLOTS: [i32; 4] = [
+    SCRATCH_DATA,
+    SCRATCH_DATA + 256,
+    SCRATCH_DATA + 512,
+    SCRATCH_DATA + 1024,
+];
+
+impl FuncTranslator<'_> {
+    pub(crate) fn bits(
+        &mut self,
+        op: BitOp,
+        ty: Type,
+        dst: RegId,
+        srcs: &[Operand],
+        mask: &mut Mask,
+    ) -> Result<(), JitError> {
+        let (stys, dty) = op.signature(ty);
+        for (k, (s, t)) in srcs.iter().zip(&stys).enumerate().take(BITS_SLOTS.len()) {
+            let w = self.read(s, *t, false)?;
+            self.spill(&w, BITS_SLOTS[k]);
+        }
+        let bits = self.mbits(mask);
+        let desc = lanes::iconst64(&mut self.b, crate::ops::int::encode(op, ty));
+        let p: Vec<_> = BITS_SLOTS.iter().map(|&o| self.scratch_addr(o)).collect();
+        let po = self.scratch_addr(SLOT_OUT);
+        let h = self.helper(Helper::Bits)?;
+        self.b
+            .ins()
+            .call(h, &[desc, bits, p[0], p[1], p[2], p[3], po]);
+        let r = self.unspill(dty.bits() > 32, SLOT_OUT);
+        self.write(dst, dty, r, mask)
     }
 }

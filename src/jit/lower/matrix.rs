@@ -9,7 +9,7 @@
 use crate::exec::ctx::WARP_SIZE;
 use crate::ir::{Address, InstId, MatrixOp, Operand, RegId, Space};
 use crate::jit::abi::Helper;
-use crate::jit::lower::memory::LaneAddr;
+use crate::jit::lower::mem::LaneAddr;
 use crate::jit::translate::lanes::{self, WarpValue};
 use crate::jit::translate::{FuncTranslator, Mask, SCRATCH_DATA};
 use crate::jit::JitError;
@@ -31,7 +31,8 @@ impl FuncTranslator<'_> {
         mask: &mut Mask,
         inst: InstId,
     ) -> Result<(), JitError> {
-        let sig = crate::ops::mma::signature(op)
+        let sig = op
+            .signature()
             .filter(|s| s.srcs.len() <= MAX_REGS && s.dsts <= MAX_REGS)
             .ok_or_else(|| self.unsupported(self.cur_text()))?;
         let space = match addr {
@@ -51,7 +52,7 @@ impl FuncTranslator<'_> {
             let w = self.read(s, *t, false)?;
             self.spill(&w, SCRATCH_DATA + REG_BYTES * k as i32);
         }
-        let desc = lanes::iconst64(&mut self.b, crate::ops::mma::encode(op));
+        let desc = lanes::iconst64(&mut self.b, crate::ops::matrix::encode(op));
         let bits = self.mbits(mask);
         let instv = lanes::iconst32(&mut self.b, inst.0);
         let spacev = lanes::iconst32(&mut self.b, (space == Space::Generic) as u32);

@@ -1,167 +1,49 @@
-//! Special registers, `isspacep` and order points.
+//! The miscellaneous family: the runtime built-ins ([`InstKind::Builtin`]: `vprintf`, `__assertfail`): each operand of
+//! all 32 lanes goes to the scratch slot's data area (256 bytes per operand: 8 bytes per
+//! lane for 64-bit operands, 4 for 32-bit ones), and one `ptxjit_builtin` helper call
+//! runs `crate::exec::printf::exec` (the function the interpreter uses); the lanes'
+//! 32-bit results come back at the start of the data area.
 //!
-//! Values come from `exec::sreg` (the interpreter's source too): registers that are
-//! the same for the whole warp are loaded from the warp context and splatted, `%tid`
-//! is a per-lane array of the context, `%laneid` and `%lanemask_*` are constant
-//! vectors, constants (`%envreg*`, `%pm*`, ...) immediates, and the timers a call to
-//! [`ptxjit_clock`] (one reading per warp instruction). `isspacep` asks
-//! [`ptxjit_isspacep`] for the whole warp; an order point is Cranelift's
-//! `sequence_point` (a compiler barrier without machine code).
+//! [`InstKind::Builtin`]: crate::ir::InstKind::Builtin
 
-use crate::exec::ctx::{WarpCtx, WARP_SIZE};
-use crate::exec::sreg;
-use crate::ir::{Operand, RegId, Space, SpecialReg, Type};
+use crate::ir::{Builtin, InstId, Operand, RegId, Type};
 use crate::jit::abi::Helper;
-use crate::jit::helpers::control::ISSPACEP_SPACES;
-use crate::jit::translate::lanes::{WarpValue, N32};
-use crate::jit::translate::{lanes, FuncTranslator, Mask, SCRATCH_DATA};
+use crate::jit::helpers::builtin::{code, ARG_BYTES};
+use crate::jit::translate::lanes;
+use crate::jit::translate::{FuncTranslator, Mask, SCRATCH_DATA};
 use crate::jit::JitError;
-use cranelift_codegen::ir::condcodes::IntCC;
-use cranelift_codegen::ir::types::{I32, I32X4, I64};
-use cranelift_codegen::ir::{InstBuilder, MemFlagsData, Value};
-use std::mem::offset_of;
+use cranelift_codegen::ir::InstBuilder;
 
 impl FuncTranslator<'_> {
-    /// A special register's value: 8 × i32x4 (32-bit registers, `%is_explicit_cluster`
-    /// as 0/1) or 16 × i64x2 (64-bit ones).
-    pub(crate) fn special_reg(&mut self, s: SpecialReg) -> Result<WarpValue, JitError> {
-        if let Some(c) = s.constant() {
-            return Ok(lanes::splat_w(&mut self.b, s.bits() == 64, c));
-        }
-        if let Some((off, wide)) = sreg::uniform_field(s) {
-            let x = self.load_ctx(if wide { I64 } else { I32 }, off, true);
-            return Ok(lanes::splat_scalar(&mut self.b, x));
-        }
-        let clock = |tx: &mut Self, which: u32| -> Result<Value, JitError> {
-            let h = tx.helper(Helper::Clock)?;
-            let w = lanes::iconst32(&mut tx.b, which);
-            let call = tx.b.ins().call(h, &[tx.ctx, w]);
-            Ok(tx.b.inst_results(call)[0])
-        };
-        let (which, part) = match s {
-            SpecialReg::Tid(d) => {
-                let ro = MemFlagsData::new().with_notrap().with_readonly();
-                let base = offset_of!(WarpCtx, tid) + d as usize * 4 * WARP_SIZE;
-                let v = (0..N32)
-                    .map(|k| {
-                        self.b
-                            .ins()
-                            .load(I32X4, ro, self.ctx, (base + 16 * k) as i32)
-                    })
-                    .collect();
-                return Ok(WarpValue::narrow(v));
-            }
-            SpecialReg::LaneId => return Ok(lanes::lane_index(&mut self.b, false, 1)),
-            SpecialReg::LaneMask(k) => {
-                let m = |l: usize| sreg::lanemask(k, l as u32);
-                let v = (0..N32)
-                    .map(|q| {
-                        lanes::const_i32x4(
-                            &mut self.b,
-                            [m(4 * q), m(4 * q + 1), m(4 * q + 2), m(4 * q + 3)],
-                        )
-                    })
-                    .collect();
-                return Ok(WarpValue::narrow(v));
-            }
-            SpecialReg::Clock64 => (sreg::CLOCK_LAUNCH, None),
-            SpecialReg::Clock => (sreg::CLOCK_LAUNCH, Some(false)),
-            SpecialReg::ClockHi => (sreg::CLOCK_LAUNCH, Some(true)),
-            SpecialReg::GlobalTimer => (sreg::CLOCK_GLOBAL, None),
-            SpecialReg::GlobalTimerLo => (sreg::CLOCK_GLOBAL, Some(false)),
-            SpecialReg::GlobalTimerHi => (sreg::CLOCK_GLOBAL, Some(true)),
-            _ => {
-                return Err(JitError::Codegen(format!(
-                    "special register {s:?} has no lowering"
-                )))
-            }
-        };
-        let t = clock(self, which)?;
-        let t = match part {
-            None => t,
-            Some(hi) => {
-                let t = if hi {
-                    self.b.ins().ushr_imm_u(t, 32)
-                } else {
-                    t
-                };
-                self.b.ins().ireduce(I32, t)
-            }
-        };
-        Ok(lanes::splat_scalar(&mut self.b, t))
-    }
-
-    /// A `.pred` special register (`%is_explicit_cluster`) as lane masks.
-    pub(crate) fn special_pred(
+    pub(crate) fn builtin(
         &mut self,
-        s: SpecialReg,
-        negate: bool,
-    ) -> Result<Vec<Value>, JitError> {
-        let w = self.special_reg(s)?;
-        let w = if w.wide {
-            lanes::narrow_w(&mut self.b, &w)
-        } else {
-            w
-        };
-        let zero = lanes::splat32(&mut self.b, 0);
-        let cc = if negate {
-            IntCC::Equal
-        } else {
-            IntCC::NotEqual
-        };
-        Ok(w.v
-            .iter()
-            .map(|&x| self.b.ins().icmp(cc, x, zero))
-            .collect())
-    }
-
-    /// `isspacep.space p, a+offset`.
-    pub(crate) fn isspacep(
-        &mut self,
-        space: Space,
-        dst: RegId,
-        src: &Operand,
-        offset: i64,
+        op: Builtin,
+        args: &[Operand],
+        dst: Option<RegId>,
         mask: &mut Mask,
+        inst: InstId,
     ) -> Result<(), JitError> {
-        let code = ISSPACEP_SPACES
-            .iter()
-            .position(|&s| s == space)
-            .ok_or_else(|| self.unsupported(format!("isspacep in {}", space.name())))?;
-        let a = self.read(src, Type::U64, false)?;
-        let a = if offset != 0 {
-            let o = lanes::splat64(&mut self.b, offset as u64);
-            let b = &mut self.b;
-            lanes::map1(&a, |&x| b.ins().iadd(x, o))
-        } else {
-            a
-        };
-        self.spill(&a, 0);
+        if args.len() != op.params().len() {
+            return Err(self.unsupported(self.cur_text()));
+        }
+        for (k, (a, t)) in args.iter().zip(op.params()).enumerate() {
+            let w = self.read(a, *t, false)?;
+            self.spill(&w, SCRATCH_DATA + ARG_BYTES * k as i32);
+        }
+        let desc = lanes::iconst64(&mut self.b, code(op));
         let bits = self.mbits(mask);
-        let p = self.scratch_addr(0);
-        let code = lanes::iconst32(&mut self.b, code as u32);
-        let h = self.helper(Helper::Isspacep)?;
-        let call = self.b.ins().call(h, &[self.ctx, code, bits, p]);
-        let r = self.b.inst_results(call)[0];
-        let v = lanes::mask_from_bits(&mut self.b, r);
-        self.write_pred(dst, &v, mask)
-    }
-
-    /// An order point: no memory access moves across it.
-    pub(crate) fn order_point(&mut self) {
-        self.b.ins().sequence_point();
-    }
-}
-
-impl FuncTranslator<'_> {
-    /// `nanosleep.u32 t`: one helper call per warp-instruction with the lanes' delays.
-    pub(crate) fn nanosleep(&mut self, t: &Operand, mask: &mut Mask) -> Result<(), JitError> {
-        let bits = self.mbits(mask);
-        let w = self.read(t, Type::U32, false)?;
-        self.spill(&w, SCRATCH_DATA);
-        let p = self.scratch_addr(SCRATCH_DATA);
-        let h = self.helper(Helper::Nanosleep)?;
-        self.b.ins().call(h, &[bits, p]);
+        let instv = lanes::iconst32(&mut self.b, inst.0);
+        let pd = self.scratch_addr(SCRATCH_DATA);
+        let h = self.helper(Helper::Builtin)?;
+        let call = self.b.ins().call(h, &[self.ctx, desc, bits, instv, pd]);
+        let res = self.b.inst_results(call)[0];
+        let cont = self.b.create_block();
+        self.b.ins().brif(res, self.ret_status, &[], cont, &[]);
+        self.b.switch_to_block(cont);
+        if let Some(d) = dst {
+            let r = self.unspill(false, SCRATCH_DATA);
+            self.write(d, Type::U32, r, mask)?;
+        }
         Ok(())
     }
 }

@@ -4,21 +4,17 @@
 //! a call of a host helper ([`crate::jit::abi`]) applying the interpreter's scalar
 //! semantics lane by lane otherwise.
 
-pub(crate) mod arith;
 pub(crate) mod atomic;
-pub(crate) mod bits;
-pub(crate) mod builtin;
 pub(crate) mod carry;
 pub(crate) mod compare;
 pub(crate) mod convert;
-pub(crate) mod convert_half;
-pub(crate) mod cvtx;
+pub(crate) mod data;
 pub(crate) mod float;
 pub(crate) mod half;
 pub(crate) mod int;
+pub(crate) mod logic;
 pub(crate) mod matrix;
-pub(crate) mod memory;
-pub(crate) mod minmax;
+pub(crate) mod mem;
 pub(crate) mod misc;
-pub(crate) mod sfu;
+pub(crate) mod sync;
 pub(crate) mod warp;

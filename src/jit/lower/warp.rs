@@ -40,7 +40,7 @@ impl FuncTranslator<'_> {
         if self.warp_fast(op, dst, pred, srcs, vote_src, mask)? {
             return Ok(());
         }
-        let (stys, dty) = crate::ops::warp::signature(op, ty);
+        let (stys, dty) = op.signature(ty);
         let mut ptrs = Vec::with_capacity(SLOTS.len());
         for k in 0..SLOTS.len() {
             if let (Some(s), Some(t)) = (srcs.get(k), stys.get(k)) {

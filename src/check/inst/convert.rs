@@ -4,8 +4,9 @@
 //! two f32, `.tf32`, fp8/fp6/fp4/ue8m0 pairs, `cvt.pack.sat`). The modifier rules are
 //! ptxas's (12.9); `.rs` (stochastic rounding) is a located "not supported" error.
 
-use super::{Mods, Rule, Val};
+use super::{Mods, Val};
 use crate::check::func::Fx;
+use crate::ir::Fit;
 use crate::ir::{CvtXOp, CvtXRnd, InstKind, MiniFmt, Operand, Rnd, Type};
 use crate::parse::ast::{self, Instruction};
 use crate::parse::PtxError;
@@ -210,7 +211,7 @@ impl Fx<'_, '_> {
                 return self.cvt_plain(i, m, dty, sty, rnd_name, ftz, sat);
             }
         };
-        let (stys, dty) = crate::ops::cvtx::signature(op);
+        let (stys, dty) = op.signature();
         self.nops(i, m, stys.len() + 1)?;
         // A single `.f16` result may go to a wider bit register (as for plain `cvt`).
         let single_f16 = matches!(
@@ -221,11 +222,11 @@ impl Fx<'_, '_> {
                 ..
             }
         );
-        let rule = if single_f16 { Rule::Cvt } else { Rule::Strict };
+        let rule = if single_f16 { Fit::Cvt } else { Fit::Strict };
         let dst = self.dst(&i.operands[0], dty, rule)?;
         let mut srcs = Vec::with_capacity(stys.len());
         for (op, t) in i.operands[1..].iter().zip(stys) {
-            srcs.push(self.src(op, *t, Rule::Strict)?);
+            srcs.push(self.src(op, *t, Fit::Strict)?);
         }
         Ok(InstKind::CvtX { op, dst, srcs })
     }
@@ -294,15 +295,15 @@ impl Fx<'_, '_> {
             ));
         }
         self.nops(i, m, 2)?;
-        let dst = self.dst(&i.operands[0], dty, Rule::Cvt)?;
+        let dst = self.dst(&i.operands[0], dty, Fit::Cvt)?;
         let a = &i.operands[1];
         let src = match a {
             ast::Operand::Value(e) => match self.value(e)? {
                 Val::Special(s) => self.sreg_operand(s, sty, true, e.loc)?,
                 Val::Zero if sty.is_int() => Operand::Imm(0),
-                _ => self.src(a, sty, Rule::Cvt)?,
+                _ => self.src(a, sty, Fit::Cvt)?,
             },
-            _ => self.src(a, sty, Rule::Cvt)?,
+            _ => self.src(a, sty, Fit::Cvt)?,
         };
         Ok(InstKind::Cvt {
             dst_ty: dty,
@@ -344,12 +345,12 @@ impl Fx<'_, '_> {
             signed,
             with_c,
         };
-        let (stys, dty) = crate::ops::cvtx::signature(op);
+        let (stys, dty) = op.signature();
         self.nops(i, m, stys.len() + 1)?;
-        let dst = self.dst(&i.operands[0], dty, Rule::Relaxed)?;
+        let dst = self.dst(&i.operands[0], dty, Fit::Relaxed)?;
         let mut srcs = Vec::with_capacity(stys.len());
         for (op, t) in i.operands[1..].iter().zip(stys) {
-            srcs.push(self.src(op, *t, Rule::Strict)?);
+            srcs.push(self.src(op, *t, Fit::Strict)?);
         }
         Ok(InstKind::CvtX { op, dst, srcs })
     }

@@ -1,12 +1,23 @@
-//! Lowering of the bit-manipulation and packed-integer instructions (`popc clz brev
-//! bfind bfe bfi prmt lop3 shf cnot mul24 mad24 sad dp4a dp2a fns bmsk szext`), integer
-//! `rem`, and `add/sub.sat.s32` into [`InstKind::Bits`] / [`InstKind::Arith`].
+//! The integer family: `add sub mul mad div rem abs neg min max` into
+//! [`InstKind::Arith`] (these opcodes' float forms are built here too, with the float
+//! modifiers of `super::Fx::fmode`), `add/sub.sat.s32` and the bit-manipulation and
+//! packed-integer instructions (`popc clz brev bfind bfe bfi mul24 mad24 sad dp4a dp2a
+//! fns bmsk szext`, and the logic and data forms of [`InstKind::Bits`], `lop3 shf cnot
+//! prmt`, which share its operand shape) into [`InstKind::Bits`].
 
-use super::{Mods, Rule};
+use super::Mods;
+use super::FRND;
 use crate::check::func::Fx;
-use crate::ir::{ArithOp, BitOp, FloatMode, InstKind, Operand, PrmtMode, Type};
+use crate::ir::Fit;
+use crate::ir::{ArithOp, BitOp, DivMode, FloatMode, InstKind, MulMode, Operand, PrmtMode, Type};
 use crate::parse::ast::Instruction;
 use crate::parse::PtxError;
+
+/// The opcodes [`Fx::bits_op`] lowers into [`InstKind::Bits`].
+pub(super) const BIT_OPCODES: &[&str] = &[
+    "popc", "clz", "brev", "bfind", "bfe", "bfi", "prmt", "lop3", "shf", "cnot", "mul24", "mad24",
+    "sad", "dp4a", "dp2a", "fns", "bmsk", "szext",
+];
 
 impl Fx<'_, '_> {
     /// `rem.type d, a, b` (integers; truncating, x % 0 = all ones as on a GPU).
@@ -15,7 +26,7 @@ impl Fx<'_, '_> {
         if !ty.is_int() || ty.bits() < 16 {
             return Err(self.bad_type(m, ty));
         }
-        self.arith(i, m, ArithOp::Rem, ty, ty, FloatMode::default())
+        self.arith(i, m, ArithOp::Rem, ty, FloatMode::default())
     }
 
     /// `add.sat.s32` / `sub.sat.s32`.
@@ -171,19 +182,19 @@ impl Fx<'_, '_> {
         op: BitOp,
         ty: Type,
     ) -> Result<InstKind, PtxError> {
-        let (stys, dty) = crate::ops::bits::signature(op, ty);
+        let (stys, dty) = op.signature(ty);
         let lop3 = matches!(op, BitOp::Lop3 { .. });
         let n = stys.len() + lop3 as usize;
         self.nops(i, m, n + 1)?;
-        let dst = self.dst(&i.operands[0], dty, Rule::Strict)?;
+        let dst = self.dst(&i.operands[0], dty, Fit::Strict)?;
         let mut srcs = Vec::with_capacity(stys.len());
         for (o, t) in i.operands[1..].iter().zip(&stys) {
-            srcs.push(self.src(o, *t, Rule::Strict)?);
+            srcs.push(self.src(o, *t, Fit::Strict)?);
         }
         let op = if lop3 {
             // The look-up table is an immediate 0..255.
             let lut_op = &i.operands[n];
-            match self.src(lut_op, Type::B32, Rule::Strict)? {
+            match self.src(lut_op, Type::B32, Fit::Strict)? {
                 Operand::Imm(v) if v <= 0xff => BitOp::Lop3 { lut: v as u8 },
                 _ => {
                     return Err(self.err(
@@ -196,5 +207,156 @@ impl Fx<'_, '_> {
             op
         };
         Ok(InstKind::Bits { op, ty, dst, srcs })
+    }
+
+    pub(super) fn add_sub(&mut self, i: &Instruction, m: &mut Mods) -> Result<InstKind, PtxError> {
+        self.reject_mods(m, &["cc", "relu"])?;
+        let ty = self.one_type(m)?;
+        let op = if i.opcode.name == "add" {
+            ArithOp::Add
+        } else {
+            ArithOp::Sub
+        };
+        if ty.is_float() {
+            let fm = self.fmode(m, ty, FRND, true)?;
+            return self.arith(i, m, op, ty, fm);
+        }
+        if !ty.is_int() || ty.bits() < 16 {
+            return Err(self.bad_type(m, ty));
+        }
+        if m.any(|x| x == "sat") {
+            return self.add_sub_sat(i, m, ty, op == ArithOp::Add);
+        }
+        self.arith(i, m, op, ty, FloatMode::default())
+    }
+
+    pub(super) fn mul_mad(
+        &mut self,
+        i: &Instruction,
+        m: &mut Mods,
+        mad: bool,
+    ) -> Result<InstKind, PtxError> {
+        self.reject_mods(m, &["cc", "relu"])?;
+        let ty = self.one_type(m)?;
+        let mode = m.one_of(&["lo", "hi", "wide"]);
+        if ty.is_float() {
+            if mode.is_some() {
+                return Err(self.err(
+                    m.loc,
+                    format!("'.lo/.hi/.wide' are not valid for floats in '{}'", m.text),
+                ));
+            }
+            let fm = self.fmode(m, ty, FRND, true)?;
+            if mad && fm.rnd.is_none() {
+                return Err(self.err(
+                    m.loc,
+                    format!("rounding modifier required for '{}'", m.text),
+                ));
+            }
+            let op = if mad {
+                ArithOp::Mad(MulMode::Lo)
+            } else {
+                ArithOp::Mul(MulMode::Lo)
+            };
+            return self.arith(i, m, op, ty, fm);
+        }
+        if !ty.is_int() || ty.bits() < 16 {
+            return Err(self.bad_type(m, ty));
+        }
+        if m.any(|x| x == "sat") {
+            return Err(self.unsupported(m));
+        }
+        let mode = match mode {
+            Some("lo") => MulMode::Lo,
+            Some("hi") => MulMode::Hi,
+            Some(_) => MulMode::Wide,
+            None => {
+                return Err(self.err(m.loc, format!("'{}' needs '.lo', '.hi' or '.wide'", m.text)))
+            }
+        };
+        if mode == MulMode::Wide && (ty.widened().is_none() || ty.bits() > 32) {
+            return Err(self.bad_type(m, ty));
+        }
+        let op = if mad {
+            ArithOp::Mad(mode)
+        } else {
+            ArithOp::Mul(mode)
+        };
+        self.arith(i, m, op, ty, FloatMode::default())
+    }
+
+    pub(super) fn div(&mut self, i: &Instruction, m: &mut Mods) -> Result<InstKind, PtxError> {
+        let ty = self.one_type(m)?;
+        if ty.is_int() {
+            // Integer division truncates toward zero; division by zero (unspecified by
+            // PTX) gives all ones (see `ops`).
+            if ty.bits() < 16 {
+                return Err(self.bad_type(m, ty));
+            }
+            return self.arith(i, m, ArithOp::Div(DivMode::Ieee), ty, FloatMode::default());
+        }
+        if !matches!(ty, Type::F32 | Type::F64) {
+            return Err(self.bad_type(m, ty));
+        }
+        let flavour = m.one_of(&["approx", "full"]);
+        let fm = self.fmode(m, ty, FRND, false)?;
+        let mode = match (flavour, fm.rnd) {
+            (Some(_), Some(_)) => {
+                return Err(self.err(
+                    m.loc,
+                    format!(
+                        "'{}' has both a rounding and an approximation modifier",
+                        m.text
+                    ),
+                ))
+            }
+            (Some(_), None) if ty == Type::F64 => return Err(self.bad_type(m, ty)),
+            (Some("approx"), None) => DivMode::Approx,
+            (Some(_), None) => DivMode::Full,
+            (None, Some(_)) => DivMode::Ieee,
+            (None, None) => {
+                return Err(self.err(
+                    m.loc,
+                    format!("rounding modifier required for '{}'", m.text),
+                ));
+            }
+        };
+        self.arith(i, m, ArithOp::Div(mode), ty, fm)
+    }
+
+    pub(super) fn neg_abs(&mut self, i: &Instruction, m: &mut Mods) -> Result<InstKind, PtxError> {
+        self.reject_mods(m, &["relu"])?;
+        let ty = self.one_type(m)?;
+        let op = if i.opcode.name == "neg" {
+            ArithOp::Neg
+        } else {
+            ArithOp::Abs
+        };
+        if ty.is_float() {
+            let fm = self.fmode(m, ty, &[], false)?;
+            return self.arith(i, m, op, ty, fm);
+        }
+        if !ty.is_signed() || ty.bits() < 16 {
+            return Err(self.bad_type(m, ty));
+        }
+        self.arith(i, m, op, ty, FloatMode::default())
+    }
+
+    pub(super) fn min_max(&mut self, i: &Instruction, m: &mut Mods) -> Result<InstKind, PtxError> {
+        self.reject_mods(m, &["NaN", "xorsign", "abs", "relu"])?;
+        let ty = self.one_type(m)?;
+        let op = if i.opcode.name == "min" {
+            ArithOp::Min
+        } else {
+            ArithOp::Max
+        };
+        if ty.is_float() {
+            let fm = self.fmode(m, ty, &[], false)?;
+            return self.arith(i, m, op, ty, fm);
+        }
+        if !ty.is_int() || ty.bits() < 16 {
+            return Err(self.bad_type(m, ty));
+        }
+        self.arith(i, m, op, ty, FloatMode::default())
     }
 }

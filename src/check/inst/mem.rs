@@ -1,12 +1,12 @@
-//! Lowering of memory instructions: `ld`, `ldu`, `st`, `cvta` (their qualifiers:
-//! `memqual.rs`; `cvt` is in `inst/cvt.rs`).
+//! The memory family: `ld`, `ldu`, `st` (their qualifiers: `check/memqual.rs`), `cvta`,
+//! `isspacep`, and `prefetch`/`prefetchu` (cache hints: they lower to nothing, so they
+//! never fault, whatever the address).
 
-mod atom;
-
-use super::func::Fx;
-use super::inst::Mods;
-use super::memqual::{MemOp, MemQuals, Sem};
-use super::operand::{Rule, Val, VecElem};
+use super::Mods;
+use crate::check::func::Fx;
+use crate::check::memqual::{MemOp, MemQuals, Sem};
+use crate::check::operand::{Val, VecElem};
+use crate::ir::Fit;
 use crate::ir::{AddrBase, Address, InstKind, Operand, Space, Type};
 use crate::parse::ast::{self, Instruction};
 use crate::parse::PtxError;
@@ -39,7 +39,7 @@ impl Fx<'_, '_> {
         })
     }
 
-    fn vec_mod(&self, m: &mut Mods) -> Option<usize> {
+    pub(super) fn vec_mod(&self, m: &mut Mods) -> Option<usize> {
         m.one_of(&["v2", "v4", "v8"]).map(|v| match v {
             "v2" => 2,
             "v4" => 4,
@@ -94,7 +94,7 @@ impl Fx<'_, '_> {
     }
 
     /// The optional `.L2::cache_hint` policy operand (a 64-bit register), ignored.
-    fn cache_hint(
+    pub(super) fn cache_hint(
         &self,
         i: &Instruction,
         m: &Mods,
@@ -104,7 +104,7 @@ impl Fx<'_, '_> {
         self.nops_range(i, m, base + hint as usize)?;
         if hint {
             if let Some(op) = i.operands.get(base) {
-                self.src(op, Type::B64, Rule::Strict)?;
+                self.src(op, Type::B64, Fit::Strict)?;
             }
         }
         Ok(())
@@ -230,16 +230,16 @@ impl Fx<'_, '_> {
                 for el in elems {
                     v.push(match el {
                         VecElem::Op(ast::Operand::Sink(_)) => None,
-                        VecElem::Op(op) => Some(self.dst(op, ty, Rule::Relaxed)?),
+                        VecElem::Op(op) => Some(self.dst(op, ty, Fit::Relaxed)?),
                         VecElem::Reg(r) => {
-                            self.check_fit(r, ty, Rule::Relaxed, d.loc())?;
+                            self.check_fit(r, ty, Fit::Relaxed, d.loc())?;
                             Some(r)
                         }
                     });
                 }
                 v
             }
-            None => vec![Some(self.dst(d, ty, Rule::Relaxed)?)],
+            None => vec![Some(self.dst(d, ty, Fit::Relaxed)?)],
         };
         let addr = self.address(&i.operands[1], space)?;
         let (_, after) = Self::order_points(sem, space);
@@ -288,16 +288,16 @@ impl Fx<'_, '_> {
                 let mut v = Vec::with_capacity(n);
                 for el in elems {
                     v.push(match el {
-                        VecElem::Op(op) => self.src(op, ty, Rule::Relaxed)?,
+                        VecElem::Op(op) => self.src(op, ty, Fit::Relaxed)?,
                         VecElem::Reg(r) => {
-                            self.check_fit(r, ty, Rule::Relaxed, s.loc())?;
+                            self.check_fit(r, ty, Fit::Relaxed, s.loc())?;
                             Operand::Reg(r)
                         }
                     });
                 }
                 v
             }
-            None => vec![self.src(s, ty, Rule::Relaxed)?],
+            None => vec![self.src(s, ty, Fit::Relaxed)?],
         };
         let mut out = Vec::with_capacity(3);
         if before {
@@ -326,7 +326,7 @@ impl Fx<'_, '_> {
             ));
         }
         self.nops_range(i, m, 2)?;
-        let dst = self.dst(&i.operands[0], ty, Rule::Strict)?;
+        let dst = self.dst(&i.operands[0], ty, Fit::Strict)?;
         let a = &i.operands[1];
         let src = match a {
             ast::Operand::Value(e) => match self.value(e)? {
@@ -339,9 +339,9 @@ impl Fx<'_, '_> {
                     }
                     Operand::VarAddr(v.vref, off)
                 }
-                _ => self.src(a, ty, Rule::Strict)?,
+                _ => self.src(a, ty, Fit::Strict)?,
             },
-            _ => self.src(a, ty, Rule::Strict)?,
+            _ => self.src(a, ty, Fit::Strict)?,
         };
         Ok(InstKind::Cvta {
             to_generic: !to,
@@ -360,5 +360,120 @@ fn param_space(space: Space, addr: &Address) -> Space {
     match (space, addr.base) {
         (Space::Param, AddrBase::Var(crate::ir::VarRef::Local(_))) => Space::Local,
         _ => space,
+    }
+}
+
+impl Fx<'_, '_> {
+    /// `prefetch{.global,.local}.{L1,L2} [a]`, `prefetch{.global}.L2::evict_{last,normal}
+    /// [a]`, `prefetch{.const,.param}.tensormap [a]`, `prefetchu.L1 [a]`.
+    pub(super) fn prefetch(
+        &mut self,
+        i: &Instruction,
+        m: &mut Mods,
+    ) -> Result<Vec<InstKind>, PtxError> {
+        let bad = |m: &Mods, what: &str| Err(self.err(m.loc, format!("{what} in '{}'", m.text)));
+        let space = if i.opcode.name == "prefetchu" {
+            if !m.has("L1") {
+                return bad(m, "'prefetchu' needs '.L1' and no state space");
+            }
+            Space::Generic
+        } else {
+            let space = match m.one_of(&["global", "local", "const", "param", "param::entry"]) {
+                None => Space::Generic,
+                Some("global") => Space::Global,
+                Some("local") => Space::Local,
+                Some("const") => Space::Const,
+                Some(_) => Space::Param,
+            };
+            let tensormap = m.has("tensormap");
+            let level = m.one_of(&["L1", "L2", "L2::evict_last", "L2::evict_normal"]);
+            match (tensormap, level) {
+                (true, None) => {
+                    if matches!(space, Space::Global | Space::Local) {
+                        return bad(m, "'.tensormap' needs .const, .param or generic addressing");
+                    }
+                }
+                (false, Some("L1" | "L2")) => {
+                    if matches!(space, Space::Const | Space::Param) {
+                        return bad(m, "'prefetch' needs .global, .local or generic addressing");
+                    }
+                }
+                (false, Some(_)) => {
+                    if !matches!(space, Space::Global | Space::Generic) {
+                        return bad(
+                            m,
+                            "an eviction priority needs .global or generic addressing",
+                        );
+                    }
+                }
+                (true, Some(_)) => return bad(m, "'.tensormap' takes no cache level"),
+                (false, None) => return bad(m, "'prefetch' needs a cache level (.L1 or .L2)"),
+            }
+            space
+        };
+        self.nops(i, m, 1)?;
+        // Checked like any address, then dropped: a prefetch has no effect on a CPU.
+        self.address(&i.operands[0], space)?;
+        Ok(Vec::new())
+    }
+
+    /// `isspacep.space p, a`.
+    pub(super) fn isspacep(&mut self, i: &Instruction, m: &mut Mods) -> Result<InstKind, PtxError> {
+        let space = match m.one_of(&[
+            "global",
+            "shared",
+            "shared::cta",
+            "shared::cluster",
+            "local",
+            "const",
+            "param",
+            "param::entry",
+        ]) {
+            None => {
+                return Err(self.err(m.loc, format!("'{}' needs a state space", m.text)));
+            }
+            Some("global") => Space::Global,
+            Some("local") => Space::Local,
+            Some("const") => Space::Const,
+            Some(s) if s.starts_with("shared") => Space::Shared,
+            Some(_) => Space::Param,
+        };
+        self.nops(i, m, 2)?;
+        let dst = self.dst(&i.operands[0], Type::Pred, Fit::Strict)?;
+        let a = &i.operands[1];
+        let ast::Operand::Value(e) = a else {
+            return Err(self.err(a.loc(), "expected an address register"));
+        };
+        let (src, offset) = match self.value(e)? {
+            Val::Reg(r, off) => {
+                let t = self.reg_ty(r);
+                if t == Type::Pred || t.is_float() || !(t.bits() == 32 || t.bits() == 64) {
+                    return Err(self.err(
+                        e.loc,
+                        format!(
+                            "the address of '{}' must be a .u32 or .u64 register, not {t}",
+                            m.text
+                        ),
+                    ));
+                }
+                (Operand::Reg(r), off)
+            }
+            Val::Const(c) => match c.as_i64() {
+                Some(v) => (Operand::Imm(v as u64), 0),
+                None => return Err(self.err(e.loc, "an address must be an integer")),
+            },
+            _ => {
+                return Err(self.err(
+                    e.loc,
+                    format!("'{}' takes a register or an integer address", m.text),
+                ))
+            }
+        };
+        Ok(InstKind::Isspacep {
+            space,
+            dst,
+            src,
+            offset,
+        })
     }
 }

@@ -1,4 +1,5 @@
-//! `ld`, `st` and `cvta`.
+//! The memory family: `ld`, `st`, `cvta`, and `isspacep` (one `ptxjit_isspacep` helper
+//! call for the whole warp).
 //!
 //! Every access has the semantics of `exec::ctx::access` (checked per lane, lowest
 //! faulting lane reported, nothing written by a faulting store):
@@ -20,6 +21,7 @@
 use crate::exec::ctx::{AccessReq, WarpCtx};
 use crate::ir::{AddrBase, Address, InstId, Operand, RegClass, RegId, Space, Type, VarRef};
 use crate::jit::abi::Helper;
+use crate::jit::helpers::control::ISSPACEP_SPACES;
 use crate::jit::translate::lanes::{self, WarpValue, N32, N64};
 use crate::jit::translate::{FuncTranslator, Mask, Mode, SCRATCH_DATA};
 use crate::jit::JitError;
@@ -813,5 +815,39 @@ impl FuncTranslator<'_> {
             }
         });
         self.write(dst, ty, r, mask)
+    }
+}
+
+impl FuncTranslator<'_> {
+    /// `isspacep.space p, a+offset`.
+    pub(crate) fn isspacep(
+        &mut self,
+        space: Space,
+        dst: RegId,
+        src: &Operand,
+        offset: i64,
+        mask: &mut Mask,
+    ) -> Result<(), JitError> {
+        let code = ISSPACEP_SPACES
+            .iter()
+            .position(|&s| s == space)
+            .ok_or_else(|| self.unsupported(format!("isspacep in {}", space.name())))?;
+        let a = self.read(src, Type::U64, false)?;
+        let a = if offset != 0 {
+            let o = lanes::splat64(&mut self.b, offset as u64);
+            let b = &mut self.b;
+            lanes::map1(&a, |&x| b.ins().iadd(x, o))
+        } else {
+            a
+        };
+        self.spill(&a, 0);
+        let bits = self.mbits(mask);
+        let p = self.scratch_addr(0);
+        let code = lanes::iconst32(&mut self.b, code as u32);
+        let h = self.helper(Helper::Isspacep)?;
+        let call = self.b.ins().call(h, &[self.ctx, code, bits, p]);
+        let r = self.b.inst_results(call)[0];
+        let v = lanes::mask_from_bits(&mut self.b, r);
+        self.write_pred(dst, &v, mask)
     }
 }

@@ -1,16 +1,17 @@
-//! Control flow beyond `bra`: `brx.idx` with its `.branchtargets` lists.
+//! The control flow family beyond `bra`, `ret` and `exit` (lowered in `super::lower`;
+//! calls: `check/call.rs`): `brx.idx` with its `.branchtargets` lists.
 
-use super::func::{Fx, Sym};
-use super::inst::Mods;
-use super::operand::Rule;
-use crate::ir::{InstKind, Operand, Type};
+use super::Mods;
+use crate::check::func::{Fx, Sym};
+use crate::ir::Fit;
+use crate::ir::{Operand, Type};
 use crate::parse::ast::{self, Ident, Instruction};
 use crate::parse::PtxError;
 
 impl Fx<'_, '_> {
     /// Records a checked `label: .branchtargets ...;` list (label ids): from here on (and
     /// only from here on) `brx.idx` may use `label`.
-    pub(super) fn branch_targets_checked(&mut self, label: &Ident, ids: Vec<u32>) {
+    pub(crate) fn branch_targets_checked(&mut self, label: &Ident, ids: Vec<u32>) {
         let idx = self.btlists.len() as u32;
         self.btlists.push(ids);
         if let Some(scope) = self.scopes.last_mut() {
@@ -39,7 +40,7 @@ impl Fx<'_, '_> {
                 ),
             ));
         }
-        let index = self.src(&i.operands[0], Type::U32, Rule::Strict)?;
+        let index = self.src(&i.operands[0], Type::U32, Fit::Strict)?;
         let (name, loc) = match &i.operands[1] {
             ast::Operand::Value(e) => match &e.kind {
                 ast::ExprKind::Sym { name, comp: None } => (name.as_str(), e.loc),
@@ -77,31 +78,5 @@ impl Fx<'_, '_> {
             }
         }
         Ok((index, list, uni))
-    }
-}
-
-impl Fx<'_, '_> {
-    /// `nanosleep.u32 t` (register or immediate).
-    pub(super) fn nanosleep(
-        &mut self,
-        i: &Instruction,
-        m: &mut Mods,
-    ) -> Result<InstKind, PtxError> {
-        if !m.has("u32") {
-            return Err(self.err(m.loc, format!("'{}' needs the type .u32", m.text)));
-        }
-        if i.operands.len() != 1 {
-            let loc = i.operands.get(1).map(|o| o.loc()).unwrap_or(m.loc);
-            return Err(self.err(
-                loc,
-                format!(
-                    "instruction '{}' takes 1 operand, not {}",
-                    m.text,
-                    i.operands.len()
-                ),
-            ));
-        }
-        let t = self.src(&i.operands[0], Type::U32, Rule::Strict)?;
-        Ok(InstKind::Nanosleep { t })
     }
 }

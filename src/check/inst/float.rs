@@ -1,12 +1,15 @@
-//! Lowering of the `min`/`max` forms with modifiers (`.NaN`, `.xorsign.abs`, `.relu`,
-//! `.u16x2`, `.s16x2`) into [`InstKind::MinMax`], of `copysign` and `testp`, and of the
-//! predicate-output form `lop3.{and,or}.b32 d|p, a, b, c, lut, q` (a `lop3` followed by
-//! `setp.ne.{and,or}.u32 p, d, 0, q`).
+//! The f32/f64 family: the `min`/`max` forms with modifiers (`.NaN`, `.xorsign.abs`,
+//! and the integer `.relu`, `.u16x2`, `.s16x2` forms, which share them) into
+//! [`InstKind::MinMax`], `copysign`, `testp`, `fma`, and `sqrt rcp rsqrt sin cos lg2 ex2
+//! tanh` into [`InstKind::Sfu`]. (`add sub mul mad div abs neg min max` on floats are
+//! built with their integer forms in `int.rs`.)
 
-use super::{Mods, Rule};
+use super::Mods;
+use super::FRND;
 use crate::check::func::Fx;
-use crate::ir::{BitOp, BoolOp, CmpOp, InstKind, MinMaxOp, Operand, PredSrc, TestpOp, Type};
-use crate::parse::ast::{self, Instruction};
+use crate::ir::Fit;
+use crate::ir::{ArithOp, InstKind, MinMaxOp, Rnd, SfuOp, TestpOp, Type};
+use crate::parse::ast::Instruction;
 use crate::parse::PtxError;
 
 /// Modifiers that send `min`/`max` to [`Fx::min_max_ext`].
@@ -76,9 +79,9 @@ impl Fx<'_, '_> {
         }
         self.nops(i, m, 3)?;
         let oty = if packed.is_some() { Type::B32 } else { ty };
-        let dst = self.dst(&i.operands[0], oty, Rule::Strict)?;
-        let a = self.src(&i.operands[1], oty, Rule::Strict)?;
-        let b = self.src(&i.operands[2], oty, Rule::Strict)?;
+        let dst = self.dst(&i.operands[0], oty, Fit::Strict)?;
+        let a = self.src(&i.operands[1], oty, Fit::Strict)?;
+        let b = self.src(&i.operands[2], oty, Fit::Strict)?;
         let op = MinMaxOp {
             max,
             ftz,
@@ -96,9 +99,9 @@ impl Fx<'_, '_> {
             return Err(self.bad_type(m, ty));
         }
         self.nops(i, m, 3)?;
-        let dst = self.dst(&i.operands[0], ty, Rule::Strict)?;
-        let a = self.src(&i.operands[1], ty, Rule::Strict)?;
-        let b = self.src(&i.operands[2], ty, Rule::Strict)?;
+        let dst = self.dst(&i.operands[0], ty, Fit::Strict)?;
+        let a = self.src(&i.operands[1], ty, Fit::Strict)?;
+        let b = self.src(&i.operands[2], ty, Fit::Strict)?;
         Ok(InstKind::Copysign { ty, dst, a, b })
     }
 
@@ -124,95 +127,91 @@ impl Fx<'_, '_> {
             return Err(self.bad_type(m, ty));
         }
         self.nops(i, m, 2)?;
-        let dst = self.dst(&i.operands[0], Type::Pred, Rule::Strict)?;
-        let src = self.src(&i.operands[1], ty, Rule::Strict)?;
+        let dst = self.dst(&i.operands[0], Type::Pred, Fit::Strict)?;
+        let src = self.src(&i.operands[1], ty, Fit::Strict)?;
         Ok(InstKind::Testp { op, ty, dst, src })
     }
 
-    /// `lop3.{and,or}.b32 d|p, a, b, c, lut, q`: `p = (d != 0) BoolOp q`; `d` may be `_`.
-    pub(super) fn lop3_pred(
-        &mut self,
-        i: &Instruction,
-        m: &mut Mods,
-    ) -> Result<Vec<InstKind>, PtxError> {
-        let bop = match m.one_of(&["and", "or", "xor"]) {
-            Some("and") => BoolOp::And,
-            Some("or") => BoolOp::Or,
-            _ => {
-                return Err(self.err(
-                    m.loc,
-                    format!("the BoolOp of '{}' must be '.and' or '.or'", m.text),
-                ))
-            }
-        };
+    pub(super) fn fma(&mut self, i: &Instruction, m: &mut Mods) -> Result<InstKind, PtxError> {
+        self.reject_mods(m, &["relu", "oob"])?;
         let ty = self.one_type(m)?;
-        if ty != Type::B32 {
+        if !matches!(ty, Type::F32 | Type::F64) {
             return Err(self.bad_type(m, ty));
         }
-        self.nops(i, m, 6)?;
-        let ast::Operand::Pair(d, p) = &i.operands[0] else {
+        let fm = self.fmode(m, ty, FRND, true)?;
+        if fm.rnd.is_none() {
             return Err(self.err(
-                i.operands[0].loc(),
-                format!("'{}' needs a destination pair 'd|p'", m.text),
+                m.loc,
+                format!("rounding modifier required for '{}'", m.text),
             ));
-        };
-        let d = match &**d {
-            ast::Operand::Sink(_) => self.new_reg("%__lop3".into(), Type::B32, m.loc)?,
-            op => self.dst(op, Type::B32, Rule::Strict)?,
-        };
-        let p = self.dst(p, Type::Pred, Rule::Strict)?;
-        let mut srcs = Vec::with_capacity(3);
-        for o in &i.operands[1..4] {
-            srcs.push(self.src(o, Type::B32, Rule::Strict)?);
         }
-        let lut = match self.src(&i.operands[4], Type::B32, Rule::Strict)? {
-            Operand::Imm(v) if v <= 0xff => v as u8,
-            _ => {
+        self.arith(i, m, ArithOp::Fma, ty, fm)
+    }
+
+    pub(super) fn sfu_op(&mut self, i: &Instruction, m: &mut Mods) -> Result<InstKind, PtxError> {
+        let op = match i.opcode.name.as_str() {
+            "sqrt" => SfuOp::Sqrt,
+            "rcp" => SfuOp::Rcp,
+            "rsqrt" => SfuOp::Rsqrt,
+            "sin" => SfuOp::Sin,
+            "cos" => SfuOp::Cos,
+            "lg2" => SfuOp::Lg2,
+            "ex2" => SfuOp::Ex2,
+            _ => SfuOp::Tanh,
+        };
+        let approx = m.has("approx");
+        let rnd = m.one_of(&["rn", "rz", "rm", "rp"]).map(|r| match r {
+            "rn" => Rnd::Rn,
+            "rz" => Rnd::Rz,
+            "rm" => Rnd::Rm,
+            _ => Rnd::Rp,
+        });
+        let ftz = m.has("ftz");
+        let ty = self.one_type(m)?;
+        if !matches!(ty, Type::F32 | Type::F64) {
+            return Err(self.bad_type(m, ty));
+        }
+        let f64_ty = ty == Type::F64;
+        // `rcp.approx.ftz.f64` / `rsqrt.approx.ftz.f64` are the only f64 forms with
+        // `.ftz` (upper-word approximations, see `ops::float::approx_hi_f64`).
+        if ftz && f64_ty && !(approx && matches!(op, SfuOp::Rcp | SfuOp::Rsqrt)) {
+            return Err(self.unsupported(m));
+        }
+        let exact_ok = matches!(op, SfuOp::Sqrt | SfuOp::Rcp);
+        match (approx, rnd) {
+            (true, Some(_)) => {
                 return Err(self.err(
-                    i.operands[4].loc(),
-                    "the lop3 look-up table must be an immediate 0..255",
+                    m.loc,
+                    format!("'{}' has both '.approx' and a rounding modifier", m.text),
                 ))
             }
-        };
-        let q = &i.operands[5];
-        // q: a predicate register (possibly negated) or the constant 0 or 1.
-        let q: Result<PredSrc, bool> = match q {
-            ast::Operand::Value(e) if !matches!(e.kind, ast::ExprKind::Sym { .. }) => {
-                match self.src(q, Type::U32, Rule::Strict)? {
-                    Operand::Imm(v) if v <= 1 => Err(v == 1),
-                    _ => return Err(self.err(q.loc(), "expected a predicate or 0 or 1")),
-                }
+            (false, None) => {
+                let need = if exact_ok {
+                    "'.approx' or a rounding modifier"
+                } else {
+                    "'.approx'"
+                };
+                return Err(self.err(m.loc, format!("'{}' needs {need}", m.text)));
             }
-            _ => Ok(self.pred_src(q)?),
-        };
-        let mut out = vec![InstKind::Bits {
-            op: BitOp::Lop3 { lut },
+            (false, Some(_)) if !exact_ok => {
+                return Err(self.err(m.loc, format!("'{}' exists only as '.approx'", m.text)));
+            }
+            (true, None) if f64_ty && op != SfuOp::Rsqrt && !(op == SfuOp::Rcp && ftz) => {
+                return Err(self.bad_type(m, ty))
+            }
+            _ => {}
+        }
+        self.nops(i, m, 2)?;
+        let dst = self.dst(&i.operands[0], ty, Fit::Strict)?;
+        let src = self.src(&i.operands[1], ty, Fit::Strict)?;
+        Ok(InstKind::Sfu {
+            op,
             ty,
-            dst: d,
-            srcs,
-        }];
-        let test = |combine| InstKind::Setp {
-            cmp: CmpOp::Ne,
-            ty: Type::U32,
-            ftz: false,
-            dst: Some(p),
-            dst_neg: None,
-            a: Operand::Reg(d),
-            b: Operand::Imm(0),
-            combine,
-        };
-        out.push(match (q, bop) {
-            (Ok(q), _) => test(Some((bop, q))),
-            // (d != 0) and 1, (d != 0) or 0
-            (Err(q), BoolOp::And) if q => test(None),
-            (Err(q), BoolOp::Or) if !q => test(None),
-            // (d != 0) and 0, (d != 0) or 1
-            (Err(q), _) => InstKind::Mov {
-                ty: Type::Pred,
-                dst: p,
-                src: Operand::Imm(q as u64),
-            },
-        });
-        Ok(out)
+            approx,
+            rnd,
+            ftz,
+            dst,
+            src,
+        })
     }
 }

@@ -54,71 +54,6 @@ use crate::ir::{MatrixOp, MmaOp, MmaShape, Type};
 
 pub const WARP: usize = 32;
 
-/// Number and types of a matrix operation's result registers and of its source
-/// registers (in `InstKind::Matrix::srcs` order).
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Signature {
-    pub dsts: usize,
-    pub dtype: Type,
-    pub srcs: Vec<Type>,
-}
-
-/// Whether ptxjit implements `op` (shape and type combination).
-pub fn mma_supported(op: MmaOp) -> bool {
-    use Type::*;
-    match op.shape {
-        MmaShape::M16n8k16 => {
-            matches!(op.atype, F16 | BF16)
-                && op.btype == op.atype
-                && op.ctype == F32
-                && op.dtype == F32
-                && !op.satfinite
-        }
-        MmaShape::M16n8k32 => {
-            matches!(op.atype, S8 | U8)
-                && matches!(op.btype, S8 | U8)
-                && op.ctype == S32
-                && op.dtype == S32
-        }
-    }
-}
-
-/// The operands of `op`, or `None` when ptxjit does not implement it.
-pub fn signature(op: MatrixOp) -> Option<Signature> {
-    match op {
-        MatrixOp::Ldmatrix { num, .. } => matches!(num, 1 | 2 | 4).then(|| Signature {
-            dsts: num as usize,
-            dtype: Type::B32,
-            srcs: vec![],
-        }),
-        MatrixOp::Movmatrix => Some(Signature {
-            dsts: 1,
-            dtype: Type::B32,
-            srcs: vec![Type::B32],
-        }),
-        MatrixOp::Mma(m) => {
-            if !mma_supported(m) {
-                return None;
-            }
-            let (na, nb, nc) = fragment_regs(m.shape);
-            let mut srcs = vec![Type::B32; na + nb];
-            srcs.extend(std::iter::repeat_n(m.ctype, nc));
-            Some(Signature {
-                dsts: nc,
-                dtype: m.dtype,
-                srcs,
-            })
-        }
-    }
-}
-
-/// Registers per lane of the A, B and C/D fragments (32-bit registers).
-fn fragment_regs(shape: MmaShape) -> (usize, usize, usize) {
-    match shape {
-        MmaShape::M16n8k16 | MmaShape::M16n8k32 => (4, 2, 4),
-    }
-}
-
 /// The lanes whose addresses an `ldmatrix` of `num` matrices reads: lanes `0..8 * num`.
 pub fn ldmatrix_row_lanes(num: u8) -> u32 {
     match num {
@@ -212,7 +147,7 @@ fn c_pos(l: usize, i: usize) -> (usize, usize) {
 /// `mma.sync` for shape `m.shape` (`m16n8k*`: M = 16, N = 8).
 fn mma(m: MmaOp, srcs: &[[u32; WARP]]) -> Vec<[u32; WARP]> {
     let (mm, nn, kk) = m.shape.mnk();
-    let (na, nb, nc) = fragment_regs(m.shape);
+    let (na, nb, nc) = m.shape.fragment_regs();
     let reg = |k: usize, l: usize| srcs.get(k).map_or(0, |s| s[l]);
     let elem = |ty: Type, base: usize, l: usize, i: usize| {
         let (r, off, bits) = slot(ty, i);

@@ -4,8 +4,9 @@
 //! `bar{.cta}.red.{and,or}.pred p, a{, b}, {!}c` (a barrier terminator that carries `c`,
 //! followed by an [`InstKind::BarRedResult`] writing `d`).
 
-use super::{Lowered, Mods, Rule};
+use super::{Lowered, Mods};
 use crate::check::func::Fx;
+use crate::ir::Fit;
 use crate::ir::{BarRedOp, InstKind, Operand, Type};
 use crate::parse::ast::{self, Instruction};
 use crate::parse::PtxError;
@@ -118,7 +119,7 @@ impl Fx<'_, '_> {
                     ));
                 }
                 let n = i.operands.len();
-                let dst = self.dst(&i.operands[0], want, Rule::Strict)?;
+                let dst = self.dst(&i.operands[0], want, Fit::Strict)?;
                 let barrier = self.barrier_id(&i.operands[1])?;
                 let count = match n {
                     4 => Some(self.thread_count(&i.operands[2])?),
@@ -137,7 +138,7 @@ impl Fx<'_, '_> {
 
     /// A barrier number `a`: an immediate 0..15 or a `.u32` register.
     fn barrier_id(&self, op: &ast::Operand) -> Result<Operand, PtxError> {
-        let v = self.src(op, Type::U32, Rule::Strict)?;
+        let v = self.src(op, Type::U32, Fit::Strict)?;
         if let Operand::Imm(n) = v {
             if n > 15 {
                 return Err(self.err(
@@ -152,7 +153,7 @@ impl Fx<'_, '_> {
     /// A thread count `b`: a positive multiple of the warp size (checked at run time for
     /// a register).
     fn thread_count(&self, op: &ast::Operand) -> Result<Operand, PtxError> {
-        let v = self.src(op, Type::U32, Rule::Strict)?;
+        let v = self.src(op, Type::U32, Fit::Strict)?;
         if let Operand::Imm(n) = v {
             if n == 0 || n % 32 != 0 {
                 return Err(self.err(
@@ -162,5 +163,29 @@ impl Fx<'_, '_> {
             }
         }
         Ok(v)
+    }
+
+    /// `nanosleep.u32 t` (register or immediate).
+    pub(super) fn nanosleep(
+        &mut self,
+        i: &Instruction,
+        m: &mut Mods,
+    ) -> Result<InstKind, PtxError> {
+        if !m.has("u32") {
+            return Err(self.err(m.loc, format!("'{}' needs the type .u32", m.text)));
+        }
+        if i.operands.len() != 1 {
+            let loc = i.operands.get(1).map(|o| o.loc()).unwrap_or(m.loc);
+            return Err(self.err(
+                loc,
+                format!(
+                    "instruction '{}' takes 1 operand, not {}",
+                    m.text,
+                    i.operands.len()
+                ),
+            ));
+        }
+        let t = self.src(&i.operands[0], Type::U32, Fit::Strict)?;
+        Ok(InstKind::Nanosleep { t })
     }
 }

@@ -7,9 +7,10 @@
 //! one scalar atomic per element at consecutive addresses: the ISA guarantees atomicity
 //! per element only. `.b128` forms are load-time errors.
 
-use super::super::func::Fx;
-use super::super::inst::Mods;
-use super::super::operand::{Rule, VecElem};
+use super::Mods;
+use crate::check::func::Fx;
+use crate::check::operand::VecElem;
+use crate::ir::Fit;
 use crate::ir::{AtomOp, InstKind, Operand, RegId, Space, Type};
 use crate::parse::ast::{self, Instruction};
 use crate::parse::PtxError;
@@ -95,11 +96,11 @@ impl Fx<'_, '_> {
             let dst = if red {
                 None
             } else {
-                Some(self.dst(&i.operands[0], ty, Rule::Relaxed)?)
+                Some(self.dst(&i.operands[0], ty, Fit::Relaxed)?)
             };
             let mut srcs = Vec::with_capacity(nsrc);
             for op in &i.operands[first + 1..first + 1 + nsrc] {
-                srcs.push(self.src(op, ty, Rule::Relaxed)?);
+                srcs.push(self.src(op, ty, Fit::Relaxed)?);
             }
             return Ok(vec![InstKind::Atom {
                 op,
@@ -146,9 +147,9 @@ impl Fx<'_, '_> {
         for el in elems {
             v.push(match el {
                 VecElem::Op(ast::Operand::Sink(_)) => None,
-                VecElem::Op(op) => Some(self.dst(op, ty, Rule::Relaxed)?),
+                VecElem::Op(op) => Some(self.dst(op, ty, Fit::Relaxed)?),
                 VecElem::Reg(r) => {
-                    self.check_fit(r, ty, Rule::Relaxed, d.loc())?;
+                    self.check_fit(r, ty, Fit::Relaxed, d.loc())?;
                     Some(r)
                 }
             });
@@ -169,9 +170,9 @@ impl Fx<'_, '_> {
         let mut v = Vec::with_capacity(n);
         for el in elems {
             v.push(match el {
-                VecElem::Op(op) => self.src(op, ty, Rule::Relaxed)?,
+                VecElem::Op(op) => self.src(op, ty, Fit::Relaxed)?,
                 VecElem::Reg(r) => {
-                    self.check_fit(r, ty, Rule::Relaxed, s.loc())?;
+                    self.check_fit(r, ty, Fit::Relaxed, s.loc())?;
                     Operand::Reg(r)
                 }
             });

@@ -1,0 +1,176 @@
+//! The register-move family: `mov` (registers, immediates, special registers, variable
+//! and function addresses, vector pack/unpack; special registers: `check/sreg.rs`).
+//! (`prmt` is an [`InstKind::Bits`] operation, built in `int.rs`.)
+
+use super::Mods;
+use crate::check::func::Fx;
+use crate::check::operand::Val;
+use crate::ir::Fit;
+use crate::ir::{ArithOp, FloatMode, InstKind, Operand, Type};
+use crate::parse::ast::{self, Instruction};
+use crate::parse::PtxError;
+
+impl Fx<'_, '_> {
+    pub(super) fn mov(&mut self, i: &Instruction, m: &mut Mods) -> Result<Vec<InstKind>, PtxError> {
+        if m.any(|x| x == "v4") {
+            return self.mov_sreg_vector(i, m);
+        }
+        let ty = self.one_type(m)?;
+        self.nops(i, m, 2)?;
+        let (d, a) = (&i.operands[0], &i.operands[1]);
+        if matches!(d, ast::Operand::Vector(..)) || matches!(a, ast::Operand::Vector(..)) {
+            return self.mov_vector(i, m, ty);
+        }
+        let dst = self.dst(d, ty, Fit::Strict)?;
+        let ast::Operand::Value(e) = a else {
+            return Err(self.err(a.loc(), "expected a source operand"));
+        };
+        let src = match self.value(e)? {
+            Val::Special(s) => self.sreg_operand(s, ty, false, e.loc)?,
+            Val::Zero => Operand::Imm(0),
+            Val::Var(v, off, name) => {
+                if ty.is_float() || ty == Type::Pred || ty.bits() < 32 {
+                    return Err(self.err(
+                        e.loc,
+                        format!("the address of '{name}' needs a 32- or 64-bit type, not {ty}"),
+                    ));
+                }
+                Operand::VarAddr(v.vref, off)
+            }
+            Val::Func(f) => {
+                if ty.is_float() || ty == Type::Pred || ty.bits() < 32 {
+                    return Err(self.err(
+                        e.loc,
+                        format!("a function address needs a 32- or 64-bit type, not {ty}"),
+                    ));
+                }
+                Operand::FuncAddr(f)
+            }
+            _ => self.src(a, ty, Fit::Strict)?,
+        };
+        Ok(vec![InstKind::Mov { ty, dst, src }])
+    }
+
+    /// `mov.b64 d, {a, b}` (pack) and `mov.b64 {a, b}, s` (unpack), lowered to shifts,
+    /// conversions and ors through temporary registers.
+    pub(super) fn mov_vector(
+        &mut self,
+        i: &Instruction,
+        m: &Mods,
+        ty: Type,
+    ) -> Result<Vec<InstKind>, PtxError> {
+        let (d, a) = (&i.operands[0], &i.operands[1]);
+        let packing = matches!(a, ast::Operand::Vector(..));
+        let elems = self.vector_elems(if packing { a } else { d })?;
+        let n = elems.len() as u32;
+        let total = ty.bits();
+        if !ty.is_bits()
+            || !(n == 2 || n == 4)
+            || total > 64
+            || !total.is_multiple_of(n)
+            || total / n < 8
+        {
+            return Err(self.err(m.loc, format!("invalid vector operand for '{}'", m.text)));
+        }
+        let w = total / n;
+        let (tu, wu, tb, wb) = match (total, w) {
+            (64, 32) => (Type::U64, Type::U32, Type::B64, Type::B32),
+            (64, 16) => (Type::U64, Type::U16, Type::B64, Type::B16),
+            (32, 16) => (Type::U32, Type::U16, Type::B32, Type::B16),
+            (32, 8) => (Type::U32, Type::U8, Type::B32, Type::B8),
+            (16, 8) => (Type::U16, Type::U8, Type::B16, Type::B8),
+            _ => return Err(self.unsupported(m)),
+        };
+        let mut out = Vec::new();
+        if packing {
+            let dst = self.dst(d, ty, Fit::Strict)?;
+            let acc = self.new_reg("%__pack".into(), tb, m.loc)?;
+            let part = self.new_reg("%__pack".into(), tb, m.loc)?;
+            for (k, el) in elems.iter().enumerate() {
+                let src = match el {
+                    crate::check::operand::VecElem::Op(op) => self.src(op, wb, Fit::Strict)?,
+                    crate::check::operand::VecElem::Reg(r) => {
+                        self.check_fit(*r, wb, Fit::Strict, d.loc())?;
+                        Operand::Reg(*r)
+                    }
+                };
+                let target = if k == 0 { acc } else { part };
+                // A bit-type source (zero-extended like `wu`) also fits `.f16` registers.
+                out.push(InstKind::Cvt {
+                    dst_ty: tu,
+                    src_ty: wb,
+                    rnd: None,
+                    ftz: false,
+                    sat: false,
+                    dst: target,
+                    src,
+                });
+                if k > 0 {
+                    let sh = Operand::Imm((w * k as u32) as u64);
+                    out.push(InstKind::Arith {
+                        op: ArithOp::Shl,
+                        ty: tb,
+                        fmode: FloatMode::default(),
+                        dst: part,
+                        srcs: vec![Operand::Reg(part), sh],
+                    });
+                    out.push(InstKind::Arith {
+                        op: ArithOp::Or,
+                        ty: tb,
+                        fmode: FloatMode::default(),
+                        dst: acc,
+                        srcs: vec![Operand::Reg(acc), Operand::Reg(part)],
+                    });
+                }
+            }
+            out.push(InstKind::Mov {
+                ty,
+                dst,
+                src: Operand::Reg(acc),
+            });
+        } else {
+            let src = self.src(a, ty, Fit::Strict)?;
+            let whole = self.new_reg("%__unpack".into(), tb, m.loc)?;
+            let part = self.new_reg("%__unpack".into(), tb, m.loc)?;
+            let narrow = self.new_reg("%__unpack".into(), wb, m.loc)?;
+            out.push(InstKind::Mov {
+                ty: tb,
+                dst: whole,
+                src,
+            });
+            for (k, el) in elems.iter().enumerate() {
+                let dst = match el {
+                    crate::check::operand::VecElem::Op(ast::Operand::Sink(_)) => continue,
+                    crate::check::operand::VecElem::Op(op) => self.dst(op, wb, Fit::Strict)?,
+                    crate::check::operand::VecElem::Reg(r) => {
+                        self.check_fit(*r, wb, Fit::Strict, d.loc())?;
+                        *r
+                    }
+                };
+                let sh = Operand::Imm((w * k as u32) as u64);
+                out.push(InstKind::Arith {
+                    op: ArithOp::Shr,
+                    ty: tu,
+                    fmode: FloatMode::default(),
+                    dst: part,
+                    srcs: vec![Operand::Reg(whole), sh],
+                });
+                out.push(InstKind::Cvt {
+                    dst_ty: wu,
+                    src_ty: tu,
+                    rnd: None,
+                    ftz: false,
+                    sat: false,
+                    dst: narrow,
+                    src: Operand::Reg(part),
+                });
+                out.push(InstKind::Mov {
+                    ty: wb,
+                    dst,
+                    src: Operand::Reg(narrow),
+                });
+            }
+        }
+        Ok(out)
+    }
+}

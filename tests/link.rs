@@ -162,3 +162,23 @@ fn cli_links_several_files() {
     assert_eq!(o.status.code(), Some(1));
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn library_members_are_taken_only_when_needed() {
+    let srcs: Vec<(String, String)> = ["main.ptx", "table.ptx", "lib.ptx", "dup.ptx", "kind.ptx"]
+        .iter()
+        .map(|n| src(n))
+        .collect();
+    let p: Vec<(&str, &str)> = srcs.iter().map(|(s, n)| (s.as_str(), n.as_str())).collect();
+    // main.ptx declares `square` and `counter`: lib.ptx defines both. table.ptx's
+    // `table` and dup.ptx's `bias` are defined by main.ptx already (.common, .weak), and
+    // kind.ptx's `square` comes after lib.ptx's: none of them is taken.
+    assert_eq!(ptxjit::link::needed_members(&p[..1], &p[1..4]), Ok(vec![1]));
+    // The first member defining a wanted name is taken, as in an archive.
+    assert_eq!(
+        ptxjit::link::needed_members(&p[..1], &[p[4], p[2]]),
+        Ok(vec![0, 1])
+    );
+    // Nothing wanted, nothing taken.
+    assert_eq!(ptxjit::link::needed_members(&p[2..3], &p[..1]), Ok(vec![]));
+}

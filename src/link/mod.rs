@@ -445,3 +445,51 @@ fn keep_item(
         alias @ ast::Item::Alias { .. } => out.push(alias),
     }
 }
+
+/// Which library members a link needs, as a linker takes members out of an archive:
+/// a member is taken when it defines a symbol the objects (or members taken before)
+/// declare and nobody defined yet, until no member adds one. Returns the indices of
+/// the members taken, in order. `objects` and `members` are `(text, file name)` pairs.
+pub fn needed_members(
+    objects: &[(&str, &str)],
+    members: &[(&str, &str)],
+) -> Result<Vec<usize>, PtxError> {
+    // (defined, declared) linked names of one source.
+    let names = |text: &str, file: &str| -> Result<(HashSet<String>, HashSet<String>), PtxError> {
+        let ast = parse::parse(text, file)?;
+        let (linked, _, _) = symbols(std::slice::from_ref(&ast));
+        let mut defined = HashSet::new();
+        let mut declared = HashSet::new();
+        for (name, decls) in linked {
+            if decls.iter().any(|d| d.defined) {
+                defined.insert(name);
+            } else {
+                declared.insert(name);
+            }
+        }
+        Ok((defined, declared))
+    };
+    let mut defined = HashSet::new();
+    let mut wanted = HashSet::new();
+    for (text, file) in objects {
+        let (d, w) = names(text, file)?;
+        defined.extend(d);
+        wanted.extend(w);
+    }
+    let members: Vec<(HashSet<String>, HashSet<String>)> = members
+        .iter()
+        .map(|(text, file)| names(text, file))
+        .collect::<Result<_, _>>()?;
+    let mut taken = Vec::new();
+    loop {
+        wanted.retain(|n| !defined.contains(n));
+        let next = (0..members.len())
+            .find(|i| !taken.contains(i) && members[*i].0.iter().any(|n| wanted.contains(n)));
+        let Some(i) = next else {
+            return Ok(taken);
+        };
+        taken.push(i);
+        defined.extend(members[i].0.iter().cloned());
+        wanted.extend(members[i].1.iter().cloned());
+    }
+}

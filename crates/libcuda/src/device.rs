@@ -161,7 +161,7 @@ pub fn attribute(attr: i32) -> Option<i32> {
         16 => sms,        // MULTIPROCESSOR_COUNT (worker threads)
         17 => 0,          // KERNEL_EXEC_TIMEOUT
         18 => 1,          // INTEGRATED (host memory is device memory)
-        19 => 0,          // CAN_MAP_HOST_MEMORY
+        19 => 1,          // CAN_MAP_HOST_MEMORY (page-locked memory is device memory)
         20 => 0,          // COMPUTE_MODE default
         31 => 1,          // CONCURRENT_KERNELS
         36 => 1_000_000,  // MEMORY_CLOCK_RATE
@@ -175,13 +175,15 @@ pub fn attribute(attr: i32) -> Option<i32> {
         78 => 1,          // STREAM_PRIORITIES_SUPPORTED
         79 | 80 => 1,     // GLOBAL/LOCAL_L1_CACHE_SUPPORTED
         81 => 228 * 1024, // MAX_SHARED_MEMORY_PER_MULTIPROCESSOR
+        83 => 1,          // MANAGED_MEMORY (cuMemAllocManaged)
         82 => 65536,      // MAX_REGISTERS_PER_MULTIPROCESSOR
         95 => 1,          // COOPERATIVE_LAUNCH
         97 => 227 * 1024, // MAX_SHARED_MEMORY_PER_BLOCK_OPTIN
         106 => 32,        // MAX_BLOCKS_PER_MULTIPROCESSOR
         111 => 1024,      // RESERVED_SHARED_MEMORY_PER_BLOCK
         115 => 1,         // MEMORY_POOLS_SUPPORTED
-        a if (0..149).contains(&a) => 0,
+        // The other attributes of CUDA 13.5's header (api/attributes.txt).
+        a if (0..162).contains(&a) => 0,
         _ => return None,
     })
 }

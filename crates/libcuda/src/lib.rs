@@ -196,6 +196,8 @@ pub struct Tables {
     pub allocs: std::collections::BTreeMap<u64, ptxjit::Buffer>,
     /// Host allocations (`cuMemAllocHost`): start -> bytes.
     pub host_allocs: std::collections::BTreeMap<u64, usize>,
+    /// The device buffers behind `host_allocs` (page-locked memory is device memory).
+    pub host_bufs: std::collections::HashMap<u64, ptxjit::Buffer>,
 }
 
 impl Tables {

@@ -168,3 +168,19 @@ pub unsafe extern "C" fn cuKernelGetParamInfo(
 ) -> CUresult {
     any_ctx(|| cuFuncGetParamInfo(kernel, index, offset, size))
 }
+
+/// `cuKernelSetCacheConfig`: the cache preference has no effect on the CPU.
+#[no_mangle]
+pub unsafe extern "C" fn cuKernelSetCacheConfig(
+    kernel: *mut c_void,
+    config: u32,
+    dev: CUdevice,
+) -> CUresult {
+    if dev != 0 {
+        return CUDA_ERROR_INVALID_DEVICE;
+    }
+    if config > 3 {
+        return CUDA_ERROR_INVALID_VALUE;
+    }
+    any_ctx(|| cuFuncSetCacheConfig(kernel, config))
+}

@@ -2,8 +2,9 @@
 //! `cuLinkComplete`, `cuLinkDestroy` (and their `_v2` forms).
 //!
 //! Inputs are PTX text, or images holding PTX: fatbinaries, cubins/ELF objects (where
-//! the producer embedded PTX), and `ar` libraries of those (each member with PTX is an
-//! input; members without are skipped). `cuLinkComplete` links the sources with
+//! the producer embedded PTX), and `ar` libraries of those. A library member (one with
+//! PTX; others are skipped) is linked only when it defines a symbol the other inputs
+//! need, as linkers treat archives ([`ptxjit::link::needed_members`]). `cuLinkComplete` links the sources with
 //! [`ptxjit::link`] (so link errors are found there and written to the
 //! `CU_JIT_ERROR_LOG_BUFFER` given to `cuLinkCreate`) and returns a *linked image*: the
 //! sources in this library's own container ([`LINKED_MAGIC`], then per source its name
@@ -52,6 +53,8 @@ impl LogBuf {
 #[derive(Default)]
 struct LinkState {
     srcs: Vec<(String, String)>,
+    /// Members of the libraries added, linked only when needed.
+    members: Vec<(String, String)>,
     error_log: LogBuf,
     info_log: LogBuf,
     image: Vec<u8>,
@@ -213,6 +216,7 @@ pub unsafe extern "C" fn cuLinkAddData_v2(
         let srcs = input_sources(ty, bytes, &name);
         with_state(state, |st| {
             match srcs {
+                Ok(s) if ty == CU_JIT_INPUT_LIBRARY => st.members.extend(s),
                 Ok(s) => st.srcs.extend(s),
                 Err(e) => {
                     st.error_log.write(&format!(
@@ -283,6 +287,11 @@ pub unsafe extern "C" fn cuLinkAddFile(
     cuLinkAddFile_v2(state, ty, path, n, options, values)
 }
 
+/// `(text, name)` pairs borrowed from owned ones.
+fn pairs(v: &[(String, String)]) -> Vec<(&str, &str)> {
+    v.iter().map(|(t, n)| (t.as_str(), n.as_str())).collect()
+}
+
 /// Encodes sources as a linked image.
 pub fn encode(srcs: &[(String, String)]) -> Vec<u8> {
     let mut v = LINKED_MAGIC.to_vec();
@@ -344,20 +353,28 @@ pub unsafe extern "C" fn cuLinkComplete(
             return Err(CUDA_ERROR_INVALID_VALUE);
         }
         with_state(state, |st| {
-            let pairs: Vec<(&str, &str)> = st
-                .srcs
-                .iter()
-                .map(|(t, n)| (t.as_str(), n.as_str()))
-                .collect();
-            if let Err(e) = ptxjit::link::link(&pairs, "linked.ptx") {
-                let msg = e.to_string();
-                log(&format!("ptxjit-cuda: cuLinkComplete: {msg}"));
-                st.error_log.write(&msg);
-                return Err(CUDA_ERROR_INVALID_PTX);
-            }
-            st.info_log
-                .write(&format!("ptxjit: linked {} PTX module(s)", st.srcs.len()));
-            st.image = encode(&st.srcs);
+            let (objects, members) = (st.srcs.clone(), st.members.clone());
+            let result = ptxjit::link::needed_members(&pairs(&objects), &pairs(&members)).and_then(
+                |taken| {
+                    let mut all = objects.clone();
+                    all.extend(taken.iter().map(|&i| members[i].clone()));
+                    ptxjit::link::link(&pairs(&all), "linked.ptx").map(|_| (all, taken.len()))
+                },
+            );
+            let (all, from_libs) = match result {
+                Ok(r) => r,
+                Err(e) => {
+                    let msg = e.to_string();
+                    log(&format!("ptxjit-cuda: cuLinkComplete: {msg}"));
+                    st.error_log.write(&msg);
+                    return Err(CUDA_ERROR_INVALID_PTX);
+                }
+            };
+            st.info_log.write(&format!(
+                "ptxjit: linked {} PTX module(s), {from_libs} of them from libraries",
+                all.len()
+            ));
+            st.image = encode(&all);
             out(image, st.image.as_ptr() as *mut c_void)?;
             if !size.is_null() {
                 out(size, st.image.len())?;

@@ -6,9 +6,6 @@
 //! `memmove`s. Every copy has completed when the call returns, async ones included.
 
 use crate::*;
-use std::alloc::Layout;
-
-const HOST_ALIGN: usize = 4096;
 
 /// Checks that `[p, p+n)` is device memory a copy may touch.
 fn dev_range(d: &Driver, p: CUdeviceptr, n: usize) -> Res {
@@ -153,17 +150,17 @@ fn host_alloc(pp: *mut *mut c_void, bytes: usize) -> Res {
     if pp.is_null() {
         return Err(CUDA_ERROR_INVALID_VALUE);
     }
-    with_ctx(|_, t, _| {
-        let layout = Layout::from_size_align(bytes.max(1), HOST_ALIGN)
+    with_ctx(|d, t, _| {
+        // Page-locked host memory is device memory (a device address is a host address),
+        // so it is mapped: kernels reach it at the same address.
+        let b = d
+            .device
+            .alloc_zeroed(bytes.max(1))
             .map_err(|_| CUDA_ERROR_OUT_OF_MEMORY)?;
-        // SAFETY: non-zero size.
-        let p = unsafe { std::alloc::alloc_zeroed(layout) };
-        if p.is_null() {
-            return Err(CUDA_ERROR_OUT_OF_MEMORY);
-        }
-        t.host_allocs.insert(p as u64, bytes.max(1));
+        t.host_allocs.insert(b.ptr(), bytes.max(1));
+        t.host_bufs.insert(b.ptr(), b);
         // SAFETY: checked non-null.
-        unsafe { out(pp, p as *mut c_void) }
+        unsafe { out(pp, b.ptr() as *mut c_void) }
     })
 }
 
@@ -184,16 +181,15 @@ pub unsafe extern "C" fn cuMemHostAlloc(
 #[no_mangle]
 pub unsafe extern "C" fn cuMemFreeHost(p: *mut c_void) -> CUresult {
     guard(|| {
-        with_ctx(|_, t, _| {
-            let n = t
-                .host_allocs
+        with_ctx(|d, t, _| {
+            t.host_allocs
                 .remove(&(p as u64))
                 .ok_or(CUDA_ERROR_INVALID_VALUE)?;
-            let layout =
-                Layout::from_size_align(n, HOST_ALIGN).map_err(|_| CUDA_ERROR_INVALID_VALUE)?;
-            // SAFETY: allocated by host_alloc with this layout.
-            unsafe { std::alloc::dealloc(p as *mut u8, layout) };
-            Ok(())
+            let b = t
+                .host_bufs
+                .remove(&(p as u64))
+                .ok_or(CUDA_ERROR_INVALID_VALUE)?;
+            d.device.free(b).map_err(|_| CUDA_ERROR_INVALID_VALUE)
         })
     })
 }
@@ -489,4 +485,55 @@ pub unsafe extern "C" fn cuPointerGetAttributes(
         }
         Ok(())
     })
+}
+
+/// `cuMemHostGetDevicePointer`: page-locked memory from `cuMemHostAlloc` is device
+/// memory, so its device address is its host address. Registered memory
+/// (`cuMemHostRegister`) stays ordinary host memory and has none.
+#[no_mangle]
+pub unsafe extern "C" fn cuMemHostGetDevicePointer_v2(
+    dptr: *mut CUdeviceptr,
+    p: *mut c_void,
+    flags: u32,
+) -> CUresult {
+    guard(|| {
+        if flags != 0 {
+            return Err(CUDA_ERROR_INVALID_VALUE);
+        }
+        let a = p as u64;
+        let inside = with_ctx(|_, t, _| {
+            Ok(t.host_allocs
+                .range(..=a)
+                .next_back()
+                .is_some_and(|(&s, &n)| a < s + n as u64))
+        })?;
+        if !inside {
+            return Err(CUDA_ERROR_INVALID_VALUE);
+        }
+        out(dptr, a)
+    })
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn cuMemHostGetDevicePointer(
+    dptr: *mut CUdeviceptr,
+    p: *mut c_void,
+    flags: u32,
+) -> CUresult {
+    cuMemHostGetDevicePointer_v2(dptr, p, flags)
+}
+
+/// `cuMemAllocManaged`: device memory is host memory, reachable from both sides at
+/// the same address, so managed memory is an ordinary allocation.
+#[no_mangle]
+pub unsafe extern "C" fn cuMemAllocManaged(
+    p: *mut CUdeviceptr,
+    bytes: usize,
+    flags: u32,
+) -> CUresult {
+    // CU_MEM_ATTACH_GLOBAL = 1, CU_MEM_ATTACH_HOST = 2.
+    if flags != 1 && flags != 2 {
+        return CUDA_ERROR_INVALID_VALUE;
+    }
+    cuMemAlloc_v2(p, bytes)
 }

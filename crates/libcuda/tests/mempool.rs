@@ -103,3 +103,56 @@ fn pointer_attributes_in_bulk() {
         assert_eq!(cuMemFree_v2(p), 0);
     }
 }
+
+/// Page-locked memory is mapped (its device pointer is its address, and a kernel
+/// writes it), managed memory is plain device memory, and the device says so.
+#[test]
+fn mapped_and_managed_memory() {
+    unsafe {
+        assert_eq!(cuInit(0), 0);
+        let mut ctx = null_mut();
+        assert_eq!(cuDevicePrimaryCtxRetain(&mut ctx, 0), 0);
+        assert_eq!(cuCtxSetCurrent(ctx), 0);
+        let mut v = 0;
+        assert_eq!(
+            cuDeviceGetAttribute(&mut v, 19, 0),
+            0,
+            "CAN_MAP_HOST_MEMORY"
+        );
+        assert_eq!(v, 1);
+        assert_eq!(cuDeviceGetAttribute(&mut v, 83, 0), 0, "MANAGED_MEMORY");
+        assert_eq!(v, 1);
+        let mut h = null_mut();
+        // CU_MEMHOSTALLOC_DEVICEMAP = 2.
+        assert_eq!(cuMemHostAlloc(&mut h, 64, 2), 0);
+        let mut d = 0u64;
+        assert_eq!(cuMemHostGetDevicePointer_v2(&mut d, h, 0), 0);
+        assert_eq!(d, h as u64);
+        assert_eq!(
+            cuMemHostGetDevicePointer_v2(&mut d, (h as *mut u8).add(8) as *mut c_void, 0),
+            0
+        );
+        assert_eq!(d, h as u64 + 8);
+        // cuMemsetD32 through the device pointer is seen through the host pointer.
+        assert_eq!(cuMemsetD32_v2(h as u64, 0x0102_0304, 16), 0);
+        assert_eq!(*(h as *const u32).add(15), 0x0102_0304);
+        let stack = 0u64;
+        assert_eq!(
+            cuMemHostGetDevicePointer_v2(&mut d, &stack as *const u64 as *mut c_void, 0),
+            CUDA_ERROR_INVALID_VALUE
+        );
+        assert_eq!(cuMemFreeHost(h), 0);
+        assert_eq!(cuMemFreeHost(h), CUDA_ERROR_INVALID_VALUE);
+        let mut m = 0u64;
+        assert_eq!(cuMemAllocManaged(&mut m, 32, 1), 0);
+        *(m as *mut u32) = 7;
+        let mut back = 0u32;
+        assert_eq!(
+            cuMemcpyDtoH_v2(&mut back as *mut u32 as *mut c_void, m, 4),
+            0
+        );
+        assert_eq!(back, 7);
+        assert_eq!(cuMemFree_v2(m), 0);
+        assert_eq!(cuMemAllocManaged(&mut m, 32, 0), CUDA_ERROR_INVALID_VALUE);
+    }
+}

@@ -11,7 +11,8 @@
 //!
 //! Stages import only downwards (DESIGN.md's matrix, kept by `tests/architecture.rs`):
 //! `ir` ← `parse`, `ops`; `check` ← `parse`, `ir`, `ops`; `exec` ← `ir`, `ops`;
-//! `interp` and `jit` ← `ir`, `ops`, `exec` (never each other); `runtime` ← all.
+//! `interp` and `jit` ← `ir`, `ops`, `exec` (never each other); `runtime` ← all;
+//! `config` (settings from the environment) imports nothing and every stage may use it.
 //!
 //! - [`parse`]: lexer and parser; every error is `file:line:col: error: message`.
 //! - [`check`]: name resolution, types, layout of variables and parameters, the CFG in
@@ -26,6 +27,7 @@
 //! - [`exec`]: the warp ABI both backends run against: [`exec::ctx::WarpCtx`], checked
 //!   memory access and faults, barriers, special registers, atomics, `printf`, matrix
 //!   operations, call frames and split calls.
+//! - [`config`]: the `PTXJIT_*` environment variables, read in one place.
 //! - [`runtime`]: device memory in one reserved address range (a device pointer is a
 //!   host address, every access is checked), modules, launches over a pool of OS
 //!   threads (a CTA per thread at a time), barriers via per-warp coroutines.
@@ -106,6 +108,7 @@
 //! ```
 
 pub mod check;
+pub mod config;
 pub mod exec;
 pub mod interp;
 pub mod ir;

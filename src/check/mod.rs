@@ -46,8 +46,8 @@
 //!   barrier inside the call continue it (split calls, `exec::split`).
 //! - **CFG**: `blocks[0]` is the entry and never has predecessors (a label on the first
 //!   instruction starts block 1). Blocks end at labels, branches, `ret`, `exit`, `call`
-//!   and `bar.sync`/`barrier.sync` ([`ir::Terminator::Barrier`]; `InstKind::BarSync` never
-//!   appears). Falling off the end of the body is a `Ret` whose `InstInfo` is the
+//!   and `bar.sync`/`barrier.sync` ([`ir::Terminator::Barrier`], never an
+//!   instruction). Falling off the end of the body is a `Ret` whose `InstInfo` is the
 //!   closing brace with text `ret`. Numbering is the reverse post-order; unreachable
 //!   blocks are dropped after being checked.
 //! - **`mov` packing** (`mov.b64 d, {a, b}`, `mov.b64 {a, b}, s`, 16-bit halves of

@@ -340,9 +340,6 @@ impl FnCheck<'_> {
                 }
                 (_, None) => Ok(()),
             },
-            InstKind::BarSync { .. } => {
-                Err("bar.sync must be a block terminator (Terminator::Barrier)".into())
-            }
             _ => Ok(()),
         }
     }

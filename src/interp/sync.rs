@@ -39,17 +39,6 @@ impl Warp<'_> {
             }
             InstKind::Fence => fence(Ordering::SeqCst),
             InstKind::OrderPoint => fence(Ordering::AcqRel),
-            InstKind::BarSync { .. } => {
-                // `check` turns every bar.sync into a block terminator.
-                // SAFETY: the runtime runs warps with their env set.
-                unsafe {
-                    ctx::stop_with_error(
-                        ctx,
-                        "bar.sync inside a block (not produced by check)".into(),
-                    )
-                };
-                return Err(ctx::Stopped);
-            }
             _ => {}
         }
         Ok(())

@@ -107,12 +107,9 @@ impl InstKind {
             Mov { .. } => Family::Data,
             Ld { .. } | St { .. } | Cvta { .. } | Isspacep { .. } => Family::Mem,
             Cvt { .. } | CvtX { .. } => Family::Convert,
-            BarSync { .. }
-            | BarArrive { .. }
-            | BarRedResult { .. }
-            | Fence
-            | OrderPoint
-            | Nanosleep { .. } => Family::Sync,
+            BarArrive { .. } | BarRedResult { .. } | Fence | OrderPoint | Nanosleep { .. } => {
+                Family::Sync
+            }
             Atom { .. } => Family::Atomic,
             Warp { .. } => Family::Warp,
             Matrix { .. } => Family::Matrix,

@@ -33,12 +33,7 @@ impl InstKind {
             Atom { dst, .. } => opt(&[*dst]),
             Ld { dsts, .. } | Matrix { dsts, .. } => opt(dsts),
             Builtin { dst, .. } => opt(&[*dst]),
-            St { .. }
-            | BarSync { .. }
-            | Nanosleep { .. }
-            | Fence
-            | BarArrive { .. }
-            | OrderPoint => vec![],
+            St { .. } | Nanosleep { .. } | Fence | BarArrive { .. } | OrderPoint => vec![],
         }
     }
 }

@@ -1046,13 +1046,6 @@ pub enum InstKind {
         dst: RegId,
         src: Operand,
     },
-    /// `bar.sync a{, b}` as the instruction selector produces it. Never present in a
-    /// checked module: `check` turns every one into [`Terminator::Barrier`], and the
-    /// backends reject it.
-    BarSync {
-        barrier: Operand,
-        count: Option<Operand>,
-    },
     /// Bit manipulation and packed-integer operations (`popc clz brev bfind bfe bfi prmt
     /// lop3 shf cnot mul24 mad24 sad dp4a dp2a fns bmsk szext add.sat sub.sat`); operand
     /// and result types are given by [`BitOp::signature`].

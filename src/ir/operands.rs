@@ -397,12 +397,6 @@ impl InstKind {
                 o.dst(Some(*dst), *dst_ty, Fit::Cvt);
                 o.src(*src, *src_ty, Fit::Cvt);
             }
-            BarSync { barrier, count } => {
-                o.src(*barrier, Type::U32, Strict);
-                if let Some(c) = count {
-                    o.src(*c, Type::U32, Strict);
-                }
-            }
             Nanosleep { t } => o.src(*t, Type::U32, Strict),
             Warp {
                 op,

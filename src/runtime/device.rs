@@ -40,7 +40,7 @@ impl Default for DeviceOptions {
                 .map(|n| n.get())
                 .unwrap_or(1),
             memory_bytes: DEFAULT_MEMORY_BYTES,
-            jit_tier: crate::jit::JitTier::from_env(),
+            jit_tier: crate::config::EnvConfig::read().jit_tier,
         }
     }
 }

@@ -19,6 +19,7 @@ use crate::ir::{FuncId, Function};
 use crate::jit::KernelFn;
 use crate::runtime::device::{Backend, Device, KernelArg, LaunchConfig, Module};
 use crate::runtime::error::{Error, Fault, Result};
+use crate::runtime::memory::DeviceMemory;
 use corosensei::stack::{DefaultStack, Stack};
 use corosensei::{Coroutine, CoroutineResult};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -83,8 +84,195 @@ struct WorkerMem {
     index: u32,
 }
 
+/// The checked shape of a launch.
+struct Shape {
+    /// Threads per block.
+    nthreads: u64,
+    /// Blocks in the grid.
+    ncta: u64,
+    /// Cluster shape (`[1, 1, 1]` without `.reqnctapercluster`).
+    cluster: [u32; 3],
+    /// Bytes of shared memory per block.
+    shared_size: u64,
+}
+
+/// Checks grid and block dimensions against the limits and the kernel's performance
+/// directives, and sizes its shared memory. Errors are the launch error's message.
+fn check_shape(
+    ir: &crate::ir::Module,
+    func: &Function,
+    cfg: &LaunchConfig,
+) -> Result<Shape, String> {
+    let [bx, by, bz] = cfg.block;
+    let [gx, gy, gz] = cfg.grid;
+    if bx == 0 || by == 0 || bz == 0 || gx == 0 || gy == 0 || gz == 0 {
+        return Err(format!(
+            "grid {:?} and block {:?} must not have a zero dimension",
+            cfg.grid, cfg.block
+        ));
+    }
+    // Saturating: [2^31, 2^31, 4] must not wrap to 0 threads and pass the limit.
+    let nthreads = (bx as u64)
+        .saturating_mul(by as u64)
+        .saturating_mul(bz as u64);
+    if nthreads > MAX_THREADS_PER_BLOCK as u64 || bz > 64 {
+        return Err(format!(
+            "block {:?} has {nthreads} threads; at most {MAX_THREADS_PER_BLOCK} (and z <= 64)",
+            cfg.block
+        ));
+    }
+    if gy > 65535 || gz > 65535 || gx > i32::MAX as u32 {
+        return Err(format!(
+            "grid {:?} exceeds (2^31-1, 65535, 65535)",
+            cfg.grid
+        ));
+    }
+    if let Some(r) = func.perf.reqntid {
+        let r = [r[0], r[1].max(1), r[2].max(1)];
+        if r != cfg.block {
+            return Err(format!(
+                "block {:?} differs from .reqntid {:?}",
+                cfg.block, r
+            ));
+        }
+    }
+    if let Some(m) = func.perf.maxntid {
+        let max = m[0].max(1) as u64 * m[1].max(1) as u64 * m[2].max(1) as u64;
+        if nthreads > max {
+            return Err(format!(
+                "block of {nthreads} threads exceeds .maxntid {:?}",
+                m
+            ));
+        }
+    }
+    let cluster = match (func.perf.reqnctapercluster, func.perf.explicitcluster) {
+        (Some(c), _) => c,
+        (None, true) => {
+            return Err(
+                "the kernel declares .explicitcluster without .reqnctapercluster; \
+                 ptxjit takes cluster dimensions only from .reqnctapercluster"
+                    .into(),
+            )
+        }
+        (None, false) => [1, 1, 1],
+    };
+    if (0..3).any(|d| cluster[d] == 0 || !cfg.grid[d].is_multiple_of(cluster[d])) {
+        return Err(format!(
+            "grid {:?} is not a multiple of the cluster shape {:?} (.reqnctapercluster)",
+            cfg.grid, cluster
+        ));
+    }
+    let shared_size = if cfg.shared_bytes > 0 {
+        ir.dyn_shared_offset as u64 + cfg.shared_bytes as u64
+    } else {
+        ir.shared_static_size as u64
+    };
+    if shared_size > MAX_SHARED_PER_BLOCK as u64 {
+        return Err(format!(
+            "{shared_size} bytes of shared memory per block exceed the limit of {MAX_SHARED_PER_BLOCK}"
+        ));
+    }
+    Ok(Shape {
+        nthreads,
+        ncta: gx as u64 * gy as u64 * gz as u64,
+        cluster,
+        shared_size,
+    })
+}
+
+/// The kernel's parameter buffer with `args` at the parameters' offsets.
+fn pack_params(func: &Function, args: &[KernelArg]) -> Result<Vec<u8>, String> {
+    if args.len() != func.params.len() {
+        return Err(format!(
+            "the kernel takes {} parameters but {} arguments were given",
+            func.params.len(),
+            args.len()
+        ));
+    }
+    let mut params = vec![0u8; func.param_size.max(1) as usize];
+    for (i, (a, p)) in args.iter().zip(&func.params).enumerate() {
+        let bytes = a.to_bytes();
+        if bytes.len() != p.size as usize {
+            return Err(format!(
+                "argument {i} ({a:?}) is {} bytes but parameter '{}' is {} bytes",
+                bytes.len(),
+                p.name,
+                p.size
+            ));
+        }
+        let o = p.offset as usize;
+        match params.get_mut(o..o + bytes.len()) {
+            Some(dst) => dst.copy_from_slice(&bytes),
+            None => {
+                return Err(format!(
+                    "parameter '{}' lies outside the parameter buffer",
+                    p.name
+                ))
+            }
+        }
+    }
+    Ok(params)
+}
+
+/// The kernel's code for the backend `cfg` asks for, and its stack frame bytes (huge
+/// for kernels of thousands of instructions: one too large for a worker thread's stack
+/// runs on a coroutine stack of its size). Tells the JIT a launch starts (a tier-up
+/// may be due, see `jit::JitTier`).
+fn select_code(
+    module: &Module,
+    func_id: FuncId,
+    cfg: &LaunchConfig,
+    threads: u64,
+) -> Result<(Exec, u64), String> {
+    if let (Backend::Jit, Some(j)) = (cfg.backend, module.inner.jit.as_ref()) {
+        j.launch_start(threads, module.ir(), &module.inner.layout);
+    }
+    match cfg.backend {
+        Backend::Interp => Ok((Exec::Interp, 0)),
+        Backend::Jit => match module.inner.jit.as_ref().and_then(|j| j.code(func_id)) {
+            Some((f, frame)) => Ok((Exec::Jit(f), frame)),
+            None => Err("the module was loaded without JIT code; use Backend::Interp".into()),
+        },
+    }
+}
+
+/// Launch memory: the parameter buffer, then one shared window and local area per
+/// worker. Every allocation is pushed onto `owned` (freed by the caller).
+fn alloc_memory(
+    mem: &DeviceMemory,
+    params: &[u8],
+    shape: &Shape,
+    local_size: u64,
+    workers: usize,
+    owned: &mut Vec<u64>,
+) -> Result<(u64, Vec<WorkerMem>)> {
+    let param_base = mem.alloc(params.len() as u64, 16, RegionKind::Param)?;
+    owned.push(param_base);
+    mem.write(param_base, params)?;
+    let mut wmem = Vec::with_capacity(workers);
+    for index in 0..workers as u32 {
+        let shared_base = mem.alloc(shape.shared_size, 256, RegionKind::Shared)?;
+        owned.push(shared_base);
+        let local_base = if local_size > 0 {
+            let b = mem.alloc(local_size * shape.nthreads, 256, RegionKind::Local)?;
+            owned.push(b);
+            b
+        } else {
+            0
+        };
+        wmem.push(WorkerMem {
+            shared_base,
+            local_base,
+            index,
+        });
+    }
+    Ok((param_base, wmem))
+}
+
 impl Device {
-    /// Launches kernel `kernel` of `module` and waits for it to finish.
+    /// Launches kernel `kernel` of `module` and waits for it to finish: checks the
+    /// launch shape and the arguments, picks the code, allocates the launch memory,
+    /// plans the launch and runs it on the worker pool.
     pub fn launch(
         &self,
         module: &Module,
@@ -97,161 +285,25 @@ impl Device {
             kernel: kernel.to_string(),
             msg,
         };
-        let ir = module.ir();
-        // Configuration.
-        let [bx, by, bz] = cfg.block;
-        let [gx, gy, gz] = cfg.grid;
-        if bx == 0 || by == 0 || bz == 0 || gx == 0 || gy == 0 || gz == 0 {
-            return Err(bad(format!(
-                "grid {:?} and block {:?} must not have a zero dimension",
-                cfg.grid, cfg.block
-            )));
-        }
-        // Saturating: [2^31, 2^31, 4] must not wrap to 0 threads and pass the limit.
-        let nthreads = (bx as u64)
-            .saturating_mul(by as u64)
-            .saturating_mul(bz as u64);
-        if nthreads > MAX_THREADS_PER_BLOCK as u64 || bz > 64 {
-            return Err(bad(format!(
-                "block {:?} has {nthreads} threads; at most {MAX_THREADS_PER_BLOCK} (and z <= 64)",
-                cfg.block
-            )));
-        }
-        if gy > 65535 || gz > 65535 || gx > i32::MAX as u32 {
-            return Err(bad(format!(
-                "grid {:?} exceeds (2^31-1, 65535, 65535)",
-                cfg.grid
-            )));
-        }
-        if let Some(r) = func.perf.reqntid {
-            let r = [r[0], r[1].max(1), r[2].max(1)];
-            if r != cfg.block {
-                return Err(bad(format!(
-                    "block {:?} differs from .reqntid {:?}",
-                    cfg.block, r
-                )));
-            }
-        }
-        if let Some(m) = func.perf.maxntid {
-            let max = m[0].max(1) as u64 * m[1].max(1) as u64 * m[2].max(1) as u64;
-            if nthreads > max {
-                return Err(bad(format!(
-                    "block of {nthreads} threads exceeds .maxntid {:?}",
-                    m
-                )));
-            }
-        }
-        let cluster = match (func.perf.reqnctapercluster, func.perf.explicitcluster) {
-            (Some(c), _) => c,
-            (None, true) => {
-                return Err(bad(
-                    "the kernel declares .explicitcluster without .reqnctapercluster; \
-                     ptxjit takes cluster dimensions only from .reqnctapercluster"
-                        .into(),
-                ))
-            }
-            (None, false) => [1, 1, 1],
-        };
-        if (0..3).any(|d| cluster[d] == 0 || !cfg.grid[d].is_multiple_of(cluster[d])) {
-            return Err(bad(format!(
-                "grid {:?} is not a multiple of the cluster shape {:?} (.reqnctapercluster)",
-                cfg.grid, cluster
-            )));
-        }
-        let shared_size = if cfg.shared_bytes > 0 {
-            ir.dyn_shared_offset as u64 + cfg.shared_bytes as u64
-        } else {
-            ir.shared_static_size as u64
-        };
-        if shared_size > MAX_SHARED_PER_BLOCK as u64 {
-            return Err(bad(format!(
-                "{shared_size} bytes of shared memory per block exceed the limit of {MAX_SHARED_PER_BLOCK}"
-            )));
-        }
-        // Arguments.
-        if args.len() != func.params.len() {
-            return Err(bad(format!(
-                "the kernel takes {} parameters but {} arguments were given",
-                func.params.len(),
-                args.len()
-            )));
-        }
-        let mut params = vec![0u8; func.param_size.max(1) as usize];
-        for (i, (a, p)) in args.iter().zip(&func.params).enumerate() {
-            let bytes = a.to_bytes();
-            if bytes.len() != p.size as usize {
-                return Err(bad(format!(
-                    "argument {i} ({a:?}) is {} bytes but parameter '{}' is {} bytes",
-                    bytes.len(),
-                    p.name,
-                    p.size
-                )));
-            }
-            let o = p.offset as usize;
-            match params.get_mut(o..o + bytes.len()) {
-                Some(dst) => dst.copy_from_slice(&bytes),
-                None => {
-                    return Err(bad(format!(
-                        "parameter '{}' lies outside the parameter buffer",
-                        p.name
-                    )))
-                }
-            }
-        }
-        // The kernel's code (a tier-up may be due, see `jit::JitTier`) and stack frame
-        // (huge for kernels of thousands of instructions: one too large for a worker
-        // thread's stack runs on a coroutine stack of its size).
-        if let (Backend::Jit, Some(j)) = (cfg.backend, module.inner.jit.as_ref()) {
-            let threads = gx as u64 * gy as u64 * gz as u64 * nthreads;
-            j.launch_start(threads, ir, &module.inner.layout);
-        }
-        let (exec, frame) = match cfg.backend {
-            Backend::Interp => (Exec::Interp, 0),
-            Backend::Jit => match module.inner.jit.as_ref().and_then(|j| j.code(func_id)) {
-                Some((f, frame)) => (Exec::Jit(f), frame),
-                None => {
-                    return Err(bad(
-                        "the module was loaded without JIT code; use Backend::Interp".into(),
-                    ))
-                }
-            },
-        };
+        let shape = check_shape(module.ir(), func, cfg).map_err(bad)?;
+        let params = pack_params(func, args).map_err(bad)?;
+        let (exec, frame) =
+            select_code(module, func_id, cfg, shape.ncta * shape.nthreads).map_err(bad)?;
         let clock_origin_ns = sreg::now_ns();
         let gridid = self.inner.launches.fetch_add(1, Ordering::Relaxed) + 1;
-        let ncta = gx as u64 * gy as u64 * gz as u64;
-        let workers = (self.inner.opts.threads as u64).min(ncta).max(1) as usize;
-
-        // Launch memory: parameters, then one shared window and local area per worker.
+        let workers = (self.inner.opts.threads as u64).min(shape.ncta).max(1) as usize;
+        let has_calls = callgraph::has_calls(&module.inner.ir, func_id);
+        let frame_size = func.call_frame() as u64;
+        let local_size = if has_calls {
+            frame_size + callgraph::call_stack_bytes(&module.inner.ir, func_id)
+        } else {
+            frame_size
+        };
         let mem = &self.inner.mem;
         let mut owned = Vec::new();
         let result = (|| {
-            let param_base = mem.alloc(params.len() as u64, 16, RegionKind::Param)?;
-            owned.push(param_base);
-            mem.write(param_base, &params)?;
-            let has_calls = callgraph::has_calls(&module.inner.ir, func_id);
-            let frame_size = func.call_frame() as u64;
-            let local_size = if has_calls {
-                frame_size + callgraph::call_stack_bytes(&module.inner.ir, func_id)
-            } else {
-                frame_size
-            };
-            let mut wmem = Vec::with_capacity(workers);
-            for index in 0..workers as u32 {
-                let shared_base = mem.alloc(shared_size, 256, RegionKind::Shared)?;
-                owned.push(shared_base);
-                let local_base = if local_size > 0 {
-                    let b = mem.alloc(local_size * nthreads, 256, RegionKind::Local)?;
-                    owned.push(b);
-                    b
-                } else {
-                    0
-                };
-                wmem.push(WorkerMem {
-                    shared_base,
-                    local_base,
-                    index,
-                });
-            }
+            let (param_base, wmem) =
+                alloc_memory(mem, &params, &shape, local_size, workers, &mut owned)?;
             let shared = LaunchShared {
                 module,
                 func_id,
@@ -260,9 +312,9 @@ impl Device {
                 cfg,
                 regions: Arc::new(RegionTable::new(mem.regions())),
                 param_base,
-                shared_size,
+                shared_size: shape.shared_size,
                 sreg: {
-                    let total = (shared_size as u32).next_multiple_of(sreg::SMEM_ALLOC_UNIT);
+                    let total = (shape.shared_size as u32).next_multiple_of(sreg::SMEM_ALLOC_UNIT);
                     SregCtx {
                         clock_origin_ns,
                         gridid,
@@ -277,7 +329,7 @@ impl Device {
                         ..SregCtx::default()
                     }
                 },
-                cluster,
+                cluster: shape.cluster,
                 local_size,
                 frame_size,
                 uses_barriers: has_calls
@@ -299,43 +351,50 @@ impl Device {
                 error: Mutex::new(None),
                 output: Arc::new(Mutex::new(Vec::new())),
             };
-            // The watchdog sets the stop flag if the limit passes before `armed` drops.
-            let armed = super::watchdog::arm(&shared.stop, cfg.timeout);
-            let started = std::time::Instant::now();
-            let run = if workers == 1 {
-                worker(&shared, &wmem[0], ncta);
-                Ok(())
-            } else {
-                self.inner
-                    .pool
-                    .run(workers, &|i| worker(&shared, &wmem[i], ncta))
-            };
-            drop(armed);
-            if let (Exec::Jit(_), Some(j)) = (exec, module.inner.jit.as_ref()) {
-                j.record_run(started.elapsed(), ir, &module.inner.layout);
-            }
-            if let Err(msg) = run {
-                return Err(Error::Host(format!(
-                    "a launch worker thread panicked: {msg}"
-                )));
-            }
-            let text =
-                std::mem::take(&mut *shared.output.lock().unwrap_or_else(|e| e.into_inner()));
-            self.emit_output(&text);
-            let err = shared
-                .error
-                .lock()
-                .unwrap_or_else(|e| e.into_inner())
-                .take();
-            match err {
-                Some(e) => Err(e),
-                None => Ok(()),
-            }
+            self.run_launch(&shared, &wmem, shape.ncta)
         })();
         for a in owned {
             let _ = mem.free(a);
         }
         result
+    }
+
+    /// Runs the CTAs of a planned launch on `wmem.len()` workers under the watchdog,
+    /// reports the run to the JIT's tiering, prints the launch's output and returns the
+    /// first error a warp recorded.
+    fn run_launch(&self, shared: &LaunchShared, wmem: &[WorkerMem], ncta: u64) -> Result<()> {
+        let (cfg, module) = (shared.cfg, shared.module);
+        // The watchdog sets the stop flag if the limit passes before `armed` drops.
+        let armed = super::watchdog::arm(&shared.stop, cfg.timeout);
+        let started = std::time::Instant::now();
+        let run = if wmem.len() == 1 {
+            worker(shared, &wmem[0], ncta);
+            Ok(())
+        } else {
+            self.inner
+                .pool
+                .run(wmem.len(), &|i| worker(shared, &wmem[i], ncta))
+        };
+        drop(armed);
+        if let (Exec::Jit(_), Some(j)) = (shared.exec, module.inner.jit.as_ref()) {
+            j.record_run(started.elapsed(), module.ir(), &module.inner.layout);
+        }
+        if let Err(msg) = run {
+            return Err(Error::Host(format!(
+                "a launch worker thread panicked: {msg}"
+            )));
+        }
+        let text = std::mem::take(&mut *shared.output.lock().unwrap_or_else(|e| e.into_inner()));
+        self.emit_output(&text);
+        let err = shared
+            .error
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .take();
+        match err {
+            Some(e) => Err(e),
+            None => Ok(()),
+        }
     }
 }
 

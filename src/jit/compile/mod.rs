@@ -132,7 +132,7 @@ pub(crate) fn make_isa(tier: Tier) -> Result<OwnedTargetIsa, JitError> {
         set(
             &mut fb,
             "enable_verifier",
-            if cfg!(debug_assertions) || std::env::var_os("PTXJIT_VERIFY").is_some() {
+            if crate::config::EnvConfig::read().jit_verify {
                 "true"
             } else {
                 "false"

@@ -14,6 +14,7 @@
 
 use super::stats::{self, CompileStats};
 use super::{build_guarded, declare_kernel, define, guard, kernel_signature, new_module, Tier};
+pub use crate::config::JitTier;
 use crate::exec::ModuleLayout;
 use crate::ir;
 use crate::jit::translate::funcs as call;
@@ -26,31 +27,6 @@ use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Condvar, Mutex, RwLock};
 use std::time::{Duration, Instant};
-
-/// Which code the JIT produces.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
-pub enum JitTier {
-    /// Quick code at load time, optimized in the background once kernels have run for a
-    /// while (the default).
-    #[default]
-    Tiered,
-    /// Only the quick tier (single-pass register allocation).
-    Quick,
-    /// Only the optimized tier, compiled at load time.
-    Optimized,
-}
-
-impl JitTier {
-    /// The tier named by `PTXJIT_JIT_TIER` (`quick`, `optimized`, `tiered`), else
-    /// [`JitTier::Tiered`].
-    pub fn from_env() -> JitTier {
-        match std::env::var("PTXJIT_JIT_TIER").as_deref() {
-            Ok("quick") => JitTier::Quick,
-            Ok("optimized") => JitTier::Optimized,
-            _ => JitTier::Tiered,
-        }
-    }
-}
 
 /// Background optimization starts when kernels have run this many times as long as the
 /// quick compile took...

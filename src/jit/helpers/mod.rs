@@ -106,7 +106,8 @@ pub(crate) fn canonical_nan(bits: u32) -> u64 {
 }
 
 // ---------------------------------------------------------------------------------------
-// Per-thread counts of helper calls (tests and profiling use them to see which path ran).
+// Per-thread counts of helper calls (tests and profiling use them to see which path ran),
+// kept only with the `helper-counters` feature (the tests turn it on).
 
 /// How many times JIT code on the current thread called each slow-path helper.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -124,10 +125,15 @@ pub struct HelperCalls {
     pub setp: u64,
 }
 
+#[cfg(feature = "helper-counters")]
 thread_local! {
-    static CALLS: std::cell::Cell<HelperCalls> = const { std::cell::Cell::new(HelperCalls { access: 0, region: 0, arith: 0, cvt: 0, setp: 0 }) };
+    static CALLS: std::cell::Cell<HelperCalls> = const {
+        std::cell::Cell::new(HelperCalls { access: 0, region: 0, arith: 0, cvt: 0, setp: 0 })
+    };
 }
 
+#[cfg(feature = "helper-counters")]
+#[inline]
 fn count(f: impl FnOnce(&mut HelperCalls)) {
     CALLS.with(|c| {
         let mut v = c.get();
@@ -136,9 +142,17 @@ fn count(f: impl FnOnce(&mut HelperCalls)) {
     });
 }
 
-/// The helper-call counts of the current thread since it started.
+#[cfg(not(feature = "helper-counters"))]
+#[inline(always)]
+fn count(_: impl FnOnce(&mut HelperCalls)) {}
+
+/// The helper-call counts of the current thread since it started (all zero unless the
+/// crate is built with the `helper-counters` feature).
 pub fn helper_calls() -> HelperCalls {
-    CALLS.with(|c| c.get())
+    #[cfg(feature = "helper-counters")]
+    return CALLS.with(|c| c.get());
+    #[cfg(not(feature = "helper-counters"))]
+    HelperCalls::default()
 }
 
 // ---------------------------------------------------------------------------------------

@@ -747,8 +747,6 @@ impl<'a> FuncTranslator<'a> {
                 b,
                 combine,
             } => self.setp_packed(*cmp, *ty, *ftz, *dst_lo, *dst_hi, a, b, *combine, &mut mask),
-            // `check` turns every bar.sync into `Terminator::Barrier`.
-            InstKind::BarSync { .. } => Err(self.unsupported("bar.sync inside a block")),
             InstKind::Bits { op, ty, dst, srcs } => self.bits(*op, *ty, *dst, srcs, &mut mask),
             InstKind::CvtX { op, dst, srcs } => self.cvtx(*op, *dst, srcs, &mut mask),
             InstKind::BarArrive { barrier, count } => {

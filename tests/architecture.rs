@@ -57,7 +57,7 @@ fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
     }
 }
 
-/// The module path of a file under `src/` (`jit/translate.rs` -> `[jit, translate]`,
+/// The module path of a file under `src/` (`jit/compile/tier.rs` -> `[jit, compile, tier]`,
 /// `jit/mod.rs` -> `[jit]`).
 fn module_path(rel: &Path) -> Vec<String> {
     let mut parts: Vec<String> = rel

@@ -1,4 +1,4 @@
-//! Loads that are neither coalesced nor helper calls in the JIT (`jit/mem.rs`): every
+//! Loads that are neither coalesced nor helper calls in the JIT (`jit/lower/mem.rs`): every
 //! active lane at one address (a broadcast, also `ld.v4` and under divergence) and
 //! shared-memory rows narrower than a warp (lane-by-lane loads), on both backends
 //! against values computed here, and the same loads with a bad address, which must

@@ -55,16 +55,13 @@ pub fn dump(
             }
         };
         cctx.func.name = UserFuncName::user(0, id.as_u32());
-        build_guarded(
+        let env = crate::jit::translate::BuildEnv {
             m,
             layout,
-            fid,
-            &mut cctx.func,
-            &mut fctx,
-            &mut cm,
-            &helpers,
-            &calls,
-        )?;
+            helpers: &helpers,
+            calls: &calls,
+        };
+        build_guarded(env, fid, &mut cctx.func, &mut fctx, &mut cm)?;
         let what = match f.kind {
             ir::FuncKind::Entry => "kernel",
             ir::FuncKind::Func => "function",

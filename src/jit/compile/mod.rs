@@ -7,9 +7,7 @@ pub(crate) mod dump;
 pub(crate) mod stats;
 pub(crate) mod tier;
 
-use crate::exec::ModuleLayout;
 use crate::ir;
-use crate::jit::translate::funcs as call;
 use crate::jit::{abi, translate, JitError};
 use cranelift_codegen::ir::{types, AbiParam};
 use cranelift_codegen::isa::OwnedTargetIsa;
@@ -21,24 +19,21 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 
 /// [`translate::build`], with a panic inside Cranelift's frontend (a JIT bug) turned
 /// into [`JitError::Codegen`].
-#[allow(clippy::too_many_arguments)]
 pub(crate) fn build_guarded(
-    m: &ir::Module,
-    layout: &ModuleLayout,
+    env: translate::BuildEnv,
     fid: ir::FuncId,
     func: &mut cranelift_codegen::ir::Function,
     fctx: &mut FunctionBuilderContext,
     cm: &mut ClifJitModule,
-    helpers: &abi::HelperIds,
-    calls: &call::CallEnv,
 ) -> Result<(), JitError> {
     match catch_unwind(AssertUnwindSafe(|| {
-        translate::build(m, layout, fid, func, fctx, cm, helpers, calls)
+        translate::build(env, fid, func, fctx, cm)
     })) {
         Ok(r) => r,
         Err(p) => Err(JitError::Codegen(format!(
             "building the code of kernel {} panicked: {}",
-            m.functions
+            env.m
+                .functions
                 .get(fid.0 as usize)
                 .map_or("?", |f| f.name.as_str()),
             panic_text(&p)

@@ -285,16 +285,13 @@ fn compile_code(
             };
             cctx.func.name = UserFuncName::user(0, id.as_u32());
             let t0 = Instant::now();
-            build_guarded(
+            let env = crate::jit::translate::BuildEnv {
                 m,
                 layout,
-                fid,
-                &mut cctx.func,
-                &mut fctx,
-                cm,
                 helpers,
                 calls,
-            )?;
+            };
+            build_guarded(env, fid, &mut cctx.func, &mut fctx, cm)?;
             let t1 = Instant::now();
             stats.add_function(f, &cctx.func, t1 - t0);
             guard("define_function", || define(cm, id, &mut cctx))?;

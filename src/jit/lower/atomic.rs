@@ -9,14 +9,10 @@ use crate::jit::abi::Helper;
 use crate::jit::helpers::memory::encode;
 use crate::jit::lower::mem::LaneAddr;
 use crate::jit::translate::lanes::{self, WarpValue};
-use crate::jit::translate::{FuncTranslator, Mask, SCRATCH_DATA};
+use crate::jit::translate::{FuncTranslator, Mask};
 use crate::jit::JitError;
 use cranelift_codegen::ir::types::I64X2;
 use cranelift_codegen::ir::InstBuilder;
-
-const SLOT_B: i32 = SCRATCH_DATA;
-const SLOT_C: i32 = SCRATCH_DATA + 256;
-const SLOT_OUT: i32 = SCRATCH_DATA + 512;
 
 impl FuncTranslator<'_> {
     #[allow(clippy::too_many_arguments)]
@@ -38,28 +34,22 @@ impl FuncTranslator<'_> {
             }
             LaneAddr::PerLane(w) => self.spill(&w, 0),
         }
-        for (s, slot) in srcs.iter().zip([SLOT_B, SLOT_C]) {
-            let w = self.read(s, ty, false)?;
-            self.spill(&w, slot);
+        let mut vals = Vec::with_capacity(2);
+        for s in srcs.iter().take(2) {
+            vals.push(self.read(s, ty, false)?);
         }
         let desc = lanes::iconst64(&mut self.b, encode(op, ty, space));
         let bits = self.mbits(mask);
         let instv = lanes::iconst32(&mut self.b, inst.0);
         let pa = self.scratch_addr(0);
-        let pb = self.scratch_addr(SLOT_B);
-        let pc = self.scratch_addr(SLOT_C);
-        let po = self.scratch_addr(SLOT_OUT);
-        let h = self.helper(Helper::Atom)?;
-        let call = self
-            .b
-            .ins()
-            .call(h, &[self.ctx, desc, bits, instv, pa, pb, pc, po]);
+        let lead = [self.ctx, desc, bits, instv, pa];
+        let call = self.call_lanewise(Helper::Atom, &lead, &vals, 2)?;
         let res = self.b.inst_results(call)[0];
         let cont = self.b.create_block();
         self.b.ins().brif(res, self.ret_status, &[], cont, &[]);
         self.b.switch_to_block(cont);
         if let Some(d) = dst {
-            let r = self.unspill(ty.bits() > 32, SLOT_OUT);
+            let r = self.lanewise_result(ty.bits() > 32);
             self.write(d, ty, r, mask)?;
         }
         Ok(())

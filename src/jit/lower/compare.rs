@@ -4,7 +4,6 @@
 use crate::ir::{ArithOp, BoolOp, CmpOp, Operand, PredSrc, RegId, Type};
 use crate::jit::abi::Helper;
 use crate::jit::helpers::lanewise;
-use crate::jit::lower::int::{SLOT_A, SLOT_B, SLOT_OUT};
 use crate::jit::translate::lanes::{WarpValue, N32};
 use crate::jit::translate::{lanes, FuncTranslator, Mask};
 use crate::jit::JitError;
@@ -302,16 +301,9 @@ impl FuncTranslator<'_> {
         y: &WarpValue,
         mask: &mut Mask,
     ) -> Result<Vec<Value>, JitError> {
-        self.spill(x, SLOT_A);
-        self.spill(y, SLOT_B);
-        let bits = self.mbits(mask);
-        let desc = lanes::iconst64(&mut self.b, lanewise::setp_desc(cmp, ty, ftz));
-        let pa = self.scratch_addr(SLOT_A);
-        let pb = self.scratch_addr(SLOT_B);
-        let po = self.scratch_addr(SLOT_OUT);
-        let h = self.helper(Helper::Setp)?;
-        self.b.ins().call(h, &[desc, bits, pa, pb, po]);
-        Ok(self.unspill(false, SLOT_OUT).v)
+        let desc = lanewise::setp_desc(cmp, ty, ftz);
+        self.call_lanewise_desc(Helper::Setp, desc, mask, &[x.clone(), y.clone()], 2)?;
+        Ok(self.lanewise_result(false).v)
     }
 
     pub(crate) fn selp(

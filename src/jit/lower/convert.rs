@@ -20,7 +20,7 @@ use crate::ir::{CvtXOp, CvtXRnd, MiniFmt, Operand, RegId, Rnd, Type};
 use crate::jit::abi::Helper;
 use crate::jit::helpers::lanewise;
 use crate::jit::translate::lanes::{self, WarpValue};
-use crate::jit::translate::{FuncTranslator, Mask, SCRATCH_DATA};
+use crate::jit::translate::{FuncTranslator, Mask};
 use crate::jit::JitError;
 use cranelift_codegen::ir::condcodes::FloatCC;
 use cranelift_codegen::ir::types::{F32X4, F64X2, I32, I32X4, I64, I64X2, I8X16};
@@ -51,17 +51,9 @@ impl FuncTranslator<'_> {
             return Err(self.unsupported(self.cur_text()));
         }
         let a = self.read(src, src_ty, false)?;
-        self.spill(&a, SCRATCH_DATA);
-        let bits = self.mbits(mask);
-        let desc = lanes::iconst64(
-            &mut self.b,
-            lanewise::cvt_desc(dst_ty, src_ty, rnd, ftz, sat),
-        );
-        let pa = self.scratch_addr(SCRATCH_DATA);
-        let po = self.scratch_addr(SCRATCH_DATA + 256);
-        let h = self.helper(Helper::Cvt)?;
-        self.b.ins().call(h, &[desc, bits, pa, po]);
-        let out = self.unspill(dst_ty.bits() > 32, SCRATCH_DATA + 256);
+        let desc = lanewise::cvt_desc(dst_ty, src_ty, rnd, ftz, sat);
+        self.call_lanewise_desc(Helper::Cvt, desc, mask, &[a], 1)?;
+        let out = self.lanewise_result(dst_ty.bits() > 32);
         self.write(dst, dst_ty, out, mask)
     }
 
@@ -409,10 +401,6 @@ impl FuncTranslator<'_> {
     }
 }
 
-/// Operand slots (32 lanes of 4 bytes: every source and result is at most 32 bits).
-const CVTX_SLOTS: [i32; 3] = [SCRATCH_DATA, SCRATCH_DATA + 256, SCRATCH_DATA + 512];
-const CVTX_SLOT_OUT: i32 = SCRATCH_DATA + 768;
-
 impl FuncTranslator<'_> {
     pub(crate) fn cvtx(
         &mut self,
@@ -446,17 +434,13 @@ impl FuncTranslator<'_> {
             });
             return self.write(dst, dty, v, mask);
         }
-        for (k, (s, t)) in srcs.iter().zip(stys).enumerate().take(CVTX_SLOTS.len()) {
-            let w = self.read(s, *t, false)?;
-            self.spill(&w, CVTX_SLOTS[k]);
+        let mut vals = Vec::with_capacity(3);
+        for (s, t) in srcs.iter().zip(stys).take(3) {
+            vals.push(self.read(s, *t, false)?);
         }
-        let bits = self.mbits(mask);
-        let desc = lanes::iconst64(&mut self.b, crate::ops::convert::encode(op));
-        let p: Vec<_> = CVTX_SLOTS.iter().map(|&o| self.scratch_addr(o)).collect();
-        let po = self.scratch_addr(CVTX_SLOT_OUT);
-        let h = self.helper(Helper::CvtX)?;
-        self.b.ins().call(h, &[desc, bits, p[0], p[1], p[2], po]);
-        let r = self.unspill(false, CVTX_SLOT_OUT);
+        let desc = crate::ops::convert::encode(op);
+        self.call_lanewise_desc(Helper::CvtX, desc, mask, &vals, 3)?;
+        let r = self.lanewise_result(false);
         self.write(dst, dty, r, mask)
     }
 }

@@ -13,7 +13,6 @@ use crate::ir::{
     ArithOp, DivMode, FloatMode, MinMaxOp, MulMode, Operand, RegId, Rnd, SfuOp, TestpOp, Type,
 };
 use crate::jit::abi::Helper;
-use crate::jit::lower::int::{SLOT_A, SLOT_OUT};
 use crate::jit::translate::lanes::WarpValue;
 use crate::jit::translate::{lanes, FuncTranslator, Mask};
 use crate::jit::JitError;
@@ -297,17 +296,9 @@ impl FuncTranslator<'_> {
             return self.write(dst, ty, r, mask);
         }
         let w = self.read(src, ty, false)?;
-        self.spill(&w, SLOT_A);
-        let bits = self.mbits(mask);
-        let desc = lanes::iconst64(
-            &mut self.b,
-            crate::ops::float::sfu_encode(op, ty, approx, rnd, ftz),
-        );
-        let pa = self.scratch_addr(SLOT_A);
-        let po = self.scratch_addr(SLOT_OUT);
-        let h = self.helper(Helper::Sfu)?;
-        self.b.ins().call(h, &[desc, bits, pa, po]);
-        let r = self.unspill(ty.bits() > 32, SLOT_OUT);
+        let desc = crate::ops::float::sfu_encode(op, ty, approx, rnd, ftz);
+        self.call_lanewise_desc(Helper::Sfu, desc, mask, &[w], 1)?;
+        let r = self.lanewise_result(ty.bits() > 32);
         self.write(dst, ty, r, mask)
     }
 

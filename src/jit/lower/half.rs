@@ -8,15 +8,11 @@
 use crate::ir::{HalfMode, HalfOp, Operand, RegId, Type};
 use crate::jit::abi::Helper;
 use crate::jit::translate::lanes;
-use crate::jit::translate::{FuncTranslator, Mask, SCRATCH_DATA};
+use crate::jit::translate::{FuncTranslator, Mask};
 use crate::jit::JitError;
 use cranelift_codegen::ir::condcodes::IntCC;
 use cranelift_codegen::ir::types::{I16X8, I32X4};
 use cranelift_codegen::ir::InstBuilder;
-
-/// Operand slots a, b, c and the result: 32 lanes × 4 bytes each.
-const SLOTS: [i32; 3] = [SCRATCH_DATA, SCRATCH_DATA + 128, SCRATCH_DATA + 256];
-const SLOT_OUT: i32 = SCRATCH_DATA + 384;
 
 impl FuncTranslator<'_> {
     pub(crate) fn half(
@@ -64,17 +60,13 @@ impl FuncTranslator<'_> {
             });
             return self.write(dst, ty, r, mask);
         }
-        for (k, s) in srcs.iter().enumerate().take(SLOTS.len()) {
-            let w = self.read(s, ty, false)?;
-            self.spill(&w, SLOTS[k]);
+        let mut vals = Vec::with_capacity(3);
+        for s in srcs.iter().take(3) {
+            vals.push(self.read(s, ty, false)?);
         }
-        let bits = self.mbits(mask);
-        let desc = lanes::iconst64(&mut self.b, crate::ops::half::encode(op, ty, mode));
-        let p: Vec<_> = SLOTS.iter().map(|&o| self.scratch_addr(o)).collect();
-        let po = self.scratch_addr(SLOT_OUT);
-        let h = self.helper(Helper::Half)?;
-        self.b.ins().call(h, &[desc, bits, p[0], p[1], p[2], po]);
-        let r = self.unspill(false, SLOT_OUT);
+        let desc = crate::ops::half::encode(op, ty, mode);
+        self.call_lanewise_desc(Helper::Half, desc, mask, &vals, 3)?;
+        let r = self.lanewise_result(false);
         self.write(dst, ty, r, mask)
     }
 }

@@ -15,7 +15,8 @@ use crate::ir::{ArithOp, BitOp, FloatMode, MulMode, Operand, RegId, Type};
 use crate::jit::abi::Helper;
 use crate::jit::helpers::lanewise;
 use crate::jit::translate::lanes::{self, WarpValue, N32};
-use crate::jit::translate::{FuncTranslator, Mask, SCRATCH_DATA};
+use crate::jit::translate::scratch::OPERAND_SLOTS;
+use crate::jit::translate::{FuncTranslator, Mask};
 use crate::jit::JitError;
 use cranelift_codegen::ir::condcodes::FloatCC;
 use cranelift_codegen::ir::{InstBuilder, Value};
@@ -189,12 +190,6 @@ impl FuncTranslator<'_> {
     }
 }
 
-/// Offsets of the helper operand slots in the scratch data area.
-pub(crate) const SLOT_A: i32 = SCRATCH_DATA;
-pub(crate) const SLOT_B: i32 = SCRATCH_DATA + 256;
-pub(crate) const SLOT_C: i32 = SCRATCH_DATA + 512;
-pub(crate) const SLOT_OUT: i32 = SCRATCH_DATA + 768;
-
 impl FuncTranslator<'_> {
     pub(crate) fn arith(
         &mut self,
@@ -284,35 +279,18 @@ impl FuncTranslator<'_> {
             op.src_type(ty, 2),
             op.dst_type(ty),
         );
-        let a = self.read(&srcs[0], ta, false)?;
-        self.spill(&a, SLOT_A);
-        if srcs.len() >= 2 {
-            let b = self.read(&srcs[1], tb, false)?;
-            self.spill(&b, SLOT_B);
+        let Some(first) = srcs.first() else {
+            return Err(self.unsupported(self.cur_text()));
+        };
+        let mut vals = vec![self.read(first, ta, false)?];
+        for (s, t) in srcs.iter().zip([ta, tb, tc]).skip(1) {
+            vals.push(self.read(s, t, false)?);
         }
-        if srcs.len() >= 3 {
-            let c = self.read(&srcs[2], tc, false)?;
-            self.spill(&c, SLOT_C);
-        }
-        let bits = self.mbits(mask);
-        let desc = lanes::iconst64(&mut self.b, lanewise::arith_desc(op, ty, fm));
-        let pa = self.scratch_addr(SLOT_A);
-        let pb = self.scratch_addr(SLOT_B);
-        let pc = self.scratch_addr(SLOT_C);
-        let po = self.scratch_addr(SLOT_OUT);
-        let h = self.helper(Helper::Arith)?;
-        self.b.ins().call(h, &[desc, bits, pa, pb, pc, po]);
-        Ok((self.unspill(to.bits() > 32, SLOT_OUT), to))
+        let desc = lanewise::arith_desc(op, ty, fm);
+        self.call_lanewise_desc(Helper::Arith, desc, mask, &vals, 3)?;
+        Ok((self.lanewise_result(to.bits() > 32), to))
     }
 }
-
-/// Operand slots (the arithmetic helpers use the first three and `SLOT_OUT`).
-const BITS_SLOTS: [i32; 4] = [
-    SCRATCH_DATA,
-    SCRATCH_DATA + 256,
-    SCRATCH_DATA + 512,
-    SCRATCH_DATA + 1024,
-];
 
 impl FuncTranslator<'_> {
     pub(crate) fn bits(
@@ -324,19 +302,13 @@ impl FuncTranslator<'_> {
         mask: &mut Mask,
     ) -> Result<(), JitError> {
         let (stys, dty) = op.signature(ty);
-        for (k, (s, t)) in srcs.iter().zip(&stys).enumerate().take(BITS_SLOTS.len()) {
-            let w = self.read(s, *t, false)?;
-            self.spill(&w, BITS_SLOTS[k]);
+        let mut vals = Vec::with_capacity(OPERAND_SLOTS);
+        for (s, t) in srcs.iter().zip(&stys).take(OPERAND_SLOTS) {
+            vals.push(self.read(s, *t, false)?);
         }
-        let bits = self.mbits(mask);
-        let desc = lanes::iconst64(&mut self.b, crate::ops::int::encode(op, ty));
-        let p: Vec<_> = BITS_SLOTS.iter().map(|&o| self.scratch_addr(o)).collect();
-        let po = self.scratch_addr(SLOT_OUT);
-        let h = self.helper(Helper::Bits)?;
-        self.b
-            .ins()
-            .call(h, &[desc, bits, p[0], p[1], p[2], p[3], po]);
-        let r = self.unspill(dty.bits() > 32, SLOT_OUT);
+        let desc = crate::ops::int::encode(op, ty);
+        self.call_lanewise_desc(Helper::Bits, desc, mask, &vals, OPERAND_SLOTS)?;
+        let r = self.lanewise_result(dty.bits() > 32);
         self.write(dst, dty, r, mask)
     }
 }

@@ -8,22 +8,14 @@
 use crate::ir::{Operand, PredSrc, RegId, Type, VoteMode, WarpOp};
 use crate::jit::abi::Helper;
 use crate::jit::translate::lanes;
-use crate::jit::translate::{FuncTranslator, Mask, SCRATCH_DATA};
+use crate::jit::translate::scratch::OPERAND_SLOTS;
+use crate::jit::translate::{FuncTranslator, Mask};
 use crate::jit::JitError;
 use crate::ops::warp::WARP;
 use cranelift_codegen::ir::condcodes::IntCC;
 use cranelift_codegen::ir::types::{I32, I32X4, I8X16};
 use cranelift_codegen::ir::InstBuilder;
 use cranelift_codegen::ir::{ConstantData, Value};
-
-/// Operand slots (32 lanes × 8 bytes each) and the result slot.
-const SLOTS: [i32; 4] = [
-    SCRATCH_DATA,
-    SCRATCH_DATA + 256,
-    SCRATCH_DATA + 512,
-    SCRATCH_DATA + 1024,
-];
-const SLOT_OUT: i32 = SCRATCH_DATA + 768;
 
 impl FuncTranslator<'_> {
     #[allow(clippy::too_many_arguments)]
@@ -41,13 +33,9 @@ impl FuncTranslator<'_> {
             return Ok(());
         }
         let (stys, dty) = op.signature(ty);
-        let mut ptrs = Vec::with_capacity(SLOTS.len());
-        for k in 0..SLOTS.len() {
-            if let (Some(s), Some(t)) = (srcs.get(k), stys.get(k)) {
-                let w = self.read(s, *t, false)?;
-                self.spill(&w, SLOTS[k]);
-            }
-            ptrs.push(self.scratch_addr(SLOTS[k]));
+        let mut vals = Vec::with_capacity(OPERAND_SLOTS);
+        for (s, t) in srcs.iter().zip(stys.iter()).take(OPERAND_SLOTS) {
+            vals.push(self.read(s, *t, false)?);
         }
         let pbits = match vote_src {
             Some(p) => {
@@ -58,15 +46,10 @@ impl FuncTranslator<'_> {
         };
         let bits = self.mbits(mask);
         let desc = lanes::iconst64(&mut self.b, crate::ops::warp::encode(op, ty));
-        let po = self.scratch_addr(SLOT_OUT);
-        let h = self.helper(Helper::Warp)?;
-        let call = self.b.ins().call(
-            h,
-            &[desc, bits, pbits, ptrs[0], ptrs[1], ptrs[2], ptrs[3], po],
-        );
+        let call = self.call_lanewise(Helper::Warp, &[desc, bits, pbits], &vals, OPERAND_SLOTS)?;
         let preds = self.b.inst_results(call)[0];
         if let (Some(d), Some(t)) = (dst, dty) {
-            let r = self.unspill(t.bits() > 32, SLOT_OUT);
+            let r = self.lanewise_result(t.bits() > 32);
             self.write(d, t, r, mask)?;
         }
         if let Some(p) = pred {

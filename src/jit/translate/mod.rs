@@ -17,6 +17,7 @@
 pub(crate) mod funcs;
 pub(crate) mod lanes;
 pub(crate) mod regfile;
+pub(crate) mod scratch;
 
 use crate::exec::ctx::WarpCtx;
 use crate::exec::ModuleLayout;
@@ -39,11 +40,7 @@ use lanes::{WarpValue, N32, N64};
 use std::collections::HashMap;
 use std::mem::offset_of;
 
-/// Bytes of the per-function scratch stack slot: 32 lane addresses (256 B) followed by
-/// up to 8 elements × 32 lanes × 8 bytes of data (2 KiB).
-pub(crate) const SCRATCH_BYTES: u32 = 256 + 2048;
-/// Offset of the data area in the scratch slot.
-pub(crate) const SCRATCH_DATA: i32 = 256;
+pub(crate) use scratch::{SCRATCH_BYTES, SCRATCH_DATA};
 
 /// A lane mask: 8 × i32x4, with its 64-bit form and bit form computed on demand.
 pub(crate) struct Mask {
@@ -114,18 +111,30 @@ pub(crate) struct FuncTranslator<'a> {
     pub ret_bits: Option<Variable>,
 }
 
+/// What building any function of a module reads: the module, its layout, and the
+/// helpers and functions declared in the Cranelift module.
+#[derive(Clone, Copy)]
+pub(crate) struct BuildEnv<'a> {
+    pub m: &'a ir::Module,
+    pub layout: &'a ModuleLayout,
+    pub helpers: &'a HelperIds,
+    pub calls: &'a crate::jit::translate::funcs::CallEnv,
+}
+
 /// Builds the Cranelift function of kernel or `.func` `fid` into `func`.
-#[allow(clippy::too_many_arguments)]
 pub(crate) fn build(
-    m: &ir::Module,
-    layout: &ModuleLayout,
+    env: BuildEnv,
     fid: FuncId,
     func: &mut Function,
     fctx: &mut FunctionBuilderContext,
     cm: &mut JITModule,
-    helpers: &HelperIds,
-    calls: &crate::jit::translate::funcs::CallEnv,
 ) -> Result<(), JitError> {
+    let BuildEnv {
+        m,
+        layout,
+        helpers,
+        calls,
+    } = env;
     let f = m
         .functions
         .get(fid.0 as usize)

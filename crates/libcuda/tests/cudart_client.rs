@@ -26,33 +26,9 @@ fn runtime(venv: &Path) -> Option<PathBuf> {
 }
 
 fn venv_with_cudart(dir: &Path) -> Result<(PathBuf, PathBuf), String> {
-    let py = dir.join("bin/python");
-    if let (true, Some(so)) = (py.exists(), runtime(dir)) {
-        return Ok((py, so));
-    }
-    let _ = std::fs::remove_dir_all(dir);
-    let out = Command::new("python3")
-        .args(["-m", "venv"])
-        .arg(dir)
-        .output()
-        .map_err(|e| format!("python3 not available: {e}"))?;
-    if !out.status.success() {
-        return Err(format!(
-            "python3 -m venv failed: {}",
-            String::from_utf8_lossy(&out.stderr)
-        ));
-    }
-    let out = Command::new(&py)
-        .args(["-m", "pip", "install", "-q", PACKAGE])
-        .output()
-        .map_err(|e| format!("pip: {e}"))?;
-    match runtime(dir) {
-        Some(so) if out.status.success() => Ok((py, so)),
-        _ => Err(format!(
-            "pip install {PACKAGE} failed (is PyPI reachable?): {}",
-            String::from_utf8_lossy(&out.stderr)
-        )),
-    }
+    let py = common::venv_with(dir, &[PACKAGE], |d| runtime(d).is_some())?;
+    let so = runtime(dir).ok_or("libcudart.so.12 missing after install")?;
+    Ok((py, so))
 }
 
 #[test]

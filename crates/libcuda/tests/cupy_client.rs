@@ -20,41 +20,12 @@ const PACKAGES: [&str; 3] = [
 ];
 
 fn venv_with_cupy(dir: &Path) -> Result<PathBuf, String> {
-    let py = dir.join("bin/python");
-    let has = |py: &Path| {
-        Command::new(py)
-            .args(["-c", "import cupy, nvidia.cuda_runtime, nvidia.cuda_nvrtc"])
-            .output()
-            .is_ok_and(|o| o.status.success())
-    };
-    if py.exists() && has(&py) {
-        return Ok(py);
-    }
-    let _ = std::fs::remove_dir_all(dir);
-    let out = Command::new("python3")
-        .args(["-m", "venv"])
-        .arg(dir)
-        .output()
-        .map_err(|e| format!("python3 not available: {e}"))?;
-    if !out.status.success() {
-        return Err(format!(
-            "python3 -m venv failed: {}",
-            String::from_utf8_lossy(&out.stderr)
-        ));
-    }
-    let out = Command::new(&py)
-        .args(["-m", "pip", "install", "-q"])
-        .args(PACKAGES)
-        .output()
-        .map_err(|e| format!("pip: {e}"))?;
-    if !out.status.success() || !has(&py) {
-        return Err(format!(
-            "pip install {} failed (is PyPI reachable?): {}",
-            PACKAGES.join(" "),
-            String::from_utf8_lossy(&out.stderr)
-        ));
-    }
-    Ok(py)
+    common::venv_with(dir, &PACKAGES, |d| {
+        common::python_imports(
+            &d.join("bin/python"),
+            "cupy, nvidia.cuda_runtime, nvidia.cuda_nvrtc",
+        )
+    })
 }
 
 #[test]

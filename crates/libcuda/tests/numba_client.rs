@@ -22,44 +22,12 @@ const PACKAGES: [&str; 4] = [
 ];
 
 fn venv_with_numba(dir: &Path) -> Result<PathBuf, String> {
-    let py = dir.join("bin/python");
-    let has = |py: &Path| {
-        Command::new(py)
-            .args([
-                "-c",
-                "import numba.cuda, nvidia.cuda_nvcc, nvidia.cuda_nvrtc",
-            ])
-            .output()
-            .is_ok_and(|o| o.status.success())
-    };
-    if py.exists() && has(&py) {
-        return Ok(py);
-    }
-    let _ = std::fs::remove_dir_all(dir);
-    let out = Command::new("python3")
-        .args(["-m", "venv"])
-        .arg(dir)
-        .output()
-        .map_err(|e| format!("python3 not available: {e}"))?;
-    if !out.status.success() {
-        return Err(format!(
-            "python3 -m venv failed: {}",
-            String::from_utf8_lossy(&out.stderr)
-        ));
-    }
-    let out = Command::new(&py)
-        .args(["-m", "pip", "install", "-q"])
-        .args(PACKAGES)
-        .output()
-        .map_err(|e| format!("pip: {e}"))?;
-    if !out.status.success() || !has(&py) {
-        return Err(format!(
-            "pip install {} failed (is PyPI reachable?): {}",
-            PACKAGES.join(" "),
-            String::from_utf8_lossy(&out.stderr)
-        ));
-    }
-    Ok(py)
+    common::venv_with(dir, &PACKAGES, |d| {
+        common::python_imports(
+            &d.join("bin/python"),
+            "numba.cuda, nvidia.cuda_nvcc, nvidia.cuda_nvrtc",
+        )
+    })
 }
 
 #[test]

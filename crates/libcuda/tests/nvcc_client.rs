@@ -30,34 +30,8 @@ fn toolkit(venv: &Path) -> Option<PathBuf> {
 }
 
 fn venv_with_nvcc(dir: &Path) -> Result<PathBuf, String> {
-    if let Some(t) = toolkit(dir) {
-        return Ok(t);
-    }
-    let _ = std::fs::remove_dir_all(dir);
-    let out = Command::new("python3")
-        .args(["-m", "venv"])
-        .arg(dir)
-        .output()
-        .map_err(|e| format!("python3 not available: {e}"))?;
-    if !out.status.success() {
-        return Err(format!(
-            "python3 -m venv failed: {}",
-            String::from_utf8_lossy(&out.stderr)
-        ));
-    }
-    let out = Command::new(dir.join("bin/python"))
-        .args(["-m", "pip", "install", "-q"])
-        .args(PACKAGES)
-        .output()
-        .map_err(|e| format!("pip: {e}"))?;
-    match toolkit(dir) {
-        Some(t) if out.status.success() => Ok(t),
-        _ => Err(format!(
-            "pip install {} failed (is PyPI reachable?): {}",
-            PACKAGES.join(" "),
-            String::from_utf8_lossy(&out.stderr)
-        )),
-    }
+    common::venv_with(dir, &PACKAGES, |d| toolkit(d).is_some())?;
+    toolkit(dir).ok_or_else(|| "nvcc missing after install".into())
 }
 
 /// Builds the program with nvcc and `flags` into `exe`.

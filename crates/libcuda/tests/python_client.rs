@@ -11,39 +11,9 @@ use std::path::Path;
 use std::process::Command;
 
 fn venv_with_bindings(dir: &Path) -> Result<std::path::PathBuf, String> {
-    let py = dir.join("bin/python");
-    let has = |py: &Path| {
-        Command::new(py)
-            .args(["-c", "import cuda.bindings.driver"])
-            .output()
-            .is_ok_and(|o| o.status.success())
-    };
-    if py.exists() && has(&py) {
-        return Ok(py);
-    }
-    let _ = std::fs::remove_dir_all(dir);
-    let out = Command::new("python3")
-        .args(["-m", "venv"])
-        .arg(dir)
-        .output()
-        .map_err(|e| format!("python3 not available: {e}"))?;
-    if !out.status.success() {
-        return Err(format!(
-            "python3 -m venv failed: {}",
-            String::from_utf8_lossy(&out.stderr)
-        ));
-    }
-    let out = Command::new(&py)
-        .args(["-m", "pip", "install", "-q", "cuda-bindings>=12.8,<13"])
-        .output()
-        .map_err(|e| format!("pip: {e}"))?;
-    if !out.status.success() || !has(&py) {
-        return Err(format!(
-            "pip install cuda-bindings failed: {}",
-            String::from_utf8_lossy(&out.stderr)
-        ));
-    }
-    Ok(py)
+    common::venv_with(dir, &["cuda-bindings>=12.8,<13"], |d| {
+        common::python_imports(&d.join("bin/python"), "cuda.bindings.driver")
+    })
 }
 
 #[test]

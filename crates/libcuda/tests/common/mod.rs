@@ -61,3 +61,50 @@ pub fn scratch(name: &str) -> PathBuf {
     std::fs::create_dir_all(&d).expect("scratch dir");
     d
 }
+
+/// Whether `python` can import `modules` (a comma-separated Python import list).
+pub fn python_imports(python: &Path, modules: &str) -> bool {
+    Command::new(python)
+        .args(["-c", &format!("import {modules}")])
+        .output()
+        .is_ok_and(|o| o.status.success())
+}
+
+/// A Python venv at `dir` with `packages` pip-installed, made once and reused while
+/// `ready(dir)` holds. Returns the venv's `bin/python`, or why it could not be made (no
+/// python3, or pip could not install the packages: PyPI out of reach).
+pub fn venv_with(
+    dir: &Path,
+    packages: &[&str],
+    ready: impl Fn(&Path) -> bool,
+) -> Result<PathBuf, String> {
+    let py = dir.join("bin/python");
+    if py.exists() && ready(dir) {
+        return Ok(py);
+    }
+    let _ = std::fs::remove_dir_all(dir);
+    let out = Command::new("python3")
+        .args(["-m", "venv"])
+        .arg(dir)
+        .output()
+        .map_err(|e| format!("python3 not available: {e}"))?;
+    if !out.status.success() {
+        return Err(format!(
+            "python3 -m venv failed: {}",
+            String::from_utf8_lossy(&out.stderr)
+        ));
+    }
+    let out = Command::new(&py)
+        .args(["-m", "pip", "install", "-q"])
+        .args(packages)
+        .output()
+        .map_err(|e| format!("pip: {e}"))?;
+    if !out.status.success() || !ready(dir) {
+        return Err(format!(
+            "pip install {} failed (is PyPI reachable?): {}",
+            packages.join(" "),
+            String::from_utf8_lossy(&out.stderr)
+        ));
+    }
+    Ok(py)
+}

@@ -2,6 +2,8 @@
 //! sizes, unknown ones are refused, context-local storage keeps values per context,
 //! and MD2 (under the integrity answer) matches RFC 1319's test vectors.
 
+mod common;
+
 use cuda::*;
 use std::ffi::c_void;
 use std::ptr::null_mut;
@@ -148,35 +150,7 @@ fn libraries_load_without_a_current_context() {
         assert_eq!(cuCtxSetCurrent(primary), 0);
         let mut k = null_mut();
         assert_eq!(cuLibraryGetKernel(&mut k, lib, c"saxpy".as_ptr()), 0);
-        let (mut x, mut y) = (0u64, 0u64);
-        assert_eq!(cuMemAlloc_v2(&mut x, 16), 0);
-        assert_eq!(cuMemAlloc_v2(&mut y, 16), 0);
-        let xs = [1f32, 2., 3., 4.];
-        assert_eq!(cuMemcpyHtoD_v2(x, xs.as_ptr() as *const c_void, 16), 0);
-        assert_eq!(cuMemcpyHtoD_v2(y, xs.as_ptr() as *const c_void, 16), 0);
-        let (mut n, mut a) = (4u32, 10f32);
-        let mut params = [
-            &mut n as *mut u32 as *mut c_void,
-            &mut a as *mut f32 as *mut c_void,
-            &mut x as *mut u64 as *mut c_void,
-            &mut y as *mut u64 as *mut c_void,
-        ];
-        let r = cuLaunchKernel(
-            k,
-            1,
-            1,
-            1,
-            32,
-            1,
-            1,
-            0,
-            null_mut(),
-            params.as_mut_ptr(),
-            null_mut(),
-        );
-        assert_eq!(r, 0);
-        let mut out = [0f32; 4];
-        assert_eq!(cuMemcpyDtoH_v2(out.as_mut_ptr() as *mut c_void, y, 16), 0);
+        let (_, out) = common::launch_saxpy4(k, 10.0);
         // y = 10 * x + y, exact in binary32.
         assert_eq!(out, [11., 22., 33., 44.]);
         assert_eq!(cuLibraryUnload(lib), 0);

@@ -5,6 +5,8 @@
 //! nvcc 13.5, default flags: an sm_75 cubin and Zstd-compressed PTX behind an 80-byte
 //! entry header), PTX-less and corrupt ones refused with the driver's codes.
 
+mod common;
+
 use cuda::*;
 use std::ffi::c_void;
 use std::ptr::null_mut;
@@ -116,35 +118,7 @@ fn compressed_fatbins_load_and_run() {
         assert_eq!(cuModuleLoadData(&mut m, image.as_ptr() as *const c_void), 0);
         let mut f = null_mut();
         assert_eq!(cuModuleGetFunction(&mut f, m, c"saxpy".as_ptr()), 0);
-        let (mut x, mut y) = (0u64, 0u64);
-        assert_eq!(cuMemAlloc_v2(&mut x, 16), 0);
-        assert_eq!(cuMemAlloc_v2(&mut y, 16), 0);
-        let xs = [1f32, 2., 3., 4.];
-        assert_eq!(cuMemcpyHtoD_v2(x, xs.as_ptr() as *const c_void, 16), 0);
-        assert_eq!(cuMemcpyHtoD_v2(y, xs.as_ptr() as *const c_void, 16), 0);
-        let (mut n, mut a) = (4u32, 3f32);
-        let mut params = [
-            &mut n as *mut u32 as *mut c_void,
-            &mut a as *mut f32 as *mut c_void,
-            &mut x as *mut u64 as *mut c_void,
-            &mut y as *mut u64 as *mut c_void,
-        ];
-        let r = cuLaunchKernel(
-            f,
-            1,
-            1,
-            1,
-            32,
-            1,
-            1,
-            0,
-            null_mut(),
-            params.as_mut_ptr(),
-            null_mut(),
-        );
-        assert_eq!(r, 0);
-        let mut out = [0f32; 4];
-        assert_eq!(cuMemcpyDtoH_v2(out.as_mut_ptr() as *mut c_void, y, 16), 0);
+        let (mut y, mut out) = common::launch_saxpy4(f, 3.0);
         // y = 3x + y = 4x, exact.
         assert_eq!(out, [4., 8., 12., 16.]);
         let zstd = container(&[(1, 90, 0x8011, b"zstd....")]);

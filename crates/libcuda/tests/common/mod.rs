@@ -108,3 +108,45 @@ pub fn venv_with(
     }
     Ok(py)
 }
+
+/// Launches `saxpy(n, a, x, y)` of tests/ptx/kernels.ptx (or a fat binary holding it) as
+/// `f` on x = y = [1, 2, 3, 4] in one block of 32 threads, and returns the device
+/// address of y and its contents a·x + y.
+///
+/// # Safety
+/// `f` must be a function or kernel handle of a loaded saxpy with a current context.
+pub unsafe fn launch_saxpy4(f: cuda::CUfunction, a: f32) -> (u64, [f32; 4]) {
+    use cuda::*;
+    use std::ffi::c_void;
+    use std::ptr::null_mut;
+    let (mut x, mut y) = (0u64, 0u64);
+    assert_eq!(cuMemAlloc_v2(&mut x, 16), 0);
+    assert_eq!(cuMemAlloc_v2(&mut y, 16), 0);
+    let xs = [1f32, 2., 3., 4.];
+    assert_eq!(cuMemcpyHtoD_v2(x, xs.as_ptr() as *const c_void, 16), 0);
+    assert_eq!(cuMemcpyHtoD_v2(y, xs.as_ptr() as *const c_void, 16), 0);
+    let (mut n, mut a) = (4u32, a);
+    let mut params = [
+        &mut n as *mut u32 as *mut c_void,
+        &mut a as *mut f32 as *mut c_void,
+        &mut x as *mut u64 as *mut c_void,
+        &mut y as *mut u64 as *mut c_void,
+    ];
+    let r = cuLaunchKernel(
+        f,
+        1,
+        1,
+        1,
+        32,
+        1,
+        1,
+        0,
+        null_mut(),
+        params.as_mut_ptr(),
+        null_mut(),
+    );
+    assert_eq!(r, 0);
+    let mut out = [0f32; 4];
+    assert_eq!(cuMemcpyDtoH_v2(out.as_mut_ptr() as *mut c_void, y, 16), 0);
+    (y, out)
+}

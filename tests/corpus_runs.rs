@@ -10,19 +10,12 @@
 //! output is not bit-exact (approximate instructions, float atomics, sums in another order
 //! than numpy's). See `tests/corpus_runs/README.md`.
 
-use ptxjit::{Backend, Device, KernelArg, LaunchConfig};
+mod gpu_cases;
+
+use gpu_cases::{num, parse_arg, Arg};
+use ptxjit::{Backend, Device, LaunchConfig};
 use std::collections::HashMap;
 use std::path::PathBuf;
-
-/// One argument of a case.
-#[derive(Debug)]
-enum Arg {
-    In(String),
-    Out(String, usize),
-    Io(String, String),
-    U32(u32),
-    U64(u64),
-}
 
 /// How one output buffer is checked.
 #[derive(Debug)]
@@ -58,38 +51,12 @@ fn read(path: PathBuf) -> Vec<u8> {
     std::fs::read(&path).unwrap_or_else(|e| panic!("cannot read {}: {e}", path.display()))
 }
 
-fn num(s: &str) -> u64 {
-    s.strip_prefix("0x")
-        .map_or_else(|| s.parse(), |h| u64::from_str_radix(h, 16))
-        .unwrap_or_else(|e| panic!("bad number {s}: {e}"))
-}
-
 fn parse_dim(s: &str) -> [u32; 3] {
     let mut d = [1u32; 3];
     for (i, p) in s.split('x').enumerate() {
         d[i] = num(p) as u32;
     }
     d
-}
-
-fn parse_arg(t: &str) -> Arg {
-    let (kind, rest) = t
-        .split_once(':')
-        .unwrap_or_else(|| panic!("bad argument {t}"));
-    match kind {
-        "in" => Arg::In(rest.to_string()),
-        "io" => {
-            let (a, b) = rest.split_once(':').expect("io:IN:OUT");
-            Arg::Io(a.to_string(), b.to_string())
-        }
-        "out" => {
-            let (a, b) = rest.rsplit_once(':').expect("out:FILE:BYTES");
-            Arg::Out(a.to_string(), num(b) as usize)
-        }
-        "u32" => Arg::U32(num(rest) as u32),
-        "u64" => Arg::U64(num(rest)),
-        _ => panic!("bad argument {t}"),
-    }
 }
 
 fn parse_tol(s: &str) -> Option<f64> {
@@ -142,56 +109,15 @@ fn parse_cases() -> Vec<Case> {
     cases
 }
 
-/// Runs one case; returns its outputs by file name.
 fn run_case(
     dev: &Device,
     m: &ptxjit::Module,
     c: &Case,
     backend: Backend,
 ) -> Result<Vec<(String, Vec<u8>)>, String> {
-    let mut bufs = Vec::new();
-    let mut args = Vec::new();
-    for a in &c.args {
-        match a {
-            Arg::U32(v) => args.push(KernelArg::from(*v)),
-            Arg::U64(v) => args.push(KernelArg::from(*v)),
-            Arg::In(f) | Arg::Io(f, _) => {
-                let data = read(dir().join("in").join(f));
-                let b = dev.alloc_from(&data).map_err(|e| e.to_string())?;
-                args.push((&b).into());
-                bufs.push(b);
-            }
-            Arg::Out(_, n) => {
-                let b = dev.alloc_zeroed(*n).map_err(|e| e.to_string())?;
-                args.push((&b).into());
-                bufs.push(b);
-            }
-        }
-    }
-    let cfg = LaunchConfig::new(c.grid, c.block)
-        .shared_bytes(c.shared)
-        .backend(backend);
-    let launched = dev
-        .launch(m, &c.kernel, &cfg, &args)
-        .map_err(|e| format!("launch: {e}"));
-    let mut outs = Vec::new();
-    let mut bi = 0;
-    for a in &c.args {
-        match a {
-            Arg::U32(_) | Arg::U64(_) => continue,
-            Arg::In(_) => {}
-            Arg::Io(_, f) | Arg::Out(f, _) if launched.is_ok() => outs.push((
-                f.clone(),
-                dev.read::<u8>(&bufs[bi]).map_err(|e| e.to_string())?,
-            )),
-            _ => {}
-        }
-        bi += 1;
-    }
-    for b in bufs {
-        let _ = dev.free(b);
-    }
-    launched.map(|_| outs)
+    let cfg = LaunchConfig::new(c.grid, c.block).shared_bytes(c.shared);
+    gpu_cases::launch(dev, m, &c.kernel, cfg, &c.args, &dir().join("in"), backend)
+        .map(|ran| ran.outputs)
 }
 
 #[path = "corpus_runs/cmp.rs"]

@@ -17,19 +17,12 @@
 mod golden_rules;
 
 use golden_rules::{Report, Verdict};
-use ptxjit::{Backend, Device, KernelArg, LaunchConfig};
+mod gpu_cases;
+
+use gpu_cases::{parse_arg, Arg};
+use ptxjit::{Backend, Device, LaunchConfig};
 use std::collections::HashMap;
 use std::path::PathBuf;
-
-/// One argument of a case (see the header of cases.txt).
-#[derive(Debug)]
-enum Arg {
-    In(String),
-    Out(String, usize),
-    Io(String, String),
-    U32(u32),
-    U64(u64),
-}
 
 /// The PTX files of `cases_future.txt` whose cases ptxjit runs today.
 const FUTURE_RUNS: [&str; 3] = [
@@ -58,31 +51,6 @@ fn dir() -> PathBuf {
 
 fn read(path: PathBuf) -> Vec<u8> {
     std::fs::read(&path).unwrap_or_else(|e| panic!("cannot read {}: {e}", path.display()))
-}
-
-fn parse_arg(t: &str) -> Arg {
-    let (kind, rest) = t
-        .split_once(':')
-        .unwrap_or_else(|| panic!("bad argument {t}"));
-    let num = |s: &str| -> u64 {
-        s.strip_prefix("0x")
-            .map_or_else(|| s.parse(), |h| u64::from_str_radix(h, 16))
-            .unwrap_or_else(|e| panic!("bad number in {t}: {e}"))
-    };
-    match kind {
-        "in" => Arg::In(rest.to_string()),
-        "io" => {
-            let (a, b) = rest.split_once(':').expect("io:IN:OUT");
-            Arg::Io(a.to_string(), b.to_string())
-        }
-        "out" => {
-            let (a, b) = rest.rsplit_once(':').expect("out:FILE:BYTES");
-            Arg::Out(a.to_string(), num(b) as usize)
-        }
-        "u32" => Arg::U32(num(rest) as u32),
-        "u64" => Arg::U64(num(rest)),
-        _ => panic!("bad argument {t}"),
-    }
 }
 
 /// The cases of `list` whose PTX file `keep` accepts.
@@ -120,49 +88,10 @@ fn parse_cases(list: &str, outdir: &'static str, keep: impl Fn(&str) -> bool) ->
 /// A case's input buffers (in argument order) and its outputs by file name.
 type Ran = (Vec<Vec<u8>>, Vec<(String, Vec<u8>)>);
 
-/// Runs one case; returns its input buffers (by argument order) and outputs by file name.
 fn run_case(dev: &Device, m: &ptxjit::Module, c: &Case, backend: Backend) -> Result<Ran, String> {
-    let mut bufs = Vec::new();
-    let mut args = Vec::new();
-    let mut inputs = Vec::new();
-    for a in &c.args {
-        match a {
-            Arg::U32(v) => args.push(KernelArg::from(*v)),
-            Arg::U64(v) => args.push(KernelArg::from(*v)),
-            Arg::In(f) | Arg::Io(f, _) => {
-                let data = read(dir().join("in").join(f));
-                let b = dev.alloc_from(&data).map_err(|e| e.to_string())?;
-                args.push((&b).into());
-                inputs.push(data);
-                bufs.push(b);
-            }
-            Arg::Out(_, n) => {
-                let b = dev.alloc_zeroed(*n).map_err(|e| e.to_string())?;
-                args.push((&b).into());
-                bufs.push(b);
-            }
-        }
-    }
-    let cfg = LaunchConfig::new(c.grid, c.block).backend(backend);
-    dev.launch(m, &c.kernel, &cfg, &args)
-        .map_err(|e| format!("launch: {e}"))?;
-    let mut outs = Vec::new();
-    let mut bi = 0;
-    for a in &c.args {
-        match a {
-            Arg::U32(_) | Arg::U64(_) => continue,
-            Arg::In(_) => {}
-            Arg::Io(_, f) | Arg::Out(f, _) => outs.push((
-                f.clone(),
-                dev.read::<u8>(&bufs[bi]).map_err(|e| e.to_string())?,
-            )),
-        }
-        bi += 1;
-    }
-    for b in bufs {
-        let _ = dev.free(b);
-    }
-    Ok((inputs, outs))
+    let cfg = LaunchConfig::new(c.grid, c.block);
+    let ran = gpu_cases::launch(dev, m, &c.kernel, cfg, &c.args, &dir().join("in"), backend)?;
+    Ok((ran.inputs, ran.outputs))
 }
 
 fn golden(backend: Backend) {

@@ -1,4 +1,4 @@
-//! Calls of the runtime built-ins (`vprintf`, `__assertfail`): a `call` to a function
+//! Calls of the runtime built-ins (`vprintf`, `__assertfail`, `malloc`, `free`): a `call` to a function
 //! declared without a body whose name and signature are exactly CUDA's is lowered to
 //! [`InstKind::Builtin`] instead of a [`crate::ir::Terminator::Call`]; call-site `.param`
 //! variables are read (and the return value written) with `.local` loads and stores
@@ -26,6 +26,8 @@ pub(super) fn builtin_of(f: &ir::Function) -> Option<Builtin> {
     match (f.name.as_str(), params.as_slice(), rets.as_slice()) {
         ("vprintf", [8, 8], [4]) => Some(Builtin::Vprintf),
         ("__assertfail", [8, 8, 4, 8, 8], []) => Some(Builtin::AssertFail),
+        ("malloc", [8], [8]) => Some(Builtin::Malloc),
+        ("free", [8], []) => Some(Builtin::Free),
         _ => None,
     }
 }
@@ -61,7 +63,7 @@ impl Fx<'_, '_> {
                 ),
             ));
         }
-        if op == Builtin::AssertFail && !ret_ops.is_empty() {
+        if op.result().is_none() && !ret_ops.is_empty() {
             return Err(self.err(loc, format!("'{name}' returns no value")));
         }
         let mut insts = Vec::new();
@@ -83,20 +85,21 @@ impl Fx<'_, '_> {
             args.push(arg);
         }
         let mut post = None;
+        let rty = op.result().unwrap_or(Type::U32);
         let dst = match ret_ops.first() {
             None => None,
-            Some(o) => match self.param_slot_of(o, Type::U32)? {
+            Some(o) => match self.param_slot_of(o, rty)? {
                 Some(off) => {
-                    let t = self.new_reg("%builtin_ret".into(), Type::U32, loc)?;
+                    let t = self.new_reg("%builtin_ret".into(), rty, loc)?;
                     post = Some(InstKind::St {
                         space: Space::Local,
-                        ty: Type::U32,
+                        ty: rty,
                         srcs: vec![Operand::Reg(t)],
                         addr: local_addr(off),
                     });
                     Some(t)
                 }
-                None => Some(self.dst(o, Type::U32, Fit::Relaxed)?),
+                None => Some(self.dst(o, rty, Fit::Relaxed)?),
             },
         };
         insts.push(InstKind::Builtin { op, args, dst });

@@ -428,6 +428,34 @@ impl Fx<'_, '_> {
                 Ok(Lowered::Exit)
             }
             "call" => self.call(i, m),
+            "trap" | "brkpt" => {
+                self.nops(i, m, 0)?;
+                let op = if i.opcode.name == "trap" {
+                    crate::ir::Builtin::Trap
+                } else {
+                    crate::ir::Builtin::Brkpt
+                };
+                one(InstKind::Builtin {
+                    op,
+                    args: vec![],
+                    dst: None,
+                })
+            }
+            "pmevent" => {
+                // Performance-monitor events: nothing to count on a CPU, a no-op (as the
+                // GPU's result is unaffected). The operand is an event number (0-15) or,
+                // with `.mask`, a 16-bit event mask; both are immediates.
+                let mask = m.has("mask");
+                self.nops(i, m, 1)?;
+                let limit = if mask { 0xffff } else { 15 };
+                match self.src(&i.operands[0], Type::U32, Fit::Relaxed)? {
+                    Operand::Imm(v) if v <= limit => Ok(Lowered::Insts(vec![])),
+                    _ => Err(self.err(
+                        m.loc,
+                        format!("'{}' takes an immediate event number up to {limit}", m.text),
+                    )),
+                }
+            }
             _ => Err(self.unsupported(m)),
         }
     }

@@ -217,6 +217,9 @@ pub struct WarpEnv {
     pub output: Option<Arc<std::sync::Mutex<Vec<u8>>>>,
     /// Split calls: the lanes the running coroutine owns and the suspended children.
     pub split: crate::exec::split::SplitState,
+    /// The device heap of `malloc`/`free` (set by the runtime when the kernel's module
+    /// calls them).
+    pub heap: Option<Arc<crate::exec::heap::DeviceHeap>>,
 }
 
 impl WarpEnv {
@@ -234,6 +237,7 @@ impl WarpEnv {
             frame_margin: 0,
             output: None,
             split: Default::default(),
+            heap: None,
         }
     }
 }

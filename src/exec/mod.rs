@@ -12,6 +12,7 @@ pub mod atomic;
 pub mod barrier;
 pub mod call;
 pub mod ctx;
+pub mod heap;
 pub mod matrix;
 pub mod printf;
 pub mod region;

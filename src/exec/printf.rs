@@ -1,4 +1,5 @@
-//! The runtime built-ins of [`InstKind::Builtin`], shared by both backends: CUDA's
+//! The runtime built-ins of [`InstKind::Builtin`], shared by both backends (`trap` and
+//! `brkpt` stop the launch; `malloc`/`free` go to [`crate::exec::heap`]): CUDA's
 //! device `vprintf` (C `printf` formatting of a packed argument buffer, one record per
 //! lane in ascending lane order, appended to the launch's output) and `__assertfail`
 //! (stops the launch with an error naming message, file, line and function).
@@ -13,6 +14,7 @@
 //! [`InstKind::Builtin`]: crate::ir::InstKind::Builtin
 
 use crate::exec::ctx::{self, AccessReq, Stopped, WarpCtx, WARP_SIZE};
+use crate::exec::heap::FreeError;
 use crate::ir::{Builtin, InstId, Space};
 
 /// Longest format or `%s` string read (bytes before the NUL).
@@ -27,7 +29,7 @@ pub const MAX_ARGS: u32 = 32;
 
 /// Runs built-in `op` for the lanes in `mask` (ascending). `args[k][lane]` is operand
 /// `k` of `lane` (see [`Builtin::params`]). Returns each lane's result (`vprintf`'s
-/// return value; 0 elsewhere).
+/// return value, `malloc`'s pointer; 0 elsewhere).
 ///
 /// # Safety
 /// `ctx.env` must point to this warp's live `WarpEnv`.
@@ -37,8 +39,8 @@ pub unsafe fn exec(
     mask: u32,
     inst: InstId,
     args: &[[u64; WARP_SIZE]],
-) -> Result<[u32; WARP_SIZE], Stopped> {
-    let mut out = [0u32; WARP_SIZE];
+) -> Result<[u64; WARP_SIZE], Stopped> {
+    let mut out = [0u64; WARP_SIZE];
     let arg = |k: usize, lane: usize| args.get(k).map_or(0, |a| a[lane]);
     let mut text = Vec::new();
     for lane in (0..WARP_SIZE).filter(|l| mask >> l & 1 != 0) {
@@ -47,7 +49,7 @@ pub unsafe fn exec(
                 let mut m = Mem { ctx, inst, lane };
                 // SAFETY: the caller's contract.
                 let r = unsafe { vprintf(&mut m, arg(0, lane), arg(1, lane), &mut text)? };
-                out[lane] = r as u32;
+                out[lane] = r as u32 as u64;
             }
             Builtin::AssertFail => {
                 let mut m = Mem { ctx, inst, lane };
@@ -71,6 +73,40 @@ pub unsafe fn exec(
                 // SAFETY: the caller's contract.
                 unsafe { ctx::stop_with_error_at(ctx, msg, inst, lane as u32) };
                 return Err(Stopped);
+            }
+            Builtin::Trap | Builtin::Brkpt => {
+                let msg = if op == Builtin::Trap {
+                    "the kernel executed `trap` (a GPU reports CUDA_ERROR_LAUNCH_FAILED, \"unspecified launch failure\")"
+                } else {
+                    "the kernel executed `brkpt` with no debugger attached (a GPU reports CUDA_ERROR_LAUNCH_FAILED)"
+                };
+                emit(ctx, &text);
+                // SAFETY: the caller's contract.
+                unsafe { ctx::stop_with_error_at(ctx, msg.to_string(), inst, lane as u32) };
+                return Err(Stopped);
+            }
+            Builtin::Malloc | Builtin::Free => {
+                // SAFETY: the caller's contract.
+                let heap = unsafe { (*ctx.env).heap.clone() };
+                let Some(heap) = heap else {
+                    let msg = "device-side malloc/free without a device heap".to_string();
+                    // SAFETY: the caller's contract.
+                    unsafe { ctx::stop_with_error_at(ctx, msg, inst, lane as u32) };
+                    return Err(Stopped);
+                };
+                if op == Builtin::Malloc {
+                    out[lane] = heap.malloc(arg(0, lane));
+                } else if let Err(e) = heap.free(arg(0, lane)) {
+                    let p = arg(0, lane);
+                    let msg = match e {
+                        FreeError::NotABlock => format!("free({p:#x}): not a block of the device heap (freed twice, or not returned by malloc); a GPU reports CUDA_ERROR_LAUNCH_FAILED"),
+                        FreeError::OutsideHeap => format!("free({p:#x}): the pointer is outside the device heap; a GPU reports CUDA_ERROR_ILLEGAL_ADDRESS"),
+                    };
+                    emit(ctx, &text);
+                    // SAFETY: the caller's contract.
+                    unsafe { ctx::stop_with_error_at(ctx, msg, inst, lane as u32) };
+                    return Err(Stopped);
+                }
             }
         }
     }

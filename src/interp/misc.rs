@@ -27,7 +27,7 @@ impl Warp<'_> {
         let out = unsafe { crate::exec::printf::exec(ctx, *op, mask, inst.id, &vals)? };
         if let (Some(d), Some(t)) = (dst, op.result()) {
             for lane in lanes(mask) {
-                self.write(*d, t, out[lane] as u64, lane);
+                self.write(*d, t, out[lane], lane);
             }
         }
         Ok(())

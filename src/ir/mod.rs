@@ -1244,6 +1244,18 @@ pub enum Builtin {
     /// `__assertfail(.b64 message, .b64 file, .b32 line, .b64 function, .b64 charSize)`:
     /// stops the launch with an error.
     AssertFail,
+    /// The `trap` instruction: stops the launch with an error (a GPU reports
+    /// `CUDA_ERROR_LAUNCH_FAILED`).
+    Trap,
+    /// The `brkpt` instruction: without a debugger a GPU stops the launch with
+    /// `CUDA_ERROR_LAUNCH_FAILED`, as for `trap`.
+    Brkpt,
+    /// `malloc(.b64 size) -> .b64`: a block of the device heap (16-byte aligned), or NULL
+    /// when the heap (`CU_LIMIT_MALLOC_HEAP_SIZE`) has no room.
+    Malloc,
+    /// `free(.b64 ptr)`: returns a `malloc` block to the heap; NULL is a no-op, anything
+    /// else that is not a live block is a fault.
+    Free,
 }
 
 /// The operations of [`InstKind::Sfu`].

@@ -472,13 +472,16 @@ impl Builtin {
         match self {
             Builtin::Vprintf => &[Type::U64, Type::U64],
             Builtin::AssertFail => &[Type::U64, Type::U64, Type::U32, Type::U64, Type::U64],
+            Builtin::Trap | Builtin::Brkpt => &[],
+            Builtin::Malloc | Builtin::Free => &[Type::U64],
         }
     }
     /// The type of the return value (`vprintf`'s `.b32`), if any.
     pub fn result(self) -> Option<Type> {
         match self {
             Builtin::Vprintf => Some(Type::U32),
-            Builtin::AssertFail => None,
+            Builtin::Malloc => Some(Type::U64),
+            Builtin::AssertFail | Builtin::Trap | Builtin::Brkpt | Builtin::Free => None,
         }
     }
 }

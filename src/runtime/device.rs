@@ -54,7 +54,19 @@ pub(crate) struct DeviceInner {
     pub(crate) captured: std::sync::Mutex<Option<Vec<u8>>>,
     /// The worker threads of multi-worker launches.
     pub(crate) pool: super::pool::Pool,
+    /// The device heap of kernels' `malloc`/`free`, made at the first launch that needs
+    /// it (see [`Device::set_malloc_heap_size`]).
+    pub(crate) heap: std::sync::Mutex<HeapSlot>,
 }
+
+/// The size of the device heap and, once made, the heap.
+pub(crate) struct HeapSlot {
+    pub(crate) limit: u64,
+    pub(crate) heap: Option<Arc<crate::exec::heap::DeviceHeap>>,
+}
+
+/// The default device heap size (`CU_LIMIT_MALLOC_HEAP_SIZE`), as on a GPU: 8 MiB.
+pub const DEFAULT_MALLOC_HEAP_BYTES: u64 = 8 << 20;
 
 /// A CPU device: owns device memory and runs kernels. Cheap to clone (shared handle).
 #[derive(Clone)]
@@ -131,6 +143,10 @@ impl Device {
                 launches: std::sync::atomic::AtomicU64::new(0),
                 captured: std::sync::Mutex::new(None),
                 pool: super::pool::Pool::default(),
+                heap: std::sync::Mutex::new(HeapSlot {
+                    limit: DEFAULT_MALLOC_HEAP_BYTES,
+                    heap: None,
+                }),
             }),
         })
     }
@@ -182,6 +198,41 @@ impl Device {
                 let _ = out.flush();
             }
         }
+    }
+
+    /// The size of the device heap kernels' `malloc` allocates from
+    /// (`CU_LIMIT_MALLOC_HEAP_SIZE`; 8 MiB unless set).
+    pub fn malloc_heap_size(&self) -> u64 {
+        self.heap_slot().limit
+    }
+
+    /// Sets the device heap size. As on a GPU, this is only possible before the first
+    /// launch of a kernel that uses `malloc`/`free`; afterwards it is an error.
+    pub fn set_malloc_heap_size(&self, bytes: u64) -> Result<()> {
+        let mut slot = self.heap_slot();
+        if slot.heap.is_some() {
+            return Err(Error::Host(
+                "the device heap size cannot change after a kernel has used malloc/free".into(),
+            ));
+        }
+        slot.limit = bytes;
+        Ok(())
+    }
+
+    fn heap_slot(&self) -> std::sync::MutexGuard<'_, HeapSlot> {
+        self.inner.heap.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// The device heap, made (one device allocation of the heap size) on first use.
+    pub(crate) fn device_heap(&self) -> Result<Arc<crate::exec::heap::DeviceHeap>> {
+        let mut slot = self.heap_slot();
+        if let Some(h) = &slot.heap {
+            return Ok(h.clone());
+        }
+        let base = self.inner.mem.alloc(slot.limit, 256, RegionKind::Global)?;
+        let h = Arc::new(crate::exec::heap::DeviceHeap::new(base, slot.limit));
+        slot.heap = Some(h.clone());
+        Ok(h)
     }
 
     pub fn options(&self) -> &DeviceOptions {
@@ -275,6 +326,8 @@ pub(crate) struct ModuleInner {
     pub(crate) ir: ir::Module,
     pub(crate) layout: ModuleLayout,
     pub(crate) jit: Option<crate::jit::JitModule>,
+    /// Some function calls device-side `malloc` or `free`.
+    pub(crate) uses_heap: bool,
 }
 
 impl Drop for ModuleInner {
@@ -312,7 +365,19 @@ impl Module {
             ir,
             layout: ModuleLayout::default(),
             jit: None,
+            uses_heap: false,
         };
+        inner.uses_heap = inner.ir.functions.iter().any(|f| {
+            f.blocks.iter().flat_map(|b| &b.insts).any(|i| {
+                matches!(
+                    i.kind,
+                    ir::InstKind::Builtin {
+                        op: ir::Builtin::Malloc | ir::Builtin::Free,
+                        ..
+                    }
+                )
+            })
+        });
         for g in &inner.ir.globals {
             let kind = if g.space == Space::Const {
                 RegionKind::Const

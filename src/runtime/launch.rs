@@ -49,6 +49,8 @@ struct LaunchShared<'a> {
     exec: Exec,
     cfg: &'a LaunchConfig,
     regions: Arc<RegionTable>,
+    /// The device heap, when the module calls `malloc`/`free`.
+    heap: Option<Arc<crate::exec::heap::DeviceHeap>>,
     param_base: u64,
     shared_size: u64,
     /// Special-register values common to the launch (`smid` and the cluster registers
@@ -299,6 +301,11 @@ impl Device {
         } else {
             frame_size
         };
+        let heap = if module.inner.uses_heap {
+            Some(self.device_heap()?)
+        } else {
+            None
+        };
         let mem = &self.inner.mem;
         let mut owned = Vec::new();
         let result = (|| {
@@ -311,6 +318,7 @@ impl Device {
                 exec,
                 cfg,
                 regions: Arc::new(RegionTable::new(mem.regions())),
+                heap,
                 param_base,
                 shared_size: shape.shared_size,
                 sreg: {
@@ -510,6 +518,7 @@ fn run_cta(
         let mut ctx = Box::new(WarpCtx::new(ntid, ctaid, sh.cfg.grid, w as u32));
         let mut env = Box::new(WarpEnv::new(sh.regions.clone()));
         env.output = Some(sh.output.clone());
+        env.heap = sh.heap.clone();
         env.frame_margin = sh.frame_margin;
         ctx.env = &mut *env;
         ctx.param_base = sh.param_base;

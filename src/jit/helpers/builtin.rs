@@ -1,4 +1,5 @@
-//! The built-in helper (`ptxjit_builtin`: `vprintf`, `__assertfail`) over `crate::exec::printf::exec`.
+//! The built-in helper (`ptxjit_builtin`: `vprintf`, `__assertfail`, `trap`, `brkpt`,
+//! `malloc`, `free`) over `crate::exec::printf::exec`.
 
 use crate::exec::ctx::{WarpCtx, STATUS_FAULT, STATUS_OK, WARP_SIZE};
 use crate::ir::{Builtin, InstId};
@@ -7,6 +8,10 @@ pub(crate) fn code(op: Builtin) -> u64 {
     match op {
         Builtin::Vprintf => 0,
         Builtin::AssertFail => 1,
+        Builtin::Trap => 2,
+        Builtin::Brkpt => 3,
+        Builtin::Malloc => 4,
+        Builtin::Free => 5,
     }
 }
 
@@ -14,13 +19,17 @@ fn from_code(c: u64) -> Option<Builtin> {
     match c {
         0 => Some(Builtin::Vprintf),
         1 => Some(Builtin::AssertFail),
+        2 => Some(Builtin::Trap),
+        3 => Some(Builtin::Brkpt),
+        4 => Some(Builtin::Malloc),
+        5 => Some(Builtin::Free),
         _ => None,
     }
 }
 
 /// Runs built-in `desc` for the lanes in `mask` (see `crate::exec::printf::exec`):
 /// `data` holds the operands (256 bytes each, 8 or 4 bytes per lane by the operand's
-/// type); the 32 u32 results are written at its start. Returns 0, or the warp's nonzero
+/// type); the 32 results (u32, or u64 for a 64-bit result type) are written at its start. Returns 0, or the warp's nonzero
 /// status after an error.
 ///
 /// # Safety
@@ -57,9 +66,16 @@ pub unsafe extern "C" fn ptxjit_builtin(
         Ok(out) => out,
         Err(_) => return ctx.status.max(STATUS_FAULT),
     };
+    let wide = op.result().is_some_and(|t| t.bits() == 64);
     for (l, v) in out.iter().enumerate() {
         // SAFETY: room for 32 results (caller's contract).
-        unsafe { (data.add(4 * l) as *mut u32).write_unaligned(*v) };
+        unsafe {
+            if wide {
+                (data.add(8 * l) as *mut u64).write_unaligned(*v)
+            } else {
+                (data.add(4 * l) as *mut u32).write_unaligned(*v as u32)
+            }
+        };
     }
     STATUS_OK
 }

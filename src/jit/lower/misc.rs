@@ -6,7 +6,7 @@
 //!
 //! [`InstKind::Builtin`]: crate::ir::InstKind::Builtin
 
-use crate::ir::{Builtin, InstId, Operand, RegId, Type};
+use crate::ir::{Builtin, InstId, Operand, RegId};
 use crate::jit::abi::Helper;
 use crate::jit::helpers::builtin::{code, ARG_BYTES};
 use crate::jit::translate::lanes;
@@ -40,9 +40,9 @@ impl FuncTranslator<'_> {
         let cont = self.b.create_block();
         self.b.ins().brif(res, self.ret_status, &[], cont, &[]);
         self.b.switch_to_block(cont);
-        if let Some(d) = dst {
-            let r = self.unspill(false, SCRATCH_DATA);
-            self.write(d, Type::U32, r, mask)?;
+        if let (Some(d), Some(t)) = (dst, op.result()) {
+            let r = self.unspill(t.bits() == 64, SCRATCH_DATA);
+            self.write(d, t, r, mask)?;
         }
         Ok(())
     }

@@ -464,7 +464,7 @@ fn load_errors() {
     );
     assert_eq!(
         err("\tcall (%r1), %rd1, (%r2), nope;"),
-        "e.ptx:18:27: error: 'nope' is not a '.calltargets' or '.callprototype' label of this function"
+        "e.ptx:18:27: error: 'nope' is not a '.calltargets' or '.callprototype' label of this function, nor a call table (an array initialized with function names)"
     );
     assert_eq!(
         err("\tt: .calltargets f, g;\n\tcall (%r1), %rd1, (%r2), t;"),
@@ -624,3 +624,59 @@ fn pred_params(backend: Backend) {
     assert_slice_eq(&dev.read::<u32>(&out_buf).unwrap(), &want, &what);
 }
 both_backends!(pred_params);
+
+/// The ISA's call-table form (tests/ptx/call_table.ptx): `call (r), %r0, (x, y), jmptbl;`
+/// where `jmptbl` is a `.global` array initialized with `foo, bar, baz`: each lane calls
+/// the function its selector picks from the table (foo: x+y, bar: x-y, baz: x*y, with
+/// x = tid+7, y = 5); a lane whose pointer is `baz2` (not in the table) is a located
+/// fault.
+fn call_table(backend: Backend) {
+    let dev = device();
+    let text = std::fs::read_to_string(format!(
+        "{}/tests/ptx/call_table.ptx",
+        env!("CARGO_MANIFEST_DIR")
+    ))
+    .unwrap();
+    let m = dev
+        .load_ptx_with(&text, "call_table.ptx", backend == Backend::Jit)
+        .unwrap();
+    let sel: Vec<u32> = (0..64u32).map(|t| (t * 7 + t / 5) % 3).collect();
+    let sel_buf = dev.alloc_from(&sel).unwrap();
+    let out = dev.alloc_from(&[SENTINEL; 64]).unwrap();
+    let what = format!("call_table {backend:?}");
+    launch(
+        &dev,
+        &m,
+        "k",
+        &cfg([1, 1, 1], [64, 1, 1], backend),
+        &[arg(&out), arg(&sel_buf)],
+        &what,
+    );
+    let want: Vec<u32> = (0..64u32)
+        .map(|t| {
+            let (x, y) = (t + 7, 5u32);
+            [x + y, x - y, x * y][sel[t as usize] as usize]
+        })
+        .collect();
+    assert_slice_eq(&dev.read::<u32>(&out).unwrap(), &want, &what);
+
+    let mut bad = sel.clone();
+    bad[37] = 3;
+    let sel_buf = dev.alloc_from(&bad).unwrap();
+    let e = dev
+        .launch(
+            &m,
+            "k",
+            &cfg([1, 1, 1], [64, 1, 1], backend),
+            &[arg(&out), arg(&sel_buf)],
+        )
+        .expect_err(&what);
+    let msg = e.to_string();
+    assert!(
+        msg.contains("which is not a target of this call")
+            && msg.contains("kernel 'k' stopped at call_table.ptx:35 (`call`) in block (0,0,0), thread (37,0,0)"),
+        "{what}: {msg}"
+    );
+}
+
+both_backends!(call_table);

@@ -92,13 +92,21 @@ fn misaligned_and_out_of_bounds_loads_fault_with_location() {
             ("load_at", "ld.u32", 53),
             "{err}"
         );
-        // One past the end of the 16-byte allocation.
+        // Past the end of the 16-byte allocation but inside its 256-byte granule: a GPU
+        // reads the padding (zero here); one past the granule is a fault.
+        dev.launch(
+            &m,
+            "load_at",
+            &cfg,
+            &[(&p).into(), 16u64.into(), (&out).into()],
+        )
+        .unwrap();
         let err = dev
             .launch(
                 &m,
                 "load_at",
                 &cfg,
-                &[(&p).into(), 16u64.into(), (&out).into()],
+                &[(&p).into(), 256u64.into(), (&out).into()],
             )
             .unwrap_err();
         let Error::Fault(f) = &err else {
@@ -110,7 +118,7 @@ fn misaligned_and_out_of_bounds_loads_fault_with_location() {
             msg.contains("runtime.ptx:53:") && msg.contains("block (0,0,0), thread (0,0,0)"),
             "{msg}"
         );
-        assert!(msg.contains(&format!("{:#x}", p.ptr() + 16)), "{msg}");
+        assert!(msg.contains(&format!("{:#x}", p.ptr() + 256)), "{msg}");
     }
 }
 

@@ -363,11 +363,16 @@ impl Fx<'_, '_> {
         if let Some(op) = ops.get(k + 1) {
             return Err(self.err(op.loc(), "unexpected operand"));
         }
-        let Some(d) = self.call_dirs.get(&dir).cloned() else {
+        let Some(d) = self
+            .call_dirs
+            .get(&dir)
+            .cloned()
+            .or_else(|| self.call_table(&dir).map(Ok))
+        else {
             return Err(self.err(
                 dloc,
                 format!(
-                    "'{dir}' is not a '.calltargets' or '.callprototype' label of this function"
+                    "'{dir}' is not a '.calltargets' or '.callprototype' label of this function, nor a call table (an array initialized with function names)"
                 ),
             ));
         };
@@ -427,6 +432,28 @@ impl Fx<'_, '_> {
         let ops = self.call_operands(&dir, arg_ops, ret_ops, &params, &prets, m.loc)?;
         let _ = uni;
         Ok(Lowered::CallIndirect { addr, targets, ops })
+    }
+
+    /// The functions of a call table: a `.global`/`.const` array initialized with
+    /// function names (`.global .u64 jmptbl[3] = { f, g, h };`), which the ISA allows as
+    /// an indirect call's target list; `None` when `name` is not such a variable.
+    fn call_table(&self, name: &str) -> Option<Vec<FuncId>> {
+        let Some(super::func::Sym::Var(VarSym {
+            vref: crate::ir::VarRef::Global(g),
+            ..
+        })) = self.lookup(name)
+        else {
+            return None;
+        };
+        let mut ids: Vec<FuncId> = Vec::new();
+        for r in &self.cx.m.globals.get(g.0 as usize)?.relocs {
+            if let crate::ir::RelocTarget::Func(f) = r.target {
+                if !ids.contains(&f) {
+                    ids.push(f);
+                }
+            }
+        }
+        (!ids.is_empty()).then_some(ids)
     }
 
     /// The layout of a `.callprototype`'s parameters and return values.

@@ -16,6 +16,7 @@ mod logic;
 mod matrix;
 mod mem;
 mod sync;
+mod video;
 mod warp;
 
 use super::func::{Fx, TTerm, Tgt};
@@ -428,6 +429,7 @@ impl Fx<'_, '_> {
                 Ok(Lowered::Exit)
             }
             "call" => self.call(i, m),
+            op if video::VIDEO_OPCODES.contains(&op) => one(self.video(i, m)?),
             "trap" | "brkpt" => {
                 self.nops(i, m, 0)?;
                 let op = if i.opcode.name == "trap" {

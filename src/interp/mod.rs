@@ -28,6 +28,7 @@ mod matrix;
 mod mem;
 mod misc;
 mod sync;
+mod video;
 mod warp;
 
 use crate::exec::barrier::{self, BAR_WAIT};
@@ -397,6 +398,7 @@ impl Warp<'_> {
             Family::Warp => self.exec_warp(ctx, inst, mask),
             Family::Matrix => self.exec_matrix(ctx, inst, mask),
             Family::Misc => self.exec_misc(ctx, inst, mask),
+            Family::Video => self.exec_video(ctx, inst, mask),
         }
     }
 }

@@ -6,7 +6,7 @@
 //!
 //! Block terminators (`bra brx.idx call ret exit`, `bar.sync`) are the control flow
 //! family (`check/cflow.rs`, `check/call.rs`, the backends' control code). Texture and
-//! surface instructions and the video instructions have no IR yet: `check` rejects them.
+//! surface instructions have no IR yet: `check` rejects them.
 
 use super::*;
 
@@ -43,8 +43,12 @@ pub enum Family {
     Warp,
     /// Warp-level matrix: `mma ldmatrix movmatrix`.
     Matrix,
-    /// Miscellaneous: the built-in calls `vprintf` and `__assertfail`.
+    /// Miscellaneous: the built-in calls `vprintf`, `__assertfail`, `malloc`, `free`
+    /// and the `trap`/`brkpt` instructions.
     Misc,
+    /// The scalar and SIMD video instructions: `vadd vsub vabsdiff vmin vmax vshl vshr
+    /// vmad vset` and `vadd2/4 vsub2/4 vavrg2/4 vabsdiff2/4 vmin2/4 vmax2/4 vset2/4`.
+    Video,
 }
 
 impl Family {
@@ -65,6 +69,7 @@ impl Family {
             Family::Warp => "warp",
             Family::Matrix => "matrix",
             Family::Misc => "misc",
+            Family::Video => "video",
         }
     }
 }
@@ -114,6 +119,7 @@ impl InstKind {
             Warp { .. } => Family::Warp,
             Matrix { .. } => Family::Matrix,
             Builtin { .. } => Family::Misc,
+            Video { .. } => Family::Video,
         }
     }
 }

@@ -25,7 +25,8 @@ impl InstKind {
             | MinMax { dst, .. }
             | Copysign { dst, .. }
             | Testp { dst, .. }
-            | CvtX { dst, .. } => one(dst),
+            | CvtX { dst, .. }
+            | Video { dst, .. } => one(dst),
             Setp { dst, dst_neg, .. } => opt(&[*dst, *dst_neg]),
             SetpPacked { dst_lo, dst_hi, .. } => opt(&[*dst_lo, *dst_hi]),
             Warp { dst, pred, .. } => opt(&[*dst, *pred]),

@@ -28,6 +28,8 @@ mod index;
 pub use index::{Idx, IdxVec};
 mod int;
 pub use int::{BitOp, PrmtMode};
+mod video;
+pub use video::{VideoCmp, VideoKind, VideoOp, VideoOp2, VideoSel};
 mod kinds;
 pub use kinds::*;
 mod family;
@@ -1232,6 +1234,14 @@ pub enum InstKind {
         op: Builtin,
         args: Vec<Operand>,
         dst: Option<RegId>,
+    },
+    /// A scalar or SIMD video instruction (`vadd`, `vmad`, `vset4`, ...): `d = op(a, b,
+    /// c)` on 32-bit values, `c` present when [`VideoOp::has_c`] (else `srcs` has two
+    /// operands).
+    Video {
+        op: VideoOp,
+        dst: RegId,
+        srcs: Vec<Operand>,
     },
 }
 

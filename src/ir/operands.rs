@@ -398,6 +398,11 @@ impl InstKind {
                 o.src(*src, *src_ty, Fit::Cvt);
             }
             Nanosleep { t } => o.src(*t, Type::U32, Strict),
+            Video { op, dst, srcs } => {
+                o.dst(Some(*dst), Type::U32, Strict);
+                let n = if op.has_c() { 3 } else { 2 };
+                o.all(srcs, Type::U32, n, Strict)?;
+            }
             Warp {
                 op,
                 ty,

@@ -37,6 +37,8 @@ macro_rules! foreach_helper {
             Sfu = lanewise::ptxjit_sfu(I64, I32, I64, I64);
             /// Lane-by-lane bit operations through `ops::int`.
             Bits = lanewise::ptxjit_bits(I64, I32, I64, I64, I64, I64, I64);
+            /// Lane-by-lane video instructions through `ops::video`.
+            Video = lanewise::ptxjit_video(I64, I32, I64, I64, I64, I64);
             /// Lane-by-lane comparisons through `ops::setp`.
             Setp = lanewise::ptxjit_setp(I64, I32, I64, I64, I64);
             /// A `brx.idx` index past its target list: stops the warp.

@@ -26,6 +26,7 @@ pub mod float;
 pub mod half;
 pub mod int;
 pub mod matrix;
+pub mod video;
 pub mod warp;
 
 pub use convert::cvt;

@@ -200,13 +200,26 @@ impl DeviceMemory {
     }
 
     /// Regions of all live allocations, for a launch's region table.
+    ///
+    /// Device allocations and module variables extend to the next multiple of
+    /// [`ALLOC_ALIGN`], as on a GPU, where memory is handed out in 256-byte granules and
+    /// compilers rely on it: NVVM emits vector loads that read past the end of an array
+    /// (`.pragma "used_bytes_mask"` naming the bytes used), which a GPU runs. The launch
+    /// windows (parameters, shared, local) keep their exact sizes. Byte-exact bounds
+    /// are the sanitizer's business.
     pub fn regions(&self) -> Vec<Region> {
         self.heap()
             .live
             .iter()
             .map(|(&lo, &(len, kind))| Region {
                 lo,
-                hi: lo + len,
+                hi: lo
+                    + match kind {
+                        RegionKind::Alloc | RegionKind::Global | RegionKind::Const => {
+                            len.max(1).next_multiple_of(ALLOC_ALIGN)
+                        }
+                        RegionKind::Shared | RegionKind::Local | RegionKind::Param => len,
+                    },
                 writable: !matches!(kind, RegionKind::Const | RegionKind::Param),
                 kind,
             })
@@ -235,8 +248,11 @@ mod tests {
         assert!(m.write(a, &[7; 101]).is_err());
         let t = RegionTable::new(m.regions());
         assert!(t.find(a, 100).is_some());
-        assert!(t.find(a + 96, 8).is_none());
-        assert!(t.find(a + 100, 1).is_none());
+        // The GPU's 256-byte granule is addressable; the guard gap after it is not.
+        assert!(t.find(a + 96, 8).is_some());
+        assert!(t.find(a + 252, 4).is_some());
+        assert!(t.find(a + 252, 8).is_none());
+        assert!(t.find(a + 256, 1).is_none());
         m.free(a).unwrap();
         assert!(m.free(a).is_err());
         let c = m.alloc(64, 0, RegionKind::Alloc).unwrap();

@@ -183,6 +183,36 @@ pub unsafe extern "C" fn ptxjit_sfu(desc: u64, mask: u32, a: *const u8, out: *mu
     }
 }
 
+/// `out[l] = ops::video::eval(op, a[l], b[l], c[l])` (32-bit slots) for the lanes in
+/// `mask` (`desc` from `ops::video::encode`).
+///
+/// # Safety
+/// The pointers must be valid 32-bit slot arrays.
+pub unsafe extern "C" fn ptxjit_video(
+    desc: u64,
+    mask: u32,
+    a: *const u8,
+    b: *const u8,
+    c: *const u8,
+    out: *mut u8,
+) {
+    let Some(op) = crate::ops::video::decode(desc) else {
+        return;
+    };
+    let n = if op.has_c() { 3 } else { 2 };
+    let ptrs = [a, b, c];
+    for l in lanes(mask) {
+        let mut v = [0u32; 3];
+        for k in 0..n {
+            // SAFETY: the caller's contract.
+            v[k] = unsafe { rd(ptrs[k], l, 4, 32) } as u32;
+        }
+        let r = crate::ops::video::eval(&op, v[0], v[1], v[2]);
+        // SAFETY: the caller's contract.
+        unsafe { wr(out, l, 4, r as u64) };
+    }
+}
+
 /// `out[l] = ops::int::eval(op, ty, [a[l], b[l], c[l], d[l]])` for the lanes in `mask`
 /// (`desc` from `ops::int::encode`).
 ///

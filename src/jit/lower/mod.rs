@@ -17,4 +17,5 @@ pub(crate) mod matrix;
 pub(crate) mod mem;
 pub(crate) mod misc;
 pub(crate) mod sync;
+pub(crate) mod video;
 pub(crate) mod warp;

@@ -830,6 +830,7 @@ impl<'a> FuncTranslator<'a> {
                 addr,
             } => self.matrix(*op, dsts, srcs, addr.as_ref(), &mut mask, i.id),
             InstKind::Builtin { op, args, dst } => self.builtin(*op, args, *dst, &mut mask, i.id),
+            InstKind::Video { op, dst, srcs } => self.video(op, *dst, srcs, &mut mask),
         }
     }
 

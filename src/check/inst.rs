@@ -4,6 +4,7 @@
 //! unimplemented variant of a known one) is a located "not supported yet" error.
 
 mod atomic;
+mod cache;
 mod carry;
 mod compare;
 mod control;
@@ -371,6 +372,8 @@ impl Fx<'_, '_> {
             "setp" => self.setp(i, m, false).map(Lowered::Insts),
             "set" => self.setp(i, m, true).map(Lowered::Insts),
             "selp" => one(self.selp(i, m)?),
+            "slct" => self.slct(i, m).map(Lowered::Insts),
+            op if cache::CACHE_OPCODES.contains(&op) => self.cache_inst(i, m),
             "ld" | "ldu" => self.ld(i, m).map(Lowered::Insts),
             "atom" | "red" => self.atom(i, m).map(Lowered::Insts),
             "st" => self.st(i, m).map(Lowered::Insts),

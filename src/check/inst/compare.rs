@@ -234,3 +234,57 @@ impl Fx<'_, '_> {
         })
     }
 }
+
+impl Fx<'_, '_> {
+    /// `slct.dtype.s32 d, a, b, c` / `slct{.ftz}.dtype.f32 d, a, b, c`: `d = c >= 0 ? a :
+    /// b`, lowered to `setp.ge{.ftz}.ctype p, c, 0` and `selp.dtype d, a, b, p` (a NaN
+    /// `c` is not >= 0 and selects `b`; with `.ftz` a subnormal `c` counts as zero).
+    pub(super) fn slct(
+        &mut self,
+        i: &Instruction,
+        m: &mut Mods,
+    ) -> Result<Vec<InstKind>, PtxError> {
+        let ftz = m.has("ftz");
+        let ts = m.types();
+        let [(dty, _), (cty, cloc)] = ts[..] else {
+            return Err(self.err(m.loc, format!("'{}' needs two types", m.text)));
+        };
+        if !matches!(cty, Type::S32 | Type::F32) || (ftz && cty != Type::F32) {
+            return Err(self.err(
+                cloc,
+                format!("'{}': c must be .s32 or .f32 (.ftz: .f32)", m.text),
+            ));
+        }
+        if dty == Type::Pred || dty.bits() < 16 || dty.bits() > 64 {
+            return Err(self.err(m.loc, format!("'{}': bad destination type", m.text)));
+        }
+        self.nops(i, m, 4)?;
+        let dst = self.dst(&i.operands[0], dty, Fit::Strict)?;
+        let a = self.src(&i.operands[1], dty, Fit::Strict)?;
+        let b = self.src(&i.operands[2], dty, Fit::Strict)?;
+        let c = self.src(&i.operands[3], cty, Fit::Strict)?;
+        let p = self.new_reg("%slct_p".into(), Type::Pred, m.loc)?;
+        Ok(vec![
+            InstKind::Setp {
+                cmp: CmpOp::Ge,
+                ty: cty,
+                ftz,
+                dst: Some(p),
+                dst_neg: None,
+                a: c,
+                b: crate::ir::Operand::Imm(0),
+                combine: None,
+            },
+            InstKind::Selp {
+                ty: dty,
+                dst,
+                a,
+                b,
+                cond: crate::ir::PredSrc {
+                    reg: p,
+                    negate: false,
+                },
+            },
+        ])
+    }
+}

@@ -1,0 +1,99 @@
+//! The cache-control and dependent-launch instructions, which change no value a kernel
+//! can observe on a CPU: `createpolicy` (an opaque 64-bit cache policy, here 0),
+//! `applypriority.global.L2::evict_normal [a], size`, `discard.global.L2 [a], 128`
+//! (the line's contents become indeterminate; keeping them is one of the allowed
+//! outcomes) and `griddepcontrol.{launch_dependents,wait}` (programmatic dependent
+//! launch: launches here run one after the other, so the prerequisite grid has always
+//! completed). Operands are checked like any others, then dropped.
+
+use super::{Lowered, Mods};
+use crate::check::func::Fx;
+use crate::ir::Fit;
+use crate::ir::{InstKind, Operand, Space, Type};
+use crate::parse::ast::{self, Instruction};
+use crate::parse::PtxError;
+
+/// The opcodes of this file.
+pub(super) const CACHE_OPCODES: &[&str] =
+    &["createpolicy", "applypriority", "discard", "griddepcontrol"];
+
+impl Fx<'_, '_> {
+    pub(super) fn cache_inst(
+        &mut self,
+        i: &Instruction,
+        m: &mut Mods,
+    ) -> Result<Lowered, PtxError> {
+        let (text, loc) = (m.text.clone(), m.loc);
+        let bad = |fx: &Self, what: &str| Err(fx.err(loc, format!("'{text}': {what}")));
+        match i.opcode.name.as_str() {
+            "griddepcontrol" => {
+                if m.one_of(&["launch_dependents", "wait"]).is_none() {
+                    return bad(self, "needs '.launch_dependents' or '.wait'");
+                }
+                self.nops(i, m, 0)?;
+                Ok(Lowered::Insts(vec![]))
+            }
+            "discard" | "applypriority" => {
+                let space = if m.has("global") {
+                    Space::Global
+                } else {
+                    Space::Generic
+                };
+                let level = if i.opcode.name == "discard" {
+                    "L2"
+                } else {
+                    "L2::evict_normal"
+                };
+                if !m.has(level) {
+                    return bad(self, &format!("needs '.{level}'"));
+                }
+                self.nops(i, m, 2)?;
+                self.address(&i.operands[0], space)?;
+                match self.src(&i.operands[1], Type::U64, Fit::Relaxed)? {
+                    Operand::Imm(128) => Ok(Lowered::Insts(vec![])),
+                    _ => bad(self, "the size must be the immediate 128"),
+                }
+            }
+            _ => {
+                // createpolicy.fractional.L2::p{.L2::s}.b64 d{, fraction}
+                // createpolicy.range{.global}.L2::p{.L2::s}.b64 d, [a], primary, total
+                // createpolicy.cvt.L2.b64 d, access-property
+                let form = m.one_of(&["fractional", "range", "cvt"]);
+                m.has("global");
+                while m.take_if(|x| x.starts_with("L2")).is_some() {}
+                if !m.has("b64") {
+                    return bad(self, "needs the type .b64");
+                }
+                let want: &[usize] = match form {
+                    Some("fractional") => &[1, 2],
+                    Some("range") => &[4],
+                    Some(_) => &[2],
+                    None => return bad(self, "needs '.fractional', '.range' or '.cvt'"),
+                };
+                if !want.contains(&i.operands.len()) {
+                    return bad(self, "wrong number of operands");
+                }
+                let dst = self.dst(&i.operands[0], Type::B64, Fit::Strict)?;
+                for (k, o) in i.operands.iter().enumerate().skip(1) {
+                    match (form, k, o) {
+                        (Some("range"), 1, _) => {
+                            self.address(o, Space::Global)?;
+                        }
+                        (Some("fractional"), _, _) => {
+                            self.src(o, Type::F32, Fit::Relaxed)?;
+                        }
+                        (_, _, ast::Operand::Value(_)) => {
+                            self.src(o, Type::U64, Fit::Relaxed)?;
+                        }
+                        _ => return bad(self, "unexpected operand"),
+                    }
+                }
+                Ok(Lowered::Insts(vec![InstKind::Mov {
+                    ty: Type::B64,
+                    dst,
+                    src: Operand::Imm(0),
+                }]))
+            }
+        }
+    }
+}

@@ -1,0 +1,66 @@
+//! `slct` and the cache-control / dependent-launch instructions (tests/ptx/slct_cache.ptx)
+//! on both backends. Expected values from the ISA's definition, `d = c >= 0 ? a : b`,
+//! written out below for the interesting `c`: -0 is >= 0, NaN is not, a negative
+//! subnormal is not (but is, as -0, with `.ftz`).
+#[macro_use]
+mod common;
+use common::*;
+
+fn slct_and_cache(backend: Backend) {
+    let cs: [u32; 12] = [
+        0,           // 0: >= 0 both ways
+        1,           // s32 1 / f32 smallest subnormal: >= 0
+        0x8000_0000, // s32 MIN: < 0; f32 -0: >= 0
+        0x8000_0001, // s32 < 0; f32 negative subnormal: < 0, with .ftz -0 >= 0
+        0x7fc0_0000, // s32 > 0; f32 NaN: not >= 0
+        0xffc0_0000, // s32 < 0; f32 -NaN
+        0x3f80_0000, // 1.0
+        0xbf80_0000, // -1.0
+        0x7f80_0000, // +inf
+        0xff80_0000, // -inf
+        0x807f_ffff, // largest negative subnormal
+        0xffff_ffff, // s32 -1; f32 NaN
+    ];
+    let n = cs.len();
+    let mut input = Vec::new();
+    for (t, &c) in cs.iter().enumerate() {
+        input.extend([100 + t as u32, 200 + t as u32, c]);
+    }
+    // (slct.u32.s32, slct.u32.f32, slct.ftz.u32.f32): true = a.
+    let want_sel: [(bool, bool, bool); 12] = [
+        (true, true, true),
+        (true, true, true),
+        (false, true, true),
+        (false, false, true),
+        (true, false, false),
+        (false, false, false),
+        (true, true, true),
+        (false, false, false),
+        (true, true, true),
+        (false, false, false),
+        (false, false, true),
+        (false, false, false),
+    ];
+    let dev = device();
+    let m = module_at(&dev, "tests/ptx/slct_cache.ptx", backend);
+    let inb = dev.alloc_from(&input).unwrap();
+    let out = zeroed(&dev, n * 12);
+    let scratch = zeroed(&dev, 256);
+    launch(
+        &dev,
+        &m,
+        "k",
+        &cfg([1, 1, 1], [n as u32, 1, 1], backend),
+        &[arg(&inb), arg(&out), arg(&scratch)],
+        "slct_cache",
+    );
+    let got: Vec<u32> = dev.read(&out).unwrap();
+    let mut want = Vec::new();
+    for (t, s) in want_sel.iter().enumerate() {
+        let pick = |x: bool| if x { 100 + t as u32 } else { 200 + t as u32 };
+        want.extend([pick(s.0), pick(s.1), pick(s.2)]);
+    }
+    assert_slice_eq(&got, &want, &format!("slct {backend:?}"));
+}
+
+both_backends!(slct_and_cache);

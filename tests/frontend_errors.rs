@@ -503,10 +503,8 @@ fn unsupported_is_located_at_the_opcode() {
         "e.ptx:11:2: error: type .u32 is not valid for 'add.sat.u32'"
     );
     // The carry chain and min/max .NaN are supported (tests/intfp_frontend.rs).
-    assert_eq!(
-        body_err("\tfma.rn.oob.f16x2 %r1, %r2, %r3, %r4;"),
-        "e.ptx:11:8: error: instruction 'fma.rn.oob.f16x2' is not supported yet (modifier '.oob')"
-    );
+    // fma.oob is supported too (tests/fma_oob.rs).
+    parse_and_check(&kernel("\tfma.rn.oob.f16x2 %r1, %r2, %r3, %r4;"), "e.ptx").unwrap();
     assert_eq!(
         body_err("\tld.shared::cluster.u32 %r1, [%rd1];"),
         "e.ptx:11:2: error: instruction 'ld.shared::cluster.u32' is not supported yet"

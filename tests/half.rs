@@ -275,6 +275,7 @@ fn mode(ftz: bool, sat: bool, relu: bool, nan: bool, xorsign_abs: bool) -> HalfM
         relu,
         nan,
         xorsign_abs,
+        oob: false,
     }
 }
 
@@ -836,7 +837,7 @@ fn invalid_forms_are_located_errors() {
             "\tfma.rn.sat.relu.f16 %h0, %h1, %h2, %h3;",
             "together with '.sat'",
         ),
-        ("\tfma.rn.oob.f16 %h0, %h1, %h2, %h3;", "not supported yet"),
+        ("\tadd.rn.oob.f16 %h0, %h1, %h2;", "'.oob' is not valid"),
         ("\tadd.relu.f16 %h0, %h1, %h2;", "'.relu' is not valid"),
         ("\tneg.ftz.bf16 %h0, %h1;", "'.ftz' is not valid"),
         ("\tmin.ftz.bf16 %h0, %h1, %h2;", "'.ftz' is not valid"),

@@ -45,4 +45,12 @@ pub struct HalfMode {
     /// `min/max.xorsign.abs`: compare |a| and |b|; the (non-NaN) result gets the sign
     /// of a XOR b.
     pub xorsign_abs: bool,
+    /// `fma.oob`: the result is +0.0 when `a` or `b` is the tensor "OOB NaN"
+    /// ([`OOB_NAN`]).
+    pub oob: bool,
 }
+
+/// The tensor-memory "OOB NaN" of `fma.oob` (either sign), for f16 and bf16 alike: the
+/// only 16-bit patterns an H100 treats so (tests/golden/oob_run: all 65,536 patterns
+/// of `a`, of `b` and of `c` were tried; in `c` it is an ordinary NaN).
+pub const OOB_NAN: u16 = 0x7ff7;

@@ -21,7 +21,7 @@ use std::fmt;
 
 pub mod analysis;
 mod half;
-pub use half::{HalfMode, HalfOp};
+pub use half::{HalfMode, HalfOp, OOB_NAN};
 mod matrix;
 pub use matrix::{MatrixOp, MatrixSignature, MmaOp, MmaShape};
 mod index;

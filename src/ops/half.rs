@@ -147,6 +147,9 @@ fn arith3(k: HalfKind, op: HalfOp, a: u16, b: u16, c: u16) -> u16 {
 /// `op{.rn}{.ftz}{.sat|.relu}...{.f16,.bf16} d, a{, b{, c}}` on raw 16-bit values
 /// (unused operands are ignored).
 pub fn half(k: HalfKind, op: HalfOp, m: HalfMode, a: u16, b: u16, c: u16) -> u16 {
+    if m.oob && (a & 0x7fff == crate::ir::OOB_NAN || b & 0x7fff == crate::ir::OOB_NAN) {
+        return 0;
+    }
     let (a, b, c) = if m.ftz {
         (flush(k, a), flush(k, b), flush(k, c))
     } else {
@@ -278,6 +281,7 @@ pub fn encode(op: HalfOp, ty: Type, m: HalfMode) -> u64 {
         | (m.relu as u64) << 18
         | (m.nan as u64) << 19
         | (m.xorsign_abs as u64) << 20
+        | (m.oob as u64) << 21
 }
 
 /// Inverse of [`encode`].
@@ -291,6 +295,7 @@ pub fn decode(d: u64) -> Option<(HalfOp, Type, HalfMode)> {
         relu: bit(18),
         nan: bit(19),
         xorsign_abs: bit(20),
+        oob: bit(21),
     };
     Some((op, ty, m))
 }
@@ -330,6 +335,7 @@ mod tests {
         relu: false,
         nan: false,
         xorsign_abs: false,
+        oob: false,
     };
     const F: HalfKind = HalfKind::F16;
 

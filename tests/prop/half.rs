@@ -78,6 +78,7 @@ fn mode(ftz: bool, sat: bool, relu: bool, nan: bool, xorsign_abs: bool) -> HalfM
         relu,
         nan,
         xorsign_abs,
+        oob: false,
     }
 }
 

@@ -102,17 +102,11 @@ impl Fx<'_, '_> {
             (HalfOp::Ex2 | HalfOp::Tanh, Some(_)) | (_, None) => {}
             (_, Some((a, l))) => return Err(invalid(self, l, a, "")),
         }
-        if let Some((_, l)) = m.take_if(|x| x == "oob") {
-            if op == HalfOp::Fma {
-                return Err(self.err(
-                    l,
-                    format!(
-                        "instruction '{}' is not supported yet (modifier '.oob')",
-                        m.text
-                    ),
-                ));
+        let oob = m.take_if(|x| x == "oob");
+        if let Some((_, l)) = oob {
+            if op != HalfOp::Fma {
+                return Err(invalid(self, l, "oob", ""));
             }
-            return Err(invalid(self, l, "oob", ""));
         }
 
         let ftz = m.take_if(|x| x == "ftz");
@@ -177,6 +171,7 @@ impl Fx<'_, '_> {
             relu: relu.is_some(),
             nan: nan.is_some(),
             xorsign_abs: xorsign.is_some(),
+            oob: oob.is_some(),
         };
         let n = op.arity();
         self.nops(i, m, n + 1)?;

@@ -64,3 +64,30 @@ fn slct_and_cache(backend: Backend) {
 }
 
 both_backends!(slct_and_cache);
+
+/// The ISA's relaxed operand sizes (tests/corpus/handwritten/relaxed_operand_sizes.ptx,
+/// accepted by ptxas): `ld.global.f32` into a `.b64` register zero-extends the 32 loaded
+/// bits; `ld.global.u16` into a `.u32` register reads two bytes; `cvt.u16.u32` into a
+/// `.u32` register zero-extends the 16-bit result.
+fn relaxed_operand_sizes(backend: Backend) {
+    let dev = device();
+    let m = module_at(
+        &dev,
+        "tests/corpus/handwritten/relaxed_operand_sizes.ptx",
+        backend,
+    );
+    let inb = dev.alloc_from(&[0x3fc0_0000u32, 0x1234_beef]).unwrap();
+    let out = dev.alloc_from(&[u32::MAX; 4]).unwrap();
+    launch(
+        &dev,
+        &m,
+        "k",
+        &cfg([1, 1, 1], [1, 1, 1], backend),
+        &[arg(&inb), arg(&out)],
+        "relaxed_operand_sizes",
+    );
+    let got: Vec<u32> = dev.read(&out).unwrap();
+    assert_eq!(got, vec![0x3fc0_0000, 0, 0xbeef, u32::MAX], "{backend:?}");
+}
+
+both_backends!(relaxed_operand_sizes);

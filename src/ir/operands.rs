@@ -52,7 +52,16 @@ impl Fit {
             return reg == ty || reg.is_bits() && reg.bits() >= 16;
         }
         if ty.is_float() {
-            return reg.bits() == ty.bits() && (reg == ty || reg.is_bits());
+            // A float instruction type takes its own type or a bit-size register: of the
+            // same size (`Strict`), or wider where the ISA's relaxed rules allow it
+            // (`ld`/`st`/`cvt`: "Operand Size Exceeding Instruction-Type Size": the low
+            // bits are used, a loaded value is zero-extended).
+            return reg == ty
+                || reg.is_bits()
+                    && match self {
+                        Fit::Strict => reg.bits() == ty.bits(),
+                        _ => reg.bits() >= ty.bits(),
+                    };
         }
         let size_ok = match self {
             Fit::Strict => reg.bits() == ty.bits(),
@@ -500,7 +509,9 @@ mod tests {
     fn fits_follow_the_operand_size_rules() {
         assert!(Fit::Strict.fits(B32, F32));
         assert!(!Fit::Strict.fits(U32, F32));
-        assert!(!Fit::Relaxed.fits(B64, F32));
+        assert!(Fit::Relaxed.fits(B64, F32));
+        assert!(!Fit::Relaxed.fits(F64, F32));
+        assert!(!Fit::Strict.fits(B64, F32));
         assert!(Fit::Strict.fits(F32, B32));
         assert!(!Fit::Strict.fits(F32, U32));
         assert!(Fit::Strict.fits(S32, U32));

@@ -557,13 +557,21 @@ fn load_err(body: &str) -> String {
 
 #[test]
 fn unsupported_forms_are_located_errors() {
-    let f16acc = "mma.sync.aligned.m16n8k16.row.col.f16.f16.f16.f16 {%r0,%r1}, {%r2,%r3,%r4,%r5}, {%r6,%r7}, {%r8,%r9};";
+    let sparse = "mma.sp.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%f0,%f1,%f2,%f3}, {%r0,%r1}, {%r2,%r3}, {%f4,%f5,%f6,%f7}, %r4, 0x0;";
     let cases = [
-        (f16acc, "e.ptx:9:1: error: instruction 'mma.sync.aligned.m16n8k16.row.col.f16.f16.f16.f16' is not supported yet"),
+        (sparse, "e.ptx:9:1: error: instruction 'mma.sp.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32' is not supported yet"),
+        ("stmatrix.sync.aligned.m16n8.x1.trans.shared.b8 [%r0], {%r1};",
+         "e.ptx:9:1: error: instruction 'stmatrix.sync.aligned.m16n8.x1.trans.shared.b8' is not supported yet (only '.m8n8')"),
+        ("wmma.load.a.sync.aligned.row.m16n16k16.local.f16 {%r0,%r1,%r2,%r3,%r4,%r5,%r6,%r7}, [%rd0], 16;",
+         "e.ptx:9:1: error: state space .local is not valid for 'wmma.load.a.sync.aligned.row.m16n16k16.local.f16'"),
+        ("wmma.load.a.sync.aligned.row.m16n16k16.global.f16 {%r0,%r1,%r2,%r3}, [%rd0], 16;",
+         "e.ptx:9:51: error: 'wmma.load.a.sync.aligned.row.m16n16k16.global.f16' needs a vector of 8 registers here, not 4"),
+        ("wmma.mma.sync.aligned.row.col.m16n16k16.f32.bf16.bf16.f16 {%f0,%f1,%f2,%f3,%f4,%f5,%f6,%f7}, {%r0,%r1,%r2,%r3}, {%r4,%r5,%r6,%r7}, {%r8,%r9,%r10,%r11};",
+         "e.ptx:9:1: error: instruction 'wmma.mma.sync.aligned.row.col.m16n16k16.f32.bf16.bf16.f16' is not supported yet"),
         ("mma.sync.aligned.m8n8k4.row.col.f32.f16.f16.f32 {%f0,%f1,%f2,%f3,%f4,%f5,%f6,%f7}, {%r0,%r1}, {%r2,%r3}, {%f8,%f9,%f10,%f11,%f12,%f13,%f14,%f15};",
          "e.ptx:9:1: error: instruction 'mma.sync.aligned.m8n8k4.row.col.f32.f16.f16.f32' is not supported yet"),
-        ("mma.sync.aligned.m16n8k16.row.col.s32.s8.s8.s32 {%r0,%r1,%r2,%r3}, {%r4,%r5}, {%r6}, {%r8,%r9,%r10,%r11};",
-         "e.ptx:9:1: error: instruction 'mma.sync.aligned.m16n8k16.row.col.s32.s8.s8.s32' is not supported yet"),
+        ("mma.sync.aligned.m16n8k16.row.col.s32.s8.s8.s32 {%r0,%r1,%r2,%r3}, {%r4,%r5}, {%r6,%r7}, {%r8,%r9,%r10,%r11};",
+         "e.ptx:9:79: error: 'mma.sync.aligned.m16n8k16.row.col.s32.s8.s8.s32' needs a vector of 1 registers here, not 2"),
         ("ldmatrix.sync.aligned.m16n16.x1.trans.shared.b8 {%r0, %r1}, [%r2];",
          "e.ptx:9:1: error: instruction 'ldmatrix.sync.aligned.m16n16.x1.trans.shared.b8' is not supported yet (only '.m8n8')"),
         ("ldmatrix.sync.aligned.m8n8.x2.global.b16 {%r0, %r1}, [%rd0];",

@@ -23,7 +23,7 @@ pub mod analysis;
 mod half;
 pub use half::{HalfMode, HalfOp};
 mod matrix;
-pub use matrix::{MatrixOp, MatrixSignature, MmaOp, MmaShape};
+pub use matrix::{ElemType, Frag, MatrixOp, MatrixSignature, MmaOp, MmaShape, PopcOp, WmmaFrag};
 mod index;
 pub use index::{Idx, IdxVec};
 mod int;

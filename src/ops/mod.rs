@@ -26,6 +26,8 @@ pub mod float;
 pub mod half;
 pub mod int;
 pub mod matrix;
+pub mod matrix_layout;
+pub mod matrix_num;
 pub mod warp;
 
 pub use convert::cvt;

@@ -55,11 +55,6 @@ const FUTURE_LATER: &[(&str, &str)] = &[
         "mma_m8n8k4_col_",
         "mma.m8n8k4 .f16 (the Volta quad-pair form, four independent 8x8x4 products) is not implemented",
     ),
-    ("mma_sp_", "mma.sp (sparse A with metadata) is not implemented"),
-    (
-        "mma_spo_",
-        "mma.sp::ordered_metadata (sparse A with metadata) is not implemented",
-    ),
 ];
 
 /// The text of `kernel` from a PTX file: everything before the first `.entry` (the

@@ -235,6 +235,9 @@ pub struct MmaOp {
     pub bop: Option<PopcOp>,
     /// `wmma` f64 rounding (`.rn`, `.rz`, `.rm`, `.rp`: 0..3; `None` = `.rn`).
     pub rnd: Option<u8>,
+    /// `mma.sp` (and `mma.sp::ordered_metadata`): A is 2:4 sparse, held compressed
+    /// (`m x k/2`); the metadata register and the sparsity selector follow C.
+    pub sparse: bool,
 }
 
 /// Which fragment a `wmma.load`/`wmma.store` moves.
@@ -282,12 +285,20 @@ impl MatrixOp {
             MatrixOp::Mma(m) | MatrixOp::WmmaMma(m) => {
                 let wmma = matches!(self, MatrixOp::WmmaMma(_));
                 let regs = |f, ty| crate::ops::matrix::frag_regs(wmma, m.shape, f, ty);
-                let (na, nb) = (regs(Frag::A, m.atype)?, regs(Frag::B, m.btype)?);
+                let na = if m.sparse {
+                    crate::ops::matrix::sparse_a_regs(m)?
+                } else {
+                    regs(Frag::A, m.atype)?
+                };
+                let nb = regs(Frag::B, m.btype)?;
                 let (nc, nd) = (regs(Frag::C, m.ctype)?, regs(Frag::D, m.dtype)?);
                 crate::ops::matrix::mma_supported(wmma, m).then_some(())?;
                 let mut srcs = vec![m.atype.reg_type(); na];
                 srcs.extend(std::iter::repeat_n(m.btype.reg_type(), nb));
                 srcs.extend(std::iter::repeat_n(m.ctype.reg_type(), nc));
+                if m.sparse {
+                    srcs.extend([Type::B32, Type::U32]);
+                }
                 sig(nd, m.dtype.reg_type(), srcs)
             }
             MatrixOp::WmmaLoad(f) => {

@@ -19,7 +19,9 @@
 //!   matrix; `wmma.mma` and `mma` gather A, B and C from the fragments, compute every
 //!   element of D ([`matrix_num::dot`]) and distribute D.
 
-pub use super::matrix_layout::{frag_regs, layout, mma_supported, Layout};
+pub use super::matrix_layout::{
+    compressed_shape, frag_regs, layout, mma_supported, sparse_a_regs, Layout,
+};
 use super::matrix_num;
 use crate::ir::{ElemType, Frag, MatrixOp, MmaOp, MmaShape, PopcOp, Type, WmmaFrag};
 
@@ -228,8 +230,13 @@ pub fn wmma_store(f: WmmaFrag, words: &[[u32; WARP]]) -> Vec<u64> {
 /// `mma.sync` / `wmma.mma` for the whole warp.
 fn mma(wmma: bool, op: MmaOp, words: &[[u32; WARP]]) -> Vec<[u32; WARP]> {
     let (m, n, k) = op.shape.mnk();
+    let a_shape = if op.sparse {
+        compressed_shape(op).unwrap_or(op.shape)
+    } else {
+        op.shape
+    };
     let lays = (
-        layout(wmma, op.shape, Frag::A, op.atype),
+        layout(wmma, a_shape, Frag::A, op.atype),
         layout(wmma, op.shape, Frag::B, op.btype),
         layout(wmma, op.shape, Frag::C, op.ctype),
         layout(wmma, op.shape, Frag::D, op.dtype),
@@ -249,24 +256,94 @@ fn mma(wmma: bool, op: MmaOp, words: &[[u32; WARP]]) -> Vec<[u32; WARP]> {
         v.resize(len, [0; WARP]);
         v
     };
-    let a = gather(&la, op.atype, &part(0, wa), k, m * k);
     let b = gather(&lb, op.btype, &part(wa, wb), n, k * n);
     let c = gather(&lc, op.ctype, &part(wa + wb, wc), n, m * n);
-    let d = matmul(op, &a, &b, &c);
+    let d = if op.sparse {
+        let compressed = gather(&la, op.atype, &part(0, wa), k / 2, m * k / 2);
+        let meta = part(wa + wb + wc, 1)[0];
+        let (a, kept) = decompress(op, &compressed, &meta);
+        matmul_kept(op, &a, &b, &c, Some(&kept))
+    } else {
+        let a = gather(&la, op.atype, &part(0, wa), k, m * k);
+        matmul(op, &a, &b, &c)
+    };
     scatter(&ld, op.dtype, &d, n)
+}
+
+/// `mma.sp`'s A (`m x k`) from its compressed form (`m x k/2`, row-major) and the
+/// metadata register of every lane (sparsity selector 0). `.tf32`: see the code (1:2
+/// groups). Otherwise row `r`'s `k` splits into
+/// groups of 4 elements (8 for `.s4`/`.u4`, as 4 pairs); a group's nibble holds two
+/// 2-bit indices (low: the position of the group's first kept element or pair, high:
+/// the second's), and the group's kept elements are its compressed ones in order. The
+/// nibble of group `q` of row `r` is, in the metadata register of lane `4 * (r % 8) + t`
+/// (fitted to the H100's results for every recorded `mma.sp` form, `tests/golden`):
+/// `.f16`/`.bf16`: nibble `q % 4 + 4 * (r / 8)` of `t = q / 4`; the other types: nibble
+/// `q % 8` of `t = r / 8 + 2 * (q / 8)`.
+///
+/// Also returns which elements of A are kept: the products of the others are not
+/// computed (an infinity or NaN in B where A is pruned does not reach D, as on the
+/// H100).
+fn decompress(op: MmaOp, compressed: &[u64], meta: &[u32; WARP]) -> (Vec<u64>, Vec<bool>) {
+    let (m, _, k) = op.shape.mnk();
+    let pair = op.atype.bits() == 4;
+    let gs = if pair { 8 } else { 4 };
+    let per = if pair { 2 } else { 1 };
+    let half = op.atype.bits() == 16;
+    let mut a = vec![0u64; m * k];
+    let mut kept = vec![false; m * k];
+    if op.atype == ElemType::TF32 {
+        // Groups of two elements, one kept: the nibble counts in 16-bit halves (0x4:
+        // the first element, 0xE: the second), placed as for `.f16`.
+        for r in 0..m {
+            for q in 0..k / 2 {
+                let (t, j) = (q / 4, q % 4 + 4 * (r / 8));
+                let nib = meta[(4 * (r % 8) + t) % WARP] >> (4 * j) & 0xf;
+                let dst = r * k + 2 * q + (nib & 3) as usize / 2;
+                a[dst] = compressed[r * k / 2 + q];
+                kept[dst] = true;
+            }
+        }
+        return (a, kept);
+    }
+    for r in 0..m {
+        for q in 0..k / gs {
+            let (t, j) = if half {
+                (q / 4, q % 4 + 4 * (r / 8))
+            } else {
+                (r / 8 + 2 * (q / 8), q % 8)
+            };
+            let nib = meta[(4 * (r % 8) + t) % WARP] >> (4 * j) & 0xf;
+            for (h, i) in [nib & 3, nib >> 2].into_iter().enumerate() {
+                for e in 0..per {
+                    let src = r * k / 2 + q * gs / 2 + h * per + e;
+                    let dst = r * k + q * gs + i as usize * per + e;
+                    a[dst] = compressed[src];
+                    kept[dst] = true;
+                }
+            }
+        }
+    }
+    (a, kept)
 }
 
 /// `D = A * B + C` on row-major element bits (A `m x k`, B `k x n`, C and D `m x n`).
 pub fn matmul(op: MmaOp, a: &[u64], b: &[u64], c: &[u64]) -> Vec<u64> {
+    matmul_kept(op, a, b, c, None)
+}
+
+/// [`matmul`] over the `k` where `kept[i * k + kk]` (all when `None`).
+fn matmul_kept(op: MmaOp, a: &[u64], b: &[u64], c: &[u64], kept: Option<&[bool]>) -> Vec<u64> {
     let (m, n, k) = op.shape.mnk();
     let mut d = vec![0u64; m * n];
-    let mut col = vec![0u64; k];
-    for j in 0..n {
-        for (kk, x) in col.iter_mut().enumerate() {
-            *x = b[kk * n + j];
-        }
-        for i in 0..m {
-            d[i * n + j] = matrix_num::dot(op, &a[i * k..(i + 1) * k], &col, c[i * n + j]);
+    for i in 0..m {
+        let ks: Vec<usize> = (0..k)
+            .filter(|&kk| kept.is_none_or(|v| v[i * k + kk]))
+            .collect();
+        let row: Vec<u64> = ks.iter().map(|&kk| a[i * k + kk]).collect();
+        for j in 0..n {
+            let col: Vec<u64> = ks.iter().map(|&kk| b[kk * n + j]).collect();
+            d[i * n + j] = matrix_num::dot(op, &row, &col, c[i * n + j]);
         }
     }
     d
@@ -291,6 +368,7 @@ pub fn encode(op: MatrixOp) -> u64 {
             | (m.satfinite as u64) << 30
             | bop << 32
             | m.rnd.map_or(0, |r| r as u64 + 1) << 34
+            | (m.sparse as u64) << 37
     };
     let frag = |kind: u64, f: WmmaFrag| {
         let fr = match f.frag {
@@ -337,6 +415,7 @@ pub fn decode_op(d: u64) -> Option<MatrixOp> {
                 0 => None,
                 r => Some(r as u8 - 1),
             },
+            sparse: bit(37),
         })
     };
     let frag = || -> Option<WmmaFrag> {

@@ -232,6 +232,15 @@ pub fn layout(wmma: bool, shape: MmaShape, frag: Frag, ty: ElemType) -> Option<L
                 (false, M16n8k128, Class::Bit) => {
                     l(g, t(32), &cat(k_run(5), if a { &[(8, 0)] } else { &[] }))
                 }
+                // B of the `mma.sp` shapes without a dense form.
+                (false, M16n8k32, Class::Half) if !a => l(g, t(2), &[(1, 0), (8, 0), (16, 0)]),
+                (false, M16n8k16, Class::Tf32) if !a => l(g, t(1), &[(4, 0), (8, 0)]),
+                (false, M16n8k64, Class::Byte) if !a => {
+                    l(g, t(4), &[(1, 0), (2, 0), (16, 0), (32, 0)])
+                }
+                (false, M16n8k128, Class::Nibble) if !a => {
+                    l(g, t(8), &[(1, 0), (2, 0), (4, 0), (32, 0), (64, 0)])
+                }
                 (false, M16n8k256, Class::Bit) => l(
                     g,
                     t(32),
@@ -244,6 +253,27 @@ pub fn layout(wmma: bool, shape: MmaShape, frag: Frag, ty: ElemType) -> Option<L
     }
 }
 
+/// The shape whose dense A fragment layout `mma.sp`'s compressed A (`m x k/2`) has.
+pub fn compressed_shape(op: MmaOp) -> Option<MmaShape> {
+    use MmaShape::*;
+    Some(match (class(op.atype), op.shape) {
+        (Class::Half, M16n8k16) => M16n8k8,
+        (Class::Half, M16n8k32) => M16n8k16,
+        (Class::Tf32, M16n8k8) => M16n8k4,
+        (Class::Tf32, M16n8k16) => M16n8k8,
+        (Class::Byte, M16n8k32) => M16n8k16,
+        (Class::Byte, M16n8k64) => M16n8k32,
+        (Class::Nibble, M16n8k64) => M16n8k32,
+        (Class::Nibble, M16n8k128) => M16n8k64,
+        _ => return None,
+    })
+}
+
+/// Registers of `mma.sp`'s compressed A fragment.
+pub fn sparse_a_regs(op: MmaOp) -> Option<usize> {
+    frag_regs(false, compressed_shape(op)?, Frag::A, op.atype)
+}
+
 /// Registers of a fragment (`.f64`: one per element; else 32-bit registers of packed
 /// elements), or `None` when the combination does not exist.
 pub fn frag_regs(wmma: bool, shape: MmaShape, frag: Frag, ty: ElemType) -> Option<usize> {
@@ -253,6 +283,20 @@ pub fn frag_regs(wmma: bool, shape: MmaShape, frag: Frag, ty: ElemType) -> Optio
     } else {
         (l.elems() * ty.bits() as usize).div_ceil(32)
     })
+}
+
+/// Equal `.f16` or `.f32` C and D types.
+fn f16_or_f32_pair(c: ElemType, d: ElemType) -> bool {
+    matches!(
+        (c, d),
+        (ElemType::F32, ElemType::F32) | (ElemType::F16, ElemType::F16)
+    )
+}
+
+/// Integer A and B types of the same width.
+fn mixed_int_pair(x: ElemType, y: ElemType) -> bool {
+    use ElemType::*;
+    matches!((x, y), (S8 | U8, S8 | U8) | (S4 | U4, S4 | U4))
 }
 
 /// Whether the type, shape and qualifier combination of `op` is one the ISA lists (and
@@ -269,6 +313,16 @@ pub fn mma_supported(wmma: bool, op: MmaOp) -> bool {
     if op.rnd.is_some() && !(wmma && a == F64) {
         return false;
     }
+    if op.sparse {
+        let types = match a {
+            F16 => op.btype == F16 && f16_or_f32_pair(c, d),
+            BF16 | TF32 => op.btype == a && c == F32 && d == F32,
+            S8 | U8 | S4 | U4 => mixed_int_pair(a, op.btype) && c == S32 && d == S32,
+            E4M3 | E5M2 => matches!(op.btype, E4M3 | E5M2) && f16_or_f32_pair(c, d),
+            _ => false,
+        };
+        return !wmma && types && op.arow && !op.brow && compressed_shape(op).is_some();
+    }
     let row_col = op.arow && !op.brow;
     let s32 = c == S32 && d == S32;
     let f32 = c == F32 && d == F32;
@@ -276,8 +330,7 @@ pub fn mma_supported(wmma: bool, op: MmaOp) -> bool {
         matches!((c, d), (F32, F32) | (F16, F16))
             || both && matches!((c, d), (F32, F16) | (F16, F32))
     };
-    let mixed_int =
-        |x: ElemType, y: ElemType| matches!((x, y), (S8 | U8, S8 | U8) | (S4 | U4, S4 | U4));
+    let mixed_int = mixed_int_pair;
     if wmma {
         let three = matches!(op.shape, M16n16k16 | M32n8k16 | M8n32k16);
         return match a {

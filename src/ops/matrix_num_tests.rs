@@ -15,6 +15,7 @@ fn f32_dot(ty: ElemType, a: &[u32], b: &[u32], c: f32) -> f32 {
         satfinite: false,
         bop: None,
         rnd: None,
+        sparse: false,
     };
     let w = |v: &[u32]| v.iter().map(|&x| x as u64).collect::<Vec<_>>();
     f32::from_bits(dot(op, &w(a), &w(b), c.to_bits() as u64) as u32)

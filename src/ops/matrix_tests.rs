@@ -23,6 +23,7 @@ fn all_ops() -> Vec<(bool, MmaOp)> {
                                 satfinite: false,
                                 bop: (a == ElemType::B1).then_some(PopcOp::Xor),
                                 rnd: None,
+                                sparse: false,
                             };
                             if mma_supported(wmma, op) {
                                 v.push((wmma, op));
@@ -193,6 +194,55 @@ fn products_equal_a_plain_reference() {
         checked += 1;
     }
     assert!(checked > 20, "{checked}");
+}
+
+/// `mma.sp` `.s8` m16n8k32 with every metadata nibble `0x9` (indices 1 and 2: the kept
+/// elements of each group of 4 are its second and third): D equals a plain product with
+/// A rebuilt by hand, whatever lane holds which nibble.
+#[test]
+fn sparse_product_with_uniform_metadata() {
+    let op = MmaOp {
+        shape: MmaShape::M16n8k32,
+        dtype: ElemType::S32,
+        atype: ElemType::S8,
+        btype: ElemType::S8,
+        ctype: ElemType::S32,
+        arow: true,
+        brow: false,
+        satfinite: false,
+        bop: None,
+        rnd: None,
+        sparse: true,
+    };
+    let (m, n, k) = op.shape.mnk();
+    let mut rng = Rng(0x5eed_1234_abcd_0001);
+    let comp: Vec<u64> = (0..m * k / 2).map(|_| rng.next() & 0xff).collect();
+    let b: Vec<u64> = (0..k * n).map(|_| rng.next() & 0xff).collect();
+    let c: Vec<u64> = (0..m * n).map(|_| rng.next() & 0xffff).collect();
+    let la = layout(false, MmaShape::M16n8k16, Frag::A, ElemType::S8).unwrap();
+    let lb = layout(false, op.shape, Frag::B, ElemType::S8).unwrap();
+    let lc = layout(false, op.shape, Frag::C, ElemType::S32).unwrap();
+    let mut words = scatter(&la, ElemType::S8, &comp, k / 2);
+    words.extend(scatter(&lb, ElemType::S8, &b, n));
+    words.extend(scatter(&lc, ElemType::S32, &c, n));
+    words.push([0x9999_9999; WARP]);
+    words.push([0; WARP]);
+    let out = eval(MatrixOp::Mma(op), &words, &[[0; 8]; WARP]);
+    let d = gather(&lc, ElemType::S32, &out, n, m * n);
+    for i in 0..m {
+        for j in 0..n {
+            // Compressed element 2q + h of row i is A[i][4q + 1 + h].
+            let s: i64 = (0..k / 2)
+                .map(|c2| {
+                    let kk = 4 * (c2 / 2) + 1 + c2 % 2;
+                    int_val(ElemType::S8, comp[i * k / 2 + c2])
+                        * int_val(ElemType::S8, b[kk * n + j])
+                })
+                .sum();
+            let want = (s + c[i * n + j] as u32 as i32 as i64) as u32 as u64;
+            assert_eq!(d[i * n + j], want, "D[{i}][{j}]");
+        }
+    }
 }
 
 #[test]

@@ -168,9 +168,9 @@ impl Fx<'_, '_> {
     }
 
     fn mma(&mut self, i: &Instruction, m: &mut Mods) -> Result<InstKind, PtxError> {
-        if m.any(|x| x.starts_with("sp")) {
-            return Err(self.unsupported(m));
-        }
+        // `mma.sp::ordered_metadata` takes the same metadata as `mma.sp` on sm_80/sm_90
+        // (the order of the two indices of a group is ascending in both).
+        let sparse = m.one_of(&["sp", "sp::ordered_metadata"]).is_some();
         let shape = self.mma_shape(m)?;
         let (arow, brow) = self.two_layouts(m)?;
         if shape != MmaShape::M8n8k4 && (!arow || brow) {
@@ -196,6 +196,7 @@ impl Fx<'_, '_> {
             satfinite,
             bop,
             rnd: None,
+            sparse,
         };
         self.mma_operands(i, m, MatrixOp::Mma(op))
     }
@@ -213,20 +214,41 @@ impl Fx<'_, '_> {
         let Some(sig) = op.signature() else {
             return Err(self.unsupported(m));
         };
-        self.nops(i, m, 4)?;
+        self.nops(i, m, if mo.sparse { 6 } else { 4 })?;
         let dsts = self.result_vector(&i.operands[0], sig.dsts, sig.dtype, m)?;
         let wmma = matches!(op, MatrixOp::WmmaMma(_));
         let regs = |f, t| crate::ops::matrix::frag_regs(wmma, mo.shape, f, t).unwrap_or(0);
-        let na = regs(crate::ir::Frag::A, mo.atype);
+        let na = if mo.sparse {
+            crate::ops::matrix::sparse_a_regs(mo).unwrap_or(0)
+        } else {
+            regs(crate::ir::Frag::A, mo.atype)
+        };
         let nb = regs(crate::ir::Frag::B, mo.btype);
+        let nmeta = if mo.sparse { 2 } else { 0 };
         let mut srcs = Vec::with_capacity(sig.srcs.len());
         let mut k = 0;
-        for (o, n) in i.operands[1..]
+        for (o, n) in i.operands[1..4]
             .iter()
-            .zip([na, nb, sig.srcs.len() - na - nb])
+            .zip([na, nb, sig.srcs.len() - na - nb - nmeta])
         {
             srcs.extend(self.source_vector(o, &sig.srcs[k..k + n], m)?);
             k += n;
+        }
+        if mo.sparse {
+            srcs.push(self.src(&i.operands[4], Type::B32, Fit::Strict)?);
+            // Only sparsity selector 0 is implemented (the one recorded on an H100).
+            match self.src(&i.operands[5], Type::U32, Fit::Strict)? {
+                Operand::Imm(0) => srcs.push(Operand::Imm(0)),
+                _ => {
+                    return Err(self.err(
+                        i.operands[5].loc(),
+                        format!(
+                        "instruction '{}' is not supported yet (sparsity selector other than 0)",
+                        m.text
+                    ),
+                    ))
+                }
+            }
         }
         Ok(InstKind::Matrix {
             op,

@@ -142,6 +142,7 @@ impl Fx<'_, '_> {
             satfinite,
             bop,
             rnd,
+            sparse: false,
         };
         self.mma_operands(i, m, MatrixOp::WmmaMma(op))
     }

@@ -46,16 +46,7 @@ const PER_KERNEL: [&str; 4] = [
 
 /// Cases of [`PER_KERNEL`] files (by name prefix) that ptxjit does not run yet: their
 /// kernels must fail at load time with a "not supported yet" error.
-const FUTURE_LATER: &[(&str, &str)] = &[
-    (
-        "mma_m8n8k4_row_",
-        "mma.m8n8k4 .f16 (the Volta quad-pair form, four independent 8x8x4 products) is not implemented",
-    ),
-    (
-        "mma_m8n8k4_col_",
-        "mma.m8n8k4 .f16 (the Volta quad-pair form, four independent 8x8x4 products) is not implemented",
-    ),
-];
+const FUTURE_LATER: &[(&str, &str)] = &[];
 
 /// The text of `kernel` from a PTX file: everything before the first `.entry` (the
 /// header) and that entry up to its closing brace at the start of a line.

@@ -227,8 +227,68 @@ pub fn wmma_store(f: WmmaFrag, words: &[[u32; WARP]]) -> Vec<u64> {
     }
 }
 
+/// The (row, column) of element `i` of lane `l`'s fragment `frag` of `mma.m8n8k4`
+/// `.f16` (the ISA's figures): the warp runs four independent 8x8x4 products, one per
+/// quad pair (lanes `4q..4q + 3` and `4q + 16..4q + 19`, `q = (l >> 2) & 3`); with
+/// `h = l >> 4`: A `.row` (row `l % 4 + 4h`, column `i`), `.col` (row `i + 4h`, column
+/// `l % 4`); B `.row` (row `l % 4`, column `i + 4h`), `.col` (row `i`, column
+/// `l % 4 + 4h`); C/D `.f16` (row `l % 4 + 4h`, column `i`); C/D `.f32` (row
+/// `l % 2 + 2 * ((i >> 1) & 1) + 4h`, column `(i & 1) + 2 * ((l >> 1) & 1) + 4 * (i >> 2)`).
+/// Checked against every recorded `m8n8k4` case (`tests/golden`).
+pub fn quad_pair_pos(frag: Frag, row: bool, ty: ElemType, l: usize, i: usize) -> (usize, usize) {
+    let h = l >> 4;
+    match frag {
+        Frag::A if row => (l % 4 + 4 * h, i),
+        Frag::A => (i + 4 * h, l % 4),
+        Frag::B if row => (l % 4, i + 4 * h),
+        Frag::B => (i, l % 4 + 4 * h),
+        _ if ty == ElemType::F16 => (l % 4 + 4 * h, i),
+        _ => (
+            l % 2 + 2 * ((i >> 1) & 1) + 4 * h,
+            (i & 1) + 2 * ((l >> 1) & 1) + 4 * (i >> 2),
+        ),
+    }
+}
+
+/// `mma.m8n8k4` `.f16`: four independent 8x8x4 products (see [`quad_pair_pos`]).
+fn mma_quad_pairs(op: MmaOp, words: &[[u32; WARP]]) -> Vec<[u32; WARP]> {
+    let nc = if op.ctype == ElemType::F32 { 8 } else { 4 };
+    let nd = if op.dtype == ElemType::F32 { 8 } else { 4 };
+    let mut out = vec![[0u32; WARP]; nd];
+    let w = |k: usize| words.get(k).copied().unwrap_or([0; WARP]);
+    let (fa, fb) = ([w(0), w(1)], [w(2), w(3)]);
+    let fc: Vec<[u32; WARP]> = (0..nc).map(|k| w(4 + k)).collect();
+    for q in 0..4 {
+        let lanes: Vec<usize> = (0..WARP).filter(|l| (l >> 2) & 3 == q).collect();
+        let (mut a, mut b, mut c) = (vec![0u64; 32], vec![0u64; 32], vec![0u64; 64]);
+        for &l in &lanes {
+            for i in 0..4 {
+                let (r, col) = quad_pair_pos(Frag::A, op.arow, ElemType::F16, l, i);
+                a[r * 4 + col] = get_elem(ElemType::F16, &fa, l, i);
+                let (r, col) = quad_pair_pos(Frag::B, op.brow, ElemType::F16, l, i);
+                b[r * 8 + col] = get_elem(ElemType::F16, &fb, l, i);
+            }
+            for i in 0..8 {
+                let (r, col) = quad_pair_pos(Frag::C, true, op.ctype, l, i);
+                c[r * 8 + col] = get_elem(op.ctype, &fc, l, i);
+            }
+        }
+        let d = matmul(op, &a, &b, &c);
+        for &l in &lanes {
+            for i in 0..8 {
+                let (r, col) = quad_pair_pos(Frag::D, true, op.dtype, l, i);
+                set_elem(op.dtype, &mut out, l, i, d[r * 8 + col]);
+            }
+        }
+    }
+    out
+}
+
 /// `mma.sync` / `wmma.mma` for the whole warp.
 fn mma(wmma: bool, op: MmaOp, words: &[[u32; WARP]]) -> Vec<[u32; WARP]> {
+    if !wmma && op.shape == MmaShape::M8n8k4 && op.atype == ElemType::F16 {
+        return mma_quad_pairs(op, words);
+    }
     let (m, n, k) = op.shape.mnk();
     let a_shape = if op.sparse {
         compressed_shape(op).unwrap_or(op.shape)

@@ -277,6 +277,15 @@ pub fn sparse_a_regs(op: MmaOp) -> Option<usize> {
 /// Registers of a fragment (`.f64`: one per element; else 32-bit registers of packed
 /// elements), or `None` when the combination does not exist.
 pub fn frag_regs(wmma: bool, shape: MmaShape, frag: Frag, ty: ElemType) -> Option<usize> {
+    if !wmma && shape == MmaShape::M8n8k4 && ty != ElemType::F64 {
+        // The quad-pair form (`crate::ops::matrix::quad_pair_pos`).
+        return match (frag, ty) {
+            (Frag::A | Frag::B, ElemType::F16) => Some(2),
+            (Frag::C | Frag::D, ElemType::F16) => Some(4),
+            (Frag::C | Frag::D, ElemType::F32) => Some(8),
+            _ => None,
+        };
+    }
     let l = layout(wmma, shape, frag, ty)?;
     Some(if ty == ElemType::F64 {
         l.elems()
@@ -343,6 +352,9 @@ pub fn mma_supported(wmma: bool, op: MmaOp) -> bool {
             B1 => op.shape == M8n8k128 && same_ab && s32 && row_col,
             _ => false,
         };
+    }
+    if op.shape == M8n8k4 && a == F16 {
+        return op.btype == F16 && matches!((c, d), (F16, F16) | (F32, F32) | (F16, F32));
     }
     if !row_col {
         return false;

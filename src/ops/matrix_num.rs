@@ -50,6 +50,9 @@ pub fn dot(op: MmaOp, a: &[u64], b: &[u64], c: u64) -> u64 {
         B1 => dot_b1(op.bop.unwrap_or(PopcOp::Xor), a, b, c as u32) as u64,
         F64 => dot_f64(op.rnd, a, b, c),
         E4M3 | E5M2 => dot_fp8(op, a, b, c),
+        F16 if op.shape == crate::ir::MmaShape::M8n8k4 && op.dtype == F32 => {
+            dot_ffma_chain(op, a, b, c)
+        }
         TF32 if op.shape == crate::ir::MmaShape::M16n16k8 => {
             // wmma m16n16k8: two m16n8k4 steps in k order (the H100's SASS: two
             // HMMA.1684.F32.TF32 per half of D).
@@ -57,6 +60,29 @@ pub fn dot(op: MmaOp, a: &[u64], b: &[u64], c: u64) -> u64 {
             dot_float(op, &a[4..], &b[4..], d)
         }
         _ => dot_float(op, a, b, c),
+    }
+}
+
+/// `mma.m8n8k4` `.f16` with an `.f32` result: the H100 has no such `mma`; ptxas runs
+/// `p = fma.rn.f32(a[k], b[k], p)` over `k` in increasing order from `p = +0`, then
+/// `add.rn.f32(C, p)` (`FFMA`/`FADD` in `tests/golden/out_future/mma.sass.gz`). NaN
+/// results are the canonical NaN.
+fn dot_ffma_chain(op: MmaOp, a: &[u64], b: &[u64], c: u64) -> u64 {
+    let h = |x: u64| super::half::f16_to_f64(x as u16) as f32;
+    let p = a
+        .iter()
+        .zip(b)
+        .fold(0f32, |p, (&x, &y)| h(x).mul_add(h(y), p));
+    let cv = if op.ctype == ElemType::F16 {
+        h(c)
+    } else {
+        f32::from_bits(c as u32)
+    };
+    let s = cv + p;
+    if s.is_nan() {
+        0x7fff_ffff
+    } else {
+        s.to_bits() as u64
     }
 }
 

@@ -1,8 +1,11 @@
 //! The operations of [`InstKind::Matrix`](super::InstKind::Matrix): the warp-level matrix
 //! instructions `ldmatrix`, `stmatrix`, `movmatrix`, `mma.sync` and `wmma.load/store/mma`
-//! (semantics and fragment layouts in `crate::ops::matrix`).
+//! (semantics in `crate::ops::matrix`, fragment layouts in [`layout`]).
 
 use super::Type;
+
+#[path = "matrix_layout.rs"]
+pub mod layout;
 
 /// A warp-level matrix operation.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -284,15 +287,15 @@ impl MatrixOp {
             MatrixOp::Movmatrix => sig(1, Type::B32, vec![Type::B32]),
             MatrixOp::Mma(m) | MatrixOp::WmmaMma(m) => {
                 let wmma = matches!(self, MatrixOp::WmmaMma(_));
-                let regs = |f, ty| crate::ops::matrix::frag_regs(wmma, m.shape, f, ty);
+                let regs = |f, ty| layout::frag_regs(wmma, m.shape, f, ty);
                 let na = if m.sparse {
-                    crate::ops::matrix::sparse_a_regs(m)?
+                    layout::sparse_a_regs(m)?
                 } else {
                     regs(Frag::A, m.atype)?
                 };
                 let nb = regs(Frag::B, m.btype)?;
                 let (nc, nd) = (regs(Frag::C, m.ctype)?, regs(Frag::D, m.dtype)?);
-                crate::ops::matrix::mma_supported(wmma, m).then_some(())?;
+                layout::mma_supported(wmma, m).then_some(())?;
                 let mut srcs = vec![m.atype.reg_type(); na];
                 srcs.extend(std::iter::repeat_n(m.btype.reg_type(), nb));
                 srcs.extend(std::iter::repeat_n(m.ctype.reg_type(), nc));
@@ -302,11 +305,11 @@ impl MatrixOp {
                 sig(nd, m.dtype.reg_type(), srcs)
             }
             MatrixOp::WmmaLoad(f) => {
-                let n = crate::ops::matrix::frag_regs(true, f.shape, f.frag, f.ty)?;
+                let n = layout::frag_regs(true, f.shape, f.frag, f.ty)?;
                 sig(n, f.ty.reg_type(), vec![Type::U32])
             }
             MatrixOp::WmmaStore(f) => {
-                let n = crate::ops::matrix::frag_regs(true, f.shape, f.frag, f.ty)?;
+                let n = layout::frag_regs(true, f.shape, f.frag, f.ty)?;
                 let mut srcs = vec![f.ty.reg_type(); n];
                 srcs.push(Type::U32);
                 sig(0, Type::B32, srcs)

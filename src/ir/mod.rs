@@ -23,6 +23,7 @@ pub mod analysis;
 mod half;
 pub use half::{HalfMode, HalfOp};
 mod matrix;
+pub use matrix::layout as matrix_layout;
 pub use matrix::{ElemType, Frag, MatrixOp, MatrixSignature, MmaOp, MmaShape, PopcOp, WmmaFrag};
 mod index;
 pub use index::{Idx, IdxVec};

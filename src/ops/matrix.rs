@@ -4,7 +4,7 @@
 //! are passed as 32-bit words, `words[k][lane]`; a 64-bit (`.f64`) register is two
 //! words, low first ([`to_words`], [`from_words`]).
 //!
-//! Fragment layouts: `crate::ops::matrix_layout`; numerics of the products:
+//! Fragment layouts: `crate::ir::matrix_layout`; numerics of the products:
 //! `crate::ops::matrix_num`.
 //!
 //! - `ldmatrix` / `stmatrix` / `movmatrix` 8x8 `.b16`: lane `l` holds row `l >> 2`,
@@ -19,10 +19,10 @@
 //!   matrix; `wmma.mma` and `mma` gather A, B and C from the fragments, compute every
 //!   element of D ([`matrix_num::dot`]) and distribute D.
 
-pub use super::matrix_layout::{
+use super::matrix_num;
+pub use crate::ir::matrix_layout::{
     compressed_shape, frag_regs, layout, mma_supported, sparse_a_regs, Layout,
 };
-use super::matrix_num;
 use crate::ir::{ElemType, Frag, MatrixOp, MmaOp, MmaShape, PopcOp, Type, WmmaFrag};
 
 pub const WARP: usize = 32;

@@ -26,7 +26,6 @@ pub mod float;
 pub mod half;
 pub mod int;
 pub mod matrix;
-pub mod matrix_layout;
 pub mod matrix_num;
 pub mod warp;
 

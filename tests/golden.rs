@@ -12,7 +12,9 @@
 //!
 //! The cases of `tests/golden/cases_future.txt` (GPU oracles recorded for features ptxjit
 //! lacks, outputs in `tests/golden/out_future/`) whose PTX file is in [`FUTURE_RUNS`] run
-//! too: the forms of that list that ptxjit implements today.
+//! too: the forms of that list that ptxjit implements today (the warp-level matrix
+//! files kernel by kernel, [`PER_KERNEL`]; a case listed in [`FUTURE_LATER`] must fail
+//! at load time with "not supported yet").
 
 mod golden_rules;
 

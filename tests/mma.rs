@@ -532,7 +532,39 @@ fn errors(backend: Backend) {
     );
 }
 
+/// A `wmma.load` whose lanes pass different addresses (the ISA requires one address and
+/// stride for the warp): the launch stops with an error naming the lane. The kernel
+/// passes `ptxas --gpu-name sm_80`.
+fn wmma_lane_addresses(backend: Backend) {
+    let src = ".version 7.8\n.target sm_80\n.address_size 64\n\
+        .visible .entry wmma_lane_addr(.param .u64 p)\n{\n\
+        .reg .u64 %rd<4>;\n.reg .u32 %r<2>;\n.reg .b32 %a<8>;\n\
+        ld.param.u64 %rd0, [p];\ncvta.to.global.u64 %rd0, %rd0;\n\
+        mov.u32 %r0, %tid.x;\nmul.wide.u32 %rd1, %r0, 2;\nadd.u64 %rd2, %rd0, %rd1;\n\
+        wmma.load.a.sync.aligned.row.m16n16k16.global.f16 \
+        {%a0, %a1, %a2, %a3, %a4, %a5, %a6, %a7}, [%rd2], 16;\nret;\n}\n";
+    let dev = device();
+    let m = dev
+        .load_ptx_with(src, "w.ptx", backend == Backend::Jit)
+        .expect("load");
+    let buf = zeroed(&dev, 4096);
+    let e = dev
+        .launch(
+            &m,
+            "wmma_lane_addr",
+            &cfg([1, 1, 1], [32, 1, 1], backend),
+            &[arg(&buf)],
+        )
+        .expect_err("per-lane wmma addresses")
+        .to_string();
+    assert!(
+        e.contains("lane 1's address") && e.contains("same in every lane"),
+        "{e}"
+    );
+}
+
 both_backends!(
+    wmma_lane_addresses,
     ldmatrix_forms,
     movmatrix_transposes,
     mma_f16,

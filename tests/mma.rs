@@ -532,7 +532,39 @@ fn errors(backend: Backend) {
     );
 }
 
+/// A `wmma.load` whose lanes pass different addresses (the ISA requires one address and
+/// stride for the warp): the launch stops with an error naming the lane. The kernel
+/// passes `ptxas --gpu-name sm_80`.
+fn wmma_lane_addresses(backend: Backend) {
+    let src = ".version 7.8\n.target sm_80\n.address_size 64\n\
+        .visible .entry wmma_lane_addr(.param .u64 p)\n{\n\
+        .reg .u64 %rd<4>;\n.reg .u32 %r<2>;\n.reg .b32 %a<8>;\n\
+        ld.param.u64 %rd0, [p];\ncvta.to.global.u64 %rd0, %rd0;\n\
+        mov.u32 %r0, %tid.x;\nmul.wide.u32 %rd1, %r0, 2;\nadd.u64 %rd2, %rd0, %rd1;\n\
+        wmma.load.a.sync.aligned.row.m16n16k16.global.f16 \
+        {%a0, %a1, %a2, %a3, %a4, %a5, %a6, %a7}, [%rd2], 16;\nret;\n}\n";
+    let dev = device();
+    let m = dev
+        .load_ptx_with(src, "w.ptx", backend == Backend::Jit)
+        .expect("load");
+    let buf = zeroed(&dev, 4096);
+    let e = dev
+        .launch(
+            &m,
+            "wmma_lane_addr",
+            &cfg([1, 1, 1], [32, 1, 1], backend),
+            &[arg(&buf)],
+        )
+        .expect_err("per-lane wmma addresses")
+        .to_string();
+    assert!(
+        e.contains("lane 1's address") && e.contains("same in every lane"),
+        "{e}"
+    );
+}
+
 both_backends!(
+    wmma_lane_addresses,
     ldmatrix_forms,
     movmatrix_transposes,
     mma_f16,
@@ -557,13 +589,21 @@ fn load_err(body: &str) -> String {
 
 #[test]
 fn unsupported_forms_are_located_errors() {
-    let f16acc = "mma.sync.aligned.m16n8k16.row.col.f16.f16.f16.f16 {%r0,%r1}, {%r2,%r3,%r4,%r5}, {%r6,%r7}, {%r8,%r9};";
+    let sparse = "mma.sp.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%f0,%f1,%f2,%f3}, {%r0,%r1}, {%r2,%r3}, {%f4,%f5,%f6,%f7}, %r4, 0x1;";
     let cases = [
-        (f16acc, "e.ptx:9:1: error: instruction 'mma.sync.aligned.m16n8k16.row.col.f16.f16.f16.f16' is not supported yet"),
-        ("mma.sync.aligned.m8n8k4.row.col.f32.f16.f16.f32 {%f0,%f1,%f2,%f3,%f4,%f5,%f6,%f7}, {%r0,%r1}, {%r2,%r3}, {%f8,%f9,%f10,%f11,%f12,%f13,%f14,%f15};",
-         "e.ptx:9:1: error: instruction 'mma.sync.aligned.m8n8k4.row.col.f32.f16.f16.f32' is not supported yet"),
-        ("mma.sync.aligned.m16n8k16.row.col.s32.s8.s8.s32 {%r0,%r1,%r2,%r3}, {%r4,%r5}, {%r6}, {%r8,%r9,%r10,%r11};",
-         "e.ptx:9:1: error: instruction 'mma.sync.aligned.m16n8k16.row.col.s32.s8.s8.s32' is not supported yet"),
+        (sparse, "e.ptx:9:119: error: instruction 'mma.sp.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32' is not supported yet (sparsity selector other than 0)"),
+        ("stmatrix.sync.aligned.m16n8.x1.trans.shared.b8 [%r0], {%r1};",
+         "e.ptx:9:1: error: instruction 'stmatrix.sync.aligned.m16n8.x1.trans.shared.b8' is not supported yet (only '.m8n8')"),
+        ("wmma.load.a.sync.aligned.row.m16n16k16.local.f16 {%r0,%r1,%r2,%r3,%r4,%r5,%r6,%r7}, [%rd0], 16;",
+         "e.ptx:9:1: error: state space .local is not valid for 'wmma.load.a.sync.aligned.row.m16n16k16.local.f16'"),
+        ("wmma.load.a.sync.aligned.row.m16n16k16.global.f16 {%r0,%r1,%r2,%r3}, [%rd0], 16;",
+         "e.ptx:9:51: error: 'wmma.load.a.sync.aligned.row.m16n16k16.global.f16' needs a vector of 8 registers here, not 4"),
+        ("wmma.mma.sync.aligned.row.col.m16n16k16.f32.bf16.bf16.f16 {%f0,%f1,%f2,%f3,%f4,%f5,%f6,%f7}, {%r0,%r1,%r2,%r3}, {%r4,%r5,%r6,%r7}, {%r8,%r9,%r10,%r11};",
+         "e.ptx:9:1: error: instruction 'wmma.mma.sync.aligned.row.col.m16n16k16.f32.bf16.bf16.f16' is not supported yet"),
+        ("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f16 {%f0,%f1,%f2,%f3}, {%r0,%r1,%r2,%r3}, {%r4,%r5}, {%r6,%r7};",
+         "e.ptx:9:1: error: instruction 'mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f16' is not supported yet"),
+        ("mma.sync.aligned.m16n8k16.row.col.s32.s8.s8.s32 {%r0,%r1,%r2,%r3}, {%r4,%r5}, {%r6,%r7}, {%r8,%r9,%r10,%r11};",
+         "e.ptx:9:79: error: 'mma.sync.aligned.m16n8k16.row.col.s32.s8.s8.s32' needs a vector of 1 registers here, not 2"),
         ("ldmatrix.sync.aligned.m16n16.x1.trans.shared.b8 {%r0, %r1}, [%r2];",
          "e.ptx:9:1: error: instruction 'ldmatrix.sync.aligned.m16n16.x1.trans.shared.b8' is not supported yet (only '.m8n8')"),
         ("ldmatrix.sync.aligned.m8n8.x2.global.b16 {%r0, %r1}, [%rd0];",

@@ -15,6 +15,7 @@ mod half;
 mod int;
 mod logic;
 mod matrix;
+mod matrix_wmma;
 mod mem;
 mod sync;
 mod video;
@@ -384,7 +385,7 @@ impl Fx<'_, '_> {
             "shfl" | "vote" | "match" | "redux" | "activemask" | "elect" => {
                 one(self.warp_op(i, m)?)
             }
-            "ldmatrix" | "movmatrix" | "mma" => one(self.matrix_op(i, m)?),
+            "ldmatrix" | "stmatrix" | "movmatrix" | "mma" | "wmma" => one(self.matrix_op(i, m)?),
             "bar" if m.has("warp") => one(self.bar_warp_sync(i, m)?),
             "bar" | "barrier" => self.barrier_inst(i, m),
             "membar" | "fence" => self.fence_inst(i, m),

@@ -332,12 +332,22 @@ impl FnCheck<'_> {
                 Err(format!("{op:?}.{ty}"))
             }
             InstKind::Matrix { op, addr, .. } => match (op, addr) {
-                (MatrixOp::Ldmatrix { .. }, Some((Space::Shared | Space::Generic, a))) => {
-                    self.addr(a)
-                }
-                (MatrixOp::Ldmatrix { .. }, _) | (_, Some(_)) => {
-                    Err(format!("{op:?} with a bad address"))
-                }
+                (
+                    MatrixOp::Ldmatrix { .. } | MatrixOp::Stmatrix { .. },
+                    Some((Space::Shared | Space::Generic, a)),
+                )
+                | (
+                    MatrixOp::WmmaLoad(_) | MatrixOp::WmmaStore(_),
+                    Some((Space::Global | Space::Shared | Space::Generic, a)),
+                ) => self.addr(a),
+                (
+                    MatrixOp::Ldmatrix { .. }
+                    | MatrixOp::Stmatrix { .. }
+                    | MatrixOp::WmmaLoad(_)
+                    | MatrixOp::WmmaStore(_),
+                    _,
+                )
+                | (_, Some(_)) => Err(format!("{op:?} with a bad address")),
                 (_, None) => Ok(()),
             },
             _ => Ok(()),

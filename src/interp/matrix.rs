@@ -1,7 +1,7 @@
 //! The interpreter's warp-level matrix instructions ([`InstKind::Matrix`]: `ldmatrix`,
-//! `mma.sync`, `movmatrix`): all 32 lanes' operands go to `crate::exec::matrix::exec`
-//! (the function the JIT's helper calls), which loads `ldmatrix` rows and applies
-//! `crate::ops::matrix`.
+//! `stmatrix`, `movmatrix`, `mma.sync`, `wmma`): all 32 lanes' operands go to
+//! `crate::exec::matrix::exec` (the function the JIT's helper calls), which does the
+//! memory accesses and applies `crate::ops::matrix`.
 //!
 //! [`InstKind::Matrix`]: crate::ir::InstKind::Matrix
 
@@ -30,10 +30,10 @@ impl Warp<'_> {
             unsafe { ctx::stop_with_error(ctx, format!("unsupported matrix operation {op:?}")) };
             return Err(ctx::Stopped);
         };
-        let mut vals = vec![[0u32; WARP_SIZE]; srcs.len()];
+        let mut vals = vec![[0u64; WARP_SIZE]; srcs.len()];
         for (k, (s, t)) in srcs.iter().zip(&sig.srcs).enumerate() {
             for (lane, v) in vals[k].iter_mut().enumerate() {
-                *v = self.read(ctx, *s, *t, lane) as u32;
+                *v = self.read(ctx, *s, *t, lane);
             }
         }
         let (space, addrs) = match addr {
@@ -46,7 +46,7 @@ impl Warp<'_> {
         for (d, vals) in dsts.iter().zip(&out) {
             if let Some(d) = d {
                 for lane in lanes(mask) {
-                    self.write(*d, sig.dtype, vals[lane] as u64, lane);
+                    self.write(*d, sig.dtype, vals[lane], lane);
                 }
             }
         }

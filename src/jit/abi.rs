@@ -75,7 +75,7 @@ macro_rules! foreach_helper {
             TimedOut = control::ptxjit_timed_out(I64, I32);
             /// Narrow-format `cvt` and `cvt.pack` through `ops::convert`.
             CvtX = lanewise::ptxjit_cvtx(I64, I32, I64, I64, I64, I64);
-            /// `ldmatrix`, `mma.sync`, `movmatrix` through `exec::matrix`.
+            /// `ldmatrix`, `stmatrix`, `movmatrix`, `mma.sync`, `wmma` through `exec::matrix`.
             Matrix = matrix::ptxjit_matrix(I64, I64, I32, I32, I32, I64, I64) -> I32;
             /// `vprintf`, `__assertfail` through `exec::printf`.
             Builtin = builtin::ptxjit_builtin(I64, I64, I32, I32, I64) -> I32;

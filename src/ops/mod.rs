@@ -26,6 +26,7 @@ pub mod float;
 pub mod half;
 pub mod int;
 pub mod matrix;
+pub mod matrix_num;
 pub mod video;
 pub mod warp;
 

@@ -200,8 +200,12 @@ pub fn compare(
             None => Verdict::Ok,
             Some(i) => {
                 let k = i / 4 * 4;
+                let nbad = (0..want.len() / 4)
+                    .filter(|&w| want[4 * w..4 * w + 4] != got[4 * w..4 * w + 4])
+                    .count();
                 Verdict::Bad(format!(
-                    "word {} (byte {k}): GPU {:#010x}, ptxjit {:#010x}",
+                    "{nbad} of {} words differ; word {} (byte {k}): GPU {:#010x}, ptxjit {:#010x}",
+                    want.len() / 4,
                     k / 4,
                     word(want, k, 4),
                     word(got, k, 4)

@@ -1,35 +1,24 @@
 //! Lowering of the warp-level matrix instructions into [`InstKind::Matrix`]:
-//! `ldmatrix.sync.aligned.m8n8.{x1,x2,x4}{.trans}{.shared{::cta}}.b16 d, [p]`,
-//! `movmatrix.sync.aligned.m8n8.trans.b16 d, a` and the `mma.sync.aligned` forms that
-//! `crate::ir::MmaOp::supported` accepts (`m16n8k16.row.col.f32.{f16,bf16}` and
-//! `m16n8k32.row.col{.satfinite}.s32.{s8,u8}.{s8,u8}.s32`). Every other shape, type or
-//! qualifier is a located "not supported yet" error. Fragment registers may be any
-//! 32-bit register (`.f32` accumulators: `.f32` or `.b32`; `.s32` accumulators: integer
-//! or bit registers); `_` may replace a result register.
+//! `ldmatrix`/`stmatrix.sync.aligned.m8n8.{x1,x2,x4}{.trans}{.shared{::cta}}.b16`,
+//! `movmatrix.sync.aligned.m8n8.trans.b16 d, a` and every `mma.sync.aligned` form that
+//! `crate::ops::matrix::mma_supported` accepts (`wmma`: `matrix_wmma.rs`). Every other
+//! shape, type or qualifier (`mma.sp`, `m8n8k4` `.f16`, the sm_100 forms) is a located
+//! "not supported yet" error naming the instruction. Fragment registers may be any
+//! register of the fragment's register size (`.f32` accumulators: `.f32` or `.b32`;
+//! `.s32`: integer or bit registers; `.f64`: 64-bit); `_` may replace a result register.
 
 use super::Mods;
 use crate::check::func::Fx;
 use crate::check::operand::VecElem;
 use crate::ir::Fit;
-use crate::ir::{InstKind, MatrixOp, MmaOp, MmaShape, Operand, RegId, Space, Type};
+use crate::ir::{
+    ElemType, InstKind, MatrixOp, MmaOp, MmaShape, Operand, PopcOp, RegId, Space, Type,
+};
 use crate::parse::ast::{self, Instruction};
 use crate::parse::PtxError;
 
-/// `mma` shapes that PTX has but ptxjit does not execute.
-const OTHER_SHAPES: &[&str] = &[
-    "m8n8k4",
-    "m16n8k4",
-    "m16n8k8",
-    "m8n8k16",
-    "m8n8k32",
-    "m16n8k64",
-    "m8n8k128",
-    "m16n8k128",
-    "m16n8k256",
-];
-
 impl Fx<'_, '_> {
-    /// `ldmatrix`, `movmatrix` or `mma` (by opcode name).
+    /// `ldmatrix`, `stmatrix`, `movmatrix`, `mma` or `wmma` (by opcode name).
     pub(super) fn matrix_op(
         &mut self,
         i: &Instruction,
@@ -41,7 +30,8 @@ impl Fx<'_, '_> {
             }
         }
         match i.opcode.name.as_str() {
-            "ldmatrix" => self.ldmatrix(i, m),
+            "ldmatrix" | "stmatrix" => self.ldmatrix(i, m),
+            "wmma" => self.wmma(i, m),
             "movmatrix" => self.movmatrix(i, m),
             _ => self.mma(i, m),
         }
@@ -94,13 +84,21 @@ impl Fx<'_, '_> {
         }
         self.b16_only(m)?;
         self.nops(i, m, 2)?;
+        let num8 = num as u8;
+        if i.opcode.name == "stmatrix" {
+            let addr = self.address(&i.operands[0], space)?;
+            let srcs = self.source_vector(&i.operands[1], &vec![Type::B32; num], m)?;
+            return Ok(InstKind::Matrix {
+                op: MatrixOp::Stmatrix { num: num8, trans },
+                dsts: vec![],
+                srcs,
+                addr: Some((space, addr)),
+            });
+        }
         let dsts = self.result_vector(&i.operands[0], num, Type::B32, m)?;
         let addr = self.address(&i.operands[1], space)?;
         Ok(InstKind::Matrix {
-            op: MatrixOp::Ldmatrix {
-                num: num as u8,
-                trans,
-            },
+            op: MatrixOp::Ldmatrix { num: num8, trans },
             dsts,
             srcs: vec![],
             addr: Some((space, addr)),
@@ -127,22 +125,61 @@ impl Fx<'_, '_> {
         })
     }
 
-    fn mma(&mut self, i: &Instruction, m: &mut Mods) -> Result<InstKind, PtxError> {
-        let shape = match m.one_of(&["m16n8k16", "m16n8k32"]) {
-            Some("m16n8k16") => MmaShape::M16n8k16,
-            Some(_) => MmaShape::M16n8k32,
-            None if m.any(|x| OTHER_SHAPES.contains(&x)) => return Err(self.unsupported(m)),
-            None => return Err(self.err(m.loc, format!("'{}' needs a shape", m.text))),
+    /// The shape modifier of `mma`/`wmma`.
+    pub(super) fn mma_shape(&self, m: &mut Mods) -> Result<MmaShape, PtxError> {
+        match m.take_if(|x| MmaShape::from_name(x).is_some()) {
+            Some((x, _)) => MmaShape::from_name(x).ok_or_else(|| self.unsupported(m)),
+            None if m.any(|x| x.starts_with('m') && x.contains('n') && x.contains('k')) => {
+                Err(self.unsupported(m))
+            }
+            None => Err(self.err(m.loc, format!("'{}' needs a shape", m.text))),
+        }
+    }
+
+    /// The element type modifiers, in order.
+    pub(super) fn elem_types(&self, m: &mut Mods) -> Vec<ElemType> {
+        let mut v = Vec::new();
+        while let Some((x, _)) = m.take_if(|x| ElemType::from_name(x).is_some()) {
+            v.extend(ElemType::from_name(x));
+        }
+        v
+    }
+
+    /// `.xor.popc` / `.and.popc`.
+    pub(super) fn popc_op(&self, m: &mut Mods) -> Result<Option<PopcOp>, PtxError> {
+        let op = match m.one_of(&["xor", "and"]) {
+            Some("xor") => Some(PopcOp::Xor),
+            Some(_) => Some(PopcOp::And),
+            None => None,
         };
+        if op.is_some() != m.has("popc") {
+            return Err(self.unsupported(m));
+        }
+        Ok(op)
+    }
+
+    /// Two `.row`/`.col` layout qualifiers (`true`: row).
+    pub(super) fn two_layouts(&self, m: &mut Mods) -> Result<(bool, bool), PtxError> {
         let is_layout = |x: &str| x == "row" || x == "col";
-        let alayout = m.take_if(is_layout).map(|(x, _)| x);
-        let blayout = m.take_if(is_layout).map(|(x, _)| x);
-        if (alayout, blayout) != (Some("row"), Some("col")) {
+        match (m.take_if(is_layout), m.take_if(is_layout)) {
+            (Some((a, _)), Some((b, _))) => Ok((a == "row", b == "row")),
+            _ => Err(self.err(m.loc, format!("'{}' needs two layouts (.row/.col)", m.text))),
+        }
+    }
+
+    fn mma(&mut self, i: &Instruction, m: &mut Mods) -> Result<InstKind, PtxError> {
+        // `mma.sp::ordered_metadata` takes the same metadata as `mma.sp` on sm_80/sm_90
+        // (the order of the two indices of a group is ascending in both).
+        let sparse = m.one_of(&["sp", "sp::ordered_metadata"]).is_some();
+        let shape = self.mma_shape(m)?;
+        let (arow, brow) = self.two_layouts(m)?;
+        if shape != MmaShape::M8n8k4 && (!arow || brow) {
             return Err(self.err(m.loc, format!("'{}' needs the layouts '.row.col'", m.text)));
         }
         let satfinite = m.has("satfinite");
-        let ts = m.types();
-        let [(dtype, _), (atype, _), (btype, _), (ctype, _)] = ts.as_slice() else {
+        let bop = self.popc_op(m)?;
+        let ts = self.elem_types(m);
+        let [dtype, atype, btype, ctype] = ts.as_slice() else {
             return Err(self.err(
                 m.loc,
                 format!("'{}' needs four types: .dtype.atype.btype.ctype", m.text),
@@ -154,27 +191,67 @@ impl Fx<'_, '_> {
             atype: *atype,
             btype: *btype,
             ctype: *ctype,
+            arow,
+            brow,
             satfinite,
+            bop,
+            rnd: None,
+            sparse,
         };
-        let Some(sig) = MatrixOp::Mma(op).signature() else {
+        self.mma_operands(i, m, MatrixOp::Mma(op))
+    }
+
+    /// The `d, a, b, c` vectors of `mma`/`wmma.mma`.
+    pub(super) fn mma_operands(
+        &mut self,
+        i: &Instruction,
+        m: &mut Mods,
+        op: MatrixOp,
+    ) -> Result<InstKind, PtxError> {
+        let (MatrixOp::Mma(mo) | MatrixOp::WmmaMma(mo)) = op else {
             return Err(self.unsupported(m));
         };
-        self.nops(i, m, 4)?;
-        let dsts = self.result_vector(&i.operands[0], sig.dsts, sig.dtype, m)?;
-        let (na, nb) = match shape {
-            MmaShape::M16n8k16 | MmaShape::M16n8k32 => (4, 2),
+        let Some(sig) = op.signature() else {
+            return Err(self.unsupported(m));
         };
+        self.nops(i, m, if mo.sparse { 6 } else { 4 })?;
+        let dsts = self.result_vector(&i.operands[0], sig.dsts, sig.dtype, m)?;
+        let wmma = matches!(op, MatrixOp::WmmaMma(_));
+        let regs = |f, t| crate::ops::matrix::frag_regs(wmma, mo.shape, f, t).unwrap_or(0);
+        let na = if mo.sparse {
+            crate::ops::matrix::sparse_a_regs(mo).unwrap_or(0)
+        } else {
+            regs(crate::ir::Frag::A, mo.atype)
+        };
+        let nb = regs(crate::ir::Frag::B, mo.btype);
+        let nmeta = if mo.sparse { 2 } else { 0 };
         let mut srcs = Vec::with_capacity(sig.srcs.len());
         let mut k = 0;
-        for (op, n) in i.operands[1..]
+        for (o, n) in i.operands[1..4]
             .iter()
-            .zip([na, nb, sig.srcs.len() - na - nb])
+            .zip([na, nb, sig.srcs.len() - na - nb - nmeta])
         {
-            srcs.extend(self.source_vector(op, &sig.srcs[k..k + n], m)?);
+            srcs.extend(self.source_vector(o, &sig.srcs[k..k + n], m)?);
             k += n;
         }
+        if mo.sparse {
+            srcs.push(self.src(&i.operands[4], Type::B32, Fit::Strict)?);
+            // Only sparsity selector 0 is implemented (the one recorded on an H100).
+            match self.src(&i.operands[5], Type::U32, Fit::Strict)? {
+                Operand::Imm(0) => srcs.push(Operand::Imm(0)),
+                _ => {
+                    return Err(self.err(
+                        i.operands[5].loc(),
+                        format!(
+                        "instruction '{}' is not supported yet (sparsity selector other than 0)",
+                        m.text
+                    ),
+                    ))
+                }
+            }
+        }
         Ok(InstKind::Matrix {
-            op: MatrixOp::Mma(op),
+            op,
             dsts,
             srcs,
             addr: None,
@@ -182,7 +259,7 @@ impl Fx<'_, '_> {
     }
 
     /// A `{d0, ..}` result vector of `n` registers of type `ty` (`_` allowed).
-    fn result_vector(
+    pub(super) fn result_vector(
         &self,
         op: &ast::Operand,
         n: usize,
@@ -207,7 +284,7 @@ impl Fx<'_, '_> {
     }
 
     /// A `{a0, ..}` source vector with one element per type in `tys`.
-    fn source_vector(
+    pub(super) fn source_vector(
         &self,
         op: &ast::Operand,
         tys: &[Type],

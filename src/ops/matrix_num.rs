@@ -106,13 +106,7 @@ fn dot_fp8(op: MmaOp, a: &[u64], b: &[u64], c: u64) -> u64 {
     let p1 = dot_float(inner, &pick(a, true), &pick(b, true), 0);
     let p2 = dot_float(inner, &pick(a, false), &pick(b, false), p1);
     if op.dtype == ElemType::F16 {
-        let m = crate::ir::HalfMode {
-            ftz: false,
-            sat: false,
-            relu: false,
-            nan: false,
-            xorsign_abs: false,
-        };
+        let m = crate::ir::HalfMode::default();
         let k = super::half::HalfKind::F16;
         super::half::half(k, crate::ir::HalfOp::Add, m, p2 as u16, c as u16, 0) as u64
     } else {

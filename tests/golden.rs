@@ -25,10 +25,13 @@ use std::collections::HashMap;
 use std::path::PathBuf;
 
 /// The PTX files of `cases_future.txt` whose cases ptxjit runs today.
-const FUTURE_RUNS: [&str; 3] = [
+const FUTURE_RUNS: [&str; 6] = [
     "future_mma_k16k32.ptx",
     "future_ldmatrix.ptx",
     "future_mulhi.ptx",
+    "future_cp_async.ptx",
+    "future_mbarrier.ptx",
+    "future_atom128.ptx",
 ];
 
 /// One line of cases.txt.

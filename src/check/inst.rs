@@ -3,7 +3,9 @@
 //! Executed instructions are lowered completely; every other instruction (and every
 //! unimplemented variant of a known one) is a located "not supported yet" error.
 
+mod asyncop;
 mod atomic;
+mod b128;
 mod carry;
 mod compare;
 mod control;
@@ -222,6 +224,15 @@ impl Fx<'_, '_> {
         } else {
             i
         };
+        let wide;
+        let text = i.text();
+        let i = match self.rewrite_b128(i)? {
+            Some(w) => {
+                wide = w;
+                &wide
+            }
+            None => i,
+        };
         let guard = match &i.guard {
             Some(g) => match self.sym_value(&g.pred.name, None, g.pred.loc)? {
                 Val::Reg(r, 0) if self.reg_ty(r) == Type::Pred => Some(Guard {
@@ -238,6 +249,7 @@ impl Fx<'_, '_> {
             None => None,
         };
         let mut m = Mods::new(i);
+        m.text = text;
         let lowered = self.lower(i, &mut m)?;
         self.finish_mods(&m)?;
         let id = self.cx.inst_info(i.opcode.loc, m.text.clone(), self.id);
@@ -344,6 +356,8 @@ impl Fx<'_, '_> {
             return one(self.half_op(i, m)?);
         }
         match i.opcode.name.as_str() {
+            "mov" if m.any(|x| x == "b128") => self.mov_b128(i, m).map(Lowered::Insts),
+            "atom" | "red" if m.any(|x| x == "b128") => self.atom_b128(i, m).map(Lowered::Insts),
             "mov" => self.mov(i, m).map(Lowered::Insts),
             "add" | "sub" | "mad" if m.any(|x| x == "cc") => one(self.carry(i, m)?),
             "addc" | "subc" | "madc" => one(self.carry(i, m)?),
@@ -384,6 +398,8 @@ impl Fx<'_, '_> {
             "bar" if m.has("warp") => one(self.bar_warp_sync(i, m)?),
             "bar" | "barrier" => self.barrier_inst(i, m),
             "membar" | "fence" => self.fence_inst(i, m),
+            "cp" => self.cp_async(i, m).map(Lowered::Insts),
+            "mbarrier" => self.mbarrier(i, m).map(Lowered::Insts),
             "bra" => {
                 let uni = m.has("uni");
                 self.nops(i, m, 1)?;

@@ -217,6 +217,8 @@ pub struct WarpEnv {
     pub output: Option<Arc<std::sync::Mutex<Vec<u8>>>>,
     /// Split calls: the lanes the running coroutine owns and the suspended children.
     pub split: crate::exec::split::SplitState,
+    /// mbarrier bookkeeping for the scheduler (`exec::asyncop`).
+    pub mbar: crate::exec::asyncop::MbarEnv,
 }
 
 impl WarpEnv {
@@ -234,6 +236,7 @@ impl WarpEnv {
             frame_margin: 0,
             output: None,
             split: Default::default(),
+            mbar: Default::default(),
         }
     }
 }
@@ -520,7 +523,7 @@ pub fn nanosleep(ts: impl Iterator<Item = u32>) {
     }
 }
 
-fn record_fault(ctx: &mut WarpCtx, f: FaultRecord) {
+pub(crate) fn record_fault(ctx: &mut WarpCtx, f: FaultRecord) {
     ctx.status = STATUS_FAULT;
     // SAFETY: see `access`.
     let env = unsafe { &mut *ctx.env };

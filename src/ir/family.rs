@@ -114,6 +114,7 @@ impl InstKind {
             Warp { .. } => Family::Warp,
             Matrix { .. } => Family::Matrix,
             Builtin { .. } => Family::Misc,
+            Async { .. } => Family::Sync,
         }
     }
 }

@@ -20,6 +20,8 @@
 use std::fmt;
 
 pub mod analysis;
+mod asyncop;
+pub use asyncop::AsyncOp;
 mod half;
 pub use half::{HalfMode, HalfOp};
 mod matrix;
@@ -1232,6 +1234,17 @@ pub enum InstKind {
         op: Builtin,
         args: Vec<Operand>,
         dst: Option<RegId>,
+    },
+    /// Asynchronous copies and mbarrier operations ([`AsyncOp`]: `cp.async`,
+    /// `cp.async.bulk`, `mbarrier.*`): `addrs` are [`AsyncOp::naddrs`] addresses, each
+    /// with its state space (`Shared`, `Global` or `Generic`), `srcs` have the types
+    /// [`AsyncOp::src_types`] lists, `dsts` the types [`AsyncOp::dst_types`] (`None`: the
+    /// `_` sink). Semantics in `crate::exec::asyncop`.
+    Async {
+        op: AsyncOp,
+        dsts: Vec<Option<RegId>>,
+        addrs: Vec<(Space, Address)>,
+        srcs: Vec<Operand>,
     },
 }
 

@@ -830,6 +830,12 @@ impl<'a> FuncTranslator<'a> {
                 addr,
             } => self.matrix(*op, dsts, srcs, addr.as_ref(), &mut mask, i.id),
             InstKind::Builtin { op, args, dst } => self.builtin(*op, args, *dst, &mut mask, i.id),
+            InstKind::Async {
+                op,
+                dsts,
+                addrs,
+                srcs,
+            } => self.async_op(*op, dsts, addrs, srcs, &mut mask, i.id),
         }
     }
 

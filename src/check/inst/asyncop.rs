@@ -159,17 +159,17 @@ impl Fx<'_, '_> {
             m.has("L2::cache_hint");
             return Ok(vec![]);
         }
-        let to_shared = m.one_of(&["shared::cluster", "shared::cta"]).is_some();
-        let (ds, ss) = if to_shared {
-            if !m.has("global") {
-                return Err(self.unsupported(m));
-            }
-            (Space::Shared, Space::Global)
-        } else if m.has("global") && m.one_of(&["shared::cta", "shared::cluster"]).is_some() {
-            (Space::Global, Space::Shared)
-        } else {
-            return Err(self.unsupported(m));
+        // `.dst.src`: the first state space named is the destination.
+        let pos = |f: &dyn Fn(&str) -> bool| i.mods.iter().position(|x| f(&x.name));
+        let shared = pos(&|x| x == "shared::cluster" || x == "shared::cta");
+        let global = pos(&|x| x == "global");
+        let (ds, ss) = match (shared, global) {
+            (Some(s), Some(g)) if s < g => (Space::Shared, Space::Global),
+            (Some(_), Some(_)) => (Space::Global, Space::Shared),
+            _ => return Err(self.unsupported(m)),
         };
+        m.one_of(&["shared::cluster", "shared::cta"]);
+        m.has("global");
         let complete_tx = m.has("mbarrier::complete_tx::bytes");
         if !complete_tx && !m.has("bulk_group") {
             return Err(self.unsupported(m));

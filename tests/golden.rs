@@ -104,7 +104,7 @@ fn golden(backend: Backend) {
         FUTURE_RUNS.contains(&p)
     });
     assert!(
-        future.len() >= 37,
+        future.len() >= 69,
         "cases_future.txt: {} runnable cases",
         future.len()
     );

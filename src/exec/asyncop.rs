@@ -215,26 +215,7 @@ pub unsafe fn exec(
         },
         AsyncOp::Wait { parity, try_wait } => {
             let want = |l: usize| if parity { s(0, l) & 1 } else { s(0, l) >> 63 };
-            let test = |ctx: &mut WarpCtx, out: &mut [u64; WARP_SIZE]| unsafe {
-                c.read(ctx, a(0), out)?;
-                let mut open = None;
-                for lane in lanes(mask) {
-                    let done = Mbar::unpack(out[lane]).phase != want(lane);
-                    if !done && open.is_none() {
-                        open = Some(lane);
-                    }
-                    out[lane] = done as u64;
-                }
-                Ok::<_, Stopped>(open)
-            };
-            if try_wait {
-                if let Some(l) = test(ctx, &mut out)? {
-                    unsafe { poll(ctx, inst, l, a(0).1.map_or(0, |v| v[l]))? };
-                    test(ctx, &mut out)?;
-                }
-            } else if let Some(l) = test(ctx, &mut out)? {
-                unsafe { poll(ctx, inst, l, a(0).1.map_or(0, |v| v[l]))? };
-            }
+            unsafe { c.wait(ctx, a(0), try_wait, want, &mut out)? };
         }
         AsyncOp::PendingCount => {
             for lane in lanes(mask) {
@@ -242,29 +223,9 @@ pub unsafe fn exec(
             }
         }
         AsyncOp::Atom128 { cas } => {
-            let (Some(space), Some(av)) = a(0) else {
-                return Err(Stopped);
-            };
-            let mut host = [0u64; WARP_SIZE];
-            for lane in lanes(mask) {
-                host[lane] = unsafe { c.check(ctx, space, lane, av[lane], 16, 16, true)? };
-            }
-            let mut hi = [0u64; WARP_SIZE];
             let wide = |k: usize, l: usize| (s(k + 1, l) as u128) << 64 | s(k, l) as u128;
-            for lane in lanes(mask) {
-                let p = host[lane] as *mut u128;
-                // SAFETY: `check` found 16 writable, 16-byte aligned bytes there.
-                let old = unsafe {
-                    if cas {
-                        atomic128::cas(p, wide(0, lane), wide(2, lane))
-                    } else {
-                        atomic128::exch(p, wide(0, lane))
-                    }
-                };
-                out[lane] = old as u64;
-                hi[lane] = (old >> 64) as u64;
-            }
-            return Ok(vec![out, hi]);
+            let (b, n) = (|l| wide(0, l), |l| wide(2, l));
+            return unsafe { c.atom128(ctx, a(0), cas, b, n) };
         }
     }
     Ok(if op.dst_types().is_empty() {
@@ -532,6 +493,84 @@ impl Call {
             }
         }
         Ok(())
+    }
+
+    /// An mbarrier wait: each lane's result is 1 when the phase `want(lane)` names (its
+    /// parity) has completed. `test_wait` answers with the state it sees and then lets
+    /// the other warps run if a phase is open; `try_wait` lets them run first and answers
+    /// with the state it sees afterwards.
+    ///
+    /// # Safety
+    /// `ctx.env` must point to this warp's live `WarpEnv`.
+    unsafe fn wait(
+        &self,
+        ctx: &mut WarpCtx,
+        arg: AddrArg,
+        try_wait: bool,
+        want: impl Fn(usize) -> u64,
+        out: &mut [u64; WARP_SIZE],
+    ) -> Result<(), Stopped> {
+        let test = |ctx: &mut WarpCtx, out: &mut [u64; WARP_SIZE]| {
+            // SAFETY: the caller's contract.
+            unsafe { self.read(ctx, arg, out)? };
+            let mut open = None;
+            for lane in lanes(self.mask) {
+                let done = Mbar::unpack(out[lane]).phase != want(lane);
+                if !done && open.is_none() {
+                    open = Some(lane);
+                }
+                out[lane] = done as u64;
+            }
+            Ok::<_, Stopped>(open)
+        };
+        let addr = |l: usize| arg.1.map_or(0, |v| v[l]);
+        if let Some(l) = test(ctx, out)? {
+            // SAFETY: the caller's contract.
+            unsafe { poll(ctx, self.inst, l, addr(l))? };
+            if try_wait {
+                test(ctx, out)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// `atom.{cas,exch}.b128`: per lane in ascending order, one 128-bit host atomic;
+    /// `b(lane)` is compared (cas) or stored (exch), `n(lane)` stored by cas. Returns the
+    /// old values' low and high halves.
+    ///
+    /// # Safety
+    /// `ctx.env` must point to this warp's live `WarpEnv`.
+    unsafe fn atom128(
+        &self,
+        ctx: &mut WarpCtx,
+        arg: AddrArg,
+        cas: bool,
+        b: impl Fn(usize) -> u128,
+        n: impl Fn(usize) -> u128,
+    ) -> Result<Vec<[u64; WARP_SIZE]>, Stopped> {
+        let (Some(space), Some(av)) = arg else {
+            return Err(Stopped);
+        };
+        let mut host = [0u64; WARP_SIZE];
+        for lane in lanes(self.mask) {
+            // SAFETY: the caller's contract.
+            host[lane] = unsafe { self.check(ctx, space, lane, av[lane], 16, 16, true)? };
+        }
+        let (mut lo, mut hi) = ([0u64; WARP_SIZE], [0u64; WARP_SIZE]);
+        for lane in lanes(self.mask) {
+            let p = host[lane] as *mut u128;
+            // SAFETY: `check` found 16 writable, 16-byte aligned bytes there.
+            let old = unsafe {
+                if cas {
+                    atomic128::cas(p, b(lane), n(lane))
+                } else {
+                    atomic128::exch(p, b(lane))
+                }
+            };
+            lo[lane] = old as u64;
+            hi[lane] = (old >> 64) as u64;
+        }
+        Ok(vec![lo, hi])
     }
 
     /// The host address of lane `lane`'s mbarrier object: 8-byte aligned, in the CTA's

@@ -17,6 +17,7 @@ mod int;
 mod logic;
 mod matrix;
 mod mem;
+mod minmax3;
 mod sync;
 mod warp;
 
@@ -361,6 +362,7 @@ impl Fx<'_, '_> {
             "mov" => self.mov(i, m).map(Lowered::Insts),
             "add" | "sub" | "mad" if m.any(|x| x == "cc") => one(self.carry(i, m)?),
             "addc" | "subc" | "madc" => one(self.carry(i, m)?),
+            "min" | "max" if i.operands.len() == 4 => self.min_max3(i, m).map(Lowered::Insts),
             "min" | "max" if m.any(float::is_ext_minmax_mod) => one(self.min_max_ext(i, m)?),
             "lop3" if m.any(|x| matches!(x, "and" | "or" | "xor")) => {
                 self.lop3_pred(i, m).map(Lowered::Insts)

@@ -558,7 +558,6 @@ fn load_time_errors() {
             "unexpected instruction types",
         ),
         ("cvt.pack.sat.u8.s32.b32 %r0, %r0, %r1;", "takes 4 operands"),
-        ("mov.b128 %q, {%x0, %x1};", "is not supported yet"),
     ];
     for (inst, want) in cases {
         let src = format!("{head}{inst}\nret;\n}}\n");

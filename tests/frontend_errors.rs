@@ -484,8 +484,8 @@ fn initializer_rules() {
 #[test]
 fn unsupported_is_located_at_the_opcode() {
     assert_eq!(
-        body_err("\tatom.global.exch.b128 %rd1, [%rd1], %rd1;"),
-        "e.ptx:11:2: error: instruction 'atom.global.exch.b128' is not supported yet"
+        body_err("\tatom.global.add.b128 %rd1, [%rd1], %rd1;"),
+        "e.ptx:11:2: error: instruction 'atom.global.add.b128' is not supported yet"
     );
     assert_eq!(
         body_err("\t@%p1 stacksave.u64 %rd1;"),
@@ -514,8 +514,8 @@ fn unsupported_is_located_at_the_opcode() {
         "e.ptx:11:15: error: special register '%clock64' (64-bit) cannot be read with type .u32"
     );
     assert_eq!(
-        body_err("\tmbarrier.init.shared.b64 [%rd1], 32;"),
-        "e.ptx:11:2: error: instruction 'mbarrier.init.shared.b64' is not supported yet"
+        body_err("\tcp.async.bulk.tensor.1d.global.shared::cta.bulk_group [%rd1, {%r1}], [%rd1];"),
+        "e.ptx:11:2: error: instruction 'cp.async.bulk.tensor.1d.global.shared::cta.bulk_group' is not supported yet"
     );
     // Unsupported instructions in unreachable code are still reported.
     assert_eq!(

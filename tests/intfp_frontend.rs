@@ -54,8 +54,8 @@ fn invalid_forms_are_located_errors() {
         ),
         ("\tmin.ftz.s16x2 %r1, %r2, %r3;", "e.ptx:11:2: error: '.ftz' is not valid for this type in 'min.ftz.s16x2'"),
         ("\tmin.u16x2.u32 %r1, %r2, %r3;", "e.ptx:11:11: error: 'min.u16x2.u32' has too many types"),
-        // Three-input min/max (PTX 8.8) is not in the ISA version ptxjit follows.
-        ("\tmin.f32 %f1, %f2, %f3, %f1;", "e.ptx:11:25: error: instruction 'min.f32' takes 3 operands, not 4"),
+        // Three-input min/max (PTX 8.8) exists for .f32 only (tests/minmax3.rs).
+        ("\tmin.f64 %fd1, %fd2, %fd3, %fd1;", "e.ptx:11:2: error: instruction 'min.f64' is not supported yet"),
         (
             "\tcopysign.ftz.f32 %f1, %f2, %f3;",
             "e.ptx:11:10: error: instruction 'copysign.ftz.f32' is not supported yet (modifier '.ftz')",

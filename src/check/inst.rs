@@ -3,7 +3,9 @@
 //! Executed instructions are lowered completely; every other instruction (and every
 //! unimplemented variant of a known one) is a located "not supported yet" error.
 
+mod asyncop;
 mod atomic;
+mod b128;
 mod cache;
 mod carry;
 mod compare;
@@ -17,6 +19,7 @@ mod logic;
 mod matrix;
 mod matrix_wmma;
 mod mem;
+mod minmax3;
 mod sync;
 mod video;
 mod warp;
@@ -225,6 +228,15 @@ impl Fx<'_, '_> {
         } else {
             i
         };
+        let wide;
+        let text = i.text();
+        let i = match self.rewrite_b128(i)? {
+            Some(w) => {
+                wide = w;
+                &wide
+            }
+            None => i,
+        };
         let guard = match &i.guard {
             Some(g) => match self.sym_value(&g.pred.name, None, g.pred.loc)? {
                 Val::Reg(r, 0) if self.reg_ty(r) == Type::Pred => Some(Guard {
@@ -241,6 +253,7 @@ impl Fx<'_, '_> {
             None => None,
         };
         let mut m = Mods::new(i);
+        m.text = text;
         let lowered = self.lower(i, &mut m)?;
         self.finish_mods(&m)?;
         let id = self.cx.inst_info(i.opcode.loc, m.text.clone(), self.id);
@@ -347,9 +360,12 @@ impl Fx<'_, '_> {
             return one(self.half_op(i, m)?);
         }
         match i.opcode.name.as_str() {
+            "mov" if m.any(|x| x == "b128") => self.mov_b128(i, m).map(Lowered::Insts),
+            "atom" | "red" if m.any(|x| x == "b128") => self.atom_b128(i, m).map(Lowered::Insts),
             "mov" => self.mov(i, m).map(Lowered::Insts),
             "add" | "sub" | "mad" if m.any(|x| x == "cc") => one(self.carry(i, m)?),
             "addc" | "subc" | "madc" => one(self.carry(i, m)?),
+            "min" | "max" if i.operands.len() == 4 => self.min_max3(i, m).map(Lowered::Insts),
             "min" | "max" if m.any(float::is_ext_minmax_mod) => one(self.min_max_ext(i, m)?),
             "lop3" if m.any(|x| matches!(x, "and" | "or" | "xor")) => {
                 self.lop3_pred(i, m).map(Lowered::Insts)
@@ -389,6 +405,8 @@ impl Fx<'_, '_> {
             "bar" if m.has("warp") => one(self.bar_warp_sync(i, m)?),
             "bar" | "barrier" => self.barrier_inst(i, m),
             "membar" | "fence" => self.fence_inst(i, m),
+            "cp" => self.cp_async(i, m).map(Lowered::Insts),
+            "mbarrier" => self.mbarrier(i, m).map(Lowered::Insts),
             "bra" => {
                 let uni = m.has("uni");
                 self.nops(i, m, 1)?;

@@ -331,6 +331,15 @@ impl FnCheck<'_> {
             InstKind::Carry { op, ty, .. } if !matches!(ty.bits(), 32 | 64) || !ty.is_int() => {
                 Err(format!("{op:?}.{ty}"))
             }
+            InstKind::Async { op, addrs, .. } => {
+                for (space, a) in addrs {
+                    if !matches!(space, Space::Global | Space::Shared | Space::Generic) {
+                        return Err(format!("{op:?} in .{}", space.name()));
+                    }
+                    self.addr(a)?;
+                }
+                Ok(())
+            }
             InstKind::Matrix { op, addr, .. } => match (op, addr) {
                 (
                     MatrixOp::Ldmatrix { .. } | MatrixOp::Stmatrix { .. },

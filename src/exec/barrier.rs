@@ -19,6 +19,9 @@ pub enum WarpYield {
     /// The warp arrived at a barrier without waiting (`bar.arrive`, in
     /// [`WarpEnv::arrivals`](crate::exec::ctx::WarpEnv::arrivals)); it stays ready to run.
     Arrive,
+    /// An mbarrier wait found its phase incomplete (`exec::asyncop`): the warp stays
+    /// ready, after the CTA's other warps have run.
+    Poll,
 }
 
 /// Lanes `mask` of a warp arrived at barrier `id`, which completes when `count` threads

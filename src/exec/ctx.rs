@@ -220,6 +220,8 @@ pub struct WarpEnv {
     /// The device heap of `malloc`/`free` (set by the runtime when the kernel's module
     /// calls them).
     pub heap: Option<Arc<crate::exec::heap::DeviceHeap>>,
+    /// mbarrier bookkeeping for the scheduler (`exec::asyncop`).
+    pub mbar: crate::exec::asyncop::MbarEnv,
 }
 
 impl WarpEnv {
@@ -238,6 +240,7 @@ impl WarpEnv {
             output: None,
             split: Default::default(),
             heap: None,
+            mbar: Default::default(),
         }
     }
 }
@@ -524,7 +527,7 @@ pub fn nanosleep(ts: impl Iterator<Item = u32>) {
     }
 }
 
-fn record_fault(ctx: &mut WarpCtx, f: FaultRecord) {
+pub(crate) fn record_fault(ctx: &mut WarpCtx, f: FaultRecord) {
     ctx.status = STATUS_FAULT;
     // SAFETY: see `access`.
     let env = unsafe { &mut *ctx.env };

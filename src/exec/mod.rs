@@ -1,6 +1,6 @@
 //! The warp ABI both backends run against, below them in the pipeline: the warp context
 //! ([`ctx::WarpCtx`], status codes, checked memory access and faults), the region table
-//! accesses are checked against, barriers (warp side), special registers, atomics, the
+//! accesses are checked against, barriers (warp side), asynchronous copies and mbarriers, special registers, atomics, the
 //! `printf`/`assert`/`malloc` built-ins, matrix operations, call frames and split calls.
 //!
 //! The interpreter and the JIT's helpers call the same functions here, so both report
@@ -8,6 +8,7 @@
 //! warp; the host side (devices, modules, launches, the CTA scheduler) is
 //! [`crate::runtime`], which sits above the backends.
 
+pub mod asyncop;
 pub mod atomic;
 pub mod barrier;
 pub mod call;

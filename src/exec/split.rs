@@ -223,11 +223,11 @@ unsafe fn run_child(ctx: *mut WarpCtx, parent: &Saved, child: &mut Child) -> Opt
     unsafe { child.saved.restore(&mut *ctx, &mut *(*ctx).env) };
     loop {
         match child.co.resume(()) {
-            CoroutineResult::Yield(WarpYield::Arrive) => {
+            CoroutineResult::Yield(k @ (WarpYield::Arrive | WarpYield::Poll)) => {
                 if let Some(y) = parent.yielder {
                     // SAFETY: the parent's yielder lives while the parent runs (this
                     // code runs on the parent's stack).
-                    unsafe { (*y).suspend(WarpYield::Arrive) };
+                    unsafe { (*y).suspend(k) };
                 }
             }
             CoroutineResult::Yield(WarpYield::Wait) => {

@@ -14,6 +14,7 @@ use crate::ir::{
     BlockId, Family, FuncId, Function, Guard, IdxVec, Inst, Operand, PredSrc, RegClass, RegId,
     SpecialReg, Terminator, Type, VarRef,
 };
+mod asyncop;
 mod atomic;
 mod call;
 mod carry;

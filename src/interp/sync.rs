@@ -39,6 +39,7 @@ impl Warp<'_> {
             }
             InstKind::Fence => fence(Ordering::SeqCst),
             InstKind::OrderPoint => fence(Ordering::AcqRel),
+            InstKind::Async { .. } => self.exec_async(ctx, inst, mask)?,
             _ => {}
         }
         Ok(())

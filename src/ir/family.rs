@@ -120,6 +120,7 @@ impl InstKind {
             Matrix { .. } => Family::Matrix,
             Builtin { .. } => Family::Misc,
             Video { .. } => Family::Video,
+            Async { .. } => Family::Sync,
         }
     }
 }

@@ -34,6 +34,7 @@ impl InstKind {
             Atom { dst, .. } => opt(&[*dst]),
             Ld { dsts, .. } | Matrix { dsts, .. } => opt(dsts),
             Builtin { dst, .. } => opt(&[*dst]),
+            Async { dsts, .. } => opt(dsts),
             St { .. } | Nanosleep { .. } | Fence | BarArrive { .. } | OrderPoint => vec![],
         }
     }

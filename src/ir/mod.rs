@@ -20,6 +20,8 @@
 use std::fmt;
 
 pub mod analysis;
+mod asyncop;
+pub use asyncop::AsyncOp;
 mod half;
 pub use half::{HalfMode, HalfOp, OOB_NAN};
 mod matrix;
@@ -1242,6 +1244,17 @@ pub enum InstKind {
     Video {
         op: VideoOp,
         dst: RegId,
+        srcs: Vec<Operand>,
+    },
+    /// Asynchronous copies and mbarrier operations ([`AsyncOp`]: `cp.async`,
+    /// `cp.async.bulk`, `mbarrier.*`): `addrs` are [`AsyncOp::naddrs`] addresses, each
+    /// with its state space (`Shared`, `Global` or `Generic`), `srcs` have the types
+    /// [`AsyncOp::src_types`] lists, `dsts` the types [`AsyncOp::dst_types`] (`None`: the
+    /// `_` sink). Semantics in `crate::exec::asyncop`.
+    Async {
+        op: AsyncOp,
+        dsts: Vec<Option<RegId>>,
+        addrs: Vec<(Space, Address)>,
         srcs: Vec<Operand>,
     },
 }

@@ -461,6 +461,28 @@ impl InstKind {
                 }
                 o.strict(srcs, &sig.srcs)?;
             }
+            Async {
+                op,
+                dsts,
+                addrs,
+                srcs,
+            } => {
+                if addrs.len() != op.naddrs() {
+                    return Err(format!("{op:?} with {} addresses", addrs.len()));
+                }
+                if dsts.len() != op.dst_types().len() {
+                    return Err(format!("{op:?} with {} results", dsts.len()));
+                }
+                for (d, t) in dsts.iter().zip(op.dst_types()) {
+                    o.dst(*d, *t, Relaxed);
+                }
+                if srcs.len() != op.src_types().len() {
+                    return Err(format!("{op:?} with {} sources", srcs.len()));
+                }
+                for (s, t) in srcs.iter().zip(op.src_types()) {
+                    o.src(*s, *t, Relaxed);
+                }
+            }
             Builtin { op, args, dst } => {
                 if args.len() != op.params().len() {
                     return Err(format!("{op:?} with {} operands", args.len()));

@@ -7,7 +7,7 @@
 //! cannot disagree. The helpers themselves are in [`crate::jit::helpers`]; lowering
 //! code calls them through [`crate::jit::translate::FuncTranslator::helper`].
 
-use crate::jit::helpers::{builtin, control, lanewise, matrix, memory, warp};
+use crate::jit::helpers::{asyncop, builtin, control, lanewise, matrix, memory, warp};
 use crate::jit::JitError;
 use cranelift_codegen::ir::types::{I32, I64};
 use cranelift_codegen::ir::{AbiParam, Type as CType};
@@ -77,6 +77,8 @@ macro_rules! foreach_helper {
             CvtX = lanewise::ptxjit_cvtx(I64, I32, I64, I64, I64, I64);
             /// `ldmatrix`, `stmatrix`, `movmatrix`, `mma.sync`, `wmma` through `exec::matrix`.
             Matrix = matrix::ptxjit_matrix(I64, I64, I32, I32, I32, I64, I64) -> I32;
+            /// `cp.async`, `cp.async.bulk`, `mbarrier.*` through `exec::asyncop`.
+            Async = asyncop::ptxjit_async(I64, I64, I32, I32, I32, I64) -> I32;
             /// `vprintf`, `__assertfail` through `exec::printf`.
             Builtin = builtin::ptxjit_builtin(I64, I64, I32, I32, I64) -> I32;
             /// Starts a split call on a host stack of its own.

@@ -342,6 +342,7 @@ impl Device {
                 frame_size,
                 uses_barriers: has_calls
                     || callgraph::reaches_barrier(&module.inner.ir, func_id)
+                    || callgraph::polls(&module.inner.ir, func_id)
                     || frame > INLINE_FRAME_BYTES,
                 stack_bytes: if has_calls {
                     crate::exec::call::CALL_STACK_HOST_BYTES
@@ -547,6 +548,7 @@ fn run_cta(
         env.error_at = None;
         env.yielder = None;
         env.arrivals.clear();
+        env.mbar = Default::default();
         env.pending_red = None;
         env.split.reset();
         env.split.stack_bytes = sh.stack_bytes;
@@ -702,22 +704,28 @@ fn run_cta_with_barriers(
         live_of,
         ..Default::default()
     };
+    // Rounds in which warps only polled mbarriers that did not change.
+    let mut stalled = 0u32;
     let result = (|| -> Result<()> {
         loop {
             let mut ran = false;
+            let mut progress = false;
             for w in 0..n {
                 if state[w] != WarpState::Ready {
                     continue;
                 }
                 ran = true;
                 let Some(co) = cos[w].as_mut() else { continue };
-                match co.resume(()) {
+                let polled = match co.resume(()) {
+                    CoroutineResult::Yield(WarpYield::Poll) => true,
                     CoroutineResult::Yield(WarpYield::Wait) => {
                         bars.arrive(w, &mut warps[w].env);
                         state[w] = WarpState::Waiting;
+                        false
                     }
                     CoroutineResult::Yield(WarpYield::Arrive) => {
                         bars.arrive(w, &mut warps[w].env);
+                        false
                     }
                     CoroutineResult::Return(status) => {
                         state[w] = WarpState::Done;
@@ -727,14 +735,21 @@ fn run_cta_with_barriers(
                         if status != STATUS_OK {
                             return Err(warp_error(sh, &warps[w], w, ctaid));
                         }
+                        false
                     }
-                }
+                };
+                let changed = std::mem::take(&mut warps[w].env.mbar.changes) != 0;
+                progress |= !polled || changed;
                 // Exits and arrivals may complete barriers.
                 bars.refresh(w, warps);
                 bars.release(warps, &mut state, Some(w));
             }
             if state.iter().all(|s| *s == WarpState::Done) {
                 return Ok(());
+            }
+            stalled = if progress || !ran { 0 } else { stalled + 1 };
+            if stalled >= POLL_ROUNDS {
+                return Err(poll_deadlock(sh, warps, &state, ctaid));
             }
             if !ran {
                 bars.release(warps, &mut state, None);
@@ -759,6 +774,41 @@ fn run_cta_with_barriers(
         slot.env.split.reset();
     }
     result
+}
+
+/// Rounds of the CTA loop in which every running warp only polled mbarriers and none
+/// changed, after which the launch ends with a deadlock: a wait that can never
+/// complete (the margin lets bounded polling loops run out first).
+const POLL_ROUNDS: u32 = 10_000;
+
+fn poll_deadlock(
+    sh: &LaunchShared,
+    warps: &[WarpSlot],
+    state: &[WarpState],
+    ctaid: [u32; 3],
+) -> Error {
+    let ir = &sh.module.inner.ir;
+    let mut parts = Vec::new();
+    for (w, slot) in warps.iter().enumerate() {
+        match (state[w], slot.env.mbar.poll_at) {
+            (WarpState::Ready, Some((inst, lane, addr))) => {
+                let line = ir.inst_info.get(inst.0 as usize).map_or(0, |i| i.loc.line);
+                parts.push(format!(
+                    "warp {w} polls the mbarrier at {addr:#x} (lane {lane}, line {line}) whose phase never completes"
+                ));
+            }
+            (WarpState::Waiting, _) => parts.push(format!("warp {w} waits at a barrier")),
+            _ => {}
+        }
+    }
+    Error::Deadlock(format!(
+        "deadlock in kernel '{}' block ({},{},{}): no mbarrier of the block changed in {POLL_ROUNDS} rounds: {}",
+        sh.func.name,
+        ctaid[0],
+        ctaid[1],
+        ctaid[2],
+        parts.join("; ")
+    ))
 }
 
 fn live_threads(warps: &[WarpSlot]) -> u32 {

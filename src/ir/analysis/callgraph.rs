@@ -72,6 +72,18 @@ pub fn reaches_barrier(m: &Module, f: FuncId) -> bool {
     })
 }
 
+/// Whether `f` or a function it can call contains an mbarrier wait, which lets the
+/// CTA's other warps run ([`AsyncOp::polls`](crate::ir::AsyncOp::polls)).
+pub fn polls(m: &Module, f: FuncId) -> bool {
+    reachable(m, f).0.iter().any(|g| {
+        m.functions[g.0 as usize].blocks.iter().any(|b| {
+            b.insts
+                .iter()
+                .any(|i| matches!(i.kind, InstKind::Async { op, .. } if op.polls()))
+        })
+    })
+}
+
 /// Bytes of call stack each thread of kernel `f` needs below its own frame: the deepest
 /// chain of callee frames, or for recursive call graphs [`MAX_CALL_DEPTH`] of the
 /// largest frame, at most [`MAX_CALL_STACK`].

@@ -10,6 +10,7 @@
 //! Helpers never unwind: they return a status (nonzero = stop the warp) where something
 //! can fail, and decode errors of their descriptors (which the JIT builds) do nothing.
 
+pub(crate) mod asyncop;
 pub(crate) mod builtin;
 pub(crate) mod control;
 pub(crate) mod lanewise;

@@ -1,0 +1,342 @@
+//! Lowering of the asynchronous copies and mbarriers to [`InstKind::Async`]:
+//! `cp.async.{ca,cg}.shared{::cta}.global` (cache and prefetch hints accepted, `src-size`
+//! and `ignore-src` forms, the optional cache-policy operand), `cp.async.commit_group`,
+//! `cp.async.wait_group`, `cp.async.wait_all`, `cp.async.mbarrier.arrive{.noinc}`,
+//! `cp.async.bulk` between global and shared memory (`.shared::cluster` is the CTA's own
+//! shared memory: a single-CTA cluster), its `commit_group`/`wait_group{.read}`, and
+//! `mbarrier.{init,inval,arrive,arrive_drop,expect_tx,complete_tx,test_wait,try_wait,
+//! pending_count}` with their `.sem`/`.scope` qualifiers. Copies complete at issue
+//! (`crate::exec::asyncop`), so the group operations lower to ordering points. A wait's
+//! predicate is a `setp.ne` on a hidden `.u32` result; `ignore-src` is moved to a hidden
+//! `.u32` by a `selp`. `cp.async.bulk.tensor`, `cp.reduce.async.bulk`, multicast and the
+//! other forms stay load-time errors naming the form.
+
+use super::Mods;
+use crate::check::func::Fx;
+use crate::check::operand::Val;
+use crate::ir::{AsyncOp, CmpOp, Fit, InstKind, Operand, RegId, Space, Type};
+use crate::parse::ast::{self, Instruction};
+use crate::parse::PtxError;
+
+const SEMS: &[&str] = &["release", "acquire", "relaxed"];
+const SCOPES: &[&str] = &["cta", "cluster"];
+
+impl Fx<'_, '_> {
+    /// A hidden register for an intermediate value (its name is no PTX identifier).
+    fn async_tmp(&mut self, ty: Type, loc: crate::ir::Loc) -> Result<RegId, PtxError> {
+        let name = format!("%async.tmp{}", self.regs.len());
+        self.new_reg(name, ty, loc)
+    }
+
+    /// `.shared`, `.shared::cta`, `.shared::cluster` (the CTA's own window), or generic.
+    fn mbar_space(&self, m: &mut Mods) -> Space {
+        match m.one_of(&["shared", "shared::cta", "shared::cluster"]) {
+            Some(_) => Space::Shared,
+            None => Space::Generic,
+        }
+    }
+
+    /// `cp.async...` (every form).
+    pub(super) fn cp_async(
+        &mut self,
+        i: &Instruction,
+        m: &mut Mods,
+    ) -> Result<Vec<InstKind>, PtxError> {
+        if !m.has("async") || m.any(|x| matches!(x, "tensor" | "multicast::cluster" | "reduce")) {
+            return Err(self.unsupported(m));
+        }
+        if m.has("commit_group") || m.has("wait_all") || m.has("wait_group") {
+            m.has("bulk");
+            m.has("read");
+            if !matches!(i.operands.len(), 0 | 1) {
+                return Err(self.err(m.loc, format!("'{}' takes at most 1 operand", m.text)));
+            }
+            if let Some(op) = i.operands.first() {
+                self.src(op, Type::U32, Fit::Strict)?;
+            }
+            // The copies completed when they were issued.
+            return Ok(vec![InstKind::OrderPoint]);
+        }
+        if m.has("mbarrier") {
+            if !m.has("arrive") {
+                return Err(self.unsupported(m));
+            }
+            let noinc = m.has("noinc");
+            let space = self.mbar_space(m);
+            m.has("b64");
+            self.nops_range(i, m, 1)?;
+            let a = self.address(&i.operands[0], space)?;
+            return Ok(vec![InstKind::Async {
+                op: AsyncOp::CpAsyncArrive { noinc },
+                dsts: vec![],
+                addrs: vec![(space, a)],
+                srcs: vec![],
+            }]);
+        }
+        if m.has("bulk") {
+            return self.cp_async_bulk(i, m);
+        }
+        let cg = match m.one_of(&["ca", "cg"]) {
+            Some(c) => c == "cg",
+            None => return Err(self.err(m.loc, format!("'{}' needs '.ca' or '.cg'", m.text))),
+        };
+        if m.one_of(&["shared", "shared::cta"]).is_none() || !m.has("global") {
+            return Err(self.unsupported(m));
+        }
+        m.one_of(&["L2::64B", "L2::128B", "L2::256B"]);
+        m.one_of(&[
+            "L1::evict_normal",
+            "L1::evict_first",
+            "L1::evict_last",
+            "L2::evict_normal",
+            "L2::evict_first",
+            "L2::evict_last",
+        ]);
+        let hint = m.has("L2::cache_hint");
+        let n = i.operands.len();
+        if !(3..=5).contains(&n) {
+            return Err(self.err(m.loc, format!("'{}' takes 3 to 5 operands", m.text)));
+        }
+        let dst = self.address(&i.operands[0], Space::Shared)?;
+        let src = self.address(&i.operands[1], Space::Global)?;
+        let size = match self.const_u32(&i.operands[2]) {
+            Some(s @ (4 | 8 | 16)) if !cg || s == 16 => s as u8,
+            _ => {
+                return Err(self.err(
+                    i.operands[2].loc(),
+                    format!("'{}' copies 4, 8 or 16 bytes (.cg: 16)", m.text),
+                ))
+            }
+        };
+        let extra = n - 3 - hint as usize;
+        if extra > 1 {
+            return Err(self.err(m.loc, format!("'{}' has too many operands", m.text)));
+        }
+        if hint {
+            self.src(&i.operands[n - 1], Type::B64, Fit::Strict)?;
+        }
+        let mut out = Vec::new();
+        let mut srcs = Vec::new();
+        let (mut src_size, mut ignore_src) = (false, false);
+        if extra == 1 {
+            let op = &i.operands[3];
+            if self.is_pred_operand(op) {
+                let p = self.pred_src(op)?;
+                let t = self.async_tmp(Type::U32, m.loc)?;
+                out.push(InstKind::Selp {
+                    ty: Type::U32,
+                    dst: t,
+                    a: Operand::Imm(1),
+                    b: Operand::Imm(0),
+                    cond: p,
+                });
+                srcs.push(Operand::Reg(t));
+                ignore_src = true;
+            } else {
+                srcs.push(self.src(op, Type::U32, Fit::Strict)?);
+                src_size = true;
+            }
+        }
+        out.push(InstKind::Async {
+            op: AsyncOp::CpAsync {
+                size,
+                src_size,
+                ignore_src,
+            },
+            dsts: vec![],
+            addrs: vec![(Space::Shared, dst), (Space::Global, src)],
+            srcs,
+        });
+        Ok(out)
+    }
+
+    /// `cp.async.bulk.dst.src.completion [dst], [src], size{, [mbar]}{, policy}`.
+    fn cp_async_bulk(&mut self, i: &Instruction, m: &mut Mods) -> Result<Vec<InstKind>, PtxError> {
+        if m.has("prefetch") {
+            // `cp.async.bulk.prefetch.L2.global [src], size{, policy}`: a hint.
+            m.has("L2");
+            m.has("global");
+            m.has("L2::cache_hint");
+            return Ok(vec![]);
+        }
+        // `.dst.src`: the first state space named is the destination.
+        let pos = |f: &dyn Fn(&str) -> bool| i.mods.iter().position(|x| f(&x.name));
+        let shared = pos(&|x| x == "shared::cluster" || x == "shared::cta");
+        let global = pos(&|x| x == "global");
+        let (ds, ss) = match (shared, global) {
+            (Some(s), Some(g)) if s < g => (Space::Shared, Space::Global),
+            (Some(_), Some(_)) => (Space::Global, Space::Shared),
+            _ => return Err(self.unsupported(m)),
+        };
+        m.one_of(&["shared::cluster", "shared::cta"]);
+        m.has("global");
+        let complete_tx = m.has("mbarrier::complete_tx::bytes");
+        if !complete_tx && !m.has("bulk_group") {
+            return Err(self.unsupported(m));
+        }
+        let hint = m.has("L2::cache_hint");
+        let n = 3 + complete_tx as usize + hint as usize;
+        self.nops_range(i, m, n)?;
+        let mut addrs = vec![
+            (ds, self.address(&i.operands[0], ds)?),
+            (ss, self.address(&i.operands[1], ss)?),
+        ];
+        let size = self.src(&i.operands[2], Type::U32, Fit::Strict)?;
+        if complete_tx {
+            addrs.push((Space::Shared, self.address(&i.operands[3], Space::Shared)?));
+        }
+        if hint {
+            self.src(&i.operands[n - 1], Type::B64, Fit::Strict)?;
+        }
+        Ok(vec![InstKind::Async {
+            op: AsyncOp::CpBulk { complete_tx },
+            dsts: vec![],
+            addrs,
+            srcs: vec![size],
+        }])
+    }
+
+    /// `mbarrier.*`.
+    pub(super) fn mbarrier(
+        &mut self,
+        i: &Instruction,
+        m: &mut Mods,
+    ) -> Result<Vec<InstKind>, PtxError> {
+        m.one_of(SEMS);
+        m.one_of(SCOPES);
+        if m.has("pending_count") {
+            m.has("b64");
+            self.nops_range(i, m, 2)?;
+            let d = self.dst(&i.operands[0], Type::U32, Fit::Strict)?;
+            let s = self.src(&i.operands[1], Type::B64, Fit::Strict)?;
+            return Ok(vec![InstKind::Async {
+                op: AsyncOp::PendingCount,
+                dsts: vec![Some(d)],
+                addrs: vec![],
+                srcs: vec![s],
+            }]);
+        }
+        let kind = m.one_of(&[
+            "init",
+            "inval",
+            "arrive",
+            "arrive_drop",
+            "expect_tx",
+            "complete_tx",
+            "test_wait",
+            "try_wait",
+        ]);
+        let Some(kind) = kind else {
+            return Err(self.unsupported(m));
+        };
+        let space = self.mbar_space(m);
+        if !m.has("b64") {
+            return Err(self.err(m.loc, format!("'{}' needs '.b64'", m.text)));
+        }
+        let ops = &i.operands;
+        let one = |op: AsyncOp, dst: Option<RegId>, addr, srcs| {
+            Ok(vec![InstKind::Async {
+                op,
+                dsts: if op.dst_types().is_empty() {
+                    vec![]
+                } else {
+                    vec![dst]
+                },
+                addrs: vec![(space, addr)],
+                srcs,
+            }])
+        };
+        match kind {
+            "init" | "expect_tx" | "complete_tx" => {
+                self.nops_range(i, m, 2)?;
+                let a = self.address(&ops[0], space)?;
+                let c = self.src(&ops[1], Type::U32, Fit::Strict)?;
+                let op = match kind {
+                    "init" => AsyncOp::Init,
+                    "expect_tx" => AsyncOp::ExpectTx,
+                    _ => AsyncOp::CompleteTx,
+                };
+                one(op, None, a, vec![c])
+            }
+            "inval" => {
+                self.nops_range(i, m, 1)?;
+                let a = self.address(&ops[0], space)?;
+                one(AsyncOp::Inval, None, a, vec![])
+            }
+            "arrive" | "arrive_drop" => {
+                let expect_tx = m.has("expect_tx");
+                m.has("noComplete");
+                if !matches!(ops.len(), 2 | 3) || expect_tx && ops.len() != 3 {
+                    return Err(self.err(m.loc, format!("'{}' takes 2 or 3 operands", m.text)));
+                }
+                let dst = match &ops[0] {
+                    ast::Operand::Sink(_) => None,
+                    d => Some(self.dst(d, Type::B64, Fit::Strict)?),
+                };
+                let a = self.address(&ops[1], space)?;
+                let c = match ops.get(2) {
+                    Some(o) => self.src(o, Type::U32, Fit::Strict)?,
+                    None => Operand::Imm(1),
+                };
+                let op = AsyncOp::Arrive {
+                    drop: kind == "arrive_drop",
+                    expect_tx,
+                };
+                one(op, dst, a, vec![c])
+            }
+            _ => {
+                let parity = m.has("parity");
+                if !matches!(ops.len(), 3 | 4) {
+                    return Err(self.err(m.loc, format!("'{}' takes 3 or 4 operands", m.text)));
+                }
+                let try_wait = kind == "try_wait";
+                if ops.len() == 4 {
+                    if !try_wait {
+                        return Err(self.err(m.loc, format!("'{}' takes 3 operands", m.text)));
+                    }
+                    // suspendTimeHint: any wait is within the hint's freedom.
+                    self.src(&ops[3], Type::U32, Fit::Strict)?;
+                }
+                let p = self.dst(&ops[0], Type::Pred, Fit::Strict)?;
+                let a = self.address(&ops[1], space)?;
+                let st = if parity { Type::U32 } else { Type::B64 };
+                let s = self.src(&ops[2], st, Fit::Strict)?;
+                let t = self.async_tmp(Type::U32, m.loc)?;
+                let mut out = one(AsyncOp::Wait { parity, try_wait }, Some(t), a, vec![s])?;
+                out.push(InstKind::Setp {
+                    cmp: CmpOp::Ne,
+                    ty: Type::U32,
+                    ftz: false,
+                    dst: Some(p),
+                    dst_neg: None,
+                    a: Operand::Reg(t),
+                    b: Operand::Imm(0),
+                    combine: None,
+                });
+                Ok(out)
+            }
+        }
+    }
+
+    /// Whether `op` is a predicate register or its negation.
+    fn is_pred_operand(&self, op: &ast::Operand) -> bool {
+        match op {
+            ast::Operand::Not(_) => true,
+            ast::Operand::Value(e) => {
+                matches!(self.value(e), Ok(Val::Reg(r, 0)) if self.reg_ty(r) == Type::Pred)
+            }
+            _ => false,
+        }
+    }
+
+    /// An integer constant operand.
+    fn const_u32(&self, op: &ast::Operand) -> Option<u32> {
+        let ast::Operand::Value(e) = op else {
+            return None;
+        };
+        match self.value(e).ok()? {
+            Val::Const(c) => c.as_i64().and_then(|v| u32::try_from(v).ok()),
+            _ => None,
+        }
+    }
+}

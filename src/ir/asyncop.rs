@@ -1,0 +1,196 @@
+//! The asynchronous-copy and transaction-barrier operations of [`InstKind::Async`]
+//! (`cp.async`, `cp.async.bulk`, `cp.async.mbarrier.arrive`, `mbarrier.*`), part of the
+//! synchronisation family: their operand layout and types, declared once here, and the
+//! descriptor encoding the JIT passes to its helper. Semantics: `crate::exec::asyncop`.
+//!
+//! [`InstKind::Async`]: super::InstKind::Async
+
+use super::*;
+
+/// An asynchronous-copy or mbarrier operation. Every operation has up to three
+/// addresses (`addrs` of [`InstKind::Async`], each in its own state space) and the
+/// sources [`AsyncOp::src_types`] lists; [`AsyncOp::dst_type`] is its result, if any.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum AsyncOp {
+    /// `cp.async.{ca,cg}.shared{::cta}.global [dst], [src], size{, src_size}` and the
+    /// `ignore-src` form: addrs `[dst (shared), src (global)]`; srcs `[src_size]` when
+    /// `src_size` (bytes read, the rest of `size` zero-filled), `[ignore]` (a predicate
+    /// read as `.u32`: nonzero zero-fills everything) when `ignore_src`.
+    CpAsync {
+        size: u8,
+        src_size: bool,
+        ignore_src: bool,
+    },
+    /// `cp.async.bulk.dst.src{.mbarrier::complete_tx::bytes} [dst], [src], size{, [mbar]}`:
+    /// addrs `[dst, src]` (plus `[mbar]` when `complete_tx`), srcs `[size]`.
+    CpBulk { complete_tx: bool },
+    /// `cp.async.mbarrier.arrive{.noinc}.b64 [mbar]`: addrs `[mbar]`.
+    CpAsyncArrive { noinc: bool },
+    /// `mbarrier.init.b64 [mbar], count`: srcs `[count]`.
+    Init,
+    /// `mbarrier.inval.b64 [mbar]`.
+    Inval,
+    /// `mbarrier.arrive{_drop}{.expect_tx}{.noComplete}.b64 state, [mbar]{, count|tx}`:
+    /// srcs `[count]` (1 when absent) and, with `expect_tx`, `[tx]` instead (count 1).
+    Arrive { drop: bool, expect_tx: bool },
+    /// `mbarrier.expect_tx.b64 [mbar], tx`: srcs `[tx]`.
+    ExpectTx,
+    /// `mbarrier.complete_tx.b64 [mbar], tx`: srcs `[tx]`.
+    CompleteTx,
+    /// `mbarrier.{test,try}_wait{.parity}.b64 p, [mbar], state|parity{, hint}`: srcs
+    /// `[state]` (`.b64`) or `[parity]` (`.u32`); the result is 1 when the phase has
+    /// completed (a `.u32` that `check` turns into the predicate). `try_wait` lets the
+    /// CTA's other warps run before it answers.
+    Wait { parity: bool, try_wait: bool },
+    /// `mbarrier.pending_count.b64 count, state`: no address; srcs `[state]`.
+    PendingCount,
+    /// `atom{.space}.{cas,exch}.b128 d, [a], b{, c}` (sm_90), here because it shares
+    /// the helper's shape (two results): srcs `[b.lo, b.hi]` (exch) or `[b.lo, b.hi,
+    /// c.lo, c.hi]` (cas, `b` compared, `c` stored), results `[old.lo, old.hi]`; one
+    /// 128-bit host atomic per lane, lanes in ascending order.
+    Atom128 { cas: bool },
+}
+
+impl AsyncOp {
+    /// The number of addresses the operation takes.
+    pub fn naddrs(self) -> usize {
+        match self {
+            AsyncOp::CpAsync { .. } => 2,
+            AsyncOp::CpBulk { complete_tx } => 2 + complete_tx as usize,
+            AsyncOp::PendingCount => 0,
+            _ => 1,
+        }
+    }
+
+    /// The types of the sources, in order.
+    pub fn src_types(self) -> &'static [Type] {
+        match self {
+            AsyncOp::CpAsync {
+                src_size: false,
+                ignore_src: false,
+                ..
+            }
+            | AsyncOp::CpAsyncArrive { .. }
+            | AsyncOp::Inval => &[],
+            AsyncOp::CpAsync { .. }
+            | AsyncOp::CpBulk { .. }
+            | AsyncOp::Init
+            | AsyncOp::Arrive { .. }
+            | AsyncOp::ExpectTx
+            | AsyncOp::CompleteTx
+            | AsyncOp::Wait { parity: true, .. } => &[Type::U32],
+            AsyncOp::Wait { parity: false, .. } | AsyncOp::PendingCount => &[Type::B64],
+            AsyncOp::Atom128 { cas: false } => &[Type::B64, Type::B64],
+            AsyncOp::Atom128 { cas: true } => &[Type::B64; 4],
+        }
+    }
+
+    /// The types of the results.
+    pub fn dst_types(self) -> &'static [Type] {
+        match self {
+            AsyncOp::Arrive { .. } => &[Type::B64],
+            AsyncOp::Wait { .. } | AsyncOp::PendingCount => &[Type::U32],
+            AsyncOp::Atom128 { .. } => &[Type::B64, Type::B64],
+            _ => &[],
+        }
+    }
+
+    /// Whether the operation may let the CTA's other warps run (the scheduler must run
+    /// the kernel's warps in coroutines).
+    pub fn polls(self) -> bool {
+        matches!(self, AsyncOp::Wait { .. })
+    }
+
+    /// The operation as one integer (the JIT helper's descriptor).
+    pub fn encode(self) -> u64 {
+        let b = |x: bool| x as u64;
+        match self {
+            AsyncOp::CpAsync {
+                size,
+                src_size,
+                ignore_src,
+            } => size as u64 | b(src_size) << 8 | b(ignore_src) << 9,
+            AsyncOp::CpBulk { complete_tx } => 1 << 16 | b(complete_tx),
+            AsyncOp::CpAsyncArrive { noinc } => 2 << 16 | b(noinc),
+            AsyncOp::Init => 3 << 16,
+            AsyncOp::Inval => 4 << 16,
+            AsyncOp::Arrive { drop, expect_tx } => 5 << 16 | b(drop) | b(expect_tx) << 1,
+            AsyncOp::ExpectTx => 6 << 16,
+            AsyncOp::CompleteTx => 7 << 16,
+            AsyncOp::Wait { parity, try_wait } => 8 << 16 | b(parity) | b(try_wait) << 1,
+            AsyncOp::PendingCount => 9 << 16,
+            AsyncOp::Atom128 { cas } => 10 << 16 | b(cas),
+        }
+    }
+
+    /// Inverse of [`AsyncOp::encode`].
+    pub fn decode(c: u64) -> Option<AsyncOp> {
+        let bit = |k: u32| c >> k & 1 != 0;
+        Some(match c >> 16 {
+            0 => AsyncOp::CpAsync {
+                size: (c & 0xff) as u8,
+                src_size: bit(8),
+                ignore_src: bit(9),
+            },
+            1 => AsyncOp::CpBulk {
+                complete_tx: bit(0),
+            },
+            2 => AsyncOp::CpAsyncArrive { noinc: bit(0) },
+            3 => AsyncOp::Init,
+            4 => AsyncOp::Inval,
+            5 => AsyncOp::Arrive {
+                drop: bit(0),
+                expect_tx: bit(1),
+            },
+            6 => AsyncOp::ExpectTx,
+            7 => AsyncOp::CompleteTx,
+            8 => AsyncOp::Wait {
+                parity: bit(0),
+                try_wait: bit(1),
+            },
+            9 => AsyncOp::PendingCount,
+            10 => AsyncOp::Atom128 { cas: bit(0) },
+            _ => return None,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn descriptors_round_trip() {
+        let ops = [
+            AsyncOp::CpAsync {
+                size: 16,
+                src_size: true,
+                ignore_src: false,
+            },
+            AsyncOp::CpAsync {
+                size: 4,
+                src_size: false,
+                ignore_src: true,
+            },
+            AsyncOp::CpBulk { complete_tx: true },
+            AsyncOp::CpAsyncArrive { noinc: true },
+            AsyncOp::Init,
+            AsyncOp::Inval,
+            AsyncOp::Arrive {
+                drop: true,
+                expect_tx: true,
+            },
+            AsyncOp::ExpectTx,
+            AsyncOp::CompleteTx,
+            AsyncOp::Wait {
+                parity: true,
+                try_wait: false,
+            },
+            AsyncOp::PendingCount,
+            AsyncOp::Atom128 { cas: true },
+        ];
+        for op in ops {
+            assert_eq!(AsyncOp::decode(op.encode()), Some(op));
+        }
+    }
+}

@@ -605,7 +605,7 @@ fn every_unsupported_instruction_is_rejected_where_it_is() {
             "{now_supported} was rejected"
         );
     }
-    assert!(rejected.len() >= 4, "{}", rejected.len());
+    assert!(!rejected.is_empty(), "{}", rejected.len());
     // What is left checks, cluster directives included.
     let m = parse_and_check(&lines.join("\n"), "instructions.ptx").unwrap();
     assert!(m.function("clus").is_some() && m.function("clus2").is_some());

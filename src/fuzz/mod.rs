@@ -31,11 +31,18 @@
 //! (`crate::CoverageMap`: every block of the kernel and its callees, full and partial
 //! warp) and, when libFuzzer is linked into the process, they are registered with
 //! `__sanitizer_cov_8bit_counters_init` (see `libfuzzer`).
+//!
+//! Without libFuzzer, [`Fuzzer`] is a small coverage-guided mutation loop over the same
+//! harness (the `ptxjit fuzz` command), and [`text`] parses input specs written as text.
 
 pub mod libfuzzer;
+pub mod mutate;
 mod spec;
+pub mod text;
 
+pub use mutate::{Fuzzer, LoopOptions, LoopStats};
 pub use spec::{Elem, Fill, FuzzElem, Input, Launch, Len, Value};
+pub use text::{parse_dims, parse_input};
 
 use crate::{Buffer, CoverageMap, Device, DeviceOptions, Error, KernelArg, LaunchConfig, Module};
 use std::time::Duration;

@@ -251,7 +251,8 @@ impl Builder {
         self.coverage = on;
         self
     }
-    /// The device to run on (default: a device with one worker thread).
+    /// The device to run on (default: one worker thread, 1 GiB of address space, the
+    /// optimized JIT tier compiled at load).
     pub fn device(mut self, device: Device) -> Self {
         self.device = Some(device);
         self
@@ -262,10 +263,13 @@ impl Builder {
     pub fn build(self) -> crate::Result<Harness> {
         let device = match self.device {
             Some(d) => d,
+            // One worker (fuzzers run one process per core), and the optimized JIT tier
+            // compiled at load: no background compilation while fuzzing, whose host
+            // code coverage would be noise to libFuzzer.
             None => Device::with_options(DeviceOptions {
                 threads: 1,
                 memory_bytes: 1 << 30,
-                ..DeviceOptions::default()
+                jit_tier: crate::config::JitTier::Optimized,
             })?,
         };
         let jit = self.cfg.backend == crate::Backend::Jit;

@@ -325,3 +325,35 @@ fn coverage_is_off_by_default_and_saturates() {
         assert_eq!(counts.iter().copied().max(), Some(255), "{b:?}: {counts:?}");
     }
 }
+
+#[test]
+fn coverage_counts_agree_on_the_example_parser() {
+    // examples/fuzz-kernel/records.ptx: a barrier, loops, divergent decoders and calls.
+    let ptx = include_str!("../examples/fuzz-kernel/records.ptx");
+    let inputs: [&[u8]; 4] = [
+        b"",
+        b"PK\x02A\x03abcW\x04wxyzX\x02\x01\x02",
+        b"PK\x02W\x02\x01\x02A\x01\x80Z\x00",
+        b"PK\x01A\x01a",
+    ];
+    let counts = |b: Backend, d: &[u8]| {
+        let h = Harness::builder(ptx, "records.ptx", "parse_records")
+            .launch(on(b))
+            .coverage(true)
+            .input_buffer::<u8>(Len::Rest { max: 4096 })
+            .len_of::<u32>(0)
+            .output::<u32>(Len::Fixed(33))
+            .build()
+            .unwrap();
+        h.fuzz(d);
+        h.coverage().unwrap().snapshot()
+    };
+    let mut distinct = std::collections::BTreeSet::new();
+    for d in inputs {
+        let jit = counts(Backend::Jit, d);
+        assert_eq!(jit, counts(Backend::Interp, d), "{d:?}");
+        distinct.insert(jit);
+    }
+    // Each input reaches a different set of blocks (or counts).
+    assert_eq!(distinct.len(), inputs.len());
+}

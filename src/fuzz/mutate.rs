@@ -91,7 +91,8 @@ impl<'h> Fuzzer<'h> {
         };
         Fuzzer {
             h,
-            rng: seed | 1,
+            // Distinct seeds give distinct streams (xorshift needs a nonzero state).
+            rng: seed.wrapping_mul(0x9e37_79b9_7f4a_7c15) | 1,
             corpus,
             seen: vec![0; n],
             features: 0,

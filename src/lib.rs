@@ -110,6 +110,8 @@
 pub mod check;
 pub mod config;
 pub mod exec;
+#[cfg(feature = "fuzz")]
+pub mod fuzz;
 pub mod interp;
 pub mod ir;
 pub mod jit;
@@ -118,6 +120,7 @@ pub mod ops;
 pub mod parse;
 pub mod runtime;
 
+pub use exec::coverage::CoverageMap;
 pub use exec::ctx::FaultKind;
 pub use parse::PtxError;
 pub use runtime::device::{

@@ -6,6 +6,8 @@
 //!            [--backend jit|interp] [--threads N] [--check-uniform] [--timeout SECS]
 //!            [--arg SPEC]... [--out I=PATH]...
 //! ptxjit dump FILE.ptx [--kernel NAME] (--clif | --asm)
+//! ptxjit fuzz FILE.ptx --kernel NAME --input SPEC... [--grid R] [--block R] [--runs N]
+//!            [--max-time SECS] [--corpus PATH]... [--artifacts DIR] [--reproduce FILE]
 //! ```
 //! SPEC is `TYPE:VALUE` (u8..u64 s8..s64 b8..b64 f32 f64; decimal, or `0x` hex — for
 //! f32/f64 hex is the bit pattern), `buf:PATH` (a device buffer with PATH's bytes) or
@@ -18,6 +20,10 @@ use clap::{Parser, Subcommand, ValueEnum};
 use ptxjit::{Backend, Buffer, Device, DeviceOptions, KernelArg, LaunchConfig, Module};
 use std::path::PathBuf;
 use std::process::ExitCode;
+
+#[cfg(feature = "fuzz")]
+#[path = "ptxjit/fuzz.rs"]
+mod fuzz;
 
 #[derive(Parser)]
 #[command(name = "ptxjit", version, about = "Run NVIDIA PTX kernels on the CPU")]
@@ -72,6 +78,10 @@ enum Cmd {
         #[arg(long = "out")]
         outs: Vec<String>,
     },
+    /// Fuzz a kernel: inputs from a coverage-guided mutation loop, each crashing input
+    /// written with a reproducer command (see `ptxjit::fuzz`).
+    #[cfg(feature = "fuzz")]
+    Fuzz(fuzz::FuzzArgs),
     /// Print the Cranelift IR or the machine code of kernels.
     Dump {
         file: PathBuf,
@@ -239,6 +249,8 @@ fn parse_arg(dev: &Device, spec: &str) -> Result<(KernelArg, Option<Buffer>), St
 
 fn run(cli: Cli) -> Result<(), String> {
     match cli.cmd {
+        #[cfg(feature = "fuzz")]
+        Cmd::Fuzz(a) => fuzz::run(a),
         Cmd::Check { files } => {
             let dev = Device::new().map_err(|e| e.to_string())?;
             let (m, name) = load_files(&dev, &files, true)?;

@@ -12,6 +12,7 @@ pub mod asyncop;
 pub mod atomic;
 pub mod barrier;
 pub mod call;
+pub mod coverage;
 pub mod ctx;
 pub mod heap;
 pub mod matrix;
@@ -25,4 +26,7 @@ pub mod sreg;
 pub struct ModuleLayout {
     /// Host address of each `.global`/`.const` variable, indexed by `GlobalId`.
     pub global_addrs: Vec<u64>,
+    /// The kernel coverage counters both backends count (`None`: not counted, and the
+    /// JIT compiles no counting; see [`coverage`]).
+    pub coverage: Option<std::sync::Arc<coverage::CoverageMap>>,
 }

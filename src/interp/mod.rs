@@ -96,6 +96,9 @@ fn run_func(
             unsafe { ctx::timed_out(ctx, at.unwrap_or(crate::ir::InstId(u32::MAX))) };
             return returned;
         }
+        if let Some(c) = &layout.coverage {
+            c.hit(func, block, active != ctx.live);
+        }
         for inst in &b.insts {
             if w.exec(ctx, inst, active).is_err() || ctx.status != STATUS_OK {
                 return returned;

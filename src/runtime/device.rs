@@ -304,14 +304,22 @@ impl Device {
     /// can only run on [`Backend::Interp`].
     pub fn load_ptx_with(&self, src: &str, file: &str, jit: bool) -> Result<Module> {
         let ir = crate::check::parse_and_check(src, file)?;
-        Module::new(self.clone(), ir, jit)
+        Module::new(self.clone(), ir, jit, false)
+    }
+
+    /// Like [`Device::load_ptx_with`], with kernel coverage counters
+    /// ([`Module::coverage`]): both backends count every block entry of the module's
+    /// functions (the JIT code of this module only; others pay nothing).
+    pub fn load_ptx_with_coverage(&self, src: &str, file: &str, jit: bool) -> Result<Module> {
+        let ir = crate::check::parse_and_check(src, file)?;
+        Module::new(self.clone(), ir, jit, true)
     }
 
     /// Links PTX sources, `(text, file name)` pairs, into one module (see [`crate::link`]:
     /// `.extern` functions and variables resolve across them) and loads it.
     pub fn load_ptx_linked(&self, srcs: &[(&str, &str)], jit: bool) -> Result<Module> {
         let ir = crate::link::link(srcs, "linked.ptx")?;
-        Module::new(self.clone(), ir, jit)
+        Module::new(self.clone(), ir, jit, false)
     }
 }
 
@@ -356,7 +364,7 @@ impl std::fmt::Debug for Device {
 }
 
 impl Module {
-    fn new(device: Device, ir: ir::Module, jit: bool) -> Result<Module> {
+    fn new(device: Device, ir: ir::Module, jit: bool, coverage: bool) -> Result<Module> {
         let mem = &device.inner.mem;
         let mut layout = ModuleLayout::default();
         // Allocate every variable first, then write initializers with relocations.
@@ -386,6 +394,9 @@ impl Module {
             };
             let addr = mem.alloc(g.size, g.align as u64, kind)?;
             layout.global_addrs.push(addr);
+        }
+        if coverage {
+            layout.coverage = Some(Arc::new(crate::exec::coverage::CoverageMap::new(&inner.ir)));
         }
         inner.layout = layout;
         for (i, g) in inner.ir.globals.iter().enumerate() {
@@ -436,6 +447,12 @@ impl Module {
     /// Whether launches now get the optimized JIT tier (see [`crate::jit::JitTier`]).
     pub fn jit_optimized(&self) -> bool {
         self.inner.jit.as_ref().is_some_and(|j| j.is_optimized())
+    }
+
+    /// The kernel coverage counters (modules loaded with
+    /// [`Device::load_ptx_with_coverage`]; `None` otherwise).
+    pub fn coverage(&self) -> Option<&crate::exec::coverage::CoverageMap> {
+        self.inner.layout.coverage.as_deref()
     }
 
     /// The address layout of the module's variables.

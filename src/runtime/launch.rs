@@ -407,9 +407,29 @@ impl Device {
     }
 }
 
+/// Warp coroutine stacks kept by each thread between launches (mapping and first
+/// touching a fresh stack costs more than a small launch; fuzzing launches thousands per
+/// second). At most `KEPT_STACKS` are kept.
+const KEPT_STACKS: usize = 32;
+thread_local! {
+    static STACKS: std::cell::RefCell<Vec<DefaultStack>> = const { std::cell::RefCell::new(Vec::new()) };
+}
+
+/// A worker's stacks, given back to its thread's cache when the worker ends.
+struct KeptStacks(Vec<DefaultStack>);
+
+impl Drop for KeptStacks {
+    fn drop(&mut self) {
+        let mut mine = std::mem::take(&mut self.0);
+        mine.truncate(KEPT_STACKS);
+        let _ = STACKS.try_with(|s| *s.borrow_mut() = mine);
+    }
+}
+
 fn worker(sh: &LaunchShared, wm: &WorkerMem, ncta: u64) {
     let [gx, gy, _] = sh.cfg.grid;
-    let mut stacks: Vec<DefaultStack> = Vec::new();
+    let mut kept = KeptStacks(STACKS.try_with(|s| s.take()).unwrap_or_default());
+    let stacks = &mut kept.0;
     let mut cache = vec![[0u64; 2]; sh.module.inner.ir.inst_info.len()];
     let mut slots: Vec<WarpSlot> = Vec::new();
     loop {
@@ -441,7 +461,7 @@ fn worker(sh: &LaunchShared, wm: &WorkerMem, ncta: u64) {
             ((i / gx as u64) % gy as u64) as u32,
             (i / (gx as u64 * gy as u64)) as u32,
         ];
-        if let Err(e) = run_cta(sh, wm, ctaid, &mut stacks, &mut cache, &mut slots) {
+        if let Err(e) = run_cta(sh, wm, ctaid, stacks, &mut cache, &mut slots) {
             let mut slot = sh.error.lock().unwrap_or_else(|e| e.into_inner());
             if slot.is_none() {
                 *slot = Some(e);

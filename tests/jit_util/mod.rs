@@ -344,7 +344,10 @@ impl Dev {
             self.mem.write(a, &g.init).expect("init global");
             global_addrs.push(a);
         }
-        ModuleLayout { global_addrs }
+        ModuleLayout {
+            global_addrs,
+            ..Default::default()
+        }
     }
 }
 

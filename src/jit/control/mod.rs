@@ -1,12 +1,13 @@
 //! Control flow in the JIT: predication, branches and the dispatcher with divergence
 //! bookkeeping (`dispatch`), which blocks need a divergent variant (`divergence`),
 //! indirect branches (`brx`), calls (`call`) and split calls (`split`), barriers
-//! (`barrier`), the watchdog's loop-header checks (`watchdog`) and `--check-uniform`
-//! (`uniform`).
+//! (`barrier`), the watchdog's loop-header checks (`watchdog`), `--check-uniform`
+//! (`uniform`) and the kernel coverage counters (`coverage`).
 
 pub(crate) mod barrier;
 pub(crate) mod brx;
 pub(crate) mod call;
+pub(crate) mod coverage;
 pub(crate) mod dispatch;
 pub(crate) mod divergence;
 pub(crate) mod split;

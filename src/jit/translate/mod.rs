@@ -200,6 +200,7 @@ pub(crate) fn build(
         ret_bits,
     };
     tx.entry(entry_mask)?;
+    let cov = layout.coverage.as_ref().and_then(|c| c.func_base_addr(fid));
     for mode in [Mode::Conv, Mode::Div] {
         tx.mode = mode;
         for (i, blk) in f.blocks.iter().enumerate() {
@@ -217,6 +218,7 @@ pub(crate) fn build(
             if loop_header[i] {
                 tx.stop_check(blk)?;
             }
+            tx.count_block(cov, i);
             for inst in &blk.insts {
                 tx.inst(inst)?;
             }

@@ -222,3 +222,46 @@ fn memory_warp_ops_and_barriers() {
         let _ = dev.free(x);
     }
 }
+
+/// A store from several lanes to one (uniform) address keeps the highest-numbered
+/// active lane's value on both backends: with `limit` = L, lanes 0..L-1 store
+/// `lane + 100`, so the word holds 100 + L - 1 (one 32-thread block per word).
+#[test]
+fn uniform_store_highest_lane_wins() {
+    let m = checked("uniform_store.ptx");
+    let f = &m.functions[0];
+    let s = Shapes::analyze(f, rows());
+    let st = f.blocks[0].insts.len() - 1;
+    let b = &f.blocks[0].insts[st];
+    let ptxjit::ir::InstKind::St { space, addr, .. } = &b.kind else {
+        panic!("the last instruction is the store");
+    };
+    let facts = s.before(f, 0, st);
+    assert_eq!(s.address(f, &facts, *space, addr).shape, Shape::Uniform);
+    for backend in [Backend::Interp, Backend::Jit] {
+        let dev = Device::new().expect("device");
+        let m = dev
+            .load_ptx_with(
+                &load("uniform_store.ptx"),
+                "uniform_store.ptx",
+                backend == Backend::Jit,
+            )
+            .expect("load");
+        for limit in [1u32, 7, 20, 32] {
+            let out = dev.alloc_zeroed(4 * 3).expect("alloc");
+            let cfg = LaunchConfig::new([3, 1, 1], [32, 1, 1])
+                .backend(backend)
+                .check_shapes(backend == Backend::Interp);
+            dev.launch(
+                &m,
+                "uniform_store",
+                &cfg,
+                &[(&out).into(), KernelArg::from(limit)],
+            )
+            .expect("launch");
+            let got: Vec<u32> = dev.read(&out).expect("read");
+            assert_eq!(got, vec![100 + limit - 1; 3], "{backend:?} limit {limit}");
+            let _ = dev.free(out);
+        }
+    }
+}

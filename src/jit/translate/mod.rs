@@ -22,12 +22,14 @@ pub(crate) mod scratch;
 use crate::exec::ctx::WarpCtx;
 use crate::exec::ModuleLayout;
 use crate::ir::analysis::cfg;
+use crate::ir::analysis::shape::{strong_load, Divergence, Fact, LaunchShape, Shapes};
 use crate::ir::{
     self, BlockId, FuncId, Guard, Inst, InstId, InstKind, Operand, RegClass, RegId, SpecialReg,
     Type, VarRef,
 };
 use crate::jit::abi::{Helper, HelperIds};
 use crate::jit::JitError;
+use cranelift_codegen::ir::condcodes::IntCC;
 use cranelift_codegen::ir::types::{I32, I32X4, I64, I64X2};
 use cranelift_codegen::ir::{
     Block, FuncRef, Function, InstBuilder, MemFlagsData, StackSlot, StackSlotData, StackSlotKind,
@@ -109,6 +111,11 @@ pub(crate) struct FuncTranslator<'a> {
     callee_refs: HashMap<cranelift_module::FuncId, FuncRef>,
     /// In a `.func`: the lanes that returned so far (i32 bits); `None` in a kernel.
     pub ret_bits: Option<Variable>,
+    /// The shape analysis of `f`: `.0` holds for every launch, `.1` for launches whose
+    /// `%ntid.x` is a multiple of 32 (see [`Self::rows_launch`]).
+    pub shapes: (Shapes, Shapes),
+    /// The facts of `shapes` right before the instruction being translated.
+    pub shape_now: (Vec<Fact>, Vec<Fact>),
 }
 
 /// What building any function of a module reads: the module, its layout, and the
@@ -159,7 +166,13 @@ pub(crate) fn build(
     // Loop headers check the watchdog's stop flag.
     let loop_header = cfg::loop_headers(f);
     let blocks_c = f.blocks.iter().map(|_| b.create_block()).collect();
-    let div = cfg::divergent_blocks(f);
+    // Shapes that hold for every launch (no assumption on the block's dimensions).
+    let shapes = Shapes::analyze(f, LaunchShape::default());
+    let shapes_rows = Shapes::analyze(f, LaunchShape::of_block([32, 1, 1]));
+    let uniform_term: Vec<bool> = (0..f.blocks.len())
+        .map(|i| shapes.terminator(i) == Divergence::Uniform)
+        .collect();
+    let div = cfg::divergent_blocks_given(f, &uniform_term);
     let blocks_d = targets
         .iter()
         .zip(&div)
@@ -198,6 +211,8 @@ pub(crate) fn build(
         calls,
         callee_refs: HashMap::new(),
         ret_bits,
+        shapes: (shapes, shapes_rows),
+        shape_now: (Vec::new(), Vec::new()),
     };
     tx.entry(entry_mask)?;
     for mode in [Mode::Conv, Mode::Div] {
@@ -217,8 +232,15 @@ pub(crate) fn build(
             if loop_header[i] {
                 tx.stop_check(blk)?;
             }
-            for inst in &blk.insts {
+            tx.shape_now = (
+                tx.shapes.0.block_entry(i).to_vec(),
+                tx.shapes.1.block_entry(i).to_vec(),
+            );
+            for (k, inst) in blk.insts.iter().enumerate() {
                 tx.inst(inst)?;
+                let strong = strong_load(blk, k);
+                tx.shapes.0.step(f, &mut tx.shape_now.0, inst, strong);
+                tx.shapes.1.step(f, &mut tx.shape_now.1, inst, strong);
             }
             tx.terminator(&blk.term)?;
         }
@@ -272,6 +294,14 @@ impl<'a> FuncTranslator<'a> {
             .ins()
             .brif(live, self.rf.init, &[], self.ret_status, &[]);
         Ok(())
+    }
+
+    /// Whether this launch's `%ntid.x` is a multiple of 32, so that the facts of
+    /// `shapes.1` hold (an i8).
+    pub fn rows_launch(&mut self) -> Value {
+        let x = self.load_ctx(I32, offset_of!(WarpCtx, ntid), true);
+        let low = self.b.ins().band_imm_u(x, 31);
+        self.b.ins().icmp_imm_u(IntCC::Equal, low, 0)
     }
 
     /// An `Unsupported` error for the current instruction.

@@ -335,7 +335,8 @@ impl FuncTranslator<'_> {
         self.b.switch_to_block(slow);
         // The 64-bit lane masks, local to this path (not cached in `mask`: code after
         // the join is not dominated by this block).
-        let m64 = lanes::mask64(&mut self.b, &mask.m32);
+        let m32 = self.m32(mask);
+        let m64 = lanes::mask64(&mut self.b, &m32);
         let helper = self.b.create_block();
         let v = if space == Space::Shared {
             // Shared memory: a gather when every active lane is aligned and inside the

@@ -44,9 +44,10 @@ use std::mem::offset_of;
 
 pub(crate) use scratch::{SCRATCH_BYTES, SCRATCH_DATA};
 
-/// A lane mask: 8 × i32x4, with its 64-bit form and bit form computed on demand.
+/// A lane mask: 8 × i32x4, with its 64-bit form and bit form computed on demand (the
+/// vector form too, for the active mask of an unguarded instruction: [`FuncTranslator::m32`]).
 pub(crate) struct Mask {
-    pub m32: Vec<Value>,
+    m32: Option<Vec<Value>>,
     m64: Option<Vec<Value>>,
     bits: Option<Value>,
     /// Whether writes under this mask must keep the other lanes' values. False for an
@@ -58,7 +59,7 @@ pub(crate) struct Mask {
 impl Mask {
     pub fn new(m32: Vec<Value>, bits: Option<Value>) -> Mask {
         Mask {
-            m32,
+            m32: Some(m32),
             m64: None,
             bits,
             merge: true,
@@ -410,15 +411,17 @@ impl<'a> FuncTranslator<'a> {
 
     /// The mask an instruction with guard `g` runs under: `active & p` / `active & !p`.
     pub fn exec_mask(&mut self, g: Option<Guard>) -> Mask {
-        let act = self.active_vals();
         match g {
-            None => {
-                let bits = self.b.use_var(self.active_bits);
-                let mut m = Mask::new(act, Some(bits));
-                m.merge = self.mode == Mode::Div;
-                m
-            }
+            // The vector form is built where an instruction needs it (most unguarded
+            // instructions of convergent code need none).
+            None => Mask {
+                m32: None,
+                m64: None,
+                bits: Some(self.b.use_var(self.active_bits)),
+                merge: self.mode == Mode::Div,
+            },
             Some(g) => {
+                let act = self.active_vals();
                 let p = self.pred_vals(g.pred, false);
                 let m = if g.negate {
                     lanes::andnot_masks(&mut self.b, &act, &p)
@@ -430,10 +433,22 @@ impl<'a> FuncTranslator<'a> {
         }
     }
 
+    /// The vector form of a mask (8 × i32x4). Built from the bit form where it is not
+    /// kept (the bit form is defined where the instruction starts, so this may be
+    /// called on any of its paths).
+    pub fn m32(&mut self, m: &Mask) -> Vec<Value> {
+        match (&m.m32, m.bits) {
+            (Some(v), _) => v.clone(),
+            (None, Some(bits)) => lanes::mask_from_bits(&mut self.b, bits),
+            (None, None) => self.active_vals(),
+        }
+    }
+
     /// The 64-bit form of a mask.
     pub fn m64(&mut self, m: &mut Mask) -> Vec<Value> {
         if m.m64.is_none() {
-            m.m64 = Some(lanes::mask64(&mut self.b, &m.m32));
+            let m32 = self.m32(m);
+            m.m64 = Some(lanes::mask64(&mut self.b, &m32));
         }
         m.m64.clone().unwrap_or_default()
     }
@@ -443,7 +458,8 @@ impl<'a> FuncTranslator<'a> {
         if let Some(b) = m.bits {
             return b;
         }
-        let b = lanes::bits_from_mask(&mut self.b, &m.m32);
+        let m32 = self.m32(m);
+        let b = lanes::bits_from_mask(&mut self.b, &m32);
         m.bits = Some(b);
         b
     }
@@ -669,7 +685,7 @@ impl<'a> FuncTranslator<'a> {
         let m = if rwide {
             self.m64(mask)
         } else {
-            mask.m32.clone()
+            self.m32(mask)
         };
         let old = self.reg_load(dst, false);
         let new: Vec<Value> = (0..old.len())
@@ -690,9 +706,10 @@ impl<'a> FuncTranslator<'a> {
             self.reg_store(dst, val, true);
             return Ok(());
         }
+        let m32 = self.m32(mask);
         let old = self.reg_load(dst, false);
         let new: Vec<Value> = (0..old.len())
-            .map(|k| self.b.ins().bitselect(mask.m32[k], val[k], old[k]))
+            .map(|k| self.b.ins().bitselect(m32[k], val[k], old[k]))
             .collect();
         self.reg_store(dst, &new, false);
         Ok(())

@@ -677,25 +677,38 @@ impl FuncTranslator<'_> {
         self.b.append_block_param(fast, I64);
         // Computed here so that it dominates both paths below.
         self.mbits(mask);
-        match proof {
-            None => self.branch_fast_one(space, eb, a, write, inst, mask, fast, slow, false),
-            Some(Proof::Always) => {
-                self.branch_fast_one(space, eb, a, write, inst, mask, fast, slow, true)
-            }
-            Some(Proof::RowsLaunch) => {
-                let rows = self.rows_launch();
-                let yes = self.b.create_block();
-                let no = self.b.create_block();
-                self.b.ins().brif(rows, yes, &[], no, &[]);
-                self.b.switch_to_block(yes);
-                self.branch_fast_one(space, eb, a, write, inst, mask, fast, slow, true)?;
-                self.b.switch_to_block(no);
-                self.branch_fast_one(space, eb, a, write, inst, mask, fast, slow, false)
-            }
+        let Some(proof) = proof else {
+            return self.branch_fast_one(
+                space,
+                eb,
+                a,
+                write,
+                inst,
+                mask,
+                [fast, slow, slow],
+                false,
+            );
+        };
+        // The compared test: for launches the proof does not cover, and for loads whose
+        // mask is partial (their inactive lanes may still hold consecutive addresses).
+        if write && proof == Proof::Always {
+            return self.branch_fast_one(space, eb, a, write, inst, mask, [fast, slow, slow], true);
         }
+        let compared = self.b.create_block();
+        if proof == Proof::RowsLaunch {
+            let rows = self.rows_launch();
+            let yes = self.b.create_block();
+            self.b.ins().brif(rows, yes, &[], compared, &[]);
+            self.b.switch_to_block(yes);
+        }
+        let fail = if write { slow } else { compared };
+        self.branch_fast_one(space, eb, a, write, inst, mask, [fast, slow, fail], true)?;
+        self.b.switch_to_block(compared);
+        self.branch_fast_one(space, eb, a, write, inst, mask, [fast, slow, slow], false)
     }
 
-    /// One test of [`Self::branch_fast`].
+    /// One test of [`Self::branch_fast`]: a well-shaped access in place goes to `fast`,
+    /// one out of place to `slow`, a badly shaped one to `fail`.
     #[allow(clippy::too_many_arguments)]
     fn branch_fast_one(
         &mut self,
@@ -705,20 +718,26 @@ impl FuncTranslator<'_> {
         write: bool,
         inst: InstId,
         mask: &mut Mask,
-        fast: Block,
-        slow: Block,
+        [fast, slow, fail]: [Block; 3],
         proven: bool,
     ) -> Result<(), JitError> {
         let (shape, loc, h) = self.fast_check(space, eb, a, write, inst, mask, proven);
         let hv = [BlockArg::Value(h)];
         if space == Space::Shared {
-            let ok = self.b.ins().band(shape, loc);
-            self.b.ins().brif(ok, fast, &hv, slow, &[]);
+            if fail == slow {
+                let ok = self.b.ins().band(shape, loc);
+                self.b.ins().brif(ok, fast, &hv, slow, &[]);
+            } else {
+                let shaped = self.b.create_block();
+                self.b.ins().brif(shape, shaped, &[], fail, &[]);
+                self.b.switch_to_block(shaped);
+                self.b.ins().brif(loc, fast, &hv, slow, &[]);
+            }
             return Ok(());
         }
         let cached = self.b.create_block();
         let lookup = self.b.create_block();
-        self.b.ins().brif(shape, cached, &[], slow, &[]);
+        self.b.ins().brif(shape, cached, &[], fail, &[]);
         self.b.switch_to_block(cached);
         self.b.ins().brif(loc, fast, &hv, lookup, &[]);
         self.b.switch_to_block(lookup);

@@ -7,6 +7,7 @@
 //! |---|---|---|
 //! | `PTXJIT_JIT_TIER` | [`EnvConfig::jit_tier`] | `quick`, `optimized`, `tiered` (default) |
 //! | `PTXJIT_VERIFY` | [`EnvConfig::jit_verify`] | set: run Cranelift's verifier (always on in debug builds) |
+//! | `PTXJIT_CHECK_SHAPES` | [`EnvConfig::check_shapes`] | `1`: the interpreter checks every shape the analysis claims |
 
 /// The settings of the environment (read afresh by each [`EnvConfig::read`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -16,6 +17,11 @@ pub struct EnvConfig {
     pub jit_tier: JitTier,
     /// Whether Cranelift's verifier checks every function the JIT builds.
     pub jit_verify: bool,
+    /// Whether launches on the interpreter check, at every block entry and after every
+    /// instruction, that each register the shape analysis (`ir::analysis::shape`) calls
+    /// uniform or affine is so in the active lanes (the default of
+    /// `LaunchConfig::check_shapes`).
+    pub check_shapes: bool,
 }
 
 impl EnvConfig {
@@ -28,6 +34,7 @@ impl EnvConfig {
                 _ => JitTier::Tiered,
             },
             jit_verify: cfg!(debug_assertions) || std::env::var_os("PTXJIT_VERIFY").is_some(),
+            check_shapes: matches!(std::env::var("PTXJIT_CHECK_SHAPES").as_deref(), Ok("1")),
         }
     }
 }

@@ -63,6 +63,9 @@ pub struct WarpCtx {
     pub call_depth: u32,
     /// Nonzero when the launch checks `.uni` assertions ([`not_uniform`]).
     pub check_uniform: u32,
+    /// Nonzero when the interpreter checks the shape analysis's claims
+    /// (`LaunchConfig::check_shapes`).
+    pub check_shapes: u32,
     /// Launch- and CTA-dependent special-register values.
     pub sreg: SregCtx,
     /// The launch's stop flag, nonzero once the watchdog's time limit has passed:
@@ -153,6 +156,7 @@ impl WarpCtx {
             env: std::ptr::null_mut(),
             call_depth: 0,
             check_uniform: 0,
+            check_shapes: 0,
             sreg,
             stop: &NEVER_STOP,
         }

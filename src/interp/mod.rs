@@ -28,6 +28,7 @@ mod logic;
 mod matrix;
 mod mem;
 mod misc;
+mod shapes;
 mod sync;
 mod video;
 mod warp;
@@ -88,6 +89,7 @@ fn run_func(
     let mut next = [NONE; WARP_SIZE];
     let mut active = mask;
     let mut block = 0usize;
+    let mut checker = shapes::Checker::new(ctx, f);
     loop {
         let b = &f.blocks[block];
         if ctx::stop_requested(ctx) {
@@ -99,9 +101,19 @@ fn run_func(
         if let Some(c) = &layout.coverage {
             c.hit(func, block, active != ctx.live);
         }
-        for inst in &b.insts {
+        if let Some(chk) = checker.as_mut() {
+            if w.shapes_enter(ctx, chk, block, active).is_err() {
+                return returned;
+            }
+        }
+        for (i, inst) in b.insts.iter().enumerate() {
             if w.exec(ctx, inst, active).is_err() || ctx.status != STATUS_OK {
                 return returned;
+            }
+            if let Some(chk) = checker.as_mut() {
+                if w.shapes_step(ctx, chk, block, i, active).is_err() {
+                    return returned;
+                }
             }
         }
         let send = |next: &mut [u32; WARP_SIZE], mask: u32, target: BlockId| {

@@ -537,6 +537,11 @@ pub struct LaunchConfig {
     /// divergent `.uni` instruction behaves like its non-`.uni` form (on a GPU it is
     /// undefined).
     pub check_uniform: bool,
+    /// Check shapes (interpreter only): each register the shape analysis calls uniform
+    /// or affine is checked at every block entry and after every instruction, and a
+    /// wrong claim stops the launch with an error naming the instruction and the
+    /// register. Default: `PTXJIT_CHECK_SHAPES=1` ([`crate::config::EnvConfig`]).
+    pub check_shapes: bool,
     /// The watchdog's time limit: a launch still running after it is stopped with an
     /// error naming, for each stopped warp, where it was (`None`: no limit). Default 600 s.
     pub timeout: Option<std::time::Duration>,
@@ -553,6 +558,7 @@ impl LaunchConfig {
             shared_bytes: 0,
             backend: Backend::Jit,
             check_uniform: false,
+            check_shapes: crate::config::EnvConfig::read().check_shapes,
             timeout: Some(DEFAULT_TIMEOUT),
         }
     }
@@ -568,6 +574,11 @@ impl LaunchConfig {
     /// See [`LaunchConfig::check_uniform`].
     pub fn check_uniform(mut self, on: bool) -> Self {
         self.check_uniform = on;
+        self
+    }
+    /// See [`LaunchConfig::check_shapes`].
+    pub fn check_shapes(mut self, on: bool) -> Self {
+        self.check_shapes = on;
         self
     }
     pub fn backend(mut self, backend: Backend) -> Self {

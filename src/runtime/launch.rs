@@ -549,6 +549,7 @@ fn run_cta(
         ctx.inst_cache = cache.as_mut_ptr();
         ctx.inst_cache_len = cache.len() as u64;
         ctx.check_uniform = sh.cfg.check_uniform as u32;
+        ctx.check_shapes = sh.cfg.check_shapes as u32;
         ctx.stop = &sh.stop;
         ctx.sreg = sh.sreg;
         ctx.sreg.smid = wm.index;

@@ -51,6 +51,15 @@ pub fn loop_headers(f: &Function) -> Vec<bool> {
 /// The JIT's dispatcher stops the warp with an internal error when a block this
 /// finds never divergent is dispatched divergently.
 pub fn divergent_blocks(f: &Function) -> Vec<bool> {
+    divergent_blocks_given(f, &[])
+}
+
+/// [`divergent_blocks`], where `uniform[x]` says that the branch, `brx.idx` or barrier
+/// ending block `x` sends all its active lanes the same way (`ir::analysis::shape`):
+/// when `x` itself never runs divergently, such a terminator leaves no lane waiting
+/// (the whole warp goes on together), so its edges do not count. Iterated until the
+/// divergent blocks no longer grow.
+pub fn divergent_blocks_given(f: &Function, uniform: &[bool]) -> Vec<bool> {
     let n = f.blocks.len();
     // Loop spans: each block's span id (merged overlapping [h, l] ranges).
     let mut spans: Vec<(usize, usize)> = Vec::new();
@@ -71,7 +80,7 @@ pub fn divergent_blocks(f: &Function) -> Vec<bool> {
         }
     }
     // The highest target of an edge from each block (barriers: above every block).
-    let far: Vec<usize> = f
+    let edge_far: Vec<usize> = f
         .blocks
         .iter()
         .map(|blk| {
@@ -102,6 +111,44 @@ pub fn divergent_blocks(f: &Function) -> Vec<bool> {
             }
         })
         .collect();
+    let one_way: Vec<bool> = f
+        .blocks
+        .iter()
+        .enumerate()
+        .map(|(x, blk)| {
+            uniform.get(x).copied().unwrap_or(false)
+                && matches!(
+                    blk.term,
+                    Terminator::Branch { .. }
+                        | Terminator::BrxIdx { .. }
+                        | Terminator::Barrier { .. }
+                )
+        })
+        .collect();
+    let mut div = vec![false; n];
+    loop {
+        let far: Vec<usize> = (0..n)
+            .map(|x| {
+                if one_way[x] && !div[x] {
+                    0
+                } else {
+                    edge_far[x]
+                }
+            })
+            .collect();
+        let new = spread(&far, &merged);
+        let new: Vec<bool> = new.iter().zip(&div).map(|(a, b)| *a || *b).collect();
+        if new == div {
+            return div;
+        }
+        div = new;
+    }
+}
+
+/// The divergent blocks given each block's highest edge target `far` and the merged
+/// loop spans (see [`divergent_blocks`]).
+fn spread(far: &[usize], merged: &[(usize, usize)]) -> Vec<bool> {
+    let n = far.len();
     let mut div = vec![false; n];
     // Edges from earlier blocks: the running maximum of `far` over x < b.
     let mut reach = 0usize;
@@ -112,7 +159,7 @@ pub fn divergent_blocks(f: &Function) -> Vec<bool> {
         div[b] = reach > b;
     }
     // Edges from blocks of the same loop span.
-    for &(h, l) in &merged {
+    for &(h, l) in merged {
         let l = l.min(n.saturating_sub(1));
         let top = (h..=l).map(|x| far[x]).max().unwrap_or(0);
         for (b, d) in div.iter_mut().enumerate().take(l + 1).skip(h) {

@@ -27,6 +27,7 @@ impl FuncTranslator<'_> {
         let len = targets.len() as u32;
         let mut m = self.exec_mask(guard);
         let tbits = self.mbits(&mut m);
+        let m32 = self.m32(&m);
         let idx = self.read(index, Type::U32, false)?;
         // Bad indices among the taking lanes.
         let lenv = lanes::splat32(&mut self.b, len);
@@ -36,7 +37,7 @@ impl FuncTranslator<'_> {
                     .b
                     .ins()
                     .icmp(IntCC::UnsignedGreaterThanOrEqual, idx.v[k], lenv);
-                self.b.ins().band(c, m.m32[k])
+                self.b.ins().band(c, m32[k])
             })
             .collect();
         let badbits = lanes::bits_from_mask(&mut self.b, &bad);
@@ -99,13 +100,13 @@ impl FuncTranslator<'_> {
             let sel: Vec<Value> = (0..N32)
                 .map(|k| {
                     let e = self.b.ins().icmp(IntCC::Equal, idx.v[k], jv);
-                    self.b.ins().band(e, m.m32[k])
+                    self.b.ins().band(e, m32[k])
                 })
                 .collect();
             self.record(&sel, *t);
         }
         let act = self.active_vals();
-        let rest = lanes::andnot_masks(&mut self.b, &act, &m.m32);
+        let rest = lanes::andnot_masks(&mut self.b, &act, &m32);
         self.record(&rest, next);
         self.b.ins().jump(self.dispatch, &[]);
         Ok(())

@@ -185,8 +185,9 @@ impl FuncTranslator<'_> {
             (Some(_), Some(next)) => {
                 let nb = self.block(next)?;
                 let act = self.active_vals();
+                let em32 = self.m32(&em);
                 let rest: Vec<Value> = (0..N32)
-                    .map(|k| self.b.ins().band_not(act[k], em.m32[k]))
+                    .map(|k| self.b.ins().band_not(act[k], em32[k]))
                     .collect();
                 match self.mode {
                     Mode::Conv => {
@@ -363,13 +364,14 @@ impl FuncTranslator<'_> {
         }
         // Arrived lanes wait at `next` behind the barrier flag; the others continue there.
         let t = lanes::splat32(&mut self.b, BAR_WAIT | next.0);
+        let m32 = self.m32(&m);
         for k in 0..N32 {
             let old = self.b.use_var(self.next[k]);
-            let new = self.b.ins().bitselect(m.m32[k], t, old);
+            let new = self.b.ins().bitselect(m32[k], t, old);
             self.b.def_var(self.next[k], new);
         }
         let act = self.active_vals();
-        let rest = lanes::andnot_masks(&mut self.b, &act, &m.m32);
+        let rest = lanes::andnot_masks(&mut self.b, &act, &m32);
         self.record(&rest, next);
         self.b.ins().jump(self.dispatch, &[]);
         Ok(())

@@ -19,6 +19,7 @@
 //!   `ptxjit_access` helper performs the access; a nonzero result returns from the kernel.
 
 use crate::exec::ctx::{AccessReq, WarpCtx};
+use crate::ir::analysis::shape::{Fact, Shape};
 use crate::ir::{AddrBase, Address, InstId, Operand, RegClass, RegId, Space, Type, VarRef};
 use crate::jit::abi::Helper;
 use crate::jit::helpers::control::ISSPACEP_SPACES;
@@ -29,6 +30,30 @@ use cranelift_codegen::ir::condcodes::IntCC;
 use cranelift_codegen::ir::types::{I16, I16X8, I32, I32X4, I64, I64X2, I8, I8X16};
 use cranelift_codegen::ir::{Block, BlockArg, InstBuilder, MemFlagsData, Value};
 use std::mem::offset_of;
+
+/// What the shape analysis (`ir::analysis::shape`) proves about the lane addresses of
+/// an access: the dispatch of `ld`/`st` by shape. Instrumentation that must see every
+/// lane's address belongs in the per-lane paths (`slow_access`, the helper).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum AddrShape {
+    /// Every active lane uses one address (loads: one scalar load per element, no
+    /// run-time test that the lanes agree).
+    Uniform,
+    /// Lane `i` uses `a0 + i × element size` (whole-warp accesses: one contiguous
+    /// vector access after one alignment and range check, no per-lane test).
+    Contiguous,
+    /// Anything: the run-time tests pick the path.
+    PerLane,
+}
+
+/// When an [`AddrShape`] holds.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Proof {
+    /// For every launch.
+    Always,
+    /// For launches whose `%ntid.x` is a multiple of 32 (tested at run time).
+    RowsLaunch,
+}
 
 /// Per-lane state-space addresses of an access.
 pub(crate) enum LaneAddr {
@@ -43,6 +68,33 @@ fn heap_flags() -> MemFlagsData {
 }
 
 impl FuncTranslator<'_> {
+    /// The shape of the lane addresses of `[addr]` (a register base) in `space` for
+    /// elements of `eb` bytes, and when it holds.
+    pub(crate) fn addr_shape(&self, space: Space, addr: &Address, eb: u32) -> (AddrShape, Proof) {
+        if !matches!(addr.base, AddrBase::Reg(_)) || space == Space::Local {
+            return (AddrShape::PerLane, Proof::Always);
+        }
+        let classify = |x: Fact| match x.shape {
+            Shape::Uniform => AddrShape::Uniform,
+            Shape::Affine(s) if s == eb as u64 => AddrShape::Contiguous,
+            _ => AddrShape::PerLane,
+        };
+        let any = classify(
+            self.shapes
+                .0
+                .address(self.f, &self.shape_now.0, space, addr),
+        );
+        if any != AddrShape::PerLane {
+            return (any, Proof::Always);
+        }
+        let rows = classify(
+            self.shapes
+                .1
+                .address(self.f, &self.shape_now.1, space, addr),
+        );
+        (rows, Proof::RowsLaunch)
+    }
+
     /// Element type checks shared by `ld` and `st`; returns (elem bytes, slot bytes).
     fn mem_shape(&self, ty: Type, n: usize) -> Result<(u32, u32), JitError> {
         if !matches!(ty.bits(), 8 | 16 | 32 | 64) || !matches!(n, 1 | 2 | 4 | 8) {
@@ -191,8 +243,9 @@ impl FuncTranslator<'_> {
             }
             return Ok(());
         }
+        let shape = self.addr_shape(space, addr, eb);
         let la = self.lane_addrs(space, addr)?;
-        self.ld_lanes(space, ty, eb, sb, dsts, addr, &la, mask, inst)
+        self.ld_lanes(space, ty, (eb, sb), dsts, addr, &la, mask, inst, shape)
     }
 
     /// `ld` through per-lane addresses: the coalesced vector path or the helper.
@@ -201,25 +254,35 @@ impl FuncTranslator<'_> {
         &mut self,
         space: Space,
         ty: Type,
-        eb: u32,
-        sb: u32,
+        (eb, sb): (u32, u32),
         dsts: &[Option<RegId>],
         addr: &Address,
         la: &LaneAddr,
         mask: &mut Mask,
         inst: InstId,
+        shape: (AddrShape, Proof),
     ) -> Result<(), JitError> {
         let n = dsts.len();
         let wide = sb == 8;
-        let vectorizable = n == 1 && matches!(la, LaneAddr::PerLane(_)) && space != Space::Local;
+        // A uniform address proven for every launch: straight to the scalar load.
+        let proven_uniform = shape == (AddrShape::Uniform, Proof::Always);
+        let vectorizable = n == 1
+            && matches!(la, LaneAddr::PerLane(_))
+            && space != Space::Local
+            && !proven_uniform;
         if let (false, LaneAddr::PerLane(a), false) = (vectorizable, la, space == Space::Local) {
             // Vector loads (`ld.v2/.v4`): every active lane at one address is one scalar
             // load per element (e.g. a structure every lane reads); else the helper.
             let bits = self.mbits(mask);
-            let m64 = self.m64(mask);
+            let m64 = if proven_uniform {
+                Vec::new()
+            } else {
+                self.m64(mask)
+            };
             let done = self.b.create_block();
             let other = self.b.create_block();
-            let vals = self.uniform_lane_values(space, eb, n, a, bits, &m64, inst, other)?;
+            let vals =
+                self.uniform_lane_values(space, eb, n, a, bits, &m64, inst, other, proven_uniform)?;
             for (d, w) in dsts.iter().zip(vals) {
                 if let Some(d) = d {
                     self.write(*d, ty, w, mask)?;
@@ -261,16 +324,19 @@ impl FuncTranslator<'_> {
         let slow = self.b.create_block();
         // Computed here so that it dominates the paths below.
         let bits = self.mbits(mask);
-        let h = self.branch_fast(space, eb, a, false, inst, mask, fast, slow)?;
+        let proof = (shape.0 == AddrShape::Contiguous).then_some(shape.1);
+        self.branch_fast(space, eb, a, false, inst, mask, fast, slow, proof)?;
         // Fast path: whole-vector loads.
         self.b.switch_to_block(fast);
+        let h = self.b.block_params(fast)[0];
         let v = self.vector_load(h, eb);
         let args: Vec<BlockArg> = v.iter().map(|&x| BlockArg::Value(x)).collect();
         self.b.ins().jump(join, &args);
         self.b.switch_to_block(slow);
         // The 64-bit lane masks, local to this path (not cached in `mask`: code after
         // the join is not dominated by this block).
-        let m64 = lanes::mask64(&mut self.b, &mask.m32);
+        let m32 = self.m32(mask);
+        let m64 = lanes::mask64(&mut self.b, &m32);
         let helper = self.b.create_block();
         let v = if space == Space::Shared {
             // Shared memory: a gather when every active lane is aligned and inside the
@@ -278,7 +344,8 @@ impl FuncTranslator<'_> {
             self.shared_gather(eb, a, &m64, helper)
         } else {
             // Every active lane at one address: one scalar load and a splat.
-            let mut w = self.uniform_lane_values(space, eb, 1, a, bits, &m64, inst, helper)?;
+            let mut w =
+                self.uniform_lane_values(space, eb, 1, a, bits, &m64, inst, helper, false)?;
             w.pop().map(|w| w.v).unwrap_or_default()
         };
         let args: Vec<BlockArg> = v.iter().map(|&x| BlockArg::Value(x)).collect();
@@ -319,7 +386,11 @@ impl FuncTranslator<'_> {
         let again = srcs
             .iter()
             .all(|s| matches!(s, Operand::Reg(_) | Operand::Imm(_)));
+        let shape = self.addr_shape(space, addr, eb);
         let la = self.lane_addrs(space, addr)?;
+        if let (LaneAddr::PerLane(a), (AddrShape::Uniform, Proof::Always), 1) = (&la, shape, n) {
+            return self.st_uniform(space, (eb, sb), &data[0], a, &la, mask, inst);
+        }
         // A store's fast path needs all 32 lanes active, impossible while lanes wait.
         let vectorizable = n == 1
             && matches!(la, LaneAddr::PerLane(_))
@@ -337,8 +408,10 @@ impl FuncTranslator<'_> {
         let cont = self.b.create_block();
         let fast = self.b.create_block();
         let slow = self.b.create_block();
-        let h = self.branch_fast(space, eb, a, true, inst, mask, fast, slow)?;
+        let proof = (shape.0 == AddrShape::Contiguous).then_some(shape.1);
+        self.branch_fast(space, eb, a, true, inst, mask, fast, slow, proof)?;
         self.b.switch_to_block(fast);
+        let h = self.b.block_params(fast)[0];
         if again {
             data[0] = self.read(&srcs[0], ty, false)?;
         }
@@ -375,28 +448,34 @@ impl FuncTranslator<'_> {
         m64: &[Value],
         inst: InstId,
         other: Block,
+        proven: bool,
     ) -> Result<Vec<WarpValue>, JitError> {
         let len = eb as i64 * n as i64;
         let any = self.b.create_block();
         self.b.ins().brif(bits, any, &[], other, &[]);
         self.b.switch_to_block(any);
         let a0w = self.first_lane_u64(a, bits);
-        let s = self.b.ins().splat(I64X2, a0w);
-        let mut all: Option<Value> = None;
-        for k in 0..N64 {
-            let eq = self.b.ins().icmp(IntCC::Equal, a.v[k], s);
-            // Inactive lanes do not matter.
-            let ok = self.b.ins().bor_not(eq, m64[k]);
-            all = Some(match all {
-                None => ok,
-                Some(x) => self.b.ins().band(x, ok),
-            });
-        }
-        let all = all.unwrap_or(s);
-        let uni = self.b.ins().vall_true(all);
         let low = self.b.ins().band_imm_u(a0w, len - 1);
         let aligned = self.b.ins().icmp_imm_u(IntCC::Equal, low, 0);
-        let shape = self.b.ins().band(uni, aligned);
+        let shape = if proven {
+            // The shape analysis proved that the active lanes agree.
+            aligned
+        } else {
+            let s = self.b.ins().splat(I64X2, a0w);
+            let mut all: Option<Value> = None;
+            for k in 0..N64 {
+                let eq = self.b.ins().icmp(IntCC::Equal, a.v[k], s);
+                // Inactive lanes do not matter.
+                let ok = self.b.ins().bor_not(eq, m64[k]);
+                all = Some(match all {
+                    None => ok,
+                    Some(x) => self.b.ins().band(x, ok),
+                });
+            }
+            let all = all.unwrap_or(s);
+            let uni = self.b.ins().vall_true(all);
+            self.b.ins().band(uni, aligned)
+        };
         let fast = self.b.create_block();
         let h = if space == Space::Shared {
             let (loc, h) = self.in_shared_window(a0w, len);
@@ -505,7 +584,7 @@ impl FuncTranslator<'_> {
     }
 
     /// The 64-bit value of the lowest lane of `bits` in `a` (16 × i64x2).
-    fn first_lane_u64(&mut self, a: &WarpValue, bits: Value) -> Value {
+    pub(super) fn first_lane_u64(&mut self, a: &WarpValue, bits: Value) -> Value {
         self.spill(a, 0);
         let lane = self.b.ins().ctz(bits);
         let lane = self.b.ins().uextend(I64, lane);
@@ -519,7 +598,10 @@ impl FuncTranslator<'_> {
 
     /// The coalesced-access test: returns (shape ok: i8, location ok: i8, host address of
     /// lane 0). The shape covers consecutive lanes, alignment and (stores) a full warp;
-    /// the location is the shared window or the instruction's cached region.
+    /// the location is the shared window or the instruction's cached region. With
+    /// `proven` (the shape analysis proved the active lanes consecutive), the lanes are
+    /// not compared: all 32 lanes must be active instead, so that lane 0's address is
+    /// an active lane's.
     #[allow(clippy::too_many_arguments)]
     fn fast_check(
         &mut self,
@@ -529,21 +611,27 @@ impl FuncTranslator<'_> {
         write: bool,
         inst: InstId,
         mask: &mut Mask,
+        proven: bool,
     ) -> (Value, Value, Value) {
         let a0 = self.b.ins().extractlane(a.v[0], 0);
-        let s = self.b.ins().splat(I64X2, a0);
-        let offs = lanes::lane_index(&mut self.b, true, eb as u64);
-        let mut all: Option<Value> = None;
-        for k in 0..N64 {
-            let exp = self.b.ins().iadd(s, offs.v[k]);
-            let eq = self.b.ins().icmp(IntCC::Equal, a.v[k], exp);
-            all = Some(match all {
-                None => eq,
-                Some(x) => self.b.ins().band(x, eq),
-            });
-        }
-        let all = all.unwrap_or(s);
-        let mut ok = self.b.ins().vall_true(all);
+        let mut ok = if proven {
+            let bits = self.mbits(mask);
+            self.b.ins().icmp_imm_u(IntCC::Equal, bits, u32::MAX as i64)
+        } else {
+            let s = self.b.ins().splat(I64X2, a0);
+            let offs = lanes::lane_index(&mut self.b, true, eb as u64);
+            let mut all: Option<Value> = None;
+            for k in 0..N64 {
+                let exp = self.b.ins().iadd(s, offs.v[k]);
+                let eq = self.b.ins().icmp(IntCC::Equal, a.v[k], exp);
+                all = Some(match all {
+                    None => eq,
+                    Some(x) => self.b.ins().band(x, eq),
+                });
+            }
+            let all = all.unwrap_or(s);
+            self.b.ins().vall_true(all)
+        };
         let len = 32 * eb as i64;
         let loc;
         let h = if space == Space::Shared {
@@ -559,7 +647,7 @@ impl FuncTranslator<'_> {
             let al = self.b.ins().icmp_imm_u(IntCC::Equal, low, 0);
             ok = self.b.ins().band(ok, al);
         }
-        if write {
+        if write && !proven {
             let bits = self.mbits(mask);
             let full = self.b.ins().icmp_imm_u(IntCC::Equal, bits, u32::MAX as i64);
             ok = self.b.ins().band(ok, full);
@@ -567,9 +655,12 @@ impl FuncTranslator<'_> {
         (ok, loc, h)
     }
 
-    /// Branches to `fast` when the coalesced test passes. A region-cache miss of a
-    /// well-shaped access asks the runtime's region table (`ptxjit_region`) and refills
-    /// the instruction's cache; anything else goes to `slow`.
+    /// Branches to `fast` (with the host address of lane 0 as its parameter, appended
+    /// here) when the coalesced test passes. A region-cache miss of a well-shaped access
+    /// asks the runtime's region table (`ptxjit_region`) and refills the instruction's
+    /// cache; anything else goes to `slow`. `proof`: when the shape analysis proved the
+    /// lanes consecutive (see [`Self::fast_check`]); for [`Proof::RowsLaunch`] the
+    /// launch is tested first, and other launches take the compared path.
     #[allow(clippy::too_many_arguments)]
     fn branch_fast(
         &mut self,
@@ -581,18 +672,74 @@ impl FuncTranslator<'_> {
         mask: &mut Mask,
         fast: Block,
         slow: Block,
-    ) -> Result<Value, JitError> {
-        let (shape, loc, h) = self.fast_check(space, eb, a, write, inst, mask);
+        proof: Option<Proof>,
+    ) -> Result<(), JitError> {
+        self.b.append_block_param(fast, I64);
+        // Computed here so that it dominates both paths below.
+        self.mbits(mask);
+        let Some(proof) = proof else {
+            return self.branch_fast_one(
+                space,
+                eb,
+                a,
+                write,
+                inst,
+                mask,
+                [fast, slow, slow],
+                false,
+            );
+        };
+        // The compared test: for launches the proof does not cover, and for loads whose
+        // mask is partial (their inactive lanes may still hold consecutive addresses).
+        if write && proof == Proof::Always {
+            return self.branch_fast_one(space, eb, a, write, inst, mask, [fast, slow, slow], true);
+        }
+        let compared = self.b.create_block();
+        if proof == Proof::RowsLaunch {
+            let rows = self.rows_launch();
+            let yes = self.b.create_block();
+            self.b.ins().brif(rows, yes, &[], compared, &[]);
+            self.b.switch_to_block(yes);
+        }
+        let fail = if write { slow } else { compared };
+        self.branch_fast_one(space, eb, a, write, inst, mask, [fast, slow, fail], true)?;
+        self.b.switch_to_block(compared);
+        self.branch_fast_one(space, eb, a, write, inst, mask, [fast, slow, slow], false)
+    }
+
+    /// One test of [`Self::branch_fast`]: a well-shaped access in place goes to `fast`,
+    /// one out of place to `slow`, a badly shaped one to `fail`.
+    #[allow(clippy::too_many_arguments)]
+    fn branch_fast_one(
+        &mut self,
+        space: Space,
+        eb: u32,
+        a: &WarpValue,
+        write: bool,
+        inst: InstId,
+        mask: &mut Mask,
+        [fast, slow, fail]: [Block; 3],
+        proven: bool,
+    ) -> Result<(), JitError> {
+        let (shape, loc, h) = self.fast_check(space, eb, a, write, inst, mask, proven);
+        let hv = [BlockArg::Value(h)];
         if space == Space::Shared {
-            let ok = self.b.ins().band(shape, loc);
-            self.b.ins().brif(ok, fast, &[], slow, &[]);
-            return Ok(h);
+            if fail == slow {
+                let ok = self.b.ins().band(shape, loc);
+                self.b.ins().brif(ok, fast, &hv, slow, &[]);
+            } else {
+                let shaped = self.b.create_block();
+                self.b.ins().brif(shape, shaped, &[], fail, &[]);
+                self.b.switch_to_block(shaped);
+                self.b.ins().brif(loc, fast, &hv, slow, &[]);
+            }
+            return Ok(());
         }
         let cached = self.b.create_block();
         let lookup = self.b.create_block();
-        self.b.ins().brif(shape, cached, &[], slow, &[]);
+        self.b.ins().brif(shape, cached, &[], fail, &[]);
         self.b.switch_to_block(cached);
-        self.b.ins().brif(loc, fast, &[], lookup, &[]);
+        self.b.ins().brif(loc, fast, &hv, lookup, &[]);
         self.b.switch_to_block(lookup);
         let len = lanes::iconst64(&mut self.b, 32 * eb as u64);
         let wr = lanes::iconst32(&mut self.b, write as u32);
@@ -600,12 +747,12 @@ impl FuncTranslator<'_> {
         let hf = self.helper(Helper::Region)?;
         let call = self.b.ins().call(hf, &[self.ctx, h, len, wr, instv]);
         let found = self.b.inst_results(call)[0];
-        self.b.ins().brif(found, fast, &[], slow, &[]);
-        Ok(h)
+        self.b.ins().brif(found, fast, &hv, slow, &[]);
+        Ok(())
     }
 
     /// Whether `[a, a + len)` lies in the shared window (i8), and the host address of `a`.
-    fn in_shared_window(&mut self, a: Value, len: i64) -> (Value, Value) {
+    pub(super) fn in_shared_window(&mut self, a: Value, len: i64) -> (Value, Value) {
         let size = self.load_ctx(I64, offset_of!(WarpCtx, shared_size), true);
         let base = self.load_ctx(I64, offset_of!(WarpCtx, shared_base), true);
         let big = self
@@ -621,7 +768,7 @@ impl FuncTranslator<'_> {
     /// Whether host range `[a, a + len)` lies in instruction `inst`'s entry of the
     /// per-instruction region cache (or the context's empty `no_cache` range when the
     /// cache has no entry for it): an i8.
-    fn in_cached_region(&mut self, inst: InstId, a: Value, len: i64) -> Value {
+    pub(super) fn in_cached_region(&mut self, inst: InstId, a: Value, len: i64) -> Value {
         let (lo, hi) = self.cached_region(inst);
         let c1 = self.b.ins().icmp(IntCC::UnsignedGreaterThanOrEqual, a, lo);
         let c2 = self.b.ins().icmp(IntCC::UnsignedLessThan, a, hi);
@@ -731,7 +878,7 @@ impl FuncTranslator<'_> {
     /// The helper path: lane addresses to the scratch slot (data must already be there
     /// for stores), `ptxjit_access`, return on a fault.
     #[allow(clippy::too_many_arguments)]
-    fn slow_access(
+    pub(super) fn slow_access(
         &mut self,
         space: Space,
         eb: u32,

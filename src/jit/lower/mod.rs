@@ -16,6 +16,7 @@ pub(crate) mod int;
 pub(crate) mod logic;
 pub(crate) mod matrix;
 pub(crate) mod mem;
+pub(crate) mod mem_uniform;
 pub(crate) mod misc;
 pub(crate) mod sync;
 pub(crate) mod video;

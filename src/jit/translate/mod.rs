@@ -22,12 +22,14 @@ pub(crate) mod scratch;
 use crate::exec::ctx::WarpCtx;
 use crate::exec::ModuleLayout;
 use crate::ir::analysis::cfg;
+use crate::ir::analysis::shape::{strong_load, Divergence, Fact, LaunchShape, Shapes};
 use crate::ir::{
     self, BlockId, FuncId, Guard, Inst, InstId, InstKind, Operand, RegClass, RegId, SpecialReg,
     Type, VarRef,
 };
 use crate::jit::abi::{Helper, HelperIds};
 use crate::jit::JitError;
+use cranelift_codegen::ir::condcodes::IntCC;
 use cranelift_codegen::ir::types::{I32, I32X4, I64, I64X2};
 use cranelift_codegen::ir::{
     Block, FuncRef, Function, InstBuilder, MemFlagsData, StackSlot, StackSlotData, StackSlotKind,
@@ -42,9 +44,10 @@ use std::mem::offset_of;
 
 pub(crate) use scratch::{SCRATCH_BYTES, SCRATCH_DATA};
 
-/// A lane mask: 8 × i32x4, with its 64-bit form and bit form computed on demand.
+/// A lane mask: 8 × i32x4, with its 64-bit form and bit form computed on demand (the
+/// vector form too, for the active mask of an unguarded instruction: [`FuncTranslator::m32`]).
 pub(crate) struct Mask {
-    pub m32: Vec<Value>,
+    m32: Option<Vec<Value>>,
     m64: Option<Vec<Value>>,
     bits: Option<Value>,
     /// Whether writes under this mask must keep the other lanes' values. False for an
@@ -56,7 +59,7 @@ pub(crate) struct Mask {
 impl Mask {
     pub fn new(m32: Vec<Value>, bits: Option<Value>) -> Mask {
         Mask {
-            m32,
+            m32: Some(m32),
             m64: None,
             bits,
             merge: true,
@@ -109,6 +112,11 @@ pub(crate) struct FuncTranslator<'a> {
     callee_refs: HashMap<cranelift_module::FuncId, FuncRef>,
     /// In a `.func`: the lanes that returned so far (i32 bits); `None` in a kernel.
     pub ret_bits: Option<Variable>,
+    /// The shape analysis of `f`: `.0` holds for every launch, `.1` for launches whose
+    /// `%ntid.x` is a multiple of 32 (see [`Self::rows_launch`]).
+    pub shapes: (Shapes, Shapes),
+    /// The facts of `shapes` right before the instruction being translated.
+    pub shape_now: (Vec<Fact>, Vec<Fact>),
 }
 
 /// What building any function of a module reads: the module, its layout, and the
@@ -159,7 +167,13 @@ pub(crate) fn build(
     // Loop headers check the watchdog's stop flag.
     let loop_header = cfg::loop_headers(f);
     let blocks_c = f.blocks.iter().map(|_| b.create_block()).collect();
-    let div = cfg::divergent_blocks(f);
+    // Shapes that hold for every launch (no assumption on the block's dimensions).
+    let shapes = Shapes::analyze(f, LaunchShape::default());
+    let shapes_rows = Shapes::analyze(f, LaunchShape::of_block([32, 1, 1]));
+    let uniform_term: Vec<bool> = (0..f.blocks.len())
+        .map(|i| shapes.terminator(i) == Divergence::Uniform)
+        .collect();
+    let div = cfg::divergent_blocks_given(f, &uniform_term);
     let blocks_d = targets
         .iter()
         .zip(&div)
@@ -198,6 +212,8 @@ pub(crate) fn build(
         calls,
         callee_refs: HashMap::new(),
         ret_bits,
+        shapes: (shapes, shapes_rows),
+        shape_now: (Vec::new(), Vec::new()),
     };
     tx.entry(entry_mask)?;
     let cov = layout.coverage.as_ref().and_then(|c| c.func_base_addr(fid));
@@ -219,8 +235,15 @@ pub(crate) fn build(
                 tx.stop_check(blk)?;
             }
             tx.count_block(cov, i);
-            for inst in &blk.insts {
+            tx.shape_now = (
+                tx.shapes.0.block_entry(i).to_vec(),
+                tx.shapes.1.block_entry(i).to_vec(),
+            );
+            for (k, inst) in blk.insts.iter().enumerate() {
                 tx.inst(inst)?;
+                let strong = strong_load(blk, k);
+                tx.shapes.0.step(f, &mut tx.shape_now.0, inst, strong);
+                tx.shapes.1.step(f, &mut tx.shape_now.1, inst, strong);
             }
             tx.terminator(&blk.term)?;
         }
@@ -274,6 +297,14 @@ impl<'a> FuncTranslator<'a> {
             .ins()
             .brif(live, self.rf.init, &[], self.ret_status, &[]);
         Ok(())
+    }
+
+    /// Whether this launch's `%ntid.x` is a multiple of 32, so that the facts of
+    /// `shapes.1` hold (an i8).
+    pub fn rows_launch(&mut self) -> Value {
+        let x = self.load_ctx(I32, offset_of!(WarpCtx, ntid), true);
+        let low = self.b.ins().band_imm_u(x, 31);
+        self.b.ins().icmp_imm_u(IntCC::Equal, low, 0)
     }
 
     /// An `Unsupported` error for the current instruction.
@@ -382,15 +413,17 @@ impl<'a> FuncTranslator<'a> {
 
     /// The mask an instruction with guard `g` runs under: `active & p` / `active & !p`.
     pub fn exec_mask(&mut self, g: Option<Guard>) -> Mask {
-        let act = self.active_vals();
         match g {
-            None => {
-                let bits = self.b.use_var(self.active_bits);
-                let mut m = Mask::new(act, Some(bits));
-                m.merge = self.mode == Mode::Div;
-                m
-            }
+            // The vector form is built where an instruction needs it (most unguarded
+            // instructions of convergent code need none).
+            None => Mask {
+                m32: None,
+                m64: None,
+                bits: Some(self.b.use_var(self.active_bits)),
+                merge: self.mode == Mode::Div,
+            },
             Some(g) => {
+                let act = self.active_vals();
                 let p = self.pred_vals(g.pred, false);
                 let m = if g.negate {
                     lanes::andnot_masks(&mut self.b, &act, &p)
@@ -402,10 +435,22 @@ impl<'a> FuncTranslator<'a> {
         }
     }
 
+    /// The vector form of a mask (8 × i32x4). Built from the bit form where it is not
+    /// kept (the bit form is defined where the instruction starts, so this may be
+    /// called on any of its paths).
+    pub fn m32(&mut self, m: &Mask) -> Vec<Value> {
+        match (&m.m32, m.bits) {
+            (Some(v), _) => v.clone(),
+            (None, Some(bits)) => lanes::mask_from_bits(&mut self.b, bits),
+            (None, None) => self.active_vals(),
+        }
+    }
+
     /// The 64-bit form of a mask.
     pub fn m64(&mut self, m: &mut Mask) -> Vec<Value> {
         if m.m64.is_none() {
-            m.m64 = Some(lanes::mask64(&mut self.b, &m.m32));
+            let m32 = self.m32(m);
+            m.m64 = Some(lanes::mask64(&mut self.b, &m32));
         }
         m.m64.clone().unwrap_or_default()
     }
@@ -415,7 +460,8 @@ impl<'a> FuncTranslator<'a> {
         if let Some(b) = m.bits {
             return b;
         }
-        let b = lanes::bits_from_mask(&mut self.b, &m.m32);
+        let m32 = self.m32(m);
+        let b = lanes::bits_from_mask(&mut self.b, &m32);
         m.bits = Some(b);
         b
     }
@@ -641,7 +687,7 @@ impl<'a> FuncTranslator<'a> {
         let m = if rwide {
             self.m64(mask)
         } else {
-            mask.m32.clone()
+            self.m32(mask)
         };
         let old = self.reg_load(dst, false);
         let new: Vec<Value> = (0..old.len())
@@ -662,9 +708,10 @@ impl<'a> FuncTranslator<'a> {
             self.reg_store(dst, val, true);
             return Ok(());
         }
+        let m32 = self.m32(mask);
         let old = self.reg_load(dst, false);
         let new: Vec<Value> = (0..old.len())
-            .map(|k| self.b.ins().bitselect(mask.m32[k], val[k], old[k]))
+            .map(|k| self.b.ins().bitselect(m32[k], val[k], old[k]))
             .collect();
         self.reg_store(dst, &new, false);
         Ok(())

@@ -1,0 +1,365 @@
+//! The transfer functions of the shape analysis: the fact of each operand, and the
+//! facts each instruction writes.
+
+use super::{Fact, Shape, Shapes};
+use crate::ir::{
+    AddrBase, Address, ArithOp, CallDst, Function, Inst, InstKind, MulMode, Operand, RegId, Space,
+    SpecialReg, Terminator, Type, VarRef, WarpOp,
+};
+
+/// Width in bits of values of `ty` (1 for predicates).
+fn width(ty: Type) -> u32 {
+    if ty == Type::Pred {
+        1
+    } else {
+        ty.bits().min(64)
+    }
+}
+
+/// `a + b` of known-trailing-zero counts, capped at 64.
+fn tz_add(a: u8, b: u8) -> u32 {
+    (u32::from(a) + u32::from(b)).min(64)
+}
+
+impl Shapes {
+    /// The fact of a source operand read as type `ty`.
+    pub(super) fn operand(&self, st: &[Fact], op: &Operand, ty: Type) -> Fact {
+        let tb = width(ty);
+        match *op {
+            Operand::Reg(r) => {
+                let x = st.get(r.0 as usize).copied().unwrap_or(Fact::VARYING);
+                let rb = self.bits.get(r.0 as usize).copied().unwrap_or(64);
+                match x.shape {
+                    Shape::Varying => Fact::VARYING,
+                    Shape::Uniform => Fact {
+                        shape: Shape::Uniform,
+                        tz: x.tz.min(tb as u8),
+                    },
+                    // A wider register read as a narrower type: truncation keeps it affine.
+                    Shape::Affine(s) if rb >= tb && tb > 1 => Fact::affine(s, x.tz.into(), tb),
+                    Shape::Affine(_) => Fact::VARYING,
+                }
+            }
+            Operand::Imm(v) => Fact::constant(v, tb),
+            Operand::VarAddr(..) | Operand::FuncAddr(_) => Fact::UNIFORM,
+            Operand::Special(s) => self.special(s),
+        }
+    }
+
+    fn special(&self, s: SpecialReg) -> Fact {
+        use crate::ir::Dim;
+        use SpecialReg::*;
+        if let Some(c) = s.constant() {
+            return Fact::constant(c, 64);
+        }
+        let rows = self.launch.rows_whole_warps;
+        match s {
+            LaneId => Fact {
+                shape: Shape::Affine(1),
+                tz: 64,
+            },
+            // Warps start at multiples of 32 of the linear thread index.
+            Tid(Dim::X) if rows => Fact {
+                shape: Shape::Affine(1),
+                tz: 5,
+            },
+            Tid(_) if rows => Fact::UNIFORM,
+            Ntid(Dim::X) if self.launch.ntid_x_mult32 => Fact {
+                shape: Shape::Uniform,
+                tz: 5,
+            },
+            // Read per lane, at different times for the clocks.
+            Tid(_) | LaneMask(_) | Clock | ClockHi | Clock64 | GlobalTimer | GlobalTimerLo
+            | GlobalTimerHi => Fact::VARYING,
+            _ => Fact::UNIFORM,
+        }
+    }
+
+    /// Applies instruction `inst` to the state `st`. `strong`: a strong load (see
+    /// [`strong_load`]), which other threads' stores may race with.
+    pub fn step(&self, f: &Function, st: &mut [Fact], inst: &Inst, strong: bool) {
+        let guard = inst.guard.map(|g| {
+            st.get(g.pred.0 as usize)
+                .map_or(Shape::Varying, |x| x.shape)
+        });
+        for (r, ty, x) in self.results(f, st, &inst.kind, strong) {
+            let i = r.0 as usize;
+            let rb = self.bits.get(i).copied().unwrap_or(64);
+            let tb = width(ty);
+            // The value written: `ty`'s value extended or truncated to the register.
+            let x = match x.shape {
+                Shape::Uniform if rb == 1 => Fact::UNIFORM,
+                _ if rb == 1 => Fact::VARYING,
+                Shape::Affine(_) if rb > tb => Fact::VARYING,
+                Shape::Affine(s) => Fact::affine(s, x.tz.into(), rb),
+                Shape::Uniform => Fact {
+                    shape: Shape::Uniform,
+                    tz: if rb < tb { x.tz.min(rb as u8) } else { x.tz },
+                },
+                Shape::Varying => Fact::VARYING,
+            };
+            let new = match guard {
+                None => x,
+                Some(Shape::Uniform) => st.get(i).map_or(Fact::VARYING, |old| old.meet(x)),
+                Some(_) => Fact::VARYING,
+            };
+            if let Some(slot) = st.get_mut(i) {
+                *slot = new;
+            }
+        }
+    }
+
+    /// The registers `k` writes, each with the type it writes and the value's fact.
+    fn results(
+        &self,
+        f: &Function,
+        st: &[Fact],
+        k: &InstKind,
+        strong: bool,
+    ) -> Vec<(RegId, Type, Fact)> {
+        use InstKind::*;
+        let Ok(ops) = k.operands() else {
+            return k
+                .defs()
+                .into_iter()
+                .map(|r| (r, Type::B64, Fact::VARYING))
+                .collect();
+        };
+        let src = |i: usize| {
+            ops.srcs
+                .get(i)
+                .map_or(Fact::VARYING, |(o, t, _)| self.operand(st, o, *t))
+        };
+        let all_uniform = (0..ops.srcs.len()).all(|i| src(i).shape == Shape::Uniform);
+        let same = |x: Fact| -> Vec<(RegId, Type, Fact)> {
+            ops.dsts
+                .iter()
+                .filter_map(|(r, t, _)| r.map(|r| (r, *t, x)))
+                .collect()
+        };
+        let lanewise = if all_uniform {
+            Fact::UNIFORM
+        } else {
+            Fact::VARYING
+        };
+        match k {
+            Mov { .. } => same(src(0)),
+            Arith { op, ty, srcs, .. } if ty.is_int() || ty.is_bits() => {
+                same(arith(*op, *ty, srcs, &src).unwrap_or(lanewise))
+            }
+            Selp { .. } if src(2).shape == Shape::Uniform => same(src(0).meet(src(1))),
+            // The result is the source plus or minus a uniform base (each lane's own base
+            // for `.local`; 0 for `.global`), wrapped to the type.
+            Cvta { space, .. } => same(match (space, src(0)) {
+                (Space::Local, _) => Fact::VARYING,
+                (Space::Global, x) => x,
+                (_, x) if x.shape == Shape::Varying => Fact::VARYING,
+                (_, x) => Fact {
+                    shape: x.shape,
+                    tz: 0,
+                },
+            }),
+            Cvt {
+                dst_ty,
+                src_ty,
+                sat,
+                ..
+            } if !*sat && (dst_ty.is_int() || dst_ty.is_bits()) && src_ty.is_int() => {
+                same(convert_int(src(0), *src_ty, *dst_ty))
+            }
+            Isspacep { space, .. } if *space == Space::Local => same(Fact::VARYING),
+            Ld { space, addr, .. } => {
+                let a = self.address(f, st, *space, addr);
+                same(if a.shape == Shape::Uniform && !strong {
+                    Fact::UNIFORM
+                } else {
+                    Fact::VARYING
+                })
+            }
+            Warp { op, dst, pred, .. } => {
+                // The member mask is the last value source.
+                let nval = ops.srcs.len() - usize::from(op.reads_pred());
+                let mm = if nval == 0 {
+                    Shape::Uniform
+                } else {
+                    src(nval - 1).shape
+                };
+                let (d, p) = match op {
+                    WarpOp::Vote(_) | WarpOp::Ballot if mm == Shape::Uniform => {
+                        (Fact::UNIFORM, Fact::UNIFORM)
+                    }
+                    // Every member gets the reduction of the same lanes / the same leader.
+                    WarpOp::Redux(_) | WarpOp::Elect if mm == Shape::Uniform => {
+                        (Fact::UNIFORM, Fact::VARYING)
+                    }
+                    WarpOp::Activemask => (Fact::UNIFORM, Fact::VARYING),
+                    _ => (Fact::VARYING, Fact::VARYING),
+                };
+                ops.dsts
+                    .iter()
+                    .filter_map(|(r, t, _)| {
+                        let r = (*r)?;
+                        let x = if Some(r) == *pred && Some(r) != *dst {
+                            p
+                        } else {
+                            d
+                        };
+                        Some((r, *t, x))
+                    })
+                    .collect()
+            }
+            BarRedResult { .. } => same(Fact::UNIFORM),
+            // Results that depend on memory another lane or warp may change in between, or
+            // on the order lanes run in.
+            Atom { .. } | Matrix { .. } | Builtin { .. } | Async { .. } => same(Fact::VARYING),
+            _ => same(lanewise),
+        }
+    }
+
+    /// The fact of the state-space address `[addr]` of a memory instruction in `space`
+    /// right before it runs (state `st`), in the address register's width: uniform,
+    /// affine (lane stride in bytes) or varying. `.local` addresses (and a `.func`'s
+    /// `.param` frame) name each lane's own memory: varying.
+    pub fn address(&self, f: &Function, st: &[Fact], space: Space, addr: &Address) -> Fact {
+        let func_param = space == Space::Param
+            && f.kind == crate::ir::FuncKind::Func
+            && !matches!(addr.base, AddrBase::Var(VarRef::KernelParam(_)));
+        if space == Space::Local || func_param {
+            return Fact::VARYING;
+        }
+        let off = Fact::constant(addr.offset as u64, 64);
+        match addr.base {
+            AddrBase::Reg(r) => {
+                let x = st.get(r.0 as usize).copied().unwrap_or(Fact::VARYING);
+                if x.shape == Shape::Varying {
+                    return Fact::VARYING;
+                }
+                Fact {
+                    shape: x.shape,
+                    tz: x.tz.min(off.tz),
+                }
+            }
+            AddrBase::Var(VarRef::Local(_)) => Fact::VARYING,
+            AddrBase::Var(_) | AddrBase::Abs => Fact::UNIFORM,
+        }
+    }
+}
+
+/// A uniform or affine `bits`-bit value widened (zero- or sign-extended) to 64 bits:
+/// `(stride, tz)`, when every lane's value lies in one block of `32 × stride` values,
+/// which neither 2^(bits-1) nor 2^bits splits (see the module doc).
+fn widen(x: Fact, bits: u32) -> Option<(u64, u32)> {
+    match x.shape {
+        Shape::Uniform => Some((0, x.tz.into())),
+        Shape::Affine(s) if s.is_power_of_two() => {
+            let k = s.trailing_zeros() + 5;
+            (k < bits && u32::from(x.tz) >= k).then_some((s, x.tz.into()))
+        }
+        _ => None,
+    }
+}
+
+/// `cvt` between integer types.
+fn convert_int(x: Fact, from: Type, to: Type) -> Fact {
+    let (sb, db) = (width(from), width(to));
+    if x.shape == Shape::Varying {
+        return Fact::VARYING;
+    }
+    if db <= sb {
+        // Same width, or truncation.
+        return Fact::affine(x.shape.stride().unwrap_or(0), x.tz.into(), db);
+    }
+    match widen(x, sb) {
+        Some((s, tz)) => Fact::affine(s, tz, db),
+        None => Fact::VARYING,
+    }
+}
+
+/// Integer `add sub neg not mul.lo mad.lo shl mul.wide mad.wide` of uniform and affine
+/// sources (`None`: not shape-preserving here).
+fn arith(op: ArithOp, ty: Type, srcs: &[Operand], src: &dyn Fn(usize) -> Fact) -> Option<Fact> {
+    let w = width(ty);
+    let st = |i: usize| src(i).shape.stride();
+    let tz = |i: usize| src(i).tz;
+    let wide = matches!(
+        op,
+        ArithOp::Mul(MulMode::Wide) | ArithOp::Mad(MulMode::Wide)
+    );
+    // An immediate source; `mul.wide.s*` multiplies it sign-extended to 2 × w bits.
+    let imm = |i: usize| match srcs.get(i) {
+        Some(Operand::Imm(v)) if wide && ty.is_signed() && w < 64 => {
+            Some(crate::ops::extend(*v, ty))
+        }
+        Some(Operand::Imm(v)) => Some(*v),
+        _ => None,
+    };
+    // Stride of a * b when one side is uniform (and a constant if the other is not).
+    let mul = |a: usize, b: usize, sa: u64, sb: u64| -> Option<u64> {
+        match (sa, sb) {
+            (0, 0) => Some(0),
+            (_, 0) => Some(sa.wrapping_mul(imm(b)?)),
+            (0, _) => Some(sb.wrapping_mul(imm(a)?)),
+            _ => None,
+        }
+    };
+    let fact = match op {
+        ArithOp::Add => Fact::affine(st(0)?.wrapping_add(st(1)?), tz(0).min(tz(1)).into(), w),
+        ArithOp::Sub => Fact::affine(st(0)?.wrapping_sub(st(1)?), tz(0).min(tz(1)).into(), w),
+        ArithOp::Neg => Fact::affine(st(0)?.wrapping_neg(), tz(0).into(), w),
+        // !x = -x - 1.
+        ArithOp::Not => Fact::affine(st(0)?.wrapping_neg(), 0, w),
+        ArithOp::Mul(MulMode::Lo) => {
+            Fact::affine(mul(0, 1, st(0)?, st(1)?)?, tz_add(tz(0), tz(1)), w)
+        }
+        ArithOp::Mad(MulMode::Lo) => Fact::affine(
+            mul(0, 1, st(0)?, st(1)?)?.wrapping_add(st(2)?),
+            tz_add(tz(0), tz(1)).min(tz(2).into()),
+            w,
+        ),
+        ArithOp::Mul(MulMode::Wide) | ArithOp::Mad(MulMode::Wide) => {
+            let (a, b) = (widen(src(0), w)?, widen(src(1), w)?);
+            let s = mul(0, 1, a.0, b.0)?;
+            let mut f = Fact::affine(s, (a.1 + b.1).min(64), 2 * w);
+            if op == ArithOp::Mad(MulMode::Wide) {
+                let c = src(2);
+                f = Fact::affine(
+                    s.wrapping_add(c.shape.stride()?),
+                    u32::from(f.tz).min(c.tz.into()),
+                    2 * w,
+                );
+            }
+            f
+        }
+        ArithOp::Shl => match (st(0)?, st(1)?, imm(1)) {
+            (_, _, Some(k)) if k >= u64::from(w) => Fact::constant(0, w),
+            (s, _, Some(k)) => Fact::affine(s << k, (u32::from(tz(0)) + k as u32).min(64), w),
+            (0, 0, None) => Fact::UNIFORM,
+            _ => return None,
+        },
+        _ => return None,
+    };
+    Some(fact)
+}
+
+/// Registers written by a terminator (call results: varying).
+pub(super) fn term_writes(t: &Terminator, st: &mut [Fact]) {
+    if let Terminator::Call { rets, .. } | Terminator::CallIndirect { rets, .. } = t {
+        for r in rets {
+            if let CallDst::Reg(d, _) = r.dst {
+                if let Some(s) = st.get_mut(d.0 as usize) {
+                    *s = Fact::VARYING;
+                }
+            }
+        }
+    }
+}
+
+/// Whether instruction `i` of block `blk` is a strong load (`check` puts an ordering
+/// point right after each): other threads' stores may race with it.
+pub fn strong_load(blk: &crate::ir::Block, i: usize) -> bool {
+    matches!(blk.insts.get(i).map(|x| &x.kind), Some(InstKind::Ld { .. }))
+        && matches!(
+            blk.insts.get(i + 1).map(|x| &x.kind),
+            Some(InstKind::OrderPoint)
+        )
+}

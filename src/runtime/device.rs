@@ -31,6 +31,12 @@ pub struct DeviceOptions {
     /// Which JIT code modules get (default: `PTXJIT_JIT_TIER`, else tiered: quick code
     /// at load, optimized in the background for kernels that run a while).
     pub jit_tier: crate::jit::JitTier,
+    /// The sanitizers every launch runs under unless its [`LaunchConfig::sanitize`]
+    /// says otherwise (default: `PTXJIT_SANITIZE`). With memcheck, freed memory is
+    /// kept from reuse and live allocations are reported as leaks when the device goes.
+    pub sanitize: Option<crate::config::SanitizeOptions>,
+    /// Where the findings left at the device's end go as JSON (besides stderr).
+    pub sanitize_json: Option<std::path::PathBuf>,
 }
 
 impl Default for DeviceOptions {
@@ -41,6 +47,8 @@ impl Default for DeviceOptions {
                 .unwrap_or(1),
             memory_bytes: DEFAULT_MEMORY_BYTES,
             jit_tier: crate::config::EnvConfig::read().jit_tier,
+            sanitize: crate::config::EnvConfig::read().sanitize,
+            sanitize_json: None,
         }
     }
 }
@@ -54,6 +62,32 @@ pub(crate) struct DeviceInner {
     pub(crate) captured: std::sync::Mutex<Option<Vec<u8>>>,
     /// The worker threads of multi-worker launches.
     pub(crate) pool: super::pool::Pool,
+    /// Findings of report-only sanitizer launches not yet taken.
+    pub(crate) findings: std::sync::Mutex<super::sanitize::Report>,
+    /// Sanitized launches run one at a time (they share the device's shadow state).
+    pub(crate) san_lock: std::sync::Mutex<()>,
+}
+
+impl Drop for DeviceInner {
+    fn drop(&mut self) {
+        let mut report = std::mem::take(self.findings.get_mut().unwrap_or_else(|e| e.into_inner()));
+        if self.opts.sanitize.is_some_and(|o| o.memcheck) {
+            for (a, len) in self.mem.live(RegionKind::Alloc) {
+                report.add(super::sanitize::Finding::leak(a, len));
+            }
+        }
+        if let Some(p) = &self.opts.sanitize_json {
+            if let Err(e) = std::fs::write(p, report.to_json()) {
+                eprintln!(
+                    "ptxjit: cannot write the sanitizer report to {}: {e}",
+                    p.display()
+                );
+            }
+        }
+        if !report.is_empty() {
+            eprint!("{report}");
+        }
+    }
 }
 
 /// A CPU device: owns device memory and runs kernels. Cheap to clone (shared handle).
@@ -109,7 +143,7 @@ impl Device {
         // Reserve the requested address space; where the host refuses (a virtual-memory
         // limit, strict overcommit), fall back to smaller reservations down to 256 MiB.
         let mut size = opts.memory_bytes;
-        let mem = loop {
+        let mut mem = loop {
             match DeviceMemory::new(size) {
                 Ok(m) => break m,
                 Err(e) if size <= 256 << 20 => return Err(e.into()),
@@ -124,6 +158,7 @@ impl Device {
             threads: opts.threads.max(1),
             ..opts
         };
+        mem.set_quarantine(opts.sanitize.is_some_and(|o| o.memcheck));
         Ok(Device {
             inner: Arc::new(DeviceInner {
                 mem,
@@ -131,6 +166,8 @@ impl Device {
                 launches: std::sync::atomic::AtomicU64::new(0),
                 captured: std::sync::Mutex::new(None),
                 pool: super::pool::Pool::default(),
+                findings: Default::default(),
+                san_lock: Default::default(),
             }),
         })
     }
@@ -239,6 +276,46 @@ impl Device {
         (m.base(), m.base() + m.size())
     }
 
+    /// Allocates `bytes` that initcheck treats as never written (`cuMemAlloc`: a GPU
+    /// leaves new memory uninitialised; ptxjit zero-fills it all the same).
+    pub fn alloc_uninit(&self, bytes: usize) -> Result<Buffer> {
+        let ptr = self.inner.mem.alloc_uninit(bytes as u64, 0)?;
+        Ok(Buffer { ptr, len: bytes })
+    }
+
+    /// Tells initcheck that `[ptr, ptr+len)` was written by the host (copies and
+    /// fills that bypass [`Device::write`]).
+    pub fn mark_written(&self, ptr: u64, len: u64) {
+        self.inner
+            .mem
+            .init
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .mark(ptr, len);
+    }
+
+    /// The findings report-only sanitizer launches collected since the last call
+    /// (deduplicated by kind and instruction pair); what is not taken is printed to
+    /// stderr when the device goes.
+    pub fn take_sanitizer_report(&self) -> super::sanitize::Report {
+        std::mem::take(
+            &mut *self
+                .inner
+                .findings
+                .lock()
+                .unwrap_or_else(|e| e.into_inner()),
+        )
+    }
+
+    /// memcheck's leak report: the device allocations live now.
+    pub fn leaks(&self) -> super::sanitize::Report {
+        let mut r = super::sanitize::Report::default();
+        for (a, len) in self.inner.mem.live(RegionKind::Alloc) {
+            r.add(super::sanitize::Finding::leak(a, len));
+        }
+        r
+    }
+
     /// Frees a buffer.
     pub fn free(&self, buf: Buffer) -> Result<()> {
         Ok(self.inner.mem.free(buf.ptr)?)
@@ -275,6 +352,8 @@ pub(crate) struct ModuleInner {
     pub(crate) ir: ir::Module,
     pub(crate) layout: ModuleLayout,
     pub(crate) jit: Option<crate::jit::JitModule>,
+    /// The sanitizer variant of the JIT code, compiled for the first sanitized launch.
+    pub(crate) jit_san: std::sync::OnceLock<std::result::Result<crate::jit::JitModule, String>>,
 }
 
 impl Drop for ModuleInner {
@@ -312,6 +391,7 @@ impl Module {
             ir,
             layout: ModuleLayout::default(),
             jit: None,
+            jit_san: std::sync::OnceLock::new(),
         };
         for g in &inner.ir.globals {
             let kind = if g.space == Space::Const {
@@ -458,6 +538,22 @@ pub struct LaunchConfig {
     /// The watchdog's time limit: a launch still running after it is stopped with an
     /// error naming, for each stopped warp, where it was (`None`: no limit). Default 600 s.
     pub timeout: Option<std::time::Duration>,
+    /// The sanitizers this launch runs under (`None`: the device's
+    /// [`DeviceOptions::sanitize`]). See `crate::exec::sanitize`.
+    pub sanitize: Option<crate::config::SanitizeOptions>,
+    /// The order CTAs and warps run in (see [`Schedule`]).
+    pub schedule: Schedule,
+}
+
+/// The order a launch runs its CTAs and warps in.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum Schedule {
+    /// CTAs in order over the device's workers, warps in order.
+    #[default]
+    InOrder,
+    /// One worker; CTAs, and the warps of a CTA at every barrier, in an order drawn
+    /// from this seed (the same seed gives the same order).
+    Random(u64),
 }
 
 /// The default [`LaunchConfig::timeout`].
@@ -472,7 +568,20 @@ impl LaunchConfig {
             backend: Backend::Jit,
             check_uniform: false,
             timeout: Some(DEFAULT_TIMEOUT),
+            sanitize: None,
+            schedule: Schedule::InOrder,
         }
+    }
+    /// See [`LaunchConfig::sanitize`]; `SanitizeOptions::default()` turns the device's
+    /// sanitizers off for this launch.
+    pub fn sanitize(mut self, opts: crate::config::SanitizeOptions) -> Self {
+        self.sanitize = Some(opts);
+        self
+    }
+    /// See [`LaunchConfig::schedule`].
+    pub fn schedule(mut self, s: Schedule) -> Self {
+        self.schedule = s;
+        self
     }
     /// See [`LaunchConfig::timeout`].
     pub fn timeout(mut self, limit: Option<std::time::Duration>) -> Self {

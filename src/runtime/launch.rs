@@ -74,6 +74,10 @@ struct LaunchShared<'a> {
     error: Mutex<Option<Error>>,
     /// The launch's `printf` output (see `crate::exec::printf`).
     output: Arc<Mutex<Vec<u8>>>,
+    /// The launch's sanitizers, if any (see `crate::exec::sanitize`).
+    san: Option<Arc<crate::exec::sanitize::Sanitizer>>,
+    /// The CTA order of a random schedule (`None`: in order).
+    cta_order: Option<Vec<u64>>,
 }
 
 /// Per-worker memory: a shared window and the local frames of one CTA.
@@ -223,12 +227,18 @@ fn select_code(
     func_id: FuncId,
     cfg: &LaunchConfig,
     threads: u64,
+    sanitized: bool,
 ) -> Result<(Exec, u64), String> {
     if let (Backend::Jit, Some(j)) = (cfg.backend, module.inner.jit.as_ref()) {
         j.launch_start(threads, module.ir(), &module.inner.layout);
     }
     match cfg.backend {
         Backend::Interp => Ok((Exec::Interp, 0)),
+        Backend::Jit if sanitized => match super::sanitize::instrumented_jit(module)?.code(func_id)
+        {
+            Some((f, frame)) => Ok((Exec::Jit(f), frame)),
+            None => Err("the module has no code for this kernel".into()),
+        },
         Backend::Jit => match module.inner.jit.as_ref().and_then(|j| j.code(func_id)) {
             Some((f, frame)) => Ok((Exec::Jit(f), frame)),
             None => Err("the module was loaded without JIT code; use Backend::Interp".into()),
@@ -287,11 +297,25 @@ impl Device {
         };
         let shape = check_shape(module.ir(), func, cfg).map_err(bad)?;
         let params = pack_params(func, args).map_err(bad)?;
-        let (exec, frame) =
-            select_code(module, func_id, cfg, shape.ncta * shape.nthreads).map_err(bad)?;
+        let san_opts = cfg
+            .sanitize
+            .or(self.inner.opts.sanitize)
+            .filter(|o| o.any());
+        let (exec, frame) = select_code(
+            module,
+            func_id,
+            cfg,
+            shape.ncta * shape.nthreads,
+            san_opts.is_some(),
+        )
+        .map_err(bad)?;
         let clock_origin_ns = sreg::now_ns();
         let gridid = self.inner.launches.fetch_add(1, Ordering::Relaxed) + 1;
-        let workers = (self.inner.opts.threads as u64).min(shape.ncta).max(1) as usize;
+        let one_worker = san_opts.is_some() || cfg.schedule != super::device::Schedule::InOrder;
+        let workers = match one_worker {
+            true => 1,
+            false => (self.inner.opts.threads as u64).min(shape.ncta).max(1) as usize,
+        };
         let has_calls = callgraph::has_calls(&module.inner.ir, func_id);
         let frame_size = func.call_frame() as u64;
         let local_size = if has_calls {
@@ -300,6 +324,14 @@ impl Device {
             frame_size
         };
         let mem = &self.inner.mem;
+        let _san_guard = san_opts.map(|_| {
+            self.inner
+                .san_lock
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+        });
+        let san = san_opts
+            .map(|o| super::sanitize::launch_sanitizer(mem, o, shape.shared_size, local_size));
         let mut owned = Vec::new();
         let result = (|| {
             let (param_base, wmem) =
@@ -342,6 +374,8 @@ impl Device {
                 }
                 .max(frame as usize + WARP_STACK_BYTES),
                 frame_margin: match (exec, module.inner.jit.as_ref()) {
+                    (Exec::Jit(_), _) if san.is_some() => super::sanitize::instrumented_jit(module)
+                        .map_or(0, |j| j.max_frame_bytes() as usize),
                     (Exec::Jit(_), Some(j)) => j.max_frame_bytes() as usize,
                     _ => 0,
                 },
@@ -350,13 +384,15 @@ impl Device {
                 next_cta: AtomicU64::new(0),
                 error: Mutex::new(None),
                 output: Arc::new(Mutex::new(Vec::new())),
+                san: san.clone(),
+                cta_order: super::schedule::cta_order(cfg.schedule, shape.ncta),
             };
             self.run_launch(&shared, &wmem, shape.ncta)
         })();
         for a in owned {
             let _ = mem.free(a);
         }
-        result
+        super::sanitize::finish_launch(self, module, kernel, san.as_deref(), result)
     }
 
     /// Runs the CTAs of a planned launch on `wmem.len()` workers under the watchdog,
@@ -411,6 +447,11 @@ fn worker(sh: &LaunchShared, wm: &WorkerMem, ncta: u64) {
         if i >= ncta {
             return;
         }
+        let i = sh
+            .cta_order
+            .as_ref()
+            .and_then(|o| o.get(i as usize).copied())
+            .unwrap_or(i);
         if sh.stop.load(Ordering::Relaxed) != 0 {
             // Past the time limit with CTAs still to start (kernels without loops).
             let mut slot = sh.error.lock().unwrap_or_else(|e| e.into_inner());
@@ -511,6 +552,7 @@ fn run_cta(
         let mut env = Box::new(WarpEnv::new(sh.regions.clone()));
         env.output = Some(sh.output.clone());
         env.frame_margin = sh.frame_margin;
+        env.san = sh.san.clone();
         ctx.env = &mut *env;
         ctx.param_base = sh.param_base;
         ctx.shared_base = wm.shared_base;
@@ -549,8 +591,12 @@ fn run_cta(
         ctx.call_depth = 0;
     }
 
+    if let Some(s) = &sh.san {
+        s.cta_start(ntid, nwarps);
+    }
     if !sh.uses_barriers {
-        for (w, slot) in warps.iter_mut().enumerate() {
+        for w in super::schedule::warp_order(sh.cfg.schedule, ctaid, nwarps) {
+            let slot = &mut warps[w];
             if run_warp(sh, &mut slot.ctx) != STATUS_OK {
                 return Err(warp_error(sh, &warps[w], w, ctaid));
             }
@@ -558,6 +604,12 @@ fn run_cta(
         return Ok(());
     }
     run_cta_with_barriers(sh, warps, ctaid, stacks)
+}
+
+/// `%tid` of lane `lane` of a warp.
+fn tid_of(slot: &WarpSlot, lane: usize) -> [u32; 3] {
+    let l = lane.min(WARP_SIZE - 1);
+    [slot.ctx.tid[0][l], slot.ctx.tid[1][l], slot.ctx.tid[2][l]]
 }
 
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -589,6 +641,8 @@ struct Barriers {
     /// (the count a barrier without a thread count waits for).
     live_of: Vec<u32>,
     live: u32,
+    /// synccheck and racecheck's barrier epochs, under a sanitizer.
+    check: Option<super::sanitize::BarrierCheck>,
 }
 
 impl Barriers {
@@ -600,12 +654,17 @@ impl Barriers {
     }
 
     /// Records the arrivals a warp reported before suspending.
-    fn arrive(&mut self, w: usize, env: &mut WarpEnv) {
-        for a in env.arrivals.drain(..) {
+    fn arrive(&mut self, w: usize, slot: &mut WarpSlot) {
+        let mut arrivals = std::mem::take(&mut slot.env.arrivals);
+        for a in arrivals.drain(..) {
             let id = a.id.min(15) as usize;
             self.arrived[id] += a.mask.count_ones();
             if a.count.is_some() {
                 self.expected[id] = a.count;
+            }
+            if let Some(c) = self.check.as_mut() {
+                let t = tid_of(slot, a.mask.trailing_zeros() as usize);
+                c.arrival(id, a.inst, t, self.arrived[id], self.expected[id]);
             }
             if let Some(bits) = a.red {
                 self.red_yes[id] += (bits & a.mask).count_ones();
@@ -615,6 +674,7 @@ impl Barriers {
             }
             self.open |= 1 << id;
         }
+        slot.env.arrivals = arrivals;
     }
 
     /// Completes every barrier whose count is reached and wakes the warps whose
@@ -630,6 +690,9 @@ impl Barriers {
             let id = open.trailing_zeros() as usize;
             open &= open - 1;
             if self.arrived[id] >= self.expected[id].unwrap_or(live) {
+                if let Some(c) = self.check.as_mut() {
+                    c.completed(id, self.arrived[id], self.expected[id]);
+                }
                 self.red_done[id] = (self.red_yes[id], self.arrived[id]);
                 self.red_yes[id] = 0;
                 self.arrived[id] = 0;
@@ -691,12 +754,17 @@ fn run_cta_with_barriers(
         waits: vec![Vec::new(); n],
         live: live_of.iter().sum(),
         live_of,
+        check: sh.san.clone().map(|s| {
+            let b = sh.cfg.block;
+            super::sanitize::BarrierCheck::new(s, ctaid, b[0] * b[1] * b[2])
+        }),
         ..Default::default()
     };
+    let mut order = super::schedule::Order::new(sh.cfg.schedule, ctaid, n);
     let result = (|| -> Result<()> {
         loop {
             let mut ran = false;
-            for w in 0..n {
+            for w in order.next_round() {
                 if state[w] != WarpState::Ready {
                     continue;
                 }
@@ -704,11 +772,11 @@ fn run_cta_with_barriers(
                 let Some(co) = cos[w].as_mut() else { continue };
                 match co.resume(()) {
                     CoroutineResult::Yield(WarpYield::Wait) => {
-                        bars.arrive(w, &mut warps[w].env);
+                        bars.arrive(w, &mut warps[w]);
                         state[w] = WarpState::Waiting;
                     }
                     CoroutineResult::Yield(WarpYield::Arrive) => {
-                        bars.arrive(w, &mut warps[w].env);
+                        bars.arrive(w, &mut warps[w]);
                     }
                     CoroutineResult::Return(status) => {
                         state[w] = WarpState::Done;
@@ -723,6 +791,9 @@ fn run_cta_with_barriers(
                 // Exits and arrivals may complete barriers.
                 bars.refresh(w, warps);
                 bars.release(warps, &mut state, Some(w));
+                if bars.check.as_ref().is_some_and(|c| c.must_stop()) {
+                    return Err(Error::Host("stopped by a sanitizer finding".into()));
+                }
             }
             if state.iter().all(|s| *s == WarpState::Done) {
                 return Ok(());

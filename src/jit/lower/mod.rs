@@ -16,5 +16,6 @@ pub(crate) mod logic;
 pub(crate) mod matrix;
 pub(crate) mod mem;
 pub(crate) mod misc;
+pub(crate) mod sanitize;
 pub(crate) mod sync;
 pub(crate) mod warp;

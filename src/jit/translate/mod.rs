@@ -109,6 +109,8 @@ pub(crate) struct FuncTranslator<'a> {
     callee_refs: HashMap<cranelift_module::FuncId, FuncRef>,
     /// In a `.func`: the lanes that returned so far (i32 bits); `None` in a kernel.
     pub ret_bits: Option<Variable>,
+    /// The sanitizer variant (see [`BuildEnv::instrument`]).
+    pub instrument: bool,
 }
 
 /// What building any function of a module reads: the module, its layout, and the
@@ -119,6 +121,9 @@ pub(crate) struct BuildEnv<'a> {
     pub layout: &'a ModuleLayout,
     pub helpers: &'a HelperIds,
     pub calls: &'a crate::jit::translate::funcs::CallEnv,
+    /// Build the sanitizer variant: every access through `exec::ctx::access`, and
+    /// warp-synchronous instructions checked (see `lower::sanitize`).
+    pub instrument: bool,
 }
 
 /// Builds the Cranelift function of kernel or `.func` `fid` into `func`.
@@ -134,6 +139,7 @@ pub(crate) fn build(
         layout,
         helpers,
         calls,
+        instrument,
     } = env;
     let f = m
         .functions
@@ -198,6 +204,7 @@ pub(crate) fn build(
         calls,
         callee_refs: HashMap::new(),
         ret_bits,
+        instrument,
     };
     tx.entry(entry_mask)?;
     for mode in [Mode::Conv, Mode::Div] {

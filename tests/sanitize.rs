@@ -357,7 +357,8 @@ fn cases() -> Vec<Case> {
             Addr::Shared(128),
             Some((t(0), "ld.shared")),
         ),
-        // Lane 1's store to `last` (offset 0) follows lane 0's in the same instruction.
+        // The lanes of one store instruction count as one store; warp 1's store to
+        // `last` (offset 0) races with warp 0's, whose last lane (thread 31) wrote it.
         c(
             "shared_flag_waw",
             blk(64),
@@ -368,9 +369,9 @@ fn cases() -> Vec<Case> {
             },
             RaceWaw,
             "st.shared",
-            t(1),
+            t(32),
             Addr::Shared(0),
-            Some((t(0), "st.shared")),
+            Some((t(31), "st.shared")),
         ),
         // in[i] = i: h[0] is read by threads 0 and 4 (kept readers), then thread 0
         // stores it: a race with thread 4's read.
@@ -419,21 +420,22 @@ fn cases() -> Vec<Case> {
             Addr::Shared(68),
             Some(([0, 1, 0], "st.shared")),
         ),
-        // Thread 0's plain read of count races with thread 1's atomic add (atomics do
-        // not race with each other: thread 0's own add is fine).
+        // flags[64] = 0: thread 0 resets count (plain store) and adds nothing; thread
+        // 1's atomic add comes next in the same epoch: a write-after-write race.
         c(
-            "read_while_atomic",
+            "counter_reset_no_sync",
             blk(64),
             "racecheck",
             |d| {
-                let b = vec![out(d, 4)];
+                let flags: Vec<i32> = (0..128).map(|i| (i != 64) as i32).collect();
+                let b = vec![i32s(d, &flags), out(d, 8)];
                 (ptrs(&b), b)
             },
-            RaceWar,
+            RaceWaw,
             "atom.shared",
             t(1),
             Addr::Shared(0),
-            Some((t(0), "ld.shared")),
+            Some((t(0), "st.shared")),
         ),
         // Lanes 0..15 wait at the if-branch's barrier, lanes 16..31 at the else-branch's.
         // The warp runs the else block first (it comes first in reverse post-order:
@@ -453,23 +455,22 @@ fn cases() -> Vec<Case> {
             Addr::Any,
             Some((t(16), "bar.sync")),
         ),
-        // n = 48: threads 48..63 return; the barrier completes with 48 of 64 threads
-        // (thread 0 arrived first).
+        // Warp 0 loops twice, warp 1 once: in round 2 warp 0 waits at the loop's
+        // barrier (thread 0 first) while warp 1 (thread 32) waits at the one after it.
         c(
-            "early_return_then_sync",
+            "sync_in_variable_loop",
             blk(64),
             "synccheck",
             |d| {
-                let b = vec![f32s(d, 64), out(d, 256)];
-                let mut a = ptrs(&b);
-                a.push(KernelArg::I32(48));
-                (a, b)
+                let counts: Vec<i32> = (0..64).map(|i| if i < 32 { 2 } else { 1 }).collect();
+                let b = vec![i32s(d, &counts), out(d, 256)];
+                (ptrs(&b), b)
             },
-            BarrierExited,
+            DivergentBarrier,
             "bar.sync",
-            t(0),
+            t(32),
             Addr::Any,
-            None,
+            Some((t(0), "bar.sync")),
         ),
         // Lanes 0..15 run the shfl whose mask names all 32.
         c(

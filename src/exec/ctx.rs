@@ -615,6 +615,17 @@ pub unsafe fn sanitize_warp_sync(
     Ok(())
 }
 
+/// A call set up `[off, off+len)` relative to the lanes' (`mask`) current `.local`
+/// windows: initcheck counts it as written (see `Sanitizer::local_written`).
+///
+/// # Safety
+/// `ctx.env` must point to this warp's live [`WarpEnv`].
+pub unsafe fn sanitize_local_written(ctx: &WarpCtx, mask: u32, off: i64, len: u64) {
+    if let Some(san) = unsafe { (*ctx.env).san.as_ref() } {
+        san.local_written(&view(ctx), mask, off, len);
+    }
+}
+
 /// Records a `brx.idx` whose index (of lane `lane`) is not below `len`, the length of
 /// its target list, and stops the warp.
 ///

@@ -592,7 +592,7 @@ fn run_cta(
     }
 
     if let Some(s) = &sh.san {
-        s.cta_start(ntid, nwarps);
+        s.cta_start(ntid, nwarps, wm.local_base);
     }
     if !sh.uses_barriers {
         for w in super::schedule::warp_order(sh.cfg.schedule, ctaid, nwarps) {
@@ -664,7 +664,7 @@ impl Barriers {
             }
             if let Some(c) = self.check.as_mut() {
                 let t = tid_of(slot, a.mask.trailing_zeros() as usize);
-                c.arrival(id, a.inst, t, self.arrived[id], self.expected[id]);
+                c.arrival(id, a.inst, t, self.arrived[id], self.expected[id], a.wait);
             }
             if let Some(bits) = a.red {
                 self.red_yes[id] += (bits & a.mask).count_ones();
@@ -691,7 +691,7 @@ impl Barriers {
             open &= open - 1;
             if self.arrived[id] >= self.expected[id].unwrap_or(live) {
                 if let Some(c) = self.check.as_mut() {
-                    c.completed(id, self.arrived[id], self.expected[id]);
+                    c.completed(id);
                 }
                 self.red_done[id] = (self.red_yes[id], self.arrived[id]);
                 self.red_yes[id] = 0;
@@ -754,10 +754,10 @@ fn run_cta_with_barriers(
         waits: vec![Vec::new(); n],
         live: live_of.iter().sum(),
         live_of,
-        check: sh.san.clone().map(|s| {
-            let b = sh.cfg.block;
-            super::sanitize::BarrierCheck::new(s, ctaid, b[0] * b[1] * b[2])
-        }),
+        check: sh
+            .san
+            .clone()
+            .map(|s| super::sanitize::BarrierCheck::new(s, ctaid)),
         ..Default::default()
     };
     let mut order = super::schedule::Order::new(sh.cfg.schedule, ctaid, n);

@@ -268,14 +268,14 @@ impl fmt::Display for Report {
     }
 }
 
-/// synccheck's view of one CTA's barriers (driven by the CTA scheduler): arrivals at
-/// one barrier generation from different instructions, more arrivals than a barrier's
-/// thread count, and CTA-wide barriers that complete without threads that exited;
-/// every completion also advances racecheck's epoch.
+/// synccheck's view of one CTA's barriers (driven by the CTA scheduler): threads waiting
+/// at one generation of a CTA-wide barrier (no thread count) from different instructions
+/// (a barrier in divergent code), and more arrivals than a barrier's thread count; every
+/// completion also advances racecheck's epoch. Threads that exited before a barrier are
+/// not a finding: PTX barriers wait for the non-exited threads only.
 pub(crate) struct BarrierCheck {
     san: std::sync::Arc<crate::exec::sanitize::Sanitizer>,
     ctaid: [u32; 3],
-    nthreads: u32,
     /// The first arrival of each barrier's current generation: instruction and thread.
     first: [Option<(InstId, [u32; 3])>; 16],
 }
@@ -284,12 +284,10 @@ impl BarrierCheck {
     pub(crate) fn new(
         san: std::sync::Arc<crate::exec::sanitize::Sanitizer>,
         ctaid: [u32; 3],
-        nthreads: u32,
     ) -> BarrierCheck {
         BarrierCheck {
             san,
             ctaid,
-            nthreads,
             first: [None; 16],
         }
     }
@@ -311,7 +309,9 @@ impl BarrierCheck {
     }
 
     /// Threads (the first is `thread`) arrived at barrier `id` from `inst`; `arrived`:
-    /// the generation's arrivals so far, `count`: its thread count if it has one.
+    /// the generation's arrivals so far, `count`: its thread count if it has one; `wait`:
+    /// they wait (not `bar.arrive`, which producer/consumer code pairs with a `bar.sync`
+    /// elsewhere).
     pub(crate) fn arrival(
         &mut self,
         id: usize,
@@ -319,11 +319,13 @@ impl BarrierCheck {
         thread: [u32; 3],
         arrived: u32,
         count: Option<u32>,
+        wait: bool,
     ) {
         if !self.san.opts.synccheck {
             return;
         }
         match self.first[id] {
+            _ if count.is_some() || !wait => {}
             None => self.first[id] = Some((inst, thread)),
             Some((i, t)) if i != inst => {
                 let mut f = self.finding(FindingKind::DivergentBarrier, inst, thread);
@@ -349,23 +351,10 @@ impl BarrierCheck {
         }
     }
 
-    /// Barrier `id` completed with `arrived` threads (`expected`: its thread count;
-    /// `None`: every live thread).
-    pub(crate) fn completed(&mut self, id: usize, arrived: u32, expected: Option<u32>) {
+    /// Barrier `id` completed: a new generation starts.
+    pub(crate) fn completed(&mut self, id: usize) {
         self.san.barrier_completed();
-        let first = self.first[id].take();
-        if !self.san.opts.synccheck || expected.is_some() || arrived >= self.nthreads {
-            return;
-        }
-        if let Some((inst, thread)) = first {
-            let mut f = self.finding(FindingKind::BarrierExited, inst, thread);
-            f.detail = format!(
-                "barrier {id} completed with {arrived} of the CTA's {} threads: the others \
-                 exited without reaching it (undefined on a GPU)",
-                self.nthreads
-            );
-            self.san.report(f);
-        }
+        self.first[id] = None;
     }
 
     /// Whether the launch must stop now (a finding, not report-only).

@@ -172,14 +172,21 @@ __global__ void transpose_no_sync(const float *in, float *out) {
     out[y * 16 + x] = tile[x][y];
 }
 
-// racecheck: thread 0 reads a counter that other threads increment atomically, with no
-// barrier between.
-__global__ void read_while_atomic(int *out) {
+// racecheck: a shared counter reused for a second phase: thread 0 resets it without a
+// barrier after the first phase, while the other threads already add to it atomically.
+__global__ void counter_reset_no_sync(const int *flags, int *out) {
     __shared__ int count;
     if (threadIdx.x == 0) count = 0;
     __syncthreads();
-    if (threadIdx.x == 0) out[0] = count;
-    atomicAdd(&count, 1);
+    if (flags[threadIdx.x]) atomicAdd(&count, 1);
+    __syncthreads();
+    if (threadIdx.x == 0) {
+        out[0] = count;
+        count = 0;
+    }
+    if (flags[threadIdx.x + 64]) atomicAdd(&count, 1);
+    __syncthreads();
+    if (threadIdx.x == 0) out[1] = count;
 }
 
 // synccheck: __syncthreads in both branches of a divergent if.
@@ -195,13 +202,18 @@ __global__ void syncthreads_if_else(float *out) {
     out[threadIdx.x] = s[63 - threadIdx.x];
 }
 
-// synccheck: an early return before __syncthreads.
-__global__ void early_return_then_sync(const float *in, float *out, int n) {
+// synccheck: __syncthreads inside a loop whose trip count differs between threads:
+// threads that leave the loop early wait at the barrier after it.
+__global__ void sync_in_variable_loop(const int *counts, float *out) {
     __shared__ float s[64];
-    if (threadIdx.x >= n) return;
-    s[threadIdx.x] = in[threadIdx.x];
+    float acc = 0.0f;
+    for (int i = 0; i < counts[threadIdx.x]; i++) {
+        s[threadIdx.x] = acc + i;
+        __syncthreads();
+        acc += s[63 - threadIdx.x];
+    }
     __syncthreads();
-    out[threadIdx.x] = s[n - 1 - threadIdx.x];
+    out[threadIdx.x] = acc;
 }
 
 // synccheck: __shfl_sync with the full mask inside a divergent branch.

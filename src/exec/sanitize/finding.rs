@@ -32,8 +32,6 @@ pub enum FindingKind {
     RaceWaw,
     /// synccheck: threads of a CTA arrived at one barrier from different instructions.
     DivergentBarrier,
-    /// synccheck: a CTA-wide barrier completed without threads that had exited.
-    BarrierExited,
     /// synccheck: more threads arrived at a barrier than its thread count.
     BarrierCount,
     /// synccheck: a lane's `membermask` does not include the lane itself.
@@ -52,8 +50,7 @@ impl FindingKind {
             | SharedOverflow | Leak => "memcheck",
             Uninit => "initcheck",
             RaceRaw | RaceWar | RaceWaw => "racecheck",
-            DivergentBarrier | BarrierExited | BarrierCount | MaskExcludesSelf
-            | MaskNamesInactive => "synccheck",
+            DivergentBarrier | BarrierCount | MaskExcludesSelf | MaskNamesInactive => "synccheck",
         }
     }
 
@@ -73,7 +70,6 @@ impl FindingKind {
             RaceWar => "race-write-after-read",
             RaceWaw => "race-write-after-write",
             DivergentBarrier => "divergent-barrier",
-            BarrierExited => "barrier-after-exit",
             BarrierCount => "barrier-count",
             MaskExcludesSelf => "membermask-excludes-lane",
             MaskNamesInactive => "membermask-names-inactive-lanes",

@@ -95,9 +95,12 @@ struct State {
     findings: Vec<RawFinding>,
     seen: HashSet<(FindingKind, Option<InstId>, Option<InstId>)>,
     counter: u32,
+    /// Serial number of the instruction execution being checked (see `race::Acc::exec`).
+    exec: u32,
     epoch: u32,
     warp_epochs: Vec<u32>,
     ntid: [u32; 3],
+    local_root: u64,
     shared_init: Bits,
     local_init: Bits,
     shared_race: Vec<ByteRec>,
@@ -155,10 +158,13 @@ impl Sanitizer {
     }
 
     /// A CTA of `ntid` threads in `nwarps` warps starts: its shared and local memory
-    /// are unwritten, and no access of it happened yet.
-    pub fn cta_start(&self, ntid: [u32; 3], nwarps: usize) {
+    /// are unwritten, and no access of it happened yet. `local_root`: host address of
+    /// thread 0's `.local` area (thread t's is `local_size` bytes at `local_root + t *
+    /// local_size`, whatever call frames are pushed).
+    pub fn cta_start(&self, ntid: [u32; 3], nwarps: usize, local_root: u64) {
         let mut s = self.state();
         s.ntid = ntid;
+        s.local_root = local_root;
         s.epoch = s.tick();
         let e = s.tick();
         s.warp_epochs.clear();
@@ -235,16 +241,36 @@ impl Sanitizer {
         self.opts.report_only
     }
 
-    fn place(&self, w: &WarpView, lane: usize, h: u64) -> Place {
+    fn place(&self, s: &State, w: &WarpView, lane: usize, h: u64) -> Place {
+        let lo = s.local_root + (w.warpid as u64 * 32 + lane as u64) * self.local_size;
         if h >= w.shared_base && h < w.shared_base + w.shared_size {
             Place::Shared(h - w.shared_base)
-        } else if w.local_size > 0
-            && h >= w.local_base[lane]
-            && h < w.local_base[lane] + w.local_size
-        {
-            Place::Local(h - w.local_base[lane])
+        } else if self.local_size > 0 && h >= lo && h < lo + self.local_size {
+            Place::Local(h - lo)
         } else {
             Place::Global
+        }
+    }
+
+    /// A call set up bytes `[off, off+len)` relative to the lanes' current `.local`
+    /// windows (a pushed frame's parameters and locals, or a return value copied back
+    /// into the caller's frame): they count as written for initcheck.
+    pub fn local_written(&self, w: &WarpView, mask: u32, off: i64, len: u64) {
+        if !self.opts.initcheck {
+            return;
+        }
+        let mut s = self.state();
+        let mut m = mask;
+        while m != 0 {
+            let lane = m.trailing_zeros() as usize;
+            m &= m - 1;
+            if let Place::Local(o) =
+                self.place(&s, w, lane, w.local_base[lane].wrapping_add_signed(off))
+            {
+                let t = w.warpid as u64 * 32 + lane as u64;
+                let bit = t * self.local_size + o;
+                s.local_init.set(bit, len.min(self.local_size - o));
+            }
         }
     }
 
@@ -264,6 +290,7 @@ impl Sanitizer {
             return None;
         }
         let mut s = self.state();
+        s.exec = s.exec.wrapping_add(1);
         let before = s.findings.len();
         let mut first_lane = None;
         let mut m = mask;
@@ -271,7 +298,7 @@ impl Sanitizer {
             let lane = m.trailing_zeros() as usize;
             m &= m - 1;
             let h = host[lane];
-            let place = self.place(w, lane, h);
+            let place = self.place(&s, w, lane, h);
             let n = s.findings.len();
             if self.opts.initcheck {
                 self.init_check(&mut s, w, req, lane, addrs[lane], h, &place, atomic);
@@ -375,6 +402,7 @@ impl Sanitizer {
             inst: req.inst.0,
             epoch: s.epoch,
             wepoch: s.warp_epochs.get(w).copied().unwrap_or(0),
+            exec: s.exec,
             atomic,
         };
         let write = req.write;

@@ -20,6 +20,10 @@ pub struct Acc {
     pub inst: u32,
     pub epoch: u32,
     pub wepoch: u32,
+    /// Which execution of an instruction by a warp made the access: the lanes of one
+    /// execution do not race with each other (all lanes storing one value to one
+    /// address, as Triton's reductions do, is one store).
+    pub exec: u32,
     pub atomic: bool,
 }
 
@@ -52,20 +56,36 @@ pub struct Now<'a> {
 }
 
 impl Now<'_> {
-    /// Whether `prev` happened concurrently with an access by thread `tid`.
-    fn concurrent(&self, prev: &Acc, tid: u32) -> bool {
-        if prev.epoch == 0 || prev.epoch != self.epoch || prev.tid == tid {
-            return false;
+    /// Whether `prev` is ordered before `cur` (or is no access, or the same thread's).
+    fn ordered(&self, prev: &Acc, cur: &Acc) -> bool {
+        if prev.epoch == 0 || prev.epoch != self.epoch || prev.tid == cur.tid {
+            return true;
         }
         let w = (prev.tid / 32) as usize;
-        !(w == (tid / 32) as usize && self.warp_epochs.get(w).is_some_and(|&e| e != prev.wepoch))
+        w == (cur.tid / 32) as usize && self.warp_epochs.get(w).is_some_and(|&e| e != prev.wepoch)
+    }
+
+    /// Whether `prev` and `cur` may race: not ordered, and not lanes of one execution.
+    fn concurrent(&self, prev: &Acc, cur: &Acc) -> bool {
+        !self.ordered(prev, cur) && prev.exec != cur.exec
     }
 
     /// Records access `cur` (`write`) of one byte; returns the first race found.
+    ///
+    /// Atomics never race with atomics, and a plain read never races with an atomic
+    /// write: that is the compare-and-swap loop (`old = *p; do ... atomicCAS(p, old,
+    /// f(old))`), whose plain read is only a guess the atomic checks. A plain write and
+    /// an atomic do race.
     pub fn access(&self, rec: &mut ByteRec, cur: Acc, write: bool) -> Option<Hazard> {
-        let both_atomic = |p: &Acc| p.atomic && cur.atomic;
+        let exempt_ww = |p: &Acc| p.atomic && cur.atomic;
+        let exempt_rw = |p: &Acc| p.atomic || (write && cur.atomic);
         let mut hit = None;
-        if self.concurrent(&rec.w, cur.tid) && !both_atomic(&rec.w) {
+        let exempt_w = if write {
+            exempt_ww(&rec.w)
+        } else {
+            exempt_rw(&rec.w)
+        };
+        if self.concurrent(&rec.w, &cur) && !exempt_w {
             hit = Some(if write {
                 Hazard::Waw(rec.w)
             } else {
@@ -76,15 +96,15 @@ impl Now<'_> {
             if hit.is_none() {
                 hit = [rec.r1, rec.r2]
                     .into_iter()
-                    .find(|r| self.concurrent(r, cur.tid) && !both_atomic(r))
+                    .find(|r| self.concurrent(r, &cur) && !exempt_rw(r))
                     .map(Hazard::War);
             }
             // Reads stay recorded: a read by thread A, then A's write, then B's write
             // still races with A's read.
             rec.w = cur;
-        } else if !self.concurrent(&rec.r1, cur.tid) {
+        } else if self.ordered(&rec.r1, &cur) {
             rec.r1 = cur;
-        } else if !self.concurrent(&rec.r2, cur.tid) {
+        } else if self.ordered(&rec.r2, &cur) {
             rec.r2 = cur;
         }
         hit
@@ -101,6 +121,7 @@ mod tests {
             inst: tid,
             epoch,
             wepoch,
+            exec: tid + 100,
             atomic: false,
         }
     }
@@ -148,6 +169,9 @@ mod tests {
         };
         assert_eq!(now.access(&mut a, at(1), true), None);
         assert_eq!(now.access(&mut a, at(2), true), None);
-        assert!(now.access(&mut a, acc(3, 9, 5), false).is_some());
+        // A plain read of an atomically written byte is the CAS-loop idiom: no race;
+        // a plain write is one.
+        assert_eq!(now.access(&mut a, acc(3, 9, 5), false), None);
+        assert!(now.access(&mut a, acc(4, 9, 5), true).is_some());
     }
 }

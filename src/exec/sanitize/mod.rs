@@ -76,6 +76,7 @@ use crate::ir::{InstId, Space};
 use race::{Acc, ByteRec, Hazard, Now};
 use shadow::{Bits, InitMap};
 use std::collections::{HashMap, HashSet};
+use std::hash::{BuildHasherDefault, Hasher};
 use std::sync::{Arc, Mutex, MutexGuard};
 
 /// The sanitizer state of one launch.
@@ -104,7 +105,26 @@ struct State {
     shared_init: Bits,
     local_init: Bits,
     shared_race: Vec<ByteRec>,
-    global_race: HashMap<u64, ByteRec>,
+    global_race: HashMap<u64, ByteRec, BuildHasherDefault<AddrHasher>>,
+}
+
+/// A multiplicative hash of a byte address (std's SipHash is several times slower, and
+/// addresses need no protection against collisions chosen by an attacker).
+#[derive(Default)]
+struct AddrHasher(u64);
+
+impl Hasher for AddrHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.0 = (self.0 ^ b as u64).wrapping_mul(0x100_0000_01b3);
+        }
+    }
+    fn write_u64(&mut self, v: u64) {
+        self.0 = (v ^ (v >> 29)).wrapping_mul(0x9e37_79b9_7f4a_7c15);
+    }
 }
 
 impl State {
@@ -291,6 +311,10 @@ impl Sanitizer {
         }
         let mut s = self.state();
         s.exec = s.exec.wrapping_add(1);
+        let mut init = self
+            .opts
+            .initcheck
+            .then(|| self.init.lock().unwrap_or_else(|e| e.into_inner()));
         let before = s.findings.len();
         let mut first_lane = None;
         let mut m = mask;
@@ -300,8 +324,9 @@ impl Sanitizer {
             let h = host[lane];
             let place = self.place(&s, w, lane, h);
             let n = s.findings.len();
-            if self.opts.initcheck {
-                self.init_check(&mut s, w, req, lane, addrs[lane], h, &place, atomic);
+            if let Some(init) = init.as_deref_mut() {
+                let a = addrs[lane];
+                self.init_check(&mut s, init, w, req, lane, a, h, &place, atomic);
             }
             if self.opts.racecheck {
                 self.race_check(&mut s, w, req, lane, addrs[lane], h, &place, atomic);
@@ -320,6 +345,7 @@ impl Sanitizer {
     fn init_check(
         &self,
         s: &mut State,
+        init: &mut InitMap,
         w: &WarpView,
         req: &AccessShape,
         lane: usize,
@@ -341,12 +367,7 @@ impl Sanitizer {
                         .first_clear(base + o, len)
                         .map(|i| i - base - o)
                 }
-                Place::Global => self
-                    .init
-                    .lock()
-                    .unwrap_or_else(|e| e.into_inner())
-                    .first_uninit(h, len)
-                    .map(|i| i - h),
+                Place::Global => init.first_uninit(h, len).map(|i| i - h),
             }
         };
         if let Some(off) = uninit {
@@ -373,11 +394,7 @@ impl Sanitizer {
             match *place {
                 Place::Shared(o) => s.shared_init.set(o, len),
                 Place::Local(o) => s.local_init.set(t * self.local_size + o, len),
-                Place::Global => self
-                    .init
-                    .lock()
-                    .unwrap_or_else(|e| e.into_inner())
-                    .mark(h, len),
+                Place::Global => init.mark(h, len),
             }
         }
     }

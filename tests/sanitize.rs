@@ -1004,3 +1004,85 @@ fn leaks_and_schedules() {
         );
     }
 }
+
+#[test]
+fn cli_and_environment_select_the_sanitizers() {
+    let exe = env!("CARGO_BIN_EXE_ptxjit");
+    let ptx = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/sanitize/bugs.nvrtc.ptx");
+    let json = std::env::temp_dir().join(format!("ptxjit-sanitize-{}.json", std::process::id()));
+    let base = [
+        "run",
+        ptx,
+        "--kernel",
+        "scale",
+        "--block",
+        "32",
+        "--arg",
+        "uninit:128",
+        "--arg",
+        "zeros:128",
+        "--arg",
+        "f32:2",
+    ];
+    // --sanitize with a JSON report.
+    let o = std::process::Command::new(exe)
+        .args(base)
+        .args(["--sanitize", "initcheck", "--sanitize-json"])
+        .arg(&json)
+        .env_remove("PTXJIT_SANITIZE")
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(!o.status.success());
+    assert!(
+        err.contains("initcheck: uninitialized-read in kernel 'scale' at ")
+            && err.contains("(`ld.global"),
+        "{err}"
+    );
+    let j = std::fs::read_to_string(&json).unwrap();
+    let _ = std::fs::remove_file(&json);
+    assert!(j.contains("\"kind\":\"uninitialized-read\""), "{j}");
+    // PTXJIT_SANITIZE (EnvConfig, as libcuda.so reads it) without --sanitize.
+    let o = std::process::Command::new(exe)
+        .args(base)
+        .env("PTXJIT_SANITIZE", "initcheck")
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        !o.status.success() && err.contains("uninitialized-read"),
+        "{err}"
+    );
+    // report-only: the run succeeds and prints the finding.
+    let o = std::process::Command::new(exe)
+        .args(base)
+        .args(["--sanitize", "initcheck,report-only"])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(o.status.success(), "{err}");
+    assert!(err.contains("ptxjit sanitizer: 1 finding(s)"), "{err}");
+    // Without sanitizers the same run succeeds silently.
+    let o = std::process::Command::new(exe)
+        .args(base)
+        .env_remove("PTXJIT_SANITIZE")
+        .output()
+        .unwrap();
+    assert!(o.status.success() && o.stderr.is_empty());
+    // explore: a racy kernel whose output depends on the warp order.
+    let o = std::process::Command::new(exe)
+        .args(["run", ptx, "--kernel", "shared_flag_waw", "--block", "64"])
+        .args(["--backend", "interp"])
+        .args(["--arg", "zeros:256", "--out"])
+        .arg(format!("0={}", json.display()))
+        .args(["--schedule", "explore:8"])
+        .env_remove("PTXJIT_SANITIZE")
+        .output()
+        .unwrap();
+    let _ = std::fs::remove_file(&json);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        !o.status.success() && err.contains("changes the output"),
+        "{err}"
+    );
+}

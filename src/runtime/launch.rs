@@ -301,12 +301,15 @@ impl Device {
             .sanitize
             .or(self.inner.opts.sanitize)
             .filter(|o| o.any());
+        // memcheck alone needs no instrumented code: every bad access leaves the JIT's
+        // fast paths for the checked helper, which reports it.
+        let instrument = san_opts.is_some_and(|o| o.initcheck || o.racecheck || o.synccheck);
         let (exec, frame) = select_code(
             module,
             func_id,
             cfg,
             shape.ncta * shape.nthreads,
-            san_opts.is_some(),
+            instrument,
         )
         .map_err(bad)?;
         let clock_origin_ns = sreg::now_ns();
@@ -374,7 +377,7 @@ impl Device {
                 }
                 .max(frame as usize + WARP_STACK_BYTES),
                 frame_margin: match (exec, module.inner.jit.as_ref()) {
-                    (Exec::Jit(_), _) if san.is_some() => super::sanitize::instrumented_jit(module)
+                    (Exec::Jit(_), _) if instrument => super::sanitize::instrumented_jit(module)
                         .map_or(0, |j| j.max_frame_bytes() as usize),
                     (Exec::Jit(_), Some(j)) => j.max_frame_bytes() as usize,
                     _ => 0,

@@ -426,7 +426,7 @@ impl RunArgs {
                 .parse()
                 .map_err(|_| format!("--out '{o}': '{i}' is not an argument index"))?;
             let b = bufs.get(i).copied().flatten().ok_or_else(|| {
-                format!("--out '{o}': argument {i} is not a buf:, zeros: or uninit: buffer")
+                format!("--out '{o}': argument {i} is not a buf: or zeros: buffer (nor uninit:)")
             })?;
             writes.push((b, PathBuf::from(path)));
         }

@@ -121,9 +121,13 @@ pub mod parse;
 pub mod runtime;
 
 pub use exec::coverage::CoverageMap;
+pub use config::SanitizeOptions;
 pub use exec::ctx::FaultKind;
+pub use exec::sanitize::FindingKind;
 pub use parse::PtxError;
 pub use runtime::device::{
     Backend, Buffer, Device, DeviceCopy, DeviceOptions, Dim3, KernelArg, LaunchConfig, Module,
+    Schedule,
 };
 pub use runtime::error::{Error, Fault, Result};
+pub use runtime::sanitize::{Finding, Report};

@@ -5,19 +5,28 @@
 //! ptxjit run FILE.ptx... --kernel NAME [--grid X,Y,Z] [--block X,Y,Z] [--shared BYTES]
 //!            [--backend jit|interp] [--threads N] [--check-uniform] [--timeout SECS]
 //!            [--arg SPEC]... [--out I=PATH]...
+//!            [--sanitize memcheck,racecheck,initcheck,synccheck[,report-only]]
+//!            [--sanitize-json PATH] [--schedule random:SEED|explore:N]
 //! ptxjit dump FILE.ptx [--kernel NAME] (--clif | --asm)
 //! ptxjit fuzz FILE.ptx --kernel NAME --input SPEC... [--grid R] [--block R] [--runs N]
 //!            [--max-time SECS] [--corpus PATH]... [--artifacts DIR] [--reproduce FILE]
 //! ```
 //! SPEC is `TYPE:VALUE` (u8..u64 s8..s64 b8..b64 f32 f64; decimal, or `0x` hex — for
-//! f32/f64 hex is the bit pattern), `buf:PATH` (a device buffer with PATH's bytes) or
-//! `zeros:N` (a device buffer of N zero bytes). `--out I=PATH` writes the buffer passed
+//! f32/f64 hex is the bit pattern), `buf:PATH` (a device buffer with PATH's bytes),
+//! `zeros:N` (a device buffer of N zero bytes) or `uninit:N` (N bytes initcheck treats
+//! as never written, as `cuMemAlloc`'s). `--sanitize` runs the launch under the
+//! sanitizers (`report-only`: print every finding and go on); `--schedule random:SEED`
+//! runs CTAs and warps in a seeded order, `explore:N` runs seeds 1..=N and reports the
+//! first whose outputs differ from the in-order run or that fails. `--out I=PATH` writes the buffer passed
 //! as argument I (0-based) to PATH after the launch. Several files are linked into one
 //! module (`.extern` symbols resolve across them, see `ptxjit::link`). Exit code 0 on
 //! success, 1 on error.
 
 use clap::{Parser, Subcommand, ValueEnum};
-use ptxjit::{Backend, Buffer, Device, DeviceOptions, KernelArg, LaunchConfig, Module};
+use ptxjit::{
+    Backend, Buffer, Device, DeviceOptions, KernelArg, LaunchConfig, Module, SanitizeOptions,
+    Schedule,
+};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -77,6 +86,15 @@ enum Cmd {
         /// I=PATH: write buffer argument I to PATH after the launch.
         #[arg(long = "out")]
         outs: Vec<String>,
+        /// Sanitizers: memcheck,racecheck,initcheck,synccheck (or all), and report-only.
+        #[arg(long)]
+        sanitize: Option<String>,
+        /// Also write the sanitizer findings to PATH as JSON.
+        #[arg(long)]
+        sanitize_json: Option<PathBuf>,
+        /// random:SEED (a seeded CTA and warp order) or explore:N (seeds 1..=N).
+        #[arg(long)]
+        schedule: Option<String>,
     },
     /// Fuzz a kernel: inputs from a coverage-guided mutation loop, each crashing input
     /// written with a reproducer command (see `ptxjit::fuzz`).
@@ -184,6 +202,11 @@ fn parse_arg(dev: &Device, spec: &str) -> Result<(KernelArg, Option<Buffer>), St
             let b = dev.alloc_zeroed(n).map_err(|e| bad(e.to_string()))?;
             return Ok((KernelArg::from(&b), Some(b)));
         }
+        "uninit" => {
+            let n = parse_uint(val).map_err(bad)? as usize;
+            let b = dev.alloc_uninit(n).map_err(|e| bad(e.to_string()))?;
+            return Ok((KernelArg::from(&b), Some(b)));
+        }
         "u8" | "b8" => {
             let v = parse_uint(val).map_err(bad)?;
             range(v <= u8::MAX as u64)?;
@@ -275,74 +298,47 @@ fn run(cli: Cli) -> Result<(), String> {
             timeout,
             args,
             outs,
+            sanitize,
+            sanitize_json,
+            schedule,
         } => {
-            let grid = parse_dims(&grid, "grid")?;
-            let block = parse_dims(&block, "block")?;
-            let mut opts = DeviceOptions::default();
-            if let Some(t) = threads {
-                if t == 0 {
-                    return Err("--threads must be at least 1".into());
-                }
-                opts.threads = t;
-            }
-            let dev = Device::with_options(opts).map_err(|e| e.to_string())?;
-            let backend = match backend {
-                BackendArg::Jit => Backend::Jit,
-                BackendArg::Interp => Backend::Interp,
+            let san = match &sanitize {
+                Some(s) => Some(SanitizeOptions::parse(s).map_err(|e| format!("--sanitize: {e}"))?),
+                None => None,
             };
-            let (m, _) = load_files(&dev, &files, backend == Backend::Jit)?;
-            let params = m.kernel_params(&kernel).map_err(|e| e.to_string())?;
-            if params.len() != args.len() {
-                return Err(format!(
-                    "kernel '{kernel}' takes {} parameters ({}) but {} --arg were given",
-                    params.len(),
-                    params
-                        .iter()
-                        .map(|p| format!("{}: {} bytes", p.name, p.size))
-                        .collect::<Vec<_>>()
-                        .join(", "),
-                    args.len()
-                ));
+            let run = RunArgs {
+                files,
+                kernel,
+                grid: parse_dims(&grid, "grid")?,
+                block: parse_dims(&block, "block")?,
+                shared,
+                backend: match backend {
+                    BackendArg::Jit => Backend::Jit,
+                    BackendArg::Interp => Backend::Interp,
+                },
+                threads,
+                check_uniform,
+                timeout,
+                args,
+                outs,
+                san,
+                sanitize_json,
+            };
+            match schedule.as_deref().map(|s| s.split_once(':')) {
+                None => run.once(Schedule::InOrder).map(|_| ()),
+                Some(Some(("random", seed))) => {
+                    let seed = parse_uint(seed).map_err(|e| format!("--schedule: {e}"))?;
+                    run.once(Schedule::Random(seed)).map(|_| ())
+                }
+                Some(Some(("explore", n))) => {
+                    let n = parse_uint(n).map_err(|e| format!("--schedule: {e}"))?;
+                    run.explore(n)
+                }
+                _ => Err(format!(
+                    "--schedule '{}': expected random:SEED or explore:N",
+                    schedule.unwrap_or_default()
+                )),
             }
-            let mut kargs = Vec::new();
-            let mut bufs = Vec::new();
-            for a in &args {
-                let (k, b) = parse_arg(&dev, a)?;
-                kargs.push(k);
-                bufs.push(b);
-            }
-            let mut writes = Vec::new();
-            for o in &outs {
-                let (i, path) = o
-                    .split_once('=')
-                    .ok_or_else(|| format!("--out '{o}': expected I=PATH"))?;
-                let i: usize = i
-                    .parse()
-                    .map_err(|_| format!("--out '{o}': '{i}' is not an argument index"))?;
-                let b = bufs.get(i).copied().flatten().ok_or_else(|| {
-                    format!("--out '{o}': argument {i} is not a buf: or zeros: buffer")
-                })?;
-                writes.push((b, PathBuf::from(path)));
-            }
-            let cfg = LaunchConfig::new(grid, block)
-                .shared_bytes(shared)
-                .backend(backend)
-                .check_uniform(check_uniform)
-                .timeout(if timeout > 0.0 {
-                    Some(
-                        std::time::Duration::try_from_secs_f64(timeout)
-                            .map_err(|_| format!("invalid --timeout {timeout}"))?,
-                    )
-                } else {
-                    None
-                });
-            dev.launch(&m, &kernel, &cfg, &kargs)
-                .map_err(|e| e.to_string())?;
-            for (b, path) in writes {
-                let bytes: Vec<u8> = dev.read(&b).map_err(|e| e.to_string())?;
-                std::fs::write(&path, bytes).map_err(|e| format!("{}: {e}", path.display()))?;
-            }
-            Ok(())
         }
         Cmd::Dump {
             file,
@@ -375,5 +371,143 @@ fn run(cli: Cli) -> Result<(), String> {
                 _ => Ok(()),
             }
         }
+    }
+}
+
+/// The settings of one `ptxjit run`.
+struct RunArgs {
+    files: Vec<PathBuf>,
+    kernel: String,
+    grid: [u32; 3],
+    block: [u32; 3],
+    shared: u32,
+    backend: Backend,
+    threads: Option<usize>,
+    check_uniform: bool,
+    timeout: f64,
+    args: Vec<String>,
+    outs: Vec<String>,
+    san: Option<SanitizeOptions>,
+    sanitize_json: Option<PathBuf>,
+}
+
+impl RunArgs {
+    /// Loads the module on a fresh device, launches the kernel once with schedule `s`,
+    /// prints the report-only sanitizer findings, and writes the `--out` buffers;
+    /// returns their contents.
+    fn once(&self, s: Schedule) -> Result<Vec<Vec<u8>>, String> {
+        let mut opts = DeviceOptions::default();
+        if let Some(t) = self.threads {
+            if t == 0 {
+                return Err("--threads must be at least 1".into());
+            }
+            opts.threads = t;
+        }
+        if self.san.is_some() {
+            opts.sanitize = self.san.filter(|o| o.any());
+        }
+        let dev = Device::with_options(opts).map_err(|e| e.to_string())?;
+        let (m, _) = load_files(&dev, &self.files, self.backend == Backend::Jit)?;
+        let kernel = &self.kernel;
+        let params = m.kernel_params(kernel).map_err(|e| e.to_string())?;
+        if params.len() != self.args.len() {
+            return Err(format!(
+                "kernel '{kernel}' takes {} parameters ({}) but {} --arg were given",
+                params.len(),
+                params
+                    .iter()
+                    .map(|p| format!("{}: {} bytes", p.name, p.size))
+                    .collect::<Vec<_>>()
+                    .join(", "),
+                self.args.len()
+            ));
+        }
+        let mut kargs = Vec::new();
+        let mut bufs = Vec::new();
+        for a in &self.args {
+            let (k, b) = parse_arg(&dev, a)?;
+            kargs.push(k);
+            bufs.push(b);
+        }
+        let mut writes = Vec::new();
+        for o in &self.outs {
+            let (i, path) = o
+                .split_once('=')
+                .ok_or_else(|| format!("--out '{o}': expected I=PATH"))?;
+            let i: usize = i
+                .parse()
+                .map_err(|_| format!("--out '{o}': '{i}' is not an argument index"))?;
+            let b = bufs.get(i).copied().flatten().ok_or_else(|| {
+                format!("--out '{o}': argument {i} is not a buf: or zeros: buffer (nor uninit:)")
+            })?;
+            writes.push((b, PathBuf::from(path)));
+        }
+        let timeout = self.timeout;
+        let mut cfg = LaunchConfig::new(self.grid, self.block)
+            .shared_bytes(self.shared)
+            .backend(self.backend)
+            .check_uniform(self.check_uniform)
+            .schedule(s)
+            .timeout(if timeout > 0.0 {
+                Some(
+                    std::time::Duration::try_from_secs_f64(timeout)
+                        .map_err(|_| format!("invalid --timeout {timeout}"))?,
+                )
+            } else {
+                None
+            });
+        if let Some(o) = self.san {
+            cfg = cfg.sanitize(o);
+        }
+        let launched = dev.launch(&m, kernel, &cfg, &kargs);
+        // Buffers the kernel got are freed before the leak check at the device's end.
+        let mut outputs = Vec::new();
+        for (b, path) in writes {
+            let bytes: Vec<u8> = dev.read(&b).map_err(|e| e.to_string())?;
+            std::fs::write(&path, &bytes).map_err(|e| format!("{}: {e}", path.display()))?;
+            outputs.push(bytes);
+        }
+        for b in bufs.into_iter().flatten() {
+            let _ = dev.free(b);
+        }
+        let report = dev.take_sanitizer_report();
+        let json = match (&launched, &self.sanitize_json) {
+            (Err(ptxjit::Error::Sanitizer(f)), Some(_)) => {
+                let mut r = report.clone();
+                r.add((**f).clone());
+                Some(r.to_json())
+            }
+            (_, Some(_)) => Some(report.to_json()),
+            _ => None,
+        };
+        if let (Some(j), Some(p)) = (json, &self.sanitize_json) {
+            std::fs::write(p, j).map_err(|e| format!("{}: {e}", p.display()))?;
+        }
+        if !report.is_empty() {
+            eprint!("{report}");
+        }
+        launched.map_err(|e| e.to_string())?;
+        Ok(outputs)
+    }
+
+    /// `--schedule explore:N`: the in-order run, then seeds 1..=N; the first seed whose
+    /// outputs differ or whose launch fails is an error naming it.
+    fn explore(&self, n: u64) -> Result<(), String> {
+        let base = self.once(Schedule::InOrder)?;
+        for seed in 1..=n {
+            match self.once(Schedule::Random(seed)) {
+                Err(e) => return Err(format!("--schedule random:{seed} fails: {e}")),
+                Ok(out) if out != base => {
+                    let which = out.iter().zip(&base).position(|(a, b)| a != b).unwrap_or(0);
+                    return Err(format!(
+                        "--schedule random:{seed} changes the output (--out #{which} differs \
+                         from the in-order run); replay it with --schedule random:{seed}"
+                    ));
+                }
+                Ok(_) => {}
+            }
+        }
+        eprintln!("explored {n} schedules: the outputs are the same as in order");
+        Ok(())
     }
 }

@@ -44,7 +44,7 @@ pub unsafe fn atomic(
         inst: req.inst,
     };
     // SAFETY: the caller's contract.
-    let host = unsafe { ctx::resolve(ctx, &access, addrs)? };
+    let host = unsafe { ctx::resolve_atomic(ctx, &access, addrs)? };
     let (sh_lo, sh_hi) = (ctx.shared_base, ctx.shared_base + ctx.shared_size);
     let mut mask = req.mask;
     while mask != 0 {

@@ -62,6 +62,8 @@ pub unsafe fn call_push(
             unsafe { std::ptr::write_bytes(p as *mut u8, 0, (size - zero_from) as usize) };
         }
     }
+    // SAFETY: the caller guarantees env.
+    unsafe { crate::exec::ctx::sanitize_local_written(ctx, mask, frame as i64, size as u64) };
     for b in ctx.local_base.iter_mut() {
         *b += frame as u64;
     }
@@ -85,7 +87,7 @@ pub fn call_pop(ctx: &mut WarpCtx, frame: u32) {
 ///
 /// # Safety
 /// The frame must be pushed with `frame`; both ranges must lie inside their frames
-/// (`check` validates the offsets).
+/// (`check` validates the offsets); `ctx.env` must point to this warp's live env.
 pub unsafe fn call_copy(
     ctx: &WarpCtx,
     mask: u32,
@@ -105,6 +107,13 @@ pub unsafe fn call_copy(
             // before `frame`).
             unsafe { std::ptr::copy_nonoverlapping(s, d, size as usize) };
         }
+    }
+    if !to_callee {
+        // SAFETY: the runtime runs warps with their env set.
+        unsafe {
+            let off = caller as i64 - frame as i64;
+            crate::exec::ctx::sanitize_local_written(ctx, mask, off, size as u64)
+        };
     }
 }
 

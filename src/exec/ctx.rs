@@ -9,6 +9,7 @@
 
 use crate::exec::barrier::{Arrival, WarpYield};
 use crate::exec::region::RegionTable;
+use crate::exec::sanitize::{AccessShape, FindingKind, Sanitizer, WarpView};
 use crate::exec::sreg::SregCtx;
 use crate::ir::{InstId, Space};
 use std::sync::Arc;
@@ -226,6 +227,9 @@ pub struct WarpEnv {
     pub heap: Option<Arc<crate::exec::heap::DeviceHeap>>,
     /// mbarrier bookkeeping for the scheduler (`exec::asyncop`).
     pub mbar: crate::exec::asyncop::MbarEnv,
+    /// The launch's sanitizers (`None`: the launch runs without; see
+    /// `crate::exec::sanitize`).
+    pub san: Option<Arc<crate::exec::sanitize::Sanitizer>>,
 }
 
 impl WarpEnv {
@@ -245,6 +249,7 @@ impl WarpEnv {
             split: Default::default(),
             heap: None,
             mbar: Default::default(),
+            san: None,
         }
     }
 }
@@ -357,13 +362,23 @@ pub unsafe fn access(
     data: *mut u8,
 ) -> Result<(), Stopped> {
     // SAFETY: the caller's contract.
-    let host = unsafe { resolve(ctx, req, addrs)? };
+    let host = unsafe { resolve_with(ctx, req, addrs, false)? };
     let mut mask = req.mask;
     let eb = req.elem_bytes as usize;
     let sb = req.slot_bytes as usize;
     while mask != 0 {
         let lane = mask.trailing_zeros() as usize;
         mask &= mask - 1;
+        if host[lane] == 0 {
+            // Report-only sanitizer mode skipped the lane's bad access: a load reads 0.
+            if !req.write {
+                for e in 0..req.nvec as usize {
+                    // SAFETY: data is valid per the caller's contract.
+                    unsafe { std::ptr::write_bytes(data.add((e * WARP_SIZE + lane) * sb), 0, sb) };
+                }
+            }
+            continue;
+        }
         for e in 0..req.nvec as usize {
             let h = (host[lane] + (e * eb) as u64) as *mut u8;
             // SAFETY: h..h+eb lies in a mapped region (checked by `resolve`); data is
@@ -438,6 +453,36 @@ pub unsafe fn resolve(
     req: &AccessReq,
     addrs: &[u64; WARP_SIZE],
 ) -> Result<[u64; WARP_SIZE], Stopped> {
+    unsafe { resolve_with(ctx, req, addrs, false) }
+}
+
+/// [`resolve`] for a read-modify-write atomic (the sanitizers see both a read and a
+/// write; a report-only memcheck finding still stops the warp).
+///
+/// # Safety
+/// As [`resolve`].
+pub unsafe fn resolve_atomic(
+    ctx: &mut WarpCtx,
+    req: &AccessReq,
+    addrs: &[u64; WARP_SIZE],
+) -> Result<[u64; WARP_SIZE], Stopped> {
+    unsafe { resolve_with(ctx, req, addrs, true) }
+}
+
+/// [`resolve`]; with a sanitizer, also its checks. A lane whose bad access a
+/// report-only memcheck skips gets host address 0 (never for `atomic`).
+///
+/// # Safety
+/// As [`resolve`].
+unsafe fn resolve_with(
+    ctx: &mut WarpCtx,
+    req: &AccessReq,
+    addrs: &[u64; WARP_SIZE],
+    atomic: bool,
+) -> Result<[u64; WARP_SIZE], Stopped> {
+    // SAFETY: the caller guarantees env is valid.
+    let san = unsafe { (*ctx.env).san.clone() };
+    let mut skipped = 0u32;
     let len = (req.elem_bytes * req.nvec) as u64;
     let mut host = [0u64; WARP_SIZE];
     let mut mask = req.mask;
@@ -455,13 +500,27 @@ pub unsafe fn resolve(
             size: len as u32,
             write: req.write,
         };
+        // With a sanitizer, a fault is a memcheck finding; report-only skips the lane.
+        macro_rules! bad {
+            ($kind:expr, $host:expr) => {{
+                let f = fault($kind);
+                if san
+                    .as_ref()
+                    .is_some_and(|s| sanitize_fault(s, ctx, &f, $host))
+                    && !atomic
+                {
+                    skipped |= 1 << lane;
+                    continue;
+                }
+                record_fault(ctx, f);
+                return Err(Stopped);
+            }};
+        }
         let Some(h) = translate(ctx, req.space, lane, addr, len) else {
-            record_fault(ctx, fault(FaultKind::OutsideWindow));
-            return Err(Stopped);
+            bad!(FaultKind::OutsideWindow, None)
         };
         if h % len != 0 {
-            record_fault(ctx, fault(FaultKind::Misaligned));
-            return Err(Stopped);
+            bad!(FaultKind::Misaligned, Some(h))
         }
         let end = h.wrapping_add(len);
         let slot = if (req.inst.0 as u64) < ctx.inst_cache_len {
@@ -477,24 +536,105 @@ pub unsafe fn resolve(
             // SAFETY: the caller guarantees env is valid.
             let env = unsafe { &*ctx.env };
             match env.regions.find(h, len) {
-                Some(r) if req.write && !r.writable => {
-                    record_fault(ctx, fault(FaultKind::ReadOnly));
-                    return Err(Stopped);
-                }
+                Some(r) if req.write && !r.writable => bad!(FaultKind::ReadOnly, Some(h)),
                 Some(r) => {
                     if let Some(c) = slot {
                         *c = [r.lo, r.hi];
                     }
                 }
-                None => {
-                    record_fault(ctx, fault(FaultKind::OutOfBounds));
-                    return Err(Stopped);
-                }
+                None => bad!(FaultKind::OutOfBounds, Some(h)),
             }
         }
         host[lane] = h;
     }
+    if let Some(san) = san {
+        let shape = AccessShape {
+            space: req.space,
+            len,
+            write: req.write,
+            inst: req.inst,
+        };
+        let mask = req.mask & !skipped;
+        if let Some(lane) = san.accesses(&view(ctx), &shape, addrs, &host, mask, atomic) {
+            // SAFETY: the caller's contract.
+            unsafe { stop_with_error_at(ctx, SANITIZER_STOP.into(), req.inst, lane) };
+            return Err(Stopped);
+        }
+    }
     Ok(host)
+}
+
+/// The message of a warp a sanitizer finding stopped (the launch reports the finding).
+pub const SANITIZER_STOP: &str = "stopped by a sanitizer finding";
+
+/// The sanitizers' view of a warp.
+fn view(ctx: &WarpCtx) -> WarpView<'_> {
+    WarpView {
+        ctaid: ctx.ctaid,
+        warpid: ctx.warpid,
+        tid: &ctx.tid,
+        shared_base: ctx.shared_base,
+        shared_size: ctx.shared_size,
+        local_base: &ctx.local_base,
+        local_size: ctx.local_size,
+    }
+}
+
+/// memcheck's view of fault `f` (see [`Sanitizer::fault`]).
+fn sanitize_fault(san: &Sanitizer, ctx: &WarpCtx, f: &FaultRecord, host: Option<u64>) -> bool {
+    let kind = match (f.kind, f.space) {
+        (FaultKind::OutsideWindow, Space::Local) => FindingKind::LocalOverflow,
+        (FaultKind::OutsideWindow, _) => FindingKind::SharedOverflow,
+        (FaultKind::Misaligned, _) => FindingKind::Misaligned,
+        (FaultKind::ReadOnly, _) => FindingKind::ReadOnlyStore,
+        (FaultKind::OutOfBounds, _) => FindingKind::OutOfBounds,
+        (FaultKind::BadBranchIndex, _) => return false,
+    };
+    let sf = crate::exec::sanitize::Fault {
+        kind,
+        inst: f.inst,
+        lane: f.lane,
+        addr: f.addr,
+        space: f.space,
+        size: f.size,
+        write: f.write,
+        host,
+    };
+    san.fault(&view(ctx), &sf)
+}
+
+/// A warp-synchronous instruction `inst` run by lanes `active` with `membermask`s
+/// `members`, under the warp's sanitizer if any (`sync`: `bar.warp.sync`): synccheck
+/// (and racecheck's warp epochs). Both backends call this.
+///
+/// # Safety
+/// `ctx.env` must point to this warp's live [`WarpEnv`].
+pub unsafe fn sanitize_warp_sync(
+    ctx: &mut WarpCtx,
+    inst: InstId,
+    active: u32,
+    members: &[u32; WARP_SIZE],
+    sync: bool,
+) -> Result<(), Stopped> {
+    let Some(san) = (unsafe { (*ctx.env).san.clone() }) else {
+        return Ok(());
+    };
+    if let Some(lane) = san.warp_sync(&view(ctx), inst, active, members, sync) {
+        unsafe { stop_with_error_at(ctx, SANITIZER_STOP.into(), inst, lane) };
+        return Err(Stopped);
+    }
+    Ok(())
+}
+
+/// A call set up `[off, off+len)` relative to the lanes' (`mask`) current `.local`
+/// windows: initcheck counts it as written (see `Sanitizer::local_written`).
+///
+/// # Safety
+/// `ctx.env` must point to this warp's live [`WarpEnv`].
+pub unsafe fn sanitize_local_written(ctx: &WarpCtx, mask: u32, off: i64, len: u64) {
+    if let Some(san) = unsafe { (*ctx.env).san.as_ref() } {
+        san.local_written(&view(ctx), mask, off, len);
+    }
 }
 
 /// Records a `brx.idx` whose index (of lane `lane`) is not below `len`, the length of

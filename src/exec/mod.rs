@@ -1,7 +1,8 @@
 //! The warp ABI both backends run against, below them in the pipeline: the warp context
 //! ([`ctx::WarpCtx`], status codes, checked memory access and faults), the region table
-//! accesses are checked against, barriers (warp side), asynchronous copies and mbarriers, special registers, atomics, the
-//! `printf`/`assert`/`malloc` built-ins, matrix operations, call frames and split calls.
+//! accesses are checked against, barriers (warp side), asynchronous copies and mbarriers,
+//! special registers, atomics, the `printf`/`assert`/`malloc` built-ins, matrix operations,
+//! call frames and split calls, and the sanitizers' shadow state and checks ([`sanitize`]).
 //!
 //! The interpreter and the JIT's helpers call the same functions here, so both report
 //! the same faults and produce the same results. Nothing here knows which backend runs a
@@ -18,6 +19,7 @@ pub mod heap;
 pub mod matrix;
 pub mod printf;
 pub mod region;
+pub mod sanitize;
 pub mod split;
 pub mod sreg;
 

@@ -263,13 +263,16 @@ impl Builder {
     pub fn build(self) -> crate::Result<Harness> {
         let device = match self.device {
             Some(d) => d,
-            // One worker (fuzzers run one process per core), and the optimized JIT tier
-            // compiled at load: no background compilation while fuzzing, whose host
-            // code coverage would be noise to libFuzzer.
+            // One worker (fuzzers run one process per core), the optimized JIT tier
+            // compiled at load (no background compilation while fuzzing, whose host code
+            // coverage would be noise to libFuzzer), and byte-exact bounds: a read one
+            // byte past a buffer is a fault here, though a GPU's 256-byte granules hide it.
             None => Device::with_options(DeviceOptions {
                 threads: 1,
                 memory_bytes: 1 << 30,
                 jit_tier: crate::config::JitTier::Optimized,
+                exact_bounds: true,
+                ..DeviceOptions::default()
             })?,
         };
         let jit = self.cfg.backend == crate::Backend::Jit;

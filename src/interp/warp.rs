@@ -39,6 +39,15 @@ impl Warp<'_> {
                 .filter(|&l| self.pred(p, l))
                 .fold(0u32, |m, l| m | 1 << l)
         });
+        // SAFETY: the runtime runs warps with their env set.
+        if unsafe { (*ctx.env).san.is_some() } {
+            if let Some(k) = ops::warp::member_index(*op) {
+                let members = std::array::from_fn(|l| vals[k][l] as u32);
+                let sync = matches!(op, crate::ir::WarpOp::WarpSync);
+                // SAFETY: as above.
+                unsafe { ctx::sanitize_warp_sync(ctx, inst.id, mask, &members, sync)? };
+            }
+        }
         let input = ops::warp::WarpIn {
             mask,
             srcs: &vals,

@@ -7,7 +7,7 @@
 //! cannot disagree. The helpers themselves are in [`crate::jit::helpers`]; lowering
 //! code calls them through [`crate::jit::translate::FuncTranslator::helper`].
 
-use crate::jit::helpers::{asyncop, builtin, control, lanewise, matrix, memory, warp};
+use crate::jit::helpers::{asyncop, builtin, control, lanewise, matrix, memory, sanitize, warp};
 use crate::jit::JitError;
 use cranelift_codegen::ir::types::{I32, I64};
 use cranelift_codegen::ir::{AbiParam, Type as CType};
@@ -87,6 +87,8 @@ macro_rules! foreach_helper {
             CallResume = control::ptxjit_call_resume(I64, I32, I32) -> I64;
             /// A JIT invariant failed at run time: stops the warp.
             Internal = control::ptxjit_internal_error(I64, I32);
+            /// Sanitizer variant: a warp-synchronous instruction's membermasks.
+            SanWarp = sanitize::ptxjit_san_warp(I64, I32, I32, I32, I64) -> I32;
         }
     };
 }

@@ -115,7 +115,19 @@ impl JitModule {
         layout: &ModuleLayout,
         tier: JitTier,
     ) -> Result<JitModule, JitError> {
-        let (shared, stats) = compile::tier::Shared::compile(m, layout, tier)?;
+        let (shared, stats) = compile::tier::Shared::compile(m, layout, tier, false)?;
+        Ok(JitModule { shared, stats })
+    }
+
+    /// The sanitizer variant of the module (quick tier): every memory access goes
+    /// through `exec::ctx::access` and warp-synchronous instructions call the
+    /// sanitizer's checks. Only launches under a sanitizer use it, so normal code
+    /// carries no instrumentation.
+    pub fn compile_instrumented(
+        m: &ir::Module,
+        layout: &ModuleLayout,
+    ) -> Result<JitModule, JitError> {
+        let (shared, stats) = compile::tier::Shared::compile(m, layout, JitTier::Quick, true)?;
         Ok(JitModule { shared, stats })
     }
 

@@ -31,6 +31,17 @@ pub struct DeviceOptions {
     /// Which JIT code modules get (default: `PTXJIT_JIT_TIER`, else tiered: quick code
     /// at load, optimized in the background for kernels that run a while).
     pub jit_tier: crate::jit::JitTier,
+    /// The sanitizers every launch runs under unless its [`LaunchConfig::sanitize`]
+    /// says otherwise (default: `PTXJIT_SANITIZE`). With memcheck, freed memory is
+    /// kept from reuse and live allocations are reported as leaks when the device goes.
+    pub sanitize: Option<crate::config::SanitizeOptions>,
+    /// Where the findings left at the device's end go as JSON (besides stderr).
+    pub sanitize_json: Option<std::path::PathBuf>,
+    /// Check accesses against each allocation's requested size instead of the GPU's
+    /// 256-byte granule (default false: as on a GPU, the padding of an allocation is
+    /// addressable). The fuzzing harness sets it, so a read one byte past a buffer is a
+    /// fault without the cost of a sanitizer.
+    pub exact_bounds: bool,
 }
 
 impl Default for DeviceOptions {
@@ -41,6 +52,9 @@ impl Default for DeviceOptions {
                 .unwrap_or(1),
             memory_bytes: DEFAULT_MEMORY_BYTES,
             jit_tier: crate::config::EnvConfig::read().jit_tier,
+            sanitize: crate::config::EnvConfig::read().sanitize,
+            sanitize_json: None,
+            exact_bounds: false,
         }
     }
 }
@@ -57,6 +71,32 @@ pub(crate) struct DeviceInner {
     /// The device heap of kernels' `malloc`/`free`, made at the first launch that needs
     /// it (see [`Device::set_malloc_heap_size`]).
     pub(crate) heap: std::sync::Mutex<HeapSlot>,
+    /// Findings of report-only sanitizer launches not yet taken.
+    pub(crate) findings: std::sync::Mutex<super::sanitize::Report>,
+    /// Sanitized launches run one at a time (they share the device's shadow state).
+    pub(crate) san_lock: std::sync::Mutex<()>,
+}
+
+impl Drop for DeviceInner {
+    fn drop(&mut self) {
+        let mut report = std::mem::take(self.findings.get_mut().unwrap_or_else(|e| e.into_inner()));
+        if self.opts.sanitize.is_some_and(|o| o.memcheck) {
+            for (a, len) in self.mem.live(RegionKind::Alloc) {
+                report.add(super::sanitize::Finding::leak(a, len));
+            }
+        }
+        if let Some(p) = &self.opts.sanitize_json {
+            if let Err(e) = std::fs::write(p, report.to_json()) {
+                eprintln!(
+                    "ptxjit: cannot write the sanitizer report to {}: {e}",
+                    p.display()
+                );
+            }
+        }
+        if !report.is_empty() {
+            eprint!("{report}");
+        }
+    }
 }
 
 /// The size of the device heap and, once made, the heap.
@@ -121,7 +161,7 @@ impl Device {
         // Reserve the requested address space; where the host refuses (a virtual-memory
         // limit, strict overcommit), fall back to smaller reservations down to 256 MiB.
         let mut size = opts.memory_bytes;
-        let mem = loop {
+        let mut mem = loop {
             match DeviceMemory::new(size) {
                 Ok(m) => break m,
                 Err(e) if size <= 256 << 20 => return Err(e.into()),
@@ -136,6 +176,7 @@ impl Device {
             threads: opts.threads.max(1),
             ..opts
         };
+        mem.set_quarantine(opts.sanitize.is_some_and(|o| o.memcheck));
         Ok(Device {
             inner: Arc::new(DeviceInner {
                 mem,
@@ -147,6 +188,8 @@ impl Device {
                     limit: DEFAULT_MALLOC_HEAP_BYTES,
                     heap: None,
                 }),
+                findings: Default::default(),
+                san_lock: Default::default(),
             }),
         })
     }
@@ -290,6 +333,46 @@ impl Device {
         (m.base(), m.base() + m.size())
     }
 
+    /// Allocates `bytes` that initcheck treats as never written (`cuMemAlloc`: a GPU
+    /// leaves new memory uninitialised; ptxjit zero-fills it all the same).
+    pub fn alloc_uninit(&self, bytes: usize) -> Result<Buffer> {
+        let ptr = self.inner.mem.alloc_uninit(bytes as u64, 0)?;
+        Ok(Buffer { ptr, len: bytes })
+    }
+
+    /// Tells initcheck that `[ptr, ptr+len)` was written by the host (copies and
+    /// fills that bypass [`Device::write`]).
+    pub fn mark_written(&self, ptr: u64, len: u64) {
+        self.inner
+            .mem
+            .init
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .mark(ptr, len);
+    }
+
+    /// The findings report-only sanitizer launches collected since the last call
+    /// (deduplicated by kind and instruction pair); what is not taken is printed to
+    /// stderr when the device goes.
+    pub fn take_sanitizer_report(&self) -> super::sanitize::Report {
+        std::mem::take(
+            &mut *self
+                .inner
+                .findings
+                .lock()
+                .unwrap_or_else(|e| e.into_inner()),
+        )
+    }
+
+    /// memcheck's leak report: the device allocations live now.
+    pub fn leaks(&self) -> super::sanitize::Report {
+        let mut r = super::sanitize::Report::default();
+        for (a, len) in self.inner.mem.live(RegionKind::Alloc) {
+            r.add(super::sanitize::Finding::leak(a, len));
+        }
+        r
+    }
+
     /// Frees a buffer.
     pub fn free(&self, buf: Buffer) -> Result<()> {
         Ok(self.inner.mem.free(buf.ptr)?)
@@ -336,6 +419,8 @@ pub(crate) struct ModuleInner {
     pub(crate) jit: Option<crate::jit::JitModule>,
     /// Some function calls device-side `malloc` or `free`.
     pub(crate) uses_heap: bool,
+    /// The sanitizer variant of the JIT code, compiled for the first sanitized launch.
+    pub(crate) jit_san: std::sync::OnceLock<std::result::Result<crate::jit::JitModule, String>>,
 }
 
 impl Drop for ModuleInner {
@@ -374,6 +459,7 @@ impl Module {
             layout: ModuleLayout::default(),
             jit: None,
             uses_heap: false,
+            jit_san: std::sync::OnceLock::new(),
         };
         inner.uses_heap = inner.ir.functions.iter().any(|f| {
             f.blocks.iter().flat_map(|b| &b.insts).any(|i| {
@@ -545,6 +631,22 @@ pub struct LaunchConfig {
     /// The watchdog's time limit: a launch still running after it is stopped with an
     /// error naming, for each stopped warp, where it was (`None`: no limit). Default 600 s.
     pub timeout: Option<std::time::Duration>,
+    /// The sanitizers this launch runs under (`None`: the device's
+    /// [`DeviceOptions::sanitize`]). See `crate::exec::sanitize`.
+    pub sanitize: Option<crate::config::SanitizeOptions>,
+    /// The order CTAs and warps run in (see [`Schedule`]).
+    pub schedule: Schedule,
+}
+
+/// The order a launch runs its CTAs and warps in.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum Schedule {
+    /// CTAs in order over the device's workers, warps in order.
+    #[default]
+    InOrder,
+    /// One worker; CTAs, and the warps of a CTA at every barrier, in an order drawn
+    /// from this seed (the same seed gives the same order).
+    Random(u64),
 }
 
 /// The default [`LaunchConfig::timeout`].
@@ -560,7 +662,20 @@ impl LaunchConfig {
             check_uniform: false,
             check_shapes: crate::config::EnvConfig::read().check_shapes,
             timeout: Some(DEFAULT_TIMEOUT),
+            sanitize: None,
+            schedule: Schedule::InOrder,
         }
+    }
+    /// See [`LaunchConfig::sanitize`]; `SanitizeOptions::default()` turns the device's
+    /// sanitizers off for this launch.
+    pub fn sanitize(mut self, opts: crate::config::SanitizeOptions) -> Self {
+        self.sanitize = Some(opts);
+        self
+    }
+    /// See [`LaunchConfig::schedule`].
+    pub fn schedule(mut self, s: Schedule) -> Self {
+        self.schedule = s;
+        self
     }
     /// See [`LaunchConfig::timeout`].
     pub fn timeout(mut self, limit: Option<std::time::Duration>) -> Self {

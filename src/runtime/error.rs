@@ -46,6 +46,9 @@ pub enum Error {
         thread: [u32; 3],
         msg: String,
     },
+    /// A sanitizer finding stopped the launch (see `crate::exec::sanitize`).
+    #[error("{0}")]
+    Sanitizer(Box<crate::runtime::sanitize::Finding>),
     /// The host could not provide a resource (threads, stacks).
     #[error("{0}")]
     Host(String),

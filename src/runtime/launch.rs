@@ -76,6 +76,10 @@ struct LaunchShared<'a> {
     error: Mutex<Option<Error>>,
     /// The launch's `printf` output (see `crate::exec::printf`).
     output: Arc<Mutex<Vec<u8>>>,
+    /// The launch's sanitizers, if any (see `crate::exec::sanitize`).
+    san: Option<Arc<crate::exec::sanitize::Sanitizer>>,
+    /// The CTA order of a random schedule (`None`: in order).
+    cta_order: Option<Vec<u64>>,
 }
 
 /// Per-worker memory: a shared window and the local frames of one CTA.
@@ -225,12 +229,18 @@ fn select_code(
     func_id: FuncId,
     cfg: &LaunchConfig,
     threads: u64,
+    sanitized: bool,
 ) -> Result<(Exec, u64), String> {
     if let (Backend::Jit, Some(j)) = (cfg.backend, module.inner.jit.as_ref()) {
         j.launch_start(threads, module.ir(), &module.inner.layout);
     }
     match cfg.backend {
         Backend::Interp => Ok((Exec::Interp, 0)),
+        Backend::Jit if sanitized => match super::sanitize::instrumented_jit(module)?.code(func_id)
+        {
+            Some((f, frame)) => Ok((Exec::Jit(f), frame)),
+            None => Err("the module has no code for this kernel".into()),
+        },
         Backend::Jit => match module.inner.jit.as_ref().and_then(|j| j.code(func_id)) {
             Some((f, frame)) => Ok((Exec::Jit(f), frame)),
             None => Err("the module was loaded without JIT code; use Backend::Interp".into()),
@@ -289,11 +299,28 @@ impl Device {
         };
         let shape = check_shape(module.ir(), func, cfg).map_err(bad)?;
         let params = pack_params(func, args).map_err(bad)?;
-        let (exec, frame) =
-            select_code(module, func_id, cfg, shape.ncta * shape.nthreads).map_err(bad)?;
+        let san_opts = cfg
+            .sanitize
+            .or(self.inner.opts.sanitize)
+            .filter(|o| o.any());
+        // memcheck alone needs no instrumented code: every bad access leaves the JIT's
+        // fast paths for the checked helper, which reports it.
+        let instrument = san_opts.is_some_and(|o| o.initcheck || o.racecheck || o.synccheck);
+        let (exec, frame) = select_code(
+            module,
+            func_id,
+            cfg,
+            shape.ncta * shape.nthreads,
+            instrument,
+        )
+        .map_err(bad)?;
         let clock_origin_ns = sreg::now_ns();
         let gridid = self.inner.launches.fetch_add(1, Ordering::Relaxed) + 1;
-        let workers = (self.inner.opts.threads as u64).min(shape.ncta).max(1) as usize;
+        let one_worker = san_opts.is_some() || cfg.schedule != super::device::Schedule::InOrder;
+        let workers = match one_worker {
+            true => 1,
+            false => (self.inner.opts.threads as u64).min(shape.ncta).max(1) as usize,
+        };
         let has_calls = callgraph::has_calls(&module.inner.ir, func_id);
         let frame_size = func.call_frame() as u64;
         let local_size = if has_calls {
@@ -307,6 +334,16 @@ impl Device {
             None
         };
         let mem = &self.inner.mem;
+        let _san_guard = san_opts.map(|_| {
+            self.inner
+                .san_lock
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+        });
+        let san = san_opts
+            .map(|o| super::sanitize::launch_sanitizer(mem, o, shape.shared_size, local_size));
+        // memcheck checks the requested sizes, not the GPU's 256-byte granules.
+        let exact_bounds = self.inner.opts.exact_bounds || san_opts.is_some_and(|o| o.memcheck);
         let mut owned = Vec::new();
         let result = (|| {
             let (param_base, wmem) =
@@ -317,7 +354,7 @@ impl Device {
                 func,
                 exec,
                 cfg,
-                regions: Arc::new(RegionTable::new(mem.regions())),
+                regions: Arc::new(RegionTable::new(mem.regions(exact_bounds))),
                 heap,
                 param_base,
                 shared_size: shape.shared_size,
@@ -351,6 +388,8 @@ impl Device {
                 }
                 .max(frame as usize + WARP_STACK_BYTES),
                 frame_margin: match (exec, module.inner.jit.as_ref()) {
+                    (Exec::Jit(_), _) if instrument => super::sanitize::instrumented_jit(module)
+                        .map_or(0, |j| j.max_frame_bytes() as usize),
                     (Exec::Jit(_), Some(j)) => j.max_frame_bytes() as usize,
                     _ => 0,
                 },
@@ -359,13 +398,15 @@ impl Device {
                 next_cta: AtomicU64::new(0),
                 error: Mutex::new(None),
                 output: Arc::new(Mutex::new(Vec::new())),
+                san: san.clone(),
+                cta_order: super::schedule::cta_order(cfg.schedule, shape.ncta),
             };
             self.run_launch(&shared, &wmem, shape.ncta)
         })();
         for a in owned {
             let _ = mem.free(a);
         }
-        result
+        super::sanitize::finish_launch(self, module, kernel, san.as_deref(), result)
     }
 
     /// Runs the CTAs of a planned launch on `wmem.len()` workers under the watchdog,
@@ -440,6 +481,11 @@ fn worker(sh: &LaunchShared, wm: &WorkerMem, ncta: u64) {
         if i >= ncta {
             return;
         }
+        let i = sh
+            .cta_order
+            .as_ref()
+            .and_then(|o| o.get(i as usize).copied())
+            .unwrap_or(i);
         if sh.stop.load(Ordering::Relaxed) != 0 {
             // Past the time limit with CTAs still to start (kernels without loops).
             let mut slot = sh.error.lock().unwrap_or_else(|e| e.into_inner());
@@ -541,6 +587,7 @@ fn run_cta(
         env.output = Some(sh.output.clone());
         env.heap = sh.heap.clone();
         env.frame_margin = sh.frame_margin;
+        env.san = sh.san.clone();
         ctx.env = &mut *env;
         ctx.param_base = sh.param_base;
         ctx.shared_base = wm.shared_base;
@@ -581,8 +628,12 @@ fn run_cta(
         ctx.call_depth = 0;
     }
 
+    if let Some(s) = &sh.san {
+        s.cta_start(ntid, nwarps, wm.local_base);
+    }
     if !sh.uses_barriers {
-        for (w, slot) in warps.iter_mut().enumerate() {
+        for w in super::schedule::warp_order(sh.cfg.schedule, ctaid, nwarps) {
+            let slot = &mut warps[w];
             if run_warp(sh, &mut slot.ctx) != STATUS_OK {
                 return Err(warp_error(sh, &warps[w], w, ctaid));
             }
@@ -590,6 +641,12 @@ fn run_cta(
         return Ok(());
     }
     run_cta_with_barriers(sh, warps, ctaid, stacks)
+}
+
+/// `%tid` of lane `lane` of a warp.
+fn tid_of(slot: &WarpSlot, lane: usize) -> [u32; 3] {
+    let l = lane.min(WARP_SIZE - 1);
+    [slot.ctx.tid[0][l], slot.ctx.tid[1][l], slot.ctx.tid[2][l]]
 }
 
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -621,6 +678,8 @@ struct Barriers {
     /// (the count a barrier without a thread count waits for).
     live_of: Vec<u32>,
     live: u32,
+    /// synccheck and racecheck's barrier epochs, under a sanitizer.
+    check: Option<super::sanitize::BarrierCheck>,
 }
 
 impl Barriers {
@@ -632,12 +691,17 @@ impl Barriers {
     }
 
     /// Records the arrivals a warp reported before suspending.
-    fn arrive(&mut self, w: usize, env: &mut WarpEnv) {
-        for a in env.arrivals.drain(..) {
+    fn arrive(&mut self, w: usize, slot: &mut WarpSlot) {
+        let mut arrivals = std::mem::take(&mut slot.env.arrivals);
+        for a in arrivals.drain(..) {
             let id = a.id.min(15) as usize;
             self.arrived[id] += a.mask.count_ones();
             if a.count.is_some() {
                 self.expected[id] = a.count;
+            }
+            if let Some(c) = self.check.as_mut() {
+                let t = tid_of(slot, a.mask.trailing_zeros() as usize);
+                c.arrival(id, a.inst, t, self.arrived[id], self.expected[id], a.wait);
             }
             if let Some(bits) = a.red {
                 self.red_yes[id] += (bits & a.mask).count_ones();
@@ -647,6 +711,7 @@ impl Barriers {
             }
             self.open |= 1 << id;
         }
+        slot.env.arrivals = arrivals;
     }
 
     /// Completes every barrier whose count is reached and wakes the warps whose
@@ -662,6 +727,9 @@ impl Barriers {
             let id = open.trailing_zeros() as usize;
             open &= open - 1;
             if self.arrived[id] >= self.expected[id].unwrap_or(live) {
+                if let Some(c) = self.check.as_mut() {
+                    c.completed(id);
+                }
                 self.red_done[id] = (self.red_yes[id], self.arrived[id]);
                 self.red_yes[id] = 0;
                 self.arrived[id] = 0;
@@ -723,15 +791,20 @@ fn run_cta_with_barriers(
         waits: vec![Vec::new(); n],
         live: live_of.iter().sum(),
         live_of,
+        check: sh
+            .san
+            .clone()
+            .map(|s| super::sanitize::BarrierCheck::new(s, ctaid)),
         ..Default::default()
     };
+    let mut order = super::schedule::Order::new(sh.cfg.schedule, ctaid, n);
     // Rounds in which warps only polled mbarriers that did not change.
     let mut stalled = 0u32;
     let result = (|| -> Result<()> {
         loop {
             let mut ran = false;
             let mut progress = false;
-            for w in 0..n {
+            for w in order.next_round() {
                 if state[w] != WarpState::Ready {
                     continue;
                 }
@@ -740,12 +813,12 @@ fn run_cta_with_barriers(
                 let polled = match co.resume(()) {
                     CoroutineResult::Yield(WarpYield::Poll) => true,
                     CoroutineResult::Yield(WarpYield::Wait) => {
-                        bars.arrive(w, &mut warps[w].env);
+                        bars.arrive(w, &mut warps[w]);
                         state[w] = WarpState::Waiting;
                         false
                     }
                     CoroutineResult::Yield(WarpYield::Arrive) => {
-                        bars.arrive(w, &mut warps[w].env);
+                        bars.arrive(w, &mut warps[w]);
                         false
                     }
                     CoroutineResult::Return(status) => {
@@ -764,6 +837,9 @@ fn run_cta_with_barriers(
                 // Exits and arrivals may complete barriers.
                 bars.refresh(w, warps);
                 bars.release(warps, &mut state, Some(w));
+                if bars.check.as_ref().is_some_and(|c| c.must_stop()) {
+                    return Err(Error::Host("stopped by a sanitizer finding".into()));
+                }
             }
             if state.iter().all(|s| *s == WarpState::Done) {
                 return Ok(());

@@ -8,8 +8,14 @@
 //! committed on first touch and given back with `madvise(MADV_DONTNEED)` when freed.
 
 use crate::exec::region::{Region, RegionKind};
-use std::collections::BTreeMap;
-use std::sync::Mutex;
+use crate::exec::sanitize::shadow::InitMap;
+use std::collections::{BTreeMap, VecDeque};
+use std::sync::{Arc, Mutex};
+
+/// Freed allocations remembered for use-after-free reports (newest last).
+const FREED_REMEMBERED: usize = 4096;
+/// With quarantine on, bytes of freed allocations kept from reuse.
+const QUARANTINE_BYTES: u64 = 1 << 30;
 
 /// Allocation granularity and minimum alignment (as `cuMemAlloc`'s 256 bytes).
 pub const ALLOC_ALIGN: u64 = 256;
@@ -34,6 +40,10 @@ struct Heap {
     live: BTreeMap<u64, (u64, RegionKind)>,
     /// Free blocks: start -> size (both multiples of ALLOC_ALIGN).
     free: BTreeMap<u64, u64>,
+    /// Recently freed allocations: (start, requested size, block size).
+    freed: VecDeque<(u64, u64, u64)>,
+    /// Bytes of `freed` blocks not yet returned to `free` (quarantine).
+    held: u64,
 }
 
 /// The reserved range and a first-fit allocator over it.
@@ -42,6 +52,11 @@ pub struct DeviceMemory {
     base: u64,
     size: u64,
     heap: Mutex<Heap>,
+    /// initcheck's shadow of the allocations made uninitialised
+    /// ([`DeviceMemory::alloc_uninit`]).
+    pub init: Arc<Mutex<InitMap>>,
+    /// Keep freed blocks from reuse (up to 1 GiB), so that use-after-free is caught.
+    quarantine: bool,
 }
 
 impl DeviceMemory {
@@ -65,8 +80,54 @@ impl DeviceMemory {
             heap: Mutex::new(Heap {
                 live: BTreeMap::new(),
                 free,
+                freed: VecDeque::new(),
+                held: 0,
             }),
+            init: Arc::default(),
+            quarantine: false,
         })
+    }
+
+    /// Keeps freed blocks from reuse (memcheck's quarantine).
+    pub fn set_quarantine(&mut self, on: bool) {
+        self.quarantine = on;
+    }
+
+    /// Like [`DeviceMemory::alloc`], but initcheck treats the bytes as never written
+    /// (as `cuMemAlloc`, which leaves memory uninitialised on a GPU).
+    pub fn alloc_uninit(&self, len: u64, align: u64) -> Result<u64, MemoryError> {
+        let a = self.alloc(len, align, RegionKind::Alloc)?;
+        self.init_map().add_uninit(a, len);
+        Ok(a)
+    }
+
+    fn init_map(&self) -> std::sync::MutexGuard<'_, InitMap> {
+        self.init.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Freed allocations not reused since: (start, requested size).
+    pub fn freed(&self) -> Vec<(u64, u64)> {
+        let heap = self.heap();
+        heap.freed
+            .iter()
+            .filter(|&&(a, _, _)| {
+                heap.live
+                    .range(..=a)
+                    .next_back()
+                    .is_none_or(|(&lo, &(l, _))| a >= lo + l.max(1))
+            })
+            .map(|&(a, l, _)| (a, l))
+            .collect()
+    }
+
+    /// Live allocations of `kind`: (start, requested size).
+    pub fn live(&self, kind: RegionKind) -> Vec<(u64, u64)> {
+        self.heap()
+            .live
+            .iter()
+            .filter(|(_, &(_, k))| k == kind)
+            .map(|(&a, &(l, _))| (a, l))
+            .collect()
     }
 
     pub fn base(&self) -> u64 {
@@ -107,9 +168,29 @@ impl DeviceMemory {
     pub fn free(&self, addr: u64) -> Result<(), MemoryError> {
         let mut heap = self.heap();
         let (len, _) = heap.live.remove(&addr).ok_or(MemoryError::BadFree(addr))?;
-        let mut start = addr;
-        let mut size = len.max(1).next_multiple_of(ALLOC_ALIGN) + GUARD;
-        self.zero_range(start, size);
+        self.init_map().remove(addr);
+        let size = len.max(1).next_multiple_of(ALLOC_ALIGN) + GUARD;
+        self.zero_range(addr, size);
+        heap.freed.push_back((addr, len, size));
+        if self.quarantine {
+            heap.held += size;
+        } else {
+            Self::release(&mut heap, addr, size);
+        }
+        while heap.freed.len() > FREED_REMEMBERED || heap.held > QUARANTINE_BYTES {
+            let Some((a, _, sz)) = heap.freed.pop_front() else {
+                break;
+            };
+            if self.quarantine {
+                heap.held -= sz;
+                Self::release(&mut heap, a, sz);
+            }
+        }
+        Ok(())
+    }
+
+    /// Returns a block to the free list, coalescing with its neighbours.
+    fn release(heap: &mut Heap, mut start: u64, mut size: u64) {
         // Coalesce with neighbours.
         if let Some((&next, &nsz)) = heap.free.range(start + size..).next() {
             if next == start + size {
@@ -125,7 +206,6 @@ impl DeviceMemory {
             }
         }
         heap.free.insert(start, size);
-        Ok(())
     }
 
     /// Zeroes a range, returning whole pages to the OS.
@@ -180,6 +260,7 @@ impl DeviceMemory {
         self.check_range(addr, bytes.len() as u64)?;
         // SAFETY: checked to be inside a live allocation of the mapping.
         unsafe { std::ptr::copy_nonoverlapping(bytes.as_ptr(), addr as *mut u8, bytes.len()) };
+        self.init_map().mark(addr, bytes.len() as u64);
         Ok(())
     }
 
@@ -196,6 +277,7 @@ impl DeviceMemory {
         self.check_range(addr, len)?;
         // SAFETY: checked to be inside a live allocation of the mapping.
         unsafe { std::ptr::write_bytes(addr as *mut u8, byte, len as usize) };
+        self.init_map().mark(addr, len);
         Ok(())
     }
 
@@ -205,9 +287,9 @@ impl DeviceMemory {
     /// [`ALLOC_ALIGN`], as on a GPU, where memory is handed out in 256-byte granules and
     /// compilers rely on it: NVVM emits vector loads that read past the end of an array
     /// (`.pragma "used_bytes_mask"` naming the bytes used), which a GPU runs. The launch
-    /// windows (parameters, shared, local) keep their exact sizes. Byte-exact bounds
-    /// are the sanitizer's business.
-    pub fn regions(&self) -> Vec<Region> {
+    /// windows (parameters, shared, local) keep their exact sizes. With `exact`, every
+    /// region ends at the requested size (`DeviceOptions::exact_bounds`).
+    pub fn regions(&self, exact: bool) -> Vec<Region> {
         self.heap()
             .live
             .iter()
@@ -215,9 +297,10 @@ impl DeviceMemory {
                 lo,
                 hi: lo
                     + match kind {
-                        RegionKind::Alloc | RegionKind::Global | RegionKind::Const => {
+                        RegionKind::Alloc | RegionKind::Global | RegionKind::Const if !exact => {
                             len.max(1).next_multiple_of(ALLOC_ALIGN)
                         }
+                        RegionKind::Alloc | RegionKind::Global | RegionKind::Const => len,
                         RegionKind::Shared | RegionKind::Local | RegionKind::Param => len,
                     },
                 writable: !matches!(kind, RegionKind::Const | RegionKind::Param),
@@ -246,7 +329,10 @@ mod tests {
         assert!(b >= a + 100 + 256, "a guard gap separates allocations");
         m.write(a, &[7; 100]).unwrap();
         assert!(m.write(a, &[7; 101]).is_err());
-        let t = RegionTable::new(m.regions());
+        let exact = RegionTable::new(m.regions(true));
+        assert!(exact.find(a + 96, 4).is_some());
+        assert!(exact.find(a + 100, 1).is_none(), "exact bounds end at the size");
+        let t = RegionTable::new(m.regions(false));
         assert!(t.find(a, 100).is_some());
         // The GPU's 256-byte granule is addressable; the guard gap after it is not.
         assert!(t.find(a + 96, 8).is_some());

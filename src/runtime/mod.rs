@@ -7,4 +7,6 @@ pub mod error;
 pub mod launch;
 pub mod memory;
 pub(crate) mod pool;
+pub mod sanitize;
+pub(crate) mod schedule;
 pub(crate) mod watchdog;

@@ -457,7 +457,7 @@ pub fn run_with_params(
         }
         locals.push(lw);
     }
-    let regions = Arc::new(RegionTable::new(dev.mem.regions()));
+    let regions = Arc::new(RegionTable::new(dev.mem.regions(false)));
     // The per-instruction region cache, shared by the warps of this (one-thread) run.
     let mut inst_cache = vec![[0u64; 2]; m.inst_info.len()];
     let mut cta = 0;

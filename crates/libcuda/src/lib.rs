@@ -38,6 +38,7 @@ pub mod memory;
 pub mod mempool;
 pub mod module;
 pub mod proc;
+pub mod sanitize;
 pub mod stream;
 
 pub use ctx::*;
@@ -223,6 +224,7 @@ pub fn init() -> Res<&'static Driver> {
     match d {
         Ok(d) => {
             INIT_CALLED.store(true, std::sync::atomic::Ordering::SeqCst);
+            sanitize::register(d);
             Ok(d)
         }
         Err(msg) => {

@@ -37,10 +37,12 @@ fn alloc(p: *mut CUdeviceptr, bytes: usize) -> Res {
         return Err(CUDA_ERROR_INVALID_VALUE);
     }
     with_ctx(|d, t, _| {
-        let b = d
-            .device
-            .alloc_zeroed(bytes)
-            .map_err(|_| CUDA_ERROR_OUT_OF_MEMORY)?;
+        let b = if crate::sanitize::initcheck(d) {
+            d.device.alloc_uninit(bytes)
+        } else {
+            d.device.alloc_zeroed(bytes)
+        }
+        .map_err(|_| CUDA_ERROR_OUT_OF_MEMORY)?;
         t.allocs.insert(b.ptr(), b);
         // SAFETY: checked non-null.
         unsafe { out(p, b.ptr()) }
@@ -247,6 +249,7 @@ fn memset(dst: CUdeviceptr, pattern: &[u8], n: usize, s: Option<CUstream>) -> Re
             }
         }
     }
+    d.device.mark_written(dst, bytes as u64);
     Ok(())
 }
 
@@ -325,6 +328,7 @@ fn copy(dst: u64, dst_side: Side, src: u64, src_side: Side, n: usize, s: Option<
     }
     // SAFETY: device ends are inside live allocations; host ends are the caller's.
     unsafe { std::ptr::copy(src as *const u8, dst as *mut u8, n) };
+    d.device.mark_written(dst, n as u64);
     Ok(())
 }
 

@@ -60,6 +60,7 @@ pub fn dump(
             layout,
             helpers: &helpers,
             calls: &calls,
+            instrument: false,
         };
         build_guarded(env, fid, &mut cctx.func, &mut fctx, &mut cm)?;
         let what = match f.kind {

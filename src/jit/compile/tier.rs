@@ -103,17 +103,19 @@ impl Drop for Shared {
 }
 
 impl Shared {
-    /// Compiles `m` in tier `mode` (the quick tier for [`JitTier::Tiered`]).
+    /// Compiles `m` in tier `mode` (the quick tier for [`JitTier::Tiered`]);
+    /// `instrument`: the sanitizer variant (see `translate::BuildEnv::instrument`).
     pub(crate) fn compile(
         m: &ir::Module,
         layout: &ModuleLayout,
         mode: JitTier,
+        instrument: bool,
     ) -> Result<(Arc<Shared>, CompileStats), JitError> {
         let policy = match mode {
             JitTier::Optimized => Policy::Optimized,
             JitTier::Quick | JitTier::Tiered => Policy::Quick,
         };
-        let code = compile_code(m, layout, policy, None)?;
+        let code = compile_code(m, layout, policy, None, instrument)?;
         let total = code.stats.total();
         let threshold = (total * TIER_UP_FACTOR).max(TIER_UP_MIN);
         let shared = Arc::new(Shared {
@@ -206,7 +208,8 @@ impl Shared {
     /// The background compile: publishes the optimized code unless cancelled or failed
     /// (then the quick code stays).
     fn optimize(&self, m: &ir::Module, layout: &ModuleLayout) {
-        let Ok(code) = compile_code(m, layout, Policy::Optimized, Some(&self.cancelled)) else {
+        let Ok(code) = compile_code(m, layout, Policy::Optimized, Some(&self.cancelled), false)
+        else {
             return;
         };
         if self.cancelled.load(Ordering::Relaxed) {
@@ -230,6 +233,7 @@ fn compile_code(
     layout: &ModuleLayout,
     policy: Policy,
     cancel: Option<&AtomicBool>,
+    instrument: bool,
 ) -> Result<Code, JitError> {
     let tier_of = |f: &ir::Function| match policy {
         Policy::Quick => Tier::Large,
@@ -290,6 +294,7 @@ fn compile_code(
                 layout,
                 helpers,
                 calls,
+                instrument,
             };
             build_guarded(env, fid, &mut cctx.func, &mut fctx, cm)?;
             let t1 = Instant::now();

@@ -16,6 +16,7 @@ pub(crate) mod control;
 pub(crate) mod lanewise;
 pub(crate) mod matrix;
 pub(crate) mod memory;
+pub(crate) mod sanitize;
 pub(crate) mod warp;
 
 use crate::exec::ctx::WARP_SIZE;

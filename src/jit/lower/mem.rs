@@ -229,6 +229,9 @@ impl FuncTranslator<'_> {
     ) -> Result<(), JitError> {
         let (eb, sb) = self.mem_shape(ty, dsts.len())?;
         let n = dsts.len();
+        if self.instrument {
+            return self.ld_instrumented(space, ty, eb, sb, dsts, addr, mask, inst);
+        }
         if let Some((h, readonly)) = self.uniform_load_addr(space, addr, eb as u64 * n as u64) {
             let fl = if readonly {
                 heap_flags().with_readonly()
@@ -395,7 +398,8 @@ impl FuncTranslator<'_> {
         let vectorizable = n == 1
             && matches!(la, LaneAddr::PerLane(_))
             && space != Space::Local
-            && self.mode == Mode::Conv;
+            && self.mode == Mode::Conv
+            && !self.instrument;
         if !vectorizable {
             for (e, d) in data.iter().enumerate() {
                 self.spill(d, SCRATCH_DATA + e as i32 * 32 * sb as i32);
@@ -878,7 +882,7 @@ impl FuncTranslator<'_> {
     /// The helper path: lane addresses to the scratch slot (data must already be there
     /// for stores), `ptxjit_access`, return on a fault.
     #[allow(clippy::too_many_arguments)]
-    pub(super) fn slow_access(
+    pub(crate) fn slow_access(
         &mut self,
         space: Space,
         eb: u32,

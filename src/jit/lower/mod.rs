@@ -18,6 +18,7 @@ pub(crate) mod matrix;
 pub(crate) mod mem;
 pub(crate) mod mem_uniform;
 pub(crate) mod misc;
+pub(crate) mod sanitize;
 pub(crate) mod sync;
 pub(crate) mod video;
 pub(crate) mod warp;

@@ -29,6 +29,9 @@ impl FuncTranslator<'_> {
         vote_src: Option<PredSrc>,
         mask: &mut Mask,
     ) -> Result<(), JitError> {
+        if self.instrument {
+            self.san_warp(op, srcs, mask)?;
+        }
         if self.warp_fast(op, dst, pred, srcs, vote_src, mask)? {
             return Ok(());
         }

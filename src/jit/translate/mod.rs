@@ -117,6 +117,8 @@ pub(crate) struct FuncTranslator<'a> {
     pub shapes: (Shapes, Shapes),
     /// The facts of `shapes` right before the instruction being translated.
     pub shape_now: (Vec<Fact>, Vec<Fact>),
+    /// The sanitizer variant (see [`BuildEnv::instrument`]).
+    pub instrument: bool,
 }
 
 /// What building any function of a module reads: the module, its layout, and the
@@ -127,6 +129,9 @@ pub(crate) struct BuildEnv<'a> {
     pub layout: &'a ModuleLayout,
     pub helpers: &'a HelperIds,
     pub calls: &'a crate::jit::translate::funcs::CallEnv,
+    /// Build the sanitizer variant: every access through `exec::ctx::access`, and
+    /// warp-synchronous instructions checked (see `lower::sanitize`).
+    pub instrument: bool,
 }
 
 /// Builds the Cranelift function of kernel or `.func` `fid` into `func`.
@@ -142,6 +147,7 @@ pub(crate) fn build(
         layout,
         helpers,
         calls,
+        instrument,
     } = env;
     let f = m
         .functions
@@ -214,6 +220,7 @@ pub(crate) fn build(
         ret_bits,
         shapes: (shapes, shapes_rows),
         shape_now: (Vec::new(), Vec::new()),
+        instrument,
     };
     tx.entry(entry_mask)?;
     let cov = layout.coverage.as_ref().and_then(|c| c.func_base_addr(fid));

@@ -120,8 +120,8 @@ pub mod ops;
 pub mod parse;
 pub mod runtime;
 
-pub use exec::coverage::CoverageMap;
 pub use config::SanitizeOptions;
+pub use exec::coverage::CoverageMap;
 pub use exec::ctx::FaultKind;
 pub use exec::sanitize::FindingKind;
 pub use parse::PtxError;

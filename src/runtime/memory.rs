@@ -331,7 +331,10 @@ mod tests {
         assert!(m.write(a, &[7; 101]).is_err());
         let exact = RegionTable::new(m.regions(true));
         assert!(exact.find(a + 96, 4).is_some());
-        assert!(exact.find(a + 100, 1).is_none(), "exact bounds end at the size");
+        assert!(
+            exact.find(a + 100, 1).is_none(),
+            "exact bounds end at the size"
+        );
         let t = RegionTable::new(m.regions(false));
         assert!(t.find(a, 100).is_some());
         // The GPU's 256-byte granule is addressable; the guard gap after it is not.

@@ -391,7 +391,10 @@ impl FuncTranslator<'_> {
             .all(|s| matches!(s, Operand::Reg(_) | Operand::Imm(_)));
         let shape = self.addr_shape(space, addr, eb);
         let la = self.lane_addrs(space, addr)?;
-        if let (LaneAddr::PerLane(a), (AddrShape::Uniform, Proof::Always), 1) = (&la, shape, n) {
+        // (The sanitizers' variant checks every lane's store: no shortcut.)
+        if let (LaneAddr::PerLane(a), (AddrShape::Uniform, Proof::Always), 1, false) =
+            (&la, shape, n, self.instrument)
+        {
             return self.st_uniform(space, (eb, sb), &data[0], a, &la, mask, inst);
         }
         // A store's fast path needs all 32 lanes active, impossible while lanes wait.

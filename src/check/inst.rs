@@ -16,6 +16,7 @@ mod logic;
 mod matrix;
 mod mem;
 mod sync;
+mod texture;
 mod video;
 mod warp;
 
@@ -429,6 +430,7 @@ impl Fx<'_, '_> {
                 Ok(Lowered::Exit)
             }
             "call" => self.call(i, m),
+            "tex" | "tld4" | "suld" | "sust" => one(self.texture_op(i, m)?),
             op if video::VIDEO_OPCODES.contains(&op) => one(self.video(i, m)?),
             "trap" | "brkpt" => {
                 self.nops(i, m, 0)?;

@@ -220,6 +220,8 @@ pub struct WarpEnv {
     /// The device heap of `malloc`/`free` (set by the runtime when the kernel's module
     /// calls them).
     pub heap: Option<Arc<crate::exec::heap::DeviceHeap>>,
+    /// The device's texture and surface objects (`tex`, `suld`, ...).
+    pub textures: Option<Arc<crate::exec::texture::TextureTable>>,
 }
 
 impl WarpEnv {
@@ -238,6 +240,7 @@ impl WarpEnv {
             output: None,
             split: Default::default(),
             heap: None,
+            textures: None,
         }
     }
 }

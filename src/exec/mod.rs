@@ -18,6 +18,8 @@ pub mod printf;
 pub mod region;
 pub mod split;
 pub mod sreg;
+pub mod surface;
+pub mod texture;
 
 /// Addresses the runtime assigned to a module's variables, needed by both backends.
 #[derive(Clone, Debug, Default)]

@@ -28,6 +28,7 @@ mod matrix;
 mod mem;
 mod misc;
 mod sync;
+mod texture;
 mod video;
 mod warp;
 

@@ -57,6 +57,8 @@ pub(crate) struct DeviceInner {
     /// The device heap of kernels' `malloc`/`free`, made at the first launch that needs
     /// it (see [`Device::set_malloc_heap_size`]).
     pub(crate) heap: std::sync::Mutex<HeapSlot>,
+    /// Texture and surface objects (`super::texture`).
+    pub(crate) textures: Arc<crate::exec::texture::TextureTable>,
 }
 
 /// The size of the device heap and, once made, the heap.
@@ -147,6 +149,7 @@ impl Device {
                     limit: DEFAULT_MALLOC_HEAP_BYTES,
                     heap: None,
                 }),
+                textures: Default::default(),
             }),
         })
     }

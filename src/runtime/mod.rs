@@ -7,4 +7,5 @@ pub mod error;
 pub mod launch;
 pub mod memory;
 pub(crate) mod pool;
+pub mod texture;
 pub(crate) mod watchdog;

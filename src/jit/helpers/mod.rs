@@ -15,6 +15,7 @@ pub(crate) mod control;
 pub(crate) mod lanewise;
 pub(crate) mod matrix;
 pub(crate) mod memory;
+pub(crate) mod texture;
 pub(crate) mod warp;
 
 use crate::exec::ctx::WARP_SIZE;

@@ -17,5 +17,6 @@ pub(crate) mod matrix;
 pub(crate) mod mem;
 pub(crate) mod misc;
 pub(crate) mod sync;
+pub(crate) mod texture;
 pub(crate) mod video;
 pub(crate) mod warp;

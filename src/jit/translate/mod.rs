@@ -831,6 +831,7 @@ impl<'a> FuncTranslator<'a> {
             } => self.matrix(*op, dsts, srcs, addr.as_ref(), &mut mask, i.id),
             InstKind::Builtin { op, args, dst } => self.builtin(*op, args, *dst, &mut mask, i.id),
             InstKind::Video { op, dst, srcs } => self.video(op, *dst, srcs, &mut mask),
+            InstKind::Texture { op, dsts, srcs } => self.texture(*op, dsts, srcs, &mut mask, i.id),
         }
     }
 

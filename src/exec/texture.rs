@@ -225,6 +225,8 @@ fn f16_to_f32(h: u32) -> f32 {
 /// A channel value as the float a filtered fetch computes with.
 fn channel_float(f: ArrayFormat, v: u32) -> f32 {
     match f {
+        // Subnormal texels read as zero (an H100 flushes them).
+        ArrayFormat::F32 if v & 0x7f80_0000 == 0 => f32::from_bits(v & 0x8000_0000),
         ArrayFormat::F32 => f32::from_bits(v),
         ArrayFormat::F16 => f16_to_f32(v),
         ArrayFormat::U8 => v as f32 / 255.0,
@@ -273,10 +275,11 @@ fn split(x: f32, n: usize, normalized: bool, linear: bool) -> (i64, u32) {
     let x = x as f64;
     let x = if normalized { x * n as f64 } else { x };
     if linear {
-        let xb = x - 0.5;
-        let f = xb.floor();
-        let frac = xb - f;
-        (f as i64, (frac * 256.0).round() as u32)
+        // `x - 0.5` in fixed point with 8 fractional bits (rounded to nearest): its
+        // integer part picks the texels (so a coordinate just below a texel centre
+        // rounds up to it, as on an H100), its fraction is the weight.
+        let q = ((x - 0.5) * 256.0).round() as i64;
+        (q.div_euclid(256), q.rem_euclid(256) as u32)
     } else {
         (x.floor() as i64, 0)
     }
@@ -296,9 +299,23 @@ fn texel_at(res: &TexResource, td: &TextureDesc, idx: &[i64; 3], layer: usize) -
     load_texel(res, p[0], p[1], z)
 }
 
-/// The border colour's bits (also what integer reads return outside the texture).
-fn border_bits(_res: &TexResource, td: &TextureDesc) -> [u32; 4] {
-    td.border.map(|b| b.to_bits())
+/// The border colour's bits. For normalised-float reads of 8- and 16-bit integer
+/// formats the colour is first stored in the texel format (rounded to the nearest
+/// representable value, as an H100 returns 16384/65535 for 0.25 in a `u16` texture).
+fn border_bits(res: &TexResource, td: &TextureDesc) -> [u32; 4] {
+    let (lo, max) = match res.format {
+        ArrayFormat::U8 => (0.0, 255.0),
+        ArrayFormat::U16 => (0.0, 65535.0),
+        ArrayFormat::S8 => (-127.0, 127.0),
+        ArrayFormat::S16 => (-32767.0, 32767.0),
+        _ => return td.border.map(f32::to_bits),
+    };
+    if td.read_as_integer {
+        return td.border.map(f32::to_bits);
+    }
+    td.border
+        .map(|b| ((b as f64 * max).round().clamp(lo, max) / max) as f32)
+        .map(f32::to_bits)
 }
 
 /// Converts raw channels to the fetch result's float values (border texels carry float

@@ -110,6 +110,10 @@ impl Fx<'_, '_> {
         };
         let sig = op.signature();
         let store = matches!(op, TexOp::Sust { .. });
+        if i.operands.len() > 2 && !store {
+            // The offset and depth-compare operands of `tex`/`tld4`.
+            return Err(self.unsupported(m));
+        }
         self.nops(i, m, 2)?;
         let (res_op, addr_op) = if store {
             (&i.operands[1], &i.operands[0])

@@ -4,15 +4,27 @@
 //! The x coordinate is in bytes. An access of `bytes * vec` bytes must be aligned to its
 //! size and no larger than a texel (an H100 reports `CUDA_ERROR_MISALIGNED_ADDRESS` for
 //! both). Outside the surface, `.trap` stops the launch, `.clamp` moves each coordinate
-//! to the nearest edge (x to the last whole access of the row) and `.zero` reads zeros and
-//! drops stores.
+//! to the nearest edge (x to the last whole access of the row; the layer is unsigned, so
+//! a negative layer clamps to the last one) and `.zero` reads zeros and drops stores.
+//! Checked against an H100 on every `suld.b`/`sust.b` case of
+//! `tests/golden/cases_future.txt` (bit-exact, misaligned forms included).
 
+use crate::exec::ctx::FaultKind;
 use crate::exec::texture::TexObject;
 use crate::ir::{SurfClamp, TexOp};
 
+/// Why a surface access faults: the kind, the byte address it computed and its size.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SurfFault {
+    pub kind: FaultKind,
+    pub addr: u64,
+    pub size: u32,
+    pub write: bool,
+}
+
 /// Runs one lane's `suld`/`sust`: `ops` are the coordinates (then `sust`'s values);
-/// returns `suld`'s elements (zero-extended), or the reason the access faults.
-pub fn access(obj: &TexObject, op: TexOp, ops: &[u64]) -> Result<[u64; 4], String> {
+/// returns `suld`'s elements (zero-extended), or the fault.
+pub fn access(obj: &TexObject, op: TexOp, ops: &[u64]) -> Result<[u64; 4], SurfFault> {
     let (geom, bytes, vec, clamp, store) = match op {
         TexOp::Suld {
             geom,
@@ -27,7 +39,14 @@ pub fn access(obj: &TexObject, op: TexOp, ops: &[u64]) -> Result<[u64; 4], Strin
             clamp,
             ..
         } => (geom, bytes, vec, clamp, true),
-        _ => return Err("not a surface instruction".into()),
+        _ => {
+            return Err(SurfFault {
+                kind: FaultKind::OutOfBounds,
+                addr: 0,
+                size: 0,
+                write: false,
+            })
+        }
     };
     let res = &obj.res;
     let n = geom.ncoords();
@@ -40,10 +59,14 @@ pub fn access(obj: &TexObject, op: TexOp, ops: &[u64]) -> Result<[u64; 4], Strin
     let size = bytes as i64 * vec as i64;
     let tb = res.texel_bytes() as i64;
     let mut x = xyz[0];
+    let fault = |kind, x: i64| SurfFault {
+        kind,
+        addr: res.base.wrapping_add(x as u64),
+        size: size as u32,
+        write: store,
+    };
     if size > tb || x.rem_euclid(size) != 0 {
-        return Err(format!(
-            "misaligned surface access: {size} bytes at byte x {x} of {tb}-byte texels"
-        ));
+        return Err(fault(FaultKind::Misaligned, x));
     }
     let row = res.width as i64 * tb;
     let h = res.height.max(1) as i64;
@@ -64,17 +87,14 @@ pub fn access(obj: &TexObject, op: TexOp, ops: &[u64]) -> Result<[u64; 4], Strin
         x < 0 || x + size > row || y < 0 || y >= h || z < 0 || z >= d || l < 0 || l >= layers;
     if outside {
         match clamp {
-            SurfClamp::Trap => {
-                return Err(format!(
-                    "surface access outside the surface (byte x {x}, y {y}, z {z}, layer {l})"
-                ))
-            }
+            SurfClamp::Trap => return Err(fault(FaultKind::OutOfBounds, x)),
             SurfClamp::Zero => return Ok([0; 4]),
             SurfClamp::Clamp => {
                 x = x.clamp(0, row - size);
                 y = y.clamp(0, h - 1);
                 z = z.clamp(0, d - 1);
-                l = l.clamp(0, layers - 1);
+                // The layer is unsigned: a negative one clamps to the last layer.
+                l = (l as u32 as i64).min(layers - 1);
             }
         }
     }

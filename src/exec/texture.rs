@@ -506,9 +506,28 @@ pub unsafe fn exec(
                 gather(&obj, comp, &coords).map(u64::from)
             }
             TexOp::Suld { .. } | TexOp::Sust { .. } => {
+                if obj.tex.is_some() {
+                    return stop(ctx, inst, lane, "surface instruction on a texture object");
+                }
                 match crate::exec::surface::access(&obj, op, &coords) {
                     Ok(v) => v,
-                    Err(e) => return stop(ctx, inst, lane, &e),
+                    Err(f) => {
+                        // SAFETY: the caller's contract.
+                        let env = unsafe { &mut *ctx.env };
+                        if env.fault.is_none() && env.error.is_none() {
+                            env.fault = Some(ctx::FaultRecord {
+                                kind: f.kind,
+                                inst,
+                                lane: lane as u32,
+                                addr: f.addr,
+                                space: crate::ir::Space::Global,
+                                size: f.size,
+                                write: f.write,
+                            });
+                        }
+                        ctx.status = ctx::STATUS_FAULT;
+                        return Err(Stopped);
+                    }
                 }
             }
         };

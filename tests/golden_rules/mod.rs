@@ -196,6 +196,9 @@ pub fn compare(
     if check == "mma" {
         return mma::check(c, &inputs[0], want, got, r);
     }
+    if c.ptx.starts_with("future_suld") && !file.ends_with("_array.bin") {
+        return texture::suld_check(c, file, want, got);
+    }
     if c.ptx == "future_tex.ptx" {
         return texture::check(c, &inputs[0], want, got, r);
     }

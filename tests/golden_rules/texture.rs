@@ -113,3 +113,32 @@ pub fn check(c: &Case, coords: &[u8], want: &[u8], got: &[u8], r: &mut Report) -
     }
     Verdict::Ok
 }
+
+/// The words of a `suld` case's 16-byte lane record that the kernel's `suld` defines:
+/// its elements (64-bit ones as two words); the kernel stores the other registers
+/// uninitialised (the GPU wrote whatever they held), so they are not compared.
+pub fn suld_check(c: &Case, file: &str, want: &[u8], got: &[u8]) -> Verdict {
+    let parts: Vec<&str> = c.name.split('_').collect();
+    let (bits, vec) = match parts.as_slice() {
+        [_, _, _, b, v, _] => (
+            b.trim_start_matches('b').parse::<usize>().unwrap_or(32),
+            v.trim_start_matches('v').parse::<usize>().unwrap_or(1),
+        ),
+        _ => return Verdict::Bad(format!("unexpected suld case name {}", c.name)),
+    };
+    let nw = if file.ends_with("_array.bin") {
+        4
+    } else {
+        vec * (bits / 32).max(1)
+    };
+    for (l, (w, g)) in want.chunks(16).zip(got.chunks(16)).enumerate() {
+        if w[..4 * nw] != g[..4 * nw] {
+            return Verdict::Bad(format!(
+                "lane {l}: GPU {:02x?}, ptxjit {:02x?}",
+                &w[..4 * nw],
+                &g[..4 * nw]
+            ));
+        }
+    }
+    Verdict::Ok
+}

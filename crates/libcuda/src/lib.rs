@@ -39,6 +39,7 @@ pub mod mempool;
 pub mod module;
 pub mod proc;
 pub mod stream;
+pub mod texture;
 
 pub use ctx::*;
 pub use device::*;
@@ -52,6 +53,7 @@ pub use mempool::*;
 pub use module::*;
 pub use proc::*;
 pub use stream::*;
+pub use texture::*;
 
 include!(concat!(env!("OUT_DIR"), "/generated.rs"));
 

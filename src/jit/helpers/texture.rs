@@ -1,7 +1,7 @@
 //! The texture/surface helper (`ptxjit_texture`) over `crate::exec::texture::exec`.
 
 use crate::exec::ctx::{WarpCtx, STATUS_FAULT, STATUS_OK, WARP_SIZE};
-use crate::ir::{InstId, Type};
+use crate::ir::{InstId, SurfClamp, TexGeom, TexOp, Type};
 
 /// The data-area offsets of operands of types `tys` (4 bytes per lane for 32-bit and
 /// narrower types, 8 for 64-bit), one after the other from 0; and the total size.
@@ -15,7 +15,7 @@ pub(crate) fn layout(tys: &[Type]) -> (Vec<i32>, i32) {
     (offs, off)
 }
 
-/// Runs texture instruction `op` (a `TexOp` encoded by `crate::jit::lower::texture::encode`) for the lanes in `mask`: `data` holds
+/// Runs texture instruction `op` (a `TexOp` packed by [`encode`]) for the lanes in `mask`: `data` holds
 /// the sources as [`layout`] places them; the results are written from its start in the
 /// same way. Returns 0, or the warp's nonzero status after an error.
 ///
@@ -31,7 +31,7 @@ pub unsafe extern "C" fn ptxjit_texture(
 ) -> u32 {
     // SAFETY: the caller's contract.
     let ctx = unsafe { &mut *ctx };
-    let Some(op) = crate::jit::lower::texture::decode(op) else {
+    let Some(op) = decode(op) else {
         ctx.status = STATUS_FAULT;
         return ctx.status;
     };
@@ -71,4 +71,115 @@ pub unsafe extern "C" fn ptxjit_texture(
         }
     }
     STATUS_OK
+}
+
+const GEOMS: [TexGeom; 5] = [
+    TexGeom::D1,
+    TexGeom::D2,
+    TexGeom::D3,
+    TexGeom::A1d,
+    TexGeom::A2d,
+];
+const TYPES: [Type; 3] = [Type::F32, Type::S32, Type::U32];
+const CLAMPS: [SurfClamp; 3] = [SurfClamp::Trap, SurfClamp::Clamp, SurfClamp::Zero];
+
+fn idx<T: PartialEq>(list: &[T], v: &T) -> u64 {
+    list.iter().position(|x| x == v).unwrap_or(0) as u64
+}
+
+/// Packs a `TexOp` into the helper's 64-bit descriptor.
+pub(crate) fn encode(op: TexOp) -> u64 {
+    match op {
+        TexOp::Tex { geom, dtype, ctype } => {
+            idx(&GEOMS, &geom) << 4 | idx(&TYPES, &dtype) << 8 | idx(&TYPES, &ctype) << 12
+        }
+        TexOp::Tld4 { comp, dtype } => 1 | (comp as u64) << 16 | idx(&TYPES, &dtype) << 8,
+        TexOp::Suld {
+            geom,
+            bytes,
+            vec,
+            clamp,
+        } => 2 | idx(&GEOMS, &geom) << 4 | surf_bits(bytes, vec, clamp),
+        TexOp::Sust {
+            geom,
+            bytes,
+            vec,
+            clamp,
+            formatted,
+        } => 3 | idx(&GEOMS, &geom) << 4 | surf_bits(bytes, vec, clamp) | (formatted as u64) << 40,
+    }
+}
+
+fn surf_bits(bytes: u8, vec: u8, clamp: SurfClamp) -> u64 {
+    (bytes as u64) << 20 | (vec as u64) << 28 | idx(&CLAMPS, &clamp) << 36
+}
+
+/// The inverse of [`encode`].
+pub(crate) fn decode(c: u64) -> Option<TexOp> {
+    let geom = *GEOMS.get((c >> 4 & 15) as usize)?;
+    let ty = |s: u32| TYPES.get((c >> s & 15) as usize).copied();
+    let bytes = (c >> 20 & 255) as u8;
+    let vec = (c >> 28 & 255) as u8;
+    let clamp = CLAMPS.get((c >> 36 & 15) as usize).copied();
+    Some(match c & 15 {
+        0 => TexOp::Tex {
+            geom,
+            dtype: ty(8)?,
+            ctype: ty(12)?,
+        },
+        1 => TexOp::Tld4 {
+            comp: (c >> 16 & 3) as u8,
+            dtype: ty(8)?,
+        },
+        2 => TexOp::Suld {
+            geom,
+            bytes,
+            vec,
+            clamp: clamp?,
+        },
+        3 => TexOp::Sust {
+            geom,
+            bytes,
+            vec,
+            clamp: clamp?,
+            formatted: c >> 40 & 1 != 0,
+        },
+        _ => return None,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn descriptors_round_trip() {
+        let ops = [
+            TexOp::Tex {
+                geom: TexGeom::A2d,
+                dtype: Type::U32,
+                ctype: Type::S32,
+            },
+            TexOp::Tld4 {
+                comp: 3,
+                dtype: Type::F32,
+            },
+            TexOp::Suld {
+                geom: TexGeom::D3,
+                bytes: 8,
+                vec: 2,
+                clamp: SurfClamp::Zero,
+            },
+            TexOp::Sust {
+                geom: TexGeom::A1d,
+                bytes: 2,
+                vec: 4,
+                clamp: SurfClamp::Clamp,
+                formatted: false,
+            },
+        ];
+        for op in ops {
+            assert_eq!(decode(encode(op)), Some(op));
+        }
+    }
 }

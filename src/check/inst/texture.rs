@@ -129,10 +129,12 @@ impl Fx<'_, '_> {
                 ))
             }
         };
-        let handle = self.src(&parts[0], Type::U64, Fit::Relaxed)?;
-        if !matches!(handle, Operand::Reg(_) | Operand::Imm(_)) {
+        // A `.texref`/`.surfref` name (not declared: ptxjit rejects those declarations)
+        // is an unsupported form, not an unknown symbol.
+        let handle = self.src(&parts[0], Type::U64, Fit::Relaxed).ok();
+        if !matches!(handle, Some(Operand::Reg(_) | Operand::Imm(_))) {
             return Err(self.err(
-                parts[0].loc(),
+                m.loc,
                 format!(
                     "instruction '{}' is not supported yet (texture or surface references: use a .u64 object handle)",
                     m.text
@@ -140,7 +142,7 @@ impl Fx<'_, '_> {
             ));
         }
         let nc = op.geom().ncoords();
-        let mut srcs = vec![handle];
+        let mut srcs = handle.into_iter().collect::<Vec<_>>();
         srcs.extend(self.tex_sources(&parts[1], &sig.srcs[1..1 + nc], m)?);
         let mut dsts = Vec::new();
         if store {

@@ -21,6 +21,7 @@ mod matrix_wmma;
 mod mem;
 mod minmax3;
 mod sync;
+mod texture;
 mod video;
 mod warp;
 
@@ -451,6 +452,7 @@ impl Fx<'_, '_> {
                 Ok(Lowered::Exit)
             }
             "call" => self.call(i, m),
+            "tex" | "tld4" | "suld" | "sust" => one(self.texture_op(i, m)?),
             op if video::VIDEO_OPCODES.contains(&op) => one(self.video(i, m)?),
             "trap" | "brkpt" => {
                 self.nops(i, m, 0)?;

@@ -230,6 +230,8 @@ pub struct WarpEnv {
     /// The launch's sanitizers (`None`: the launch runs without; see
     /// `crate::exec::sanitize`).
     pub san: Option<Arc<crate::exec::sanitize::Sanitizer>>,
+    /// The device's texture and surface objects (`tex`, `suld`, ...).
+    pub textures: Option<Arc<crate::exec::texture::TextureTable>>,
 }
 
 impl WarpEnv {
@@ -250,6 +252,7 @@ impl WarpEnv {
             heap: None,
             mbar: Default::default(),
             san: None,
+            textures: None,
         }
     }
 }

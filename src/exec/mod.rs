@@ -22,6 +22,8 @@ pub mod region;
 pub mod sanitize;
 pub mod split;
 pub mod sreg;
+pub mod surface;
+pub mod texture;
 
 /// Addresses the runtime assigned to a module's variables, needed by both backends.
 #[derive(Clone, Debug, Default)]

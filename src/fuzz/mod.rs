@@ -5,7 +5,8 @@
 //!
 //! ```no_run
 //! use ptxjit::fuzz::{Harness, Len};
-//! let h = Harness::builder(include_str!("../../examples/fuzz-kernel/kernel.ptx"), "kernel.ptx", "parse_records")
+//! let ptx = include_str!("../../examples/fuzz-kernel/records.ptx");
+//! let h = Harness::builder(ptx, "records.ptx", "parse_records")
 //!     .block(32, 32)
 //!     .input_buffer::<u8>(Len::Rest { max: 4096 })   // the bytes to parse
 //!     .len_of::<u32>(0)                              // their count
@@ -22,12 +23,12 @@
 //! oracle mismatch (an optional closure comparing the outputs with a Rust model), and
 //! invalid launches from an input spec the kernel rejects. The launch options are the
 //! runtime's [`LaunchConfig`] ([`Builder::launch`]): backend, `check_uniform`, and every
-//! option the runtime adds (the sanitizers, once merged, pass through unchanged; their
-//! errors become findings of the kind their error says).
+//! option the runtime adds (the sanitizers pass through unchanged; their findings become
+//! `Kernel` findings with their reports).
 //!
 //! The device, the module and its compiled code live as long as the harness; each input
-//! allocates its buffers exactly (an access one byte past a buffer faults) and frees
-//! them. With [`Builder::coverage`], the module is loaded with kernel coverage counters
+//! allocates its buffers exactly and frees them, on a device with byte-exact bounds
+//! (`DeviceOptions::exact_bounds`: an access one byte past a buffer faults). With [`Builder::coverage`], the module is loaded with kernel coverage counters
 //! (`crate::CoverageMap`: every block of the kernel and its callees, full and partial
 //! warp) and, when libFuzzer is linked into the process, they are registered with
 //! `__sanitizer_cov_8bit_counters_init` (see `libfuzzer`).

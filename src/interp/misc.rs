@@ -14,6 +14,9 @@ impl Warp<'_> {
         inst: &Inst,
         mask: u32,
     ) -> Result<(), ctx::Stopped> {
+        if let InstKind::Texture { .. } = &inst.kind {
+            return self.exec_texture(ctx, inst, mask);
+        }
         let InstKind::Builtin { op, args, dst } = &inst.kind else {
             return Ok(());
         };

@@ -30,6 +30,7 @@ mod mem;
 mod misc;
 mod shapes;
 mod sync;
+mod texture;
 mod video;
 mod warp;
 

@@ -118,7 +118,7 @@ impl InstKind {
             Atom { .. } => Family::Atomic,
             Warp { .. } => Family::Warp,
             Matrix { .. } => Family::Matrix,
-            Builtin { .. } => Family::Misc,
+            Builtin { .. } | Texture { .. } => Family::Misc,
             Video { .. } => Family::Video,
             Async { .. } => Family::Sync,
         }

@@ -32,7 +32,7 @@ impl InstKind {
             Warp { dst, pred, .. } => opt(&[*dst, *pred]),
             Carry { dst, cc_out, .. } => opt(&[Some(*dst), *cc_out]),
             Atom { dst, .. } => opt(&[*dst]),
-            Ld { dsts, .. } | Matrix { dsts, .. } => opt(dsts),
+            Ld { dsts, .. } | Matrix { dsts, .. } | Texture { dsts, .. } => opt(dsts),
             Builtin { dst, .. } => opt(&[*dst]),
             Async { dsts, .. } => opt(dsts),
             St { .. } | Nanosleep { .. } | Fence | BarArrive { .. } | OrderPoint => vec![],

@@ -31,6 +31,8 @@ mod index;
 pub use index::{Idx, IdxVec};
 mod int;
 pub use int::{BitOp, PrmtMode};
+mod texture;
+pub use texture::{SurfClamp, TexGeom, TexOp, TexSignature};
 mod video;
 pub use video::{VideoCmp, VideoKind, VideoOp, VideoOp2, VideoSel};
 mod kinds;
@@ -1255,6 +1257,13 @@ pub enum InstKind {
         op: AsyncOp,
         dsts: Vec<Option<RegId>>,
         addrs: Vec<(Space, Address)>,
+        srcs: Vec<Operand>,
+    },
+    /// A texture or surface instruction (`tex`, `tld4`, `suld`, `sust`): operand types
+    /// from [`TexOp::signature`] (`srcs[0]` is the object handle); `None` results are `_`.
+    Texture {
+        op: TexOp,
+        dsts: Vec<Option<RegId>>,
         srcs: Vec<Operand>,
     },
 }

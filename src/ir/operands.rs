@@ -483,6 +483,21 @@ impl InstKind {
                     o.src(*s, *t, Relaxed);
                 }
             }
+            Texture { op, dsts, srcs } => {
+                let sig = op.signature();
+                if dsts.len() != sig.dsts.len() {
+                    return Err(format!("{op:?} with {} results", dsts.len()));
+                }
+                for (d, t) in dsts.iter().zip(&sig.dsts) {
+                    o.dst(*d, *t, Fit::Relaxed);
+                }
+                if srcs.len() != sig.srcs.len() {
+                    return Err(format!("{op:?} with {} sources", srcs.len()));
+                }
+                for (s, t) in srcs.iter().zip(&sig.srcs) {
+                    o.src(*s, *t, Fit::Relaxed);
+                }
+            }
             Builtin { op, args, dst } => {
                 if args.len() != op.params().len() {
                     return Err(format!("{op:?} with {} operands", args.len()));

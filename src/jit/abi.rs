@@ -7,7 +7,9 @@
 //! cannot disagree. The helpers themselves are in [`crate::jit::helpers`]; lowering
 //! code calls them through [`crate::jit::translate::FuncTranslator::helper`].
 
-use crate::jit::helpers::{asyncop, builtin, control, lanewise, matrix, memory, sanitize, warp};
+use crate::jit::helpers::{
+    asyncop, builtin, control, lanewise, matrix, memory, sanitize, texture, warp,
+};
 use crate::jit::JitError;
 use cranelift_codegen::ir::types::{I32, I64};
 use cranelift_codegen::ir::{AbiParam, Type as CType};
@@ -81,6 +83,8 @@ macro_rules! foreach_helper {
             Async = asyncop::ptxjit_async(I64, I64, I32, I32, I32, I64) -> I32;
             /// `vprintf`, `__assertfail` through `exec::printf`.
             Builtin = builtin::ptxjit_builtin(I64, I64, I32, I32, I64) -> I32;
+            /// `tex`, `tld4`, `suld`, `sust` through `exec::texture`.
+            Texture = texture::ptxjit_texture(I64, I64, I32, I32, I64) -> I32;
             /// Starts a split call on a host stack of its own.
             CallSplit = control::ptxjit_call_split(I64, I64, I32) -> I64;
             /// Resumes the split calls of lanes parked at a resume block.

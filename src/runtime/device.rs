@@ -75,6 +75,8 @@ pub(crate) struct DeviceInner {
     pub(crate) findings: std::sync::Mutex<super::sanitize::Report>,
     /// Sanitized launches run one at a time (they share the device's shadow state).
     pub(crate) san_lock: std::sync::Mutex<()>,
+    /// Texture and surface objects (`super::texture`).
+    pub(crate) textures: Arc<crate::exec::texture::TextureTable>,
 }
 
 impl Drop for DeviceInner {
@@ -190,6 +192,7 @@ impl Device {
                 }),
                 findings: Default::default(),
                 san_lock: Default::default(),
+                textures: Default::default(),
             }),
         })
     }

@@ -52,6 +52,9 @@ pub enum Error {
     /// The host could not provide a resource (threads, stacks).
     #[error("{0}")]
     Host(String),
+    /// An invalid CUDA array, texture or surface object or descriptor.
+    #[error("{0}")]
+    Texture(String),
 }
 
 /// A memory fault: which kernel, instruction, block, thread and address.

@@ -51,6 +51,8 @@ struct LaunchShared<'a> {
     regions: Arc<RegionTable>,
     /// The device heap, when the module calls `malloc`/`free`.
     heap: Option<Arc<crate::exec::heap::DeviceHeap>>,
+    /// The device's texture and surface objects.
+    textures: Arc<crate::exec::texture::TextureTable>,
     param_base: u64,
     shared_size: u64,
     /// Special-register values common to the launch (`smid` and the cluster registers
@@ -356,6 +358,7 @@ impl Device {
                 cfg,
                 regions: Arc::new(RegionTable::new(mem.regions(exact_bounds))),
                 heap,
+                textures: self.inner.textures.clone(),
                 param_base,
                 shared_size: shape.shared_size,
                 sreg: {
@@ -586,6 +589,7 @@ fn run_cta(
         let mut env = Box::new(WarpEnv::new(sh.regions.clone()));
         env.output = Some(sh.output.clone());
         env.heap = sh.heap.clone();
+        env.textures = Some(sh.textures.clone());
         env.frame_margin = sh.frame_margin;
         env.san = sh.san.clone();
         ctx.env = &mut *env;

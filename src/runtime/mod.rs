@@ -9,4 +9,5 @@ pub mod memory;
 pub(crate) mod pool;
 pub mod sanitize;
 pub(crate) mod schedule;
+pub mod texture;
 pub(crate) mod watchdog;

@@ -5,6 +5,7 @@
 
 mod approx;
 mod mma;
+mod texture;
 
 use crate::Case;
 use ptxjit::Backend;
@@ -194,6 +195,12 @@ pub fn compare(
     let srcs = c.meta.get("srcs").map_or("custom", |s| s.as_str());
     if check == "mma" {
         return mma::check(c, &inputs[0], want, got, r);
+    }
+    if c.ptx.starts_with("future_suld") && !file.ends_with("_array.bin") {
+        return texture::suld_check(c, file, want, got);
+    }
+    if c.ptx == "future_tex.ptx" {
+        return texture::check(c, &inputs[0], want, got, r);
     }
     if srcs == "custom" {
         return match want.iter().zip(got).position(|(a, b)| a != b) {

@@ -40,6 +40,7 @@ pub mod module;
 pub mod proc;
 pub mod sanitize;
 pub mod stream;
+pub mod texture;
 
 pub use ctx::*;
 pub use device::*;
@@ -53,6 +54,7 @@ pub use mempool::*;
 pub use module::*;
 pub use proc::*;
 pub use stream::*;
+pub use texture::*;
 
 include!(concat!(env!("OUT_DIR"), "/generated.rs"));
 

@@ -17,6 +17,7 @@ pub(crate) mod lanewise;
 pub(crate) mod matrix;
 pub(crate) mod memory;
 pub(crate) mod sanitize;
+pub(crate) mod texture;
 pub(crate) mod warp;
 
 use crate::exec::ctx::WARP_SIZE;

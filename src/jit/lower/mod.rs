@@ -20,5 +20,6 @@ pub(crate) mod mem_uniform;
 pub(crate) mod misc;
 pub(crate) mod sanitize;
 pub(crate) mod sync;
+pub(crate) mod texture;
 pub(crate) mod video;
 pub(crate) mod warp;

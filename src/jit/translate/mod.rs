@@ -893,6 +893,7 @@ impl<'a> FuncTranslator<'a> {
                 addrs,
                 srcs,
             } => self.async_op(*op, dsts, addrs, srcs, &mut mask, i.id),
+            InstKind::Texture { op, dsts, srcs } => self.texture(*op, dsts, srcs, &mut mask, i.id),
         }
     }
 

@@ -1,0 +1,473 @@
+//! CUDA arrays, array copies and texture/surface objects: `cuArrayCreate_v2`,
+//! `cuArray3DCreate_v2`, `cuArrayDestroy`, `cuMemcpy2D_v2`/`cuMemcpy3D_v2` (host, device
+//! and array operands), `cuTexObjectCreate`/`Destroy` and `cuSurfObjectCreate`/`Destroy`
+//! over `ptxjit::runtime::texture`. A `CUarray` is the array's device address (its
+//! texels live in device memory); the table below maps it to the array.
+
+use crate::*;
+use ptxjit::runtime::texture::{
+    AddressMode, ArrayDesc, ArrayFormat, CudaArray, TexResource, TextureDesc,
+};
+use std::collections::HashMap;
+
+static ARRAYS: Mutex<Option<HashMap<u64, CudaArray>>> = Mutex::new(None);
+
+fn arrays() -> MutexGuard<'static, Option<HashMap<u64, CudaArray>>> {
+    ARRAYS.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+fn array(h: *mut c_void) -> Res<CudaArray> {
+    arrays()
+        .as_ref()
+        .and_then(|m| m.get(&(h as u64)).copied())
+        .ok_or(CUDA_ERROR_INVALID_HANDLE)
+}
+
+/// `CUDA_ARRAY3D_DESCRIPTOR`.
+#[repr(C)]
+pub struct CudaArray3dDescriptor {
+    pub width: usize,
+    pub height: usize,
+    pub depth: usize,
+    pub format: u32,
+    pub num_channels: u32,
+    pub flags: u32,
+}
+
+/// `CUDA_ARRAY_DESCRIPTOR`.
+#[repr(C)]
+pub struct CudaArrayDescriptor {
+    pub width: usize,
+    pub height: usize,
+    pub format: u32,
+    pub num_channels: u32,
+}
+
+const ARRAY3D_LAYERED: u32 = 1;
+const ARRAY3D_SURFACE_LDST: u32 = 2;
+
+fn create(p: *mut *mut c_void, desc: ArrayDesc) -> Res {
+    with_ctx(|d, _, _| {
+        let a = d
+            .device
+            .create_array(desc)
+            .map_err(|_| CUDA_ERROR_INVALID_VALUE)?;
+        arrays().get_or_insert_with(HashMap::new).insert(a.ptr, a);
+        // SAFETY: `out` checks for null.
+        unsafe { out(p, a.ptr as *mut c_void) }
+    })
+}
+
+fn format(f: u32) -> Res<ArrayFormat> {
+    ArrayFormat::from_code(f).ok_or(CUDA_ERROR_INVALID_VALUE)
+}
+
+/// # Safety
+/// `p` and `desc` valid as the driver API documents.
+#[no_mangle]
+pub unsafe extern "C" fn cuArray3DCreate_v2(
+    p: *mut *mut c_void,
+    desc: *const CudaArray3dDescriptor,
+) -> CUresult {
+    guard(|| {
+        // SAFETY: the caller's contract.
+        let Some(dd) = (unsafe { desc.as_ref() }) else {
+            return Err(CUDA_ERROR_INVALID_VALUE);
+        };
+        create(
+            p,
+            ArrayDesc {
+                width: dd.width,
+                height: dd.height,
+                depth: dd.depth,
+                format: format(dd.format)?,
+                channels: dd.num_channels,
+                layered: dd.flags & ARRAY3D_LAYERED != 0,
+                surface: dd.flags & ARRAY3D_SURFACE_LDST != 0,
+            },
+        )
+    })
+}
+
+/// # Safety
+/// `p` and `desc` valid as the driver API documents.
+#[no_mangle]
+pub unsafe extern "C" fn cuArrayCreate_v2(
+    p: *mut *mut c_void,
+    desc: *const CudaArrayDescriptor,
+) -> CUresult {
+    guard(|| {
+        // SAFETY: the caller's contract.
+        let Some(dd) = (unsafe { desc.as_ref() }) else {
+            return Err(CUDA_ERROR_INVALID_VALUE);
+        };
+        create(
+            p,
+            ArrayDesc {
+                width: dd.width,
+                height: dd.height,
+                depth: 0,
+                format: format(dd.format)?,
+                channels: dd.num_channels,
+                layered: false,
+                surface: false,
+            },
+        )
+    })
+}
+
+/// # Safety
+/// `a` is an array handle or anything (checked).
+#[no_mangle]
+pub unsafe extern "C" fn cuArrayDestroy(a: *mut c_void) -> CUresult {
+    guard(|| {
+        let arr = array(a)?;
+        with_ctx(|d, _, _| {
+            d.device
+                .destroy_array(arr)
+                .map_err(|_| CUDA_ERROR_INVALID_VALUE)?;
+            if let Some(m) = arrays().as_mut() {
+                m.remove(&arr.ptr);
+            }
+            Ok(())
+        })
+    })
+}
+
+/// `CUDA_MEMCPY3D`.
+#[repr(C)]
+pub struct CudaMemcpy3d {
+    pub src_x_in_bytes: usize,
+    pub src_y: usize,
+    pub src_z: usize,
+    pub src_lod: usize,
+    pub src_memory_type: u32,
+    pub src_host: *const c_void,
+    pub src_device: CUdeviceptr,
+    pub src_array: *mut c_void,
+    pub reserved0: *mut c_void,
+    pub src_pitch: usize,
+    pub src_height: usize,
+    pub dst_x_in_bytes: usize,
+    pub dst_y: usize,
+    pub dst_z: usize,
+    pub dst_lod: usize,
+    pub dst_memory_type: u32,
+    pub dst_host: *mut c_void,
+    pub dst_device: CUdeviceptr,
+    pub dst_array: *mut c_void,
+    pub reserved1: *mut c_void,
+    pub dst_pitch: usize,
+    pub dst_height: usize,
+    pub width_in_bytes: usize,
+    pub height: usize,
+    pub depth: usize,
+}
+
+/// `CUDA_MEMCPY2D`.
+#[repr(C)]
+pub struct CudaMemcpy2d {
+    pub src_x_in_bytes: usize,
+    pub src_y: usize,
+    pub src_memory_type: u32,
+    pub src_host: *const c_void,
+    pub src_device: CUdeviceptr,
+    pub src_array: *mut c_void,
+    pub src_pitch: usize,
+    pub dst_x_in_bytes: usize,
+    pub dst_y: usize,
+    pub dst_memory_type: u32,
+    pub dst_host: *mut c_void,
+    pub dst_device: CUdeviceptr,
+    pub dst_array: *mut c_void,
+    pub dst_pitch: usize,
+    pub width_in_bytes: usize,
+    pub height: usize,
+}
+
+/// One side of a copy: base address, row pitch, rows per slice, and the device range it
+/// may touch (`None` for host memory).
+struct Side {
+    base: u64,
+    pitch: usize,
+    rows: usize,
+    device: bool,
+}
+
+const MEM_HOST: u32 = 1;
+const MEM_DEVICE: u32 = 2;
+const MEM_ARRAY: u32 = 3;
+const MEM_UNIFIED: u32 = 4;
+
+fn side(kind: u32, host: u64, dev: u64, arr: *mut c_void, pitch: usize, rows: usize) -> Res<Side> {
+    Ok(match kind {
+        MEM_HOST => Side {
+            base: host,
+            pitch,
+            rows,
+            device: false,
+        },
+        MEM_DEVICE | MEM_UNIFIED => Side {
+            base: dev,
+            pitch,
+            rows,
+            device: true,
+        },
+        MEM_ARRAY => {
+            let a = array(arr)?;
+            Side {
+                base: a.ptr,
+                pitch: a.desc.width * a.resource().texel_bytes(),
+                rows: a.desc.height.max(1),
+                device: true,
+            }
+        }
+        _ => return Err(CUDA_ERROR_INVALID_VALUE),
+    })
+}
+
+/// Copies `depth` slices of `height` rows of `width` bytes, row by row.
+#[allow(clippy::too_many_arguments)]
+fn copy(
+    s: &Side,
+    (sx, sy, sz): (usize, usize, usize),
+    t: &Side,
+    (tx, ty, tz): (usize, usize, usize),
+    width: usize,
+    height: usize,
+    depth: usize,
+) -> Res {
+    with_ctx(|d, _, _| {
+        for z in 0..depth {
+            for y in 0..height {
+                let so = s.base + ((sz + z) * s.rows * s.pitch + (sy + y) * s.pitch + sx) as u64;
+                let to = t.base + ((tz + z) * t.rows * t.pitch + (ty + y) * t.pitch + tx) as u64;
+                for (side, a) in [(s, so), (t, to)] {
+                    if side.device && width > 0 {
+                        d.device
+                            .check_range(a, width as u64)
+                            .map_err(|_| CUDA_ERROR_INVALID_VALUE)?;
+                    }
+                }
+                if so == 0 || to == 0 {
+                    return Err(CUDA_ERROR_INVALID_VALUE);
+                }
+                // SAFETY: device ranges were checked (device addresses are host
+                // addresses); host pointers are the caller's contract.
+                unsafe { std::ptr::copy(so as *const u8, to as *mut u8, width) };
+            }
+        }
+        Ok(())
+    })
+}
+
+/// # Safety
+/// `c` valid as the driver API documents (host pointers included).
+#[no_mangle]
+pub unsafe extern "C" fn cuMemcpy3D_v2(c: *const CudaMemcpy3d) -> CUresult {
+    guard(|| {
+        // SAFETY: the caller's contract.
+        let Some(c) = (unsafe { c.as_ref() }) else {
+            return Err(CUDA_ERROR_INVALID_VALUE);
+        };
+        let s = side(
+            c.src_memory_type,
+            c.src_host as u64,
+            c.src_device,
+            c.src_array,
+            c.src_pitch.max(c.width_in_bytes),
+            c.src_height.max(c.height),
+        )?;
+        let t = side(
+            c.dst_memory_type,
+            c.dst_host as u64,
+            c.dst_device,
+            c.dst_array,
+            c.dst_pitch.max(c.width_in_bytes),
+            c.dst_height.max(c.height),
+        )?;
+        copy(
+            &s,
+            (c.src_x_in_bytes, c.src_y, c.src_z),
+            &t,
+            (c.dst_x_in_bytes, c.dst_y, c.dst_z),
+            c.width_in_bytes,
+            c.height.max(1),
+            c.depth.max(1),
+        )
+    })
+}
+
+/// # Safety
+/// `c` valid as the driver API documents (host pointers included).
+#[no_mangle]
+pub unsafe extern "C" fn cuMemcpy2D_v2(c: *const CudaMemcpy2d) -> CUresult {
+    guard(|| {
+        // SAFETY: the caller's contract.
+        let Some(c) = (unsafe { c.as_ref() }) else {
+            return Err(CUDA_ERROR_INVALID_VALUE);
+        };
+        let s = side(
+            c.src_memory_type,
+            c.src_host as u64,
+            c.src_device,
+            c.src_array,
+            c.src_pitch.max(c.width_in_bytes),
+            c.height,
+        )?;
+        let t = side(
+            c.dst_memory_type,
+            c.dst_host as u64,
+            c.dst_device,
+            c.dst_array,
+            c.dst_pitch.max(c.width_in_bytes),
+            c.height,
+        )?;
+        copy(
+            &s,
+            (c.src_x_in_bytes, c.src_y, 0),
+            &t,
+            (c.dst_x_in_bytes, c.dst_y, 0),
+            c.width_in_bytes,
+            c.height.max(1),
+            1,
+        )
+    })
+}
+
+/// `CUDA_RESOURCE_DESC` (the array and linear members of its union).
+#[repr(C)]
+pub struct CudaResourceDesc {
+    pub res_type: u32,
+    pub res: [u64; 16],
+    pub flags: u32,
+}
+
+/// `CUDA_TEXTURE_DESC`.
+#[repr(C)]
+pub struct CudaTextureDesc {
+    pub address_mode: [u32; 3],
+    pub filter_mode: u32,
+    pub flags: u32,
+    pub max_anisotropy: u32,
+    pub mipmap_filter_mode: u32,
+    pub mipmap_level_bias: f32,
+    pub min_mipmap_level_clamp: f32,
+    pub max_mipmap_level_clamp: f32,
+    pub border_color: [f32; 4],
+    pub reserved: [i32; 12],
+}
+
+const RESOURCE_TYPE_ARRAY: u32 = 0;
+const RESOURCE_TYPE_LINEAR: u32 = 2;
+const TRSF_READ_AS_INTEGER: u32 = 1;
+const TRSF_NORMALIZED_COORDINATES: u32 = 2;
+
+fn resource(r: &CudaResourceDesc) -> Res<(TexResource, Option<CudaArray>)> {
+    match r.res_type {
+        RESOURCE_TYPE_ARRAY => {
+            let a = array(r.res[0] as *mut c_void)?;
+            Ok((a.resource(), Some(a)))
+        }
+        RESOURCE_TYPE_LINEAR => {
+            let fmt = format(r.res[1] as u32)?;
+            let channels = (r.res[1] >> 32) as u32;
+            let bytes = r.res[2] as usize;
+            let texel = fmt.bytes() * channels.max(1) as usize;
+            Ok((
+                TexResource {
+                    base: r.res[0],
+                    format: fmt,
+                    channels,
+                    width: bytes / texel,
+                    height: 0,
+                    depth: 0,
+                    layered: false,
+                    linear: true,
+                },
+                None,
+            ))
+        }
+        _ => Err(CUDA_ERROR_NOT_SUPPORTED),
+    }
+}
+
+/// # Safety
+/// Pointers valid as the driver API documents.
+#[no_mangle]
+pub unsafe extern "C" fn cuTexObjectCreate(
+    p: *mut u64,
+    res: *const CudaResourceDesc,
+    tex: *const CudaTextureDesc,
+    view: *const c_void,
+) -> CUresult {
+    guard(|| {
+        // SAFETY: the caller's contract.
+        let (Some(r), Some(t)) = (unsafe { res.as_ref() }, unsafe { tex.as_ref() }) else {
+            return Err(CUDA_ERROR_INVALID_VALUE);
+        };
+        if !view.is_null() {
+            return Err(CUDA_ERROR_NOT_SUPPORTED);
+        }
+        let (res, _) = resource(r)?;
+        let mode = |m: u32| AddressMode::from_code(m).ok_or(CUDA_ERROR_INVALID_VALUE);
+        let desc = TextureDesc {
+            address: [
+                mode(t.address_mode[0])?,
+                mode(t.address_mode[1])?,
+                mode(t.address_mode[2])?,
+            ],
+            linear: t.filter_mode == 1,
+            normalized: t.flags & TRSF_NORMALIZED_COORDINATES != 0,
+            read_as_integer: t.flags & TRSF_READ_AS_INTEGER != 0,
+            border: t.border_color,
+        };
+        with_ctx(|d, _, _| {
+            let h = d
+                .device
+                .create_texture_object(res, desc)
+                .map_err(|_| CUDA_ERROR_INVALID_VALUE)?;
+            // SAFETY: `out` checks for null.
+            unsafe { out(p, h) }
+        })
+    })
+}
+
+#[no_mangle]
+pub extern "C" fn cuTexObjectDestroy(h: u64) -> CUresult {
+    guard(|| {
+        with_ctx(|d, _, _| {
+            d.device
+                .destroy_tex_object(h)
+                .map_err(|_| CUDA_ERROR_INVALID_VALUE)
+        })
+    })
+}
+
+/// # Safety
+/// Pointers valid as the driver API documents.
+#[no_mangle]
+pub unsafe extern "C" fn cuSurfObjectCreate(p: *mut u64, res: *const CudaResourceDesc) -> CUresult {
+    guard(|| {
+        // SAFETY: the caller's contract.
+        let Some(r) = (unsafe { res.as_ref() }) else {
+            return Err(CUDA_ERROR_INVALID_VALUE);
+        };
+        let (_, Some(a)) = resource(r)? else {
+            return Err(CUDA_ERROR_INVALID_VALUE);
+        };
+        with_ctx(|d, _, _| {
+            let h = d
+                .device
+                .create_surface_object(&a)
+                .map_err(|_| CUDA_ERROR_INVALID_VALUE)?;
+            // SAFETY: `out` checks for null.
+            unsafe { out(p, h) }
+        })
+    })
+}
+
+#[no_mangle]
+pub extern "C" fn cuSurfObjectDestroy(h: u64) -> CUresult {
+    cuTexObjectDestroy(h)
+}

@@ -1,0 +1,545 @@
+//! Texture and surface objects and the fetch arithmetic of `tex` and `tld4`, shared by
+//! both backends ([`crate::ir::InstKind::Texture`]).
+//!
+//! A texture or surface object is a nonzero 64-bit handle that the device's
+//! [`TextureTable`] maps to a [`TexObject`]: the texels (a CUDA array or a linear buffer:
+//! a device-memory range, x fastest, then y, then z or the layer), their [`ArrayFormat`]
+//! and channel count, and for textures the sampler state ([`TextureDesc`]). The runtime
+//! hands the table to every warp of a launch (`WarpEnv::textures`).
+//!
+//! Fetches follow the CUDA programming guide's texture-fetching appendix: a normalised
+//! coordinate is scaled by the extent; nearest-point sampling takes texel `floor(x)`;
+//! linear filtering takes texels `i = floor(x - 0.5)` and `i + 1` with weight
+//! `frac(x - 0.5)` held in 9-bit fixed point (8 fractional bits: multiples of 1/256), as
+//! the hardware does. Address modes apply to the integer texel index: clamp to the edge,
+//! border (the border colour), wrap and mirror (normalised coordinates only; with
+//! unnormalised ones they clamp, as on a GPU). Integer formats read as normalised floats
+//! map `[0, 2^n - 1]` to `[0, 1]` (signed: `[-(2^(n-1) - 1), 2^(n-1) - 1]` to `[-1, 1]`,
+//! the most negative value to -1).
+
+use crate::exec::ctx::{self, Stopped, WarpCtx, WARP_SIZE};
+use crate::ir::{InstId, TexGeom, TexOp, Type};
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, RwLock};
+
+/// Element formats of CUDA arrays (`CUarray_format`, with the driver's codes).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum ArrayFormat {
+    U8,
+    U16,
+    U32,
+    S8,
+    S16,
+    S32,
+    F16,
+    F32,
+}
+
+impl ArrayFormat {
+    /// The format of a `CUarray_format` code.
+    pub fn from_code(c: u32) -> Option<ArrayFormat> {
+        Some(match c {
+            0x01 => ArrayFormat::U8,
+            0x02 => ArrayFormat::U16,
+            0x03 => ArrayFormat::U32,
+            0x08 => ArrayFormat::S8,
+            0x09 => ArrayFormat::S16,
+            0x0a => ArrayFormat::S32,
+            0x10 => ArrayFormat::F16,
+            0x20 => ArrayFormat::F32,
+            _ => return None,
+        })
+    }
+    /// The `CUarray_format` code.
+    pub fn code(self) -> u32 {
+        match self {
+            ArrayFormat::U8 => 0x01,
+            ArrayFormat::U16 => 0x02,
+            ArrayFormat::U32 => 0x03,
+            ArrayFormat::S8 => 0x08,
+            ArrayFormat::S16 => 0x09,
+            ArrayFormat::S32 => 0x0a,
+            ArrayFormat::F16 => 0x10,
+            ArrayFormat::F32 => 0x20,
+        }
+    }
+    /// Bytes of one channel.
+    pub fn bytes(self) -> usize {
+        match self {
+            ArrayFormat::U8 | ArrayFormat::S8 => 1,
+            ArrayFormat::U16 | ArrayFormat::S16 | ArrayFormat::F16 => 2,
+            _ => 4,
+        }
+    }
+    fn is_float(self) -> bool {
+        matches!(self, ArrayFormat::F16 | ArrayFormat::F32)
+    }
+}
+
+/// Texel storage of a texture or surface object.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TexResource {
+    /// Device address of texel (0, 0, 0).
+    pub base: u64,
+    pub format: ArrayFormat,
+    /// 1, 2 or 4.
+    pub channels: u32,
+    /// Extent in texels; `height`/`depth` 0 when the geometry lacks that dimension
+    /// (`depth` of a layered array is its layer count).
+    pub width: usize,
+    pub height: usize,
+    pub depth: usize,
+    pub layered: bool,
+    /// A linear-memory (`CU_RESOURCE_TYPE_LINEAR`) texture.
+    pub linear: bool,
+}
+
+impl TexResource {
+    /// Bytes of one texel.
+    pub fn texel_bytes(&self) -> usize {
+        self.format.bytes() * self.channels as usize
+    }
+    /// Bytes of all texels.
+    pub fn bytes(&self) -> usize {
+        self.texel_bytes() * self.width * self.height.max(1) * self.depth.max(1)
+    }
+    /// Number of spatial dimensions.
+    fn dims(&self) -> usize {
+        if self.height == 0 {
+            1
+        } else if self.depth == 0 || self.layered {
+            2
+        } else {
+            3
+        }
+    }
+    fn layers(&self) -> usize {
+        if self.layered {
+            self.depth.max(1)
+        } else {
+            1
+        }
+    }
+}
+
+/// `CUaddress_mode`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum AddressMode {
+    Wrap = 0,
+    Clamp = 1,
+    Mirror = 2,
+    Border = 3,
+}
+
+impl AddressMode {
+    pub fn from_code(c: u32) -> Option<AddressMode> {
+        Some(match c {
+            0 => AddressMode::Wrap,
+            1 => AddressMode::Clamp,
+            2 => AddressMode::Mirror,
+            3 => AddressMode::Border,
+            _ => return None,
+        })
+    }
+}
+
+/// Sampler state of a texture object (`CUDA_TEXTURE_DESC`).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct TextureDesc {
+    pub address: [AddressMode; 3],
+    /// Linear filtering (else nearest point).
+    pub linear: bool,
+    /// `CU_TRSF_NORMALIZED_COORDINATES`.
+    pub normalized: bool,
+    /// `CU_TRSF_READ_AS_INTEGER`: integer formats return their values (else normalised
+    /// floats for 8- and 16-bit integer formats).
+    pub read_as_integer: bool,
+    pub border: [f32; 4],
+}
+
+/// A texture (with sampler state) or surface object.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct TexObject {
+    pub res: TexResource,
+    /// `None` for a surface object.
+    pub tex: Option<TextureDesc>,
+}
+
+/// The device's texture and surface objects by handle.
+#[derive(Debug, Default)]
+pub struct TextureTable {
+    objects: RwLock<HashMap<u64, TexObject>>,
+    next: AtomicU64,
+}
+
+impl TextureTable {
+    /// Registers `obj` and returns its handle (nonzero).
+    pub fn insert(&self, obj: TexObject) -> u64 {
+        let h = self.next.fetch_add(1, Ordering::Relaxed) + 1;
+        self.write().insert(h, obj);
+        h
+    }
+    /// Removes an object; false if `handle` is not live.
+    pub fn remove(&self, handle: u64) -> bool {
+        self.write().remove(&handle).is_some()
+    }
+    pub fn get(&self, handle: u64) -> Option<TexObject> {
+        self.objects
+            .read()
+            .unwrap_or_else(|e| e.into_inner())
+            .get(&handle)
+            .copied()
+    }
+    fn write(&self) -> std::sync::RwLockWriteGuard<'_, HashMap<u64, TexObject>> {
+        self.objects.write().unwrap_or_else(|e| e.into_inner())
+    }
+}
+
+/// One texel's channels as raw bits (missing channels 0).
+fn load_texel(res: &TexResource, x: usize, y: usize, z: usize) -> [u32; 4] {
+    let tb = res.texel_bytes();
+    let idx = (z * res.height.max(1) + y) * res.width + x;
+    let p = res.base as usize + idx * tb;
+    let mut out = [0u32; 4];
+    let cb = res.format.bytes();
+    for (c, o) in out.iter_mut().enumerate().take(res.channels as usize) {
+        let a = (p + c * cb) as *const u8;
+        // SAFETY: the resource range was checked when the object was created and device
+        // memory stays mapped for the device's lifetime (a freed range reads as zeros).
+        *o = unsafe {
+            match cb {
+                1 => a.read() as u32,
+                2 => (a as *const u16).read_unaligned() as u32,
+                _ => (a as *const u32).read_unaligned(),
+            }
+        };
+    }
+    out
+}
+
+fn f16_to_f32(h: u32) -> f32 {
+    crate::ops::half::f16_to_f64(h as u16) as f32
+}
+
+/// A channel value as the float a filtered fetch computes with.
+fn channel_float(f: ArrayFormat, v: u32) -> f32 {
+    match f {
+        // Subnormal texels read as zero (an H100 flushes them).
+        ArrayFormat::F32 if v & 0x7f80_0000 == 0 => f32::from_bits(v & 0x8000_0000),
+        ArrayFormat::F32 => f32::from_bits(v),
+        ArrayFormat::F16 => f16_to_f32(v),
+        ArrayFormat::U8 => v as f32 / 255.0,
+        ArrayFormat::U16 => v as f32 / 65535.0,
+        ArrayFormat::S8 => (v as u8 as i8 as f32 / 127.0).max(-1.0),
+        ArrayFormat::S16 => (v as u16 as i16 as f32 / 32767.0).max(-1.0),
+        ArrayFormat::U32 => v as f32,
+        ArrayFormat::S32 => v as i32 as f32,
+    }
+}
+
+/// Whether fetches return floats (the filtered path) rather than integers.
+fn float_read(res: &TexResource, td: &TextureDesc) -> bool {
+    res.format.is_float() || !td.read_as_integer && res.format.bytes() < 4
+}
+
+/// An integer texel index after the address mode, or `None` for the border.
+fn address(i: i64, n: usize, mode: AddressMode, normalized: bool) -> Option<usize> {
+    let n = n.max(1) as i64;
+    let mode = match mode {
+        AddressMode::Wrap | AddressMode::Mirror if !normalized => AddressMode::Clamp,
+        m => m,
+    };
+    Some(match mode {
+        AddressMode::Clamp => i.clamp(0, n - 1),
+        AddressMode::Border => {
+            if i < 0 || i >= n {
+                return None;
+            }
+            i
+        }
+        AddressMode::Wrap => i.rem_euclid(n),
+        AddressMode::Mirror => {
+            let m = i.rem_euclid(2 * n);
+            if m >= n {
+                2 * n - 1 - m
+            } else {
+                m
+            }
+        }
+    } as usize)
+}
+
+/// Float coordinate to (texel index of the lower texel, weight of the upper in 1/256).
+fn split(x: f32, n: usize, normalized: bool, linear: bool) -> (i64, u32) {
+    let x = x as f64;
+    let x = if normalized { x * n as f64 } else { x };
+    if linear {
+        // `x - 0.5` in fixed point with 8 fractional bits (rounded to nearest): its
+        // integer part picks the texels (so a coordinate just below a texel centre
+        // rounds up to it, as on an H100), its fraction is the weight.
+        let q = ((x - 0.5) * 256.0).round() as i64;
+        (q.div_euclid(256), q.rem_euclid(256) as u32)
+    } else {
+        (x.floor() as i64, 0)
+    }
+}
+
+/// The raw channels of texel `idx` (per dimension, before address modes), or the border.
+fn texel_at(res: &TexResource, td: &TextureDesc, idx: &[i64; 3], layer: usize) -> [u32; 4] {
+    let ext = [res.width, res.height, res.depth];
+    let mut p = [0usize; 3];
+    for d in 0..res.dims() {
+        match address(idx[d], ext[d], td.address[d], td.normalized) {
+            Some(v) => p[d] = v,
+            None => return border_bits(res, td),
+        }
+    }
+    let z = if res.layered { layer } else { p[2] };
+    load_texel(res, p[0], p[1], z)
+}
+
+/// The border colour's bits. For normalised-float reads of 8- and 16-bit integer
+/// formats the colour is first stored in the texel format (rounded to the nearest
+/// representable value, as an H100 returns 16384/65535 for 0.25 in a `u16` texture).
+fn border_bits(res: &TexResource, td: &TextureDesc) -> [u32; 4] {
+    let (lo, max) = match res.format {
+        ArrayFormat::U8 => (0.0, 255.0),
+        ArrayFormat::U16 => (0.0, 65535.0),
+        ArrayFormat::S8 => (-127.0, 127.0),
+        ArrayFormat::S16 => (-32767.0, 32767.0),
+        _ => return td.border.map(f32::to_bits),
+    };
+    if td.read_as_integer {
+        return td.border.map(f32::to_bits);
+    }
+    td.border
+        .map(|b| ((b as f64 * max).round().clamp(lo, max) / max) as f32)
+        .map(f32::to_bits)
+}
+
+/// Converts raw channels to the fetch result's float values (border texels carry float
+/// bits already).
+fn to_float(res: &TexResource, raw: [u32; 4], is_border: bool) -> [f32; 4] {
+    let mut out = [0f32; 4];
+    for c in 0..4 {
+        out[c] = if c >= res.channels as usize {
+            0.0
+        } else if is_border {
+            f32::from_bits(raw[c])
+        } else {
+            channel_float(res.format, raw[c])
+        };
+    }
+    out
+}
+
+/// Integer reads of signed 8- and 16-bit formats return the sign-extended value.
+fn sign_extend(f: ArrayFormat, raw: [u32; 4]) -> [u32; 4] {
+    raw.map(|v| match f {
+        ArrayFormat::S8 => v as u8 as i8 as i32 as u32,
+        ArrayFormat::S16 => v as u16 as i16 as i32 as u32,
+        _ => v,
+    })
+}
+
+/// One lane's `tex` result (4 words).
+pub fn fetch(obj: &TexObject, geom: TexGeom, ctype: Type, coords: &[u64]) -> [u32; 4] {
+    let Some(td) = obj.tex else { return [0; 4] };
+    let res = &obj.res;
+    let (layer, c) = if geom.layered() {
+        // The layer is unsigned: -1 is past the last layer and clamps to it.
+        let l = (coords[0] as u32).min(res.layers() as u32 - 1) as usize;
+        (l, &coords[1..])
+    } else {
+        (0, coords)
+    };
+    let dims = geom.dims().min(res.dims());
+    let ext = [res.width, res.height, res.depth];
+    let fl = float_read(res, &td);
+    let linear = td.linear && fl && ctype == Type::F32;
+    let mut base = [0i64; 3];
+    let mut w = [0u32; 3];
+    for d in 0..dims {
+        if ctype == Type::F32 {
+            let (i, a) = split(f32::from_bits(c[d] as u32), ext[d], td.normalized, linear);
+            base[d] = i;
+            w[d] = a;
+        } else {
+            base[d] = c[d] as u32 as i32 as i64;
+        }
+    }
+    let sample = |idx: &[i64; 3]| -> [f32; 4] {
+        let raw = texel_at(res, &td, idx, layer);
+        let border =
+            (0..dims).any(|d| address(idx[d], ext[d], td.address[d], td.normalized).is_none());
+        to_float(res, raw, border)
+    };
+    if ctype != Type::F32 {
+        // Integer coordinates: no address modes; outside the texture (and on 1D CUDA
+        // arrays, where an H100 returns zeros for every coordinate) the result is 0.
+        let outside = (0..dims).any(|d| base[d] < 0 || base[d] >= ext[d].max(1) as i64)
+            || geom.layered() && coords[0] as u32 as usize >= res.layers();
+        if outside || (res.dims() == 1 && !res.linear) {
+            return [0; 4];
+        }
+        let p = [base[0] as usize, base[1] as usize, base[2] as usize];
+        let z = if res.layered { layer } else { p[2] };
+        let raw = load_texel(res, p[0], p[1], z);
+        return if fl {
+            to_float(res, raw, false).map(f32::to_bits)
+        } else {
+            sign_extend(res.format, raw)
+        };
+    }
+    if !fl {
+        let raw = texel_at(res, &td, &base, layer);
+        let border =
+            (0..dims).any(|d| address(base[d], ext[d], td.address[d], td.normalized).is_none());
+        return if border {
+            raw
+        } else {
+            sign_extend(res.format, raw)
+        };
+    }
+    if !linear {
+        return sample(&base).map(f32::to_bits);
+    }
+    // Linear: the weighted sum over the 2^dims corners (weights are multiples of
+    // 2^-(8 dims), products with f32 texels are exact in f64), rounded once to f32.
+    let mut acc = [0f64; 4];
+    for corner in 0..(1usize << dims) {
+        let mut idx = base;
+        let mut wt = 1f64;
+        for d in 0..dims {
+            let a = w[d] as f64 / 256.0;
+            if corner >> d & 1 == 1 {
+                idx[d] += 1;
+                wt *= a;
+            } else {
+                wt *= 1.0 - a;
+            }
+        }
+        let v = sample(&idx);
+        for c in 0..4 {
+            acc[c] += wt * v[c] as f64;
+        }
+    }
+    acc.map(|v| (v as f32).to_bits())
+}
+
+/// One lane's `tld4` result: component `comp` of texels (i, j+1), (i+1, j+1), (i+1, j),
+/// (i, j) of the bilinear footprint.
+pub fn gather(obj: &TexObject, comp: u8, coords: &[u64]) -> [u32; 4] {
+    let Some(td) = obj.tex else { return [0; 4] };
+    let res = &obj.res;
+    let ext = [res.width, res.height, res.depth];
+    let (i, _) = split(
+        f32::from_bits(coords[0] as u32),
+        ext[0],
+        td.normalized,
+        true,
+    );
+    let (j, _) = split(
+        f32::from_bits(coords[1] as u32),
+        ext[1],
+        td.normalized,
+        true,
+    );
+    let fl = float_read(res, &td);
+    let mut out = [0u32; 4];
+    for (k, (dx, dy)) in [(0, 1), (1, 1), (1, 0), (0, 0)].into_iter().enumerate() {
+        let idx = [i + dx, j + dy, 0];
+        let raw = texel_at(res, &td, &idx, 0);
+        let border =
+            (0..2).any(|d| address(idx[d], ext[d], td.address[d], td.normalized).is_none());
+        out[k] = if fl {
+            to_float(res, raw, border)[comp as usize].to_bits()
+        } else if border {
+            raw[comp as usize]
+        } else {
+            sign_extend(res.format, raw)[comp as usize]
+        };
+    }
+    out
+}
+
+/// Runs a texture or surface instruction for the lanes in `mask`: `srcs` are the
+/// operands of all 32 lanes as `TexOp::signature` lists them (zero-extended to 64 bits).
+/// Returns the result registers of all 32 lanes. An unknown handle stops the warp.
+///
+/// # Safety
+/// `ctx.env` must point to this warp's live `WarpEnv`.
+pub unsafe fn exec(
+    ctx: &mut WarpCtx,
+    op: TexOp,
+    mask: u32,
+    inst: InstId,
+    srcs: &[[u64; WARP_SIZE]],
+) -> Result<Vec<[u64; WARP_SIZE]>, Stopped> {
+    let sig = op.signature();
+    let mut out = vec![[0u64; WARP_SIZE]; sig.dsts.len()];
+    // SAFETY: the caller's contract.
+    let table: Option<Arc<TextureTable>> = unsafe { (*ctx.env).textures.clone() };
+    for lane in (0..WARP_SIZE).filter(|l| mask >> l & 1 != 0) {
+        let h = srcs[0][lane];
+        let obj = table.as_ref().and_then(|t| t.get(h));
+        let Some(obj) = obj else {
+            let msg =
+                format!("texture or surface handle {h:#x} of lane {lane} is not a live object");
+            // SAFETY: the caller's contract.
+            unsafe { ctx::stop_with_error_at(ctx, msg, inst, lane as u32) };
+            return Err(Stopped);
+        };
+        let coords: Vec<u64> = srcs[1..].iter().map(|s| s[lane]).collect();
+        let r = match op {
+            TexOp::Tex { geom, ctype, .. } => {
+                if obj.tex.is_none() {
+                    return stop(ctx, inst, lane, "tex on a surface object");
+                }
+                fetch(&obj, geom, ctype, &coords).map(u64::from)
+            }
+            TexOp::Tld4 { comp, .. } => {
+                if obj.tex.is_none() {
+                    return stop(ctx, inst, lane, "tld4 on a surface object");
+                }
+                gather(&obj, comp, &coords).map(u64::from)
+            }
+            TexOp::Suld { .. } | TexOp::Sust { .. } => {
+                if obj.tex.is_some() {
+                    return stop(ctx, inst, lane, "surface instruction on a texture object");
+                }
+                match crate::exec::surface::access(&obj, op, &coords) {
+                    Ok(v) => v,
+                    Err(f) => {
+                        // SAFETY: the caller's contract.
+                        let env = unsafe { &mut *ctx.env };
+                        if env.fault.is_none() && env.error.is_none() {
+                            env.fault = Some(ctx::FaultRecord {
+                                kind: f.kind,
+                                inst,
+                                lane: lane as u32,
+                                addr: f.addr,
+                                space: crate::ir::Space::Global,
+                                size: f.size,
+                                write: f.write,
+                            });
+                        }
+                        ctx.status = ctx::STATUS_FAULT;
+                        return Err(Stopped);
+                    }
+                }
+            }
+        };
+        for (k, o) in out.iter_mut().enumerate() {
+            o[lane] = r[k];
+        }
+    }
+    Ok(out)
+}
+
+fn stop<T>(ctx: &mut WarpCtx, inst: InstId, lane: usize, msg: &str) -> Result<T, Stopped> {
+    // SAFETY: only called from `exec`, under its contract.
+    unsafe { ctx::stop_with_error_at(ctx, msg.to_string(), inst, lane as u32) };
+    Err(Stopped)
+}

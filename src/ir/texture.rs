@@ -1,0 +1,133 @@
+//! The texture and surface instructions ([`InstKind::Texture`]: `tex`, `tld4`, `suld.b`,
+//! `sust.b`/`sust.p`): the operation enum and its operand signature. Every form takes the
+//! 64-bit texture or surface object handle as its first source, then the coordinates
+//! (the array layer first for layered geometries), then `sust`'s values.
+//!
+//! [`InstKind::Texture`]: super::InstKind::Texture
+
+use super::Type;
+
+/// The geometry of a texture or surface access.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum TexGeom {
+    D1,
+    D2,
+    D3,
+    /// `.a1d`: layer, x.
+    A1d,
+    /// `.a2d`: layer, x, y (and an unused fourth element).
+    A2d,
+}
+
+impl TexGeom {
+    /// Number of coordinate operands (`.3d` and `.a2d` take a vector of four).
+    pub fn ncoords(self) -> usize {
+        match self {
+            TexGeom::D1 => 1,
+            TexGeom::D2 | TexGeom::A1d => 2,
+            TexGeom::D3 | TexGeom::A2d => 4,
+        }
+    }
+    pub fn layered(self) -> bool {
+        matches!(self, TexGeom::A1d | TexGeom::A2d)
+    }
+    /// Number of spatial dimensions.
+    pub fn dims(self) -> usize {
+        match self {
+            TexGeom::D1 | TexGeom::A1d => 1,
+            TexGeom::D2 | TexGeom::A2d => 2,
+            TexGeom::D3 => 3,
+        }
+    }
+}
+
+/// What a surface access does outside the surface (`.trap`, `.clamp`, `.zero`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum SurfClamp {
+    Trap,
+    Clamp,
+    Zero,
+}
+
+/// The operations of [`super::InstKind::Texture`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum TexOp {
+    /// `tex.geom.v4.dtype.ctype d, [t, c]`: `dtype` `F32`/`S32`/`U32`, `ctype` `F32`/`S32`.
+    Tex {
+        geom: TexGeom,
+        dtype: Type,
+        ctype: Type,
+    },
+    /// `tld4.comp.2d.v4.dtype.f32 d, [t, c]`: component `comp` (0 r .. 3 a) of the four
+    /// texels of the bilinear footprint.
+    Tld4 { comp: u8, dtype: Type },
+    /// `suld.b.geom{.vN}.bB.clamp d, [s, c]`: `bytes` per element (1, 2, 4, 8), `vec`
+    /// elements; the x coordinate is in bytes.
+    Suld {
+        geom: TexGeom,
+        bytes: u8,
+        vec: u8,
+        clamp: SurfClamp,
+    },
+    /// `sust.{b,p}.geom{.vN}.bB.clamp [s, c], v`.
+    Sust {
+        geom: TexGeom,
+        bytes: u8,
+        vec: u8,
+        clamp: SurfClamp,
+        formatted: bool,
+    },
+}
+
+/// The operand types of a [`TexOp`].
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TexSignature {
+    /// Result registers, in order.
+    pub dsts: Vec<Type>,
+    /// Sources: the handle (`U64`), the coordinates, then any values.
+    pub srcs: Vec<Type>,
+}
+
+fn elem_type(bytes: u8) -> Type {
+    match bytes {
+        1 => Type::B8,
+        2 => Type::B16,
+        4 => Type::B32,
+        _ => Type::B64,
+    }
+}
+
+impl TexOp {
+    pub fn geom(self) -> TexGeom {
+        match self {
+            TexOp::Tex { geom, .. } | TexOp::Suld { geom, .. } | TexOp::Sust { geom, .. } => geom,
+            TexOp::Tld4 { .. } => TexGeom::D2,
+        }
+    }
+
+    pub fn signature(self) -> TexSignature {
+        let geom = self.geom();
+        let coord = match self {
+            TexOp::Tex { ctype, .. } => ctype,
+            TexOp::Tld4 { .. } => Type::F32,
+            _ => Type::S32,
+        };
+        let mut srcs = vec![Type::U64];
+        for k in 0..geom.ncoords() {
+            srcs.push(if geom.layered() && k == 0 {
+                Type::U32
+            } else {
+                coord
+            });
+        }
+        let dsts = match self {
+            TexOp::Tex { dtype, .. } | TexOp::Tld4 { dtype, .. } => vec![dtype; 4],
+            TexOp::Suld { bytes, vec, .. } => vec![elem_type(bytes); vec as usize],
+            TexOp::Sust { bytes, vec, .. } => {
+                srcs.extend(std::iter::repeat_n(elem_type(bytes), vec as usize));
+                vec![]
+            }
+        };
+        TexSignature { dsts, srcs }
+    }
+}

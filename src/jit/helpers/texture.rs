@@ -1,0 +1,185 @@
+//! The texture/surface helper (`ptxjit_texture`) over `crate::exec::texture::exec`.
+
+use crate::exec::ctx::{WarpCtx, STATUS_FAULT, STATUS_OK, WARP_SIZE};
+use crate::ir::{InstId, SurfClamp, TexGeom, TexOp, Type};
+
+/// The data-area offsets of operands of types `tys` (4 bytes per lane for 32-bit and
+/// narrower types, 8 for 64-bit), one after the other from 0; and the total size.
+pub(crate) fn layout(tys: &[Type]) -> (Vec<i32>, i32) {
+    let mut offs = Vec::with_capacity(tys.len());
+    let mut off = 0;
+    for t in tys {
+        offs.push(off);
+        off += if t.bits() == 64 { 8 } else { 4 } * WARP_SIZE as i32;
+    }
+    (offs, off)
+}
+
+/// Runs texture instruction `op` (a `TexOp` packed by [`encode`]) for the lanes in `mask`: `data` holds
+/// the sources as [`layout`] places them; the results are written from its start in the
+/// same way. Returns 0, or the warp's nonzero status after an error.
+///
+/// # Safety
+/// `ctx` must be the running warp's context; `data`
+/// valid as described.
+pub unsafe extern "C" fn ptxjit_texture(
+    ctx: *mut WarpCtx,
+    op: u64,
+    mask: u32,
+    inst: u32,
+    data: *mut u8,
+) -> u32 {
+    // SAFETY: the caller's contract.
+    let ctx = unsafe { &mut *ctx };
+    let Some(op) = decode(op) else {
+        ctx.status = STATUS_FAULT;
+        return ctx.status;
+    };
+    let sig = op.signature();
+    let (offs, _) = layout(&sig.srcs);
+    let mut srcs = vec![[0u64; WARP_SIZE]; sig.srcs.len()];
+    for ((s, t), off) in srcs.iter_mut().zip(&sig.srcs).zip(&offs) {
+        for (l, v) in s.iter_mut().enumerate() {
+            // SAFETY: `data` holds the sources (caller's contract).
+            *v = unsafe {
+                let p = data.add(*off as usize);
+                if t.bits() == 64 {
+                    (p.add(8 * l) as *const u64).read_unaligned()
+                } else {
+                    (p.add(4 * l) as *const u32).read_unaligned() as u64
+                }
+            };
+        }
+    }
+    // SAFETY: ctx is the running warp's context.
+    let out = match unsafe { crate::exec::texture::exec(ctx, op, mask, InstId(inst), &srcs) } {
+        Ok(out) => out,
+        Err(_) => return ctx.status.max(STATUS_FAULT),
+    };
+    let (offs, _) = layout(&sig.dsts);
+    for ((r, t), off) in out.iter().zip(&sig.dsts).zip(&offs) {
+        for (l, v) in r.iter().enumerate() {
+            // SAFETY: room for the results (caller's contract).
+            unsafe {
+                let p = data.add(*off as usize);
+                if t.bits() == 64 {
+                    (p.add(8 * l) as *mut u64).write_unaligned(*v)
+                } else {
+                    (p.add(4 * l) as *mut u32).write_unaligned(*v as u32)
+                }
+            };
+        }
+    }
+    STATUS_OK
+}
+
+const GEOMS: [TexGeom; 5] = [
+    TexGeom::D1,
+    TexGeom::D2,
+    TexGeom::D3,
+    TexGeom::A1d,
+    TexGeom::A2d,
+];
+const TYPES: [Type; 3] = [Type::F32, Type::S32, Type::U32];
+const CLAMPS: [SurfClamp; 3] = [SurfClamp::Trap, SurfClamp::Clamp, SurfClamp::Zero];
+
+fn idx<T: PartialEq>(list: &[T], v: &T) -> u64 {
+    list.iter().position(|x| x == v).unwrap_or(0) as u64
+}
+
+/// Packs a `TexOp` into the helper's 64-bit descriptor.
+pub(crate) fn encode(op: TexOp) -> u64 {
+    match op {
+        TexOp::Tex { geom, dtype, ctype } => {
+            idx(&GEOMS, &geom) << 4 | idx(&TYPES, &dtype) << 8 | idx(&TYPES, &ctype) << 12
+        }
+        TexOp::Tld4 { comp, dtype } => 1 | (comp as u64) << 16 | idx(&TYPES, &dtype) << 8,
+        TexOp::Suld {
+            geom,
+            bytes,
+            vec,
+            clamp,
+        } => 2 | idx(&GEOMS, &geom) << 4 | surf_bits(bytes, vec, clamp),
+        TexOp::Sust {
+            geom,
+            bytes,
+            vec,
+            clamp,
+            formatted,
+        } => 3 | idx(&GEOMS, &geom) << 4 | surf_bits(bytes, vec, clamp) | (formatted as u64) << 40,
+    }
+}
+
+fn surf_bits(bytes: u8, vec: u8, clamp: SurfClamp) -> u64 {
+    (bytes as u64) << 20 | (vec as u64) << 28 | idx(&CLAMPS, &clamp) << 36
+}
+
+/// The inverse of [`encode`].
+pub(crate) fn decode(c: u64) -> Option<TexOp> {
+    let geom = *GEOMS.get((c >> 4 & 15) as usize)?;
+    let ty = |s: u32| TYPES.get((c >> s & 15) as usize).copied();
+    let bytes = (c >> 20 & 255) as u8;
+    let vec = (c >> 28 & 255) as u8;
+    let clamp = CLAMPS.get((c >> 36 & 15) as usize).copied();
+    Some(match c & 15 {
+        0 => TexOp::Tex {
+            geom,
+            dtype: ty(8)?,
+            ctype: ty(12)?,
+        },
+        1 => TexOp::Tld4 {
+            comp: (c >> 16 & 3) as u8,
+            dtype: ty(8)?,
+        },
+        2 => TexOp::Suld {
+            geom,
+            bytes,
+            vec,
+            clamp: clamp?,
+        },
+        3 => TexOp::Sust {
+            geom,
+            bytes,
+            vec,
+            clamp: clamp?,
+            formatted: c >> 40 & 1 != 0,
+        },
+        _ => return None,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn descriptors_round_trip() {
+        let ops = [
+            TexOp::Tex {
+                geom: TexGeom::A2d,
+                dtype: Type::U32,
+                ctype: Type::S32,
+            },
+            TexOp::Tld4 {
+                comp: 3,
+                dtype: Type::F32,
+            },
+            TexOp::Suld {
+                geom: TexGeom::D3,
+                bytes: 8,
+                vec: 2,
+                clamp: SurfClamp::Zero,
+            },
+            TexOp::Sust {
+                geom: TexGeom::A1d,
+                bytes: 2,
+                vec: 4,
+                clamp: SurfClamp::Clamp,
+                formatted: false,
+            },
+        ];
+        for op in ops {
+            assert_eq!(decode(encode(op)), Some(op));
+        }
+    }
+}

@@ -211,7 +211,9 @@ impl Shapes {
             BarRedResult { .. } => same(Fact::UNIFORM),
             // Results that depend on memory another lane or warp may change in between, or
             // on the order lanes run in.
-            Atom { .. } | Matrix { .. } | Builtin { .. } | Async { .. } => same(Fact::VARYING),
+            Atom { .. } | Matrix { .. } | Builtin { .. } | Async { .. } | Texture { .. } => {
+                same(Fact::VARYING)
+            }
             _ => same(lanewise),
         }
     }

@@ -91,3 +91,35 @@ fn relaxed_operand_sizes(backend: Backend) {
 }
 
 both_backends!(relaxed_operand_sizes);
+
+/// `mov.u32 d, a+20` and `a+-30` (tests/ptx/mov_regoff_cvt_bf16.ptx): a = 7 gives 27 and
+/// 7 - 30 = -23 = 0xffffffe9 (wrapping in 32 bits); `cvt.rz.f32.bf16` and
+/// `cvt.f64.bf16.rp` of bf16 values are exact widenings whatever the rounding modifier:
+/// 0x3fc0 = 1.5, 0x8000 = -0.0, 0x0001 = 2^-133 (a bf16 subnormal: f32 0x00010000).
+fn mov_regoff_cvt_bf16(backend: Backend) {
+    let dev = device();
+    let m = module_at(&dev, "tests/ptx/mov_regoff_cvt_bf16.ptx", backend);
+    for (h, f, d) in [
+        (0x3fc0u16, 1.5f32, 1.5f64),
+        (0x8000, -0.0, -0.0),
+        (0x0001, f32::from_bits(0x0001_0000), 2f64.powi(-133)),
+    ] {
+        let inb = dev.alloc_from(&[7u32, h as u32]).unwrap();
+        let out = zeroed(&dev, 24);
+        launch(
+            &dev,
+            &m,
+            "k",
+            &cfg([1, 1, 1], [1, 1, 1], backend),
+            &[arg(&inb), arg(&out)],
+            "mov_regoff_cvt_bf16",
+        );
+        let w: Vec<u32> = dev.read(&out).unwrap();
+        assert_eq!((w[0], w[1]), (27, 0xffff_ffe9), "{backend:?}");
+        assert_eq!(w[2], f.to_bits(), "{backend:?} {h:#x}");
+        let d_bits = (w[5] as u64) << 32 | w[4] as u64;
+        assert_eq!(d_bits, d.to_bits(), "{backend:?} {h:#x}");
+    }
+}
+
+both_backends!(mov_regoff_cvt_bf16);

@@ -272,6 +272,9 @@ impl Fx<'_, '_> {
             // f16 <-> bf16: each loses range or precision; ptxas accepts no modifier
             // (round to nearest even) too.
             (true, true) if dty.bits() == sty.bits() => rnd.is_none() || is_frnd,
+            // bf16 -> f32/f64 is exact; ptxas accepts a float rounding modifier there
+            // (not for f16 or f32 sources), which changes nothing.
+            (true, true) if sty == Type::BF16 => rnd.is_none() || is_frnd,
             (true, true) => rnd.is_none(),
         };
         if !ok {

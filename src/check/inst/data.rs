@@ -46,6 +46,32 @@ impl Fx<'_, '_> {
                 }
                 Operand::FuncAddr(f)
             }
+            // `mov.u32 d, r+20` (ptxas accepts a register plus a constant): an add.
+            Val::Reg(r, off) if off != 0 => {
+                let uty = match ty.bits() {
+                    32 if !ty.is_float() => Type::U32,
+                    64 if !ty.is_float() => Type::U64,
+                    _ => {
+                        return Err(self.err(
+                            e.loc,
+                            format!("a register plus a constant needs a 32- or 64-bit integer type, not {ty}"),
+                        ))
+                    }
+                };
+                self.check_fit(r, uty, Fit::Strict, e.loc)?;
+                let mask = if uty == Type::U32 {
+                    u32::MAX as u64
+                } else {
+                    u64::MAX
+                };
+                return Ok(vec![InstKind::Arith {
+                    op: crate::ir::ArithOp::Add,
+                    ty: uty,
+                    fmode: crate::ir::FloatMode::default(),
+                    dst,
+                    srcs: vec![Operand::Reg(r), Operand::Imm(off as u64 & mask)],
+                }]);
+            }
             _ => self.src(a, ty, Fit::Strict)?,
         };
         Ok(vec![InstKind::Mov { ty, dst, src }])

@@ -10,6 +10,7 @@
 //! Memory inside the heap is one region for the access checks, so an overflow from one
 //! block into the next is not a fault here either (the GPU does not catch it).
 
+use crate::exec::freelist::FreeList;
 use std::collections::BTreeMap;
 use std::sync::Mutex;
 
@@ -28,8 +29,7 @@ pub enum FreeError {
 struct Blocks {
     /// Live blocks: start -> size (multiples of HEAP_ALIGN).
     live: BTreeMap<u64, u64>,
-    /// Free extents: start -> size.
-    free: BTreeMap<u64, u64>,
+    free: FreeList,
 }
 
 /// The allocator over the heap range `[base, base + size)`.
@@ -43,16 +43,12 @@ impl DeviceHeap {
     /// A heap over `[base, base + size)` (the range must stay mapped while it lives).
     pub fn new(base: u64, size: u64) -> DeviceHeap {
         let size = size / HEAP_ALIGN * HEAP_ALIGN;
-        let mut free = BTreeMap::new();
-        if size > 0 {
-            free.insert(base, size);
-        }
         DeviceHeap {
             base,
             size,
             blocks: Mutex::new(Blocks {
                 live: BTreeMap::new(),
-                free,
+                free: FreeList::new(base, size),
             }),
         }
     }
@@ -75,18 +71,9 @@ impl DeviceHeap {
             return 0;
         };
         let mut b = self.blocks();
-        let Some((start, sz)) = b
-            .free
-            .iter()
-            .find(|(_, &sz)| sz >= need)
-            .map(|(&s, &z)| (s, z))
-        else {
+        let Some(start) = b.free.take(need, HEAP_ALIGN) else {
             return 0;
         };
-        b.free.remove(&start);
-        if sz > need {
-            b.free.insert(start + need, sz - need);
-        }
         b.live.insert(start, need);
         start
     }
@@ -100,24 +87,10 @@ impl DeviceHeap {
             return Err(FreeError::OutsideHeap);
         }
         let mut b = self.blocks();
-        let Some(mut size) = b.live.remove(&ptr) else {
+        let Some(size) = b.live.remove(&ptr) else {
             return Err(FreeError::NotABlock);
         };
-        let mut start = ptr;
-        if let Some((&next, &nsz)) = b.free.range(start + size..).next() {
-            if next == start + size {
-                b.free.remove(&next);
-                size += nsz;
-            }
-        }
-        if let Some((&prev, &psz)) = b.free.range(..start).next_back() {
-            if prev + psz == start {
-                b.free.remove(&prev);
-                start = prev;
-                size += psz;
-            }
-        }
-        b.free.insert(start, size);
+        b.free.give(ptr, size);
         Ok(())
     }
 

@@ -15,6 +15,7 @@ pub mod barrier;
 pub mod call;
 pub mod coverage;
 pub mod ctx;
+pub mod freelist;
 pub mod heap;
 pub mod matrix;
 pub mod printf;

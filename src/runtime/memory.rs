@@ -7,6 +7,7 @@
 //! translation. The range is mapped readable and writable with `MAP_NORESERVE`; pages are
 //! committed on first touch and given back with `madvise(MADV_DONTNEED)` when freed.
 
+use crate::exec::freelist::FreeList;
 use crate::exec::region::{Region, RegionKind};
 use crate::exec::sanitize::shadow::InitMap;
 use std::collections::{BTreeMap, VecDeque};
@@ -38,8 +39,8 @@ pub enum MemoryError {
 struct Heap {
     /// Live blocks: start -> (size requested, kind).
     live: BTreeMap<u64, (u64, RegionKind)>,
-    /// Free blocks: start -> size (both multiples of ALLOC_ALIGN).
-    free: BTreeMap<u64, u64>,
+    /// Free blocks (starts and sizes multiples of ALLOC_ALIGN).
+    free: FreeList,
     /// Recently freed allocations: (start, requested size, block size).
     freed: VecDeque<(u64, u64, u64)>,
     /// Bytes of `freed` blocks not yet returned to `free` (quarantine).
@@ -71,8 +72,7 @@ impl DeviceMemory {
         let base = map.as_ptr() as u64;
         // Keep the first page unused so that no device pointer is the range's base.
         let first = ALLOC_ALIGN.max(4096);
-        let mut free = BTreeMap::new();
-        free.insert(base + first, size - first);
+        let free = FreeList::new(base + first, size - first);
         Ok(DeviceMemory {
             map,
             base,
@@ -146,20 +146,9 @@ impl DeviceMemory {
         let align = align.max(ALLOC_ALIGN).next_power_of_two();
         let need = len.max(1).next_multiple_of(ALLOC_ALIGN) + GUARD;
         let mut heap = self.heap();
-        let found = heap.free.iter().find_map(|(&start, &sz)| {
-            let a = start.next_multiple_of(align);
-            (a + need <= start + sz).then_some((start, sz, a))
-        });
-        let Some((start, sz, a)) = found else {
+        let Some(a) = heap.free.take(need, align) else {
             return Err(MemoryError::OutOfMemory(len));
         };
-        heap.free.remove(&start);
-        if a > start {
-            heap.free.insert(start, a - start);
-        }
-        if a + need < start + sz {
-            heap.free.insert(a + need, start + sz - (a + need));
-        }
         heap.live.insert(a, (len, kind));
         Ok(a)
     }
@@ -175,7 +164,7 @@ impl DeviceMemory {
         if self.quarantine {
             heap.held += size;
         } else {
-            Self::release(&mut heap, addr, size);
+            heap.free.give(addr, size);
         }
         while heap.freed.len() > FREED_REMEMBERED || heap.held > QUARANTINE_BYTES {
             let Some((a, _, sz)) = heap.freed.pop_front() else {
@@ -183,29 +172,10 @@ impl DeviceMemory {
             };
             if self.quarantine {
                 heap.held -= sz;
-                Self::release(&mut heap, a, sz);
+                heap.free.give(a, sz);
             }
         }
         Ok(())
-    }
-
-    /// Returns a block to the free list, coalescing with its neighbours.
-    fn release(heap: &mut Heap, mut start: u64, mut size: u64) {
-        // Coalesce with neighbours.
-        if let Some((&next, &nsz)) = heap.free.range(start + size..).next() {
-            if next == start + size {
-                heap.free.remove(&next);
-                size += nsz;
-            }
-        }
-        if let Some((&prev, &psz)) = heap.free.range(..start).next_back() {
-            if prev + psz == start {
-                heap.free.remove(&prev);
-                start = prev;
-                size += psz;
-            }
-        }
-        heap.free.insert(start, size);
     }
 
     /// Zeroes a range, returning whole pages to the OS.

@@ -10,6 +10,10 @@ use std::fmt::Write;
 use std::path::Path;
 
 fn main() {
+    // The soname NVIDIA's driver has: programs linked with `-lcuda` record
+    // `libcuda.so.1`, and a copy preloaded from any path (the Python package's
+    // `ptxjit.activate()`) satisfies later `dlopen("libcuda.so.1")` calls.
+    println!("cargo:rustc-cdylib-link-arg=-Wl,-soname,libcuda.so.1");
     let dir = Path::new(env!("CARGO_MANIFEST_DIR"));
     let read = |p: &str| {
         println!("cargo:rerun-if-changed={p}");

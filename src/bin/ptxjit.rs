@@ -8,6 +8,7 @@
 //!            [--sanitize memcheck,racecheck,initcheck,synccheck[,report-only]]
 //!            [--sanitize-json PATH] [--schedule random:SEED|explore:N]
 //! ptxjit dump FILE.ptx [--kernel NAME] (--clif | --asm)
+//! ptxjit exec [--lib PATH] [--sanitize LIST] [--backend jit|interp] -- CMD ARGS...
 //! ptxjit fuzz FILE.ptx --kernel NAME --input SPEC... [--grid R] [--block R] [--runs N]
 //!            [--max-time SECS] [--corpus PATH]... [--artifacts DIR] [--reproduce FILE]
 //! ```
@@ -20,7 +21,8 @@
 //! first whose outputs differ from the in-order run or that fails. `--out I=PATH` writes the buffer passed
 //! as argument I (0-based) to PATH after the launch. Several files are linked into one
 //! module (`.extern` symbols resolve across them, see `ptxjit::link`). Exit code 0 on
-//! success, 1 on error.
+//! success, 1 on error; `exec` replaces itself with CMD (exit code CMD's), with ptxjit's
+//! `libcuda.so.1` first on `LD_LIBRARY_PATH` (see `exec.rs` for the search order).
 
 use clap::{Parser, Subcommand, ValueEnum};
 use ptxjit::{
@@ -30,6 +32,8 @@ use ptxjit::{
 use std::path::PathBuf;
 use std::process::ExitCode;
 
+#[path = "ptxjit/exec.rs"]
+mod exec;
 #[cfg(feature = "fuzz")]
 #[path = "ptxjit/fuzz.rs"]
 mod fuzz;
@@ -100,6 +104,9 @@ enum Cmd {
     /// written with a reproducer command (see `ptxjit::fuzz`).
     #[cfg(feature = "fuzz")]
     Fuzz(fuzz::FuzzArgs),
+    /// Run a program with ptxjit's libcuda.so.1 as its GPU (numba-cuda, CuPy, CUDA
+    /// programs): LD_LIBRARY_PATH and numba/CuPy settings, then exec(2).
+    Exec(exec::ExecArgs),
     /// Print the Cranelift IR or the machine code of kernels.
     Dump {
         file: PathBuf,
@@ -274,6 +281,7 @@ fn run(cli: Cli) -> Result<(), String> {
     match cli.cmd {
         #[cfg(feature = "fuzz")]
         Cmd::Fuzz(a) => fuzz::run(a),
+        Cmd::Exec(a) => exec::run(a),
         Cmd::Check { files } => {
             let dev = Device::new().map_err(|e| e.to_string())?;
             let (m, name) = load_files(&dev, &files, true)?;

@@ -11,29 +11,12 @@
 
 mod common;
 
-use std::path::{Path, PathBuf};
 use std::process::Command;
-
-const PACKAGES: [&str; 4] = [
-    "numba-cuda==0.30.*",
-    "nvidia-cuda-nvcc-cu12==12.*",
-    "nvidia-cuda-nvrtc-cu12==12.*",
-    "nvidia-cuda-runtime-cu12==12.*",
-];
-
-fn venv_with_numba(dir: &Path) -> Result<PathBuf, String> {
-    common::venv_with(dir, &PACKAGES, |d| {
-        common::python_imports(
-            &d.join("bin/python"),
-            "numba.cuda, nvidia.cuda_nvcc, nvidia.cuda_nvrtc",
-        )
-    })
-}
 
 #[test]
 fn numba_cuda_kernels_run_against_libcuda() {
     let lib = common::lib_dir();
-    let py = match venv_with_numba(&lib.join("libcuda-tests/numbavenv")) {
+    let py = match common::venv_with_numba(&lib.join("libcuda-tests/numbavenv")) {
         Ok(py) => py,
         Err(e) => {
             eprintln!("SKIPPED numba_cuda_kernels_run_against_libcuda: {e}");

@@ -150,3 +150,65 @@ pub unsafe fn launch_saxpy4(f: cuda::CUfunction, a: f32) -> (u64, [f32; 4]) {
     assert_eq!(cuMemcpyDtoH_v2(out.as_mut_ptr() as *mut c_void, y, 16), 0);
     (y, out)
 }
+
+/// The `ptxjit` command-line tool of this build's profile, next to the library (built
+/// with `cargo build -p ptxjit --bin ptxjit`, a no-op when it is fresh).
+pub fn ptxjit_cli() -> PathBuf {
+    static EXE: OnceLock<PathBuf> = OnceLock::new();
+    EXE.get_or_init(|| {
+        let dir = lib_dir();
+        let mut cmd = Command::new(env!("CARGO"));
+        cmd.args(["build", "-p", "ptxjit", "--bin", "ptxjit"]);
+        if dir.file_name().is_some_and(|n| n == "release") {
+            cmd.arg("--release");
+        }
+        if let Some(target) = dir.parent() {
+            cmd.env("CARGO_TARGET_DIR", target);
+        }
+        let st = cmd.status().expect("run cargo build");
+        assert!(st.success(), "cargo build -p ptxjit --bin ptxjit failed");
+        let exe = dir.join("ptxjit");
+        assert!(exe.exists(), "{} missing", exe.display());
+        exe
+    })
+    .clone()
+}
+
+/// The numba-cuda stack the numba tests install: numba-cuda with NVIDIA's CUDA 12
+/// libNVVM, NVRTC and runtime from PyPI.
+pub const NUMBA_PACKAGES: [&str; 4] = [
+    "numba-cuda==0.30.*",
+    "nvidia-cuda-nvcc-cu12==12.*",
+    "nvidia-cuda-nvrtc-cu12==12.*",
+    "nvidia-cuda-runtime-cu12==12.*",
+];
+
+/// A venv at `dir` with [`NUMBA_PACKAGES`] (made once, see [`venv_with`]).
+pub fn venv_with_numba(dir: &Path) -> Result<PathBuf, String> {
+    venv_with(dir, &NUMBA_PACKAGES, |d| {
+        python_imports(
+            &d.join("bin/python"),
+            "numba.cuda, nvidia.cuda_nvcc, nvidia.cuda_nvrtc",
+        )
+    })
+}
+
+/// A numba-cuda kernel for `python -c`: a vector add checked against numpy; prints the
+/// device name and `numba kernel ok`.
+pub const NUMBA_SNIPPET: &str = r#"
+import numpy as np
+from numba import cuda
+
+@cuda.jit
+def add(a, b, out):
+    i = cuda.grid(1)
+    if i < out.size:
+        out[i] = a[i] + b[i]
+
+a = np.arange(1000, dtype=np.float32)
+b = a * 2 + 1
+out = np.zeros_like(a)
+add[8, 128](a, b, out)
+print("device:", cuda.get_current_device().name)
+print("numba kernel ok" if np.array_equal(out, a + b) else "numba kernel WRONG")
+"#;

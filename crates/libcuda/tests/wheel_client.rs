@@ -1,0 +1,135 @@
+//! The Python wheel: python/build_wheel.py packs the built `libcuda.so` and `ptxjit`
+//! into a wheel, pip installs it (offline, `--no-index`) into a venv holding the
+//! numba-cuda stack (made once from PyPI like the numba test's, under the target
+//! directory; the wheel is reinstalled on every run), and a numba kernel runs through
+//! `python -m ptxjit exec --` and through `import ptxjit; ptxjit.activate()` with no
+//! `LD_LIBRARY_PATH` from the caller; the `ptxjit` console script reaches the bundled
+//! CLI. Skipped, with a message, when Python or the packages cannot be had.
+
+mod common;
+
+use std::path::Path;
+use std::process::{Command, Output};
+
+fn show(out: &Output) -> String {
+    format!(
+        "status {:?}\n{}{}",
+        out.status.code(),
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    )
+}
+
+/// `cmd` with none of the variables `ptxjit exec` sets inherited from the caller.
+fn clean(mut cmd: Command, cache: &Path) -> Command {
+    for v in [
+        "LD_LIBRARY_PATH",
+        "PTXJIT_LIBCUDA",
+        "NUMBA_CUDA_DRIVER",
+        "CUPY_COMPILE_WITH_PTX",
+        "CUPY_ACCELERATORS",
+    ] {
+        cmd.env_remove(v);
+    }
+    cmd.current_dir(cache).env("NUMBA_CACHE_DIR", cache);
+    cmd
+}
+
+/// Builds the wheel into `out` and returns its path.
+fn build_wheel(out: &Path) -> String {
+    let lib = common::lib_dir();
+    let res = Command::new("python3")
+        .arg(common::crate_dir().join("../../python/build_wheel.py"))
+        .arg("--libcuda")
+        .arg(lib.join("libcuda.so"))
+        .arg("--cli")
+        .arg(common::ptxjit_cli())
+        .arg("--out")
+        .arg(out)
+        .output()
+        .expect("run python3 build_wheel.py");
+    assert!(res.status.success(), "build_wheel: {}", show(&res));
+    let stdout = String::from_utf8_lossy(&res.stdout);
+    let wheel = stdout.lines().last().unwrap_or_default().trim().to_string();
+    assert!(
+        wheel.ends_with("-py3-none-manylinux_2_34_x86_64.whl")
+            || wheel.ends_with("-py3-none-linux_x86_64.whl"),
+        "{wheel}"
+    );
+    wheel
+}
+
+#[test]
+fn wheel_runs_numba_through_exec_and_activate() {
+    let lib = common::lib_dir();
+    let venv = lib.join("libcuda-tests/wheelvenv");
+    let py = match common::venv_with_numba(&venv) {
+        Ok(py) => py,
+        Err(e) => {
+            eprintln!("SKIPPED wheel_runs_numba_through_exec_and_activate: {e}");
+            return;
+        }
+    };
+    let dir = common::scratch("wheel");
+    let wheel = build_wheel(&dir);
+    let res = Command::new(&py)
+        .args(["-m", "pip", "install", "-q", "--no-index", "--no-deps"])
+        .args(["--force-reinstall", &wheel])
+        .output()
+        .expect("run pip");
+    assert!(res.status.success(), "pip install: {}", show(&res));
+
+    // python -m ptxjit exec -- python -c KERNEL
+    let mut cmd = Command::new(&py);
+    cmd.args(["-m", "ptxjit", "exec", "--"])
+        .arg(&py)
+        .args(["-c", common::NUMBA_SNIPPET]);
+    let out = clean(cmd, &dir).output().expect("run");
+    let s = show(&out);
+    println!("exec: {s}");
+    assert!(out.status.success(), "{s}");
+    assert!(
+        s.contains("ptxjit CPU device") && s.contains("numba kernel ok"),
+        "{s}"
+    );
+
+    // ptxjit.activate() in the running interpreter, before numba is imported; then the
+    // only libcuda mapped into the process is the wheel's.
+    let script = format!(
+        "import ptxjit, os\nlib = ptxjit.activate()\n{}\n\
+         maps = {{p for p in (l.split()[-1] for l in open('/proc/self/maps'))\n\
+         \x20        if os.path.basename(p).startswith('libcuda.so')}}\n\
+         print('libcuda mapped:', sorted(maps))\n\
+         print('activated from package:', lib.startswith(os.path.dirname(ptxjit.__file__)))\n",
+        common::NUMBA_SNIPPET
+    );
+    let mut cmd = Command::new(&py);
+    cmd.args(["-c", &script]);
+    let out = clean(cmd, &dir).output().expect("run");
+    let s = show(&out);
+    println!("activate: {s}");
+    assert!(out.status.success(), "{s}");
+    assert!(
+        s.contains("ptxjit CPU device") && s.contains("numba kernel ok"),
+        "{s}"
+    );
+    assert!(s.contains("activated from package: True"), "{s}");
+    let mapped = s
+        .lines()
+        .find_map(|l| l.strip_prefix("libcuda mapped: "))
+        .unwrap_or_default();
+    assert!(
+        mapped.contains("/ptxjit/_lib/libcuda.so.1") && !mapped.contains("', '"),
+        "{s}"
+    );
+
+    // The console script forwards the other commands to the bundled CLI.
+    let out = Command::new(venv.join("bin/ptxjit"))
+        .arg("check")
+        .arg(common::kernels_ptx())
+        .output()
+        .expect("run the ptxjit script");
+    let s = show(&out);
+    assert!(out.status.success(), "{s}");
+    assert!(s.contains("kernels.ptx: ok ("), "{s}");
+}

@@ -8,7 +8,7 @@ binaries, offline and with the standard library only:
     pip install dist/ptxjit-*.whl
 
 The wheel holds ``ptxjit/`` (``__init__.py``, ``__main__.py``), the library as
-``ptxjit/_lib/libcuda.so.1``, the CLI as ``ptxjit/_bin/ptxjit`` (with ``--cli``), and a
+``ptxjit/lib/libcuda.so.1``, the CLI as ``ptxjit/bin/ptxjit`` (with ``--cli``), and a
 ``ptxjit`` console script. Debug sections are stripped from the copies when
 ``objcopy`` is there (``--no-strip`` keeps them). The version is the Cargo package's.
 The platform tag is ``manylinux_2_N_x86_64`` when the library and the CLI need only
@@ -97,9 +97,9 @@ def metadata(version):
 def build(libcuda, cli, out, strip):
     version = cargo_version()
     with tempfile.TemporaryDirectory() as tmp:
-        binaries = {"ptxjit/_lib/libcuda.so.1": stripped(libcuda, tmp, strip)}
+        binaries = {"ptxjit/lib/libcuda.so.1": stripped(libcuda, tmp, strip)}
         if cli:
-            binaries["ptxjit/_bin/ptxjit"] = stripped(cli, tmp, strip)
+            binaries["ptxjit/bin/ptxjit"] = stripped(cli, tmp, strip)
         tag = f"py3-none-{platform_tag(list(binaries.values()))}"
         dist = f"ptxjit-{version}.dist-info"
         files = []  # (name in the wheel, bytes, executable)

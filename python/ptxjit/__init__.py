@@ -44,7 +44,7 @@ def libcuda_path():
             raise FileNotFoundError(
                 f"PTXJIT_LIBCUDA={given}: no libcuda.so.1 or libcuda.so there")
         return os.path.realpath(lib)
-    lib = os.path.join(_PKG, "_lib", "libcuda.so.1")
+    lib = os.path.join(_PKG, "lib", "libcuda.so.1")
     if not os.path.isfile(lib):
         raise FileNotFoundError(
             f"{lib} is missing: this ptxjit package was installed without its "
@@ -156,7 +156,7 @@ def activate(sanitize=None, sanitize_json=None, backend=None):
 
 def _bundled_cli():
     """The bundled ``ptxjit`` executable, if this package has one."""
-    exe = os.path.join(_PKG, "_bin", "ptxjit")
+    exe = os.path.join(_PKG, "bin", "ptxjit")
     return exe if os.access(exe, os.X_OK) else None
 
 

@@ -3,8 +3,10 @@
 //! numba-cuda stack (made once from PyPI like the numba test's, under the target
 //! directory; the wheel is reinstalled on every run), and a numba kernel runs through
 //! `python -m ptxjit exec --` and through `import ptxjit; ptxjit.activate()` with no
-//! `LD_LIBRARY_PATH` from the caller; the `ptxjit` console script reaches the bundled
-//! CLI. Skipped, with a message, when Python or the packages cannot be had.
+//! `LD_LIBRARY_PATH` from the caller. Also: `python -m ptxjit exec`'s settings, flags and
+//! exit status, the bundled Rust CLI's `exec` finding the wheel's library, `activate()`
+//! refusing when another libcuda is loaded, and the `ptxjit` console script reaching the
+//! bundled CLI. Skipped, with a message, when Python or the packages cannot be had.
 
 mod common;
 
@@ -119,7 +121,52 @@ fn wheel_runs_numba_through_exec_and_activate() {
         .find_map(|l| l.strip_prefix("libcuda mapped: "))
         .unwrap_or_default();
     assert!(
-        mapped.contains("/ptxjit/_lib/libcuda.so.1") && !mapped.contains("', '"),
+        mapped.contains("/ptxjit/lib/libcuda.so.1") && !mapped.contains("', '"),
+        "{s}"
+    );
+
+    // The settings, flags and exit status of `python -m ptxjit exec`, and the bundled
+    // Rust CLI's own `exec`, which finds the library at ../lib from its bin/.
+    let script = "echo LIB=$PTXJIT_LIBCUDA; echo SAN=$PTXJIT_SANITIZE; \
+                  echo PTX=$CUPY_COMPILE_WITH_PTX; exit 5";
+    let mut cmd = Command::new(&py);
+    cmd.args(["-m", "ptxjit", "exec", "--sanitize", "memcheck", "--"])
+        .args(["sh", "-c", script]);
+    let out = clean(cmd, &dir).output().expect("run");
+    let s = show(&out);
+    assert_eq!(out.status.code(), Some(5), "{s}");
+    assert!(
+        s.contains("/ptxjit/lib/libcuda.so.1\nSAN=memcheck\nPTX=1\n"),
+        "{s}"
+    );
+    let site_cli = Path::new(
+        s.lines()
+            .find_map(|l| l.strip_prefix("LIB="))
+            .unwrap_or("/"),
+    )
+    .parent()
+    .and_then(Path::parent)
+    .map(|p| p.join("bin/ptxjit"))
+    .expect("package dir");
+    let mut cmd = Command::new(&site_cli);
+    cmd.args(["exec", "--", "sh", "-c", "echo LIB=$PTXJIT_LIBCUDA"]);
+    let out = clean(cmd, &dir).output().expect("run the bundled CLI");
+    let s = show(&out);
+    assert!(out.status.success(), "{s}");
+    assert!(s.contains("/ptxjit/lib/libcuda.so.1\n"), "{s}");
+
+    // activate() refuses to run when another libcuda is already loaded.
+    let script = format!(
+        "import ctypes, ptxjit\nctypes.CDLL('{}')\ntry:\n    ptxjit.activate()\n\
+         except RuntimeError as e:\n    print('refused:', e)\n",
+        lib.join("libcuda.so").display()
+    );
+    let mut cmd = Command::new(&py);
+    cmd.args(["-c", &script]);
+    let out = clean(cmd, &dir).output().expect("run");
+    let s = show(&out);
+    assert!(
+        s.contains("refused: ptxjit.activate(): another CUDA driver is already loaded"),
         "{s}"
     );
 

@@ -5,7 +5,7 @@
 //!
 //! The library, first found wins:
 //! 1. `--lib PATH` (the file, or a directory holding `libcuda.so.1` or `libcuda.so`);
-//! 2. `$PTXJIT_LIBCUDA` (the same forms);
+//! 2. `$PTXJIT_LIBCUDA` (the same forms; empty counts as unset);
 //! 3. next to the `ptxjit` executable (`libcuda.so.1`, then `libcuda.so`: a cargo
 //!    `target/release` directory);
 //! 4. `../lib/ptxjit/` and `../lib/` relative to the executable (an install prefix).
@@ -136,9 +136,11 @@ fn lib_in(p: &Path) -> Option<PathBuf> {
 
 /// The library, by the search order of the module documentation.
 fn find_libcuda(explicit: Option<&Path>) -> Result<PathBuf, String> {
-    let given = explicit
-        .map(|p| (p.to_path_buf(), "--lib"))
-        .or_else(|| std::env::var_os("PTXJIT_LIBCUDA").map(|p| (p.into(), "PTXJIT_LIBCUDA")));
+    let given = explicit.map(|p| (p.to_path_buf(), "--lib")).or_else(|| {
+        std::env::var_os("PTXJIT_LIBCUDA")
+            .filter(|p| !p.is_empty())
+            .map(|p| (p.into(), "PTXJIT_LIBCUDA"))
+    });
     if let Some((p, what)) = given {
         let f = lib_in(&p).ok_or_else(|| {
             format!(

@@ -10,28 +10,12 @@
 
 mod common;
 
-use std::path::{Path, PathBuf};
 use std::process::Command;
-
-const PACKAGES: [&str; 3] = [
-    "cupy-cuda12x",
-    "nvidia-cuda-runtime-cu12==12.*",
-    "nvidia-cuda-nvrtc-cu12==12.*",
-];
-
-fn venv_with_cupy(dir: &Path) -> Result<PathBuf, String> {
-    common::venv_with(dir, &PACKAGES, |d| {
-        common::python_imports(
-            &d.join("bin/python"),
-            "cupy, nvidia.cuda_runtime, nvidia.cuda_nvrtc",
-        )
-    })
-}
 
 #[test]
 fn cupy_runs_against_libcuda() {
     let lib = common::lib_dir();
-    let py = match venv_with_cupy(&lib.join("libcuda-tests/cupyvenv")) {
+    let py = match common::venv_with_cupy(&lib.join("libcuda-tests/cupyvenv")) {
         Ok(py) => py,
         Err(e) => {
             eprintln!("SKIPPED cupy_runs_against_libcuda: {e}");

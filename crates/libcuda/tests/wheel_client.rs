@@ -12,6 +12,7 @@ mod common;
 
 use std::path::Path;
 use std::process::{Command, Output};
+use std::sync::OnceLock;
 
 fn show(out: &Output) -> String {
     format!(
@@ -37,28 +38,41 @@ fn clean(mut cmd: Command, cache: &Path) -> Command {
     cmd
 }
 
-/// Builds the wheel into `out` and returns its path.
-fn build_wheel(out: &Path) -> String {
-    let lib = common::lib_dir();
-    let res = Command::new("python3")
-        .arg(common::crate_dir().join("../../python/build_wheel.py"))
-        .arg("--libcuda")
-        .arg(lib.join("libcuda.so"))
-        .arg("--cli")
-        .arg(common::ptxjit_cli())
-        .arg("--out")
-        .arg(out)
+/// The wheel, built once per test run into a scratch directory; returns its path.
+fn wheel() -> &'static str {
+    static WHEEL: OnceLock<String> = OnceLock::new();
+    WHEEL.get_or_init(|| {
+        let lib = common::lib_dir();
+        let res = Command::new("python3")
+            .arg(common::crate_dir().join("../../python/build_wheel.py"))
+            .arg("--libcuda")
+            .arg(lib.join("libcuda.so"))
+            .arg("--cli")
+            .arg(common::ptxjit_cli())
+            .arg("--out")
+            .arg(common::scratch("wheel-build"))
+            .output()
+            .expect("run python3 build_wheel.py");
+        assert!(res.status.success(), "build_wheel: {}", show(&res));
+        let stdout = String::from_utf8_lossy(&res.stdout);
+        let wheel = stdout.lines().last().unwrap_or_default().trim().to_string();
+        assert!(
+            wheel.ends_with("-py3-none-manylinux_2_34_x86_64.whl")
+                || wheel.ends_with("-py3-none-linux_x86_64.whl"),
+            "{wheel}"
+        );
+        wheel
+    })
+}
+
+/// `pip install`s the wheel, offline, into the venv of `py`.
+fn install_wheel(py: &Path) {
+    let res = Command::new(py)
+        .args(["-m", "pip", "install", "-q", "--no-index", "--no-deps"])
+        .args(["--force-reinstall", wheel()])
         .output()
-        .expect("run python3 build_wheel.py");
-    assert!(res.status.success(), "build_wheel: {}", show(&res));
-    let stdout = String::from_utf8_lossy(&res.stdout);
-    let wheel = stdout.lines().last().unwrap_or_default().trim().to_string();
-    assert!(
-        wheel.ends_with("-py3-none-manylinux_2_34_x86_64.whl")
-            || wheel.ends_with("-py3-none-linux_x86_64.whl"),
-        "{wheel}"
-    );
-    wheel
+        .expect("run pip");
+    assert!(res.status.success(), "pip install: {}", show(&res));
 }
 
 #[test]
@@ -73,13 +87,7 @@ fn wheel_runs_numba_through_exec_and_activate() {
         }
     };
     let dir = common::scratch("wheel");
-    let wheel = build_wheel(&dir);
-    let res = Command::new(&py)
-        .args(["-m", "pip", "install", "-q", "--no-index", "--no-deps"])
-        .args(["--force-reinstall", &wheel])
-        .output()
-        .expect("run pip");
-    assert!(res.status.success(), "pip install: {}", show(&res));
+    install_wheel(&py);
 
     // python -m ptxjit exec -- python -c KERNEL
     let mut cmd = Command::new(&py);
@@ -179,4 +187,47 @@ fn wheel_runs_numba_through_exec_and_activate() {
     let s = show(&out);
     assert!(out.status.success(), "{s}");
     assert!(s.contains("kernels.ptx: ok ("), "{s}");
+}
+
+/// CuPy after `ptxjit.activate()`, in the CuPy test's venv (the wheel installed into it):
+/// a reduction, an elementwise kernel and a `RawKernel`.
+#[test]
+fn wheel_activate_runs_cupy() {
+    let lib = common::lib_dir();
+    let py = match common::venv_with_cupy(&lib.join("libcuda-tests/cupyvenv")) {
+        Ok(py) => py,
+        Err(e) => {
+            eprintln!("SKIPPED wheel_activate_runs_cupy: {e}");
+            return;
+        }
+    };
+    let dir = common::scratch("wheel-cupy");
+    install_wheel(&py);
+    let script = r#"
+import ptxjit
+ptxjit.activate()
+import cupy as cp
+print("device:", cp.cuda.runtime.getDeviceProperties(0)["name"].decode())
+a = cp.arange(1000, dtype=cp.int64)
+print("sums:", int(a.sum()), int((a * 3 + 1).sum()))
+twice = cp.RawKernel(r"""
+extern "C" __global__ void twice(const float* x, float* y, int n) {
+    int i = blockDim.x * blockIdx.x + threadIdx.x;
+    if (i < n) y[i] = 2.0f * x[i];
+}""", "twice")
+xs = cp.arange(1000, dtype=cp.float32)
+ys = cp.empty_like(xs)
+twice((4,), (256,), (xs, ys, cp.int32(1000)))
+print("RawKernel twice:", bool((ys == 2 * xs).all()))
+"#;
+    let mut cmd = Command::new(&py);
+    cmd.args(["-c", script]).env("CUPY_CACHE_DIR", &dir);
+    let out = clean(cmd, &dir).output().expect("run");
+    let s = show(&out);
+    println!("{s}");
+    assert!(out.status.success(), "{s}");
+    assert!(s.contains("device: ptxjit CPU device"), "{s}");
+    // sum of 0..999 = 999 * 1000 / 2 = 499500; sum of 3i + 1 = 3 * 499500 + 1000.
+    assert!(s.contains("sums: 499500 1499500\n"), "{s}");
+    assert!(s.contains("RawKernel twice: True"), "{s}");
 }

@@ -212,3 +212,21 @@ add[8, 128](a, b, out)
 print("device:", cuda.get_current_device().name)
 print("numba kernel ok" if np.array_equal(out, a + b) else "numba kernel WRONG")
 "#;
+
+/// The CuPy stack the CuPy tests install: `cupy-cuda12x` with NVIDIA's CUDA 12 runtime
+/// and NVRTC from PyPI.
+pub const CUPY_PACKAGES: [&str; 3] = [
+    "cupy-cuda12x",
+    "nvidia-cuda-runtime-cu12==12.*",
+    "nvidia-cuda-nvrtc-cu12==12.*",
+];
+
+/// A venv at `dir` with [`CUPY_PACKAGES`] (made once, see [`venv_with`]).
+pub fn venv_with_cupy(dir: &Path) -> Result<PathBuf, String> {
+    venv_with(dir, &CUPY_PACKAGES, |d| {
+        python_imports(
+            &d.join("bin/python"),
+            "cupy, nvidia.cuda_runtime, nvidia.cuda_nvrtc",
+        )
+    })
+}

@@ -42,7 +42,7 @@ def _exec(argv):
         ptxjit.exec_command(cmd, **settings)
     except OSError as e:
         print(f"ptxjit exec: cannot run {cmd[0]!r}: {e}", file=sys.stderr)
-        return 127
+        return 1
 
 
 def main(argv=None):

@@ -42,6 +42,24 @@ fn slices(backend: Backend) {
     assert_eq!(dev.read::<i32>(&out).unwrap(), slice_ref(4, n));
 }
 
+/// Through the linker (`cuLinkAddData` with `libcudadevrt`'s declarations): the
+/// `.extern` device-runtime functions resolve to the built-ins, not to a link error.
+fn linked(backend: Backend) {
+    let dev = device();
+    let src = load(FILE);
+    let m = dev
+        .load_ptx_linked(&[(&src, "cdp.ptx")], backend == Backend::Jit)
+        .unwrap_or_else(|e| panic!("link: {e}"));
+    let n = 40usize;
+    let out = dev.alloc_from(&vec![-1i32; 4 * n]).unwrap();
+    let errs = dev.alloc_from(&[-1i32; 4]).unwrap();
+    let c = cfg([1, 1, 1], [4, 1, 1], backend);
+    let args = [arg(&out), KernelArg::from(n as i32), arg(&errs)];
+    launch(&dev, &m, "parent_slices", &c, &args, "linked");
+    assert_eq!(dev.read::<i32>(&out).unwrap(), slice_ref(4, n));
+    assert_eq!(dev.read::<i32>(&errs).unwrap(), vec![0; 4]);
+}
+
 /// Grids nested to depth 3, each with 2 threads that each launch a child: the tree of
 /// 1 + 2 + 4 + 8 grids, every node id once at its depth, and each grid's log entry after
 /// its parent's (a child starts after its parent launched it).
@@ -229,6 +247,7 @@ fn unsupported_entry_point_is_a_load_error() {
 
 both_backends!(
     slices,
+    linked,
     nesting,
     tail_launch,
     pending_limit,

@@ -17,6 +17,11 @@ use crate::parse::PtxError;
 /// The built-in a function declared without a body stands for: its name and its
 /// parameter and return sizes must match CUDA's declaration exactly.
 pub(super) fn builtin_of(f: &ir::Function) -> Option<Builtin> {
+    if let Some(c) = ir::CdpFn::from_name(&f.name) {
+        let total = |ps: &[ir::Param]| ps.iter().map(|p| p.size).collect::<Vec<u32>>();
+        let ok = total(&f.params) == c.param_sizes() && total(&f.rets) == [c.result().bytes()];
+        return ok.then_some(Builtin::Cdp(c));
+    }
     let sizes = |ps: &[ir::Param]| {
         ps.iter()
             .map(|p| (p.count == 1).then_some(p.size))
@@ -68,7 +73,18 @@ impl Fx<'_, '_> {
         }
         let mut insts = Vec::new();
         let mut args = Vec::new();
-        for (o, &ty) in arg_ops.iter().zip(tys) {
+        for (k, (o, &ty)) in arg_ops.iter().zip(tys).enumerate() {
+            if matches!(op, Builtin::Cdp(c) if c.is_dim3(k)) {
+                // A dim3 by value: the built-in reads it from the call-site variable.
+                let Some(off) = self.param_slot_of(o, ty)? else {
+                    return Err(self.err(
+                        o.loc(),
+                        format!("argument {k} of '{name}' (a dim3) must be a '.param' variable"),
+                    ));
+                };
+                args.push(Operand::VarAddr(VarRef::Local(off), 0));
+                continue;
+            }
             let arg = match self.param_slot_of(o, ty)? {
                 Some(off) => {
                     let t = self.new_reg("%builtin_arg".into(), ty, loc)?;

@@ -41,6 +41,15 @@ pub fn check_calls(cx: &Cx) -> Result<(), PtxError> {
                 let callee = cx.m.functions.get(func.0 as usize);
                 if !callee.is_some_and(|c| c.has_body()) {
                     let loc = cx.m.inst_info.get(inst.0 as usize).map(|i| i.loc);
+                    let name = callee.map_or("?", |c| c.name.as_str());
+                    if ir::CdpFn::is_unsupported(name) || ir::CdpFn::from_name(name).is_some() {
+                        return Err(cx.err(
+                            loc.unwrap_or_default(),
+                            format!(
+                                "device runtime function '{name}' is not supported (ptxjit provides the launch, stream, event, device and error entry points of CDP2 with CUDA's signatures; cudaDeviceSynchronize was removed from device code in CDP2)"
+                            ),
+                        ));
+                    }
                     return Err(cx.err(
                         loc.unwrap_or_default(),
                         format!(

@@ -232,6 +232,9 @@ pub struct WarpEnv {
     pub san: Option<Arc<crate::exec::sanitize::Sanitizer>>,
     /// The device's texture and surface objects (`tex`, `suld`, ...).
     pub textures: Option<Arc<crate::exec::texture::TextureTable>>,
+    /// The grid's device-runtime state (dynamic parallelism; set when the module calls
+    /// the device runtime, see `crate::exec::cdp`).
+    pub cdp: Option<Arc<crate::exec::cdp::CdpGrid>>,
 }
 
 impl WarpEnv {
@@ -253,6 +256,7 @@ impl WarpEnv {
             mbar: Default::default(),
             san: None,
             textures: None,
+            cdp: None,
         }
     }
 }

@@ -40,6 +40,10 @@ pub unsafe fn exec(
     inst: InstId,
     args: &[[u64; WARP_SIZE]],
 ) -> Result<[u64; WARP_SIZE], Stopped> {
+    if let Builtin::Cdp(f) = op {
+        // SAFETY: the caller's contract.
+        return unsafe { crate::exec::cdp::exec(ctx, f, mask, inst, args) };
+    }
     let mut out = [0u64; WARP_SIZE];
     let arg = |k: usize, lane: usize| args.get(k).map_or(0, |a| a[lane]);
     let mut text = Vec::new();
@@ -85,6 +89,7 @@ pub unsafe fn exec(
                 unsafe { ctx::stop_with_error_at(ctx, msg.to_string(), inst, lane as u32) };
                 return Err(Stopped);
             }
+            Builtin::Cdp(_) => {}
             Builtin::Malloc | Builtin::Free => {
                 // SAFETY: the caller's contract.
                 let heap = unsafe { (*ctx.env).heap.clone() };

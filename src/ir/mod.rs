@@ -22,6 +22,8 @@ use std::fmt;
 pub mod analysis;
 mod asyncop;
 pub use asyncop::AsyncOp;
+mod cdp;
+pub use cdp::CdpFn;
 mod half;
 pub use half::{HalfMode, HalfOp, OOB_NAN};
 mod matrix;
@@ -1289,6 +1291,9 @@ pub enum Builtin {
     /// `free(.b64 ptr)`: returns a `malloc` block to the heap; NULL is a no-op, anything
     /// else that is not a live block is a fault.
     Free,
+    /// An entry point of the CUDA device runtime (dynamic parallelism), see [`CdpFn`]
+    /// and `crate::exec::cdp`.
+    Cdp(CdpFn),
 }
 
 /// The operations of [`InstKind::Sfu`].

@@ -525,6 +525,7 @@ impl Builtin {
             Builtin::AssertFail => &[Type::U64, Type::U64, Type::U32, Type::U64, Type::U64],
             Builtin::Trap | Builtin::Brkpt => &[],
             Builtin::Malloc | Builtin::Free => &[Type::U64],
+            Builtin::Cdp(f) => f.params(),
         }
     }
     /// The type of the return value (`vprintf`'s `.b32`), if any.
@@ -533,6 +534,7 @@ impl Builtin {
             Builtin::Vprintf => Some(Type::U32),
             Builtin::Malloc => Some(Type::U64),
             Builtin::AssertFail | Builtin::Trap | Builtin::Brkpt | Builtin::Free => None,
+            Builtin::Cdp(f) => Some(f.result()),
         }
     }
 }

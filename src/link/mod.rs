@@ -216,7 +216,8 @@ fn symbols(asts: &[ast::Module]) -> SymbolTable {
     (linked, order, internal)
 }
 
-/// Functions the runtime provides (declared, never defined, in CUDA's PTX).
+/// Functions the runtime provides (declared, never defined, in CUDA's PTX), besides the
+/// device runtime's ([`ir::CdpFn`]).
 const RUNTIME_FUNCS: [&str; 2] = ["vprintf", "__assertfail"];
 
 /// Chooses the definition of a linked name: `(module, location)` of the one kept;
@@ -289,7 +290,11 @@ fn resolve(name: &str, decls: &[Decl], spans: &[Span]) -> Result<Option<(usize, 
         .or_else(|| defs.first().copied());
     match chosen {
         Some(d) => Ok(Some((d.module, d.loc))),
-        None if first.kind == SymKind::Func && RUNTIME_FUNCS.contains(&name) => Ok(None),
+        None if first.kind == SymKind::Func
+            && (RUNTIME_FUNCS.contains(&name) || ir::CdpFn::from_name(name).is_some()) =>
+        {
+            Ok(None)
+        }
         None => Err(err_at(
             spans,
             first.loc,

@@ -77,6 +77,8 @@ pub(crate) struct DeviceInner {
     pub(crate) san_lock: std::sync::Mutex<()>,
     /// Texture and surface objects (`super::texture`).
     pub(crate) textures: Arc<crate::exec::texture::TextureTable>,
+    /// Dynamic parallelism: the pending-launch limit and device-runtime state.
+    pub(crate) cdp: std::sync::Mutex<super::cdp::CdpSlot>,
 }
 
 impl Drop for DeviceInner {
@@ -193,6 +195,7 @@ impl Device {
                 findings: Default::default(),
                 san_lock: Default::default(),
                 textures: Default::default(),
+                cdp: Default::default(),
             }),
         })
     }
@@ -422,6 +425,9 @@ pub(crate) struct ModuleInner {
     pub(crate) jit: Option<crate::jit::JitModule>,
     /// Some function calls device-side `malloc` or `free`.
     pub(crate) uses_heap: bool,
+    /// The kernels' parameter shapes when some function calls the device runtime
+    /// (dynamic parallelism, `super::cdp`).
+    pub(crate) cdp_kernels: Option<Arc<Vec<Option<crate::exec::cdp::KernelSig>>>>,
     /// The sanitizer variant of the JIT code, compiled for the first sanitized launch.
     pub(crate) jit_san: std::sync::OnceLock<std::result::Result<crate::jit::JitModule, String>>,
 }
@@ -462,6 +468,7 @@ impl Module {
             layout: ModuleLayout::default(),
             jit: None,
             uses_heap: false,
+            cdp_kernels: None,
             jit_san: std::sync::OnceLock::new(),
         };
         inner.uses_heap = inner.ir.functions.iter().any(|f| {
@@ -475,6 +482,7 @@ impl Module {
                 )
             })
         });
+        inner.cdp_kernels = super::cdp::kernel_sigs(&inner.ir);
         for g in &inner.ir.globals {
             let kind = if g.space == Space::Const {
                 RegionKind::Const

@@ -51,6 +51,8 @@ struct LaunchShared<'a> {
     regions: Arc<RegionTable>,
     /// The device heap, when the module calls `malloc`/`free`.
     heap: Option<Arc<crate::exec::heap::DeviceHeap>>,
+    /// The grid's device-runtime state, when the module calls the device runtime.
+    cdp: Option<Arc<crate::exec::cdp::CdpGrid>>,
     /// The device's texture and surface objects.
     textures: Arc<crate::exec::texture::TextureTable>,
     param_base: u64,
@@ -295,12 +297,30 @@ impl Device {
         args: &[KernelArg],
     ) -> Result<()> {
         let (func_id, func) = module.kernel(kernel)?;
+        let params = pack_params(func, args).map_err(|msg| Error::Launch {
+            kernel: kernel.to_string(),
+            msg,
+        })?;
+        self.launch_tree(module, func_id, cfg, &params, 0)
+    }
+
+    /// Runs one grid of kernel `func_id` with the parameter bytes `params` (`cdp`: its
+    /// device-runtime state, see `super::cdp`).
+    pub(crate) fn launch_grid(
+        &self,
+        module: &Module,
+        func_id: FuncId,
+        cfg: &LaunchConfig,
+        params: &[u8],
+        cdp: Option<Arc<crate::exec::cdp::CdpGrid>>,
+    ) -> Result<()> {
+        let func = &module.ir().functions[func_id.0 as usize];
+        let kernel = func.name.as_str();
         let bad = |msg: String| Error::Launch {
             kernel: kernel.to_string(),
             msg,
         };
         let shape = check_shape(module.ir(), func, cfg).map_err(bad)?;
-        let params = pack_params(func, args).map_err(bad)?;
         let san_opts = cfg
             .sanitize
             .or(self.inner.opts.sanitize)
@@ -349,7 +369,7 @@ impl Device {
         let mut owned = Vec::new();
         let result = (|| {
             let (param_base, wmem) =
-                alloc_memory(mem, &params, &shape, local_size, workers, &mut owned)?;
+                alloc_memory(mem, params, &shape, local_size, workers, &mut owned)?;
             let shared = LaunchShared {
                 module,
                 func_id,
@@ -358,6 +378,7 @@ impl Device {
                 cfg,
                 regions: Arc::new(RegionTable::new(mem.regions(exact_bounds))),
                 heap,
+                cdp,
                 textures: self.inner.textures.clone(),
                 param_base,
                 shared_size: shape.shared_size,
@@ -589,6 +610,7 @@ fn run_cta(
         let mut env = Box::new(WarpEnv::new(sh.regions.clone()));
         env.output = Some(sh.output.clone());
         env.heap = sh.heap.clone();
+        env.cdp = sh.cdp.clone();
         env.textures = Some(sh.textures.clone());
         env.frame_margin = sh.frame_margin;
         env.san = sh.san.clone();

@@ -495,22 +495,24 @@ pub unsafe extern "C" fn cuCtxGetLimit(value: *mut usize, limit: u32) -> CUresul
     guard(|| {
         let d = with_ctx(|d, _, _| Ok(d))?;
         let v = match limit {
-            0 => 1024,                                 // CU_LIMIT_STACK_SIZE
-            1 => 1 << 20,                              // CU_LIMIT_PRINTF_FIFO_SIZE
-            2 => d.device.malloc_heap_size() as usize, // CU_LIMIT_MALLOC_HEAP_SIZE
-            3 => 2,                                    // CU_LIMIT_DEV_RUNTIME_SYNC_DEPTH
-            4 => 2048,                                 // CU_LIMIT_DEV_RUNTIME_PENDING_LAUNCH_COUNT
-            5 => 32,                                   // CU_LIMIT_MAX_L2_FETCH_GRANULARITY
-            6 => 0,                                    // CU_LIMIT_PERSISTING_L2_CACHE_SIZE
+            0 => 1024,                                     // CU_LIMIT_STACK_SIZE
+            1 => 1 << 20,                                  // CU_LIMIT_PRINTF_FIFO_SIZE
+            2 => d.device.malloc_heap_size() as usize,     // CU_LIMIT_MALLOC_HEAP_SIZE
+            3 => 2,                                        // CU_LIMIT_DEV_RUNTIME_SYNC_DEPTH
+            4 => d.device.pending_launch_limit() as usize, // CU_LIMIT_DEV_RUNTIME_PENDING_LAUNCH_COUNT
+            5 => 32,                                       // CU_LIMIT_MAX_L2_FETCH_GRANULARITY
+            6 => 0,                                        // CU_LIMIT_PERSISTING_L2_CACHE_SIZE
             _ => return Err(CUDA_ERROR_INVALID_VALUE),
         };
         out(value, v)
     })
 }
 
-/// `CU_LIMIT_MALLOC_HEAP_SIZE` sizes the device heap of kernels' `malloc` (like a GPU,
-/// only before a kernel has used it: `CUDA_ERROR_INVALID_VALUE` afterwards); the other
-/// limits are accepted and ignored (ptxjit sizes call stacks itself).
+/// `CU_LIMIT_MALLOC_HEAP_SIZE` sizes the device heap of kernels' `malloc` and
+/// `CU_LIMIT_DEV_RUNTIME_PENDING_LAUNCH_COUNT` bounds device-side launches (like a GPU,
+/// only before a kernel has used them: `CUDA_ERROR_INVALID_VALUE` afterwards); the other
+/// limits are accepted and ignored (ptxjit sizes call stacks itself; the sync depth only
+/// concerns CDP1's device-side `cudaDeviceSynchronize`, which ptxjit does not provide).
 #[no_mangle]
 pub unsafe extern "C" fn cuCtxSetLimit(limit: u32, value: usize) -> CUresult {
     guard(|| {
@@ -519,6 +521,10 @@ pub unsafe extern "C" fn cuCtxSetLimit(limit: u32, value: usize) -> CUresult {
             2 => d
                 .device
                 .set_malloc_heap_size(value as u64)
+                .map_err(|_| CUDA_ERROR_INVALID_VALUE),
+            4 => d
+                .device
+                .set_pending_launch_limit(value as u64)
                 .map_err(|_| CUDA_ERROR_INVALID_VALUE),
             0..=6 => Ok(()),
             _ => Err(CUDA_ERROR_INVALID_VALUE),

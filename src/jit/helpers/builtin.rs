@@ -4,6 +4,9 @@
 use crate::exec::ctx::{WarpCtx, STATUS_FAULT, STATUS_OK, WARP_SIZE};
 use crate::ir::{Builtin, InstId};
 
+/// Codes of the device-runtime built-ins start here (`CDP_CODE + CdpFn::code`).
+const CDP_CODE: u64 = 0x100;
+
 pub(crate) fn code(op: Builtin) -> u64 {
     match op {
         Builtin::Vprintf => 0,
@@ -12,6 +15,7 @@ pub(crate) fn code(op: Builtin) -> u64 {
         Builtin::Brkpt => 3,
         Builtin::Malloc => 4,
         Builtin::Free => 5,
+        Builtin::Cdp(f) => CDP_CODE + f.code() as u64,
     }
 }
 
@@ -23,6 +27,7 @@ fn from_code(c: u64) -> Option<Builtin> {
         3 => Some(Builtin::Brkpt),
         4 => Some(Builtin::Malloc),
         5 => Some(Builtin::Free),
+        c if c >= CDP_CODE => crate::ir::CdpFn::from_code((c - CDP_CODE) as u32).map(Builtin::Cdp),
         _ => None,
     }
 }

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Measures what the kernel coverage counters buy: runs a fuzzer on records.ptx once per
 # seed with kernel coverage on and off, one run at a time, each from an empty corpus with
-# a fixed time budget, and prints one table row per run (README.md, "Coverage on and off").
+# a fixed time budget, and prints one table row per run (README.md, "What libFuzzer sees,
+# and coverage on and off measured").
 #
 #   measure.sh libfuzzer BINARY [SECONDS] [SEEDS...]   a built fuzz target (cargo fuzz build)
 #   measure.sh ptxjit PTXJIT [SECONDS] [SEEDS...]      the `ptxjit fuzz` command

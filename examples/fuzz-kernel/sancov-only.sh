@@ -3,12 +3,12 @@
 # (-Cpasses=sancov-module and the -sanitizer-coverage-* LLVM options) only for the crates
 # whose source lies in this folder (the fuzz targets), or, when SANCOV_CRATES is set, for
 # the crates it names (space-separated), and compiles every other crate (ptxjit, Cranelift,
-# libfuzzer-sys, ...) without it. libFuzzer
-# then sees the fuzz target's own code and, with `coverage(true)`, the kernel's counters,
-# and nothing of ptxjit's Rust code, whose helpers otherwise follow the kernel's path.
+# libfuzzer-sys, ...) without it. libFuzzer then sees the fuzz target's own code and, with
+# `coverage(true)`, the kernel's counters, and nothing of ptxjit's Rust code, whose
+# helpers otherwise follow the kernel's path.
 #
 #   RUSTC_WRAPPER="$PWD/sancov-only.sh" cargo +nightly fuzz run --fuzz-dir . \
-#       --target-dir target/kernel-only -s none records
+#       --target-dir target/kernel-only -s none --codegen-units 16 records
 #
 # (a separate --target-dir: cargo does not see the flags this removes, so it would mix
 # these objects with fully instrumented ones.)

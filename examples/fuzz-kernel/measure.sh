@@ -7,11 +7,11 @@
 #   measure.sh libfuzzer BINARY [SECONDS] [SEEDS...]   a built fuzz target (cargo fuzz build)
 #   measure.sh ptxjit PTXJIT [SECONDS] [SEEDS...]      the `ptxjit fuzz` command
 #
-# Defaults: 120 s per run, seeds 1 2 3 4 5. The libFuzzer runs use ORACLE=0 (the Rust
-# model's own instrumented compares would guide both runs alike) and default libFuzzer
-# options otherwise. Columns: fuzzer, seed, coverage, finding (first line of the report
-# location) or "none", inputs run, wall s, CPU s (user+sys), corpus, cov, ft (libFuzzer's
-# last status line; `ptxjit fuzz`: corpus and coverage features).
+# Defaults: 120 s per run, seeds 1 2 3 4 5. The libFuzzer runs use ORACLE=0 unless ORACLE
+# is set (the Rust model's own instrumented compares would guide both runs alike) and
+# default libFuzzer options otherwise. Columns: fuzzer, seed, coverage, finding (kind and
+# PTX location) or "none", inputs run, wall s, CPU s (user+sys), corpus, cov, ft
+# (libFuzzer's last status line; `ptxjit fuzz`: corpus and coverage features).
 set -uo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 mode="$1"
@@ -29,7 +29,7 @@ for seed in "${seeds[@]}"; do
         d="$out/$mode-$cov-$seed"
         mkdir -p "$d/corpus"
         if [[ $mode == libfuzzer ]]; then
-            KERNEL_COVERAGE=$([[ $cov == on ]] && echo 1 || echo 0) ORACLE=0 \
+            KERNEL_COVERAGE=$([[ $cov == on ]] && echo 1 || echo 0) ORACLE="${ORACLE:-0}" \
                 /usr/bin/time -f "%e %U %S" -o "$d/time" "$bin" -seed="$seed" \
                 -max_total_time="$secs" -print_final_stats=1 -artifact_prefix="$d/" \
                 "$d/corpus" >"$d/log" 2>&1

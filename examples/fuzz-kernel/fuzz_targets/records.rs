@@ -82,8 +82,16 @@ fn harness() -> &'static Harness {
 
 fuzz_target!(
     init: {
-        // Build (and register the kernel's coverage counters) before the first input.
-        harness();
+        // Build (and register the kernel's coverage counters) before the first input,
+        // and say what libFuzzer is given, so a measurement's log shows which run it was.
+        let counters = harness().coverage().map_or(0, |c| c.counters().len());
+        eprintln!(
+            "records: kernel coverage {} ({counters} counters registered with libFuzzer: {}), \
+             Rust model {}",
+            if counters > 0 { "on" } else { "off" },
+            ptxjit::fuzz::libfuzzer::linked(),
+            if std::env::var("ORACLE").map_or(true, |v| v != "0") { "on" } else { "off" },
+        );
     },
     |data: &[u8]| harness().fuzz(data)
 );

@@ -13,6 +13,7 @@ pub mod asyncop;
 pub mod atomic;
 pub mod barrier;
 pub mod call;
+pub mod cluster;
 pub mod coverage;
 pub mod ctx;
 pub mod freelist;

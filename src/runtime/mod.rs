@@ -2,6 +2,7 @@
 //! JIT compilation), launches, the CTA/warp scheduler and its worker pool, the watchdog,
 //! and the errors users see. What a running warp calls is [`crate::exec`].
 
+pub(crate) mod cluster;
 pub mod device;
 pub mod error;
 pub mod launch;

@@ -128,12 +128,17 @@ impl ClusterBarrier {
         w: usize,
         env: &mut WarpEnv,
     ) -> Result<(), (String, InstId, u32)> {
-        let mut rest: Vec<Arrival> = Vec::with_capacity(env.arrivals.len());
-        for a in env.arrivals.drain(..) {
-            if a.id != CLUSTER_BARRIER {
-                rest.push(a);
-                continue;
-            }
+        if !env.arrivals.iter().any(|a| a.id == CLUSTER_BARRIER) {
+            return Ok(());
+        }
+        let mine: Vec<Arrival> = env
+            .arrivals
+            .iter()
+            .filter(|a| a.id == CLUSTER_BARRIER)
+            .copied()
+            .collect();
+        env.arrivals.retain(|a| a.id != CLUSTER_BARRIER);
+        for a in mine {
             let lanes = (0..WARP_SIZE).filter(|l| a.mask >> l & 1 != 0);
             if !a.wait {
                 let twice = self.arrived[w] & a.mask;
@@ -163,7 +168,6 @@ impl ClusterBarrier {
                 self.waiting[w] = Some((target, a.inst));
             }
         }
-        env.arrivals = rest;
         Ok(())
     }
 

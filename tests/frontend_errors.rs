@@ -506,8 +506,8 @@ fn unsupported_is_located_at_the_opcode() {
     // fma.oob is supported too (tests/fma_oob.rs).
     parse_and_check(&kernel("\tfma.rn.oob.f16x2 %r1, %r2, %r3, %r4;"), "e.ptx").unwrap();
     assert_eq!(
-        body_err("\tld.shared::cluster.u32 %r1, [%rd1];"),
-        "e.ptx:11:2: error: instruction 'ld.shared::cluster.u32' is not supported yet"
+        body_err("\tst.async.shared::cluster.mbarrier::complete_tx::bytes.u32 [%rd1], %r1, [%rd1];"),
+        "e.ptx:11:2: error: instruction 'st.async.shared::cluster.mbarrier::complete_tx::bytes.u32' is not supported yet"
     );
     assert_eq!(
         body_err("\tmov.u32 %r1, %clock64;"),

@@ -376,9 +376,7 @@ impl Fx<'_, '_> {
                 }
                 "reqnctapercluster" => perf.reqnctapercluster = Some(dim3(nums(1, 3)?)),
                 "explicitcluster" => perf.explicitcluster = true,
-                "maxclusterrank" => {
-                    nums(1, 1)?;
-                }
+                "maxclusterrank" => perf.maxclusterrank = nums(1, 1)?.first().copied(),
                 _ => {}
             }
         }

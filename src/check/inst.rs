@@ -8,6 +8,7 @@ mod atomic;
 mod b128;
 mod cache;
 mod carry;
+mod cluster;
 mod compare;
 mod control;
 mod convert;
@@ -404,6 +405,8 @@ impl Fx<'_, '_> {
             }
             "ldmatrix" | "stmatrix" | "movmatrix" | "mma" | "wmma" => one(self.matrix_op(i, m)?),
             "bar" if m.has("warp") => one(self.bar_warp_sync(i, m)?),
+            "barrier" if m.any(|x| x == "cluster") => self.barrier_cluster(i, m),
+            "mapa" | "getctarank" => one(self.mapa_getctarank(i, m)?),
             "bar" | "barrier" => self.barrier_inst(i, m),
             "membar" | "fence" => self.fence_inst(i, m),
             "cp" => self.cp_async(i, m).map(Lowered::Insts),

@@ -143,7 +143,12 @@ impl Fx<'_, '_> {
         if mmio && !matches!(space, Space::Global | Space::Generic) {
             return bad("'.mmio' needs global memory".into());
         }
-        if sem.strong() && !matches!(space, Space::Global | Space::Shared | Space::Generic) {
+        if sem.strong()
+            && !matches!(
+                space,
+                Space::Global | Space::Shared | Space::SharedCluster | Space::Generic
+            )
+        {
             return bad(format!(
                 "'.{}' cannot be used with the .{} state space",
                 sem_name.unwrap_or("mmio"),

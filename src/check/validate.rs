@@ -306,7 +306,10 @@ impl FnCheck<'_> {
             } => {
                 if !(crate::ops::atomic::valid(*op, *ty)
                     || crate::ops::atomic::valid_vector_elem(*op, *ty))
-                    || !matches!(space, Space::Global | Space::Shared | Space::Generic)
+                    || !matches!(
+                        space,
+                        Space::Global | Space::Shared | Space::SharedCluster | Space::Generic
+                    )
                 {
                     return Err(format!("atom {op:?} on {ty} in {space:?}"));
                 }
@@ -333,7 +336,9 @@ impl FnCheck<'_> {
             }
             InstKind::Async { op, addrs, .. } => {
                 for (space, a) in addrs {
-                    if !matches!(space, Space::Global | Space::Shared | Space::Generic) {
+                    let cluster = op.is_cluster() && *space == Space::SharedCluster;
+                    if !matches!(space, Space::Global | Space::Shared | Space::Generic) && !cluster
+                    {
                         return Err(format!("{op:?} in .{}", space.name()));
                     }
                     self.addr(a)?;

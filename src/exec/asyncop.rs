@@ -227,6 +227,13 @@ pub unsafe fn exec(
             let (b, n) = (|l| wide(0, l), |l| wide(2, l));
             return unsafe { c.atom128(ctx, a(0), cas, b, n) };
         }
+        AsyncOp::Mapa { .. }
+        | AsyncOp::GetCtaRank
+        | AsyncOp::ClusterCvta { .. }
+        | AsyncOp::ClusterArrive
+        | AsyncOp::ClusterWait => {
+            return unsafe { crate::exec::cluster::exec(ctx, op, mask, inst, spaces, addrs, srcs) };
+        }
     }
     Ok(if op.dst_types().is_empty() {
         vec![]

@@ -45,14 +45,13 @@ pub unsafe fn atomic(
     };
     // SAFETY: the caller's contract.
     let host = unsafe { ctx::resolve_atomic(ctx, &access, addrs)? };
-    let (sh_lo, sh_hi) = (ctx.shared_base, ctx.shared_base + ctx.shared_size);
     let mut mask = req.mask;
     while mask != 0 {
         let lane = mask.trailing_zeros() as usize;
         mask &= mask - 1;
         let h = host[lane];
         // `atom.add.f32` flushes subnormals on global memory, not on shared memory.
-        let ftz = !(sh_lo..sh_hi).contains(&h);
+        let ftz = !super::cluster::is_shared_host(ctx, h);
         let f = |v: u64| apply(req.op, req.ty, v, b[lane], c[lane], ftz);
         // SAFETY: `resolve` checked that h..h+bytes is an aligned, writable part of a
         // mapped region.

@@ -73,6 +73,10 @@ pub struct WarpCtx {
     /// generated code reads it at every loop header and the interpreter at every block
     /// ([`timed_out`]).
     pub stop: *const std::sync::atomic::AtomicU32,
+    /// Host address of the shared window of each CTA of the cluster, indexed by
+    /// `%cluster_ctarank` (`sreg.cluster_nctarank` entries), each `shared_size` bytes;
+    /// null: only this CTA's (`crate::exec::cluster`).
+    pub cluster_shared: *const u64,
 }
 
 /// The stop flag of contexts that belong to no launch: never set.
@@ -160,6 +164,7 @@ impl WarpCtx {
             check_shapes: 0,
             sreg,
             stop: &NEVER_STOP,
+            cluster_shared: std::ptr::null(),
         }
     }
 }
@@ -314,6 +319,7 @@ fn space_code(s: Space) -> u8 {
         Space::Const => 3,
         Space::Param => 4,
         Space::Generic => 5,
+        Space::SharedCluster => 6,
     }
 }
 
@@ -325,6 +331,7 @@ fn space_from_code(c: u8) -> Option<Space> {
         3 => Space::Const,
         4 => Space::Param,
         5 => Space::Generic,
+        6 => Space::SharedCluster,
         _ => return None,
     })
 }
@@ -346,6 +353,7 @@ pub fn translate(ctx: &WarpCtx, space: Space, lane: usize, addr: u64, len: u64) 
             }
             Some(ctx.local_base[lane] + addr)
         }
+        Space::SharedCluster => crate::exec::cluster::translate(ctx, addr, len),
         Space::Global | Space::Const | Space::Param | Space::Generic => Some(addr),
     }
 }

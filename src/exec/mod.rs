@@ -14,6 +14,7 @@ pub mod atomic;
 pub mod barrier;
 pub mod call;
 pub mod cdp;
+pub mod cluster;
 pub mod coverage;
 pub mod ctx;
 pub mod freelist;

@@ -180,8 +180,8 @@ pub fn read(ctx: &WarpCtx, s: SpecialReg, lane: usize) -> u64 {
 }
 
 /// `isspacep.space`: whether generic address `addr` lies in `lane`'s window of `space`:
-/// - `.shared`: this CTA's shared block (`.shared::cluster` likewise: a cluster's other
-///   CTAs' shared memory is not addressable here);
+/// - `.shared`: this CTA's shared block;
+/// - `.shared::cluster`: the shared block of any CTA of the cluster;
 /// - `.local`: this thread's own local frame;
 /// - `.param`: this launch's kernel-parameter buffer;
 /// - `.const`: a module `.const` variable;
@@ -197,6 +197,7 @@ pub unsafe fn in_window(ctx: &WarpCtx, space: Space, lane: usize, addr: u64) -> 
     let within = |base: u64, size: u64| addr >= base && addr - base < size;
     match space {
         Space::Shared => within(ctx.shared_base, ctx.shared_size),
+        Space::SharedCluster => crate::exec::cluster::locate(ctx, addr).is_some(),
         Space::Local => within(ctx.local_base[lane % WARP_SIZE], ctx.local_size),
         Space::Param => within(ctx.param_base, ctx.sreg.param_size),
         Space::Global | Space::Const => {

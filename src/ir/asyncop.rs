@@ -49,6 +49,20 @@ pub enum AsyncOp {
     /// c.lo, c.hi]` (cas, `b` compared, `c` stored), results `[old.lo, old.hi]`; one
     /// 128-bit host atomic per lane, lanes in ascending order.
     Atom128 { cas: bool },
+    /// `mapa{.shared::cluster}.{u32,u64} d, a, b` (clusters, `crate::exec::cluster`):
+    /// addrs `[a]` (`.shared::cluster` or generic), srcs `[b]` (the target rank); the
+    /// result (`.u64` when `wide`) is the address of the same byte in CTA `b`.
+    Mapa { wide: bool },
+    /// `getctarank{.shared::cluster}.{u32,u64} d, a`: addrs `[a]`; the result is the
+    /// rank of the CTA whose shared memory holds `a`.
+    GetCtaRank,
+    /// `cvta.shared::cluster.size d, a` (`to_generic`) and `cvta.to.shared::cluster.size
+    /// d, a`: addrs `[a]` (`.shared::cluster` resp. generic); `wide` for `.u64`.
+    ClusterCvta { to_generic: bool, wide: bool },
+    /// `barrier.cluster.arrive{.release,.relaxed}{.aligned}`: no operands.
+    ClusterArrive,
+    /// `barrier.cluster.wait{.acquire}{.aligned}`: no operands.
+    ClusterWait,
 }
 
 impl AsyncOp {
@@ -57,7 +71,7 @@ impl AsyncOp {
         match self {
             AsyncOp::CpAsync { .. } => 2,
             AsyncOp::CpBulk { complete_tx } => 2 + complete_tx as usize,
-            AsyncOp::PendingCount => 0,
+            AsyncOp::PendingCount | AsyncOp::ClusterArrive | AsyncOp::ClusterWait => 0,
             _ => 1,
         }
     }
@@ -71,13 +85,18 @@ impl AsyncOp {
                 ..
             }
             | AsyncOp::CpAsyncArrive { .. }
-            | AsyncOp::Inval => &[],
+            | AsyncOp::Inval
+            | AsyncOp::GetCtaRank
+            | AsyncOp::ClusterCvta { .. }
+            | AsyncOp::ClusterArrive
+            | AsyncOp::ClusterWait => &[],
             AsyncOp::CpAsync { .. }
             | AsyncOp::CpBulk { .. }
             | AsyncOp::Init
             | AsyncOp::Arrive { .. }
             | AsyncOp::ExpectTx
             | AsyncOp::CompleteTx
+            | AsyncOp::Mapa { .. }
             | AsyncOp::Wait { parity: true, .. } => &[Type::U32],
             AsyncOp::Wait { parity: false, .. } | AsyncOp::PendingCount => &[Type::B64],
             AsyncOp::Atom128 { cas: false } => &[Type::B64, Type::B64],
@@ -89,7 +108,11 @@ impl AsyncOp {
     pub fn dst_types(self) -> &'static [Type] {
         match self {
             AsyncOp::Arrive { .. } => &[Type::B64],
-            AsyncOp::Wait { .. } | AsyncOp::PendingCount => &[Type::U32],
+            AsyncOp::Wait { .. } | AsyncOp::PendingCount | AsyncOp::GetCtaRank => &[Type::U32],
+            AsyncOp::Mapa { wide: false } | AsyncOp::ClusterCvta { wide: false, .. } => {
+                &[Type::U32]
+            }
+            AsyncOp::Mapa { wide: true } | AsyncOp::ClusterCvta { wide: true, .. } => &[Type::U64],
             AsyncOp::Atom128 { .. } => &[Type::B64, Type::B64],
             _ => &[],
         }
@@ -98,7 +121,22 @@ impl AsyncOp {
     /// Whether the operation may let the CTA's other warps run (the scheduler must run
     /// the kernel's warps in coroutines).
     pub fn polls(self) -> bool {
-        matches!(self, AsyncOp::Wait { .. })
+        matches!(
+            self,
+            AsyncOp::Wait { .. } | AsyncOp::ClusterArrive | AsyncOp::ClusterWait
+        )
+    }
+
+    /// Whether the operation belongs to `crate::exec::cluster` (clusters).
+    pub fn is_cluster(self) -> bool {
+        matches!(
+            self,
+            AsyncOp::Mapa { .. }
+                | AsyncOp::GetCtaRank
+                | AsyncOp::ClusterCvta { .. }
+                | AsyncOp::ClusterArrive
+                | AsyncOp::ClusterWait
+        )
     }
 
     /// The operation as one integer (the JIT helper's descriptor).
@@ -120,6 +158,11 @@ impl AsyncOp {
             AsyncOp::Wait { parity, try_wait } => 8 << 16 | b(parity) | b(try_wait) << 1,
             AsyncOp::PendingCount => 9 << 16,
             AsyncOp::Atom128 { cas } => 10 << 16 | b(cas),
+            AsyncOp::Mapa { wide } => 11 << 16 | b(wide),
+            AsyncOp::GetCtaRank => 12 << 16,
+            AsyncOp::ClusterCvta { to_generic, wide } => 13 << 16 | b(to_generic) | b(wide) << 1,
+            AsyncOp::ClusterArrive => 14 << 16,
+            AsyncOp::ClusterWait => 15 << 16,
         }
     }
 
@@ -150,6 +193,14 @@ impl AsyncOp {
             },
             9 => AsyncOp::PendingCount,
             10 => AsyncOp::Atom128 { cas: bit(0) },
+            11 => AsyncOp::Mapa { wide: bit(0) },
+            12 => AsyncOp::GetCtaRank,
+            13 => AsyncOp::ClusterCvta {
+                to_generic: bit(0),
+                wide: bit(1),
+            },
+            14 => AsyncOp::ClusterArrive,
+            15 => AsyncOp::ClusterWait,
             _ => return None,
         })
     }
@@ -188,6 +239,14 @@ mod tests {
             },
             AsyncOp::PendingCount,
             AsyncOp::Atom128 { cas: true },
+            AsyncOp::Mapa { wide: true },
+            AsyncOp::GetCtaRank,
+            AsyncOp::ClusterCvta {
+                to_generic: false,
+                wide: true,
+            },
+            AsyncOp::ClusterArrive,
+            AsyncOp::ClusterWait,
         ];
         for op in ops {
             assert_eq!(AsyncOp::decode(op.encode()), Some(op));

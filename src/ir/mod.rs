@@ -229,6 +229,8 @@ pub struct PerfDirectives {
     pub reqnctapercluster: Option<[u32; 3]>,
     /// `.explicitcluster`: the kernel must be launched with clusters.
     pub explicitcluster: bool,
+    /// `.maxclusterrank n`: the most CTAs a cluster of the kernel may have.
+    pub maxclusterrank: Option<u32>,
 }
 
 #[derive(Clone, Debug)]
@@ -696,6 +698,10 @@ pub enum Space {
     Param,
     /// No state space: the address is a generic address.
     Generic,
+    /// `.shared::cluster`: the shared memory of every CTA of the cluster
+    /// (`crate::exec::cluster` gives the address encoding; an address of the CTA's own
+    /// `.shared` window is one of its own `.shared::cluster` addresses).
+    SharedCluster,
 }
 
 impl Space {
@@ -707,6 +713,7 @@ impl Space {
             Space::Const => "const",
             Space::Param => "param",
             Space::Generic => "generic",
+            Space::SharedCluster => "shared::cluster",
         }
     }
 }

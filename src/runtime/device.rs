@@ -647,6 +647,12 @@ pub struct LaunchConfig {
     pub sanitize: Option<crate::config::SanitizeOptions>,
     /// The order CTAs and warps run in (see [`Schedule`]).
     pub schedule: Schedule,
+    /// Thread block cluster dimensions (sm_90; `cudaLaunchAttributeClusterDimension`):
+    /// the CTAs of a cluster run together and share their shared memory
+    /// (`.shared::cluster`, `mapa`, `barrier.cluster`). `None`: the kernel's
+    /// `.reqnctapercluster`, else clusters of one CTA. Each dimension must divide the
+    /// grid's, and a cluster holds at most 16 CTAs.
+    pub cluster: Option<[u32; 3]>,
 }
 
 /// The order a launch runs its CTAs and warps in.
@@ -675,7 +681,13 @@ impl LaunchConfig {
             timeout: Some(DEFAULT_TIMEOUT),
             sanitize: None,
             schedule: Schedule::InOrder,
+            cluster: None,
         }
+    }
+    /// See [`LaunchConfig::cluster`].
+    pub fn cluster(mut self, dims: impl Into<Dim3>) -> Self {
+        self.cluster = Some(dims.into().0);
+        self
     }
     /// See [`LaunchConfig::sanitize`]; `SanitizeOptions::default()` turns the device's
     /// sanitizers off for this launch.

@@ -42,10 +42,10 @@ enum Exec {
 }
 
 /// Everything a worker needs to run CTAs of one launch.
-struct LaunchShared<'a> {
+pub(super) struct LaunchShared<'a> {
     module: &'a Module,
     func_id: FuncId,
-    func: &'a Function,
+    pub(super) func: &'a Function,
     exec: Exec,
     cfg: &'a LaunchConfig,
     regions: Arc<RegionTable>,
@@ -86,9 +86,10 @@ struct LaunchShared<'a> {
     cta_order: Option<Vec<u64>>,
 }
 
-/// Per-worker memory: a shared window and the local frames of one CTA.
+/// Per-worker memory: the shared windows and local frames of one cluster's CTAs.
 struct WorkerMem {
-    shared_base: u64,
+    /// The shared window of each CTA of a cluster, by rank.
+    cluster_shared: Vec<u64>,
     local_base: u64,
     /// The worker's index (`%smid`).
     index: u32,
@@ -100,10 +101,17 @@ struct Shape {
     nthreads: u64,
     /// Blocks in the grid.
     ncta: u64,
-    /// Cluster shape (`[1, 1, 1]` without `.reqnctapercluster`).
+    /// Cluster shape (`[1, 1, 1]` without clusters).
     cluster: [u32; 3],
     /// Bytes of shared memory per block.
     shared_size: u64,
+}
+
+impl Shape {
+    /// CTAs per cluster.
+    fn cluster_ctas(&self) -> u64 {
+        self.cluster.iter().map(|&c| c as u64).product()
+    }
 }
 
 /// Checks grid and block dimensions against the limits and the kernel's performance
@@ -155,23 +163,7 @@ fn check_shape(
             ));
         }
     }
-    let cluster = match (func.perf.reqnctapercluster, func.perf.explicitcluster) {
-        (Some(c), _) => c,
-        (None, true) => {
-            return Err(
-                "the kernel declares .explicitcluster without .reqnctapercluster; \
-                 ptxjit takes cluster dimensions only from .reqnctapercluster"
-                    .into(),
-            )
-        }
-        (None, false) => [1, 1, 1],
-    };
-    if (0..3).any(|d| cluster[d] == 0 || !cfg.grid[d].is_multiple_of(cluster[d])) {
-        return Err(format!(
-            "grid {:?} is not a multiple of the cluster shape {:?} (.reqnctapercluster)",
-            cfg.grid, cluster
-        ));
-    }
+    let cluster = super::cluster::shape(func, cfg)?;
     let shared_size = if cfg.shared_bytes > 0 {
         ir.dyn_shared_offset as u64 + cfg.shared_bytes as u64
     } else {
@@ -266,18 +258,23 @@ fn alloc_memory(
     owned.push(param_base);
     mem.write(param_base, params)?;
     let mut wmem = Vec::with_capacity(workers);
+    let ctas = shape.cluster_ctas();
     for index in 0..workers as u32 {
-        let shared_base = mem.alloc(shape.shared_size, 256, RegionKind::Shared)?;
-        owned.push(shared_base);
+        let mut cluster_shared = Vec::with_capacity(ctas as usize);
+        for _ in 0..ctas {
+            let shared_base = mem.alloc(shape.shared_size, 256, RegionKind::Shared)?;
+            owned.push(shared_base);
+            cluster_shared.push(shared_base);
+        }
         let local_base = if local_size > 0 {
-            let b = mem.alloc(local_size * shape.nthreads, 256, RegionKind::Local)?;
+            let b = mem.alloc(local_size * shape.nthreads * ctas, 256, RegionKind::Local)?;
             owned.push(b);
             b
         } else {
             0
         };
         wmem.push(WorkerMem {
-            shared_base,
+            cluster_shared,
             local_base,
             index,
         });
@@ -321,10 +318,15 @@ impl Device {
             msg,
         };
         let shape = check_shape(module.ir(), func, cfg).map_err(bad)?;
+        let units = shape.ncta / shape.cluster_ctas();
         let san_opts = cfg
             .sanitize
             .or(self.inner.opts.sanitize)
             .filter(|o| o.any());
+        if san_opts.is_some() && shape.cluster_ctas() > 1 {
+            let msg = "the sanitizers do not support clusters of more than one CTA yet";
+            return Err(bad(msg.into()));
+        }
         // memcheck alone needs no instrumented code: every bad access leaves the JIT's
         // fast paths for the checked helper, which reports it.
         let instrument = san_opts.is_some_and(|o| o.initcheck || o.racecheck || o.synccheck);
@@ -341,7 +343,7 @@ impl Device {
         let one_worker = san_opts.is_some() || cfg.schedule != super::device::Schedule::InOrder;
         let workers = match one_worker {
             true => 1,
-            false => (self.inner.opts.threads as u64).min(shape.ncta).max(1) as usize,
+            false => (self.inner.opts.threads as u64).min(units).max(1) as usize,
         };
         let has_calls = callgraph::has_calls(&module.inner.ir, func_id);
         let frame_size = func.call_frame() as u64;
@@ -393,7 +395,8 @@ impl Device {
                         total_smem_size: total,
                         aggr_smem_size: total,
                         is_explicit_cluster: (func.perf.reqnctapercluster.is_some()
-                            || func.perf.explicitcluster)
+                            || func.perf.explicitcluster
+                            || cfg.cluster.is_some())
                             as u32,
                         ..SregCtx::default()
                     }
@@ -423,9 +426,9 @@ impl Device {
                 error: Mutex::new(None),
                 output: Arc::new(Mutex::new(Vec::new())),
                 san: san.clone(),
-                cta_order: super::schedule::cta_order(cfg.schedule, shape.ncta),
+                cta_order: super::schedule::cta_order(cfg.schedule, units),
             };
-            self.run_launch(&shared, &wmem, shape.ncta)
+            self.run_launch(&shared, &wmem, units)
         })();
         for a in owned {
             let _ = mem.free(a);
@@ -491,8 +494,9 @@ impl Drop for KeptStacks {
     }
 }
 
+/// Runs scheduling units (clusters; a CTA without clusters) until `ncta` units have
+/// started.
 fn worker(sh: &LaunchShared, wm: &WorkerMem, ncta: u64) {
-    let [gx, gy, _] = sh.cfg.grid;
     let mut kept = KeptStacks(STACKS.try_with(|s| s.take()).unwrap_or_default());
     let stacks = &mut kept.0;
     let mut cache = vec![[0u64; 2]; sh.module.inner.ir.inst_info.len()];
@@ -518,20 +522,17 @@ fn worker(sh: &LaunchShared, wm: &WorkerMem, ncta: u64) {
                     kernel: sh.func.name.clone(),
                     msg: format!(
                         "the launch ran past its time limit (LaunchConfig::timeout, \
-                         --timeout) with {} of {ncta} CTAs not yet started",
-                        ncta - i
+                         --timeout) with {} of {} CTAs not yet started",
+                        (ncta - i) * wm.cluster_shared.len() as u64,
+                        ncta * wm.cluster_shared.len() as u64
                     ),
                 });
             }
             sh.abort.store(true, Ordering::Relaxed);
             return;
         }
-        let ctaid = [
-            (i % gx as u64) as u32,
-            ((i / gx as u64) % gy as u64) as u32,
-            (i / (gx as u64 * gy as u64)) as u32,
-        ];
-        if let Err(e) = run_cta(sh, wm, ctaid, stacks, &mut cache, &mut slots) {
+        let ctaids = super::cluster::ctas(sh.cfg.grid, sh.cluster, i);
+        if let Err(e) = run_cta(sh, wm, &ctaids, stacks, &mut cache, &mut slots) {
             let mut slot = sh.error.lock().unwrap_or_else(|e| e.into_inner());
             if slot.is_none() {
                 *slot = Some(e);
@@ -543,9 +544,9 @@ fn worker(sh: &LaunchShared, wm: &WorkerMem, ncta: u64) {
 }
 
 /// One warp of a CTA being run.
-struct WarpSlot {
-    ctx: Box<WarpCtx>,
-    env: Box<WarpEnv>,
+pub(super) struct WarpSlot {
+    pub(super) ctx: Box<WarpCtx>,
+    pub(super) env: Box<WarpEnv>,
     /// The warp's lanes that exist in the block (its `live` mask at the start of a CTA).
     live: u32,
 }
@@ -563,10 +564,12 @@ fn run_warp(sh: &LaunchShared, ctx: &mut WarpCtx) -> u32 {
     }
 }
 
+/// Runs one scheduling unit: the CTAs `ctaids` of one cluster (in rank order; one CTA
+/// without clusters), whose warps (CTA by CTA) run together.
 fn run_cta(
     sh: &LaunchShared,
     wm: &WorkerMem,
-    ctaid: [u32; 3],
+    ctaids: &[[u32; 3]],
     stacks: &mut Vec<DefaultStack>,
     cache: &mut [[u64; 2]],
     slots: &mut Vec<WarpSlot>,
@@ -574,39 +577,39 @@ fn run_cta(
     let ntid = sh.cfg.block;
     let nthreads = ntid[0] * ntid[1] * ntid[2];
     let nwarps = nthreads.div_ceil(WARP_SIZE as u32) as usize;
-    if sh.shared_size > 0 {
-        // Shared memory starts zeroed in every CTA (deterministic; a GPU leaves it
-        // undefined).
-        // SAFETY: the window was allocated for this worker with `shared_size` bytes.
-        unsafe { std::ptr::write_bytes(wm.shared_base as *mut u8, 0, sh.shared_size as usize) };
-    }
-    if sh.local_size > 0 && sh.frame_size == sh.local_size {
-        // SAFETY: the local area holds `local_size` bytes per thread of the CTA.
-        unsafe {
-            std::ptr::write_bytes(
-                wm.local_base as *mut u8,
-                0,
-                (sh.local_size * nthreads as u64) as usize,
-            )
-        };
-    } else if sh.frame_size > 0 {
-        // Only each thread's own frame; callee frames are zeroed when they are entered.
-        for t in 0..nthreads as u64 {
-            // SAFETY: each thread's `local_size` bytes start with its frame.
-            unsafe {
-                std::ptr::write_bytes(
-                    (wm.local_base + t * sh.local_size) as *mut u8,
-                    0,
-                    sh.frame_size as usize,
-                )
-            };
+    // Bytes of one CTA's local area.
+    let cta_local = sh.local_size * nthreads as u64;
+    for (rank, &shared_base) in wm.cluster_shared.iter().enumerate() {
+        if sh.shared_size > 0 {
+            // Shared memory starts zeroed in every CTA (deterministic; a GPU leaves it
+            // undefined).
+            // SAFETY: the window was allocated for this worker with `shared_size` bytes.
+            unsafe { std::ptr::write_bytes(shared_base as *mut u8, 0, sh.shared_size as usize) };
+        }
+        let local_base = wm.local_base + rank as u64 * cta_local;
+        if sh.local_size > 0 && sh.frame_size == sh.local_size {
+            // SAFETY: the local area holds `local_size` bytes per thread of the CTA.
+            unsafe { std::ptr::write_bytes(local_base as *mut u8, 0, cta_local as usize) };
+        } else if sh.frame_size > 0 {
+            // Only each thread's own frame; callee frames are zeroed when they are entered.
+            for t in 0..nthreads as u64 {
+                // SAFETY: each thread's `local_size` bytes start with its frame.
+                unsafe {
+                    std::ptr::write_bytes(
+                        (local_base + t * sh.local_size) as *mut u8,
+                        0,
+                        sh.frame_size as usize,
+                    )
+                };
+            }
         }
     }
     // Warp contexts are built once per worker and launch (thread ids depend only on the
-    // warp index and the block shape); each CTA only sets what differs.
-    while slots.len() < nwarps {
-        let w = slots.len();
-        let mut ctx = Box::new(WarpCtx::new(ntid, ctaid, sh.cfg.grid, w as u32));
+    // warp index and the block shape); each CTA only sets what differs. Slot
+    // `rank * nwarps + w` is warp `w` of the cluster's CTA `rank`.
+    while slots.len() < nwarps * ctaids.len() {
+        let (rank, w) = (slots.len() / nwarps, slots.len() % nwarps);
+        let mut ctx = Box::new(WarpCtx::new(ntid, ctaids[rank], sh.cfg.grid, w as u32));
         let mut env = Box::new(WarpEnv::new(sh.regions.clone()));
         env.output = Some(sh.output.clone());
         env.heap = sh.heap.clone();
@@ -616,7 +619,8 @@ fn run_cta(
         env.san = sh.san.clone();
         ctx.env = &mut *env;
         ctx.param_base = sh.param_base;
-        ctx.shared_base = wm.shared_base;
+        ctx.shared_base = wm.cluster_shared[rank];
+        ctx.cluster_shared = wm.cluster_shared.as_ptr();
         ctx.shared_size = sh.shared_size;
         ctx.local_size = sh.local_size;
         ctx.inst_cache = cache.as_mut_ptr();
@@ -627,15 +631,16 @@ fn run_cta(
         ctx.sreg = sh.sreg;
         ctx.sreg.smid = wm.index;
         if sh.local_size > 0 {
+            let base = wm.local_base + rank as u64 * cta_local;
             for (lane, b) in ctx.local_base.iter_mut().enumerate() {
-                *b = wm.local_base + (w * WARP_SIZE + lane) as u64 * sh.local_size;
+                *b = base + (w * WARP_SIZE + lane) as u64 * sh.local_size;
             }
         }
         let live = ctx.live;
         slots.push(WarpSlot { ctx, env, live });
     }
-    let warps = &mut slots[..nwarps];
-    for slot in warps.iter_mut() {
+    let warps = &mut slots[..nwarps * ctaids.len()];
+    for (k, slot) in warps.iter_mut().enumerate() {
         let env = &mut *slot.env;
         env.fault = None;
         env.error = None;
@@ -647,6 +652,7 @@ fn run_cta(
         env.split.reset();
         env.split.stack_bytes = sh.stack_bytes;
         let ctx = &mut *slot.ctx;
+        let ctaid = ctaids[k / nwarps];
         ctx.ctaid = ctaid;
         ctx.sreg.set_cluster(ctaid, sh.cfg.grid, sh.cluster);
         ctx.live = slot.live;
@@ -655,18 +661,19 @@ fn run_cta(
     }
 
     if let Some(s) = &sh.san {
+        // (Sanitized launches have clusters of one CTA.)
         s.cta_start(ntid, nwarps, wm.local_base);
     }
     if !sh.uses_barriers {
-        for w in super::schedule::warp_order(sh.cfg.schedule, ctaid, nwarps) {
+        for w in super::schedule::warp_order(sh.cfg.schedule, ctaids[0], warps.len()) {
             let slot = &mut warps[w];
             if run_warp(sh, &mut slot.ctx) != STATUS_OK {
-                return Err(warp_error(sh, &warps[w], w, ctaid));
+                return Err(warp_error(sh, &warps[w], w % nwarps, ctaids[w / nwarps]));
             }
         }
         return Ok(());
     }
-    run_cta_with_barriers(sh, warps, ctaid, stacks)
+    run_cta_with_barriers(sh, warps, ctaids, stacks)
 }
 
 /// `%tid` of lane `lane` of a warp.
@@ -676,7 +683,7 @@ fn tid_of(slot: &WarpSlot, lane: usize) -> [u32; 3] {
 }
 
 #[derive(Clone, Copy, PartialEq, Eq)]
-enum WarpState {
+pub(super) enum WarpState {
     Ready,
     /// Waiting until the barriers in its `waits` list complete.
     Waiting,
@@ -685,7 +692,7 @@ enum WarpState {
 
 /// The CTA's barriers: arrivals and completed generations.
 #[derive(Default)]
-struct Barriers {
+pub(super) struct Barriers {
     /// Threads arrived in the current generation of each barrier.
     arrived: [u32; 16],
     /// The thread count the current generation waits for (`None`: all live threads).
@@ -693,7 +700,7 @@ struct Barriers {
     /// Completed generations of each barrier.
     generation: [u64; 16],
     /// Per warp: (barrier, generation) pairs it waits for.
-    waits: Vec<Vec<(u32, u64)>>,
+    pub(super) waits: Vec<Vec<(u32, u64)>>,
     /// Bit i: barrier i has arrivals in its current generation.
     open: u16,
     /// `bar.red`: threads of the current generation whose predicate is true.
@@ -706,6 +713,8 @@ struct Barriers {
     live: u32,
     /// synccheck and racecheck's barrier epochs, under a sanitizer.
     check: Option<super::sanitize::BarrierCheck>,
+    /// Per warp: it also waits at the cluster barrier (`super::cluster`).
+    blocked: Vec<bool>,
 }
 
 impl Barriers {
@@ -768,6 +777,7 @@ impl Barriers {
         for (w, s) in state.iter_mut().enumerate() {
             if (advanced || waited == Some(w))
                 && *s == WarpState::Waiting
+                && !self.blocked.get(w).copied().unwrap_or(false)
                 && self.waits[w]
                     .iter()
                     .all(|&(b, g)| self.generation[b as usize] > g)
@@ -785,11 +795,13 @@ impl Barriers {
 fn run_cta_with_barriers(
     sh: &LaunchShared,
     warps: &mut [WarpSlot],
-    ctaid: [u32; 3],
+    ctaids: &[[u32; 3]],
     stacks: &mut Vec<DefaultStack>,
 ) -> Result<()> {
     type Co = Coroutine<(), WarpYield, u32, DefaultStack>;
     let n = warps.len();
+    // Warps per CTA: warp `w` of the unit is warp `w % nw` of CTA `w / nw`.
+    let nw = n / ctaids.len().max(1);
     let mut cos: Vec<Option<Co>> = Vec::with_capacity(n);
     for slot in warps.iter_mut() {
         let stack = match stacks.pop() {
@@ -812,18 +824,27 @@ fn run_cta_with_barriers(
         cos.push(Some(co));
     }
     let mut state = vec![WarpState::Ready; n];
-    let live_of: Vec<u32> = warps.iter().map(|w| w.ctx.live.count_ones()).collect();
-    let mut bars = Barriers {
-        waits: vec![Vec::new(); n],
-        live: live_of.iter().sum(),
-        live_of,
-        check: sh
-            .san
-            .clone()
-            .map(|s| super::sanitize::BarrierCheck::new(s, ctaid)),
-        ..Default::default()
-    };
-    let mut order = super::schedule::Order::new(sh.cfg.schedule, ctaid, n);
+    let mut bars: Vec<Barriers> = (0..ctaids.len())
+        .map(|c| {
+            let live_of: Vec<u32> = warps[c * nw..(c + 1) * nw]
+                .iter()
+                .map(|w| w.ctx.live.count_ones())
+                .collect();
+            Barriers {
+                waits: vec![Vec::new(); nw],
+                live: live_of.iter().sum(),
+                live_of,
+                check: sh
+                    .san
+                    .clone()
+                    .map(|s| super::sanitize::BarrierCheck::new(s, ctaids[c])),
+                blocked: vec![false; nw],
+                ..Default::default()
+            }
+        })
+        .collect();
+    let mut cluster = super::cluster::ClusterBarrier::new(n);
+    let mut order = super::schedule::Order::new(sh.cfg.schedule, ctaids[0], n);
     // Rounds in which warps only polled mbarriers that did not change.
     let mut stalled = 0u32;
     let result = (|| -> Result<()> {
@@ -835,16 +856,23 @@ fn run_cta_with_barriers(
                     continue;
                 }
                 ran = true;
+                let (c, wl) = (w / nw, w % nw);
+                let cta = c * nw..(c + 1) * nw;
                 let Some(co) = cos[w].as_mut() else { continue };
                 let polled = match co.resume(()) {
                     CoroutineResult::Yield(WarpYield::Poll) => true,
-                    CoroutineResult::Yield(WarpYield::Wait) => {
-                        bars.arrive(w, &mut warps[w]);
-                        state[w] = WarpState::Waiting;
-                        false
-                    }
-                    CoroutineResult::Yield(WarpYield::Arrive) => {
-                        bars.arrive(w, &mut warps[w]);
+                    CoroutineResult::Yield(y @ (WarpYield::Wait | WarpYield::Arrive)) => {
+                        if let Err((msg, inst, lane)) = cluster.take(w, &mut warps[w].env) {
+                            let slot = &mut warps[w];
+                            let e =
+                                super::cluster::misuse(sh, slot, wl, ctaids[c], msg, inst, lane);
+                            return Err(e);
+                        }
+                        bars[c].blocked[wl] = cluster.blocked(w);
+                        bars[c].arrive(wl, &mut warps[w]);
+                        if y == WarpYield::Wait {
+                            state[w] = WarpState::Waiting;
+                        }
                         false
                     }
                     CoroutineResult::Return(status) => {
@@ -853,7 +881,7 @@ fn run_cta_with_barriers(
                             stacks.push(co.into_stack());
                         }
                         if status != STATUS_OK {
-                            return Err(warp_error(sh, &warps[w], w, ctaid));
+                            return Err(warp_error(sh, &warps[w], wl, ctaids[c]));
                         }
                         false
                     }
@@ -861,9 +889,15 @@ fn run_cta_with_barriers(
                 let changed = std::mem::take(&mut warps[w].env.mbar.changes) != 0;
                 progress |= !polled || changed;
                 // Exits and arrivals may complete barriers.
-                bars.refresh(w, warps);
-                bars.release(warps, &mut state, Some(w));
-                if bars.check.as_ref().is_some_and(|c| c.must_stop()) {
+                bars[c].refresh(wl, &warps[cta.clone()]);
+                bars[c].release(&mut warps[cta.clone()], &mut state[cta], Some(wl));
+                for v in cluster.complete(|k| warps[k].ctx.live) {
+                    let (c2, v2) = (v / nw, v % nw);
+                    let cta2 = c2 * nw..(c2 + 1) * nw;
+                    bars[c2].blocked[v2] = false;
+                    bars[c2].release(&mut warps[cta2.clone()], &mut state[cta2], Some(v2));
+                }
+                if bars[c].check.as_ref().is_some_and(|c| c.must_stop()) {
                     return Err(Error::Host("stopped by a sanitizer finding".into()));
                 }
             }
@@ -872,12 +906,17 @@ fn run_cta_with_barriers(
             }
             stalled = if progress || !ran { 0 } else { stalled + 1 };
             if stalled >= POLL_ROUNDS {
-                return Err(poll_deadlock(sh, warps, &state, ctaid));
+                return Err(poll_deadlock(sh, warps, &state, ctaids[0]));
             }
             if !ran {
-                bars.release(warps, &mut state, None);
+                for (c, b) in bars.iter_mut().enumerate() {
+                    let cta = c * nw..(c + 1) * nw;
+                    b.release(&mut warps[cta.clone()], &mut state[cta], None);
+                }
                 if !state.contains(&WarpState::Ready) {
-                    return Err(deadlock(sh, warps, &state, &bars, ctaid));
+                    return Err(super::cluster::deadlock(
+                        sh, warps, &state, &bars, &cluster, ctaids,
+                    ));
                 }
             }
         }
@@ -938,7 +977,7 @@ fn live_threads(warps: &[WarpSlot]) -> u32 {
     warps.iter().map(|w| w.ctx.live.count_ones()).sum()
 }
 
-fn deadlock(
+pub(super) fn deadlock(
     sh: &LaunchShared,
     warps: &[WarpSlot],
     state: &[WarpState],
@@ -990,7 +1029,7 @@ fn deadlock(
 
 /// Turns a stopped warp's record into an error naming kernel, instruction, block,
 /// thread and address.
-fn warp_error(sh: &LaunchShared, slot: &WarpSlot, w: usize, ctaid: [u32; 3]) -> Error {
+pub(super) fn warp_error(sh: &LaunchShared, slot: &WarpSlot, w: usize, ctaid: [u32; 3]) -> Error {
     let ir = &sh.module.inner.ir;
     let tid_of = |lane: usize| {
         [

@@ -3,6 +3,7 @@
 //! and the errors users see. What a running warp calls is [`crate::exec`].
 
 pub(crate) mod cdp;
+pub(crate) mod cluster;
 pub mod device;
 pub mod error;
 pub mod launch;

@@ -38,6 +38,9 @@ pub struct Geometry {
     pub grid: [u32; 3],
     pub block: [u32; 3],
     pub shared: u32,
+    /// Cluster dimensions (`CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION`; `None`: the
+    /// kernel's `.reqnctapercluster`, else none).
+    pub cluster: Option<[u32; 3]>,
 }
 
 /// Launches `f` with arguments from `params` (an array of pointers to each argument) or
@@ -125,9 +128,10 @@ pub unsafe fn launch(
         Ok("interp") => Backend::Interp,
         _ => Backend::Jit,
     };
-    let cfg = LaunchConfig::new(g.grid, g.block)
+    let mut cfg = LaunchConfig::new(g.grid, g.block)
         .shared_bytes(g.shared)
         .backend(backend);
+    cfg.cluster = g.cluster;
     let d = driver()?;
     d.device.launch(&module, &name, &cfg, &args).map_err(|e| {
         log(&format!("ptxjit-cuda: {e}"));
@@ -154,6 +158,7 @@ pub unsafe extern "C" fn cuLaunchKernel(
         grid: [gx, gy, gz],
         block: [bx, by, bz],
         shared,
+        cluster: None,
     };
     guard(|| launch(f, &g, s, params, extra))
 }
@@ -215,12 +220,24 @@ pub struct CUlaunchConfig {
     pub block: [u32; 3],
     pub shared: u32,
     pub stream: CUstream,
-    pub attrs: *mut c_void,
+    pub attrs: *mut CUlaunchAttribute,
     pub num_attrs: u32,
 }
 
-/// `cuLaunchKernelEx`: launch attributes are ignored (clusters come from the kernel's
-/// `.reqnctapercluster`).
+/// `CUlaunchAttribute`: an id, padding to 8 bytes, and a 64-byte value union.
+#[repr(C)]
+pub struct CUlaunchAttribute {
+    pub id: u32,
+    pub pad: [u8; 4],
+    pub value: [u32; 16],
+}
+
+/// `CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION` (value: `x, y, z` as `unsigned int`s).
+pub const CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION: u32 = 4;
+
+/// `cuLaunchKernelEx`: the cluster dimension attribute sets the launch's clusters (else
+/// the kernel's `.reqnctapercluster`); the other attributes (cooperative, priority,
+/// access policy, ...) are hints a launch that runs to completion needs no more of.
 #[no_mangle]
 pub unsafe extern "C" fn cuLaunchKernelEx(
     cfg: *const CUlaunchConfig,
@@ -233,10 +250,23 @@ pub unsafe extern "C" fn cuLaunchKernelEx(
             return Err(CUDA_ERROR_INVALID_VALUE);
         }
         let c = &*cfg;
+        let mut cluster = None;
+        if c.num_attrs > 0 {
+            if c.attrs.is_null() {
+                return Err(CUDA_ERROR_INVALID_VALUE);
+            }
+            for k in 0..c.num_attrs as usize {
+                let a = &*c.attrs.add(k);
+                if a.id == CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION {
+                    cluster = Some([a.value[0], a.value[1], a.value[2]]);
+                }
+            }
+        }
         let g = Geometry {
             grid: c.grid,
             block: c.block,
             shared: c.shared,
+            cluster,
         };
         launch(f, &g, c.stream, params, extra)
     })

@@ -29,7 +29,10 @@ impl Fx<'_, '_> {
         let vec = self.vec_mod(m);
         let hint = m.has("L2::cache_hint");
         let space = self.space_mod(m, false)?;
-        if !matches!(space, Space::Global | Space::Shared | Space::Generic) {
+        if !matches!(
+            space,
+            Space::Global | Space::Shared | Space::SharedCluster | Space::Generic
+        ) {
             return Err(self.err(
                 m.loc,
                 format!(

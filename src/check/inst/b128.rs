@@ -156,8 +156,10 @@ impl Fx<'_, '_> {
         m.one_of(&["relaxed", "acquire", "release", "acq_rel"]);
         m.one_of(&["cta", "cluster", "gpu", "sys"]);
         let space = self.space_mod(m, false)?;
-        if !matches!(space, Space::Global | Space::Shared | Space::Generic)
-            || i.opcode.name != "atom"
+        if !matches!(
+            space,
+            Space::Global | Space::Shared | Space::SharedCluster | Space::Generic
+        ) || i.opcode.name != "atom"
         {
             return Err(self.unsupported(m));
         }

@@ -34,7 +34,7 @@ impl Fx<'_, '_> {
             Some("shared") | Some("shared::cta") => Space::Shared,
             Some("local") => Space::Local,
             Some("const") => Space::Const,
-            Some("shared::cluster") => return Err(self.unsupported(m)),
+            Some("shared::cluster") => Space::SharedCluster,
             Some(_) => Space::Param,
         })
     }
@@ -67,7 +67,9 @@ impl Fx<'_, '_> {
                 })
             }
             Val::Var(v, offset, name) => {
-                if space != Space::Generic && v.space != space {
+                // A `.shared` variable's address is a `.shared::cluster` address too.
+                let cluster = space == Space::SharedCluster && v.space == Space::Shared;
+                if space != Space::Generic && v.space != space && !cluster {
                     return Err(self.err(
                         e.loc,
                         format!(
@@ -318,6 +320,9 @@ impl Fx<'_, '_> {
     pub(super) fn cvta(&mut self, i: &Instruction, m: &mut Mods) -> Result<InstKind, PtxError> {
         let to = m.has("to");
         let space = self.space_mod(m, true)?;
+        if space == Space::SharedCluster {
+            return self.cvta_cluster(i, m, to);
+        }
         let ty = self.mem_type(m)?;
         if !matches!(ty, Type::U32 | Type::U64) {
             return Err(self.err(
@@ -435,6 +440,7 @@ impl Fx<'_, '_> {
             Some("global") => Space::Global,
             Some("local") => Space::Local,
             Some("const") => Space::Const,
+            Some("shared::cluster") => Space::SharedCluster,
             Some(s) if s.starts_with("shared") => Space::Shared,
             Some(_) => Space::Param,
         };

@@ -10,6 +10,7 @@ pub(crate) fn space_code(s: Space) -> u32 {
     match s {
         Space::Global => 0,
         Space::Shared => 1,
+        Space::SharedCluster => 3,
         _ => 2,
     }
 }
@@ -18,6 +19,7 @@ fn space_from(c: u32) -> Space {
     match c & 0xf {
         0 => Space::Global,
         1 => Space::Shared,
+        3 => Space::SharedCluster,
         _ => Space::Generic,
     }
 }

@@ -300,10 +300,11 @@ pub(crate) struct IndirectSite {
     pub targets: Vec<u32>,
 }
 
-pub(crate) const ISSPACEP_SPACES: [Space; 5] = [
+pub(crate) const ISSPACEP_SPACES: [Space; 6] = [
     Space::Global,
     Space::Shared,
     Space::Local,
     Space::Const,
     Space::Param,
+    Space::SharedCluster,
 ];

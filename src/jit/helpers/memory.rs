@@ -97,7 +97,12 @@ const TYPES: [Type; 13] = [
     Type::BF16x2,
 ];
 
-const SPACES: [Space; 3] = [Space::Global, Space::Shared, Space::Generic];
+const SPACES: [Space; 4] = [
+    Space::Global,
+    Space::Shared,
+    Space::Generic,
+    Space::SharedCluster,
+];
 
 pub(crate) fn encode(op: AtomOp, ty: Type, space: Space) -> u64 {
     let pos = |i: Option<usize>| i.unwrap_or(0xff) as u64;

@@ -229,7 +229,8 @@ impl FuncTranslator<'_> {
     ) -> Result<(), JitError> {
         let (eb, sb) = self.mem_shape(ty, dsts.len())?;
         let n = dsts.len();
-        if self.instrument {
+        // `.shared::cluster` addresses are decoded by the checked helper only.
+        if self.instrument || space == Space::SharedCluster {
             return self.ld_instrumented(space, ty, eb, sb, dsts, addr, mask, inst);
         }
         if let Some((h, readonly)) = self.uniform_load_addr(space, addr, eb as u64 * n as u64) {
@@ -392,8 +393,9 @@ impl FuncTranslator<'_> {
         let shape = self.addr_shape(space, addr, eb);
         let la = self.lane_addrs(space, addr)?;
         // (The sanitizers' variant checks every lane's store: no shortcut.)
+        let cluster = space == Space::SharedCluster;
         if let (LaneAddr::PerLane(a), (AddrShape::Uniform, Proof::Always), 1, false) =
-            (&la, shape, n, self.instrument)
+            (&la, shape, n, self.instrument || cluster)
         {
             return self.st_uniform(space, (eb, sb), &data[0], a, &la, mask, inst);
         }
@@ -402,7 +404,8 @@ impl FuncTranslator<'_> {
             && matches!(la, LaneAddr::PerLane(_))
             && space != Space::Local
             && self.mode == Mode::Conv
-            && !self.instrument;
+            && !self.instrument
+            && !cluster;
         if !vectorizable {
             for (e, d) in data.iter().enumerate() {
                 self.spill(d, SCRATCH_DATA + e as i32 * 32 * sb as i32);

@@ -336,3 +336,76 @@ impl FuncTranslator<'_> {
         self.scalar_set_reg(dst, x)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::scalar_set;
+    use crate::ir::analysis::cfg;
+    use crate::ir::analysis::shape::{Divergence, LaunchShape, Shapes};
+
+    /// The registers of kernel `k` of `tests/ptx/scalar_regs.ptx` that are scalar.
+    fn scalars(k: &str) -> Vec<String> {
+        let src = include_str!("../../../tests/ptx/scalar_regs.ptx");
+        let m = crate::check::parse_and_check(src, "scalar_regs.ptx").expect("checks");
+        let f = m
+            .functions
+            .iter()
+            .find(|f| f.name == k)
+            .expect("kernel present");
+        // As `translate::build` computes it.
+        let shapes = Shapes::analyze(f, LaunchShape::default());
+        let uni: Vec<bool> = (0..f.blocks.len())
+            .map(|i| shapes.terminator(i) == Divergence::Uniform)
+            .collect();
+        let div = cfg::divergent_blocks_given(f, &uni);
+        let s = scalar_set(f, &div);
+        f.regs
+            .iter()
+            .zip(s)
+            .filter(|(_, on)| *on)
+            .map(|(r, _)| r.name.clone())
+            .collect()
+    }
+
+    fn check(k: &str, yes: &[&str], no: &[&str]) {
+        let s = scalars(k);
+        for r in yes {
+            assert!(s.iter().any(|x| x == r), "{k}: {r} should be scalar: {s:?}");
+        }
+        for r in no {
+            assert!(
+                !s.iter().any(|x| x == r),
+                "{k}: {r} must not be scalar: {s:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn written_in_divergent_code_is_not_scalar() {
+        check("div_def_join", &["%r4", "%rd1"], &["%r1", "%r2", "%p"]);
+    }
+
+    #[test]
+    fn loop_counters() {
+        // LOOP1's exit is uniform: its counter is scalar; LOOP2's exits diverge.
+        check(
+            "loops",
+            &["%r1", "%r2", "%p1"],
+            &["%r5", "%p2", "%r4", "%r6"],
+        );
+    }
+
+    #[test]
+    fn varying_redefinitions() {
+        check("redef", &["%rd1"], &["%r1", "%r2", "%r5", "%p"]);
+    }
+
+    #[test]
+    fn every_family_after_a_divergent_exit() {
+        let yes = [
+            "%r7", "%r8", "%r9", "%r10", "%r11", "%r12", "%r13", "%r14", "%r15", "%r16", "%r17",
+            "%p2", "%p3", "%rd4", "%rd5", "%f1", "%f2", "%f3", "%r18", "%h1",
+        ];
+        check("ops", &yes, &["%r4", "%r19", "%r20", "%p1", "%rd2", "%rd3"]);
+    }
+}

@@ -102,7 +102,7 @@ impl FuncTranslator<'_> {
     /// kept across blocks and calls are costly to allocate registers for).
     pub(crate) fn active_vals(&mut self) -> Vec<Value> {
         let bits = self.b.use_var(self.active_bits);
-        lanes::mask_from_bits(&mut self.b, bits)
+        self.mask_of_bits(bits)
     }
 
     /// Lanes in `m` wait for block `target`.
@@ -119,6 +119,13 @@ impl FuncTranslator<'_> {
     fn branch(&mut self, guard: Guard, taken: BlockId, not_taken: BlockId) -> Result<(), JitError> {
         let tb = self.block(taken)?;
         let nb = self.block(not_taken)?;
+        if let (Mode::Conv, Some(v)) = (self.mode, self.svar(guard.pred)) {
+            // A scalar predicate is the same in every live lane, and all are active.
+            let p = self.b.use_var(v);
+            let (t, n) = if guard.negate { (nb, tb) } else { (tb, nb) };
+            self.b.ins().brif(p, t, &[], n, &[]);
+            return Ok(());
+        }
         let p = self.pred_vals(guard.pred, false);
         if self.mode == Mode::Conv {
             // Uniform over the active lanes: a plain jump.

@@ -19,6 +19,7 @@ pub(crate) mod mem;
 pub(crate) mod mem_uniform;
 pub(crate) mod misc;
 pub(crate) mod sanitize;
+pub(crate) mod scalar;
 pub(crate) mod sync;
 pub(crate) mod texture;
 pub(crate) mod video;

@@ -17,6 +17,7 @@
 pub(crate) mod funcs;
 pub(crate) mod lanes;
 pub(crate) mod regfile;
+pub(crate) mod scalar;
 pub(crate) mod scratch;
 
 use crate::exec::ctx::WarpCtx;
@@ -119,6 +120,8 @@ pub(crate) struct FuncTranslator<'a> {
     pub shape_now: (Vec<Fact>, Vec<Fact>),
     /// The sanitizer variant (see [`BuildEnv::instrument`]).
     pub instrument: bool,
+    /// Registers kept as scalars (see `scalar`).
+    pub sregs: scalar::ScalarRegs,
 }
 
 /// What building any function of a module reads: the module, its layout, and the
@@ -185,6 +188,7 @@ pub(crate) fn build(
         .zip(&div)
         .map(|(&t, &d)| (t && d).then(|| b.create_block()))
         .collect();
+    let sregs = scalar::ScalarRegs::new(&mut b, f, &div);
     let dispatch = b.create_block();
     let ret_status = b.create_block();
     let scratch = b.create_sized_stack_slot(StackSlotData::new(
@@ -221,6 +225,7 @@ pub(crate) fn build(
         shapes: (shapes, shapes_rows),
         shape_now: (Vec::new(), Vec::new()),
         instrument,
+        sregs,
     };
     tx.entry(entry_mask)?;
     let cov = layout.coverage.as_ref().and_then(|c| c.func_base_addr(fid));
@@ -296,6 +301,7 @@ impl<'a> FuncTranslator<'a> {
             self.b.def_var(self.active[k], act[k]);
         }
         self.b.def_var(self.active_bits, live);
+        self.scalar_init();
         let none = lanes::splat32(&mut self.b, u32::MAX);
         for k in 0..N32 {
             self.b.def_var(self.next[k], none);
@@ -448,7 +454,7 @@ impl<'a> FuncTranslator<'a> {
     pub fn m32(&mut self, m: &Mask) -> Vec<Value> {
         match (&m.m32, m.bits) {
             (Some(v), _) => v.clone(),
-            (None, Some(bits)) => lanes::mask_from_bits(&mut self.b, bits),
+            (None, Some(bits)) => self.mask_of_bits(bits),
             (None, None) => self.active_vals(),
         }
     }
@@ -485,6 +491,9 @@ impl<'a> FuncTranslator<'a> {
 
     /// Raw container values of a register.
     fn reg_vals(&mut self, r: RegId) -> Vec<Value> {
+        if let Some(v) = self.scalar_vals(r) {
+            return v;
+        }
         self.reg_load(r, true)
     }
 
@@ -663,6 +672,11 @@ impl<'a> FuncTranslator<'a> {
                 )))
             }
         };
+        if self.svar(dst).is_some() {
+            if let Some(x) = self.scalar_of(&val.v) {
+                return self.scalar_write(dst, ty, x);
+            }
+        }
         let rw = rty.bits();
         let tw = ty.bits().min(64);
         let signed = ty.is_signed();
@@ -687,6 +701,9 @@ impl<'a> FuncTranslator<'a> {
                 v = lanes::ext_w(&mut self.b, &v, rw, false);
             }
         }
+        if self.svar(dst).is_some() {
+            return self.scalar_write_vec(dst, &v);
+        }
         if !mask.merge {
             self.reg_store(dst, &v.v, true);
             return Ok(());
@@ -710,6 +727,9 @@ impl<'a> FuncTranslator<'a> {
             return Err(
                 self.unsupported(format!("non-predicate destination of {}", self.cur_text()))
             );
+        }
+        if self.svar(dst).is_some() {
+            return self.scalar_write_pred(dst, val);
         }
         if !mask.merge {
             self.reg_store(dst, val, true);
@@ -736,6 +756,10 @@ impl<'a> FuncTranslator<'a> {
 
     fn inst_kind(&mut self, i: &Inst) -> Result<(), JitError> {
         self.cur = Some(i.id);
+        self.sregs.guard = i.guard;
+        if self.try_scalar(i)? {
+            return Ok(());
+        }
         let mut mask = self.exec_mask(i.guard);
         match &i.kind {
             InstKind::Mov { ty, dst, src } => self.mov(*ty, *dst, src, &mut mask),

@@ -1,0 +1,411 @@
+//! Uniform registers as scalars (issue 14, item 2): a register whose value is the same
+//! in every lane that can ever read it lives in a Cranelift variable (an `i32`, an
+//! `i64`, or an `i32` of 0 / −1 for a predicate) instead of the vector register file.
+//!
+//! Which registers: the largest set `S` such that every definition of a register of `S`
+//! - is in a block that never runs while lanes wait elsewhere (`cfg::divergent_blocks`:
+//!   every live lane runs it, so no lane keeps an older value),
+//! - is unguarded or guarded by a predicate of `S` (all live lanes write, or none),
+//! - is a lane-wise pure operation (arithmetic, compare, select, conversion, `mov`, …;
+//!   not `cvta` of `.local`, whose base differs per lane) or `ld` of a kernel
+//!   parameter or `.const` variable at a constant address (one load for the warp),
+//! - reads only registers of `S`, immediates, addresses and per-warp special registers
+//!   (`%ctaid`, `%ntid`, `%nctaid`, …).
+//!
+//! By induction every live lane then holds the same value of a register of `S` at every
+//! point (registers start at zero in every lane; lanes only ever leave, by `exit`), and
+//! the warp's code, which runs each such definition once for all live lanes, tracks it
+//! in one variable. Call results, and registers written anywhere else, stay vectors.
+//!
+//! Reading a scalar register where vectors are needed splats it. The lowerings of
+//! `lower::scalar` compute definitions as scalars; any other definition of a register of
+//! `S` computes the vector form as before and keeps one active lane's value (a splat
+//! gives its scalar back for free: `ld.param`, special registers).
+
+use crate::ir::{self, AddrBase, Guard, InstKind, Operand, RegClass, RegId, Space, VarRef};
+use crate::jit::translate::lanes::{self, WarpValue};
+use crate::jit::translate::{FuncTranslator, Mode};
+use crate::jit::JitError;
+use cranelift_codegen::ir::condcodes::IntCC;
+use cranelift_codegen::ir::types::{I32, I32X4, I64, I64X2};
+use cranelift_codegen::ir::{
+    Block, InstBuilder, InstructionData, MemFlagsData, Opcode, StackSlot, StackSlotData,
+    StackSlotKind, Value, ValueDef,
+};
+use cranelift_frontend::{FunctionBuilder, Variable};
+
+/// The scalar registers of a function and the translator's state for them.
+pub(crate) struct ScalarRegs {
+    /// Per register: its variable when it is scalar.
+    pub vars: Vec<Option<Variable>>,
+    /// The guard of the instruction being translated.
+    pub guard: Option<Guard>,
+    /// 256 bytes to pick one lane of a vector value (made on first use).
+    slot: Option<StackSlot>,
+    /// The vector form of the last bit mask expanded, in the block it was built in
+    /// (issue 14, item 4: a block's instructions share one expansion of its mask).
+    mask_cache: Option<(Block, Value, Vec<Value>)>,
+}
+
+/// Whether special register `s` is the same in every lane of a warp.
+fn uniform_special(s: ir::SpecialReg) -> bool {
+    s.constant().is_some() || crate::exec::sreg::uniform_field(s).is_some()
+}
+
+/// Whether operand `o` is the same in every live lane, given the scalar set `s`.
+fn uniform_operand(o: &Operand, s: &[bool]) -> bool {
+    match *o {
+        Operand::Reg(r) => s.get(r.0 as usize).copied().unwrap_or(false),
+        Operand::Imm(_) | Operand::VarAddr(..) | Operand::FuncAddr(_) => true,
+        Operand::Special(sr) => uniform_special(sr),
+    }
+}
+
+/// Whether instruction `i` of function `f` gives every live lane the same results when
+/// its operands are uniform (see the module doc).
+fn pure_kind(f: &ir::Function, i: &InstKind) -> bool {
+    use InstKind::*;
+    match i {
+        Mov { .. }
+        | Arith { .. }
+        | Setp { .. }
+        | SetpPacked { .. }
+        | Selp { .. }
+        | Cvt { .. }
+        | Bits { .. }
+        | Set { .. }
+        | MinMax { .. }
+        | Copysign { .. }
+        | Testp { .. }
+        | CvtX { .. }
+        | Half { .. }
+        | Sfu { .. } => true,
+        Cvta { space, .. } => *space != Space::Local,
+        Ld { space, addr, .. } => match addr.base {
+            AddrBase::Var(VarRef::KernelParam(_)) => {
+                f.kind == ir::FuncKind::Entry && matches!(space, Space::Param | Space::Generic)
+            }
+            AddrBase::Var(VarRef::Global(_)) => *space == Space::Const,
+            _ => false,
+        },
+        _ => false,
+    }
+}
+
+/// The scalar registers of `f` (see the module doc); `div[b]`: block `b` can run while
+/// lanes wait elsewhere.
+pub(crate) fn scalar_set(f: &ir::Function, div: &[bool]) -> Vec<bool> {
+    let mut s: Vec<bool> = f
+        .regs
+        .iter()
+        .map(|r| matches!(r.ty.class(), RegClass::Pred | RegClass::R32 | RegClass::R64))
+        .collect();
+    // Call results are written by terminators.
+    for blk in &f.blocks {
+        if let ir::Terminator::Call { rets, .. } | ir::Terminator::CallIndirect { rets, .. } =
+            &blk.term
+        {
+            for r in rets {
+                if let ir::CallDst::Reg(d, _) = r.dst {
+                    if let Some(x) = s.get_mut(d.0 as usize) {
+                        *x = false;
+                    }
+                }
+            }
+        }
+    }
+    loop {
+        let mut changed = false;
+        for (b, blk) in f.blocks.iter().enumerate() {
+            let conv = !div.get(b).copied().unwrap_or(true);
+            for i in &blk.insts {
+                let defs = i.kind.defs();
+                if defs
+                    .iter()
+                    .all(|d| !s.get(d.0 as usize).copied().unwrap_or(false))
+                {
+                    continue;
+                }
+                let ok = conv
+                    && i.guard
+                        .is_none_or(|g| s.get(g.pred.0 as usize).copied().unwrap_or(false))
+                    && pure_kind(f, &i.kind)
+                    && i.kind
+                        .operands()
+                        .is_ok_and(|o| o.srcs.iter().all(|(op, _, _)| uniform_operand(op, &s)));
+                if !ok {
+                    for d in defs {
+                        if let Some(x) = s.get_mut(d.0 as usize) {
+                            *x = false;
+                        }
+                    }
+                    changed = true;
+                }
+            }
+        }
+        if !changed {
+            return s;
+        }
+    }
+}
+
+impl ScalarRegs {
+    /// Declares a variable for every scalar register of `f`.
+    pub(crate) fn new(b: &mut FunctionBuilder, f: &ir::Function, div: &[bool]) -> ScalarRegs {
+        let set = scalar_set(f, div);
+        let vars = f
+            .regs
+            .iter()
+            .zip(&set)
+            .map(|(r, &on)| {
+                on.then(|| {
+                    b.declare_var(if r.ty.class() == RegClass::R64 {
+                        I64
+                    } else {
+                        I32
+                    })
+                })
+            })
+            .collect();
+        ScalarRegs {
+            vars,
+            guard: None,
+            slot: None,
+            mask_cache: None,
+        }
+    }
+}
+
+impl FuncTranslator<'_> {
+    /// The 8 × i32x4 lane masks of bit mask `bits`, built once per Cranelift block.
+    pub(crate) fn mask_of_bits(&mut self, bits: Value) -> Vec<Value> {
+        let cur = self.b.current_block();
+        if let (Some((blk, b, m)), Some(c)) = (&self.sregs.mask_cache, cur) {
+            if *blk == c && *b == bits {
+                return m.clone();
+            }
+        }
+        let m = lanes::mask_from_bits(&mut self.b, bits);
+        if let Some(c) = cur {
+            self.sregs.mask_cache = Some((c, bits, m.clone()));
+        }
+        m
+    }
+
+    /// The variable of register `r` if it is scalar.
+    pub(crate) fn svar(&self, r: RegId) -> Option<Variable> {
+        self.sregs.vars.get(r.0 as usize).copied().flatten()
+    }
+
+    /// Zeroes the scalar registers (call in the entry block).
+    pub(crate) fn scalar_init(&mut self) {
+        for k in 0..self.sregs.vars.len() {
+            if let Some(v) = self.sregs.vars[k] {
+                let ty = if self.f.regs[k].ty.class() == RegClass::R64 {
+                    I64
+                } else {
+                    I32
+                };
+                let z = self.b.ins().iconst(ty, 0);
+                self.b.def_var(v, z);
+            }
+        }
+    }
+
+    /// The containers of scalar register `r` as a vector value (a splat).
+    pub(crate) fn scalar_vals(&mut self, r: RegId) -> Option<Vec<Value>> {
+        let v = self.svar(r)?;
+        let x = self.b.use_var(v);
+        Some(lanes::splat_scalar(&mut self.b, x).v)
+    }
+
+    /// Sets scalar register `dst` to `x` (its container type) where the instruction's
+    /// guard holds.
+    pub(crate) fn scalar_set_reg(&mut self, dst: RegId, x: Value) -> Result<(), JitError> {
+        let v = self
+            .svar(dst)
+            .ok_or_else(|| JitError::Codegen(format!("register {} is not scalar", dst.0)))?;
+        if self.mode != Mode::Conv {
+            return Err(JitError::Codegen(format!(
+                "scalar register {} written in divergent code",
+                dst.0
+            )));
+        }
+        let x = match self.sregs.guard {
+            None => x,
+            Some(g) => {
+                let pv = self.svar(g.pred).ok_or_else(|| {
+                    JitError::Codegen("guard of a scalar write not scalar".into())
+                })?;
+                let p = self.b.use_var(pv);
+                let old = self.b.use_var(v);
+                if g.negate {
+                    self.b.ins().select(p, old, x)
+                } else {
+                    self.b.ins().select(p, x, old)
+                }
+            }
+        };
+        self.b.def_var(v, x);
+        Ok(())
+    }
+
+    /// The scalar whose splat `w` is (all parts one `splat`, or one constant with equal
+    /// lanes), if it is one.
+    pub(crate) fn scalar_of(&mut self, w: &[Value]) -> Option<Value> {
+        let first = *w.first()?;
+        if w.iter().any(|&x| x != first) {
+            return None;
+        }
+        let ValueDef::Result(inst, 0) = self.b.func.dfg.value_def(first) else {
+            return None;
+        };
+        let vty = self.b.func.dfg.value_type(first);
+        match self.b.func.dfg.insts[inst] {
+            InstructionData::Unary {
+                opcode: Opcode::Splat,
+                arg,
+            } => Some(arg),
+            InstructionData::UnaryConst {
+                opcode: Opcode::Vconst,
+                constant_handle,
+            } => {
+                let bytes = self.b.func.dfg.constants.get(constant_handle).as_slice();
+                let n = if vty == I64X2 { 8 } else { 4 };
+                if bytes.len() != 16 || (vty != I64X2 && vty != I32X4) {
+                    return None;
+                }
+                let lane = &bytes[..n];
+                if bytes.chunks(n).any(|c| c != lane) {
+                    return None;
+                }
+                let mut le = [0u8; 8];
+                le[..n].copy_from_slice(lane);
+                let x = u64::from_le_bytes(le);
+                let ty = if n == 8 { I64 } else { I32 };
+                Some(self.b.ins().iconst(ty, x as i64))
+            }
+            _ => None,
+        }
+    }
+
+    /// One active lane's value of the vector value `w` (8 × i32x4 or 16 × i64x2).
+    pub(crate) fn any_active_lane(&mut self, w: &[Value], wide: bool) -> Value {
+        if let Some(x) = self.scalar_of(w) {
+            return x;
+        }
+        let slot = match self.sregs.slot {
+            Some(s) => s,
+            None => {
+                let s = self.b.create_sized_stack_slot(StackSlotData::new(
+                    StackSlotKind::ExplicitSlot,
+                    256,
+                    4,
+                ));
+                self.sregs.slot = Some(s);
+                s
+            }
+        };
+        let fl = MemFlagsData::new().with_notrap();
+        let base = self.b.ins().stack_addr(I64, slot, 0);
+        for (k, &x) in w.iter().enumerate() {
+            self.b.ins().store(fl, x, base, 16 * k as i32);
+        }
+        let bits = self.b.use_var(self.active_bits);
+        let lane = self.b.ins().ctz(bits);
+        let lane = self.b.ins().uextend(I64, lane);
+        let off = self.b.ins().ishl_imm_u(lane, if wide { 3 } else { 2 });
+        let p = self.b.ins().iadd(base, off);
+        self.b.ins().load(if wide { I64 } else { I32 }, fl, p, 0)
+    }
+
+    /// [`FuncTranslator::write`] of the containers `v` (already in the register's
+    /// width) to scalar register `dst`.
+    pub(crate) fn scalar_write_vec(&mut self, dst: RegId, v: &WarpValue) -> Result<(), JitError> {
+        let x = self.any_active_lane(&v.v, v.wide);
+        self.scalar_set_reg(dst, x)
+    }
+
+    /// [`FuncTranslator::write_pred`] of lane masks to scalar predicate `dst`.
+    pub(crate) fn scalar_write_pred(&mut self, dst: RegId, m: &[Value]) -> Result<(), JitError> {
+        let x = self.any_active_lane(m, false);
+        // Lane masks are 0 / -1 already; normalise anyway (a constant or a splat of
+        // a helper's 0/1 result would not be).
+        let x = self.b.ins().icmp_imm_u(IntCC::NotEqual, x, 0);
+        let x = self.b.ins().bmask(I32, x);
+        self.scalar_set_reg(dst, x)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::scalar_set;
+    use crate::ir::analysis::cfg;
+    use crate::ir::analysis::shape::{Divergence, LaunchShape, Shapes};
+
+    /// The registers of kernel `k` of `tests/ptx/scalar_regs.ptx` that are scalar.
+    fn scalars(k: &str) -> Vec<String> {
+        let src = include_str!("../../../tests/ptx/scalar_regs.ptx");
+        let m = crate::check::parse_and_check(src, "scalar_regs.ptx").expect("checks");
+        let f = m
+            .functions
+            .iter()
+            .find(|f| f.name == k)
+            .expect("kernel present");
+        // As `translate::build` computes it.
+        let shapes = Shapes::analyze(f, LaunchShape::default());
+        let uni: Vec<bool> = (0..f.blocks.len())
+            .map(|i| shapes.terminator(i) == Divergence::Uniform)
+            .collect();
+        let div = cfg::divergent_blocks_given(f, &uni);
+        let s = scalar_set(f, &div);
+        f.regs
+            .iter()
+            .zip(s)
+            .filter(|(_, on)| *on)
+            .map(|(r, _)| r.name.clone())
+            .collect()
+    }
+
+    fn check(k: &str, yes: &[&str], no: &[&str]) {
+        let s = scalars(k);
+        for r in yes {
+            assert!(s.iter().any(|x| x == r), "{k}: {r} should be scalar: {s:?}");
+        }
+        for r in no {
+            assert!(
+                !s.iter().any(|x| x == r),
+                "{k}: {r} must not be scalar: {s:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn written_in_divergent_code_is_not_scalar() {
+        check("div_def_join", &["%r4", "%rd1"], &["%r1", "%r2", "%p"]);
+    }
+
+    #[test]
+    fn loop_counters() {
+        // LOOP1's exit is uniform: its counter is scalar; LOOP2's exits diverge.
+        check(
+            "loops",
+            &["%r1", "%r2", "%p1"],
+            &["%r5", "%p2", "%r4", "%r6"],
+        );
+    }
+
+    #[test]
+    fn varying_redefinitions() {
+        check("redef", &["%rd1"], &["%r1", "%r2", "%r5", "%p"]);
+    }
+
+    #[test]
+    fn every_family_after_a_divergent_exit() {
+        let yes = [
+            "%r7", "%r8", "%r9", "%r10", "%r11", "%r12", "%r13", "%r14", "%r15", "%r16", "%r17",
+            "%p2", "%p3", "%rd4", "%rd5", "%f1", "%f2", "%f3", "%r18", "%h1",
+        ];
+        check("ops", &yes, &["%r4", "%r19", "%r20", "%p1", "%rd2", "%rd3"]);
+    }
+}

@@ -6,6 +6,7 @@
 //! | variable | field | values |
 //! |---|---|---|
 //! | `PTXJIT_JIT_TIER` | [`EnvConfig::jit_tier`] | `quick`, `optimized`, `tiered` (default) |
+//! | `PTXJIT_EAGER` | [`EnvConfig::jit_eager`] | `1`: compile every kernel of a module at load (default: at its first launch) |
 //! | `PTXJIT_VERIFY` | [`EnvConfig::jit_verify`] | set: run Cranelift's verifier (always on in debug builds) |
 //! | `PTXJIT_CHECK_SHAPES` | [`EnvConfig::check_shapes`] | `1`: the interpreter checks every shape the analysis claims |
 //! | `PTXJIT_SANITIZE` | [`EnvConfig::sanitize`] | `memcheck,racecheck,initcheck,synccheck[,report-only]` or `all` (see [`SanitizeOptions::parse`]) |
@@ -16,6 +17,9 @@ pub struct EnvConfig {
     /// Which code the JIT produces for devices created with default options and for
     /// `JitModule::compile`.
     pub jit_tier: JitTier,
+    /// Whether modules of devices created with default options compile all their
+    /// kernels at load time (default: each kernel at its first launch).
+    pub jit_eager: bool,
     /// Whether Cranelift's verifier checks every function the JIT builds.
     pub jit_verify: bool,
     /// Whether launches on the interpreter check, at every block entry and after every
@@ -37,6 +41,7 @@ impl EnvConfig {
                 Ok("optimized") => JitTier::Optimized,
                 _ => JitTier::Tiered,
             },
+            jit_eager: matches!(std::env::var("PTXJIT_EAGER").as_deref(), Ok("1")),
             jit_verify: cfg!(debug_assertions) || std::env::var_os("PTXJIT_VERIFY").is_some(),
             check_shapes: matches!(std::env::var("PTXJIT_CHECK_SHAPES").as_deref(), Ok("1")),
             sanitize: std::env::var("PTXJIT_SANITIZE")

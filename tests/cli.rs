@@ -70,6 +70,57 @@ fn dump_prints_clif_and_machine_code() {
     );
 }
 
+/// `dump --stats`: a row per kernel with the functions it reaches (tests/ptx/lazy_kernels.ptx:
+/// `direct` calls `twice`, `table` the three functions of its call table), positive
+/// instruction counts and times, then the totals.
+#[test]
+fn dump_stats_reports_each_kernel() {
+    let o = ptxjit(&["dump", "tests/ptx/lazy_kernels.ptx", "--stats"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let text = String::from_utf8_lossy(&o.stdout).into_owned();
+    let rows: Vec<Vec<&str>> = text
+        .lines()
+        .map(|l| l.split_whitespace().collect())
+        .collect();
+    assert_eq!(rows[0][..3], ["kernel", "funcs", "PTX"], "{text}");
+    assert_eq!(rows.len(), 1 + 8 + 1, "{text}");
+    for (row, (name, funcs)) in rows[1..9].iter().zip([
+        ("direct", "1"),
+        ("table", "3"),
+        ("add0", "0"),
+        ("add1", "0"),
+        ("add2", "0"),
+        ("add3", "0"),
+        ("add4", "0"),
+        ("add5", "0"),
+    ]) {
+        assert_eq!(row[..2], [name, funcs], "{text}");
+        let nums: Vec<f64> = row[2..]
+            .iter()
+            .map(|v| v.parse().expect("number"))
+            .collect();
+        assert_eq!(nums.len(), 8, "{text}");
+        assert!(nums.iter().all(|&v| v > 0.0), "{text}");
+        // More CLIF than PTX instructions (a warp-wide instruction is many).
+        assert!(nums[1] > nums[0], "{text}");
+    }
+    assert_eq!(rows[9][..3], ["total", "(8", "kernels)"], "{text}");
+    let o = ptxjit(&[
+        "dump",
+        "tests/ptx/lazy_kernels.ptx",
+        "--stats",
+        "--kernel",
+        "table",
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let text = String::from_utf8_lossy(&o.stdout).into_owned();
+    assert_eq!(text.lines().count(), 2, "{text}");
+    assert!(
+        text.lines().nth(1).is_some_and(|l| l.starts_with("table ")),
+        "{text}"
+    );
+}
+
 #[test]
 fn run_validates_arguments() {
     let base = [

@@ -55,6 +55,8 @@ fn device(tier: JitTier) -> Device {
     Device::with_options(DeviceOptions {
         threads: 1,
         jit_tier: tier,
+        // Every kernel and function is compiled at load, launched or not.
+        jit_eager: true,
         ..DeviceOptions::default()
     })
     .expect("device")

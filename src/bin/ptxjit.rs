@@ -7,7 +7,7 @@
 //!            [--arg SPEC]... [--out I=PATH]...
 //!            [--sanitize memcheck,racecheck,initcheck,synccheck[,report-only]]
 //!            [--sanitize-json PATH] [--schedule random:SEED|explore:N]
-//! ptxjit dump FILE.ptx [--kernel NAME] (--clif | --asm)
+//! ptxjit dump FILE.ptx [--kernel NAME] (--clif | --asm | --stats)
 //! ptxjit exec [--lib PATH] [--sanitize LIST] [--backend jit|interp] -- CMD ARGS...
 //! ptxjit fuzz FILE.ptx --kernel NAME --input SPEC... [--grid R] [--block R] [--runs N]
 //!            [--max-time SECS] [--corpus PATH]... [--artifacts DIR] [--reproduce FILE]
@@ -107,15 +107,24 @@ enum Cmd {
     /// Run a program with ptxjit's libcuda.so.1 as its GPU (numba-cuda, CuPy, CUDA
     /// programs): LD_LIBRARY_PATH and numba/CuPy settings, then exec(2).
     Exec(exec::ExecArgs),
-    /// Print the Cranelift IR or the machine code of kernels.
+    /// Print the Cranelift IR or the machine code of kernels, or (`--stats`) what each
+    /// kernel's first launch compiles: PTX and CLIF instructions and the quick tier's
+    /// compile time.
     Dump {
         file: PathBuf,
+        /// Only this kernel.
         #[arg(long)]
         kernel: Option<String>,
-        #[arg(long, conflicts_with = "asm", required_unless_present = "asm")]
+        /// Cranelift IR as built.
+        #[arg(long, conflicts_with_all = ["asm", "stats"], required_unless_present_any = ["asm", "stats"])]
         clif: bool,
-        #[arg(long)]
+        /// Machine code.
+        #[arg(long, conflicts_with = "stats")]
         asm: bool,
+        /// Per kernel (with the functions it reaches): PTX and CLIF instructions and the
+        /// quick tier's compile time, also per 1,000 PTX instructions.
+        #[arg(long)]
+        stats: bool,
     },
 }
 
@@ -283,7 +292,12 @@ fn run(cli: Cli) -> Result<(), String> {
         Cmd::Fuzz(a) => fuzz::run(a),
         Cmd::Exec(a) => exec::run(a),
         Cmd::Check { files } => {
-            let dev = Device::new().map_err(|e| e.to_string())?;
+            // Every kernel is compiled now, so that JIT errors show.
+            let dev = Device::with_options(DeviceOptions {
+                jit_eager: true,
+                ..DeviceOptions::default()
+            })
+            .map_err(|e| e.to_string())?;
             let (m, name) = load_files(&dev, &files, true)?;
             let k = m.kernels();
             println!(
@@ -353,6 +367,7 @@ fn run(cli: Cli) -> Result<(), String> {
             kernel,
             clif,
             asm: _,
+            stats,
         } => {
             let (src, name) = read_ptx(&file)?;
             // Variables get real addresses so that the dump shows the code a launch runs.
@@ -362,6 +377,12 @@ fn run(cli: Cli) -> Result<(), String> {
                 .map_err(|e| e.to_string())?;
             if let Some(k) = &kernel {
                 m.kernel_params(k).map_err(|e| e.to_string())?;
+            }
+            if stats {
+                let ks = ptxjit::jit::kernel_stats(m.ir(), m.layout(), kernel.as_deref())
+                    .map_err(|e| e.to_string())?;
+                print!("{}", stats_table(&ks));
+                return Ok(());
             }
             let kind = if clif {
                 ptxjit::jit::DumpKind::Clif
@@ -380,6 +401,65 @@ fn run(cli: Cli) -> Result<(), String> {
             }
         }
     }
+}
+
+/// The `dump --stats` table: per kernel (with the functions it reaches), PTX (IR)
+/// instructions, CLIF instructions as built, their ratio, and the quick tier's compile
+/// time (wall clock, split into building the CLIF and Cranelift; and thread CPU time);
+/// CPU time per 1,000 PTX instructions (CPU time: wall-clock time counts other
+/// processes' use of the cores); then the totals.
+fn stats_table(ks: &[ptxjit::jit::KernelStats]) -> String {
+    use std::fmt::Write as _;
+    let ms = |d: std::time::Duration| d.as_secs_f64() * 1e3;
+    let mut s = String::new();
+    let _ = writeln!(
+        s,
+        "{:<40} {:>5} {:>8} {:>9} {:>9} {:>9} {:>9} {:>11} {:>9} {:>10}",
+        "kernel",
+        "funcs",
+        "PTX",
+        "CLIF",
+        "CLIF/PTX",
+        "build ms",
+        "clift ms",
+        "compile ms",
+        "cpu ms",
+        "cpu ms/1k"
+    );
+    let mut tot = ptxjit::jit::CompileStats::default();
+    let mut cpu = std::time::Duration::ZERO;
+    let row = |s: &mut String, name: &str, funcs: String, st: &ptxjit::jit::CompileStats, c| {
+        let n = st.ir_insts.max(1) as f64;
+        let _ = writeln!(
+            s,
+            "{:<40} {:>5} {:>8} {:>9} {:>9.1} {:>9.2} {:>9.2} {:>11.2} {:>9.2} {:>10.2}",
+            name,
+            funcs,
+            st.ir_insts,
+            st.clif_insts,
+            st.clif_insts as f64 / n,
+            ms(st.build),
+            ms(st.define + st.finalize),
+            ms(st.total()),
+            ms(c),
+            ms(c) * 1000.0 / n
+        );
+    };
+    for k in ks {
+        row(&mut s, &k.name, k.funcs.to_string(), &k.stats, k.cpu);
+        tot.functions += k.stats.functions;
+        tot.ir_insts += k.stats.ir_insts;
+        tot.clif_insts += k.stats.clif_insts;
+        tot.build += k.stats.build;
+        tot.define += k.stats.define;
+        tot.finalize += k.stats.finalize;
+        cpu += k.cpu;
+    }
+    if ks.len() > 1 {
+        let name = format!("total ({} kernels)", ks.len());
+        row(&mut s, &name, String::new(), &tot, cpu);
+    }
+    s
 }
 
 /// The settings of one `ptxjit run`.

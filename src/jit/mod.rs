@@ -2,16 +2,18 @@
 //! (8 x i32x4 for 32-bit registers, 16 x i64x2 for 64-bit ones, 8 x i32x4 lane masks for
 //! predicates); divergence is handled with per-lane next-block numbers (DESIGN.md).
 //!
-//! Public API: [`JitModule::compile`] compiles every kernel of a checked module into one
-//! Cranelift `JITModule`; [`JitModule::kernel`] returns a [`KernelFn`] that runs one warp
+//! Public API: [`JitModule::compile`] compiles every kernel of a checked module at once,
+//! [`JitModule::lazy`] each kernel (with the functions it reaches) when first needed
+//! ([`JitModule::ensure`]); [`JitModule::kernel`] returns a [`KernelFn`] that runs one warp
 //! (`ctx.live` lanes) to completion, a fault, or an error and returns `ctx.status`.
-//! [`dump`] prints the CLIF or the machine code of kernels.
+//! [`dump`] prints the CLIF or the machine code of kernels, [`kernel_stats`] their
+//! compile cost.
 //!
 //! Every IR block is compiled as a convergent variant (no lane pending: no write
 //! merging, uniform branches are jumps) and, where lanes can wait elsewhere while it
-//! runs, a divergent one; PTX registers live in a register file in memory. Modules
-//! load with quick code (single-pass register allocation) and get optimized code
-//! compiled in the background once their kernels have run a while (`tier`,
+//! runs, a divergent one; PTX registers live in a register file in memory. Kernels
+//! get quick code (single-pass register allocation) first and optimized code
+//! compiled in the background once they have run a while (`tier`,
 //! [`JitTier`]); in the optimized tier, kernels of more than 1500 instructions still use
 //! the single-pass allocator (`Tier`).
 //!
@@ -46,7 +48,7 @@ mod translate;
 use crate::exec::ModuleLayout;
 use crate::ir;
 
-pub use compile::dump::{dump, DumpKind};
+pub use compile::dump::{dump, kernel_stats, DumpKind, KernelStats};
 pub use compile::stats::CompileStats;
 pub use compile::tier::JitTier;
 pub use helpers::{helper_calls, HelperCalls};
@@ -77,13 +79,12 @@ pub enum JitError {
     NoSuchKernel(String),
 }
 
-/// The compiled kernels of one module. Compiled code is callable from many threads at
-/// once; its memory is freed when the `JitModule` (and a background compile of it, see
-/// `tier`) are gone.
+/// The compiled kernels of one module: compiled all at once ([`JitModule::compile`]) or
+/// each when first needed ([`JitModule::lazy`], [`JitModule::ensure`]). Compiled code
+/// is callable from many threads at once; its memory is freed when the `JitModule` (and
+/// a background compile of it, see `tier`) are gone.
 pub struct JitModule {
     shared: std::sync::Arc<compile::tier::Shared>,
-    /// The load-time compile.
-    stats: CompileStats,
 }
 
 impl std::fmt::Debug for JitModule {
@@ -115,24 +116,54 @@ impl JitModule {
         layout: &ModuleLayout,
         tier: JitTier,
     ) -> Result<JitModule, JitError> {
-        let (shared, stats) = compile::tier::Shared::compile(m, layout, tier, false)?;
-        Ok(JitModule { shared, stats })
+        let shared = compile::tier::Shared::compile(m, layout, tier, false)?;
+        Ok(JitModule { shared })
+    }
+
+    /// A module whose kernels are compiled when first needed ([`JitModule::ensure`]),
+    /// each with the functions it reaches, in tier `tier`.
+    pub fn lazy(tier: JitTier) -> JitModule {
+        JitModule {
+            shared: compile::tier::Shared::lazy(tier, false),
+        }
     }
 
     /// The sanitizer variant of the module (quick tier): every memory access goes
     /// through `exec::ctx::access` and warp-synchronous instructions call the
     /// sanitizer's checks. Only launches under a sanitizer use it, so normal code
-    /// carries no instrumentation.
-    pub fn compile_instrumented(
+    /// carries no instrumentation. Compiled now (`eager`) or kernel by kernel.
+    pub fn instrumented(
         m: &ir::Module,
         layout: &ModuleLayout,
+        eager: bool,
     ) -> Result<JitModule, JitError> {
-        let (shared, stats) = compile::tier::Shared::compile(m, layout, JitTier::Quick, true)?;
-        Ok(JitModule { shared, stats })
+        let shared = match eager {
+            true => compile::tier::Shared::compile(m, layout, JitTier::Quick, true)?,
+            false => compile::tier::Shared::lazy(JitTier::Quick, true),
+        };
+        Ok(JitModule { shared })
+    }
+
+    /// Compiles kernel `f` of `m` (the module this `JitModule` was made for) and the
+    /// functions it reaches, unless they are compiled; waits where another thread
+    /// compiles them. Err: why the JIT cannot compile them (the same text every time).
+    pub fn ensure(
+        &self,
+        f: ir::FuncId,
+        m: &ir::Module,
+        layout: &ModuleLayout,
+    ) -> Result<(), String> {
+        self.shared.ensure(f, m, layout)
+    }
+
+    /// How many kernels have code now.
+    pub fn compiled_kernels(&self) -> usize {
+        self.shared.compiled_kernels()
     }
 
     /// The current code of kernel `f` and its stack frame bytes (`None`: not a kernel
-    /// with a body). The pointer is valid while this `JitModule` lives.
+    /// with a body, or not compiled yet). The pointer is valid while this `JitModule`
+    /// lives.
     pub fn code(&self, f: ir::FuncId) -> Option<(KernelFn, u64)> {
         self.shared.table().kernels.get(&f).copied()
     }
@@ -153,36 +184,40 @@ impl JitModule {
             .unwrap_or(0)
     }
 
-    /// Where the load-time compile's time went (see [`CompileStats`]).
-    pub fn stats(&self) -> &CompileStats {
-        &self.stats
+    /// Where the compile time went so far: every compile except the background
+    /// optimized ones (see [`CompileStats`]).
+    pub fn stats(&self) -> CompileStats {
+        self.shared.stats()
     }
 
-    /// Whether the current code is the optimized tier.
+    /// Whether every compiled kernel has optimized code (see `tier`).
     pub fn is_optimized(&self) -> bool {
         self.shared.table().optimized
     }
 
-    /// Records that a launch of this module's code took `took`; with
-    /// [`JitTier::Tiered`], starts the optimized compile once kernels have run long
-    /// enough (see `tier`).
-    pub fn record_run(&self, took: std::time::Duration, m: &ir::Module, layout: &ModuleLayout) {
-        self.shared.record_run(took, m, layout);
+    /// Records that a launch of kernel `f` took `took`; with [`JitTier::Tiered`], the
+    /// optimized compile of the kernel starts once it has run long enough (see `tier`).
+    pub fn record_run(
+        &self,
+        f: ir::FuncId,
+        took: std::time::Duration,
+        m: &ir::Module,
+        layout: &ModuleLayout,
+    ) {
+        self.shared.record_run(f, took, m, layout);
     }
 
-    /// Notes the start of a launch of `threads` threads (call before taking its code
-    /// with [`JitModule::code`]): with [`JitTier::Tiered`], a launch of at least
-    /// `tier::TIER_UP_THREADS` starts the optimized compile at once, and a launch waits
-    /// for an optimized compile that is about to end (see `tier`).
-    pub fn launch_start(&self, threads: u64, m: &ir::Module, layout: &ModuleLayout) {
-        if threads >= compile::tier::TIER_UP_THREADS {
-            self.shared.start(m, layout);
-        }
-        self.shared.wait_if_worth();
+    /// Notes the start of a launch of `threads` threads of kernel `f` (call after
+    /// [`JitModule::ensure`], before taking its code with [`JitModule::code`]): with
+    /// [`JitTier::Tiered`], a launch of at least `tier::TIER_UP_THREADS` starts the
+    /// kernel's optimized compile at once, and a launch waits for an optimized compile
+    /// that is about to end (see `tier`).
+    pub fn launch_start(&self, f: ir::FuncId, threads: u64, m: &ir::Module, layout: &ModuleLayout) {
+        self.shared.launch_start(f, threads, m, layout);
     }
 
-    /// The compiled kernel `f`, or `None` if `f` is not a kernel with a body. The
-    /// pointer is valid while this `JitModule` lives.
+    /// The compiled kernel `f`, or `None` if `f` is not a kernel with a body (or not
+    /// compiled yet). The pointer is valid while this `JitModule` lives.
     pub fn kernel(&self, f: ir::FuncId) -> Option<KernelFn> {
         self.code(f).map(|c| c.0)
     }

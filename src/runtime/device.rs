@@ -14,7 +14,8 @@ pub const DEFAULT_MEMORY_BYTES: u64 = 64 << 30;
 /// Which backend runs a launch.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub enum Backend {
-    /// Native code compiled by Cranelift at load time.
+    /// Native code compiled by Cranelift (at a kernel's first launch, or at load time
+    /// with [`DeviceOptions::jit_eager`]).
     #[default]
     Jit,
     /// The reference interpreter.
@@ -31,6 +32,11 @@ pub struct DeviceOptions {
     /// Which JIT code modules get (default: `PTXJIT_JIT_TIER`, else tiered: quick code
     /// at load, optimized in the background for kernels that run a while).
     pub jit_tier: crate::jit::JitTier,
+    /// Compile every kernel of a module when it loads (default: `PTXJIT_EAGER=1`, else
+    /// false: a module load parses and checks the whole module, and each kernel is
+    /// compiled, with the functions it reaches, at its first launch; a JIT error is then
+    /// an [`Error::Compile`] of that launch).
+    pub jit_eager: bool,
     /// The sanitizers every launch runs under unless its [`LaunchConfig::sanitize`]
     /// says otherwise (default: `PTXJIT_SANITIZE`). With memcheck, freed memory is
     /// kept from reuse and live allocations are reported as leaks when the device goes.
@@ -52,6 +58,7 @@ impl Default for DeviceOptions {
                 .unwrap_or(1),
             memory_bytes: DEFAULT_MEMORY_BYTES,
             jit_tier: crate::config::EnvConfig::read().jit_tier,
+            jit_eager: crate::config::EnvConfig::read().jit_eager,
             sanitize: crate::config::EnvConfig::read().sanitize,
             sanitize_json: None,
             exact_bounds: false,
@@ -384,7 +391,8 @@ impl Device {
         Ok(self.inner.mem.free(buf.ptr)?)
     }
 
-    /// Parses, checks and JIT-compiles PTX text. `file` names the source in messages.
+    /// Parses and checks PTX text, and JIT-compiles it (each kernel at its first launch,
+    /// or all now with [`DeviceOptions::jit_eager`]). `file` names the source in messages.
     pub fn load_ptx(&self, src: &str, file: &str) -> Result<Module> {
         self.load_ptx_with(src, file, true)
     }
@@ -520,11 +528,11 @@ impl Module {
             }
         }
         if jit {
-            inner.jit = Some(crate::jit::JitModule::compile_tier(
-                &inner.ir,
-                &inner.layout,
-                device.inner.opts.jit_tier,
-            )?);
+            let tier = device.inner.opts.jit_tier;
+            inner.jit = Some(match device.inner.opts.jit_eager {
+                true => crate::jit::JitModule::compile_tier(&inner.ir, &inner.layout, tier)?,
+                false => crate::jit::JitModule::lazy(tier),
+            });
         }
         Ok(Module {
             inner: Arc::new(inner),
@@ -536,12 +544,21 @@ impl Module {
         &self.inner.ir
     }
 
-    /// Where the JIT compile time went at load (`None`: loaded without JIT code).
-    pub fn compile_stats(&self) -> Option<&crate::jit::CompileStats> {
+    /// Where the JIT compile time went so far: at load with
+    /// [`DeviceOptions::jit_eager`], else at first launches (`None`: loaded without JIT
+    /// code). Background compiles of the optimized tier are not counted.
+    pub fn compile_stats(&self) -> Option<crate::jit::CompileStats> {
         self.inner.jit.as_ref().map(|j| j.stats())
     }
 
-    /// Whether launches now get the optimized JIT tier (see [`crate::jit::JitTier`]).
+    /// How many kernels have JIT code now (each is compiled at its first launch unless
+    /// the module was loaded with [`DeviceOptions::jit_eager`]).
+    pub fn compiled_kernels(&self) -> usize {
+        self.inner.jit.as_ref().map_or(0, |j| j.compiled_kernels())
+    }
+
+    /// Whether every compiled kernel now has the optimized JIT tier (see
+    /// [`crate::jit::JitTier`]).
     pub fn jit_optimized(&self) -> bool {
         self.inner.jit.as_ref().is_some_and(|j| j.is_optimized())
     }

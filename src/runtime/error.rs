@@ -28,6 +28,10 @@ pub enum Error {
         file: String,
         available: String,
     },
+    /// The JIT could not compile a kernel at its first launch (see
+    /// [`crate::DeviceOptions::jit_eager`]).
+    #[error("cannot compile kernel '{kernel}': {msg}")]
+    Compile { kernel: String, msg: String },
     /// Invalid launch configuration or arguments.
     #[error("invalid launch of kernel '{kernel}': {msg}")]
     Launch { kernel: String, msg: String },

@@ -218,29 +218,35 @@ fn pack_params(func: &Function, args: &[KernelArg]) -> Result<Vec<u8>, String> {
 
 /// The kernel's code for the backend `cfg` asks for, and its stack frame bytes (huge
 /// for kernels of thousands of instructions: one too large for a worker thread's stack
-/// runs on a coroutine stack of its size). Tells the JIT a launch starts (a tier-up
-/// may be due, see `jit::JitTier`).
+/// runs on a coroutine stack of its size). Compiles the kernel at its first launch and
+/// tells the JIT a launch starts (a tier-up may be due, see `jit::JitTier`).
 fn select_code(
     module: &Module,
-    func_id: FuncId,
+    (func_id, kernel): (FuncId, &str),
     cfg: &LaunchConfig,
     threads: u64,
     sanitized: bool,
-) -> Result<(Exec, u64), String> {
-    if let (Backend::Jit, Some(j)) = (cfg.backend, module.inner.jit.as_ref()) {
-        j.launch_start(threads, module.ir(), &module.inner.layout);
-    }
-    match cfg.backend {
-        Backend::Interp => Ok((Exec::Interp, 0)),
-        Backend::Jit if sanitized => match super::sanitize::instrumented_jit(module)?.code(func_id)
-        {
-            Some((f, frame)) => Ok((Exec::Jit(f), frame)),
-            None => Err("the module has no code for this kernel".into()),
-        },
-        Backend::Jit => match module.inner.jit.as_ref().and_then(|j| j.code(func_id)) {
-            Some((f, frame)) => Ok((Exec::Jit(f), frame)),
-            None => Err("the module was loaded without JIT code; use Backend::Interp".into()),
-        },
+) -> Result<(Exec, u64)> {
+    let bad = |msg: String| Error::Launch {
+        kernel: kernel.to_string(),
+        msg,
+    };
+    let j = match cfg.backend {
+        Backend::Interp => return Ok((Exec::Interp, 0)),
+        Backend::Jit if sanitized => super::sanitize::instrumented_jit(module).map_err(bad)?,
+        Backend::Jit => module.inner.jit.as_ref().ok_or_else(|| {
+            bad("the module was loaded without JIT code; use Backend::Interp".into())
+        })?,
+    };
+    let (m, layout) = (module.ir(), &module.inner.layout);
+    j.ensure(func_id, m, layout).map_err(|msg| Error::Compile {
+        kernel: kernel.to_string(),
+        msg,
+    })?;
+    j.launch_start(func_id, threads, m, layout);
+    match j.code(func_id) {
+        Some((f, frame)) => Ok((Exec::Jit(f), frame)),
+        None => Err(bad("the module has no code for this kernel".into())),
     }
 }
 
@@ -332,12 +338,11 @@ impl Device {
         let instrument = san_opts.is_some_and(|o| o.initcheck || o.racecheck || o.synccheck);
         let (exec, frame) = select_code(
             module,
-            func_id,
+            (func_id, kernel),
             cfg,
             shape.ncta * shape.nthreads,
             instrument,
-        )
-        .map_err(bad)?;
+        )?;
         let clock_origin_ns = sreg::now_ns();
         let gridid = self.inner.launches.fetch_add(1, Ordering::Relaxed) + 1;
         let one_worker = san_opts.is_some() || cfg.schedule != super::device::Schedule::InOrder;
@@ -454,7 +459,8 @@ impl Device {
         };
         drop(armed);
         if let (Exec::Jit(_), Some(j)) = (shared.exec, module.inner.jit.as_ref()) {
-            j.record_run(started.elapsed(), module.ir(), &module.inner.layout);
+            let took = started.elapsed();
+            j.record_run(shared.func_id, took, module.ir(), &module.inner.layout);
         }
         if let Err(msg) = run {
             return Err(Error::Host(format!(

@@ -363,7 +363,8 @@ impl BarrierCheck {
     }
 }
 
-/// The sanitizer variant of a module's JIT code, compiled on first use.
+/// The sanitizer variant of a module's JIT code, made on first use (its kernels are
+/// compiled as the normal code's are: at their first launch unless `jit_eager`).
 pub(crate) fn instrumented_jit(
     module: &super::device::Module,
 ) -> Result<&crate::jit::JitModule, String> {
@@ -371,7 +372,8 @@ pub(crate) fn instrumented_jit(
     inner
         .jit_san
         .get_or_init(|| {
-            crate::jit::JitModule::compile_instrumented(&inner.ir, &inner.layout)
+            let eager = inner.device.inner.opts.jit_eager;
+            crate::jit::JitModule::instrumented(&inner.ir, &inner.layout, eager)
                 .map_err(|e| format!("cannot compile the sanitizer variant: {e}"))
         })
         .as_ref()

@@ -55,6 +55,12 @@ fn reachable(m: &Module, root: FuncId) -> (Vec<FuncId>, bool) {
     (order, cyclic)
 }
 
+/// The functions `root` can reach through calls, direct or through a call table
+/// (`root` first): what the JIT compiles for a kernel's first launch.
+pub fn reachable_funcs(m: &Module, root: FuncId) -> Vec<FuncId> {
+    reachable(m, root).0
+}
+
 /// Whether kernel `f` contains a call.
 pub fn has_calls(m: &Module, f: FuncId) -> bool {
     callees(m, f).next().is_some()

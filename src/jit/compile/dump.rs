@@ -1,14 +1,20 @@
 //! Listings of generated code: the CLIF of a kernel or `.func` as built (before
-//! optimisation), or the machine code (VCode disassembly) Cranelift produces for it.
+//! optimisation), or the machine code (VCode disassembly) Cranelift produces for it;
+//! and the quick-tier compile cost of each kernel ([`kernel_stats`], `ptxjit dump --stats`).
 
+use super::stats::CompileStats;
+use super::tier::{compile_code, free, Policy};
 use super::{build_guarded, declare_kernel, define, guard, kernel_signature, new_module, Tier};
 use crate::exec::ModuleLayout;
 use crate::ir;
+use crate::ir::analysis::callgraph;
 use crate::jit::{abi, JitError};
 use cranelift_codegen::ir::UserFuncName;
 use cranelift_frontend::FunctionBuilderContext;
 use cranelift_module::Module as _;
+use std::collections::HashSet;
 use std::fmt::Write as _;
+use std::time::Duration;
 
 /// What [`dump`] prints.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -90,5 +96,66 @@ pub fn dump(
         });
     }
     // The modules are dropped without finalizing; their code is never run.
+    Ok(out)
+}
+
+/// The compile cost of one kernel in the quick tier (what its first launch pays):
+/// the kernel and the functions it reaches compiled as a lazy compile does.
+#[derive(Clone, Debug)]
+pub struct KernelStats {
+    pub name: String,
+    /// Functions the kernel reaches through calls (compiled with it).
+    pub funcs: usize,
+    /// Counts and wall-clock times of the compile.
+    pub stats: CompileStats,
+    /// CPU time of the compiling thread (less disturbed than wall-clock time when other
+    /// processes share the cores).
+    pub cpu: Duration,
+}
+
+/// CPU time of the calling thread.
+fn thread_cpu() -> Duration {
+    let mut ts = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
+    // SAFETY: a valid timespec pointer.
+    unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut ts) };
+    Duration::new(
+        ts.tv_sec.max(0) as u64,
+        ts.tv_nsec.clamp(0, 999_999_999) as u32,
+    )
+}
+
+/// Compiles each kernel of `m` (or only `kernel`) with the functions it reaches in the
+/// quick tier, as its first launch would, and reports the cost. The code is discarded.
+pub fn kernel_stats(
+    m: &ir::Module,
+    layout: &ModuleLayout,
+    kernel: Option<&str>,
+) -> Result<Vec<KernelStats>, JitError> {
+    let mut out = Vec::new();
+    for (i, f) in m.functions.iter().enumerate() {
+        if f.kind != ir::FuncKind::Entry || !f.has_body() || kernel.is_some_and(|k| k != f.name) {
+            continue;
+        }
+        let fid = ir::FuncId(i as u32);
+        let funcs: HashSet<ir::FuncId> = callgraph::reachable_funcs(m, fid).into_iter().collect();
+        let t = thread_cpu();
+        let code = compile_code(m, layout, Policy::Quick, None, false, Some(&funcs))?;
+        let cpu = thread_cpu() - t;
+        free(code.modules);
+        out.push(KernelStats {
+            name: f.name.clone(),
+            funcs: funcs.len() - 1,
+            stats: code.stats,
+            cpu,
+        });
+    }
+    if out.is_empty() {
+        return Err(JitError::NoSuchKernel(
+            kernel.unwrap_or("(any)").to_string(),
+        ));
+    }
     Ok(out)
 }

@@ -79,11 +79,13 @@ pub(crate) fn guard<T>(what: &str, f: impl FnOnce() -> Result<T, String>) -> Res
 /// of the compile time and memory of very large kernels (a warp-wide instruction is tens
 /// of CLIF instructions and every register is 8-16 vectors), so kernels above
 /// [`LARGE_KERNEL_INSTS`] instructions use the single-pass allocator: 4-5x faster to
-/// compile, slower code.
+/// compile, slower code. The quick tier (`tier`) also skips Cranelift's mid-end (the
+/// e-graph pass and alias analysis, a third or more of the compile).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Tier {
     Optimized = 0,
     Large = 1,
+    Quick = 2,
 }
 
 /// IR instructions above which a kernel is compiled with [`Tier::Large`].
@@ -120,8 +122,9 @@ pub(crate) fn make_isa(tier: Tier) -> Result<OwnedTargetIsa, JitError> {
             fb.set(k, v)
                 .map_err(|e| JitError::Codegen(format!("setting {k}={v}: {e}")))
         };
-        set(&mut fb, "opt_level", "speed")?;
-        if tier == Tier::Large {
+        let opt = if tier == Tier::Quick { "none" } else { "speed" };
+        set(&mut fb, "opt_level", opt)?;
+        if tier != Tier::Optimized {
             set(&mut fb, "regalloc_algorithm", "single_pass")?;
         }
         set(

@@ -7,7 +7,8 @@
 use crate::ir;
 use std::time::Duration;
 
-/// Compile cost of one module ([`super::JitModule::stats`]).
+/// Compile cost of one module, or of one kernel and the functions it reaches
+/// ([`crate::jit::JitModule::stats`], [`crate::jit::kernel_stats`]).
 #[derive(Clone, Debug, Default)]
 pub struct CompileStats {
     /// Functions (kernels and `.func`s) compiled.
@@ -40,6 +41,17 @@ impl CompileStats {
             self.clif_insts += func.layout.block_insts(b).count();
         }
         self.build += build;
+    }
+
+    /// Adds the counts and times of another compile.
+    pub(crate) fn add(&mut self, o: &CompileStats) {
+        self.functions += o.functions;
+        self.ir_insts += o.ir_insts;
+        self.clif_insts += o.clif_insts;
+        self.clif_blocks += o.clif_blocks;
+        self.build += o.build;
+        self.define += o.define;
+        self.finalize += o.finalize;
     }
 
     /// Total compile time.

@@ -1,15 +1,29 @@
-//! Tiered compilation. Cranelift's backtracking register allocator takes most of the
-//! compile time (3-4× the single-pass allocator's) but gives 1.3-1.6× faster code. A
-//! module is therefore compiled at load time with the single-pass allocator (the *quick*
-//! tier); once its kernels have run for a while (longer in total than
-//! [`TIER_UP_FACTOR`] × the quick compile, and at least [`TIER_UP_MIN`]), a background
-//! thread compiles the whole module again with the usual settings (the *optimized*
-//! tier, [`super::Tier`]) and publishes the new code, which launches that start
-//! afterwards use. Both tiers are built from the same CLIF, so they compute the same
-//! bits. [`JitTier`] (`DeviceOptions::jit_tier`, or `PTXJIT_JIT_TIER=quick|optimized|tiered`)
+//! Lazy and tiered compilation.
+//!
+//! **Lazy:** a module's kernels are compiled when first needed: [`Shared::ensure`]
+//! compiles one kernel and the functions it reaches (direct calls and call tables,
+//! `ir::analysis::callgraph::reachable_funcs`) into a Cranelift module of their own (a
+//! *unit*) and publishes the code in the [`Table`]. Different kernels compile at the same
+//! time on different threads; a thread that needs a kernel another thread is compiling
+//! waits for it (a `OnceLock` per kernel). A compile error is kept and returned to
+//! every later launch of the kernel. A function reached by several kernels is compiled
+//! once in each of their units. [`Shared::compile`] compiles the whole module at once
+//! (eager: `DeviceOptions::jit_eager`, `PTXJIT_EAGER=1`, and [`super::super::JitModule::compile`]).
+//!
+//! **Tiered:** Cranelift's backtracking register allocator takes most of the compile time
+//! (3-4× the single-pass allocator's) but gives 1.3-1.6× faster code. Kernels are
+//! therefore first compiled with the single-pass allocator and without Cranelift's
+//! mid-end (`opt_level=none`: no e-graph pass, no alias analysis; 1.3-2.8× less
+//! compile time than with it, and no slower code measured) — the *quick* tier; once a
+//! kernel has run for a while (longer in total than [`TIER_UP_FACTOR`] × its quick
+//! compile, and at least [`TIER_UP_MIN`]), a background thread compiles it (and the
+//! functions it reaches) again with the usual settings (the *optimized* tier,
+//! [`super::Tier`]) and publishes the new code, which launches that start afterwards
+//! use. Both tiers are built from the same CLIF, so they compute the same bits.
+//! [`JitTier`] (`DeviceOptions::jit_tier`, or `PTXJIT_JIT_TIER=quick|optimized|tiered`)
 //! can pin one tier.
 //!
-//! The code of every tier stays allocated until the `JitModule` and the background
+//! The code of every compile stays allocated until the `JitModule` and the background
 //! compile are both gone (launches that started with the quick code may still run it).
 
 use super::stats::{self, CompileStats};
@@ -17,19 +31,20 @@ use super::{build_guarded, declare_kernel, define, guard, kernel_signature, new_
 pub use crate::config::JitTier;
 use crate::exec::ModuleLayout;
 use crate::ir;
+use crate::ir::analysis::callgraph;
 use crate::jit::translate::funcs as call;
 use crate::jit::{abi, JitError, KernelFn};
 use cranelift_codegen::ir::UserFuncName;
 use cranelift_frontend::FunctionBuilderContext;
 use cranelift_jit::JITModule as ClifJitModule;
 use cranelift_module::Module as _;
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::{Arc, Condvar, Mutex, RwLock};
+use std::sync::{Arc, Condvar, Mutex, OnceLock, RwLock};
 use std::time::{Duration, Instant};
 
-/// Background optimization starts when kernels have run this many times as long as the
-/// quick compile took...
+/// A kernel is optimized when it has run this many times as long as its quick compile
+/// took...
 pub const TIER_UP_FACTOR: u32 = 3;
 /// ...and at least this long; or at the start of a launch of at least this many
 /// threads (such launches tend to repeat: the compile then overlaps the first one).
@@ -38,7 +53,7 @@ pub const TIER_UP_THREADS: u64 = 1 << 20;
 
 /// How a compile chooses each function's [`Tier`].
 #[derive(Clone, Copy, PartialEq, Eq)]
-enum Policy {
+pub(crate) enum Policy {
     /// Single-pass register allocation everywhere.
     Quick,
     /// [`Tier::of`] (single-pass only for huge functions).
@@ -46,23 +61,29 @@ enum Policy {
 }
 
 /// Kernel entry points with their stack frame sizes.
-#[derive(Default)]
+#[derive(Clone, Default)]
 pub(crate) struct Table {
     pub kernels: HashMap<ir::FuncId, (KernelFn, u64)>,
     /// Frames of every compiled kernel and function.
     pub frames: HashMap<ir::FuncId, u64>,
+    /// The kernels whose code is the quick tier.
+    pub quick: HashSet<ir::FuncId>,
+    /// Every compiled kernel has optimized code ([`JitTier::Optimized`] always; with
+    /// [`JitTier::Tiered`], once some kernel is compiled and none has quick code).
     pub optimized: bool,
 }
 
 /// The code of one compile.
-struct Code {
-    modules: Vec<ClifJitModule>,
-    calls: Vec<call::CallEnv>,
-    table: Table,
-    stats: CompileStats,
+pub(crate) struct Code {
+    pub modules: Vec<ClifJitModule>,
+    pub calls: Vec<call::CallEnv>,
+    pub table: Table,
+    pub stats: CompileStats,
+    /// Building and Cranelift's compilation of each function.
+    pub times: HashMap<ir::FuncId, Duration>,
 }
 
-fn free(modules: Vec<ClifJitModule>) {
+pub(crate) fn free(modules: Vec<ClifJitModule>) {
     for m in modules {
         // SAFETY: callers free only modules whose code can no longer run (a discarded
         // compile, or every handle to the code gone).
@@ -70,28 +91,51 @@ fn free(modules: Vec<ClifJitModule>) {
     }
 }
 
+/// One kernel's first compile and its tiering counters.
+#[derive(Default)]
+struct Unit {
+    /// The first compile (quick, or optimized with [`JitTier::Optimized`]).
+    compiled: OnceLock<Result<(), String>>,
+    /// Launch time of the kernel so far.
+    run_ns: AtomicU64,
+    /// How long its first compile took.
+    compile_ns: AtomicU64,
+    /// Due for the optimized tier.
+    hot: AtomicBool,
+}
+
+/// The optimizing thread's current batch.
+#[derive(Default)]
+struct Progress {
+    started: Option<Instant>,
+    ended: bool,
+    /// Its expected duration ([`TIER_UP_FACTOR`] × the quick compiles).
+    estimate: Duration,
+}
+
 /// State shared by a `JitModule` and its background compile.
 pub(crate) struct Shared {
-    /// The current code (swapped to the optimized tier when it is ready).
+    /// The current code (kernels added as they are compiled, swapped to the optimized
+    /// tier when it is ready).
     pub table: RwLock<Arc<Table>>,
-    /// Own the code memory of every tier. Behind a mutex so that the `JitModule` is
+    /// Own the code memory of every compile. Behind a mutex so that the `JitModule` is
     /// `Sync` (`cranelift_jit::JITModule` is `Send` only); never locked on the hot path.
     owned: Mutex<(Vec<ClifJitModule>, Vec<call::CallEnv>)>,
     mode: JitTier,
-    /// Launch time of this module's kernels so far, and the time that starts the
-    /// optimized compile.
-    run_ns: AtomicU64,
-    threshold_ns: u64,
-    started: AtomicBool,
+    /// The sanitizer variant (see `translate::BuildEnv::instrument`).
+    instrument: bool,
+    units: Mutex<HashMap<ir::FuncId, Arc<Unit>>>,
+    /// Every compile so far except the background ones.
+    stats: Mutex<CompileStats>,
+    /// The optimizing thread runs.
+    running: AtomicBool,
+    /// An optimized compile failed: the module keeps its quick code.
+    failed: AtomicBool,
     /// The `JitModule` is gone: a background compile in progress stops.
     pub cancelled: AtomicBool,
     /// The last launch's duration.
     last_ns: AtomicU64,
-    /// The expected duration of the optimized compile ([`TIER_UP_FACTOR`] × the quick
-    /// one).
-    estimate: Duration,
-    /// When the optimized compile started, and whether it has ended.
-    progress: Mutex<(Option<Instant>, bool)>,
+    progress: Mutex<Progress>,
     ended: Condvar,
 }
 
@@ -102,45 +146,155 @@ impl Drop for Shared {
     }
 }
 
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+fn nanos(d: Duration) -> u64 {
+    d.as_nanos().min(u64::MAX as u128) as u64
+}
+
 impl Shared {
-    /// Compiles `m` in tier `mode` (the quick tier for [`JitTier::Tiered`]);
-    /// `instrument`: the sanitizer variant (see `translate::BuildEnv::instrument`).
+    fn new(mode: JitTier, instrument: bool) -> Shared {
+        Shared {
+            table: RwLock::new(Arc::new(Table {
+                optimized: mode == JitTier::Optimized,
+                ..Table::default()
+            })),
+            owned: Mutex::new((Vec::new(), Vec::new())),
+            mode,
+            instrument,
+            units: Mutex::new(HashMap::new()),
+            stats: Mutex::new(CompileStats::default()),
+            running: AtomicBool::new(false),
+            failed: AtomicBool::new(false),
+            cancelled: AtomicBool::new(false),
+            last_ns: AtomicU64::new(0),
+            progress: Mutex::new(Progress::default()),
+            ended: Condvar::new(),
+        }
+    }
+
+    /// A module whose kernels are compiled when first needed ([`Shared::ensure`]), in
+    /// tier `mode` (the quick tier first for [`JitTier::Tiered`]); `instrument`: the
+    /// sanitizer variant.
+    pub(crate) fn lazy(mode: JitTier, instrument: bool) -> Arc<Shared> {
+        Arc::new(Shared::new(mode, instrument))
+    }
+
+    /// Compiles every kernel and function of `m` now, in tier `mode` (the quick tier
+    /// for [`JitTier::Tiered`]); `instrument`: the sanitizer variant.
     pub(crate) fn compile(
         m: &ir::Module,
         layout: &ModuleLayout,
         mode: JitTier,
         instrument: bool,
-    ) -> Result<(Arc<Shared>, CompileStats), JitError> {
-        let policy = match mode {
+    ) -> Result<Arc<Shared>, JitError> {
+        let sh = Shared::new(mode, instrument);
+        let code = compile_code(m, layout, sh.policy(), None, instrument, None)?;
+        for &fid in code.table.kernels.keys() {
+            let u = sh.unit(fid);
+            let _ = u.compiled.set(Ok(()));
+            let t = code.times.get(&fid).copied().unwrap_or_default();
+            u.compile_ns.store(nanos(t), Ordering::Relaxed);
+        }
+        lock(&sh.stats).add(&code.stats);
+        sh.publish(code, sh.policy());
+        Ok(Arc::new(sh))
+    }
+
+    fn policy(&self) -> Policy {
+        match self.mode {
             JitTier::Optimized => Policy::Optimized,
             JitTier::Quick | JitTier::Tiered => Policy::Quick,
-        };
-        let code = compile_code(m, layout, policy, None, instrument)?;
-        let total = code.stats.total();
-        let threshold = (total * TIER_UP_FACTOR).max(TIER_UP_MIN);
-        let shared = Arc::new(Shared {
-            table: RwLock::new(Arc::new(code.table)),
-            owned: Mutex::new((code.modules, code.calls)),
-            mode,
-            run_ns: AtomicU64::new(0),
-            threshold_ns: threshold.as_nanos() as u64,
-            started: AtomicBool::new(false),
-            cancelled: AtomicBool::new(false),
-            last_ns: AtomicU64::new(0),
-            estimate: total * TIER_UP_FACTOR,
-            progress: Mutex::new((None, false)),
-            ended: Condvar::new(),
-        });
-        Ok((shared, code.stats))
+        }
+    }
+
+    fn unit(&self, fid: ir::FuncId) -> Arc<Unit> {
+        lock(&self.units).entry(fid).or_default().clone()
     }
 
     pub(crate) fn table(&self) -> Arc<Table> {
         self.table.read().unwrap_or_else(|e| e.into_inner()).clone()
     }
 
-    /// Adds a launch's duration; starts the optimized compile when due.
+    /// Every compile so far except the background ones.
+    pub(crate) fn stats(&self) -> CompileStats {
+        lock(&self.stats).clone()
+    }
+
+    /// Compiles kernel `fid` and the functions it reaches unless that is done (waits
+    /// for another thread compiling it). The error (the compile's message, located
+    /// where the JIT rejects an instruction) is the same for every call.
+    pub(crate) fn ensure(
+        &self,
+        fid: ir::FuncId,
+        m: &ir::Module,
+        layout: &ModuleLayout,
+    ) -> Result<(), String> {
+        if self.table().kernels.contains_key(&fid) {
+            return Ok(());
+        }
+        match m.functions.get(fid.0 as usize) {
+            Some(f) if f.kind == ir::FuncKind::Entry && f.has_body() => {}
+            _ => return Err("not a kernel with a body".into()),
+        }
+        let unit = self.unit(fid);
+        unit.compiled
+            .get_or_init(|| {
+                let funcs: HashSet<ir::FuncId> =
+                    callgraph::reachable_funcs(m, fid).into_iter().collect();
+                let policy = self.policy();
+                let code = compile_code(m, layout, policy, None, self.instrument, Some(&funcs))
+                    .map_err(|e| e.to_string())?;
+                unit.compile_ns
+                    .store(nanos(code.stats.total()), Ordering::Relaxed);
+                lock(&self.stats).add(&code.stats);
+                self.publish(code, policy);
+                Ok(())
+            })
+            .clone()
+    }
+
+    /// Kernels compiled so far.
+    pub(crate) fn compiled_kernels(&self) -> usize {
+        self.table().kernels.len()
+    }
+
+    /// Takes ownership of a compile's code and adds its kernels to the table (replacing
+    /// the quick code of kernels it optimized).
+    fn publish(&self, code: Code, policy: Policy) {
+        {
+            let mut owned = lock(&self.owned);
+            owned.0.extend(code.modules);
+            owned.1.extend(code.calls);
+        }
+        let mut w = self.table.write().unwrap_or_else(|e| e.into_inner());
+        let mut t = Table::clone(&w);
+        for (fid, k) in code.table.kernels {
+            t.kernels.insert(fid, k);
+            match policy {
+                Policy::Quick => t.quick.insert(fid),
+                Policy::Optimized => t.quick.remove(&fid),
+            };
+        }
+        for (fid, f) in code.table.frames {
+            let e = t.frames.entry(fid).or_insert(0);
+            *e = (*e).max(f);
+        }
+        t.optimized = match self.mode {
+            JitTier::Optimized => true,
+            JitTier::Quick => false,
+            JitTier::Tiered => !t.kernels.is_empty() && t.quick.is_empty(),
+        };
+        *w = Arc::new(t);
+    }
+
+    /// Adds a launch of kernel `fid` that took `took`; the kernel is due for the
+    /// optimized tier once it has run long enough.
     pub(crate) fn record_run(
         self: &Arc<Self>,
+        fid: ir::FuncId,
         took: Duration,
         m: &ir::Module,
         layout: &ModuleLayout,
@@ -148,120 +302,182 @@ impl Shared {
         if self.mode != JitTier::Tiered {
             return;
         }
-        let ns = took.as_nanos().min(u64::MAX as u128) as u64;
+        let ns = nanos(took);
         self.last_ns.store(ns, Ordering::Relaxed);
-        if self.started.load(Ordering::Relaxed) {
+        if !self.table().quick.contains(&fid) {
             return;
         }
-        let total = self
-            .run_ns
-            .fetch_add(ns, Ordering::Relaxed)
-            .saturating_add(ns);
-        if total >= self.threshold_ns {
+        let u = self.unit(fid);
+        let total = u.run_ns.fetch_add(ns, Ordering::Relaxed).saturating_add(ns);
+        let threshold =
+            (u.compile_ns.load(Ordering::Relaxed) * TIER_UP_FACTOR as u64).max(nanos(TIER_UP_MIN));
+        if total >= threshold {
+            u.hot.store(true, Ordering::Relaxed);
             self.start(m, layout);
         }
     }
 
-    /// Starts the optimized compile (once; only for [`JitTier::Tiered`]).
-    pub(crate) fn start(self: &Arc<Self>, m: &ir::Module, layout: &ModuleLayout) {
-        if self.mode != JitTier::Tiered || self.started.swap(true, Ordering::Relaxed) {
+    /// Before a launch of `threads` threads of kernel `fid`: a large launch makes the
+    /// kernel due for the optimized tier at once; if the optimized compile of the kernel
+    /// is expected to end within half the last launch's duration, waits for it (at most
+    /// that long), so that repeated long launches switch to optimized code soon.
+    pub(crate) fn launch_start(
+        self: &Arc<Self>,
+        fid: ir::FuncId,
+        threads: u64,
+        m: &ir::Module,
+        layout: &ModuleLayout,
+    ) {
+        if self.mode != JitTier::Tiered || !self.table().quick.contains(&fid) {
             return;
         }
-        self.progress.lock().unwrap_or_else(|e| e.into_inner()).0 = Some(Instant::now());
+        let u = self.unit(fid);
+        if threads >= TIER_UP_THREADS {
+            u.hot.store(true, Ordering::Relaxed);
+            self.start(m, layout);
+        }
+        if !u.hot.load(Ordering::Relaxed) {
+            return;
+        }
+        let half = Duration::from_nanos(self.last_ns.load(Ordering::Relaxed) / 2);
+        let p = lock(&self.progress);
+        let Some(t0) = p.started else { return };
+        if p.ended || p.estimate.saturating_sub(t0.elapsed()) > half {
+            return;
+        }
+        let _ = self
+            .ended
+            .wait_timeout_while(p, half, |p| !p.ended)
+            .unwrap_or_else(|e| e.into_inner());
+    }
+
+    /// The kernels due for the optimized tier that still have quick code.
+    fn due(&self) -> Vec<ir::FuncId> {
+        let quick = self.table().quick.clone();
+        let mut v: Vec<ir::FuncId> = lock(&self.units)
+            .iter()
+            .filter(|(f, u)| u.hot.load(Ordering::Relaxed) && quick.contains(f))
+            .map(|(f, _)| *f)
+            .collect();
+        v.sort_by_key(|f| f.0);
+        v
+    }
+
+    /// Starts the optimizing thread unless it runs (only for [`JitTier::Tiered`]).
+    fn start(self: &Arc<Self>, m: &ir::Module, layout: &ModuleLayout) {
+        if self.mode != JitTier::Tiered
+            || self.failed.load(Ordering::Relaxed)
+            || self.due().is_empty()
+            || self.running.swap(true, Ordering::AcqRel)
+        {
+            return;
+        }
         let (sh, m, layout) = (self.clone(), m.clone(), layout.clone());
         let spawned = std::thread::Builder::new()
             .name("ptxjit-optimize".into())
             .spawn(move || {
                 sh.optimize(&m, &layout);
-                sh.set_ended();
+                sh.running.store(false, Ordering::Release);
             });
         if spawned.is_err() {
             // Without a thread, the module keeps its quick code.
-            self.set_ended();
+            self.failed.store(true, Ordering::Relaxed);
+            self.running.store(false, Ordering::Release);
         }
     }
 
-    fn set_ended(&self) {
-        self.progress.lock().unwrap_or_else(|e| e.into_inner()).1 = true;
+    fn set_progress(&self, p: Progress) {
+        *lock(&self.progress) = p;
         self.ended.notify_all();
     }
 
-    /// Before a launch: if the optimized compile is expected to end within half the
-    /// last launch's duration, waits for it (at most that long), so that repeated long
-    /// launches switch to optimized code as soon as possible.
-    pub(crate) fn wait_if_worth(&self) {
-        if self.mode != JitTier::Tiered || !self.started.load(Ordering::Relaxed) {
-            return;
-        }
-        let half = Duration::from_nanos(self.last_ns.load(Ordering::Relaxed) / 2);
-        let p = self.progress.lock().unwrap_or_else(|e| e.into_inner());
-        let Some(t0) = p.0 else { return };
-        if p.1 || self.estimate.saturating_sub(t0.elapsed()) > half {
-            return;
-        }
-        let _ = self
-            .ended
-            .wait_timeout_while(p, half, |p| !p.1)
-            .unwrap_or_else(|e| e.into_inner());
-    }
-
-    /// The background compile: publishes the optimized code unless cancelled or failed
-    /// (then the quick code stays).
+    /// The optimizing thread: compiles the kernels due, batch after batch, and
+    /// publishes their code unless cancelled or failed (then the quick code stays).
     fn optimize(&self, m: &ir::Module, layout: &ModuleLayout) {
-        let Ok(code) = compile_code(m, layout, Policy::Optimized, Some(&self.cancelled), false)
-        else {
-            return;
-        };
-        if self.cancelled.load(Ordering::Relaxed) {
-            free(code.modules);
-            return;
+        loop {
+            let due = self.due();
+            if due.is_empty() || self.cancelled.load(Ordering::Relaxed) {
+                break;
+            }
+            let units: Vec<Arc<Unit>> = due.iter().map(|&f| self.unit(f)).collect();
+            let quick: u64 = units
+                .iter()
+                .map(|u| u.compile_ns.load(Ordering::Relaxed))
+                .sum();
+            self.set_progress(Progress {
+                started: Some(Instant::now()),
+                ended: false,
+                estimate: Duration::from_nanos(quick.saturating_mul(TIER_UP_FACTOR as u64)),
+            });
+            let funcs: HashSet<ir::FuncId> = due
+                .iter()
+                .flat_map(|&f| callgraph::reachable_funcs(m, f))
+                .collect();
+            let cancel = Some(&self.cancelled);
+            match compile_code(m, layout, Policy::Optimized, cancel, false, Some(&funcs)) {
+                Ok(code) if !self.cancelled.load(Ordering::Relaxed) => {
+                    self.publish(code, Policy::Optimized)
+                }
+                Ok(code) => {
+                    free(code.modules);
+                    break;
+                }
+                Err(_) => {
+                    self.failed.store(true, Ordering::Relaxed);
+                    break;
+                }
+            }
         }
-        {
-            let mut owned = self.owned.lock().unwrap_or_else(|e| e.into_inner());
-            owned.0.extend(code.modules);
-            owned.1.extend(code.calls);
-        }
-        *self.table.write().unwrap_or_else(|e| e.into_inner()) = Arc::new(code.table);
+        let mut p = lock(&self.progress);
+        p.ended = true;
+        drop(p);
+        self.ended.notify_all();
     }
 }
 
-/// Compiles every kernel (`FuncKind::Entry` with a body) of the module, and every
-/// `.func` with a body (in the same Cranelift module as the kernels, which call them).
-/// Stops with an error when `cancel` is set.
-fn compile_code(
+/// Compiles the functions with a body of `only` (every one when `None`: each kernel,
+/// `FuncKind::Entry`, and each `.func`); functions and the kernels that may call them
+/// share one Cranelift module. `only` must be closed under calls (the functions its
+/// kernels reach). Stops with an error when `cancel` is set.
+pub(crate) fn compile_code(
     m: &ir::Module,
     layout: &ModuleLayout,
     policy: Policy,
     cancel: Option<&AtomicBool>,
     instrument: bool,
+    only: Option<&HashSet<ir::FuncId>>,
 ) -> Result<Code, JitError> {
     let tier_of = |f: &ir::Function| match policy {
-        Policy::Quick => Tier::Large,
+        Policy::Quick => Tier::Quick,
         Policy::Optimized => Tier::of(f),
     };
-    let mut tiers: Vec<Option<(ClifJitModule, abi::HelperIds, call::CallEnv)>> = vec![None, None];
+    let chosen: Vec<(ir::FuncId, &ir::Function)> = m
+        .functions
+        .iter()
+        .enumerate()
+        .map(|(i, f)| (ir::FuncId(i as u32), f))
+        .filter(|(fid, f)| f.has_body() && only.is_none_or(|s| s.contains(fid)))
+        .collect();
+    let mut tiers: Vec<Option<(ClifJitModule, abi::HelperIds, call::CallEnv)>> =
+        vec![None, None, None];
     let mut fctx = FunctionBuilderContext::new();
     let mut ids = Vec::new();
     let mut stats = CompileStats::default();
     let mut frames = HashMap::new();
+    let mut times = HashMap::new();
     // Functions and the kernels that may call them share one Cranelift module, of the
     // tier of the largest of them.
-    let has_funcs = call::module_has_funcs(m);
-    let module_tier = m
-        .functions
+    let has_funcs = chosen.iter().any(|(_, f)| f.kind == ir::FuncKind::Func);
+    let module_tier = chosen
         .iter()
-        .map(tier_of)
+        .map(|(_, f)| tier_of(f))
         .max_by_key(|t| *t as u8)
         .unwrap_or(Tier::Optimized);
     let result = (|| {
-        for (i, f) in m.functions.iter().enumerate() {
-            if !f.has_body() {
-                continue;
-            }
+        for &(fid, f) in &chosen {
             if cancel.is_some_and(|c| c.load(Ordering::Relaxed)) {
                 return Err(JitError::Codegen("cancelled".into()));
             }
-            let fid = ir::FuncId(i as u32);
             let tier = if has_funcs { module_tier } else { tier_of(f) };
             let slot = &mut tiers[tier as usize];
             if slot.is_none() {
@@ -301,6 +517,7 @@ fn compile_code(
             stats.add_function(f, &cctx.func, t1 - t0);
             guard("define_function", || define(cm, id, &mut cctx))?;
             stats.define += t1.elapsed();
+            times.insert(fid, t0.elapsed());
             if let Some(code) = cctx.compiled_code() {
                 frames.insert(fid, stats::frame_bytes(code.code_buffer(), &cctx.func));
             }
@@ -360,5 +577,6 @@ fn compile_code(
         calls: names,
         table,
         stats,
+        times,
     })
 }

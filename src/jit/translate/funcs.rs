@@ -50,10 +50,3 @@ pub(crate) fn declare_funcs(cm: &mut JITModule, m: &ir::Module) -> Result<CallEn
         texts: std::sync::Mutex::new(Vec::new()),
     })
 }
-
-/// Whether the module has functions that kernels may call.
-pub(crate) fn module_has_funcs(m: &ir::Module) -> bool {
-    m.functions
-        .iter()
-        .any(|f| f.kind == ir::FuncKind::Func && f.has_body())
-}

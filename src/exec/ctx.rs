@@ -232,6 +232,11 @@ pub struct WarpEnv {
     pub san: Option<Arc<crate::exec::sanitize::Sanitizer>>,
     /// The device's texture and surface objects (`tex`, `suld`, ...).
     pub textures: Option<Arc<crate::exec::texture::TextureTable>>,
+    /// Bytes at the end of each thread's `.local` area kept for `alloca`
+    /// (`crate::exec::stack`; 0 when the module does not use it).
+    pub alloca_bytes: u64,
+    /// Per lane: bytes of that stack in use.
+    pub alloca_used: [u64; WARP_SIZE],
 }
 
 impl WarpEnv {
@@ -253,6 +258,8 @@ impl WarpEnv {
             mbar: Default::default(),
             san: None,
             textures: None,
+            alloca_bytes: 0,
+            alloca_used: [0; WARP_SIZE],
         }
     }
 }

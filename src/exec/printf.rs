@@ -85,6 +85,10 @@ pub unsafe fn exec(
                 unsafe { ctx::stop_with_error_at(ctx, msg.to_string(), inst, lane as u32) };
                 return Err(Stopped);
             }
+            Builtin::Alloca { .. } | Builtin::StackSave { .. } | Builtin::StackRestore { .. } => {
+                // SAFETY: the caller's contract.
+                out[lane] = unsafe { crate::exec::stack::exec(ctx, op, lane, arg(0, lane), inst)? };
+            }
             Builtin::Malloc | Builtin::Free => {
                 // SAFETY: the caller's contract.
                 let heap = unsafe { (*ctx.env).heap.clone() };

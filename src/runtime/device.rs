@@ -421,6 +421,9 @@ pub(crate) struct ModuleInner {
     pub(crate) layout: ModuleLayout,
     pub(crate) jit: Option<crate::jit::JitModule>,
     /// Some function calls device-side `malloc` or `free`.
+    /// Whether a function of the module uses `alloca`/`stacksave`/`stackrestore`
+    /// (launches then keep `exec::stack::ALLOCA_BYTES` per thread for them).
+    pub(crate) uses_stack: bool,
     pub(crate) uses_heap: bool,
     /// The sanitizer variant of the JIT code, compiled for the first sanitized launch.
     pub(crate) jit_san: std::sync::OnceLock<std::result::Result<crate::jit::JitModule, String>>,
@@ -462,6 +465,7 @@ impl Module {
             layout: ModuleLayout::default(),
             jit: None,
             uses_heap: false,
+            uses_stack: false,
             jit_san: std::sync::OnceLock::new(),
         };
         inner.uses_heap = inner.ir.functions.iter().any(|f| {
@@ -470,6 +474,19 @@ impl Module {
                     i.kind,
                     ir::InstKind::Builtin {
                         op: ir::Builtin::Malloc | ir::Builtin::Free,
+                        ..
+                    }
+                )
+            })
+        });
+        inner.uses_stack = inner.ir.functions.iter().any(|f| {
+            f.blocks.iter().flat_map(|b| &b.insts).any(|i| {
+                matches!(
+                    i.kind,
+                    ir::InstKind::Builtin {
+                        op: ir::Builtin::Alloca { .. }
+                            | ir::Builtin::StackSave { .. }
+                            | ir::Builtin::StackRestore { .. },
                         ..
                     }
                 )

@@ -64,6 +64,8 @@ struct LaunchShared<'a> {
     local_size: u64,
     /// Bytes of the kernel's own frame, zeroed in every CTA.
     frame_size: u64,
+    /// Bytes at the end of `local_size` kept for `alloca` (`exec::stack`).
+    alloca_bytes: u64,
     /// Run warps in coroutines: barriers are reachable, or calls (whose depth is then
     /// bounded by a known host stack).
     uses_barriers: bool,
@@ -325,11 +327,15 @@ impl Device {
         };
         let has_calls = callgraph::has_calls(&module.inner.ir, func_id);
         let frame_size = func.call_frame() as u64;
+        let alloca_bytes = match module.inner.uses_stack {
+            true => crate::exec::stack::ALLOCA_BYTES,
+            false => 0,
+        };
         let local_size = if has_calls {
             frame_size + callgraph::call_stack_bytes(&module.inner.ir, func_id)
         } else {
             frame_size
-        };
+        } + alloca_bytes;
         let heap = if module.inner.uses_heap {
             Some(self.device_heap()?)
         } else {
@@ -380,6 +386,7 @@ impl Device {
                 cluster: shape.cluster,
                 local_size,
                 frame_size,
+                alloca_bytes,
                 uses_barriers: has_calls
                     || callgraph::reaches_barrier(&module.inner.ir, func_id)
                     || callgraph::polls(&module.inner.ir, func_id)
@@ -591,6 +598,7 @@ fn run_cta(
         env.heap = sh.heap.clone();
         env.textures = Some(sh.textures.clone());
         env.frame_margin = sh.frame_margin;
+        env.alloca_bytes = sh.alloca_bytes;
         env.san = sh.san.clone();
         ctx.env = &mut *env;
         ctx.param_base = sh.param_base;
@@ -624,6 +632,7 @@ fn run_cta(
         env.pending_red = None;
         env.split.reset();
         env.split.stack_bytes = sh.stack_bytes;
+        env.alloca_used = [0; WARP_SIZE];
         let ctx = &mut *slot.ctx;
         ctx.ctaid = ctaid;
         ctx.sreg.set_cluster(ctaid, sh.cfg.grid, sh.cluster);

@@ -12,6 +12,9 @@ pub(crate) fn code(op: Builtin) -> u64 {
         Builtin::Brkpt => 3,
         Builtin::Malloc => 4,
         Builtin::Free => 5,
+        Builtin::Alloca { wide, align } => 6 | (wide as u64) << 8 | (align as u64) << 32,
+        Builtin::StackSave { wide } => 7 | (wide as u64) << 8,
+        Builtin::StackRestore { wide } => 8 | (wide as u64) << 8,
     }
 }
 
@@ -23,7 +26,18 @@ fn from_code(c: u64) -> Option<Builtin> {
         3 => Some(Builtin::Brkpt),
         4 => Some(Builtin::Malloc),
         5 => Some(Builtin::Free),
-        _ => None,
+        _ => {
+            let wide = c >> 8 & 0xff == 1;
+            match c & 0xff {
+                6 => Some(Builtin::Alloca {
+                    wide,
+                    align: (c >> 32) as u32,
+                }),
+                7 => Some(Builtin::StackSave { wide }),
+                8 => Some(Builtin::StackRestore { wide }),
+                _ => None,
+            }
+        }
     }
 }
 

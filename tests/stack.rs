@@ -104,3 +104,30 @@ fn vector_reg_params(backend: Backend) {
     }
 }
 both_backends!(vector_reg_params);
+
+/// `.global`/`.const` variables declared inside a function (`tests/ptx/fn_scope_vars.ptx`,
+/// passes ptxas 12.9; its header derives the expected values).
+fn fn_scope_vars(backend: Backend) {
+    let dev = device();
+    let src = load_root("tests/ptx/fn_scope_vars.ptx");
+    let m = dev
+        .load_ptx_with(&src, "fn_scope_vars.ptx", backend == Backend::Jit)
+        .unwrap_or_else(|e| panic!("{e}"));
+    let n = 64u32;
+    for launch_no in 0..2u32 {
+        let out = zeroed(&dev, n as usize * 4);
+        launch(
+            &dev,
+            &m,
+            "k",
+            &cfg([1, 1, 1], [n, 1, 1], backend),
+            &[arg(&out)],
+            "k",
+        );
+        let mut got: Vec<u32> = dev.read(&out).expect("read");
+        got.sort_unstable();
+        let want: Vec<u32> = (0..n).map(|i| 5 * (launch_no * n + i)).collect();
+        assert_eq!(got, want, "launch {launch_no} on {backend:?}");
+    }
+}
+both_backends!(fn_scope_vars);

@@ -156,6 +156,16 @@ pub struct Fx<'c, 'a> {
     pub stack_saved: Option<RegId>,
 }
 
+/// Whether a function body contains an `alloca` (its `.func` then saves the stack
+/// pointer at entry and restores it at `ret`: `Fx::stack_entry`).
+fn uses_alloca(b: &ast::Block) -> bool {
+    b.stmts.iter().any(|s| match s {
+        ast::Stmt::Inst(i) => i.opcode.name == "alloca",
+        ast::Stmt::Block(b) => uses_alloca(b),
+        _ => false,
+    })
+}
+
 /// Checks one function (definition or declaration) into an [`ir::Function`].
 pub fn check_function(
     cx: &mut Cx,
@@ -171,7 +181,7 @@ pub fn check_function(
     let rets = fx.params(&f.rets, &mut offset)?;
     if f.kind == FuncKind::Func {
         fx.func_frame(&params, &rets, offset, f.name.loc)?;
-        if f.body.as_ref().is_some_and(super::inst::stack::uses_alloca) {
+        if f.body.as_ref().is_some_and(uses_alloca) {
             fx.stack_entry(f.name.loc)?;
         }
     }
@@ -598,7 +608,19 @@ impl Fx<'_, '_> {
                     };
                     self.bind(&n.name, Sym::Var(sym))?;
                 }
-                DeclSpace::Global | DeclSpace::Const | DeclSpace::Tex => {
+                DeclSpace::Global | DeclSpace::Const => {
+                    let key = (n.name.loc.line, n.name.loc.col);
+                    let Some(&(space, id)) = self.cx.global_at.get(&key) else {
+                        return Err(self.err(n.name.loc, "internal error: variable not laid out"));
+                    };
+                    let sym = VarSym {
+                        space,
+                        vref: VarRef::Global(id),
+                        call_param: false,
+                    };
+                    self.bind(&n.name, Sym::Var(sym))?;
+                }
+                DeclSpace::Tex => {
                     return Err(self.err(
                         v.loc,
                         format!(

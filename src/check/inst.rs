@@ -20,7 +20,7 @@ mod matrix;
 mod matrix_wmma;
 mod mem;
 mod minmax3;
-pub(crate) mod stack;
+mod stack;
 mod sync;
 mod texture;
 mod video;

@@ -13,15 +13,18 @@ use crate::parse::PtxError;
 impl Fx<'_, '_> {
     pub(super) fn mov(&mut self, i: &Instruction, m: &mut Mods) -> Result<Vec<InstKind>, PtxError> {
         if m.any(|x| x == "v2" || x == "v4") {
-            let sreg = matches!(
-                i.operands.get(1),
-                Some(ast::Operand::Value(ast::Expr { kind: ast::ExprKind::Sym { name, comp: None }, .. }))
-                    if name.starts_with('%') && matches!(self.sym_value(name, None, i.operands[1].loc()), Ok(Val::Special(_)))
-            );
-            if sreg || i.operands.len() != 2 {
-                return self.mov_sreg_vector(i, m);
-            }
-            return self.mov_elements(i, m);
+            // A vector source (`{a, b}` or a vector register) moves element-wise; anything
+            // else is the special-register form (`mov.v4.u32 {a, b, c, d}, %tid`).
+            let elementwise = i.operands.len() == 2
+                && match &i.operands[1] {
+                    ast::Operand::Vector(..) => true,
+                    ast::Operand::Value(e) => matches!(self.value(e), Ok(Val::VecReg(_))),
+                    _ => false,
+                };
+            return match elementwise {
+                true => self.mov_elements(i, m),
+                false => self.mov_sreg_vector(i, m),
+            };
         }
         let ty = self.one_type(m)?;
         self.nops(i, m, 2)?;

@@ -6,17 +6,8 @@
 use super::Mods;
 use crate::check::func::Fx;
 use crate::ir::{Builtin, Fit, InstKind, Loc, Type};
-use crate::parse::ast::{self, Instruction};
+use crate::parse::ast::Instruction;
 use crate::parse::PtxError;
-
-/// Whether a function body contains an `alloca`.
-pub(crate) fn uses_alloca(b: &ast::Block) -> bool {
-    b.stmts.iter().any(|s| match s {
-        ast::Stmt::Inst(i) => i.opcode.name == "alloca",
-        ast::Stmt::Block(b) => uses_alloca(b),
-        _ => false,
-    })
-}
 
 impl Fx<'_, '_> {
     /// `alloca.type ptr, size{, immAlign}`, `stacksave.type d`, `stackrestore.type a`

@@ -133,7 +133,7 @@ fn float_immediates() {
         mov_imm("\tmov.b64 %rd1, 0d3FF0000000000000;"),
         1.0f64.to_bits()
     );
-    match insts("\tsetp.eq.f32 %p1, %f1, 0;").as_slice() {
+    match insts("\tsetp.eq.f32 %p1, %f1, 0f00000000;").as_slice() {
         [InstKind::Setp {
             b: Operand::Imm(0),
             ty: Type::F32,
@@ -141,7 +141,7 @@ fn float_immediates() {
         }] => {}
         other => panic!("{other:?}"),
     }
-    match insts("\tadd.f64 %fd1, %fd1, 1;").as_slice() {
+    match insts("\tadd.f64 %fd1, %fd1, 1.0;").as_slice() {
         [InstKind::Arith { srcs, .. }] => assert_eq!(srcs[1], Operand::Imm(1.0f64.to_bits())),
         other => panic!("{other:?}"),
     }

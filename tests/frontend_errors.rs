@@ -488,8 +488,8 @@ fn unsupported_is_located_at_the_opcode() {
         "e.ptx:11:2: error: instruction 'atom.global.add.b128' is not supported yet"
     );
     assert_eq!(
-        body_err("\t@%p1 stacksave.u64 %rd1;"),
-        "e.ptx:11:7: error: instruction 'stacksave.u64' is not supported yet"
+        body_err("\t@%p1 multimem.st.relaxed.gpu.b32 [%rd1], %r1;"),
+        "e.ptx:11:7: error: instruction 'multimem.st.relaxed.gpu.b32' is not supported yet"
     );
     // Supported since the bit-manipulation family landed: only `.sat` on other types is
     // rejected.
@@ -519,8 +519,8 @@ fn unsupported_is_located_at_the_opcode() {
     );
     // Unsupported instructions in unreachable code are still reported.
     assert_eq!(
-        body_err("\tret;\n\tstacksave.u64 %rd1;"),
-        "e.ptx:12:2: error: instruction 'stacksave.u64' is not supported yet"
+        body_err("\tret;\n\tmultimem.st.relaxed.gpu.b32 [%rd1], %r1;"),
+        "e.ptx:12:2: error: instruction 'multimem.st.relaxed.gpu.b32' is not supported yet"
     );
     // A call to a function without a body is reported at the call.
     let src = ".version 7.0\n.func f(.param .b32 a);\n.entry k()\n{\n\t.reg .b32 %r;\n\t{\n\t.param .b32 p0;\n\tst.param.b32 [p0], %r;\n\tcall.uni f, (p0);\n\t}\n}\n";
@@ -662,4 +662,33 @@ fn random_inputs_never_panic() {
                 .unwrap_or_else(|e| panic!("invariant violated: {e}\n{src}"));
         }
     }
+}
+
+/// ptxas 12.9 rejects integer literals as float operands ("Arguments mismatch" for
+/// `mov.f32 %f1, 0`, `add.f64 %fd1, %fd1, 1`, `st.global.f32 [a], 0`; "Initial value type
+/// mismatch" for `.global .f32 g = 1`), and accepts float literals and `mov.b32 %f1, 0`.
+#[test]
+fn integer_literals_are_not_float_operands() {
+    for body in [
+        "\tmov.f32 %f1, 0;",
+        "\tadd.f64 %fd1, %fd1, 1;",
+        "\tst.global.f32 [%rd1], 0;",
+        "\tselp.f32 %f1, 0, 1, %p1;",
+    ] {
+        let e = body_err(body);
+        assert!(
+            e.contains("an integer constant cannot be a .f"),
+            "{body}: {e}"
+        );
+    }
+    for body in [
+        "\tmov.f32 %f1, 1.0;",
+        "\tmov.b32 %f1, 0;",
+        "\tadd.f64 %fd1, %fd1, 0f3f800000;",
+    ] {
+        parse_and_check(&kernel(body), "e.ptx").unwrap_or_else(|e| panic!("{body}: {e}"));
+    }
+    // alloca's alignment is a constant power of two.
+    let e = body_err("\talloca.u64 %rd1, 16, 12;");
+    assert!(e.contains("must be a constant power of 2"), "{e}");
 }

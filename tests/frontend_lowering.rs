@@ -99,13 +99,20 @@ fn float_immediates() {
         (-1.0f64).to_bits()
     );
     assert_eq!(mov_imm("\tmov.f64 %fd1, 1.5 * 2;"), 3.0f64.to_bits());
-    // Integer literals in float instructions are converted to that value.
-    assert_eq!(mov_imm("\tmov.f32 %f1, 3;"), 3.0f32.to_bits() as u64);
-    assert_eq!(mov_imm("\tmov.f32 %f1, -1;"), (-1.0f32).to_bits() as u64);
-    assert_eq!(
-        mov_imm("\tmov.f64 %fd1, 0xFFFFFFFFFFFFFFFF;"),
-        (u64::MAX as f64).to_bits()
-    );
+    // Integer literals are not float operands: ptxas 12.9 answers "Arguments mismatch"
+    // for each of these.
+    for line in [
+        "\tmov.f32 %f1, 3;",
+        "\tmov.f32 %f1, -1;",
+        "\tmov.f64 %fd1, 0xFFFFFFFFFFFFFFFF;",
+    ] {
+        let src = format!("{HEAD}{line}\n}}\n");
+        let e = parse_and_check(&src, "l.ptx").expect_err(line).to_string();
+        assert!(
+            e.contains("an integer constant cannot be a .f"),
+            "{line}: {e}"
+        );
+    }
     // 0f in an f64 instruction is widened exactly, 0d in an f32 one rounded to nearest.
     assert_eq!(
         mov_imm("\tmov.f64 %fd1, 0f3DCCCCCD;"),
@@ -126,7 +133,7 @@ fn float_immediates() {
         mov_imm("\tmov.b64 %rd1, 0d3FF0000000000000;"),
         1.0f64.to_bits()
     );
-    match insts("\tsetp.eq.f32 %p1, %f1, 0;").as_slice() {
+    match insts("\tsetp.eq.f32 %p1, %f1, 0f00000000;").as_slice() {
         [InstKind::Setp {
             b: Operand::Imm(0),
             ty: Type::F32,
@@ -134,7 +141,7 @@ fn float_immediates() {
         }] => {}
         other => panic!("{other:?}"),
     }
-    match insts("\tadd.f64 %fd1, %fd1, 1;").as_slice() {
+    match insts("\tadd.f64 %fd1, %fd1, 1.0;").as_slice() {
         [InstKind::Arith { srcs, .. }] => assert_eq!(srcs[1], Operand::Imm(1.0f64.to_bits())),
         other => panic!("{other:?}"),
     }
@@ -658,7 +665,7 @@ fn initializer_shapes() {
 .global .v2 .u16 vflat[] = {1, 2, 3, 4};
 .global .u32 scalar = {9};
 .global .s16 nested[2][2][2] = {{{1, 2}, {3}}, {{5, 6}}};
-.global .f32 conv[3] = {1, -2, 0x10};
+.global .f32 conv[3] = {1.0, -2.0, 0f41800000};
 .global .u64 mixed = (1 << 40) | 5;
 ";
     let m = parse_and_check(src, "i.ptx").unwrap_or_else(|e| panic!("{e}"));
@@ -685,4 +692,9 @@ fn initializer_shapes() {
         .collect();
     assert_eq!(f, [1.0, -2.0, 16.0]);
     assert_eq!(g("mixed").init, ((1u64 << 40) | 5).to_le_bytes());
+    // ptxas 12.9: "Initial value type mismatch" for integers in a float initializer.
+    let e = parse_and_check(".version 7.0\n.global .f32 g[2] = {0, 1};\n", "i.ptx")
+        .expect_err("integer initializer of .f32")
+        .to_string();
+    assert!(e.contains("an integer constant cannot be a .f32"), "{e}");
 }

@@ -48,9 +48,9 @@ fn syntax_module_header_and_functions() {
     assert_eq!(add_one.rets[0].offset, 4);
     assert_eq!(add_one.param_size, 8);
     let (_, reg_fn) = m.function("reg_fn").unwrap();
-    assert!(reg_fn.params.iter().all(|p| p.reg.is_some()));
+    assert!(reg_fn.params.iter().all(|p| p.regs.len() == 1));
     assert_eq!(
-        reg_fn.rets[0].reg.map(|r| reg_fn.reg(r).ty),
+        reg_fn.rets[0].regs.first().map(|r| reg_fn.reg(*r).ty),
         Some(Type::B32)
     );
     // `.reg` parameters have frame slots too (the calling convention of

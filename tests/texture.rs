@@ -154,8 +154,8 @@ fn unsupported_texture_forms_are_load_errors() {
         ("txq.width.b32 %r, [%t];", "txq.width.b32"),
         ("suq.width.b32 %r, [%t];", "suq.width.b32"),
         (
-            "sured.b.add.2d.u32.trap [%t, {%r, %r}], %r;",
-            "sured.b.add.2d.u32.trap",
+            "sured.p.add.2d.b32.trap [%t, {%r, %r}], %r;",
+            "sured.p.add.2d.b32.trap",
         ),
         (
             "sust.p.2d.b32.trap [%t, {%r, %r}], %r;",

@@ -3,7 +3,7 @@
 
 use super::func::{Fx, TBlock, TTerm};
 use super::inst::{Lowered, Mods};
-use super::operand::Val;
+use super::operand::{Val, VecElem};
 use super::{Cx, VarSym, MAX_LOCAL_FRAME};
 use crate::ir::Fit;
 use crate::ir::{
@@ -200,12 +200,13 @@ impl Fx<'_, '_> {
         if params
             .iter()
             .chain(rets)
-            .any(|p| p.reg.is_some() && p.ty == Type::Pred)
+            .any(|p| !p.regs.is_empty() && p.ty == Type::Pred)
         {
             self.pred_slot_tmp = Some(self.new_reg("%pred_slot".into(), Type::U16, loc)?);
         }
-        for p in params {
-            if let Some(r) = p.reg {
+        for (p, k, r) in params.iter().flat_map(reg_elems) {
+            {
+                let off = p.offset + k * p.ty.bytes();
                 let id = self.cx.inst_info(
                     loc,
                     format!("ld.param.{} (parameter {})", p.ty.name(), p.name),
@@ -213,23 +214,24 @@ impl Fx<'_, '_> {
                 );
                 match self.pred_slot_tmp.filter(|_| p.ty == Type::Pred) {
                     Some(t) => {
-                        self.push(None, slot_ld(Type::U8, t, p.offset), id);
+                        self.push(None, slot_ld(Type::U8, t, off), id);
                         self.push(None, byte_to_pred(r, t), id);
                     }
-                    None => self.push(None, slot_ld(p.ty, r, p.offset), id),
+                    None => self.push(None, slot_ld(p.ty, r, off), id),
                 }
             }
         }
         self.reg_rets = rets
             .iter()
-            .filter_map(|p| p.reg.map(|r| (r, p.ty, p.offset)))
+            .flat_map(reg_elems)
+            .map(|(p, k, r)| (r, p.ty, p.offset + k * p.ty.bytes()))
             .collect();
         Ok(())
     }
 
     /// Appends the stores of `.reg` return values to a block ending in `ret`.
     pub(super) fn ret_stores(&mut self, tb: &mut TBlock, close: Loc) {
-        if self.kind != FuncKind::Func || self.reg_rets.is_empty() {
+        if self.kind != FuncKind::Func || (self.reg_rets.is_empty() && self.stack_saved.is_none()) {
             return;
         }
         let (guard, loc) = match &tb.term {
@@ -268,6 +270,22 @@ impl Fx<'_, '_> {
                     ty,
                     srcs: vec![Operand::Reg(src)],
                     addr: local_addr(off),
+                },
+                id,
+            });
+        }
+        if let Some(sp) = self.stack_saved {
+            let id = self.cx.inst_info(
+                loc,
+                "stackrestore.u64 (alloca's memory is freed at ret)".into(),
+                self.id,
+            );
+            tb.insts.push(ir::Inst {
+                guard,
+                kind: InstKind::Builtin {
+                    op: ir::Builtin::StackRestore { wide: true },
+                    args: vec![Operand::Reg(sp)],
+                    dst: None,
                 },
                 id,
             });
@@ -518,6 +536,17 @@ impl Fx<'_, '_> {
         }
         let mut ops = CallOperands::default();
         for (op, p) in arg_ops.iter().zip(params) {
+            if p.regs.len() > 1 {
+                for (k, src) in self.reg_vector(op, p)?.into_iter().enumerate() {
+                    let eb = p.ty.bytes();
+                    ops.args.push(CallArg {
+                        src: CallSrc::Value(src, p.ty),
+                        dst: p.offset + k as u32 * eb,
+                        size: eb,
+                    });
+                }
+                continue;
+            }
             let src = match self.param_var(op, p)? {
                 Some(o) => CallSrc::Local(o),
                 // A predicate travels as the byte 0/1 (see `Fx::pred_slot_tmp`).
@@ -539,6 +568,20 @@ impl Fx<'_, '_> {
             });
         }
         for (op, p) in ret_ops.iter().zip(prets) {
+            if p.regs.len() > 1 {
+                for (k, d) in self.reg_vector(op, p)?.into_iter().enumerate() {
+                    let Operand::Reg(d) = d else {
+                        return Err(self.err(op.loc(), "expected a destination register"));
+                    };
+                    let eb = p.ty.bytes();
+                    ops.rets.push(CallRet {
+                        src: p.offset + k as u32 * eb,
+                        dst: CallDst::Reg(d, p.ty),
+                        size: eb,
+                    });
+                }
+                continue;
+            }
             let dst = match self.param_var(op, p)? {
                 Some(o) => CallDst::Local(o),
                 None if p.ty == Type::Pred => {
@@ -556,6 +599,32 @@ impl Fx<'_, '_> {
             });
         }
         Ok(ops)
+    }
+
+    /// The elements of a vector argument or result for the vector `.reg` parameter `p`
+    /// (`{a, b}` or a vector register), one per element.
+    fn reg_vector(&self, op: &ast::Operand, p: &ir::Param) -> Result<Vec<Operand>, PtxError> {
+        let elems = self.vector_elems(op)?;
+        if elems.len() != p.regs.len() {
+            return Err(self.err(
+                op.loc(),
+                format!(
+                    "parameter '{}' takes a vector of {} elements",
+                    p.name,
+                    p.regs.len()
+                ),
+            ));
+        }
+        elems
+            .into_iter()
+            .map(|el| match el {
+                VecElem::Op(o) => self.src(o, p.ty, Fit::Relaxed),
+                VecElem::Reg(r) => {
+                    self.check_fit(r, p.ty, Fit::Relaxed, op.loc())?;
+                    Ok(Operand::Reg(r))
+                }
+            })
+            .collect()
     }
 
     /// A call-site `.param` variable given for parameter `p` (its frame offset), `None`
@@ -610,6 +679,14 @@ impl Fx<'_, '_> {
 }
 
 /// Whether two parameter lists have the same layout (sizes, offsets, element widths).
+/// The registers of a `.reg` parameter with their element index.
+fn reg_elems(p: &ir::Param) -> impl Iterator<Item = (&ir::Param, u32, ir::RegId)> {
+    p.regs
+        .iter()
+        .enumerate()
+        .map(move |(k, &r)| (p, k as u32, r))
+}
+
 fn same_layout(a: &[ir::Param], b: &[ir::Param]) -> bool {
     a.len() == b.len()
         && a.iter().zip(b).all(|(p, q)| {

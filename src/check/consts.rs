@@ -229,8 +229,8 @@ impl Cx<'_> {
     }
 
     /// The bit pattern of a constant in type `ty` (integers truncated to the width,
-    /// floats as IEEE bits). Integer constants used with float types are converted to
-    /// that float value; `0f`/`0d` and decimal floats are converted between precisions.
+    /// floats as IEEE bits). Integer constants are not float operands (as in ptxas);
+    /// `0f`/`0d` and decimal floats are converted between precisions.
     /// Bit types take integers, and `0f` (32-bit) or `0d` (64-bit) hex floats as raw bits.
     pub fn const_bits(&self, c: Const, ty: Type, loc: Loc) -> Result<u64, PtxError> {
         let bad = || {
@@ -246,28 +246,21 @@ impl Cx<'_> {
                 Const::Int { bits, .. } => Ok((bits != 0) as u64),
                 _ => Err(self.err(loc, "a predicate constant must be an integer")),
             },
+            // ptxas 12.9 rejects integer literals wherever the operand's type is a float
+            // type ("Arguments mismatch": `mov.f32 %f, 0`, `add.f64 d, a, 1`, `st.f32
+            // [a], 0`, `call f, (1)`, initializers "Initial value type mismatch").
+            Type::F32 | Type::F64 if matches!(c, Const::Int { .. }) => Err(self.err(
+                loc,
+                format!("an integer constant cannot be a {ty} operand: write a float constant (1.0, 0f3F800000, 0d3FF0000000000000)"),
+            )),
             Type::F32 => Ok(match c {
-                Const::Int {
-                    bits,
-                    unsigned: true,
-                } => (bits as f32).to_bits() as u64,
-                Const::Int {
-                    bits,
-                    unsigned: false,
-                } => (bits as i64 as f32).to_bits() as u64,
+                Const::Int { .. } => return Err(bad()),
                 Const::F32Hex(b) => b as u64,
                 Const::F64Hex(b) => f64_bits_to_f32_bits(b) as u64,
                 Const::Float(f) => f64_bits_to_f32_bits(f.to_bits()) as u64,
             }),
             Type::F64 => Ok(match c {
-                Const::Int {
-                    bits,
-                    unsigned: true,
-                } => (bits as f64).to_bits(),
-                Const::Int {
-                    bits,
-                    unsigned: false,
-                } => (bits as i64 as f64).to_bits(),
+                Const::Int { .. } => return Err(bad()),
                 Const::F32Hex(b) => f32_bits_to_f64_bits(b),
                 Const::F64Hex(b) => b,
                 Const::Float(f) => f.to_bits(),

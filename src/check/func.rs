@@ -143,6 +143,27 @@ pub struct Fx<'c, 'a> {
     /// The hidden predicate register holding the carry flag `CC.CF` of the carry chain
     /// (`add.cc` ...), created on first use (see [`crate::ir::InstKind::Carry`]).
     pub cc: Option<RegId>,
+    /// A hidden predicate register set to true before each instruction that has a
+    /// constant predicate source (`selp.u32 d, a, b, 1;`, `vote.all.pred p, 0, m;`: ptxas
+    /// accepts integer constants there, nonzero is true); the constant is this register,
+    /// negated for 0. Created on first use.
+    pub pred_true: Option<RegId>,
+    /// Instructions [`Fx::pred_src`] needs before the instruction being checked (the
+    /// dispatcher emits them first, under the same guard).
+    pub pre: Vec<InstKind>,
+    /// A `.func` that uses `alloca`: the hidden register its entry's `stacksave` writes
+    /// and every `ret` restores (`crate::exec::stack`).
+    pub stack_saved: Option<RegId>,
+}
+
+/// Whether a function body contains an `alloca` (its `.func` then saves the stack
+/// pointer at entry and restores it at `ret`: `Fx::stack_entry`).
+fn uses_alloca(b: &ast::Block) -> bool {
+    b.stmts.iter().any(|s| match s {
+        ast::Stmt::Inst(i) => i.opcode.name == "alloca",
+        ast::Stmt::Block(b) => uses_alloca(b),
+        _ => false,
+    })
 }
 
 /// Checks one function (definition or declaration) into an [`ir::Function`].
@@ -160,6 +181,9 @@ pub fn check_function(
     let rets = fx.params(&f.rets, &mut offset)?;
     if f.kind == FuncKind::Func {
         fx.func_frame(&params, &rets, offset, f.name.loc)?;
+        if f.body.as_ref().is_some_and(uses_alloca) {
+            fx.stack_entry(f.name.loc)?;
+        }
     }
     let perf = fx.perf(&f.directives)?;
     let blocks = match &f.body {
@@ -208,6 +232,9 @@ impl<'c, 'a> Fx<'c, 'a> {
             btlists: Vec::new(),
             call_dirs: HashMap::new(),
             cc: None,
+            pred_true: None,
+            pre: Vec::new(),
+            stack_saved: None,
         }
     }
 }
@@ -293,7 +320,7 @@ impl Fx<'_, '_> {
                 align,
                 size,
                 offset: 0,
-                reg: None,
+                regs: Vec::new(),
                 ptr_space,
             };
             match p.space {
@@ -303,8 +330,8 @@ impl Fx<'_, '_> {
                             self.err(p.loc, "kernel parameters must be in the '.param' space")
                         );
                     }
-                    if count != 1 {
-                        return Err(self.err(p.loc, "a '.reg' parameter must be a scalar"));
+                    if count != vec {
+                        return Err(self.err(p.loc, "a '.reg' parameter cannot be an array"));
                     }
                     if ty.bits() > 64 {
                         return Err(self.err(
@@ -312,12 +339,25 @@ impl Fx<'_, '_> {
                             format!("a '.reg' parameter of type {ty} is not supported"),
                         ));
                     }
-                    let r = self.new_reg(p.name.name.clone(), ty, p.name.loc)?;
-                    param.reg = Some(r);
+                    let mut regs = Vec::new();
+                    for k in 0..vec {
+                        let name = match vec {
+                            1 => p.name.name.clone(),
+                            _ => {
+                                format!("{}.{}", p.name.name, ["x", "y", "z", "w"][k as usize % 4])
+                            }
+                        };
+                        regs.push(self.new_reg(name, ty, p.name.loc)?);
+                    }
                     param.offset = self.param_slot(offset, align, size, p.loc)?;
                     if p.name.name != "_" {
-                        self.bind(&p.name, Sym::Reg(r))?;
+                        let sym = match regs.as_slice() {
+                            [r] => Sym::Reg(*r),
+                            _ => Sym::VecReg(regs.clone()),
+                        };
+                        self.bind(&p.name, sym)?;
                     }
+                    param.regs = regs;
                 }
                 _ => {
                     let off = self.param_slot(offset, align, size, p.loc)?;
@@ -566,7 +606,19 @@ impl Fx<'_, '_> {
                     };
                     self.bind(&n.name, Sym::Var(sym))?;
                 }
-                DeclSpace::Global | DeclSpace::Const | DeclSpace::Tex => {
+                DeclSpace::Global | DeclSpace::Const => {
+                    let key = (n.name.loc.line, n.name.loc.col);
+                    let Some(&(space, id)) = self.cx.global_at.get(&key) else {
+                        return Err(self.err(n.name.loc, "internal error: variable not laid out"));
+                    };
+                    let sym = VarSym {
+                        space,
+                        vref: VarRef::Global(id),
+                        call_param: false,
+                    };
+                    self.bind(&n.name, Sym::Var(sym))?;
+                }
+                DeclSpace::Tex => {
                     return Err(self.err(
                         v.loc,
                         format!(

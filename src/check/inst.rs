@@ -21,6 +21,7 @@ mod matrix;
 mod matrix_wmma;
 mod mem;
 mod minmax3;
+mod stack;
 mod sync;
 mod texture;
 mod video;
@@ -259,6 +260,9 @@ impl Fx<'_, '_> {
         let lowered = self.lower(i, &mut m)?;
         self.finish_mods(&m)?;
         let id = self.cx.inst_info(i.opcode.loc, m.text.clone(), self.id);
+        for k in std::mem::take(&mut self.pre) {
+            self.push(guard, k, id);
+        }
         match lowered {
             Lowered::Insts(ks) => {
                 for k in ks {
@@ -455,8 +459,9 @@ impl Fx<'_, '_> {
                 Ok(Lowered::Exit)
             }
             "call" => self.call(i, m),
-            "tex" | "tld4" | "suld" | "sust" => one(self.texture_op(i, m)?),
+            "tex" | "tld4" | "suld" | "sust" | "sured" => one(self.texture_op(i, m)?),
             op if video::VIDEO_OPCODES.contains(&op) => one(self.video(i, m)?),
+            "alloca" | "stacksave" | "stackrestore" => one(self.stack_op(i, m)?),
             "trap" | "brkpt" => {
                 self.nops(i, m, 0)?;
                 let op = if i.opcode.name == "trap" {

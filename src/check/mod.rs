@@ -168,6 +168,9 @@ pub struct Cx<'a> {
     pub syms: HashMap<String, ModSym>,
     /// Shared-window offset of every `.shared` declaration, keyed by its name's location.
     pub shared_at: HashMap<(u32, u32), u32>,
+    /// The module variable of every `.global`/`.const` declaration inside a function
+    /// (function scope, module lifetime), keyed by its name's location.
+    pub global_at: HashMap<(u32, u32), (Space, GlobalId)>,
     /// Location of each function's first declaration.
     pub func_loc: ir::IdxVec<FuncId, Loc>,
     /// Index (in `ast.items`) of the item that defines each function (its definition if
@@ -298,7 +301,7 @@ impl<'a> Cx<'a> {
                 Item::Func(f) => {
                     self.declare_func(f, i)?;
                     if let Some(b) = &f.body {
-                        self.shared_in_block(b, 0)?;
+                        self.shared_in_block(b, 0, &f.name.name)?;
                     }
                 }
                 Item::Var(v) => self.declare_module_var(v, i)?,
@@ -442,7 +445,9 @@ impl<'a> Cx<'a> {
     }
 
     /// Lays out the `.shared` declarations of a function body (all scopes), in order.
-    fn shared_in_block(&mut self, b: &ast::Block, depth: u32) -> Result<(), PtxError> {
+    /// Also makes module variables of the `.global`/`.const` declarations of the body
+    /// (named `function::name`, which no PTX identifier can clash with).
+    fn shared_in_block(&mut self, b: &ast::Block, depth: u32, func: &str) -> Result<(), PtxError> {
         if depth > parse::MAX_DEPTH {
             return Err(self.err(b.open, "blocks nested too deeply"));
         }
@@ -453,10 +458,59 @@ impl<'a> Cx<'a> {
                         self.alloc_shared(v, n)?;
                     }
                 }
-                ast::Stmt::Block(inner) => self.shared_in_block(inner, depth + 1)?,
+                ast::Stmt::Var(v) if matches!(v.space, DeclSpace::Global | DeclSpace::Const) => {
+                    for n in &v.names {
+                        self.declare_fn_var(v, n, func)?;
+                    }
+                }
+                ast::Stmt::Block(inner) => self.shared_in_block(inner, depth + 1, func)?,
                 _ => {}
             }
         }
+        Ok(())
+    }
+
+    /// A `.global`/`.const` variable declared inside function `func` (see
+    /// [`Cx::global_at`]); its initializer may name module symbols declared before it.
+    fn declare_fn_var(
+        &mut self,
+        v: &ast::VarDecl,
+        n: &ast::DeclName,
+        func: &str,
+    ) -> Result<(), PtxError> {
+        if n.range.is_some() {
+            return Err(self.err(n.name.loc, "a '<N>' range is only allowed for registers"));
+        }
+        let lay = self.layout(&v.dtype, &n.dims, n.init.as_ref(), n.name.loc)?;
+        let size = lay.size();
+        if size > MAX_GLOBAL_SIZE {
+            return Err(self.err(
+                n.name.loc,
+                format!("variable '{}' is too large ({size} bytes)", n.name.name),
+            ));
+        }
+        let (init, relocs) = match &n.init {
+            Some(init) => self.encode_init(init, &lay, &n.dims, v.dtype.vec.unwrap_or(1))?,
+            None => (vec![0; size as usize], Vec::new()),
+        };
+        let space = if v.space == DeclSpace::Global {
+            Space::Global
+        } else {
+            Space::Const
+        };
+        let id = GlobalId(self.m.globals.len() as u32);
+        self.m.globals.push(ir::GlobalVar {
+            name: format!("{func}::{}", n.name.name),
+            space,
+            size,
+            align: lay.align,
+            init,
+            relocs,
+            external: false,
+            loc: n.name.loc,
+        });
+        self.global_at
+            .insert((n.name.loc.line, n.name.loc.col), (space, id));
         Ok(())
     }
 

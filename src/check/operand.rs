@@ -225,8 +225,36 @@ impl Fx<'_, '_> {
         }
     }
 
-    /// A predicate source, possibly negated (`!p`).
-    pub fn pred_src(&self, op: &Operand) -> Result<ir::PredSrc, PtxError> {
+    /// A predicate source, possibly negated (`!p`), or an integer constant (nonzero is
+    /// true, as ptxas reads it): then [`Fx::pred_true`], set just before, negated for 0.
+    pub fn pred_src(&mut self, op: &Operand) -> Result<ir::PredSrc, PtxError> {
+        if let Operand::Value(e) = op {
+            if let Val::Const(_) = self.value(e)? {
+                let Ok(ir::Operand::Imm(v)) = self.src(op, Type::Pred, Fit::Strict) else {
+                    return Err(self.cx.err(
+                        op.loc(),
+                        "expected a predicate register or an integer constant",
+                    ));
+                };
+                let reg = match self.pred_true {
+                    Some(r) => r,
+                    None => {
+                        let r = self.new_reg("%pred.true".to_string(), Type::Pred, op.loc())?;
+                        self.pred_true = Some(r);
+                        r
+                    }
+                };
+                self.pre.push(ir::InstKind::Mov {
+                    ty: Type::Pred,
+                    dst: reg,
+                    src: ir::Operand::Imm(1),
+                });
+                return Ok(ir::PredSrc {
+                    reg,
+                    negate: v == 0,
+                });
+            }
+        }
         let (name, loc, negate) = match op {
             Operand::Not(id) => (id.name.as_str(), id.loc, true),
             Operand::Value(Expr {

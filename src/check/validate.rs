@@ -88,7 +88,7 @@ fn validate_shared(m: &Module) -> Result<(), String> {
 fn validate_function(m: &Module, fid: FuncId, f: &Function) -> Result<(), String> {
     let v = FnCheck { m, fid, f };
     for p in f.params.iter().chain(&f.rets) {
-        if let Some(r) = p.reg {
+        for &r in &p.regs {
             v.reg_ty(r)?;
         }
     }

@@ -42,7 +42,7 @@ pub unsafe fn call_push(
     let limit = unsafe { (*ctx.env).stack_limit };
     let why = if ctx.call_depth >= MAX_CALL_DEPTH {
         Some(format!("more than {MAX_CALL_DEPTH} nested calls"))
-    } else if frame as u64 + size as u64 > ctx.local_size {
+    } else if frame as u64 + size as u64 > ctx.local_size - unsafe { (*ctx.env).alloca_bytes } {
         Some("the call stack is exhausted".to_string())
     } else if limit != 0 && here < limit.saturating_add(unsafe { (*ctx.env).frame_margin }) {
         Some("the host stack is exhausted".to_string())

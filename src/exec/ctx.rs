@@ -240,6 +240,11 @@ pub struct WarpEnv {
     /// The grid's device-runtime state (dynamic parallelism; set when the module calls
     /// the device runtime, see `crate::exec::cdp`).
     pub cdp: Option<Arc<crate::exec::cdp::CdpGrid>>,
+    /// Bytes at the end of each thread's `.local` area kept for `alloca`
+    /// (`crate::exec::stack`; 0 when the module does not use it).
+    pub alloca_bytes: u64,
+    /// Per lane: bytes of that stack in use.
+    pub alloca_used: [u64; WARP_SIZE],
 }
 
 impl WarpEnv {
@@ -262,6 +267,8 @@ impl WarpEnv {
             san: None,
             textures: None,
             cdp: None,
+            alloca_bytes: 0,
+            alloca_used: [0; WARP_SIZE],
         }
     }
 }

@@ -25,6 +25,7 @@ pub mod region;
 pub mod sanitize;
 pub mod split;
 pub mod sreg;
+pub mod stack;
 pub mod surface;
 pub mod texture;
 

@@ -90,6 +90,10 @@ pub unsafe fn exec(
                 return Err(Stopped);
             }
             Builtin::Cdp(_) => {}
+            Builtin::Alloca { .. } | Builtin::StackSave { .. } | Builtin::StackRestore { .. } => {
+                // SAFETY: the caller's contract.
+                out[lane] = unsafe { crate::exec::stack::exec(ctx, op, lane, arg(0, lane), inst)? };
+            }
             Builtin::Malloc | Builtin::Free => {
                 // SAFETY: the caller's contract.
                 let heap = unsafe { (*ctx.env).heap.clone() };

@@ -39,6 +39,9 @@ pub fn access(obj: &TexObject, op: TexOp, ops: &[u64]) -> Result<[u64; 4], SurfF
             clamp,
             ..
         } => (geom, bytes, vec, clamp, true),
+        TexOp::Sured {
+            geom, ty, clamp, ..
+        } => (geom, ty.bytes() as u8, 1, clamp, true),
         _ => {
             return Err(SurfFault {
                 kind: FaultKind::OutOfBounds,
@@ -102,6 +105,10 @@ pub fn access(obj: &TexObject, op: TexOp, ops: &[u64]) -> Result<[u64; 4], SurfF
     let off = (plane * h + y) * row + x;
     let p = res.base as usize + off as usize;
     let mut out = [0u64; 4];
+    if let TexOp::Sured { op, ty, .. } = op {
+        reduce(p, op, ty, ops[n]);
+        return Ok([0; 4]);
+    }
     for k in 0..vec as usize {
         let a = p + k * bytes as usize;
         let b = bytes as usize;
@@ -118,4 +125,20 @@ pub fn access(obj: &TexObject, op: TexOp, ops: &[u64]) -> Result<[u64; 4], SurfF
         }
     }
     Ok(out)
+}
+
+/// `sured`: one atomic read-modify-write of the element at host address `p` (aligned to
+/// its size: `access` checked it), with `crate::ops::atomic`'s operation, as `red` does.
+fn reduce(p: usize, op: crate::ir::AtomOp, ty: crate::ir::Type, v: u64) {
+    use std::sync::atomic::{AtomicU32, AtomicU64, Ordering::SeqCst};
+    let f = |old: u64| crate::ops::atomic::apply(op, ty, old, v, 0, false);
+    if ty.bits() == 64 {
+        // SAFETY: `p` is an aligned 8-byte element inside the surface's device range.
+        let a = unsafe { AtomicU64::from_ptr(p as *mut u64) };
+        let _ = a.fetch_update(SeqCst, SeqCst, |o| Some(f(o)));
+    } else {
+        // SAFETY: as above, 4 bytes.
+        let a = unsafe { AtomicU32::from_ptr(p as *mut u32) };
+        let _ = a.fetch_update(SeqCst, SeqCst, |o| Some(f(o as u64) as u32));
+    }
 }

@@ -505,7 +505,7 @@ pub unsafe fn exec(
                 }
                 gather(&obj, comp, &coords).map(u64::from)
             }
-            TexOp::Suld { .. } | TexOp::Sust { .. } => {
+            TexOp::Suld { .. } | TexOp::Sust { .. } | TexOp::Sured { .. } => {
                 if obj.tex.is_some() {
                     return stop(ctx, inst, lane, "surface instruction on a texture object");
                 }

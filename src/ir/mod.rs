@@ -203,10 +203,11 @@ pub struct Param {
     /// Byte offset in the parameter buffer (kernels: the launch's param buffer; `.func`:
     /// the function's `.local` frame, see [`Terminator::Call`], also for `.reg` params).
     pub offset: u32,
-    /// `.reg` parameter of a `.func`: the callee's register, loaded from its frame slot
-    /// at the function's entry (input) or stored there at every `ret` (return value) by
-    /// instructions `check` inserts.
-    pub reg: Option<RegId>,
+    /// `.reg` parameter of a `.func`: the callee's register (one per element of a
+    /// `.reg .v2`/`.v4` parameter, at `offset + k * ty.bytes()`), loaded from its frame
+    /// slot at the function's entry (input) or stored there at every `ret` (return
+    /// value) by instructions `check` inserts. Empty for `.param` parameters.
+    pub regs: Vec<RegId>,
     /// `.ptr` attribute state space and alignment, informational.
     pub ptr_space: Option<Space>,
 }
@@ -1301,6 +1302,14 @@ pub enum Builtin {
     /// An entry point of the CUDA device runtime (dynamic parallelism), see [`CdpFn`]
     /// and `crate::exec::cdp`.
     Cdp(CdpFn),
+    /// `alloca.type ptr, size{, align}` (`wide`: `.u64`): `size` bytes of the thread's
+    /// stack, aligned to `align` (at least 8); `ptr` is a `.local` address. See
+    /// `crate::exec::stack`.
+    Alloca { wide: bool, align: u32 },
+    /// `stacksave.type d`: the thread's stack pointer, a `.local` address.
+    StackSave { wide: bool },
+    /// `stackrestore.type a`: sets the thread's stack pointer (a value `stacksave` gave).
+    StackRestore { wide: bool },
 }
 
 /// The operations of [`InstKind::Sfu`].

@@ -526,6 +526,13 @@ impl Builtin {
             Builtin::Trap | Builtin::Brkpt => &[],
             Builtin::Malloc | Builtin::Free => &[Type::U64],
             Builtin::Cdp(f) => f.params(),
+            Builtin::Alloca { wide: true, .. } | Builtin::StackRestore { wide: true } => {
+                &[Type::U64]
+            }
+            Builtin::Alloca { wide: false, .. } | Builtin::StackRestore { wide: false } => {
+                &[Type::U32]
+            }
+            Builtin::StackSave { .. } => &[],
         }
     }
     /// The type of the return value (`vprintf`'s `.b32`), if any.
@@ -533,7 +540,14 @@ impl Builtin {
         match self {
             Builtin::Vprintf => Some(Type::U32),
             Builtin::Malloc => Some(Type::U64),
-            Builtin::AssertFail | Builtin::Trap | Builtin::Brkpt | Builtin::Free => None,
+            Builtin::Alloca { wide, .. } | Builtin::StackSave { wide } => {
+                Some(if wide { Type::U64 } else { Type::U32 })
+            }
+            Builtin::AssertFail
+            | Builtin::Trap
+            | Builtin::Brkpt
+            | Builtin::Free
+            | Builtin::StackRestore { .. } => None,
             Builtin::Cdp(f) => Some(f.result()),
         }
     }

@@ -1,5 +1,5 @@
 //! The texture and surface instructions ([`InstKind::Texture`]: `tex`, `tld4`, `suld.b`,
-//! `sust.b`/`sust.p`): the operation enum and its operand signature. Every form takes the
+//! `sust.b`/`sust.p`, `sured.b`): the operation enum and its operand signature. Every form takes the
 //! 64-bit texture or surface object handle as its first source, then the coordinates
 //! (the array layer first for layered geometries), then `sust`'s values.
 //!
@@ -77,6 +77,15 @@ pub enum TexOp {
         clamp: SurfClamp,
         formatted: bool,
     },
+    /// `sured.b.op.geom.ctype.clamp [s, c], v`: an atomic reduction `op` (`Add`, `Min`,
+    /// `Max`, `And`, `Or`) of `v` (type `ty`: `U32 S32 B32 U64 S64`) into the surface
+    /// element at byte coordinate x (1d, 2d, 3d).
+    Sured {
+        geom: TexGeom,
+        op: super::AtomOp,
+        ty: Type,
+        clamp: SurfClamp,
+    },
 }
 
 /// The operand types of a [`TexOp`].
@@ -100,7 +109,10 @@ fn elem_type(bytes: u8) -> Type {
 impl TexOp {
     pub fn geom(self) -> TexGeom {
         match self {
-            TexOp::Tex { geom, .. } | TexOp::Suld { geom, .. } | TexOp::Sust { geom, .. } => geom,
+            TexOp::Tex { geom, .. }
+            | TexOp::Suld { geom, .. }
+            | TexOp::Sust { geom, .. }
+            | TexOp::Sured { geom, .. } => geom,
             TexOp::Tld4 { .. } => TexGeom::D2,
         }
     }
@@ -125,6 +137,10 @@ impl TexOp {
             TexOp::Suld { bytes, vec, .. } => vec![elem_type(bytes); vec as usize],
             TexOp::Sust { bytes, vec, .. } => {
                 srcs.extend(std::iter::repeat_n(elem_type(bytes), vec as usize));
+                vec![]
+            }
+            TexOp::Sured { ty, .. } => {
+                srcs.push(ty);
                 vec![]
             }
         };

@@ -432,6 +432,9 @@ pub(crate) struct ModuleInner {
     pub(crate) layout: ModuleLayout,
     pub(crate) jit: Option<crate::jit::JitModule>,
     /// Some function calls device-side `malloc` or `free`.
+    /// Whether a function of the module uses `alloca`/`stacksave`/`stackrestore`
+    /// (launches then keep `exec::stack::ALLOCA_BYTES` per thread for them).
+    pub(crate) uses_stack: bool,
     pub(crate) uses_heap: bool,
     /// The kernels' parameter shapes when some function calls the device runtime
     /// (dynamic parallelism, `super::cdp`).
@@ -477,6 +480,7 @@ impl Module {
             jit: None,
             uses_heap: false,
             cdp_kernels: None,
+            uses_stack: false,
             jit_san: std::sync::OnceLock::new(),
         };
         inner.uses_heap = inner.ir.functions.iter().any(|f| {
@@ -491,6 +495,19 @@ impl Module {
             })
         });
         inner.cdp_kernels = super::cdp::kernel_sigs(&inner.ir);
+        inner.uses_stack = inner.ir.functions.iter().any(|f| {
+            f.blocks.iter().flat_map(|b| &b.insts).any(|i| {
+                matches!(
+                    i.kind,
+                    ir::InstKind::Builtin {
+                        op: ir::Builtin::Alloca { .. }
+                            | ir::Builtin::StackSave { .. }
+                            | ir::Builtin::StackRestore { .. },
+                        ..
+                    }
+                )
+            })
+        });
         for g in &inner.ir.globals {
             let kind = if g.space == Space::Const {
                 RegionKind::Const

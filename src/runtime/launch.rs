@@ -66,6 +66,8 @@ pub(super) struct LaunchShared<'a> {
     local_size: u64,
     /// Bytes of the kernel's own frame, zeroed in every CTA.
     frame_size: u64,
+    /// Bytes at the end of `local_size` kept for `alloca` (`exec::stack`).
+    alloca_bytes: u64,
     /// Run warps in coroutines: barriers are reachable, or calls (whose depth is then
     /// bounded by a known host stack).
     uses_barriers: bool,
@@ -352,11 +354,15 @@ impl Device {
         };
         let has_calls = callgraph::has_calls(&module.inner.ir, func_id);
         let frame_size = func.call_frame() as u64;
+        let alloca_bytes = match module.inner.uses_stack {
+            true => crate::exec::stack::ALLOCA_BYTES,
+            false => 0,
+        };
         let local_size = if has_calls {
             frame_size + callgraph::call_stack_bytes(&module.inner.ir, func_id)
         } else {
             frame_size
-        };
+        } + alloca_bytes;
         let heap = if module.inner.uses_heap {
             Some(self.device_heap()?)
         } else {
@@ -409,6 +415,7 @@ impl Device {
                 cluster: shape.cluster,
                 local_size,
                 frame_size,
+                alloca_bytes,
                 uses_barriers: has_calls
                     || callgraph::reaches_barrier(&module.inner.ir, func_id)
                     || callgraph::polls(&module.inner.ir, func_id)
@@ -622,6 +629,7 @@ fn run_cta(
         env.cdp = sh.cdp.clone();
         env.textures = Some(sh.textures.clone());
         env.frame_margin = sh.frame_margin;
+        env.alloca_bytes = sh.alloca_bytes;
         env.san = sh.san.clone();
         ctx.env = &mut *env;
         ctx.param_base = sh.param_base;
@@ -657,6 +665,7 @@ fn run_cta(
         env.pending_red = None;
         env.split.reset();
         env.split.stack_bytes = sh.stack_bytes;
+        env.alloca_used = [0; WARP_SIZE];
         let ctx = &mut *slot.ctx;
         let ctaid = ctaids[k / nwarps];
         ctx.ctaid = ctaid;

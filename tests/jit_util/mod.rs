@@ -90,7 +90,7 @@ impl KB {
             align: size,
             size,
             offset: off,
-            reg: None,
+            regs: Vec::new(),
             ptr_space: None,
         });
         self.f.param_size = off + size;

@@ -1,10 +1,10 @@
 //! The register-move family: `mov` (registers, immediates, special registers, variable
-//! and function addresses, vector pack/unpack; special registers: `check/sreg.rs`).
+//! and function addresses, vector pack/unpack, element-wise `.v2`/`.v4` moves; special registers: `check/sreg.rs`).
 //! (`prmt` is an [`InstKind::Bits`] operation, built in `int.rs`.)
 
 use super::Mods;
 use crate::check::func::Fx;
-use crate::check::operand::Val;
+use crate::check::operand::{Val, VecElem};
 use crate::ir::Fit;
 use crate::ir::{ArithOp, FloatMode, InstKind, Operand, Type};
 use crate::parse::ast::{self, Instruction};
@@ -12,8 +12,19 @@ use crate::parse::PtxError;
 
 impl Fx<'_, '_> {
     pub(super) fn mov(&mut self, i: &Instruction, m: &mut Mods) -> Result<Vec<InstKind>, PtxError> {
-        if m.any(|x| x == "v4") {
-            return self.mov_sreg_vector(i, m);
+        if m.any(|x| x == "v2" || x == "v4") {
+            // A vector source (`{a, b}` or a vector register) moves element-wise; anything
+            // else is the special-register form (`mov.v4.u32 {a, b, c, d}, %tid`).
+            let elementwise = i.operands.len() == 2
+                && match &i.operands[1] {
+                    ast::Operand::Vector(..) => true,
+                    ast::Operand::Value(e) => matches!(self.value(e), Ok(Val::VecReg(_))),
+                    _ => false,
+                };
+            return match elementwise {
+                true => self.mov_elements(i, m),
+                false => self.mov_sreg_vector(i, m),
+            };
         }
         let ty = self.one_type(m)?;
         self.nops(i, m, 2)?;
@@ -79,6 +90,41 @@ impl Fx<'_, '_> {
 
     /// `mov.b64 d, {a, b}` (pack) and `mov.b64 {a, b}, s` (unpack), lowered to shifts,
     /// conversions and ors through temporary registers.
+    /// `mov.v2.type d, a` / `mov.v4.type d, a`: element-wise, each side a vector register
+    /// or a `{a, b, ...}` list (`_` as a destination skips the element).
+    fn mov_elements(&mut self, i: &Instruction, m: &mut Mods) -> Result<Vec<InstKind>, PtxError> {
+        let n = match m.one_of(&["v2", "v4"]) {
+            Some("v2") => 2,
+            _ => 4,
+        };
+        let ty = self.one_type(m)?;
+        let (d, a) = (&i.operands[0], &i.operands[1]);
+        let (dsts, srcs) = (self.vector_elems(d)?, self.vector_elems(a)?);
+        if dsts.len() != n || srcs.len() != n {
+            return Err(self.err(m.loc, format!("'{}' moves vectors of {n} elements", m.text)));
+        }
+        let mut out = Vec::new();
+        for (de, se) in dsts.into_iter().zip(srcs) {
+            let dst = match de {
+                VecElem::Op(ast::Operand::Sink(_)) => continue,
+                VecElem::Op(op) => self.dst(op, ty, Fit::Strict)?,
+                VecElem::Reg(r) => {
+                    self.check_fit(r, ty, Fit::Strict, d.loc())?;
+                    r
+                }
+            };
+            let src = match se {
+                VecElem::Op(op) => self.src(op, ty, Fit::Strict)?,
+                VecElem::Reg(r) => {
+                    self.check_fit(r, ty, Fit::Strict, a.loc())?;
+                    Operand::Reg(r)
+                }
+            };
+            out.push(InstKind::Mov { ty, dst, src });
+        }
+        Ok(out)
+    }
+
     pub(super) fn mov_vector(
         &mut self,
         i: &Instruction,

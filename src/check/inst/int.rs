@@ -211,6 +211,11 @@ impl Fx<'_, '_> {
 
     pub(super) fn add_sub(&mut self, i: &Instruction, m: &mut Mods) -> Result<InstKind, PtxError> {
         self.reject_mods(m, &["cc", "relu"])?;
+        if i.opcode.name == "add" {
+            if let Some(p) = m.one_of(&["u16x2", "s16x2"]) {
+                return self.add_16x2(i, m, p == "s16x2");
+            }
+        }
         let ty = self.one_type(m)?;
         let op = if i.opcode.name == "add" {
             ArithOp::Add
@@ -228,6 +233,50 @@ impl Fx<'_, '_> {
             return self.add_sub_sat(i, m, ty, op == ArithOp::Add);
         }
         self.arith(i, m, op, ty, FloatMode::default())
+    }
+
+    /// `add.u16x2` / `add.s16x2 d, a, b` (PTX 8.0): the two half-words added apart,
+    /// wrapping; `.b32` operands. The same operation as the SIMD video `vadd2` with its
+    /// default selectors and no `.sat`, so it is lowered to that [`InstKind::Video`].
+    fn add_16x2(
+        &mut self,
+        i: &Instruction,
+        m: &mut Mods,
+        signed: bool,
+    ) -> Result<InstKind, PtxError> {
+        if let Some((_, l)) = m.types().first() {
+            return Err(self.err(*l, format!("'{}' has too many types", m.text)));
+        }
+        self.nops(i, m, 3)?;
+        let dst = self.dst(&i.operands[0], Type::B32, Fit::Strict)?;
+        let a = self.src(&i.operands[1], Type::B32, Fit::Strict)?;
+        let b = self.src(&i.operands[2], Type::B32, Fit::Strict)?;
+        let op = crate::ir::VideoOp {
+            kind: crate::ir::VideoKind::Add,
+            lanes: 2,
+            dsigned: signed,
+            asigned: signed,
+            bsigned: signed,
+            sat: false,
+            op2: None,
+            dsel: None,
+            asel: None,
+            bsel: None,
+            // `{b, a}` half-words: a's are 0 and 1, b's 2 and 3 (`.h10`, `.h32`).
+            simd_asel: 0x10,
+            simd_bsel: 0x32,
+            simd_mask: 0b11,
+            clamp: false,
+            scale: 0,
+            po: false,
+            neg_prod: false,
+            neg_c: false,
+        };
+        Ok(InstKind::Video {
+            op,
+            dst,
+            srcs: vec![a, b, Operand::Imm(0)],
+        })
     }
 
     pub(super) fn mul_mad(

@@ -3,7 +3,8 @@
 //! `tex.{1d,2d,3d,a1d,a2d}.v4.{f32,s32,u32}.{f32,s32} d, [t, c]`,
 //! `tld4.{r,g,b,a}.2d.v4.{f32,s32,u32}.f32 d, [t, c]`,
 //! `suld.b.{1d,2d,3d,a1d,a2d}{.v2,.v4}.{b8,b16,b32,b64}{.trap,.clamp,.zero} d, [s, c]` and
-//! `sust.b` likewise. Other forms (`txq`, `suq`, `sured`, `sust.p`, cube and multisample
+//! `sust.b` likewise, and `sured.b.{add,min,max,and,or}.{1d,2d,3d}`. Other forms (`txq`,
+//! `suq`, `sured.p`, `sust.p`, cube and multisample
 //! geometries, mipmap levels and gradients, offsets, depth compare, `.texref`/`.surfref`
 //! operands, the optional predicate result) stay located "not supported yet" errors.
 
@@ -11,7 +12,7 @@ use super::Mods;
 use crate::check::func::Fx;
 use crate::check::operand::VecElem;
 use crate::ir::Fit;
-use crate::ir::{InstKind, Operand, RegId, SurfClamp, TexGeom, TexOp, Type};
+use crate::ir::{AtomOp, InstKind, Operand, RegId, SurfClamp, TexGeom, TexOp, Type};
 use crate::parse::ast::{self, Instruction};
 use crate::parse::PtxError;
 
@@ -68,6 +69,7 @@ impl Fx<'_, '_> {
                 };
                 TexOp::Tld4 { comp, dtype }
             }
+            "sured" => self.sured_op(m)?,
             name => {
                 if !m.has("b") {
                     return Err(self.unsupported(m));
@@ -109,7 +111,7 @@ impl Fx<'_, '_> {
             }
         };
         let sig = op.signature();
-        let store = matches!(op, TexOp::Sust { .. });
+        let store = matches!(op, TexOp::Sust { .. } | TexOp::Sured { .. });
         if i.operands.len() > 2 && !store {
             // The offset and depth-compare operands of `tex`/`tld4`.
             return Err(self.unsupported(m));
@@ -151,6 +153,56 @@ impl Fx<'_, '_> {
             dsts = self.tex_results(res_op, &sig.dsts, m)?;
         }
         Ok(InstKind::Texture { op, dsts, srcs })
+    }
+
+    /// `sured.b.op.geom.ctype.clamp`: `.add` on `.u32 .s32 .u64`, `.min`/`.max` on `.u32
+    /// .s32 .u64 .s64`, `.and`/`.or` on `.b32` (the ISA's table; `sured.p` is not
+    /// supported).
+    fn sured_op(&mut self, m: &mut Mods) -> Result<TexOp, PtxError> {
+        if !m.has("b") {
+            return Err(self.unsupported(m));
+        }
+        let op = match m.one_of(&["add", "min", "max", "and", "or"]) {
+            Some("add") => AtomOp::Add,
+            Some("min") => AtomOp::Min,
+            Some("max") => AtomOp::Max,
+            Some("and") => AtomOp::And,
+            Some("or") => AtomOp::Or,
+            _ => {
+                return Err(self.err(
+                    m.loc,
+                    format!("'{}' needs .add, .min, .max, .and or .or", m.text),
+                ))
+            }
+        };
+        let geom = match m.one_of(&["1d", "2d", "3d"]) {
+            Some("1d") => TexGeom::D1,
+            Some("2d") => TexGeom::D2,
+            Some("3d") => TexGeom::D3,
+            _ => return Err(self.unsupported(m)),
+        };
+        let ty = self.one_type(m)?;
+        let valid = match op {
+            AtomOp::Add => matches!(ty, Type::U32 | Type::S32 | Type::U64),
+            AtomOp::Min | AtomOp::Max => {
+                matches!(ty, Type::U32 | Type::S32 | Type::U64 | Type::S64)
+            }
+            _ => ty == Type::B32,
+        };
+        if !valid {
+            return Err(self.bad_type(m, ty));
+        }
+        let clamp = match m.one_of(&["trap", "clamp", "zero"]) {
+            Some("clamp") => SurfClamp::Clamp,
+            Some("zero") => SurfClamp::Zero,
+            _ => SurfClamp::Trap,
+        };
+        Ok(TexOp::Sured {
+            geom,
+            op,
+            ty,
+            clamp,
+        })
     }
 
     /// A vector operand (or a lone scalar for one element) with one element per type.

@@ -16,6 +16,11 @@ pub(crate) fn code(op: Builtin) -> u64 {
         Builtin::Malloc => 4,
         Builtin::Free => 5,
         Builtin::Cdp(f) => CDP_CODE + f.code() as u64,
+        // The low byte says which; `wide` is bit 16, the alignment bits 32-63 (the
+        // device-runtime codes are CDP_CODE..CDP_CODE + 0x100).
+        Builtin::Alloca { wide, align } => 6 | (wide as u64) << 16 | (align as u64) << 32,
+        Builtin::StackSave { wide } => 7 | (wide as u64) << 16,
+        Builtin::StackRestore { wide } => 8 | (wide as u64) << 16,
     }
 }
 
@@ -27,7 +32,21 @@ fn from_code(c: u64) -> Option<Builtin> {
         3 => Some(Builtin::Brkpt),
         4 => Some(Builtin::Malloc),
         5 => Some(Builtin::Free),
-        c if c >= CDP_CODE => crate::ir::CdpFn::from_code((c - CDP_CODE) as u32).map(Builtin::Cdp),
+        c if (CDP_CODE..CDP_CODE + 0x100).contains(&c) => {
+            crate::ir::CdpFn::from_code((c - CDP_CODE) as u32).map(Builtin::Cdp)
+        }
+        c if c & 0xff00 == 0 => {
+            let wide = c >> 16 & 1 == 1;
+            match c & 0xff {
+                6 => Some(Builtin::Alloca {
+                    wide,
+                    align: (c >> 32) as u32,
+                }),
+                7 => Some(Builtin::StackSave { wide }),
+                8 => Some(Builtin::StackRestore { wide }),
+                _ => None,
+            }
+        }
         _ => None,
     }
 }

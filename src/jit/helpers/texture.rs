@@ -1,7 +1,7 @@
 //! The texture/surface helper (`ptxjit_texture`) over `crate::exec::texture::exec`.
 
 use crate::exec::ctx::{WarpCtx, STATUS_FAULT, STATUS_OK, WARP_SIZE};
-use crate::ir::{InstId, SurfClamp, TexGeom, TexOp, Type};
+use crate::ir::{AtomOp, InstId, SurfClamp, TexGeom, TexOp, Type};
 
 /// The data-area offsets of operands of types `tys` (4 bytes per lane for 32-bit and
 /// narrower types, 8 for 64-bit), one after the other from 0; and the total size.
@@ -82,6 +82,14 @@ const GEOMS: [TexGeom; 5] = [
 ];
 const TYPES: [Type; 3] = [Type::F32, Type::S32, Type::U32];
 const CLAMPS: [SurfClamp; 3] = [SurfClamp::Trap, SurfClamp::Clamp, SurfClamp::Zero];
+const RED_OPS: [AtomOp; 5] = [
+    AtomOp::Add,
+    AtomOp::Min,
+    AtomOp::Max,
+    AtomOp::And,
+    AtomOp::Or,
+];
+const RED_TYPES: [Type; 5] = [Type::U32, Type::S32, Type::B32, Type::U64, Type::S64];
 
 fn idx<T: PartialEq>(list: &[T], v: &T) -> u64 {
     list.iter().position(|x| x == v).unwrap_or(0) as u64
@@ -107,6 +115,17 @@ pub(crate) fn encode(op: TexOp) -> u64 {
             clamp,
             formatted,
         } => 3 | idx(&GEOMS, &geom) << 4 | surf_bits(bytes, vec, clamp) | (formatted as u64) << 40,
+        TexOp::Sured {
+            geom,
+            op,
+            ty,
+            clamp,
+        } => {
+            4 | idx(&GEOMS, &geom) << 4
+                | idx(&RED_OPS, &op) << 8
+                | idx(&RED_TYPES, &ty) << 12
+                | idx(&CLAMPS, &clamp) << 36
+        }
     }
 }
 
@@ -144,6 +163,12 @@ pub(crate) fn decode(c: u64) -> Option<TexOp> {
             clamp: clamp?,
             formatted: c >> 40 & 1 != 0,
         },
+        4 => TexOp::Sured {
+            geom,
+            op: *RED_OPS.get((c >> 8 & 15) as usize)?,
+            ty: *RED_TYPES.get((c >> 12 & 15) as usize)?,
+            clamp: clamp?,
+        },
         _ => return None,
     })
 }
@@ -169,6 +194,12 @@ mod tests {
                 bytes: 8,
                 vec: 2,
                 clamp: SurfClamp::Zero,
+            },
+            TexOp::Sured {
+                geom: TexGeom::D2,
+                op: AtomOp::Max,
+                ty: Type::S64,
+                clamp: SurfClamp::Clamp,
             },
             TexOp::Sust {
                 geom: TexGeom::A1d,

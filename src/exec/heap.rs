@@ -10,40 +10,18 @@
 //! Memory inside the heap is one region for the access checks, so an overflow from one
 //! block into the next is not a fault here either (the GPU does not catch it) — except
 //! under memcheck, which checks every heap access against the blocks
-//! ([`DeviceHeap::check`]: byte-exact against the requested size, freed blocks poisoned
+//! ([`DeviceHeap::check_access`]: byte-exact against the requested size, freed blocks poisoned
 //! until reused) and keeps freed blocks from reuse for a while and a free granule after
 //! each block ([`DeviceHeap::set_quarantine`]).
 
 use crate::exec::freelist::FreeList;
+pub use crate::exec::sanitize::{FreeError, HeapAccess};
 use std::collections::{BTreeMap, VecDeque};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Mutex;
 
 /// Alignment of every block (and the granularity of sizes).
 pub const HEAP_ALIGN: u64 = 16;
-
-/// Why a `free` failed.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum FreeError {
-    /// Inside the heap but not the start of a live block (e.g. freed twice).
-    NotABlock,
-    /// Outside the heap.
-    OutsideHeap,
-}
-
-/// What memcheck finds at a heap access ([`DeviceHeap::check`]); blocks are given as
-/// `(start, requested size)`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum HeapAccess {
-    /// Inside the requested bytes of one live block.
-    Ok,
-    /// Starts in a live block but runs past its requested bytes.
-    Overflow(u64, u64),
-    /// In a freed block not reused since.
-    Freed(u64, u64),
-    /// In no block; the nearest live block below, if any.
-    NoBlock(Option<(u64, u64)>),
-}
 
 struct Blocks {
     /// Live blocks: start -> (size, a multiple of HEAP_ALIGN; requested size).
@@ -205,7 +183,7 @@ impl DeviceHeap {
     }
 
     /// memcheck's check of an access `[addr, addr+len)` inside the heap.
-    pub fn check(&self, addr: u64, len: u64) -> HeapAccess {
+    pub fn check_access(&self, addr: u64, len: u64) -> HeapAccess {
         let b = self.blocks();
         let end = addr.saturating_add(len);
         let below = b.live.range(..=addr).next_back();
@@ -223,6 +201,18 @@ impl DeviceHeap {
             }
         }
         HeapAccess::NoBlock(below.map(|(&lo, &(_, req))| (lo, req)))
+    }
+}
+
+impl crate::exec::sanitize::HeapBlocks for DeviceHeap {
+    fn range(&self) -> (u64, u64) {
+        (self.base, self.base + self.size)
+    }
+    fn check(&self, addr: u64, len: u64) -> HeapAccess {
+        self.check_access(addr, len)
+    }
+    fn freed_block(&self, ptr: u64) -> Option<u64> {
+        DeviceHeap::freed_block(self, ptr)
     }
 }
 
@@ -264,25 +254,36 @@ mod tests {
         let a = h.malloc(20); // [0x1000, +20)
         let b = h.malloc(16); // [0x1030, +16)
         assert_eq!((a, b), (0x1000, 0x1030));
-        assert_eq!(h.check(0x1010, 4), HeapAccess::Ok, "bytes 16..20");
+        assert_eq!(h.check_access(0x1010, 4), HeapAccess::Ok, "bytes 16..20");
         assert_eq!(
-            h.check(0x1010, 8),
+            h.check_access(0x1010, 8),
             HeapAccess::Overflow(a, 20),
             "bytes 16..24"
         );
-        assert_eq!(h.check(0x1020, 1), HeapAccess::Overflow(a, 20), "padding");
-        assert_eq!(h.check(0x1040, 4), HeapAccess::Overflow(b, 16), "the guard");
-        assert_eq!(h.check(0x1050, 4), HeapAccess::NoBlock(Some((b, 16))));
+        assert_eq!(
+            h.check_access(0x1020, 1),
+            HeapAccess::Overflow(a, 20),
+            "padding"
+        );
+        assert_eq!(
+            h.check_access(0x1040, 4),
+            HeapAccess::Overflow(b, 16),
+            "the guard"
+        );
+        assert_eq!(
+            h.check_access(0x1050, 4),
+            HeapAccess::NoBlock(Some((b, 16)))
+        );
         h.free(a).unwrap();
-        assert_eq!(h.check(0x1004, 4), HeapAccess::Freed(a, 20));
+        assert_eq!(h.check_access(0x1004, 4), HeapAccess::Freed(a, 20));
         assert_eq!(h.freed_block(a), Some(20));
         // 48 bytes held (at most a quarter of the heap, 64): a is not reused yet.
         assert_eq!(h.malloc(20), 0x1050);
-        assert_eq!(h.check(0x1004, 4), HeapAccess::Freed(a, 20));
+        assert_eq!(h.check_access(0x1004, 4), HeapAccess::Freed(a, 20));
         // Filling the heap makes the quarantine give a back: [0x1080, 0x1100) is 128.
         assert_eq!(h.malloc(112), 0x1080);
         assert_eq!(h.malloc(32), a, "reused once nothing else is left");
-        assert_eq!(h.check(0x1004, 4), HeapAccess::Ok);
+        assert_eq!(h.check_access(0x1004, 4), HeapAccess::Ok);
         assert_eq!(h.freed_block(a), None);
     }
 }

@@ -418,7 +418,7 @@ pub(crate) fn launch_sanitizer(
             shared_size,
             local_size,
         )
-        .with_heap(heap)
+        .with_heap(heap.map(|h| h as std::sync::Arc<dyn crate::exec::sanitize::HeapBlocks>))
         .with_used_bytes(used_bytes),
     )
 }
@@ -430,7 +430,10 @@ pub(crate) fn region_table(
     san: Option<&crate::exec::sanitize::Sanitizer>,
 ) -> crate::exec::region::RegionTable {
     match san.and_then(|s| s.heap()) {
-        Some(h) => t.with_uncached(h.base(), h.base() + h.size()),
+        Some(h) => {
+            let (lo, hi) = h.range();
+            t.with_uncached(lo, hi)
+        }
         None => t,
     }
 }

@@ -6,10 +6,47 @@
 //! kept for leak reports at device destruction (the runtime's side).
 
 use super::{FindingKind, RawFinding, Sanitizer, WarpView};
-use crate::exec::heap::{DeviceHeap, FreeError, HeapAccess};
 use crate::ir::{InstId, Space};
 use std::collections::HashMap;
 use std::sync::Arc;
+
+/// Why a device-heap `free` failed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FreeError {
+    /// Inside the heap but not the start of a live block (e.g. freed twice).
+    NotABlock,
+    /// Outside the heap.
+    OutsideHeap,
+}
+
+/// What memcheck finds at a heap access ([`HeapBlocks::check`]); blocks are given as
+/// `(start, requested size)`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum HeapAccess {
+    /// Inside the requested bytes of one live block.
+    Ok,
+    /// Starts in a live block but runs past its requested bytes.
+    Overflow(u64, u64),
+    /// In a freed block not reused since.
+    Freed(u64, u64),
+    /// In no block; the nearest live block below, if any.
+    NoBlock(Option<(u64, u64)>),
+}
+
+/// The device heap as memcheck sees it (`crate::exec::heap::DeviceHeap`).
+pub trait HeapBlocks: Send + Sync {
+    /// The heap's range `[lo, hi)`.
+    fn range(&self) -> (u64, u64);
+    /// Whether `addr` lies in the heap.
+    fn contains(&self, addr: u64) -> bool {
+        let (lo, hi) = self.range();
+        addr >= lo && addr < hi
+    }
+    /// The check of an access `[addr, addr+len)` inside the heap.
+    fn check(&self, addr: u64, len: u64) -> HeapAccess;
+    /// The requested size of the freed, not reused block starting at `ptr`.
+    fn freed_block(&self, ptr: u64) -> Option<u64>;
+}
 
 /// Where a device-heap block was allocated: instruction, block and thread.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -23,12 +60,12 @@ pub struct MallocSite {
 
 impl Sanitizer {
     /// The device heap memcheck checks, if any.
-    pub fn heap(&self) -> Option<&Arc<DeviceHeap>> {
+    pub fn heap(&self) -> Option<&Arc<dyn HeapBlocks>> {
         self.heap.as_ref()
     }
 
     /// Checks the device heap's blocks under memcheck.
-    pub fn with_heap(mut self, heap: Option<Arc<DeviceHeap>>) -> Sanitizer {
+    pub fn with_heap(mut self, heap: Option<Arc<dyn HeapBlocks>>) -> Sanitizer {
         self.heap = heap.filter(|_| self.opts.memcheck);
         self
     }

@@ -76,9 +76,8 @@ pub mod shadow;
 
 pub use crate::config::SanitizeOptions;
 pub use finding::{FindingKind, OtherAccess, RawFinding};
-pub use heapcheck::MallocSite;
+pub use heapcheck::{FreeError, HeapAccess, HeapBlocks, MallocSite};
 
-use crate::exec::heap::DeviceHeap;
 use crate::ir::{InstId, Space};
 use race::{Acc, ByteRec, Hazard, Now};
 use shadow::{Bits, InitMap};
@@ -97,7 +96,7 @@ pub struct Sanitizer {
     local_size: u64,
     state: Mutex<State>,
     /// The device heap, checked block by block under memcheck.
-    heap: Option<Arc<DeviceHeap>>,
+    heap: Option<Arc<dyn HeapBlocks>>,
     /// `malloc`s of this launch (memcheck): block start -> site.
     mallocs: Mutex<HashMap<u64, MallocSite>>,
     /// The kernel module's `used_bytes_mask` pragmas (`ir::Module::used_bytes`).

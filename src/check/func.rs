@@ -451,8 +451,26 @@ impl Fx<'_, '_> {
             }
         }
         self.scopes.push(scope);
+        let mut used_bytes = None;
         for s in &b.stmts {
+            let first = self.cx.m.inst_info.len();
             self.stmt(s, depth)?;
+            match s {
+                Stmt::Directive(d) => {
+                    if let Some(n) = d.name.strip_prefix("used_bytes_mask") {
+                        used_bytes = parse_mask(n.trim());
+                    }
+                }
+                Stmt::Inst(_) => {
+                    // The mask applies to the next instruction (its first InstId).
+                    if let Some(m) = used_bytes.take() {
+                        if self.cx.m.inst_info.len() > first {
+                            self.cx.m.used_bytes.insert(ir::InstId(first as u32), m);
+                        }
+                    }
+                }
+                _ => {}
+            }
         }
         self.scopes.pop();
         Ok(())
@@ -908,5 +926,13 @@ impl Fx<'_, '_> {
             });
         }
         Ok(out)
+    }
+}
+
+/// The number of a `used_bytes_mask` pragma (decimal, or `0x` hexadecimal).
+fn parse_mask(n: &str) -> Option<u32> {
+    match n.strip_prefix("0x").or_else(|| n.strip_prefix("0X")) {
+        Some(h) => u32::from_str_radix(h, 16).ok(),
+        None => n.parse().ok(),
     }
 }

@@ -508,6 +508,12 @@ unsafe fn resolve_with(
     let len = (req.elem_bytes * req.nvec) as u64;
     let mut host = [0u64; WARP_SIZE];
     let mut mask = req.mask;
+    // A load whose `used_bytes_mask` leaves bytes out: memcheck checks the used ones.
+    let used = san
+        .as_ref()
+        .filter(|_| !req.write)
+        .and_then(|s| s.used_span(req.inst, len));
+    let (ulo, ulen) = used.unwrap_or((0, len));
     // Check every lane first.
     while mask != 0 {
         let lane = mask.trailing_zeros() as usize;
@@ -538,7 +544,11 @@ unsafe fn resolve_with(
                 return Err(Stopped);
             }};
         }
-        let Some(h) = translate(ctx, req.space, lane, addr, len) else {
+        let in_window = translate(ctx, req.space, lane, addr, len).or_else(|| {
+            let h = translate(ctx, req.space, lane, addr.wrapping_add(ulo), ulen)?;
+            used.map(|_| h.wrapping_sub(ulo))
+        });
+        let Some(h) = in_window else {
             bad!(FaultKind::OutsideWindow, None)
         };
         if h % len != 0 {
@@ -559,9 +569,19 @@ unsafe fn resolve_with(
             let env = unsafe { &*ctx.env };
             match env.regions.find(h, len) {
                 Some(r) if req.write && !r.writable => bad!(FaultKind::ReadOnly, Some(h)),
-                Some(r) => {
+                Some(r) if env.regions.cacheable(&r) => {
                     if let Some(c) = slot {
                         *c = [r.lo, r.hi];
+                    }
+                }
+                // The device heap under memcheck: checked against its blocks.
+                Some(_) if san.as_ref().is_some_and(|s| s.heap_fault(h + ulo, ulen)) => {
+                    bad!(FaultKind::OutOfBounds, Some(h))
+                }
+                Some(_) => {}
+                None if used.is_some() && env.regions.find(h + ulo, ulen).is_some() => {
+                    if san.as_ref().is_some_and(|s| s.heap_fault(h + ulo, ulen)) {
+                        bad!(FaultKind::OutOfBounds, Some(h))
                     }
                 }
                 None => bad!(FaultKind::OutOfBounds, Some(h)),
@@ -590,7 +610,7 @@ unsafe fn resolve_with(
 pub const SANITIZER_STOP: &str = "stopped by a sanitizer finding";
 
 /// The sanitizers' view of a warp.
-fn view(ctx: &WarpCtx) -> WarpView<'_> {
+pub(crate) fn view(ctx: &WarpCtx) -> WarpView<'_> {
     WarpView {
         ctaid: ctx.ctaid,
         warpid: ctx.warpid,

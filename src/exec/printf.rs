@@ -103,9 +103,37 @@ pub unsafe fn exec(
                     unsafe { ctx::stop_with_error_at(ctx, msg, inst, lane as u32) };
                     return Err(Stopped);
                 };
-                if op == Builtin::Malloc {
+                // SAFETY: the caller's contract.
+                let san = unsafe { (*ctx.env).san.clone() };
+                let res = if op == Builtin::Malloc {
                     out[lane] = heap.malloc(arg(0, lane));
-                } else if let Err(e) = heap.free(arg(0, lane)) {
+                    if let Some(s) = &san {
+                        s.heap_malloc(&ctx::view(ctx), inst, lane, out[lane], arg(0, lane));
+                    }
+                    Ok(())
+                } else {
+                    let r = heap.free(arg(0, lane));
+                    match san
+                        .and_then(|s| s.heap_free(&ctx::view(ctx), inst, lane, arg(0, lane), r))
+                    {
+                        Some(true) => Ok(()),
+                        Some(false) => {
+                            emit(ctx, &text);
+                            // SAFETY: the caller's contract.
+                            unsafe {
+                                ctx::stop_with_error_at(
+                                    ctx,
+                                    ctx::SANITIZER_STOP.into(),
+                                    inst,
+                                    lane as u32,
+                                )
+                            };
+                            return Err(Stopped);
+                        }
+                        None => r,
+                    }
+                };
+                if let Err(e) = res {
                     let p = arg(0, lane);
                     let msg = match e {
                         FreeError::NotABlock => format!("free({p:#x}): not a block of the device heap (freed twice, or not returned by malloc); a GPU reports CUDA_ERROR_LAUNCH_FAILED"),

@@ -27,13 +27,28 @@ pub struct Region {
 #[derive(Clone, Debug, Default)]
 pub struct RegionTable {
     regions: Vec<Region>,
+    /// A range whose regions never go into the per-instruction region caches (the
+    /// device heap under memcheck: each access is checked against its blocks).
+    uncached: (u64, u64),
 }
 
 impl RegionTable {
     pub fn new(mut regions: Vec<Region>) -> RegionTable {
         regions.retain(|r| r.hi > r.lo);
         regions.sort_by_key(|r| r.lo);
-        RegionTable { regions }
+        RegionTable {
+            regions,
+            uncached: (0, 0),
+        }
+    }
+    /// Keeps regions overlapping `[lo, hi)` out of the region caches.
+    pub fn with_uncached(mut self, lo: u64, hi: u64) -> RegionTable {
+        self.uncached = (lo, hi);
+        self
+    }
+    /// Whether region `r` may go into a region cache.
+    pub fn cacheable(&self, r: &Region) -> bool {
+        !(r.lo < self.uncached.1 && self.uncached.0 < r.hi)
     }
     /// The region containing all of `[addr, addr+len)`, if any.
     pub fn find(&self, addr: u64, len: u64) -> Option<Region> {

@@ -108,6 +108,9 @@ pub struct Module {
     pub dyn_shared_offset: u32,
     /// Source information for every instruction, indexed by [`InstId`].
     pub inst_info: Vec<InstInfo>,
+    /// NVVM's `.pragma "used_bytes_mask N"` before a load: bit i set when byte i of the
+    /// access is used (memcheck checks the bounds of the used bytes only).
+    pub used_bytes: std::collections::BTreeMap<InstId, u32>,
 }
 
 impl Module {

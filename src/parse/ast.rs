@@ -190,7 +190,8 @@ pub enum Stmt {
         label: Ident,
         proto: Prototype,
     },
-    /// Other directives inside a body (`.pragma`, `.maxnreg`...): accepted, ignored.
+    /// Other directives inside a body (`.pragma`, `.maxnreg`...): accepted, ignored
+    /// (the name of a `.pragma "used_bytes_mask N"` is that string: memcheck uses it).
     Directive(Ident),
 }
 

@@ -323,7 +323,7 @@ impl<'a> Parser<'a> {
                 }
                 Tok::Dot("pragma") => {
                     self.bump();
-                    self.pragma_args()?;
+                    let _ = self.pragma_args()?;
                 }
                 Tok::Dot("alias") => {
                     self.bump();
@@ -346,10 +346,12 @@ impl<'a> Parser<'a> {
         }
     }
 
-    fn pragma_args(&mut self) -> PResult<()> {
+    fn pragma_args(&mut self) -> PResult<Vec<String>> {
+        let mut args = Vec::new();
         loop {
             match self.peek().tok {
-                Tok::Str(_) => {
+                Tok::Str(a) => {
+                    args.push(a.to_string());
                     self.bump();
                 }
                 _ => return Err(self.unexpected("a string")),
@@ -359,7 +361,7 @@ impl<'a> Parser<'a> {
             }
         }
         self.expect_punct(';')?;
-        Ok(())
+        Ok(args)
     }
 
     /// Linkage attributes followed by `.entry`, `.func` or a variable declaration.
@@ -672,7 +674,7 @@ impl<'a> Parser<'a> {
                 }
                 Tok::Dot("pragma") => {
                     self.bump();
-                    self.pragma_args()?;
+                    let _ = self.pragma_args()?;
                 }
                 Tok::Dot(d) if is_func_directive(d) => {
                     self.bump();
@@ -779,11 +781,14 @@ impl<'a> Parser<'a> {
                 }
                 Tok::Dot("pragma") => {
                     self.bump();
-                    self.pragma_args()?;
-                    stmts.push(Stmt::Directive(Ident {
-                        name: "pragma".into(),
-                        loc: t.loc,
-                    }));
+                    let args = self.pragma_args()?;
+                    // NVVM's `.pragma "used_bytes_mask N"` (which bytes of the next
+                    // load are used) is kept by its text; other pragmas are `pragma`.
+                    let name = args
+                        .into_iter()
+                        .find(|a| a.starts_with("used_bytes_mask"))
+                        .unwrap_or_else(|| "pragma".into());
+                    stmts.push(Stmt::Directive(Ident { name, loc: t.loc }));
                 }
                 Tok::Dot(d) if is_func_directive(d) => {
                     let mut ds = Vec::new();

@@ -95,6 +95,10 @@ impl Drop for DeviceInner {
             for (a, len) in self.mem.live(RegionKind::Alloc) {
                 report.add(super::sanitize::Finding::leak(a, len));
             }
+            let slot = self.heap.get_mut().unwrap_or_else(|e| e.into_inner());
+            for f in super::sanitize::heap_leaks(slot) {
+                report.add(f);
+            }
         }
         if let Some(p) = &self.opts.sanitize_json {
             if let Err(e) = std::fs::write(p, report.to_json()) {
@@ -114,6 +118,9 @@ impl Drop for DeviceInner {
 pub(crate) struct HeapSlot {
     pub(crate) limit: u64,
     pub(crate) heap: Option<Arc<crate::exec::heap::DeviceHeap>>,
+    /// memcheck: the located `malloc` of each block a sanitized launch left live (a
+    /// leak unless freed before the device goes).
+    pub(crate) leak_sites: std::collections::HashMap<u64, super::sanitize::Finding>,
 }
 
 /// The default device heap size (`CU_LIMIT_MALLOC_HEAP_SIZE`), as on a GPU: 8 MiB.
@@ -198,6 +205,7 @@ impl Device {
                 heap: std::sync::Mutex::new(HeapSlot {
                     limit: DEFAULT_MALLOC_HEAP_BYTES,
                     heap: None,
+                    leak_sites: Default::default(),
                 }),
                 findings: Default::default(),
                 san_lock: Default::default(),
@@ -277,6 +285,16 @@ impl Device {
 
     fn heap_slot(&self) -> std::sync::MutexGuard<'_, HeapSlot> {
         self.inner.heap.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// The device heap if made.
+    pub(crate) fn heap_slot_heap(&self) -> Option<Arc<crate::exec::heap::DeviceHeap>> {
+        self.heap_slot().heap.clone()
+    }
+
+    /// The located `malloc` sites of blocks sanitized launches left live.
+    pub(crate) fn with_heap_slot<R>(&self, f: impl FnOnce(&mut HeapSlot) -> R) -> R {
+        f(&mut self.heap_slot())
     }
 
     /// The device heap, made (one device allocation of the heap size) on first use.
@@ -382,6 +400,9 @@ impl Device {
         let mut r = super::sanitize::Report::default();
         for (a, len) in self.inner.mem.live(RegionKind::Alloc) {
             r.add(super::sanitize::Finding::leak(a, len));
+        }
+        for f in super::sanitize::heap_leaks(&self.heap_slot()) {
+            r.add(f);
         }
         r
     }

@@ -375,8 +375,11 @@ impl Device {
                 .lock()
                 .unwrap_or_else(|e| e.into_inner())
         });
-        let san = san_opts
-            .map(|o| super::sanitize::launch_sanitizer(mem, o, shape.shared_size, local_size));
+        let san = san_opts.map(|o| {
+            let heap = self.heap_slot_heap();
+            let used = module.ir().used_bytes.clone();
+            super::sanitize::launch_sanitizer(mem, o, shape.shared_size, local_size, heap, used)
+        });
         // memcheck checks the requested sizes, not the GPU's 256-byte granules.
         let exact_bounds = self.inner.opts.exact_bounds || san_opts.is_some_and(|o| o.memcheck);
         let mut owned = Vec::new();
@@ -389,7 +392,10 @@ impl Device {
                 func,
                 exec,
                 cfg,
-                regions: Arc::new(RegionTable::new(mem.regions(exact_bounds))),
+                regions: Arc::new(super::sanitize::region_table(
+                    RegionTable::new(mem.regions(exact_bounds)),
+                    san.as_deref(),
+                )),
                 heap,
                 cdp,
                 textures: self.inner.textures.clone(),

@@ -185,6 +185,21 @@ fn json_str(s: &str) -> String {
 impl fmt::Display for Finding {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let d = |v: [u32; 3]| format!("({},{},{})", v[0], v[1], v[2]);
+        if self.kind == FindingKind::Leak && self.at.is_some() {
+            return write!(
+                f,
+                "{}: {}: {} (malloc in kernel '{}' at {}: block {}, thread {})",
+                self.kind.checker(),
+                self.kind.name(),
+                self.detail,
+                self.kernel,
+                self.at
+                    .as_ref()
+                    .map_or_else(|| "?".into(), |a| a.to_string()),
+                d(self.block),
+                d(self.thread)
+            );
+        }
         if self.kind == FindingKind::Leak {
             return write!(
                 f,
@@ -387,18 +402,97 @@ pub(crate) fn launch_sanitizer(
     opts: crate::config::SanitizeOptions,
     shared_size: u64,
     local_size: u64,
+    heap: Option<std::sync::Arc<crate::exec::heap::DeviceHeap>>,
+    used_bytes: std::collections::BTreeMap<InstId, u32>,
 ) -> std::sync::Arc<crate::exec::sanitize::Sanitizer> {
-    std::sync::Arc::new(crate::exec::sanitize::Sanitizer::new(
-        opts,
-        mem.init.clone(),
-        if opts.memcheck {
-            mem.freed()
-        } else {
-            Vec::new()
-        },
-        shared_size,
-        local_size,
-    ))
+    if let Some(h) = heap.as_ref().filter(|_| opts.memcheck) {
+        h.set_quarantine(true);
+    }
+    std::sync::Arc::new(
+        crate::exec::sanitize::Sanitizer::new(
+            opts,
+            mem.init.clone(),
+            if opts.memcheck {
+                mem.freed()
+            } else {
+                Vec::new()
+            },
+            shared_size,
+            local_size,
+        )
+        .with_heap(heap.map(|h| h as std::sync::Arc<dyn crate::exec::sanitize::HeapBlocks>))
+        .with_used_bytes(used_bytes),
+    )
+}
+
+/// A launch's region table: under memcheck, the device heap stays out of the region
+/// caches (each of its accesses is checked against the heap's blocks).
+pub(crate) fn region_table(
+    t: crate::exec::region::RegionTable,
+    san: Option<&crate::exec::sanitize::Sanitizer>,
+) -> crate::exec::region::RegionTable {
+    match san.and_then(|s| s.heap()) {
+        Some(h) => {
+            let (lo, hi) = h.range();
+            t.with_uncached(lo, hi)
+        }
+        None => t,
+    }
+}
+
+/// memcheck's leaks of the device heap: its live blocks, each located at its `malloc`
+/// when a sanitized launch made it.
+pub(crate) fn heap_leaks(slot: &super::device::HeapSlot) -> Vec<Finding> {
+    let Some(h) = &slot.heap else {
+        return Vec::new();
+    };
+    h.live_blocks()
+        .into_iter()
+        .map(|(a, len)| match slot.leak_sites.get(&a) {
+            Some(f) if f.size as u64 == len.min(u32::MAX as u64) => f.clone(),
+            _ => {
+                let mut f = Finding::leak(a, len);
+                f.detail =
+                    format!("{len} bytes malloc'd on the device heap at {a:#x} were never freed");
+                f
+            }
+        })
+        .collect()
+}
+
+/// After a sanitized launch: the `malloc` sites of the blocks it left live, kept for
+/// leak reports.
+fn keep_malloc_sites(
+    dev: &super::device::Device,
+    module: &super::device::Module,
+    kernel: &str,
+    san: &crate::exec::sanitize::Sanitizer,
+) {
+    let sites = san.take_mallocs();
+    if sites.is_empty() {
+        return;
+    }
+    dev.with_heap_slot(|slot| {
+        let live: std::collections::HashSet<u64> = match &slot.heap {
+            Some(h) => h.live_blocks().into_iter().map(|(a, _)| a).collect(),
+            None => return,
+        };
+        for (a, site) in sites {
+            if !live.contains(&a) {
+                continue;
+            }
+            let mut f = Finding::leak(a, site.len);
+            f.kernel = kernel.to_string();
+            f.at = Some(SourceLoc::of(module.ir(), site.inst));
+            f.block = site.block;
+            f.thread = site.thread;
+            f.detail = format!(
+                "{} bytes malloc'd on the device heap at {a:#x} were never freed",
+                site.len
+            );
+            slot.leak_sites.insert(a, f);
+        }
+    });
 }
 
 /// After a launch: without initcheck, every allocation counts as written from now on
@@ -420,6 +514,7 @@ pub(crate) fn finish_launch(
             .mark_all();
     }
     let Some(san) = san else { return result };
+    keep_malloc_sites(dev, module, kernel, san);
     let found: Vec<Finding> = san
         .take_findings()
         .iter()

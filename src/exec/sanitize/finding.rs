@@ -20,8 +20,13 @@ pub enum FindingKind {
     LocalOverflow,
     /// memcheck: a `.shared` access outside the CTA's window.
     SharedOverflow,
-    /// memcheck: a device allocation still live when the device is destroyed.
+    /// memcheck: a device allocation (or device-heap `malloc` block) still live when the
+    /// device is destroyed.
     Leak,
+    /// memcheck: a device-heap `free` of a block already freed.
+    DoubleFree,
+    /// memcheck: a device-heap `free` of a pointer that is not the start of a block.
+    InvalidFree,
     /// initcheck: a read of bytes never written.
     Uninit,
     /// racecheck: a read of bytes another thread wrote with no barrier between.
@@ -47,7 +52,7 @@ impl FindingKind {
         use FindingKind::*;
         match self {
             OutOfBounds | UseAfterFree | Misaligned | ReadOnlyStore | LocalOverflow
-            | SharedOverflow | Leak => "memcheck",
+            | SharedOverflow | Leak | DoubleFree | InvalidFree => "memcheck",
             Uninit => "initcheck",
             RaceRaw | RaceWar | RaceWaw => "racecheck",
             DivergentBarrier | BarrierCount | MaskExcludesSelf | MaskNamesInactive => "synccheck",
@@ -65,6 +70,8 @@ impl FindingKind {
             LocalOverflow => "local-overflow",
             SharedOverflow => "shared-overflow",
             Leak => "leak",
+            DoubleFree => "double-free",
+            InvalidFree => "invalid-free",
             Uninit => "uninitialized-read",
             RaceRaw => "race-read-after-write",
             RaceWar => "race-write-after-read",

@@ -6,6 +6,9 @@
 //!   allocation's requested size, misaligned, `.const` stores, `.local`/`.shared`
 //!   windows) becomes a finding; an address in a recently freed allocation is a
 //!   use-after-free; live allocations at device destruction are leaks (runtime side).
+//!   Device-heap (`malloc`) accesses are checked against the heap's blocks
+//!   ([`Sanitizer::heap_access`]); bad `free`s are findings; the `malloc` sites of blocks
+//!   are kept for leak reports ([`Sanitizer::heap_malloc`]).
 //! - **initcheck** ([`shadow`]): a bit per byte of device allocations that started
 //!   uninitialised (`cuMemAlloc`), of the CTA's shared window and of each thread's
 //!   `.local` frame; loads and atomics of bytes never written are findings.
@@ -65,12 +68,15 @@ pub struct Fault {
     pub host: Option<u64>,
 }
 
+pub mod ctarace;
 pub mod finding;
+mod heapcheck;
 pub mod race;
 pub mod shadow;
 
 pub use crate::config::SanitizeOptions;
 pub use finding::{FindingKind, OtherAccess, RawFinding};
+pub use heapcheck::{FreeError, HeapAccess, HeapBlocks, MallocSite};
 
 use crate::ir::{InstId, Space};
 use race::{Acc, ByteRec, Hazard, Now};
@@ -89,6 +95,12 @@ pub struct Sanitizer {
     shared_size: u64,
     local_size: u64,
     state: Mutex<State>,
+    /// The device heap, checked block by block under memcheck.
+    heap: Option<Arc<dyn HeapBlocks>>,
+    /// `malloc`s of this launch (memcheck): block start -> site.
+    mallocs: Mutex<HashMap<u64, MallocSite>>,
+    /// The kernel module's `used_bytes_mask` pragmas (`ir::Module::used_bytes`).
+    used_bytes: std::collections::BTreeMap<InstId, u32>,
 }
 
 #[derive(Default)]
@@ -105,7 +117,10 @@ struct State {
     shared_init: Bits,
     local_init: Bits,
     shared_race: Vec<ByteRec>,
-    global_race: HashMap<u64, ByteRec, BuildHasherDefault<AddrHasher>>,
+    /// Global bytes by 8-byte word.
+    global_race: HashMap<u64, [ByteRec; 8], BuildHasherDefault<AddrHasher>>,
+    /// Global memory across the launch's CTAs.
+    cta_race: ctarace::CtaShadow,
 }
 
 /// A multiplicative hash of a byte address (std's SipHash is several times slower, and
@@ -170,7 +185,28 @@ impl Sanitizer {
             shared_size,
             local_size,
             state: Mutex::new(State::default()),
+            heap: None,
+            mallocs: Mutex::default(),
+            used_bytes: Default::default(),
         }
+    }
+
+    /// The module's `used_bytes_mask` pragmas, honoured by memcheck and initcheck.
+    pub fn with_used_bytes(mut self, m: std::collections::BTreeMap<InstId, u32>) -> Sanitizer {
+        self.used_bytes = m;
+        self
+    }
+
+    /// The bytes `(first, count)` of instruction `inst`'s `len`-byte access its
+    /// `used_bytes_mask` says are used, if it has one that leaves some out.
+    pub fn used_span(&self, inst: InstId, len: u64) -> Option<(u64, u64)> {
+        let m = *self.used_bytes.get(&inst)? & ((1u64 << len.min(32)) - 1) as u32;
+        if m == 0 {
+            return None;
+        }
+        let lo = m.trailing_zeros() as u64;
+        let hi = 32 - m.leading_zeros() as u64;
+        (hi - lo < len).then_some((lo, hi - lo))
     }
 
     fn state(&self) -> MutexGuard<'_, State> {
@@ -240,7 +276,9 @@ impl Sanitizer {
         let mut detail = String::new();
         let mut kind = f.kind;
         if kind == FindingKind::OutOfBounds {
-            if let Some((lo, len)) = f.host.and_then(|h| self.freed_alloc(h)) {
+            if let Some((k, d)) = f.host.and_then(|h| self.heap_detail(h, f.size as u64)) {
+                (kind, detail) = (k, d);
+            } else if let Some((lo, len)) = f.host.and_then(|h| self.freed_alloc(h)) {
                 detail = format!("in freed allocation [{lo:#x}, +{len})");
                 kind = FindingKind::UseAfterFree;
             }
@@ -356,18 +394,23 @@ impl Sanitizer {
     ) {
         let len = req.len;
         let t = w.warpid as u64 * 32 + lane as u64;
+        // Only the bytes a `used_bytes_mask` names are read.
+        let (ulo, ulen) = match req.write {
+            false => self.used_span(req.inst, len).unwrap_or((0, len)),
+            true => (0, len),
+        };
         let uninit = if req.write && !atomic {
             None
         } else {
             match *place {
-                Place::Shared(o) => s.shared_init.first_clear(o, len).map(|i| i - o),
+                Place::Shared(o) => s.shared_init.first_clear(o + ulo, ulen).map(|i| i - o),
                 Place::Local(o) => {
                     let base = t * self.local_size;
                     s.local_init
-                        .first_clear(base + o, len)
+                        .first_clear(base + o + ulo, ulen)
                         .map(|i| i - base - o)
                 }
-                Place::Global => init.first_uninit(h, len).map(|i| i - h),
+                Place::Global => init.first_uninit(h + ulo, ulen).map(|i| i - h),
             }
         };
         if let Some(off) = uninit {
@@ -436,20 +479,36 @@ impl Sanitizer {
                 epoch: *epoch,
                 warp_epochs,
             };
-            for i in 0..len {
-                let rec = match *place {
-                    Place::Shared(o) => match shared_race.get_mut((o + i) as usize) {
-                        Some(r) => r,
-                        None => continue,
-                    },
-                    Place::Local(_) => return,
-                    Place::Global => global_race.entry(h + i).or_default(),
-                };
-                let r = now.access(rec, cur, write);
-                if hit.is_none() {
-                    hit = r;
+            let mut check = |recs: &mut [ByteRec]| {
+                for rec in recs {
+                    let r = now.access(rec, cur, write);
+                    if hit.is_none() {
+                        hit = r;
+                    }
+                }
+            };
+            match *place {
+                Place::Shared(o) => {
+                    let lo = (o as usize).min(shared_race.len());
+                    let hi = ((o + len) as usize).min(shared_race.len());
+                    check(&mut shared_race[lo..hi]);
+                }
+                Place::Local(_) => return,
+                // One hash lookup per 8-byte word.
+                Place::Global => {
+                    let (mut a, end) = (h, h + len);
+                    while a < end {
+                        let stop = ((a | 7) + 1).min(end);
+                        let word = global_race.entry(a & !7).or_default();
+                        check(&mut word[(a & 7) as usize..(stop - (a & !7)) as usize]);
+                        a = stop;
+                    }
                 }
             }
+        }
+        if hit.is_none() && matches!(place, Place::Global) {
+            self.cta_race_check(s, view, req, lane, addr, h, atomic);
+            return;
         }
         let Some(hz) = hit else { return };
         let (kind, prev, prev_write) = match hz {
@@ -482,6 +541,62 @@ impl Sanitizer {
             } else {
                 "no barrier between the accesses".into()
             },
+        });
+    }
+
+    /// racecheck of a global access against the launch's other CTAs.
+    #[allow(clippy::too_many_arguments)]
+    fn cta_race_check(
+        &self,
+        s: &mut State,
+        view: &WarpView,
+        req: &AccessShape,
+        lane: usize,
+        addr: u64,
+        h: u64,
+        atomic: bool,
+    ) {
+        let cta = s.cta_race.cta(view.ctaid);
+        let cur = ctarace::CtaAcc {
+            cta,
+            tid: view.warpid * 32 + lane as u32,
+            inst: req.inst.0,
+            time: s.exec,
+            atomic,
+        };
+        let hit = s.cta_race.access(h, req.len, cur, req.write);
+        if atomic {
+            s.cta_race.atomic(cta, s.exec);
+        }
+        let Some(hz) = hit else { return };
+        let kind = match (hz.prev_write, req.write) {
+            (true, false) => FindingKind::RaceRaw,
+            (true, true) => FindingKind::RaceWaw,
+            (false, _) => FindingKind::RaceWar,
+        };
+        let b = s.cta_race.ctaid(hz.prev.cta);
+        let other = OtherAccess {
+            inst: InstId(hz.prev.inst),
+            thread: s.thread3(hz.prev.tid),
+            write: hz.prev_write,
+            atomic: hz.prev.atomic,
+        };
+        s.push(RawFinding {
+            kind,
+            inst: Some(req.inst),
+            block: view.ctaid,
+            thread: view.thread(lane),
+            addr,
+            space: req.space,
+            size: req.len as u32,
+            write: req.write,
+            atomic,
+            other: Some(other),
+            detail: format!(
+                "the other access is by block ({},{},{}): CTAs of a launch run \
+                 concurrently, and no atomic orders the accesses",
+                b[0], b[1], b[2]
+            ),
         });
     }
 

@@ -57,7 +57,7 @@ pub unsafe extern "C" fn ptxjit_region(
     }
     let env = unsafe { &*ctx.env };
     match env.regions.find(addr, len) {
-        Some(r) if write == 0 || r.writable => {
+        Some(r) if (write == 0 || r.writable) && env.regions.cacheable(&r) => {
             if (inst as u64) < ctx.inst_cache_len && !ctx.inst_cache.is_null() {
                 // SAFETY: inst_cache holds inst_cache_len entries (runtime contract).
                 unsafe { *ctx.inst_cache.add(inst as usize) = [r.lo, r.hi] };

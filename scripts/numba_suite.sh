@@ -6,36 +6,40 @@
 #   scripts/numba_suite.sh [SUBPACKAGE...]      (default: every subpackage)
 #
 # Environment:
-#   VENV     a venv with numba-cuda 0.30.x and NVIDIA's CUDA 12 PyPI components
-#            (default target/release/libcuda-tests/numbavenv, made by
-#            `cargo test --release -p ptxjit-cuda --test numba_client`; created here
-#            with pip if missing)
+#   VENV     the venv to run in (default target/numba-suite/venv: a copy of
+#            target/release/libcuda-tests/numbavenv, the venv of
+#            `cargo test --release -p ptxjit-cuda --test numba_client`, or a new one with
+#            numba-cuda 0.30.x and NVIDIA's CUDA 12 PyPI components); the test-only
+#            packages (pytest, pytest-timeout, filecheck, cffi, ml_dtypes, psutil) and
+#            CCCL's headers (nvidia-cuda-cccl-cu12, which numba-cuda[cu12] brings; NRT
+#            includes <cuda/atomic>) are installed into it
 #   LIBDIR   the folder holding ptxjit's libcuda.so.1 (default target/release)
 #   TIMEOUT  per-test timeout in seconds (default 300)
 #   OUTDIR   where the trimmed logs go (default tests/clients/numba_suite)
 #            (SUB.log: result lines and summaries; SUB.failures: one line per failure, its cause)
 #   SHARDS   run each subpackage's modules in this many concurrent pytest runs (default 1)
-# The test-only dependencies (pytest, pytest-timeout, filecheck, cffi, ml_dtypes,
-# psutil) go to target/numba-suite/pylib with `pip --target`, so VENV is not changed.
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
-VENV=${VENV:-$ROOT/target/release/libcuda-tests/numbavenv}
+VENV=${VENV:-$ROOT/target/numba-suite/venv}
 LIBDIR=$(cd "${LIBDIR:-$ROOT/target/release}" && pwd)
 TIMEOUT=${TIMEOUT:-300}
 OUTDIR=${OUTDIR:-$ROOT/tests/clients/numba_suite}
 WORK=$ROOT/target/numba-suite
-PYLIB=$WORK/pylib
 mkdir -p "$WORK/logs" "$OUTDIR"
 
 if [ ! -x "$VENV/bin/python" ]; then
-  python3 -m venv "$VENV"
-  "$VENV/bin/python" -m pip install -q "numba-cuda==0.30.*" "nvidia-cuda-nvcc-cu12==12.*" \
-    "nvidia-cuda-nvrtc-cu12==12.*" "nvidia-cuda-runtime-cu12==12.*"
+  BASE=$ROOT/target/release/libcuda-tests/numbavenv
+  if [ -x "$BASE/bin/python" ]; then
+    cp -a "$BASE" "$VENV"
+  else
+    python3 -m venv "$VENV"
+    "$VENV/bin/python" -m pip install -q "numba-cuda==0.30.*" "nvidia-cuda-nvcc-cu12==12.*" \
+      "nvidia-cuda-nvrtc-cu12==12.*" "nvidia-cuda-runtime-cu12==12.*"
+  fi
 fi
 PY=$VENV/bin/python
-if [ ! -d "$PYLIB/pytest_timeout.py" ] && [ ! -f "$PYLIB/pytest_timeout.py" ]; then
-  "$PY" -m pip install -q --target "$PYLIB" pytest pytest-timeout filecheck cffi ml_dtypes psutil
-  rm -rf "$PYLIB"/numpy "$PYLIB"/numpy-* "$PYLIB"/numpy.libs  # the venv's numpy is used
+if ! "$PY" -c 'import pytest_timeout, filecheck, cffi, ml_dtypes, psutil, nvidia.cuda_cccl' 2>/dev/null; then
+  "$PY" -m pip install -q pytest pytest-timeout filecheck cffi ml_dtypes psutil "nvidia-cuda-cccl-cu12==12.*"
 fi
 [ -e "$LIBDIR/libcuda.so.1" ] || { echo "no libcuda.so.1 in $LIBDIR (cargo build --release -p ptxjit-cuda)" >&2; exit 2; }
 
@@ -43,7 +47,7 @@ fi
 export LD_LIBRARY_PATH=$LIBDIR${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 export PTXJIT_LIBCUDA=$LIBDIR/libcuda.so.1 NUMBA_CUDA_DRIVER=$LIBDIR/libcuda.so.1
 export NUMBA_CUDA_LOW_OCCUPANCY_WARNINGS=0
-export PYTHONPATH=$PYLIB:$ROOT/tests/clients/numba_suite${PYTHONPATH:+:$PYTHONPATH}
+export PYTHONPATH=$ROOT/tests/clients/numba_suite${PYTHONPATH:+:$PYTHONPATH}
 
 TESTS=$("$PY" -c 'import numba.cuda.tests, os; print(os.path.dirname(numba.cuda.tests.__file__))')
 if [ $# -gt 0 ]; then SUBS=("$@"); else
@@ -52,7 +56,7 @@ fi
 {
   echo "date: $(date -u +%Y-%m-%dT%H:%MZ)"
   echo "ptxjit: $(git -C "$ROOT" rev-parse --short HEAD), libcuda: $LIBDIR/libcuda.so.1"
-  "$PY" -c 'import sys, numba, numba_cuda, numpy; from importlib.metadata import version as v; print("python", sys.version.split()[0], "numba", numba.__version__, "numba-cuda", numba_cuda.__version__, "numpy", numpy.__version__, "cuda-bindings", v("cuda-bindings"), "cuda-core", v("cuda-core"), "nvidia-cuda-nvcc-cu12", v("nvidia-cuda-nvcc-cu12"))'
+  "$PY" -c 'import sys, numba, numba_cuda, numpy; from importlib.metadata import version as v; print("python", sys.version.split()[0], "numba", numba.__version__, "numba-cuda", numba_cuda.__version__, "numpy", numpy.__version__, "cuda-bindings", v("cuda-bindings"), "cuda-core", v("cuda-core"), "nvidia-cuda-nvcc-cu12", v("nvidia-cuda-nvcc-cu12"), "nvidia-cuda-cccl-cu12", v("nvidia-cuda-cccl-cu12"))'
 } > "$OUTDIR/versions.txt"
 run_pytest() {  # LOG TARGET...
   local log=$1; shift

@@ -2,7 +2,8 @@
 //! several files): hand-written modules in tests/ptx_link/ (each passes `ptxas -c`)
 //! calling each other's `.extern .func`, sharing an `.extern .global`, a `.weak`
 //! function overridden by a `.visible` one, a `.common` array, internal functions of
-//! the same name in two modules; and the link errors, located in the right file.
+//! the same name in two modules, `malloc`/`free` left to the device heap; and the link
+//! errors, located in the right file.
 #[allow(unused_macros)]
 mod common;
 use common::*;
@@ -181,4 +182,29 @@ fn library_members_are_taken_only_when_needed() {
     );
     // Nothing wanted, nothing taken.
     assert_eq!(ptxjit::link::needed_members(&p[2..3], &p[..1]), Ok(vec![]));
+}
+
+/// `malloc` and `free` declared in a linked module and defined in none are the
+/// device heap's (numba-cuda's NRT links that way): heap_lib.ptx's triple(x) stores x
+/// and 2x in a malloc'd buffer and returns their sum, so out[i] = 3 * i.
+#[test]
+fn malloc_and_free_declared_in_a_linked_module_use_the_device_heap() {
+    let n = 200u32;
+    for backend in [Backend::Interp, Backend::Jit] {
+        let dev = device();
+        let m = link(&dev, &["heap_main.ptx", "heap_lib.ptx"], backend)
+            .unwrap_or_else(|e| panic!("{e}"));
+        let out = zeroed(&dev, 4 * n as usize);
+        launch(
+            &dev,
+            &m,
+            "heap_apply",
+            &cfg([blocks(n as usize, 64), 1, 1], [64, 1, 1], backend),
+            &[arg(&out), n.into()],
+            "heap_apply",
+        );
+        let got: Vec<u32> = dev.read(&out).expect("read");
+        let want: Vec<u32> = (0..n).map(|i| 3 * i).collect();
+        assert_eq!(got, want, "{backend:?}");
+    }
 }

@@ -216,9 +216,10 @@ fn symbols(asts: &[ast::Module]) -> SymbolTable {
     (linked, order, internal)
 }
 
-/// Functions the runtime provides (declared, never defined, in CUDA's PTX), besides the
-/// device runtime's ([`ir::CdpFn`]).
-const RUNTIME_FUNCS: [&str; 2] = ["vprintf", "__assertfail"];
+/// Functions the runtime provides (declared, never defined, in CUDA's PTX; the device
+/// heap's `malloc`/`free` too, as numba-cuda's NRT declares them), besides the device
+/// runtime's ([`ir::CdpFn`]).
+const RUNTIME_FUNCS: [&str; 4] = ["vprintf", "__assertfail", "malloc", "free"];
 
 /// Chooses the definition of a linked name: `(module, location)` of the one kept;
 /// `None` for a runtime function no module defines.

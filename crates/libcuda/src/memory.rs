@@ -130,19 +130,26 @@ pub unsafe extern "C" fn cuMemGetAddressRange_v2(
     p: CUdeviceptr,
 ) -> CUresult {
     guard(|| {
-        let b = with_ctx(|_, t, _| {
-            t.allocs
+        // Device allocations, then page-locked host allocations (mapped: their device
+        // address is their host address), as numba's `device_memory_size` asks of both.
+        let (b, n) = with_ctx(|_, t, _| {
+            let dev = t
+                .allocs
                 .range(..=p)
                 .next_back()
-                .map(|(_, b)| *b)
-                .filter(|b| p < b.ptr() + b.len() as u64)
+                .map(|(_, b)| (b.ptr(), b.len()));
+            let host = t.host_allocs.range(..=p).next_back().map(|(&s, &n)| (s, n));
+            [dev, host]
+                .into_iter()
+                .flatten()
+                .find(|&(s, n)| p < s + n as u64)
                 .ok_or(CUDA_ERROR_NOT_FOUND)
         })?;
         if !base.is_null() {
-            out(base, b.ptr())?;
+            out(base, b)?;
         }
         if !size.is_null() {
-            out(size, b.len())?;
+            out(size, n)?;
         }
         Ok(())
     })

@@ -364,6 +364,19 @@ pub(crate) fn with_function<T>(
     })
 }
 
+/// `CU_FUNC_ATTRIBUTE_CONST_SIZE_BYTES`: the module's defined `.const` variables laid
+/// out in declaration order, each at its alignment (the user constant bank).
+fn const_bytes(ir: &ptxjit::ir::Module) -> i32 {
+    let end = ir
+        .globals
+        .iter()
+        .filter(|g| g.space == ptxjit::ir::Space::Const && !g.external)
+        .fold(0u64, |off, g| {
+            off.next_multiple_of(u64::from(g.align.max(1))) + g.size
+        });
+    i32::try_from(end).unwrap_or(i32::MAX)
+}
+
 #[no_mangle]
 pub unsafe extern "C" fn cuFuncGetAttribute(pi: *mut i32, attr: u32, h: CUfunction) -> CUresult {
     guard(|| {
@@ -377,7 +390,7 @@ pub unsafe extern "C" fn cuFuncGetAttribute(pi: *mut i32, attr: u32, h: CUfuncti
                     (m[0].max(1) * m[1].max(1) * m[2].max(1)).min(1024) as i32
                 }),
                 1 => ir.shared_static_size as i32,
-                2 => 0,
+                2 => const_bytes(ir),
                 3 => f.local_size as i32,
                 4 => 32,
                 5 => (ir.version.0 * 10 + ir.version.1) as i32,

@@ -137,6 +137,17 @@ fn memory_copies_memsets_and_queries() {
         let mut hp = null_mut();
         assert_eq!(cuMemAllocHost_v2(&mut hp, 100), 0);
         assert_eq!(cuMemcpyDtoH_v2(hp, d, 64), 0);
+        // Mapped host memory has an address range too (numba's `mapped_array` memset).
+        let (mut base, mut size) = (0u64, 0usize);
+        let mid = hp as u64 + 50;
+        assert_eq!(cuMemGetAddressRange_v2(&mut base, &mut size, mid), 0);
+        assert_eq!((base, size), (hp as u64, 100));
+        assert_eq!(cuMemsetD8_v2(mid, 7, 50), 0);
+        assert_eq!(*(hp as *const u8).add(99), 7);
+        assert_eq!(
+            cuMemGetAddressRange_v2(&mut base, &mut size, hp as u64 + 100),
+            CUDA_ERROR_NOT_FOUND
+        );
         assert_eq!(cuMemFreeHost(hp), 0);
         assert_eq!(cuMemFreeHost(hp), CUDA_ERROR_INVALID_VALUE);
         assert_eq!(cuMemFree_v2(d), 0);
@@ -592,5 +603,51 @@ fn streams_events_and_devices() {
             cuGetProcAddress_v2(null(), &mut pfn, 12080, 0, &mut found),
             CUDA_ERROR_INVALID_VALUE
         );
+    }
+}
+
+/// `CU_FUNC_ATTRIBUTE_CONST_SIZE_BYTES` (2) counts the module's `.const` variables
+/// (numba's `get_const_mem_size`): 80 bytes at offset 0, a `.u32` at 80, 2 bytes at 84
+/// with `.align 8` moved to 88: 88 + 2 = 90 (`ptxas -v` on this PTX: "90 bytes
+/// cmem[3]"). A module without `.const` reports 0.
+#[test]
+fn const_size_attribute_counts_const_variables() {
+    unsafe {
+        setup();
+        let src = c".version 7.0
+.target sm_70
+.address_size 64
+.const .align 8 .b8 table[80];
+.const .u32 x = 5;
+.const .align 8 .b8 y[2];
+.visible .entry k(.param .u64 out)
+{
+    .reg .u64 %rd<3>;
+    .reg .u32 %r<2>;
+    ld.param.u64 %rd1, [out];
+    cvta.to.global.u64 %rd2, %rd1;
+    ld.const.u32 %r1, [x];
+    st.global.u32 [%rd2], %r1;
+    ret;
+}
+";
+        let mut m = null_mut();
+        assert_eq!(cuModuleLoadData(&mut m, src.as_ptr() as *const c_void), 0);
+        let mut f = null_mut();
+        assert_eq!(cuModuleGetFunction(&mut f, m, c"k".as_ptr()), 0);
+        let mut v = -1;
+        assert_eq!(cuFuncGetAttribute(&mut v, 2, f), 0);
+        assert_eq!(v, 90);
+        let plain = ptx();
+        let mut m2 = null_mut();
+        assert_eq!(
+            cuModuleLoadData(&mut m2, plain.as_ptr() as *const c_void),
+            0
+        );
+        assert_eq!(cuModuleGetFunction(&mut f, m2, c"histogram".as_ptr()), 0);
+        assert_eq!(cuFuncGetAttribute(&mut v, 2, f), 0);
+        assert_eq!(v, 0);
+        assert_eq!(cuModuleUnload(m), 0);
+        assert_eq!(cuModuleUnload(m2), 0);
     }
 }

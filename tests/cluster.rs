@@ -119,7 +119,11 @@ fn ring(backend: Backend) {
         ([4, 2, 1], [3, 1, 1], "multiple"),
     ] {
         let lc = cfg(g, [64, 1, 1], backend).cluster(c);
-        let e = dev.launch(&m, "ring", &lc, &[]).unwrap_err().to_string();
+        let (out, info) = (zeroed(&dev, 4), zeroed(&dev, 4));
+        let e = dev
+            .launch(&m, "ring", &lc, &[arg(&out), arg(&info)])
+            .unwrap_err()
+            .to_string();
         assert!(e.contains(what), "{e}");
     }
 }

@@ -488,8 +488,8 @@ fn unsupported_is_located_at_the_opcode() {
         "e.ptx:11:2: error: instruction 'atom.global.add.b128' is not supported yet"
     );
     assert_eq!(
-        body_err("\t@%p1 multimem.st.relaxed.gpu.b32 [%rd1], %r1;"),
-        "e.ptx:11:7: error: instruction 'multimem.st.relaxed.gpu.b32' is not supported yet"
+        body_err("\t@%p1 wgmma.fence.sync.aligned;"),
+        "e.ptx:11:7: error: instruction 'wgmma.fence.sync.aligned' is not supported yet"
     );
     // Supported since the bit-manipulation family landed: only `.sat` on other types is
     // rejected.
@@ -506,8 +506,8 @@ fn unsupported_is_located_at_the_opcode() {
     // fma.oob is supported too (tests/fma_oob.rs).
     parse_and_check(&kernel("\tfma.rn.oob.f16x2 %r1, %r2, %r3, %r4;"), "e.ptx").unwrap();
     assert_eq!(
-        body_err("\tst.async.shared::cluster.mbarrier::complete_tx::bytes.u32 [%rd1], %r1, [%rd1];"),
-        "e.ptx:11:2: error: instruction 'st.async.shared::cluster.mbarrier::complete_tx::bytes.u32' is not supported yet"
+        body_err("\tcp.reduce.async.bulk.tensor.1d.global.shared::cta.add.tile.bulk_group [%rd1, {%r1}], [%rd1];"),
+        "e.ptx:11:2: error: instruction 'cp.reduce.async.bulk.tensor.1d.global.shared::cta.add.tile.bulk_group' is not supported yet"
     );
     assert_eq!(
         body_err("\tmov.u32 %r1, %clock64;"),
@@ -519,8 +519,8 @@ fn unsupported_is_located_at_the_opcode() {
     );
     // Unsupported instructions in unreachable code are still reported.
     assert_eq!(
-        body_err("\tret;\n\tmultimem.st.relaxed.gpu.b32 [%rd1], %r1;"),
-        "e.ptx:12:2: error: instruction 'multimem.st.relaxed.gpu.b32' is not supported yet"
+        body_err("\tret;\n\twgmma.fence.sync.aligned;"),
+        "e.ptx:12:2: error: instruction 'wgmma.fence.sync.aligned' is not supported yet"
     );
     // A call to a function without a body is reported at the call.
     let src = ".version 7.0\n.func f(.param .b32 a);\n.entry k()\n{\n\t.reg .b32 %r;\n\t{\n\t.param .b32 p0;\n\tst.param.b32 [p0], %r;\n\tcall.uni f, (p0);\n\t}\n}\n";

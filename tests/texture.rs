@@ -151,8 +151,6 @@ fn fetches_and_surface_round_trip_on_both_backends() {
 fn unsupported_texture_forms_are_load_errors() {
     let dev = Device::new().expect("device");
     let forms = [
-        ("txq.width.b32 %r, [%t];", "txq.width.b32"),
-        ("suq.width.b32 %r, [%t];", "suq.width.b32"),
         (
             "sured.p.add.2d.b32.trap [%t, {%r, %r}], %r;",
             "sured.p.add.2d.b32.trap",

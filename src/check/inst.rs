@@ -6,6 +6,7 @@
 mod asyncop;
 mod atomic;
 mod b128;
+mod bulk;
 mod cache;
 mod carry;
 mod cluster;
@@ -23,6 +24,7 @@ mod mem;
 mod minmax3;
 mod stack;
 mod sync;
+mod texquery;
 mod texture;
 mod video;
 mod warp;
@@ -368,6 +370,8 @@ impl Fx<'_, '_> {
         match i.opcode.name.as_str() {
             "mov" if m.any(|x| x == "b128") => self.mov_b128(i, m).map(Lowered::Insts),
             "atom" | "red" if m.any(|x| x == "b128") => self.atom_b128(i, m).map(Lowered::Insts),
+            "st" | "red" if m.any(|x| x == "async") => self.st_red_async(i, m).map(Lowered::Insts),
+            "multimem" => self.multimem(i, m).map(Lowered::Insts),
             "mov" => self.mov(i, m).map(Lowered::Insts),
             "add" | "sub" | "mad" if m.any(|x| x == "cc") => one(self.carry(i, m)?),
             "addc" | "subc" | "madc" => one(self.carry(i, m)?),
@@ -460,6 +464,7 @@ impl Fx<'_, '_> {
             }
             "call" => self.call(i, m),
             "tex" | "tld4" | "suld" | "sust" | "sured" => one(self.texture_op(i, m)?),
+            "txq" | "suq" => one(self.tex_query(i, m)?),
             op if video::VIDEO_OPCODES.contains(&op) => one(self.video(i, m)?),
             "alloca" | "stacksave" | "stackrestore" => one(self.stack_op(i, m)?),
             "trap" | "brkpt" => {

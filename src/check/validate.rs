@@ -336,7 +336,7 @@ impl FnCheck<'_> {
             }
             InstKind::Async { op, addrs, .. } => {
                 for (space, a) in addrs {
-                    let cluster = op.is_cluster() && *space == Space::SharedCluster;
+                    let cluster = op.cluster_space_ok() && *space == Space::SharedCluster;
                     if !matches!(space, Space::Global | Space::Shared | Space::Generic) && !cluster
                     {
                         return Err(format!("{op:?} in .{}", space.name()));

@@ -54,7 +54,7 @@ pub struct MbarEnv {
 
 /// The decoded fields of an mbarrier object.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-struct Mbar {
+pub(super) struct Mbar {
     pending: u64,
     expected: u64,
     tx: i64,
@@ -234,6 +234,12 @@ pub unsafe fn exec(
         | AsyncOp::ClusterWait => {
             return unsafe { crate::exec::cluster::exec(ctx, op, mask, inst, spaces, addrs, srcs) };
         }
+        AsyncOp::CpBulkMulticast
+        | AsyncOp::CpReduceBulk { .. }
+        | AsyncOp::StAsync { .. }
+        | AsyncOp::RedAsync { .. } => {
+            return unsafe { crate::exec::bulk::exec(ctx, op, &c, spaces, addrs, srcs) };
+        }
     }
     Ok(if op.dst_types().is_empty() {
         vec![]
@@ -313,7 +319,7 @@ mod atomic128 {
     }
 }
 
-fn lanes(mask: u32) -> impl Iterator<Item = usize> {
+pub(super) fn lanes(mask: u32) -> impl Iterator<Item = usize> {
     (0..WARP_SIZE).filter(move |l| mask >> l & 1 != 0)
 }
 
@@ -342,7 +348,7 @@ fn arrive(m: &mut Mbar, count: u64, tx: u64) -> Result<(), String> {
     Ok(())
 }
 
-fn complete_tx_by(m: &mut Mbar, n: u64) -> Result<(), String> {
+pub(super) fn complete_tx_by(m: &mut Mbar, n: u64) -> Result<(), String> {
     m.tx -= n as i64;
     check_tx(m)?;
     m.settle();
@@ -356,7 +362,7 @@ fn complete_tx_by(m: &mut Mbar, n: u64) -> Result<(), String> {
 ///
 /// # Safety
 /// `ctx.env` must point to this warp's live `WarpEnv`.
-unsafe fn yield_first(ctx: &mut WarpCtx) -> Result<(), Stopped> {
+pub(super) unsafe fn yield_first(ctx: &mut WarpCtx) -> Result<(), Stopped> {
     // SAFETY: the caller's contract.
     let Some(y) = (unsafe { (*ctx.env).yielder }) else {
         return Ok(());
@@ -391,12 +397,12 @@ unsafe fn poll(ctx: &mut WarpCtx, inst: InstId, lane: usize, addr: u64) -> Resul
 
 /// The lanes and instruction of one operation.
 #[derive(Clone, Copy)]
-struct Call {
-    mask: u32,
-    inst: InstId,
+pub(super) struct Call {
+    pub(super) mask: u32,
+    pub(super) inst: InstId,
 }
 
-type AddrArg<'a> = (Option<Space>, Option<&'a [u64; WARP_SIZE]>);
+pub(super) type AddrArg<'a> = (Option<Space>, Option<&'a [u64; WARP_SIZE]>);
 
 impl Call {
     fn fault(
@@ -425,7 +431,7 @@ impl Call {
     /// # Safety
     /// `ctx.env` must point to this warp's live `WarpEnv`.
     #[allow(clippy::too_many_arguments)]
-    unsafe fn check(
+    pub(super) unsafe fn check(
         &self,
         ctx: &mut WarpCtx,
         space: Space,
@@ -468,7 +474,7 @@ impl Call {
     ///
     /// # Safety
     /// `ctx.env` must point to this warp's live `WarpEnv`.
-    unsafe fn copy(
+    pub(super) unsafe fn copy(
         &self,
         ctx: &mut WarpCtx,
         dst: AddrArg,
@@ -595,10 +601,20 @@ impl Call {
             return Err(Stopped);
         };
         let addr = a[lane];
-        let win = match space {
-            Space::Generic => {
-                let off = addr.wrapping_sub(ctx.shared_base);
-                if off >= ctx.shared_size || ctx.shared_size - off < 8 {
+        // A generic address may point into another CTA's window of the cluster.
+        let (space, win) = match space {
+            Space::Generic => match crate::exec::cluster::locate(ctx, addr) {
+                Some((rank, off)) if ctx.shared_size - off >= 8 => {
+                    let own = rank == ctx.sreg.cluster_ctarank as u64;
+                    match own {
+                        true => (Space::Shared, off),
+                        false => (
+                            Space::SharedCluster,
+                            crate::exec::cluster::encode(rank as u32, off),
+                        ),
+                    }
+                }
+                _ => {
                     let msg = format!(
                         "mbarrier object at generic address {addr:#x} (lane {lane}) is not in the CTA's shared memory"
                     );
@@ -606,12 +622,12 @@ impl Call {
                     unsafe { stop_with_error_at(ctx, msg, self.inst, lane as u32) };
                     return Err(Stopped);
                 }
-                off
-            }
-            _ => addr,
+            },
+            Space::SharedCluster => (Space::SharedCluster, addr),
+            _ => (Space::Shared, addr),
         };
         // SAFETY: the caller's contract.
-        let h = unsafe { self.check(ctx, Space::Shared, lane, win, 8, 8, true)? };
+        let h = unsafe { self.check(ctx, space, lane, win, 8, 8, true)? };
         Ok(h as *mut u64)
     }
 
@@ -651,7 +667,7 @@ impl Call {
     ///
     /// # Safety
     /// `ctx.env` must point to this warp's live `WarpEnv`.
-    unsafe fn update(
+    pub(super) unsafe fn update(
         &self,
         ctx: &mut WarpCtx,
         arg: AddrArg,

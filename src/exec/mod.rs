@@ -12,6 +12,7 @@
 pub mod asyncop;
 pub mod atomic;
 pub mod barrier;
+pub mod bulk;
 pub mod call;
 pub mod cdp;
 pub mod cluster;
@@ -27,6 +28,7 @@ pub mod split;
 pub mod sreg;
 pub mod stack;
 pub mod surface;
+pub mod texquery;
 pub mod texture;
 
 /// Addresses the runtime assigned to a module's variables, needed by both backends.

@@ -493,6 +493,17 @@ pub unsafe fn exec(
         };
         let coords: Vec<u64> = srcs[1..].iter().map(|s| s[lane]).collect();
         let r = match op {
+            TexOp::Query {
+                query,
+                surface,
+                level,
+            } => {
+                let lod = if level { coords[0] as u32 as i32 } else { 0 };
+                match crate::exec::texquery::query(&obj, query, surface, lod) {
+                    Ok(v) => [v as u64, 0, 0, 0],
+                    Err(msg) => return stop(ctx, inst, lane, &msg),
+                }
+            }
             TexOp::Tex { geom, ctype, .. } => {
                 if obj.tex.is_none() {
                     return stop(ctx, inst, lane, "tex on a surface object");

@@ -63,6 +63,85 @@ pub enum AsyncOp {
     ClusterArrive,
     /// `barrier.cluster.wait{.acquire}{.aligned}`: no operands.
     ClusterWait,
+    /// `cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes.multicast::cluster
+    /// [dst], [src], size, [mbar], ctaMask`: addrs `[dst, src, mbar]` (`.shared::cluster`,
+    /// `.global`, `.shared::cluster`), srcs `[size, ctaMask]`; the bytes and the
+    /// complete-tx go to the same offsets in each CTA whose rank is set in `ctaMask`
+    /// (`crate::exec::bulk`).
+    CpBulkMulticast,
+    /// `cp.reduce.async.bulk.dst.src.completion.op.type [dst], [src], size{, [mbar]}`:
+    /// addrs `[dst, src]` (plus `[mbar]` when `complete_tx`), srcs `[size]`; each
+    /// element of `dst` becomes `op(dst, src)` (`crate::ops::atomic::apply`).
+    CpReduceBulk {
+        op: AtomOp,
+        ty: Type,
+        complete_tx: bool,
+    },
+    /// `st.async{.shared::cluster}.mbarrier::complete_tx::bytes{.vec}.type [a], b, [mbar]`:
+    /// addrs `[a, mbar]`, srcs the `nvec` elements of `b` (`.u32` or `.b64` slots).
+    StAsync { ty: Type, nvec: u8 },
+    /// `red.async.relaxed.cluster{.shared::cluster}.mbarrier::complete_tx::bytes.op.type
+    /// [a], b, [mbar]`: addrs `[a, mbar]`, srcs `[b]`.
+    RedAsync { op: AtomOp, ty: Type },
+}
+
+/// Sources of 32-bit and 64-bit elements (`st.async` takes up to four).
+static U32S: [Type; 4] = [Type::U32; 4];
+static B64S: [Type; 4] = [Type::B64; 4];
+
+/// The types an operation descriptor can name, by index.
+const TYPES: [Type; 20] = [
+    Type::Pred,
+    Type::B8,
+    Type::B16,
+    Type::B32,
+    Type::B64,
+    Type::B128,
+    Type::U8,
+    Type::U16,
+    Type::U32,
+    Type::U64,
+    Type::S8,
+    Type::S16,
+    Type::S32,
+    Type::S64,
+    Type::F16,
+    Type::F16x2,
+    Type::BF16,
+    Type::BF16x2,
+    Type::F32,
+    Type::F64,
+];
+const ATOM_OPS: [AtomOp; 10] = [
+    AtomOp::Add,
+    AtomOp::Min,
+    AtomOp::Max,
+    AtomOp::Inc,
+    AtomOp::Dec,
+    AtomOp::And,
+    AtomOp::Or,
+    AtomOp::Xor,
+    AtomOp::Exch,
+    AtomOp::Cas,
+];
+
+fn ty_code(t: Type) -> u64 {
+    TYPES.iter().position(|&x| x == t).unwrap_or(0) as u64
+}
+fn op_code(o: AtomOp) -> u64 {
+    ATOM_OPS.iter().position(|&x| x == o).unwrap_or(0) as u64
+}
+fn ty_of(c: u64) -> Option<Type> {
+    TYPES.get(c as usize).copied()
+}
+fn op_of(c: u64) -> Option<AtomOp> {
+    ATOM_OPS.get(c as usize).copied()
+}
+
+/// `n` element sources of type `ty` (`.u32` slots for 32-bit types, `.b64` for 64-bit).
+fn elems(ty: Type, n: usize) -> &'static [Type] {
+    let all: &'static [Type; 4] = if ty.bits() == 64 { &B64S } else { &U32S };
+    &all[..n.min(4)]
 }
 
 impl AsyncOp {
@@ -70,7 +149,11 @@ impl AsyncOp {
     pub fn naddrs(self) -> usize {
         match self {
             AsyncOp::CpAsync { .. } => 2,
-            AsyncOp::CpBulk { complete_tx } => 2 + complete_tx as usize,
+            AsyncOp::CpBulk { complete_tx } | AsyncOp::CpReduceBulk { complete_tx, .. } => {
+                2 + complete_tx as usize
+            }
+            AsyncOp::CpBulkMulticast => 3,
+            AsyncOp::StAsync { .. } | AsyncOp::RedAsync { .. } => 2,
             AsyncOp::PendingCount | AsyncOp::ClusterArrive | AsyncOp::ClusterWait => 0,
             _ => 1,
         }
@@ -101,6 +184,10 @@ impl AsyncOp {
             AsyncOp::Wait { parity: false, .. } | AsyncOp::PendingCount => &[Type::B64],
             AsyncOp::Atom128 { cas: false } => &[Type::B64, Type::B64],
             AsyncOp::Atom128 { cas: true } => &[Type::B64; 4],
+            AsyncOp::CpBulkMulticast => &[Type::U32, Type::U16],
+            AsyncOp::CpReduceBulk { .. } => &[Type::U32],
+            AsyncOp::StAsync { ty, nvec } => elems(ty, nvec as usize),
+            AsyncOp::RedAsync { ty, .. } => elems(ty, 1),
         }
     }
 
@@ -139,6 +226,27 @@ impl AsyncOp {
         )
     }
 
+    /// Whether the operation's addresses may be `.shared::cluster` ones (another CTA's
+    /// shared memory).
+    pub fn cluster_space_ok(self) -> bool {
+        self.is_cluster()
+            || matches!(
+                self,
+                AsyncOp::CpBulk { .. }
+                    | AsyncOp::CpAsyncArrive { .. }
+                    | AsyncOp::Init
+                    | AsyncOp::Inval
+                    | AsyncOp::Arrive { .. }
+                    | AsyncOp::ExpectTx
+                    | AsyncOp::CompleteTx
+                    | AsyncOp::Wait { .. }
+                    | AsyncOp::CpBulkMulticast
+                    | AsyncOp::CpReduceBulk { .. }
+                    | AsyncOp::StAsync { .. }
+                    | AsyncOp::RedAsync { .. }
+            )
+    }
+
     /// The operation as one integer (the JIT helper's descriptor).
     pub fn encode(self) -> u64 {
         let b = |x: bool| x as u64;
@@ -163,6 +271,14 @@ impl AsyncOp {
             AsyncOp::ClusterCvta { to_generic, wide } => 13 << 16 | b(to_generic) | b(wide) << 1,
             AsyncOp::ClusterArrive => 14 << 16,
             AsyncOp::ClusterWait => 15 << 16,
+            AsyncOp::CpBulkMulticast => 16 << 16,
+            AsyncOp::CpReduceBulk {
+                op,
+                ty,
+                complete_tx,
+            } => 17 << 16 | op_code(op) | ty_code(ty) << 4 | b(complete_tx) << 9,
+            AsyncOp::StAsync { ty, nvec } => 18 << 16 | ty_code(ty) | (nvec as u64) << 5,
+            AsyncOp::RedAsync { op, ty } => 19 << 16 | op_code(op) | ty_code(ty) << 4,
         }
     }
 
@@ -201,6 +317,20 @@ impl AsyncOp {
             },
             14 => AsyncOp::ClusterArrive,
             15 => AsyncOp::ClusterWait,
+            16 => AsyncOp::CpBulkMulticast,
+            17 => AsyncOp::CpReduceBulk {
+                op: op_of(c & 0xf)?,
+                ty: ty_of(c >> 4 & 0x1f)?,
+                complete_tx: bit(9),
+            },
+            18 => AsyncOp::StAsync {
+                ty: ty_of(c & 0x1f)?,
+                nvec: (c >> 5 & 0x7) as u8,
+            },
+            19 => AsyncOp::RedAsync {
+                op: op_of(c & 0xf)?,
+                ty: ty_of(c >> 4 & 0x1f)?,
+            },
             _ => return None,
         })
     }
@@ -247,6 +377,29 @@ mod tests {
             },
             AsyncOp::ClusterArrive,
             AsyncOp::ClusterWait,
+            AsyncOp::CpBulkMulticast,
+            AsyncOp::CpReduceBulk {
+                op: AtomOp::Dec,
+                ty: Type::BF16,
+                complete_tx: true,
+            },
+            AsyncOp::CpReduceBulk {
+                op: AtomOp::Xor,
+                ty: Type::B64,
+                complete_tx: false,
+            },
+            AsyncOp::StAsync {
+                ty: Type::F64,
+                nvec: 2,
+            },
+            AsyncOp::StAsync {
+                ty: Type::S32,
+                nvec: 4,
+            },
+            AsyncOp::RedAsync {
+                op: AtomOp::Max,
+                ty: Type::S32,
+            },
         ];
         for op in ops {
             assert_eq!(AsyncOp::decode(op.encode()), Some(op));

@@ -34,7 +34,7 @@ pub use index::{Idx, IdxVec};
 mod int;
 pub use int::{BitOp, PrmtMode};
 mod texture;
-pub use texture::{SurfClamp, TexGeom, TexOp, TexSignature};
+pub use texture::{SurfClamp, TexGeom, TexOp, TexQuery, TexSignature, TEX_QUERIES};
 mod video;
 pub use video::{VideoCmp, VideoKind, VideoOp, VideoOp2, VideoSel};
 mod kinds;

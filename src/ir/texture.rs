@@ -49,6 +49,41 @@ pub enum SurfClamp {
     Zero,
 }
 
+/// The attributes `txq` and `suq` query (`crate::exec::texquery`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum TexQuery {
+    Width,
+    Height,
+    Depth,
+    NormalizedCoords,
+    ArraySize,
+    NumMipmapLevels,
+    NumSamples,
+    ForceUnnormalizedCoords,
+    FilterMode,
+    /// `.addr_mode_0` .. `.addr_mode_2`.
+    AddrMode(u8),
+    /// `suq.memory_layout`.
+    MemoryLayout,
+}
+
+/// Every [`TexQuery`], in descriptor order.
+pub const TEX_QUERIES: [TexQuery; 13] = [
+    TexQuery::Width,
+    TexQuery::Height,
+    TexQuery::Depth,
+    TexQuery::NormalizedCoords,
+    TexQuery::ArraySize,
+    TexQuery::NumMipmapLevels,
+    TexQuery::NumSamples,
+    TexQuery::ForceUnnormalizedCoords,
+    TexQuery::FilterMode,
+    TexQuery::AddrMode(0),
+    TexQuery::AddrMode(1),
+    TexQuery::AddrMode(2),
+    TexQuery::MemoryLayout,
+];
+
 /// The operations of [`super::InstKind::Texture`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum TexOp {
@@ -86,6 +121,13 @@ pub enum TexOp {
         ty: Type,
         clamp: SurfClamp,
     },
+    /// `txq{.level}.query.b32 d, [t]{, lod}` (`surface` false) and `suq.query.b32 d, [s]`:
+    /// sources the handle and, with `level`, the `.s32` level of detail; one `.b32` result.
+    Query {
+        query: TexQuery,
+        surface: bool,
+        level: bool,
+    },
 }
 
 /// The operand types of a [`TexOp`].
@@ -114,10 +156,21 @@ impl TexOp {
             | TexOp::Sust { geom, .. }
             | TexOp::Sured { geom, .. } => geom,
             TexOp::Tld4 { .. } => TexGeom::D2,
+            TexOp::Query { .. } => TexGeom::D1,
         }
     }
 
     pub fn signature(self) -> TexSignature {
+        if let TexOp::Query { level, .. } = self {
+            let mut srcs = vec![Type::U64];
+            if level {
+                srcs.push(Type::S32);
+            }
+            return TexSignature {
+                dsts: vec![Type::B32],
+                srcs,
+            };
+        }
         let geom = self.geom();
         let coord = match self {
             TexOp::Tex { ctype, .. } => ctype,
@@ -143,6 +196,7 @@ impl TexOp {
                 srcs.push(ty);
                 vec![]
             }
+            TexOp::Query { .. } => vec![Type::B32],
         };
         TexSignature { dsts, srcs }
     }

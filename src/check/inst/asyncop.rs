@@ -28,9 +28,10 @@ impl Fx<'_, '_> {
         self.new_reg(name, ty, loc)
     }
 
-    /// `.shared`, `.shared::cta`, `.shared::cluster` (the CTA's own window), or generic.
+    /// `.shared`, `.shared::cta`, `.shared::cluster` (any CTA of the cluster), or generic.
     fn mbar_space(&self, m: &mut Mods) -> Space {
         match m.one_of(&["shared", "shared::cta", "shared::cluster"]) {
+            Some("shared::cluster") => Space::SharedCluster,
             Some(_) => Space::Shared,
             None => Space::Generic,
         }
@@ -42,7 +43,10 @@ impl Fx<'_, '_> {
         i: &Instruction,
         m: &mut Mods,
     ) -> Result<Vec<InstKind>, PtxError> {
-        if !m.has("async") || m.any(|x| matches!(x, "tensor" | "multicast::cluster" | "reduce")) {
+        if m.has("reduce") {
+            return self.cp_reduce_bulk(i, m);
+        }
+        if !m.has("async") || m.any(|x| x == "tensor") {
             return Err(self.unsupported(m));
         }
         if m.has("commit_group") || m.has("wait_all") || m.has("wait_group") {
@@ -159,40 +163,41 @@ impl Fx<'_, '_> {
             m.has("L2::cache_hint");
             return Ok(vec![]);
         }
-        // `.dst.src`: the first state space named is the destination.
-        let pos = |f: &dyn Fn(&str) -> bool| i.mods.iter().position(|x| f(&x.name));
-        let shared = pos(&|x| x == "shared::cluster" || x == "shared::cta");
-        let global = pos(&|x| x == "global");
-        let (ds, ss) = match (shared, global) {
-            (Some(s), Some(g)) if s < g => (Space::Shared, Space::Global),
-            (Some(_), Some(_)) => (Space::Global, Space::Shared),
-            _ => return Err(self.unsupported(m)),
-        };
-        m.one_of(&["shared::cluster", "shared::cta"]);
-        m.has("global");
-        let complete_tx = m.has("mbarrier::complete_tx::bytes");
-        if !complete_tx && !m.has("bulk_group") {
-            return Err(self.unsupported(m));
+        let (ds, ss, complete_tx) = self.bulk_spaces(i, m)?;
+        let multicast = m.has("multicast::cluster");
+        if multicast && ss != Space::Global {
+            return Err(self.err(
+                m.loc,
+                format!("'{}': .multicast::cluster copies from .global", m.text),
+            ));
         }
         let hint = m.has("L2::cache_hint");
-        let n = 3 + complete_tx as usize + hint as usize;
+        let n = 3 + complete_tx as usize + multicast as usize + hint as usize;
         self.nops_range(i, m, n)?;
         let mut addrs = vec![
             (ds, self.address(&i.operands[0], ds)?),
             (ss, self.address(&i.operands[1], ss)?),
         ];
-        let size = self.src(&i.operands[2], Type::U32, Fit::Strict)?;
+        let mut srcs = vec![self.src(&i.operands[2], Type::U32, Fit::Strict)?];
         if complete_tx {
-            addrs.push((Space::Shared, self.address(&i.operands[3], Space::Shared)?));
+            // The mbarrier is in the destination's CTA.
+            addrs.push((ds, self.address(&i.operands[3], ds)?));
+        }
+        if multicast {
+            srcs.push(self.src(&i.operands[4], Type::U16, Fit::Relaxed)?);
         }
         if hint {
             self.src(&i.operands[n - 1], Type::B64, Fit::Strict)?;
         }
+        let op = match multicast {
+            true => AsyncOp::CpBulkMulticast,
+            false => AsyncOp::CpBulk { complete_tx },
+        };
         Ok(vec![InstKind::Async {
-            op: AsyncOp::CpBulk { complete_tx },
+            op,
             dsts: vec![],
             addrs,
-            srcs: vec![size],
+            srcs,
         }])
     }
 
@@ -319,7 +324,7 @@ impl Fx<'_, '_> {
     }
 
     /// Whether `op` is a predicate register or its negation.
-    fn is_pred_operand(&self, op: &ast::Operand) -> bool {
+    pub(super) fn is_pred_operand(&self, op: &ast::Operand) -> bool {
         match op {
             ast::Operand::Not(_) => true,
             ast::Operand::Value(e) => {

@@ -136,7 +136,7 @@ impl Fx<'_, '_> {
         Ok(out)
     }
 
-    fn atom_vec_dsts(
+    pub(super) fn atom_vec_dsts(
         &self,
         d: &ast::Operand,
         ty: Type,
@@ -160,7 +160,7 @@ impl Fx<'_, '_> {
         Ok(v)
     }
 
-    fn atom_vec_srcs(
+    pub(super) fn atom_vec_srcs(
         &self,
         s: &ast::Operand,
         ty: Type,

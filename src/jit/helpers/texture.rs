@@ -126,6 +126,15 @@ pub(crate) fn encode(op: TexOp) -> u64 {
                 | idx(&RED_TYPES, &ty) << 12
                 | idx(&CLAMPS, &clamp) << 36
         }
+        TexOp::Query {
+            query,
+            surface,
+            level,
+        } => {
+            5 | idx(&crate::ir::TEX_QUERIES, &query) << 8
+                | (surface as u64) << 16
+                | (level as u64) << 17
+        }
     }
 }
 
@@ -169,6 +178,11 @@ pub(crate) fn decode(c: u64) -> Option<TexOp> {
             ty: *RED_TYPES.get((c >> 12 & 15) as usize)?,
             clamp: clamp?,
         },
+        5 => TexOp::Query {
+            query: *crate::ir::TEX_QUERIES.get((c >> 8 & 255) as usize)?,
+            surface: c >> 16 & 1 != 0,
+            level: c >> 17 & 1 != 0,
+        },
         _ => return None,
     })
 }
@@ -207,6 +221,16 @@ mod tests {
                 vec: 4,
                 clamp: SurfClamp::Clamp,
                 formatted: false,
+            },
+            TexOp::Query {
+                query: crate::ir::TexQuery::AddrMode(2),
+                surface: false,
+                level: true,
+            },
+            TexOp::Query {
+                query: crate::ir::TexQuery::MemoryLayout,
+                surface: true,
+                level: false,
             },
         ];
         for op in ops {

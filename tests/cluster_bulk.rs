@@ -163,4 +163,30 @@ fn remote_arrive(backend: Backend) {
     assert_eq!(dev.read::<u32>(&out).unwrap(), want);
 }
 
-both_backends!(remote, reduce_global, multicast, remote_arrive);
+/// A size that is not a multiple of 16 and a multicast to a rank outside the cluster
+/// stop the launch with errors naming the instruction's line.
+fn errors(backend: Backend) {
+    let dev = device();
+    let m = module(&dev, PTX, backend);
+    let buf = zeroed(&dev, 256);
+    let c = cfg([1, 1, 1], [32, 1, 1], backend);
+    let e = dev
+        .launch(&m, "bad_size", &c, &[arg(&buf)])
+        .unwrap_err()
+        .to_string();
+    let line = line_of(&load(PTX), "bad_size", "cp.reduce.async.bulk");
+    assert!(
+        e.contains("size 20 is not a multiple of 16")
+            && e.contains(&format!("bulk_ops.ptx:{line}")),
+        "{e}"
+    );
+    let c = cfg([2, 1, 1], [32, 1, 1], backend);
+    let e = dev
+        .launch(&m, "bad_rank", &c, &[arg(&buf)])
+        .unwrap_err()
+        .to_string();
+    let line = line_of(&load(PTX), "bad_rank", "multicast::cluster [M]");
+    assert!(e.contains(&format!("bulk_ops.ptx:{line}")), "{e}");
+}
+
+both_backends!(remote, reduce_global, multicast, remote_arrive, errors);

@@ -4,6 +4,7 @@
 # the per-test result lines and failure summaries to tests/clients/numba_suite/.
 #
 #   scripts/numba_suite.sh [SUBPACKAGE...]      (default: every subpackage)
+#   scripts/numba_suite.sh cudapy.test_caching  (a module: run as one pytest run, unsharded)
 #
 # Environment:
 #   VENV     the venv to run in (default target/numba-suite/venv: a copy of
@@ -69,7 +70,7 @@ run_pytest() {  # LOG TARGET...
 for sub in "${SUBS[@]}"; do
   log=$WORK/logs/$sub.log
   echo "== $sub" >&2
-  if [ "${SHARDS:-1}" -gt 1 ]; then
+  if [ "${SHARDS:-1}" -gt 1 ] && [[ $sub != *.* ]]; then
     # the subpackage's modules, dealt round-robin to SHARDS concurrent pytest runs
     mapfile -t mods < <(cd "$TESTS/$sub" && ls test_*.py | sed "s/\.py$//; s/^/numba.cuda.tests.$sub./")
     pids=()

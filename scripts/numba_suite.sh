@@ -4,13 +4,15 @@
 # the per-test result lines and failure summaries to tests/clients/numba_suite/.
 #
 #   scripts/numba_suite.sh [SUBPACKAGE...]      (default: every subpackage)
+#   scripts/numba_suite.sh cudapy.test_caching  (a module: run as one pytest run, unsharded)
 #
 # Environment:
 #   VENV     the venv to run in (default target/numba-suite/venv: a copy of
 #            target/release/libcuda-tests/numbavenv, the venv of
 #            `cargo test --release -p ptxjit-cuda --test numba_client`, or a new one with
 #            numba-cuda 0.30.x and NVIDIA's CUDA 12 PyPI components); the test-only
-#            packages (pytest, pytest-timeout, filecheck, cffi, ml_dtypes, psutil) and
+#            packages (pytest, pytest-timeout, pytest-benchmark for the benchmarks
+#            subpackage, filecheck, cffi, ml_dtypes, psutil) and
 #            CCCL's headers (nvidia-cuda-cccl-cu12, which numba-cuda[cu12] brings; NRT
 #            includes <cuda/atomic>) are installed into it
 #   LIBDIR   the folder holding ptxjit's libcuda.so.1 (default target/release)
@@ -38,8 +40,8 @@ if [ ! -x "$VENV/bin/python" ]; then
   fi
 fi
 PY=$VENV/bin/python
-if ! "$PY" -c 'import pytest_timeout, filecheck, cffi, ml_dtypes, psutil, nvidia.cuda_cccl' 2>/dev/null; then
-  "$PY" -m pip install -q pytest pytest-timeout filecheck cffi ml_dtypes psutil "nvidia-cuda-cccl-cu12==12.*"
+if ! "$PY" -c 'import pytest_timeout, pytest_benchmark, filecheck, cffi, ml_dtypes, psutil, nvidia.cuda_cccl' 2>/dev/null; then
+  "$PY" -m pip install -q pytest pytest-timeout pytest-benchmark filecheck cffi ml_dtypes psutil "nvidia-cuda-cccl-cu12==12.*"
 fi
 [ -e "$LIBDIR/libcuda.so.1" ] || { echo "no libcuda.so.1 in $LIBDIR (cargo build --release -p ptxjit-cuda)" >&2; exit 2; }
 
@@ -68,7 +70,7 @@ run_pytest() {  # LOG TARGET...
 for sub in "${SUBS[@]}"; do
   log=$WORK/logs/$sub.log
   echo "== $sub" >&2
-  if [ "${SHARDS:-1}" -gt 1 ]; then
+  if [ "${SHARDS:-1}" -gt 1 ] && [[ $sub != *.* ]]; then
     # the subpackage's modules, dealt round-robin to SHARDS concurrent pytest runs
     mapfile -t mods < <(cd "$TESTS/$sub" && ls test_*.py | sed "s/\.py$//; s/^/numba.cuda.tests.$sub./")
     pids=()
@@ -85,8 +87,8 @@ for sub in "${SUBS[@]}"; do
     run_pytest "$log" "numba.cuda.tests.$sub"
   fi
   # trimmed: per-test result lines, the short summaries and the totals lines
-  grep -E '(PASSED|FAILED|ERROR|SKIPPED|XFAIL|XPASS)( |$)|^(FAILED|ERROR|SKIPPED|XFAIL|XPASS) |^=+ .* in [0-9.]+s' "$log" \
-    | grep -vE '^(ERROR|WARNING|INFO|DEBUG) {2,}' | sed -E 's/ +\[ *[0-9]+%\]$//; s#[^ ]*/numba/cuda/tests/##g' | cut -c1-400 > "$OUTDIR/$sub.log"
+  grep -aE '(PASSED|FAILED|ERROR|SKIPPED|XFAIL|XPASS)( |$)|^(FAILED|ERROR|SKIPPED|XFAIL|XPASS) |^=+ .* in [0-9.]+s' "$log" \
+    | grep -vE '^(ERROR|WARNING|INFO|DEBUG) {2,}' | sed -E 's/ +\[ *[0-9]+%\]$//; s#[^ ]*/numba/cuda/tests/##g' | cut -c1-400 > "$OUTDIR/$sub.log" || true
   sed -E 's#[^ ]*/numba/cuda/tests/##g' "$log.failures" 2>/dev/null | sort > "$OUTDIR/$sub.failures" || true
-  grep -E '^=+ .* in [0-9.]+s' "$log" >&2 || true
+  grep -aE '^=+ .* in [0-9.]+s' "$log" >&2 || true
 done

@@ -6,7 +6,8 @@
 //! are). A check loop then visits the active lanes: every one must be aligned to the
 //! access and inside the shared window (`.shared`) or inside the instruction's entry of
 //! the per-instruction region cache (`.global`; a miss asks `ptxjit_region` once per
-//! lane, which only caches writable regions). Any lane that fails sends the whole
+//! lane, which only caches writable regions). A vector test of all lanes at once comes
+//! first; the loop runs where it fails. Any lane that fails sends the whole
 //! instruction to the helper, which checks every lane before any access exactly as
 //! before, so faults are reported as they always were. When every lane passes, an
 //! access loop performs one host atomic per active lane in ascending lane order
@@ -151,7 +152,19 @@ impl FuncTranslator<'_> {
             self.atom_combined(a, form, bits, h);
             self.b.ins().jump(cont, &[]);
         } else {
-            let go = self.atom_check_all(a, bits, slow)?;
+            // The vector test first; where it fails (a region-cache miss, say), the
+            // lane-by-lane test that can look regions up.
+            let go = self.b.create_block();
+            let scalar = self.b.create_block();
+            if a.op == AtomOp::Add && a.ty == Type::F32 && a.space == Space::Global {
+                self.b.ins().jump(scalar, &[]);
+            } else {
+                self.atom_check_vector(a, mask, go, scalar);
+            }
+            self.b.switch_to_block(scalar);
+            let checked = self.atom_check_all(a, bits, slow)?;
+            self.b.switch_to_block(checked);
+            self.b.ins().jump(go, &[]);
             self.b.switch_to_block(go);
             self.atom_each(a, form, bits, cont)?;
         }
@@ -192,6 +205,90 @@ impl FuncTranslator<'_> {
         let off = self.b.ins().ishl_imm_u(l, if wide { 3 } else { 2 });
         let base = self.scratch_addr(at);
         self.b.ins().iadd(base, off)
+    }
+
+    /// Checks every active lane at once (16 × i64x2 compares): aligned, and inside the
+    /// shared window or the instruction's cached region (inactive lanes are tested at
+    /// the window's or region's start instead); branches to `ok` or `other`.
+    fn atom_check_vector(&mut self, a: &AtomInst, mask: &mut Mask, ok: Block, other: Block) {
+        let len = a.ty.bytes() as i64;
+        // Not `self.m64`: that caches the mask in `mask`, for blocks this one does not
+        // dominate.
+        let m32 = self.m32(mask);
+        let m64 = lanes::mask64(&mut self.b, &m32);
+        let addrs = self.unspill(true, 0);
+        let (lo, top, good) = if a.space == Space::Shared {
+            let size = self.load_ctx(I64, offset_of!(WarpCtx, shared_size), true);
+            let zero = lanes::iconst64(&mut self.b, 0);
+            let big = self
+                .b
+                .ins()
+                .icmp_imm_u(IntCC::UnsignedGreaterThanOrEqual, size, len);
+            let top = self.b.ins().iadd_imm_s(size, -len);
+            (zero, top, big)
+        } else {
+            let (lo, hi) = self.atom_cached_region(a.inst);
+            let c1 = self.b.ins().icmp(IntCC::UnsignedGreaterThanOrEqual, hi, lo);
+            let span = self.b.ins().isub(hi, lo);
+            let c2 = self
+                .b
+                .ins()
+                .icmp_imm_u(IntCC::UnsignedGreaterThanOrEqual, span, len);
+            let top = self.b.ins().iadd_imm_s(hi, -len);
+            (lo, top, self.b.ins().band(c1, c2))
+        };
+        // Host address = state-space address + `add` (the shared base, or 0).
+        let add = if a.space == Space::Shared {
+            self.load_ctx(I64, offset_of!(WarpCtx, shared_base), true)
+        } else {
+            lanes::iconst64(&mut self.b, 0)
+        };
+        let (lov, topv, addv) = (
+            self.b.ins().splat(I64X2, lo),
+            self.b.ins().splat(I64X2, top),
+            self.b.ins().splat(I64X2, add),
+        );
+        let lowmask = lanes::splat64(&mut self.b, len as u64 - 1);
+        let zero = lanes::splat64(&mut self.b, 0);
+        let mut all: Option<Value> = None;
+        for k in 0..N64 {
+            let x = self.b.ins().bitselect(m64[k], addrs.v[k], lov);
+            let ge = self.b.ins().icmp(IntCC::UnsignedGreaterThanOrEqual, x, lov);
+            let le = self.b.ins().icmp(IntCC::UnsignedLessThanOrEqual, x, topv);
+            let h = self.b.ins().iadd(x, addv);
+            let low = self.b.ins().band(h, lowmask);
+            let al = self.b.ins().icmp(IntCC::Equal, low, zero);
+            let in_range = self.b.ins().band(ge, le);
+            let lane_ok = self.b.ins().band(in_range, al);
+            all = Some(match all {
+                None => lane_ok,
+                Some(y) => self.b.ins().band(y, lane_ok),
+            });
+        }
+        let all = all.unwrap_or(zero);
+        let vok = self.b.ins().vall_true(all);
+        let pass = self.b.ins().band(vok, good);
+        self.b.ins().brif(pass, ok, &[], other, &[]);
+    }
+
+    /// The `[lo, hi)` range of instruction `inst`'s entry in the per-instruction region
+    /// cache (the context's empty `no_cache` range without one), as `mem` reads it.
+    fn atom_cached_region(&mut self, inst: InstId) -> (Value, Value) {
+        let cache = self.load_ctx(I64, offset_of!(WarpCtx, inst_cache), true);
+        let n = self.load_ctx(I64, offset_of!(WarpCtx, inst_cache_len), true);
+        let has = self
+            .b
+            .ins()
+            .icmp_imm_u(IntCC::UnsignedGreaterThan, n, inst.0 as i64);
+        let entry = self.b.ins().iadd_imm_s(cache, inst.0 as i64 * 16);
+        let none = self
+            .b
+            .ins()
+            .iadd_imm_s(self.ctx, offset_of!(WarpCtx, no_cache) as i64);
+        let e = self.b.ins().select(has, entry, none);
+        let lo = self.b.ins().load(I64, flags(), e, 0);
+        let hi = self.b.ins().load(I64, flags(), e, 8);
+        (lo, hi)
     }
 
     /// Checks the active lanes (`bits`) one by one; returns the block reached when every

@@ -335,3 +335,44 @@ fn faults(backend: Backend) {
 }
 
 both_backends!(faults);
+
+/// Atomics at shared-variable addresses (one address for the warp, combined by the JIT):
+/// `add.u32 [cnt], 1` from 0xfffffff0 (wraps), `max.s32 [cnt+4], v` from 0x80000005 (both
+/// guarded by tid % 3 != 0), `add.u64 [cnt+8], w` from 2^64 - 16 by every lane.
+fn counters(backend: Backend) {
+    let dev = device();
+    let m = module_at(&dev, PTX, backend);
+    let inp = inputs();
+    let in32 = dev.alloc_from(&inp.in32).unwrap();
+    let in64 = dev.alloc_from(&inp.in64).unwrap();
+    let out = zeroed(&dev, 528);
+    let what = format!("counters {backend:?}");
+    launch(
+        &dev,
+        &m,
+        "counters",
+        &cfg([1, 1, 1], [32, 1, 1], backend),
+        &[arg(&in32), arg(&in64), arg(&out)],
+        &what,
+    );
+    let mut want = vec![0u8; 528];
+    let (mut c, mut mx, mut c64) = (0xffff_fff0u32, 0x8000_0005u32, u64::MAX - 15);
+    for tid in 0..32usize {
+        if !tid.is_multiple_of(3) {
+            want[4 * tid..4 * tid + 4].copy_from_slice(&c.to_le_bytes());
+            c = c.wrapping_add(1);
+            let o = 128 + 4 * tid;
+            want[o..o + 4].copy_from_slice(&mx.to_le_bytes());
+            mx = (mx as i32).max(inp.in32[tid] as i32) as u32;
+        }
+        let o = 256 + 8 * tid;
+        want[o..o + 8].copy_from_slice(&c64.to_le_bytes());
+        c64 = c64.wrapping_add(inp.in64[tid]);
+    }
+    want[512..516].copy_from_slice(&c.to_le_bytes());
+    want[516..520].copy_from_slice(&mx.to_le_bytes());
+    want[520..528].copy_from_slice(&c64.to_le_bytes());
+    assert_slice_eq(&dev.read::<u8>(&out).unwrap(), &want, &what);
+}
+
+both_backends!(counters);

@@ -81,7 +81,8 @@ fn form(op: AtomOp, ty: Type, space: Space) -> Option<Form> {
 /// Whether the warp's operands of `op` may be combined into one atomic (see the module
 /// documentation).
 fn combinable(op: AtomOp, ty: Type) -> bool {
-    !matches!(ty, Type::F32)
+    use Type::*;
+    matches!(ty, U32 | S32 | B32 | U64 | S64 | B64)
         && matches!(
             op,
             AtomOp::Add | AtomOp::And | AtomOp::Or | AtomOp::Xor | AtomOp::Min | AtomOp::Max
@@ -579,5 +580,61 @@ fn combine(
         AtomicRmwOp::Smin => b.ins().smin(x, y),
         AtomicRmwOp::Smax => b.ins().smax(x, y),
         _ => b.ins().iadd(x, y),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn identities_leave_every_value_unchanged() {
+        // x op identity == x, for the extremes of each width.
+        for wide in [false, true] {
+            let (ones, bits) = if wide {
+                (u64::MAX, 64)
+            } else {
+                (u32::MAX as u64, 32)
+            };
+            let signed = |v: u64| ((v << (64 - bits)) as i64) >> (64 - bits);
+            for x in [0, 1, ones >> 1, (ones >> 1) + 1, ones] {
+                let id = identity(AtomicRmwOp::And, wide);
+                assert_eq!(x & id, x);
+                for op in [AtomicRmwOp::Or, AtomicRmwOp::Xor, AtomicRmwOp::Add] {
+                    assert_eq!(identity(op, wide), 0, "{op:?}");
+                }
+                assert_eq!(x.min(identity(AtomicRmwOp::Umin, wide)), x);
+                assert_eq!(x.max(identity(AtomicRmwOp::Umax, wide)), x);
+                let sx = signed(x);
+                assert_eq!(sx.min(signed(identity(AtomicRmwOp::Smin, wide))), sx);
+                assert_eq!(sx.max(signed(identity(AtomicRmwOp::Smax, wide))), sx);
+            }
+        }
+    }
+
+    #[test]
+    fn inline_forms_cover_the_common_ops_only() {
+        use AtomOp::*;
+        assert_eq!(
+            form(Min, Type::S32, Space::Global),
+            Some(Form::Rmw(AtomicRmwOp::Smin))
+        );
+        assert_eq!(
+            form(Max, Type::U64, Space::Shared),
+            Some(Form::Rmw(AtomicRmwOp::Umax))
+        );
+        assert_eq!(form(Cas, Type::B64, Space::Global), Some(Form::Cas));
+        assert_eq!(form(Inc, Type::U32, Space::Shared), Some(Form::Loop));
+        assert_eq!(form(Add, Type::F32, Space::Global), Some(Form::Loop));
+        // Helper: f64/half adds, b16 cas, generic and cluster addresses.
+        assert_eq!(form(Add, Type::F64, Space::Global), None);
+        assert_eq!(form(Cas, Type::B16, Space::Global), None);
+        assert_eq!(form(Add, Type::U32, Space::Generic), None);
+        assert_eq!(form(Add, Type::U32, Space::SharedCluster), None);
+        // Combining: integer add/and/or/xor/min/max only.
+        assert!(combinable(Add, Type::U64) && combinable(Max, Type::S32));
+        assert!(!combinable(Inc, Type::U32) && !combinable(Exch, Type::B32));
+        assert!(!combinable(Cas, Type::B32) && !combinable(Add, Type::F32));
+        assert!(!combinable(Add, Type::F64) && !combinable(Min, Type::F16x2));
     }
 }

@@ -11,7 +11,7 @@ use common::*;
 
 const PTX: &str = "tests/ptx/atomics_inline.ptx";
 
-/// The 32-bit operations of the kernels, in order (as tests/ptx/atomics_inline.py).
+/// The 32-bit operations of the kernels, in order (as tests/ptx/atomics_inline_gen.py).
 const OPS32: [&str; 14] = [
     "add.u32", "add.u32", "min.s32", "max.s32", "min.u32", "max.u32", "and.b32", "or.b32",
     "xor.b32", "exch.b32", "inc.u32", "dec.u32", "cas.b32", "add.f32",

@@ -1,14 +1,18 @@
 //! `atom` / `red` ([`InstKind::Atom`]): the lane addresses and operands go to stack
-//! slots and one `ptxjit_atom` helper call runs `crate::exec::atomic` (the function
-//! the interpreter uses) for the active lanes; the old values come back in a slot.
+//! slots; the common forms on `.global` and `.shared` are host atomics in the generated
+//! code (`atomic_inline`), the others (and every form in the sanitizer variant) one
+//! `ptxjit_atom` helper call that runs `crate::exec::atomic` (the function the
+//! interpreter uses) for the active lanes. The old values come back in a slot.
 //!
 //! [`InstKind::Atom`]: crate::ir::InstKind::Atom
 
 use crate::ir::{Address, AtomOp, InstId, Operand, RegId, Space, Type};
 use crate::jit::abi::Helper;
 use crate::jit::helpers::memory::encode;
+use crate::jit::lower::atomic_inline::AtomInst;
 use crate::jit::lower::mem::LaneAddr;
 use crate::jit::translate::lanes::{self, WarpValue};
+use crate::jit::translate::scratch::slot;
 use crate::jit::translate::{FuncTranslator, Mask};
 use crate::jit::JitError;
 use cranelift_codegen::ir::types::I64X2;
@@ -27,7 +31,9 @@ impl FuncTranslator<'_> {
         mask: &mut Mask,
         inst: InstId,
     ) -> Result<(), JitError> {
-        match self.lane_addrs(space, addr)? {
+        let la = self.lane_addrs(space, addr)?;
+        let uniform = self.atom_uniform(op, ty, space, addr, &la);
+        match la {
             LaneAddr::Uniform(a) => {
                 let s = self.b.ins().splat(I64X2, a);
                 self.spill(&WarpValue::wide(vec![s; 16]), 0);
@@ -38,16 +44,30 @@ impl FuncTranslator<'_> {
         for s in srcs.iter().take(2) {
             vals.push(self.read(s, ty, false)?);
         }
-        let desc = lanes::iconst64(&mut self.b, encode(op, ty, space));
-        let bits = self.mbits(mask);
-        let instv = lanes::iconst32(&mut self.b, inst.0);
-        let pa = self.scratch_addr(0);
-        let lead = [self.ctx, desc, bits, instv, pa];
-        let call = self.call_lanewise(Helper::Atom, &lead, &vals, 2)?;
-        let res = self.b.inst_results(call)[0];
-        let cont = self.b.create_block();
-        self.b.ins().brif(res, self.ret_status, &[], cont, &[]);
-        self.b.switch_to_block(cont);
+        if self.atom_inlinable(op, ty, space) {
+            for (k, w) in vals.iter().enumerate() {
+                self.spill(w, slot(k));
+            }
+            let a = AtomInst {
+                op,
+                ty,
+                space,
+                dst,
+                inst,
+            };
+            self.atom_inline(&a, mask, uniform)?;
+        } else {
+            let desc = lanes::iconst64(&mut self.b, encode(op, ty, space));
+            let bits = self.mbits(mask);
+            let instv = lanes::iconst32(&mut self.b, inst.0);
+            let pa = self.scratch_addr(0);
+            let lead = [self.ctx, desc, bits, instv, pa];
+            let call = self.call_lanewise(Helper::Atom, &lead, &vals, 2)?;
+            let res = self.b.inst_results(call)[0];
+            let cont = self.b.create_block();
+            self.b.ins().brif(res, self.ret_status, &[], cont, &[]);
+            self.b.switch_to_block(cont);
+        }
         if let Some(d) = dst {
             let r = self.lanewise_result(ty.bits() > 32);
             self.write(d, ty, r, mask)?;

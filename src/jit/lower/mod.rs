@@ -6,6 +6,7 @@
 
 pub(crate) mod asyncop;
 pub(crate) mod atomic;
+pub(crate) mod atomic_inline;
 pub(crate) mod carry;
 pub(crate) mod compare;
 pub(crate) mod convert;

@@ -1,0 +1,640 @@
+//! Inline `atom` / `red` on `.global` and `.shared` (outside the sanitizer variant):
+//! host atomic instructions in the generated code instead of one `ptxjit_atom` call.
+//!
+//! The lane addresses go to the scratch slot's address area and the operands to the
+//! lane-wise operand slots (the helper's layout, so the fallback passes them on as they
+//! are). A check loop then visits the active lanes: every one must be aligned to the
+//! access and inside the shared window (`.shared`) or inside the instruction's entry of
+//! the per-instruction region cache (`.global`; a miss asks `ptxjit_region` once per
+//! lane, which only caches writable regions). A vector test of all lanes at once comes
+//! first; the loop runs where it fails. Any lane that fails sends the whole
+//! instruction to the helper, which checks every lane before any access exactly as
+//! before, so faults are reported as they always were. When every lane passes, an
+//! access loop performs one host atomic per active lane in ascending lane order
+//! (`atomic_rmw` for add/and/or/xor/exch/min/max, `atomic_cas` for cas, a
+//! compare-exchange loop computing the new value inline for inc/dec and `.f32` add), as
+//! `crate::exec::atomic` does.
+//!
+//! `.f32` add flushes subnormals on global memory but not on shared memory (the helper
+//! decides by the host address): the inline global form also requires the lane's
+//! address to lie outside the warp's own shared window and the launch to have no
+//! cluster windows.
+//!
+//! **Combining.** Where the shape analysis proves the address uniform (for every
+//! launch), integer add/and/or/xor/min/max perform one atomic with the operands of the
+//! active lanes combined in ascending lane order; lane `i` receives the old value
+//! combined with the operands of the active lanes below it: the value the per-lane
+//! sequence gives it, bit for bit (add wraps in the type's width as each step would).
+//! inc/dec, exch and cas are not combined (inc/dec wrap at the operand).
+
+use crate::exec::ctx::WarpCtx;
+use crate::ir::{Address, AtomOp, InstId, RegId, Space, Type};
+use crate::jit::abi::Helper;
+use crate::jit::helpers::memory::encode;
+use crate::jit::lower::mem::{AddrShape, LaneAddr, Proof};
+use crate::jit::translate::lanes::{self, N32, N64};
+use crate::jit::translate::scratch::{slot, SLOT_OUT};
+use crate::jit::translate::{FuncTranslator, Mask};
+use crate::jit::JitError;
+use cranelift_codegen::ir::condcodes::{FloatCC, IntCC};
+use cranelift_codegen::ir::types::{F32, I32, I32X4, I64, I64X2};
+use cranelift_codegen::ir::{AtomicRmwOp, Block, InstBuilder, MemFlagsData, Value};
+use std::mem::offset_of;
+
+/// How the inline form computes an operation's new value.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Form {
+    /// One `atomic_rmw`.
+    Rmw(AtomicRmwOp),
+    /// One `atomic_cas` (`cas`).
+    Cas,
+    /// A compare-exchange loop (inc, dec, `.f32` add).
+    Loop,
+}
+
+/// The inline form of `(op, ty)` on `space`, if it has one.
+fn form(op: AtomOp, ty: Type, space: Space) -> Option<Form> {
+    use Type::*;
+    if !matches!(space, Space::Global | Space::Shared) {
+        return None;
+    }
+    let int = matches!(ty, U32 | S32 | B32 | U64 | S64 | B64);
+    let signed = matches!(ty, S32 | S64);
+    Some(match (op, ty) {
+        (AtomOp::Add, F32) => Form::Loop,
+        (_, _) if !int => return None,
+        (AtomOp::Add, _) => Form::Rmw(AtomicRmwOp::Add),
+        (AtomOp::And, _) => Form::Rmw(AtomicRmwOp::And),
+        (AtomOp::Or, _) => Form::Rmw(AtomicRmwOp::Or),
+        (AtomOp::Xor, _) => Form::Rmw(AtomicRmwOp::Xor),
+        (AtomOp::Exch, _) => Form::Rmw(AtomicRmwOp::Xchg),
+        (AtomOp::Min, _) if signed => Form::Rmw(AtomicRmwOp::Smin),
+        (AtomOp::Max, _) if signed => Form::Rmw(AtomicRmwOp::Smax),
+        (AtomOp::Min, _) => Form::Rmw(AtomicRmwOp::Umin),
+        (AtomOp::Max, _) => Form::Rmw(AtomicRmwOp::Umax),
+        (AtomOp::Cas, _) => Form::Cas,
+        (AtomOp::Inc | AtomOp::Dec, U32) => Form::Loop,
+        _ => return None,
+    })
+}
+
+/// Whether the warp's operands of `op` may be combined into one atomic (see the module
+/// documentation).
+fn combinable(op: AtomOp, ty: Type) -> bool {
+    use Type::*;
+    matches!(ty, U32 | S32 | B32 | U64 | S64 | B64)
+        && matches!(
+            op,
+            AtomOp::Add | AtomOp::And | AtomOp::Or | AtomOp::Xor | AtomOp::Min | AtomOp::Max
+        )
+}
+
+fn flags() -> MemFlagsData {
+    MemFlagsData::new().with_notrap()
+}
+
+/// One `atom`/`red` instruction, as the inline lowering sees it.
+pub(crate) struct AtomInst {
+    pub op: AtomOp,
+    pub ty: Type,
+    pub space: Space,
+    pub dst: Option<RegId>,
+    pub inst: InstId,
+}
+
+impl FuncTranslator<'_> {
+    /// Whether `atom`/`red` `(op, ty)` on `space` has an inline lowering here.
+    pub(crate) fn atom_inlinable(&self, op: AtomOp, ty: Type, space: Space) -> bool {
+        !self.instrument && form(op, ty, space).is_some()
+    }
+
+    /// Whether this `atom` combines the warp's operands: a combinable operation at an
+    /// address that is one value or that the shape analysis proves uniform for every
+    /// launch.
+    pub(crate) fn atom_uniform(
+        &self,
+        op: AtomOp,
+        ty: Type,
+        space: Space,
+        addr: &Address,
+        la: &LaneAddr,
+    ) -> bool {
+        combinable(op, ty)
+            && (matches!(la, LaneAddr::Uniform(_))
+                || self.addr_shape(space, addr, ty.bytes()) == (AddrShape::Uniform, Proof::Always))
+    }
+
+    /// The inline `atom`/`red`: the lane addresses are in the scratch address area and
+    /// the operands in operand slots 0 and 1 already; leaves the old values in
+    /// [`SLOT_OUT`] (for the active lanes) and continues in a new current block.
+    /// `uniform`: combine the warp's operands (see the module documentation).
+    pub(crate) fn atom_inline(
+        &mut self,
+        a: &AtomInst,
+        mask: &mut Mask,
+        uniform: bool,
+    ) -> Result<(), JitError> {
+        let Some(form) = form(a.op, a.ty, a.space) else {
+            return Err(JitError::Codegen("atom without an inline form".into()));
+        };
+        let bits = self.mbits(mask);
+        let cont = self.b.create_block();
+        let slow = self.b.create_block();
+        let any = self.b.create_block();
+        self.b.ins().brif(bits, any, &[], cont, &[]);
+        self.b.switch_to_block(any);
+        if uniform {
+            let go = self.b.create_block();
+            self.b.append_block_param(go, I64);
+            let lane = self.b.ins().ctz(bits);
+            self.atom_check_lane(a, lane, go, slow)?;
+            self.b.switch_to_block(go);
+            let h = self.b.block_params(go)[0];
+            self.atom_combined(a, form, bits, h);
+            self.b.ins().jump(cont, &[]);
+        } else {
+            // The vector test first; where it fails (a region-cache miss, say), the
+            // lane-by-lane test that can look regions up.
+            let go = self.b.create_block();
+            let scalar = self.b.create_block();
+            if a.op == AtomOp::Add && a.ty == Type::F32 && a.space == Space::Global {
+                self.b.ins().jump(scalar, &[]);
+            } else {
+                self.atom_check_vector(a, mask, go, scalar);
+            }
+            self.b.switch_to_block(scalar);
+            let checked = self.atom_check_all(a, bits, slow)?;
+            self.b.switch_to_block(checked);
+            self.b.ins().jump(go, &[]);
+            self.b.switch_to_block(go);
+            self.atom_each(a, form, bits, cont)?;
+        }
+        self.b.switch_to_block(slow);
+        self.atom_helper(a, bits)?;
+        self.b.ins().jump(cont, &[]);
+        self.b.switch_to_block(cont);
+        Ok(())
+    }
+
+    /// The `ptxjit_atom` call on the spilled lane addresses and operands; returns from
+    /// the kernel on a fault.
+    pub(crate) fn atom_helper(&mut self, a: &AtomInst, bits: Value) -> Result<(), JitError> {
+        let desc = lanes::iconst64(&mut self.b, encode(a.op, a.ty, a.space));
+        let instv = lanes::iconst32(&mut self.b, a.inst.0);
+        let pa = self.scratch_addr(0);
+        let lead = [self.ctx, desc, bits, instv, pa];
+        let call = self.call_lanewise(Helper::Atom, &lead, &[], 2)?;
+        let res = self.b.inst_results(call)[0];
+        let cont = self.b.create_block();
+        self.b.ins().brif(res, self.ret_status, &[], cont, &[]);
+        self.b.switch_to_block(cont);
+        Ok(())
+    }
+
+    /// The state-space address of lane `lane` (i32) from the scratch address area.
+    fn spilled_addr(&mut self, lane: Value) -> Value {
+        let l = self.b.ins().uextend(I64, lane);
+        let off = self.b.ins().ishl_imm_u(l, 3);
+        let base = self.scratch_addr(0);
+        let p = self.b.ins().iadd(base, off);
+        self.b.ins().load(I64, flags(), p, 0)
+    }
+
+    /// Lane `lane`'s (i32) entry of data slot `at` (4 or 8 bytes per lane).
+    fn slot_entry(&mut self, at: i32, lane: Value, wide: bool) -> Value {
+        let l = self.b.ins().uextend(I64, lane);
+        let off = self.b.ins().ishl_imm_u(l, if wide { 3 } else { 2 });
+        let base = self.scratch_addr(at);
+        self.b.ins().iadd(base, off)
+    }
+
+    /// Checks every active lane at once (16 × i64x2 compares): aligned, and inside the
+    /// shared window or the instruction's cached region (inactive lanes are tested at
+    /// the window's or region's start instead); branches to `ok` or `other`.
+    fn atom_check_vector(&mut self, a: &AtomInst, mask: &mut Mask, ok: Block, other: Block) {
+        let len = a.ty.bytes() as i64;
+        // Not `self.m64`: that caches the mask in `mask`, for blocks this one does not
+        // dominate.
+        let m32 = self.m32(mask);
+        let m64 = lanes::mask64(&mut self.b, &m32);
+        let addrs = self.unspill(true, 0);
+        let (lo, top, good) = if a.space == Space::Shared {
+            let size = self.load_ctx(I64, offset_of!(WarpCtx, shared_size), true);
+            let zero = lanes::iconst64(&mut self.b, 0);
+            let big = self
+                .b
+                .ins()
+                .icmp_imm_u(IntCC::UnsignedGreaterThanOrEqual, size, len);
+            let top = self.b.ins().iadd_imm_s(size, -len);
+            (zero, top, big)
+        } else {
+            let (lo, hi) = self.atom_cached_region(a.inst);
+            let c1 = self.b.ins().icmp(IntCC::UnsignedGreaterThanOrEqual, hi, lo);
+            let span = self.b.ins().isub(hi, lo);
+            let c2 = self
+                .b
+                .ins()
+                .icmp_imm_u(IntCC::UnsignedGreaterThanOrEqual, span, len);
+            let top = self.b.ins().iadd_imm_s(hi, -len);
+            (lo, top, self.b.ins().band(c1, c2))
+        };
+        // Host address = state-space address + `add` (the shared base, or 0).
+        let add = if a.space == Space::Shared {
+            self.load_ctx(I64, offset_of!(WarpCtx, shared_base), true)
+        } else {
+            lanes::iconst64(&mut self.b, 0)
+        };
+        let (lov, topv, addv) = (
+            self.b.ins().splat(I64X2, lo),
+            self.b.ins().splat(I64X2, top),
+            self.b.ins().splat(I64X2, add),
+        );
+        let lowmask = lanes::splat64(&mut self.b, len as u64 - 1);
+        let zero = lanes::splat64(&mut self.b, 0);
+        let mut all: Option<Value> = None;
+        for k in 0..N64 {
+            let x = self.b.ins().bitselect(m64[k], addrs.v[k], lov);
+            let ge = self.b.ins().icmp(IntCC::UnsignedGreaterThanOrEqual, x, lov);
+            let le = self.b.ins().icmp(IntCC::UnsignedLessThanOrEqual, x, topv);
+            let h = self.b.ins().iadd(x, addv);
+            let low = self.b.ins().band(h, lowmask);
+            let al = self.b.ins().icmp(IntCC::Equal, low, zero);
+            let in_range = self.b.ins().band(ge, le);
+            let lane_ok = self.b.ins().band(in_range, al);
+            all = Some(match all {
+                None => lane_ok,
+                Some(y) => self.b.ins().band(y, lane_ok),
+            });
+        }
+        let all = all.unwrap_or(zero);
+        let vok = self.b.ins().vall_true(all);
+        let pass = self.b.ins().band(vok, good);
+        self.b.ins().brif(pass, ok, &[], other, &[]);
+    }
+
+    /// The `[lo, hi)` range of instruction `inst`'s entry in the per-instruction region
+    /// cache (the context's empty `no_cache` range without one), as `mem` reads it.
+    fn atom_cached_region(&mut self, inst: InstId) -> (Value, Value) {
+        let cache = self.load_ctx(I64, offset_of!(WarpCtx, inst_cache), true);
+        let n = self.load_ctx(I64, offset_of!(WarpCtx, inst_cache_len), true);
+        let has = self
+            .b
+            .ins()
+            .icmp_imm_u(IntCC::UnsignedGreaterThan, n, inst.0 as i64);
+        let entry = self.b.ins().iadd_imm_s(cache, inst.0 as i64 * 16);
+        let none = self
+            .b
+            .ins()
+            .iadd_imm_s(self.ctx, offset_of!(WarpCtx, no_cache) as i64);
+        let e = self.b.ins().select(has, entry, none);
+        let lo = self.b.ins().load(I64, flags(), e, 0);
+        let hi = self.b.ins().load(I64, flags(), e, 8);
+        (lo, hi)
+    }
+
+    /// Checks the active lanes (`bits`) one by one; returns the block reached when every
+    /// one passes (`fail` otherwise).
+    fn atom_check_all(
+        &mut self,
+        a: &AtomInst,
+        bits: Value,
+        fail: Block,
+    ) -> Result<Block, JitError> {
+        let head = self.b.create_block();
+        self.b.append_block_param(head, I32);
+        let next = self.b.create_block();
+        self.b.append_block_param(next, I64);
+        let go = self.b.create_block();
+        self.b.ins().jump(head, &[bits.into()]);
+        self.b.switch_to_block(head);
+        let rem = self.b.block_params(head)[0];
+        let lane = self.b.ins().ctz(rem);
+        self.atom_check_lane(a, lane, next, fail)?;
+        self.b.switch_to_block(next);
+        let rest = self.b.ins().iadd_imm_s(rem, -1);
+        let rest = self.b.ins().band(rem, rest);
+        self.b.ins().brif(rest, head, &[rest.into()], go, &[]);
+        Ok(go)
+    }
+
+    /// Checks lane `lane`'s address (aligned, inside the shared window or the cached
+    /// region, asking `ptxjit_region` once on a miss); jumps to `ok` with the lane's host
+    /// address, or to `fail`.
+    fn atom_check_lane(
+        &mut self,
+        a: &AtomInst,
+        lane: Value,
+        ok: Block,
+        fail: Block,
+    ) -> Result<(), JitError> {
+        let len = a.ty.bytes() as i64;
+        let addr = self.spilled_addr(lane);
+        if a.space == Space::Shared {
+            let (loc, h) = self.in_shared_window(addr, len);
+            let low = self.b.ins().band_imm_u(h, len - 1);
+            let al = self.b.ins().icmp_imm_u(IntCC::Equal, low, 0);
+            let good = self.b.ins().band(loc, al);
+            self.b.ins().brif(good, ok, &[h.into()], fail, &[]);
+            return Ok(());
+        }
+        let low = self.b.ins().band_imm_u(addr, len - 1);
+        let al = self.b.ins().icmp_imm_u(IntCC::Equal, low, 0);
+        let al = if a.op == AtomOp::Add && a.ty == Type::F32 {
+            let ns = self.not_shared_host(addr, len);
+            self.b.ins().band(al, ns)
+        } else {
+            al
+        };
+        let aligned = self.b.create_block();
+        let lookup = self.b.create_block();
+        self.b.ins().brif(al, aligned, &[], fail, &[]);
+        self.b.switch_to_block(aligned);
+        let loc = self.in_cached_region(a.inst, addr, len);
+        self.b.ins().brif(loc, ok, &[addr.into()], lookup, &[]);
+        self.b.switch_to_block(lookup);
+        let lenv = lanes::iconst64(&mut self.b, len as u64);
+        let wr = lanes::iconst32(&mut self.b, 1);
+        let instv = lanes::iconst32(&mut self.b, a.inst.0);
+        let hf = self.helper(Helper::Region)?;
+        let call = self.b.ins().call(hf, &[self.ctx, addr, lenv, wr, instv]);
+        let found = self.b.inst_results(call)[0];
+        self.b.ins().brif(found, ok, &[addr.into()], fail, &[]);
+        Ok(())
+    }
+
+    /// Whether global address `addr` lies outside every shared window the helper would
+    /// see (i8): the launch has no cluster windows and `addr..addr+len` misses the warp's
+    /// own window.
+    fn not_shared_host(&mut self, addr: Value, len: i64) -> Value {
+        let cl = self.load_ctx(I64, offset_of!(WarpCtx, cluster_shared), true);
+        let nocl = self.b.ins().icmp_imm_u(IntCC::Equal, cl, 0);
+        let base = self.load_ctx(I64, offset_of!(WarpCtx, shared_base), true);
+        let size = self.load_ctx(I64, offset_of!(WarpCtx, shared_size), true);
+        // Outside [base - len + 1, base + size): (addr + len - 1 - base) >= size + len - 1.
+        let x = self.b.ins().iadd_imm_s(addr, len - 1);
+        let x = self.b.ins().isub(x, base);
+        let lim = self.b.ins().iadd_imm_s(size, len - 1);
+        let out = self.b.ins().icmp(IntCC::UnsignedGreaterThanOrEqual, x, lim);
+        self.b.ins().band(nocl, out)
+    }
+
+    /// The access loop: one host atomic per active lane, ascending; old values to
+    /// [`SLOT_OUT`]; ends with a jump to `cont`.
+    fn atom_each(
+        &mut self,
+        a: &AtomInst,
+        form: Form,
+        bits: Value,
+        cont: Block,
+    ) -> Result<(), JitError> {
+        let wide = a.ty.bits() > 32;
+        let ity = if wide { I64 } else { I32 };
+        let head = self.b.create_block();
+        self.b.append_block_param(head, I32);
+        self.b.ins().jump(head, &[bits.into()]);
+        self.b.switch_to_block(head);
+        let rem = self.b.block_params(head)[0];
+        let lane = self.b.ins().ctz(rem);
+        let addr = self.spilled_addr(lane);
+        let h = if a.space == Space::Shared {
+            let base = self.load_ctx(I64, offset_of!(WarpCtx, shared_base), true);
+            self.b.ins().iadd(base, addr)
+        } else {
+            addr
+        };
+        let pb = self.slot_entry(slot(0), lane, wide);
+        let bv = self.b.ins().load(ity, flags(), pb, 0);
+        let old = match form {
+            Form::Rmw(op) => self.b.ins().atomic_rmw(ity, flags(), op, h, bv),
+            Form::Cas => {
+                let pc = self.slot_entry(slot(1), lane, wide);
+                let cv = self.b.ins().load(ity, flags(), pc, 0);
+                self.b.ins().atomic_cas(flags(), h, bv, cv)
+            }
+            Form::Loop => self.atom_cas_loop(a, h, bv),
+        };
+        if a.dst.is_some() {
+            let po = self.slot_entry(SLOT_OUT, lane, wide);
+            self.b.ins().store(flags(), old, po, 0);
+        }
+        let rest = self.b.ins().iadd_imm_s(rem, -1);
+        let rest = self.b.ins().band(rem, rest);
+        self.b.ins().brif(rest, head, &[rest.into()], cont, &[]);
+        Ok(())
+    }
+
+    /// A compare-exchange loop at host address `h` applying inc, dec or `.f32` add with
+    /// operand `b` (i32); returns the old value and continues in a new current block.
+    fn atom_cas_loop(&mut self, a: &AtomInst, h: Value, b: Value) -> Value {
+        let first = self.b.ins().atomic_load(I32, flags(), h);
+        let lp = self.b.create_block();
+        self.b.append_block_param(lp, I32);
+        let done = self.b.create_block();
+        self.b.append_block_param(done, I32);
+        self.b.ins().jump(lp, &[first.into()]);
+        self.b.switch_to_block(lp);
+        let cur = self.b.block_params(lp)[0];
+        let new = match a.op {
+            AtomOp::Inc => {
+                // inc(r, s) = r >= s ? 0 : r + 1
+                let ge = self.b.ins().icmp(IntCC::UnsignedGreaterThanOrEqual, cur, b);
+                let zero = self.b.ins().iconst(I32, 0);
+                let inc = self.b.ins().iadd_imm_s(cur, 1);
+                self.b.ins().select(ge, zero, inc)
+            }
+            AtomOp::Dec => {
+                // dec(r, s) = r == 0 || r > s ? s : r - 1
+                let z = self.b.ins().icmp_imm_u(IntCC::Equal, cur, 0);
+                let gt = self.b.ins().icmp(IntCC::UnsignedGreaterThan, cur, b);
+                let reset = self.b.ins().bor(z, gt);
+                let dec = self.b.ins().iadd_imm_s(cur, -1);
+                self.b.ins().select(reset, b, dec)
+            }
+            _ => self.f32_atom_add(cur, b, a.space == Space::Global),
+        };
+        let got = self.b.ins().atomic_cas(flags(), h, cur, new);
+        let same = self.b.ins().icmp(IntCC::Equal, got, cur);
+        self.b
+            .ins()
+            .brif(same, done, &[cur.into()], lp, &[got.into()]);
+        self.b.switch_to_block(done);
+        self.b.block_params(done)[0]
+    }
+
+    /// `ops::atomic::apply` for `.f32` add on i32 bits: inputs and result flushed with
+    /// `ftz`, a NaN result is the canonical NaN.
+    fn f32_atom_add(&mut self, x: Value, y: Value, ftz: bool) -> Value {
+        let (x, y) = if ftz {
+            (self.flush32(x), self.flush32(y))
+        } else {
+            (x, y)
+        };
+        let fl = MemFlagsData::new();
+        let fx = self.b.ins().bitcast(F32, fl, x);
+        let fy = self.b.ins().bitcast(F32, fl, y);
+        let s = self.b.ins().fadd(fx, fy);
+        let nan = self.b.ins().fcmp(FloatCC::Unordered, s, s);
+        let r = self.b.ins().bitcast(I32, fl, s);
+        let canon = self.b.ins().iconst(I32, 0x7fff_ffff);
+        let r = self.b.ins().select(nan, canon, r);
+        if ftz {
+            self.flush32(r)
+        } else {
+            r
+        }
+    }
+
+    /// f32 bits with a subnormal flushed to the zero of its sign.
+    fn flush32(&mut self, x: Value) -> Value {
+        let e = self.b.ins().band_imm_u(x, 0x7f80_0000);
+        let sub = self.b.ins().icmp_imm_u(IntCC::Equal, e, 0);
+        let sign = self.b.ins().band_imm_u(x, 0x8000_0000);
+        self.b.ins().select(sub, sign, x)
+    }
+
+    /// The combined form at host address `h`: the operands of the active lanes combined
+    /// in ascending order (each lane's exclusive prefix to [`SLOT_OUT`]), one atomic,
+    /// then each lane's old value = the location's old value combined with its prefix.
+    fn atom_combined(&mut self, a: &AtomInst, form: Form, bits: Value, h: Value) {
+        let Form::Rmw(rop) = form else {
+            return;
+        };
+        let wide = a.ty.bits() > 32;
+        let ity = if wide { I64 } else { I32 };
+        let want = a.dst.is_some();
+        let head = self.b.create_block();
+        self.b.append_block_param(head, I32);
+        self.b.append_block_param(head, ity);
+        let done = self.b.create_block();
+        self.b.append_block_param(done, ity);
+        let id = if wide {
+            lanes::iconst64(&mut self.b, identity(rop, true))
+        } else {
+            lanes::iconst32(&mut self.b, identity(rop, false) as u32)
+        };
+        self.b.ins().jump(head, &[bits.into(), id.into()]);
+        self.b.switch_to_block(head);
+        let rem = self.b.block_params(head)[0];
+        let acc = self.b.block_params(head)[1];
+        let lane = self.b.ins().ctz(rem);
+        if want {
+            let po = self.slot_entry(SLOT_OUT, lane, wide);
+            self.b.ins().store(flags(), acc, po, 0);
+        }
+        let pb = self.slot_entry(slot(0), lane, wide);
+        let bv = self.b.ins().load(ity, flags(), pb, 0);
+        let acc2 = combine(&mut self.b, rop, acc, bv);
+        let rest = self.b.ins().iadd_imm_s(rem, -1);
+        let rest = self.b.ins().band(rem, rest);
+        self.b.ins().brif(
+            rest,
+            head,
+            &[rest.into(), acc2.into()],
+            done,
+            &[acc2.into()],
+        );
+        self.b.switch_to_block(done);
+        let total = self.b.block_params(done)[0];
+        let old = self.b.ins().atomic_rmw(ity, flags(), rop, h, total);
+        if !want {
+            return;
+        }
+        // Each lane's old value: old ∘ prefix (inactive lanes get garbage, unused).
+        let s = self.b.ins().splat(if wide { I64X2 } else { I32X4 }, old);
+        let n = if wide { N64 } else { N32 };
+        let out = self.scratch_addr(SLOT_OUT);
+        let vty = if wide { I64X2 } else { I32X4 };
+        for k in 0..n {
+            let p = self.b.ins().load(vty, flags(), out, 16 * k as i32);
+            let v = combine(&mut self.b, rop, s, p);
+            self.b.ins().store(flags(), v, out, 16 * k as i32);
+        }
+    }
+}
+
+/// The identity of a combinable operation in `wide` (64) or 32 bits.
+fn identity(op: AtomicRmwOp, wide: bool) -> u64 {
+    let ones = if wide { u64::MAX } else { u32::MAX as u64 };
+    let smax = ones >> 1;
+    match op {
+        AtomicRmwOp::And | AtomicRmwOp::Umin => ones,
+        AtomicRmwOp::Smin => smax,
+        AtomicRmwOp::Smax => smax + 1,
+        _ => 0,
+    }
+}
+
+/// `op` on two values (scalars or vectors) as the atomic applies it.
+fn combine(
+    b: &mut cranelift_frontend::FunctionBuilder,
+    op: AtomicRmwOp,
+    x: Value,
+    y: Value,
+) -> Value {
+    match op {
+        AtomicRmwOp::And => b.ins().band(x, y),
+        AtomicRmwOp::Or => b.ins().bor(x, y),
+        AtomicRmwOp::Xor => b.ins().bxor(x, y),
+        AtomicRmwOp::Umin => b.ins().umin(x, y),
+        AtomicRmwOp::Umax => b.ins().umax(x, y),
+        AtomicRmwOp::Smin => b.ins().smin(x, y),
+        AtomicRmwOp::Smax => b.ins().smax(x, y),
+        _ => b.ins().iadd(x, y),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn identities_leave_every_value_unchanged() {
+        // x op identity == x, for the extremes of each width.
+        for wide in [false, true] {
+            let (ones, bits) = if wide {
+                (u64::MAX, 64)
+            } else {
+                (u32::MAX as u64, 32)
+            };
+            let signed = |v: u64| ((v << (64 - bits)) as i64) >> (64 - bits);
+            for x in [0, 1, ones >> 1, (ones >> 1) + 1, ones] {
+                let id = identity(AtomicRmwOp::And, wide);
+                assert_eq!(x & id, x);
+                for op in [AtomicRmwOp::Or, AtomicRmwOp::Xor, AtomicRmwOp::Add] {
+                    assert_eq!(identity(op, wide), 0, "{op:?}");
+                }
+                assert_eq!(x.min(identity(AtomicRmwOp::Umin, wide)), x);
+                assert_eq!(x.max(identity(AtomicRmwOp::Umax, wide)), x);
+                let sx = signed(x);
+                assert_eq!(sx.min(signed(identity(AtomicRmwOp::Smin, wide))), sx);
+                assert_eq!(sx.max(signed(identity(AtomicRmwOp::Smax, wide))), sx);
+            }
+        }
+    }
+
+    #[test]
+    fn inline_forms_cover_the_common_ops_only() {
+        use AtomOp::*;
+        assert_eq!(
+            form(Min, Type::S32, Space::Global),
+            Some(Form::Rmw(AtomicRmwOp::Smin))
+        );
+        assert_eq!(
+            form(Max, Type::U64, Space::Shared),
+            Some(Form::Rmw(AtomicRmwOp::Umax))
+        );
+        assert_eq!(form(Cas, Type::B64, Space::Global), Some(Form::Cas));
+        assert_eq!(form(Inc, Type::U32, Space::Shared), Some(Form::Loop));
+        assert_eq!(form(Add, Type::F32, Space::Global), Some(Form::Loop));
+        // Helper: f64/half adds, b16 cas, generic and cluster addresses.
+        assert_eq!(form(Add, Type::F64, Space::Global), None);
+        assert_eq!(form(Cas, Type::B16, Space::Global), None);
+        assert_eq!(form(Add, Type::U32, Space::Generic), None);
+        assert_eq!(form(Add, Type::U32, Space::SharedCluster), None);
+        // Combining: integer add/and/or/xor/min/max only.
+        assert!(combinable(Add, Type::U64) && combinable(Max, Type::S32));
+        assert!(!combinable(Inc, Type::U32) && !combinable(Exch, Type::B32));
+        assert!(!combinable(Cas, Type::B32) && !combinable(Add, Type::F32));
+        assert!(!combinable(Add, Type::F64) && !combinable(Min, Type::F16x2));
+    }
+}

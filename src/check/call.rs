@@ -3,7 +3,7 @@
 
 use super::func::{Fx, TBlock, TTerm};
 use super::inst::{Lowered, Mods};
-use super::operand::{Val, VecElem};
+use super::operand::Val;
 use super::{Cx, VarSym, MAX_LOCAL_FRAME};
 use crate::ir::Fit;
 use crate::ir::{
@@ -604,27 +604,13 @@ impl Fx<'_, '_> {
     /// The elements of a vector argument or result for the vector `.reg` parameter `p`
     /// (`{a, b}` or a vector register), one per element.
     fn reg_vector(&self, op: &ast::Operand, p: &ir::Param) -> Result<Vec<Operand>, PtxError> {
-        let elems = self.vector_elems(op)?;
-        if elems.len() != p.regs.len() {
-            return Err(self.err(
-                op.loc(),
-                format!(
-                    "parameter '{}' takes a vector of {} elements",
-                    p.name,
-                    p.regs.len()
-                ),
-            ));
-        }
-        elems
-            .into_iter()
-            .map(|el| match el {
-                VecElem::Op(o) => self.src(o, p.ty, Fit::Relaxed),
-                VecElem::Reg(r) => {
-                    self.check_fit(r, p.ty, Fit::Relaxed, op.loc())?;
-                    Ok(Operand::Reg(r))
-                }
-            })
-            .collect()
+        self.vector_srcs(op, &vec![p.ty; p.regs.len()], Fit::Relaxed, |_| {
+            format!(
+                "parameter '{}' takes a vector of {} elements",
+                p.name,
+                p.regs.len()
+            )
+        })
     }
 
     /// A call-site `.param` variable given for parameter `p` (its frame offset), `None`

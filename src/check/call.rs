@@ -3,7 +3,7 @@
 
 use super::func::{Fx, TBlock, TTerm};
 use super::inst::{Lowered, Mods};
-use super::operand::{Val, VecElem};
+use super::operand::Val;
 use super::{Cx, VarSym, MAX_LOCAL_FRAME};
 use crate::ir::Fit;
 use crate::ir::{
@@ -329,43 +329,68 @@ impl Fx<'_, '_> {
             }
             _ => &[],
         };
-        let addr = match target {
-            Ok(func) => {
-                if let Some(op) = ops.get(k) {
-                    return Err(self.err(
-                        op.loc(),
-                        "unexpected operand (a prototype is only valid in an indirect call)",
-                    ));
-                }
-                let Some(callee) = self.cx.m.functions.get(func.0 as usize) else {
-                    return Err(self.err(m.loc, "internal error: unknown function"));
-                };
-                if callee.kind == FuncKind::Entry {
-                    return Err(self.err(
-                        m.loc,
-                        format!(
-                            "'{}' is a kernel (.entry) and cannot be called",
-                            callee.name
-                        ),
-                    ));
-                }
-                if let Some(insts) = self.builtin_call(func, arg_ops, ret_ops, m.loc)? {
-                    return Ok(Lowered::Insts(insts));
-                }
-                let Some(callee) = self.cx.m.functions.get(func.0 as usize) else {
-                    return Err(self.err(m.loc, "internal error: unknown function"));
-                };
-                let (name, params, prets) = (
-                    callee.name.clone(),
-                    callee.params.clone(),
-                    callee.rets.clone(),
-                );
-                let ops = self.call_operands(&name, arg_ops, ret_ops, &params, &prets, m.loc)?;
-                return Ok(Lowered::Call { func, ops, uni });
-            }
-            Err(r) => r,
+        let rest = ops.get(k..).unwrap_or(&[]);
+        match target {
+            Ok(func) => self.call_direct(func, rest, arg_ops, ret_ops, m, uni),
+            Err(addr) => self.call_indirect(addr, rest, arg_ops, ret_ops, m),
+        }
+    }
+
+    /// A direct call of `func` (or of a built-in); `rest` are the operands after the
+    /// arguments (none are allowed).
+    fn call_direct(
+        &mut self,
+        func: FuncId,
+        rest: &[ast::Operand],
+        arg_ops: &[ast::Operand],
+        ret_ops: &[ast::Operand],
+        m: &Mods,
+        uni: bool,
+    ) -> Result<Lowered, PtxError> {
+        if let Some(op) = rest.first() {
+            return Err(self.err(
+                op.loc(),
+                "unexpected operand (a prototype is only valid in an indirect call)",
+            ));
+        }
+        let Some(callee) = self.cx.m.functions.get(func.0 as usize) else {
+            return Err(self.err(m.loc, "internal error: unknown function"));
         };
-        let (dir, dloc) = match ops.get(k) {
+        if callee.kind == FuncKind::Entry {
+            return Err(self.err(
+                m.loc,
+                format!(
+                    "'{}' is a kernel (.entry) and cannot be called",
+                    callee.name
+                ),
+            ));
+        }
+        if let Some(insts) = self.builtin_call(func, arg_ops, ret_ops, m.loc)? {
+            return Ok(Lowered::Insts(insts));
+        }
+        let Some(callee) = self.cx.m.functions.get(func.0 as usize) else {
+            return Err(self.err(m.loc, "internal error: unknown function"));
+        };
+        let (name, params, prets) = (
+            callee.name.clone(),
+            callee.params.clone(),
+            callee.rets.clone(),
+        );
+        let ops = self.call_operands(&name, arg_ops, ret_ops, &params, &prets, m.loc)?;
+        Ok(Lowered::Call { func, ops, uni })
+    }
+
+    /// An indirect call through register `addr`; `rest` holds the `.calltargets` or
+    /// `.callprototype` label (or call table) after the arguments.
+    fn call_indirect(
+        &mut self,
+        addr: ir::RegId,
+        rest: &[ast::Operand],
+        arg_ops: &[ast::Operand],
+        ret_ops: &[ast::Operand],
+        m: &Mods,
+    ) -> Result<Lowered, PtxError> {
+        let (dir, dloc) = match rest.first() {
             Some(ast::Operand::Value(e)) => match &e.kind {
                 ast::ExprKind::Sym { name, comp: None } => (name.clone(), e.loc),
                 _ => {
@@ -387,7 +412,7 @@ impl Fx<'_, '_> {
                 ))
             }
         };
-        if let Some(op) = ops.get(k + 1) {
+        if let Some(op) = rest.get(1) {
             return Err(self.err(op.loc(), "unexpected operand"));
         }
         let Some(d) = self
@@ -403,6 +428,20 @@ impl Fx<'_, '_> {
                 ),
             ));
         };
+        let (targets, params, prets) = self.indirect_targets(d, &dir, dloc)?;
+        let ops = self.call_operands(&dir, arg_ops, ret_ops, &params, &prets, m.loc)?;
+        Ok(Lowered::CallIndirect { addr, targets, ops })
+    }
+
+    /// The functions an indirect call through `dir` (its directive `d`) may reach and
+    /// their common parameter and return layout.
+    #[allow(clippy::type_complexity)]
+    fn indirect_targets(
+        &self,
+        d: super::func::CallDir,
+        dir: &str,
+        dloc: Loc,
+    ) -> Result<(Vec<FuncId>, Vec<ir::Param>, Vec<ir::Param>), PtxError> {
         let defined = |cx: &Cx, f: FuncId| {
             cx.func_defined.get(f).copied().unwrap_or(false)
                 && cx
@@ -411,7 +450,7 @@ impl Fx<'_, '_> {
                     .get(f.0 as usize)
                     .is_some_and(|g| g.kind == FuncKind::Func)
         };
-        let (targets, params, prets) = match d {
+        Ok(match d {
             Ok(ids) => {
                 let Some(first) = ids
                     .first()
@@ -455,10 +494,7 @@ impl Fx<'_, '_> {
                     .collect();
                 (ids, params, prets)
             }
-        };
-        let ops = self.call_operands(&dir, arg_ops, ret_ops, &params, &prets, m.loc)?;
-        let _ = uni;
-        Ok(Lowered::CallIndirect { addr, targets, ops })
+        })
     }
 
     /// The functions of a call table: a `.global`/`.const` array initialized with
@@ -604,27 +640,13 @@ impl Fx<'_, '_> {
     /// The elements of a vector argument or result for the vector `.reg` parameter `p`
     /// (`{a, b}` or a vector register), one per element.
     fn reg_vector(&self, op: &ast::Operand, p: &ir::Param) -> Result<Vec<Operand>, PtxError> {
-        let elems = self.vector_elems(op)?;
-        if elems.len() != p.regs.len() {
-            return Err(self.err(
-                op.loc(),
-                format!(
-                    "parameter '{}' takes a vector of {} elements",
-                    p.name,
-                    p.regs.len()
-                ),
-            ));
-        }
-        elems
-            .into_iter()
-            .map(|el| match el {
-                VecElem::Op(o) => self.src(o, p.ty, Fit::Relaxed),
-                VecElem::Reg(r) => {
-                    self.check_fit(r, p.ty, Fit::Relaxed, op.loc())?;
-                    Ok(Operand::Reg(r))
-                }
-            })
-            .collect()
+        self.vector_srcs(op, &vec![p.ty; p.regs.len()], Fit::Relaxed, |_| {
+            format!(
+                "parameter '{}' takes a vector of {} elements",
+                p.name,
+                p.regs.len()
+            )
+        })
     }
 
     /// A call-site `.param` variable given for parameter `p` (its frame offset), `None`

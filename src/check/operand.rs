@@ -279,6 +279,59 @@ impl Fx<'_, '_> {
         }
     }
 
+    /// The elements of vector operand `op` as destinations, element `k` of type `tys[k]`
+    /// (`_` is `None`); `count(found)` is the error when it has another number of elements.
+    pub fn vector_dsts(
+        &self,
+        op: &Operand,
+        tys: &[Type],
+        rule: Fit,
+        count: impl FnOnce(usize) -> String,
+    ) -> Result<Vec<Option<RegId>>, PtxError> {
+        let elems = self.vector_elems(op)?;
+        if elems.len() != tys.len() {
+            return Err(self.cx.err(op.loc(), count(elems.len())));
+        }
+        elems
+            .into_iter()
+            .zip(tys)
+            .map(|(el, &ty)| match el {
+                VecElem::Op(Operand::Sink(_)) => Ok(None),
+                VecElem::Op(o) => self.dst(o, ty, rule).map(Some),
+                VecElem::Reg(r) => {
+                    self.check_fit(r, ty, rule, op.loc())?;
+                    Ok(Some(r))
+                }
+            })
+            .collect()
+    }
+
+    /// The elements of vector operand `op` as sources, element `k` of type `tys[k]`;
+    /// `count(found)` is the error when it has another number of elements.
+    pub fn vector_srcs(
+        &self,
+        op: &Operand,
+        tys: &[Type],
+        rule: Fit,
+        count: impl FnOnce(usize) -> String,
+    ) -> Result<Vec<ir::Operand>, PtxError> {
+        let elems = self.vector_elems(op)?;
+        if elems.len() != tys.len() {
+            return Err(self.cx.err(op.loc(), count(elems.len())));
+        }
+        elems
+            .into_iter()
+            .zip(tys)
+            .map(|(el, &ty)| match el {
+                VecElem::Op(o) => self.src(o, ty, rule),
+                VecElem::Reg(r) => {
+                    self.check_fit(r, ty, rule, op.loc())?;
+                    Ok(ir::Operand::Reg(r))
+                }
+            })
+            .collect()
+    }
+
     /// Elements of a vector operand: `{a, _, c}` or a whole vector register.
     pub fn vector_elems<'o>(&self, op: &'o Operand) -> Result<Vec<VecElem<'o>>, PtxError> {
         match op {

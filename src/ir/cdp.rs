@@ -12,70 +12,87 @@
 
 use super::Type;
 
-/// A device-runtime function.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum CdpFn {
-    /// `void *cudaGetParameterBuffer(size_t alignment, size_t size)`.
-    GetParameterBuffer,
-    /// `void *cudaGetParameterBufferV2(void *func, dim3 grid, dim3 block, unsigned smem)`.
-    GetParameterBufferV2,
-    /// `cudaError_t cudaLaunchDevice(void *func, void *params, dim3 grid, dim3 block,
-    /// unsigned smem, cudaStream_t stream)` (and its `_ptsz` form).
-    LaunchDevice,
-    /// `cudaError_t cudaLaunchDeviceV2(void *params, cudaStream_t stream)` (and `_ptsz`).
-    LaunchDeviceV2,
-    /// `cudaError_t cudaStreamCreateWithFlags(cudaStream_t *stream, unsigned flags)`.
-    StreamCreateWithFlags,
-    /// `cudaError_t cudaStreamDestroy(cudaStream_t stream)`.
-    StreamDestroy,
-    /// `cudaError_t cudaGetDevice(int *device)`.
-    GetDevice,
-    /// `cudaError_t cudaGetDeviceCount(int *count)`.
-    GetDeviceCount,
-    /// `cudaError_t cudaGetLastError(void)`.
-    GetLastError,
-    /// `cudaError_t cudaPeekAtLastError(void)`.
-    PeekAtLastError,
-    /// `cudaError_t cudaDeviceGetLimit(size_t *value, enum cudaLimit limit)`.
-    DeviceGetLimit,
-    /// `cudaError_t cudaEventCreateWithFlags(cudaEvent_t *event, unsigned flags)`.
-    EventCreateWithFlags,
-    /// `cudaError_t cudaEventRecord(cudaEvent_t event, cudaStream_t stream)` (`_ptsz`).
-    EventRecord,
-    /// `cudaError_t cudaEventRecordWithFlags(cudaEvent_t, cudaStream_t, unsigned)` (`_ptsz`).
-    EventRecordWithFlags,
-    /// `cudaError_t cudaEventDestroy(cudaEvent_t event)`.
-    EventDestroy,
-    /// `cudaError_t cudaStreamWaitEvent(cudaStream_t, cudaEvent_t, unsigned)` (`_ptsz`).
-    StreamWaitEvent,
+/// Declares the device runtime's entry points once: each row is a [`CdpFn`] variant (its
+/// doc is the C declaration), the names it goes by (without the `__cudaCDP2` or `cuda`
+/// prefix), its parameter sizes in bytes as the PTX declares them (a `dim3` is 12) and its
+/// result size. The enum, the name lookup, the sizes and the operand types come from it.
+macro_rules! cdp_functions {
+    ($($(#[doc = $doc:literal])* $f:ident [$($name:literal),+] ($($size:tt),*) -> $ret:tt;)*) => {
+        /// A device-runtime function.
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+        pub enum CdpFn {
+            $($(#[doc = $doc])* $f,)*
+        }
+
+        /// Every entry point's declaration, in [`CdpFn`] order.
+        const DECLS: &[Decl] = &[$(Decl {
+            f: CdpFn::$f,
+            names: &[$($name),+],
+            sizes: &[$($size),*],
+            params: &[$(operand_type!($size)),*],
+            result: operand_type!($ret),
+        },)*];
+    };
 }
 
-use CdpFn::*;
+/// The operand type of a parameter (or result) of that many bytes: `U32` for 4, `U64`
+/// for 8 and for a `dim3` (its address, see the module doc).
+macro_rules! operand_type {
+    (4) => {
+        Type::U32
+    };
+    (8) => {
+        Type::U64
+    };
+    (12) => {
+        Type::U64
+    };
+}
 
-/// Entry points by name (without the `__cudaCDP2` or `cuda` prefix).
-const NAMES: [(&str, CdpFn); 21] = [
-    ("GetParameterBuffer", GetParameterBuffer),
-    ("GetParameterBufferV2", GetParameterBufferV2),
-    ("LaunchDevice", LaunchDevice),
-    ("LaunchDevice_ptsz", LaunchDevice),
-    ("LaunchDeviceV2", LaunchDeviceV2),
-    ("LaunchDeviceV2_ptsz", LaunchDeviceV2),
-    ("StreamCreateWithFlags", StreamCreateWithFlags),
-    ("StreamDestroy", StreamDestroy),
-    ("GetDevice", GetDevice),
-    ("GetDeviceCount", GetDeviceCount),
-    ("GetLastError", GetLastError),
-    ("PeekAtLastError", PeekAtLastError),
-    ("DeviceGetLimit", DeviceGetLimit),
-    ("EventCreateWithFlags", EventCreateWithFlags),
-    ("EventRecord", EventRecord),
-    ("EventRecord_ptsz", EventRecord),
-    ("EventRecordWithFlags", EventRecordWithFlags),
-    ("EventRecordWithFlags_ptsz", EventRecordWithFlags),
-    ("EventDestroy", EventDestroy),
-    ("StreamWaitEvent", StreamWaitEvent),
-    ("StreamWaitEvent_ptsz", StreamWaitEvent),
-];
+/// One entry point, as [`cdp_functions!`] declares it.
+struct Decl {
+    f: CdpFn,
+    names: &'static [&'static str],
+    sizes: &'static [u32],
+    params: &'static [Type],
+    result: Type,
+}
+
+cdp_functions! {
+    /// `void *cudaGetParameterBuffer(size_t alignment, size_t size)`.
+    GetParameterBuffer ["GetParameterBuffer"] (8, 8) -> 8;
+    /// `void *cudaGetParameterBufferV2(void *func, dim3 grid, dim3 block, unsigned smem)`.
+    GetParameterBufferV2 ["GetParameterBufferV2"] (8, 12, 12, 4) -> 8;
+    /// `cudaError_t cudaLaunchDevice(void *func, void *params, dim3 grid, dim3 block,
+    /// unsigned smem, cudaStream_t stream)` (and its `_ptsz` form).
+    LaunchDevice ["LaunchDevice", "LaunchDevice_ptsz"] (8, 8, 12, 12, 4, 8) -> 4;
+    /// `cudaError_t cudaLaunchDeviceV2(void *params, cudaStream_t stream)` (and `_ptsz`).
+    LaunchDeviceV2 ["LaunchDeviceV2", "LaunchDeviceV2_ptsz"] (8, 8) -> 4;
+    /// `cudaError_t cudaStreamCreateWithFlags(cudaStream_t *stream, unsigned flags)`.
+    StreamCreateWithFlags ["StreamCreateWithFlags"] (8, 4) -> 4;
+    /// `cudaError_t cudaStreamDestroy(cudaStream_t stream)`.
+    StreamDestroy ["StreamDestroy"] (8) -> 4;
+    /// `cudaError_t cudaGetDevice(int *device)`.
+    GetDevice ["GetDevice"] (8) -> 4;
+    /// `cudaError_t cudaGetDeviceCount(int *count)`.
+    GetDeviceCount ["GetDeviceCount"] (8) -> 4;
+    /// `cudaError_t cudaGetLastError(void)`.
+    GetLastError ["GetLastError"] () -> 4;
+    /// `cudaError_t cudaPeekAtLastError(void)`.
+    PeekAtLastError ["PeekAtLastError"] () -> 4;
+    /// `cudaError_t cudaDeviceGetLimit(size_t *value, enum cudaLimit limit)`.
+    DeviceGetLimit ["DeviceGetLimit"] (8, 4) -> 4;
+    /// `cudaError_t cudaEventCreateWithFlags(cudaEvent_t *event, unsigned flags)`.
+    EventCreateWithFlags ["EventCreateWithFlags"] (8, 4) -> 4;
+    /// `cudaError_t cudaEventRecord(cudaEvent_t event, cudaStream_t stream)` (`_ptsz`).
+    EventRecord ["EventRecord", "EventRecord_ptsz"] (8, 8) -> 4;
+    /// `cudaError_t cudaEventRecordWithFlags(cudaEvent_t, cudaStream_t, unsigned)` (`_ptsz`).
+    EventRecordWithFlags ["EventRecordWithFlags", "EventRecordWithFlags_ptsz"] (8, 8, 4) -> 4;
+    /// `cudaError_t cudaEventDestroy(cudaEvent_t event)`.
+    EventDestroy ["EventDestroy"] (8) -> 4;
+    /// `cudaError_t cudaStreamWaitEvent(cudaStream_t, cudaEvent_t, unsigned)` (`_ptsz`).
+    StreamWaitEvent ["StreamWaitEvent", "StreamWaitEvent_ptsz"] (8, 8, 4) -> 4;
+}
 
 /// Every function of the device runtime (`cuda_device_runtime_api.h`) ptxjit does not
 /// provide; a call of one is a load-time error naming it.
@@ -104,10 +121,15 @@ fn stem(name: &str) -> Option<&str> {
 }
 
 impl CdpFn {
+    /// This entry point's row of [`cdp_functions!`].
+    fn decl(self) -> &'static Decl {
+        &DECLS[self as usize]
+    }
+
     /// The entry point `name` stands for.
     pub fn from_name(name: &str) -> Option<CdpFn> {
         let s = stem(name)?;
-        NAMES.iter().find(|(n, _)| *n == s).map(|&(_, f)| f)
+        DECLS.iter().find(|d| d.names.contains(&s)).map(|d| d.f)
     }
 
     /// Whether `name` is a device-runtime function ptxjit does not provide.
@@ -121,41 +143,18 @@ impl CdpFn {
 
     /// The declared parameter sizes in bytes (a `dim3` is 12), as the PTX declares them.
     pub fn param_sizes(self) -> &'static [u32] {
-        match self {
-            GetParameterBuffer => &[8, 8],
-            GetParameterBufferV2 => &[8, 12, 12, 4],
-            LaunchDevice => &[8, 8, 12, 12, 4, 8],
-            LaunchDeviceV2 => &[8, 8],
-            StreamCreateWithFlags | EventCreateWithFlags => &[8, 4],
-            StreamDestroy | GetDevice | GetDeviceCount | EventDestroy => &[8],
-            GetLastError | PeekAtLastError => &[],
-            DeviceGetLimit => &[8, 4],
-            EventRecord => &[8, 8],
-            EventRecordWithFlags | StreamWaitEvent => &[8, 8, 4],
-        }
+        self.decl().sizes
     }
 
     /// The operand types: `U32` for 4-byte parameters, `U64` for 8-byte ones and for
     /// `dim3` (its address, see the module doc).
     pub fn params(self) -> &'static [Type] {
-        use Type::{U32, U64};
-        match self {
-            GetParameterBuffer | LaunchDeviceV2 | EventRecord => &[U64, U64],
-            GetParameterBufferV2 => &[U64, U64, U64, U32],
-            LaunchDevice => &[U64, U64, U64, U64, U32, U64],
-            StreamCreateWithFlags | EventCreateWithFlags | DeviceGetLimit => &[U64, U32],
-            StreamDestroy | GetDevice | GetDeviceCount | EventDestroy => &[U64],
-            GetLastError | PeekAtLastError => &[],
-            EventRecordWithFlags | StreamWaitEvent => &[U64, U64, U32],
-        }
+        self.decl().params
     }
 
     /// The return type: a pointer for the parameter buffers, `cudaError_t` otherwise.
     pub fn result(self) -> Type {
-        match self {
-            GetParameterBuffer | GetParameterBufferV2 => Type::U64,
-            _ => Type::U32,
-        }
+        self.decl().result
     }
 
     /// Whether parameter `k` is a `dim3` passed by value (its operand is an address).
@@ -163,33 +162,13 @@ impl CdpFn {
         self.param_sizes().get(k) == Some(&12)
     }
 
-    /// A number for the JIT's helper call (index into the list of entry points).
+    /// A number for the JIT's helper call (the entry point's place in the declaration).
     pub fn code(self) -> u32 {
-        ALL.iter().position(|&f| f == self).unwrap_or(0) as u32
+        self as u32
     }
 
     /// Inverse of [`CdpFn::code`].
     pub fn from_code(c: u32) -> Option<CdpFn> {
-        ALL.get(c as usize).copied()
+        DECLS.get(c as usize).map(|d| d.f)
     }
 }
-
-/// Every entry point, in [`CdpFn::code`] order.
-const ALL: [CdpFn; 16] = [
-    GetParameterBuffer,
-    GetParameterBufferV2,
-    LaunchDevice,
-    LaunchDeviceV2,
-    StreamCreateWithFlags,
-    StreamDestroy,
-    GetDevice,
-    GetDeviceCount,
-    GetLastError,
-    PeekAtLastError,
-    DeviceGetLimit,
-    EventCreateWithFlags,
-    EventRecord,
-    EventRecordWithFlags,
-    EventDestroy,
-    StreamWaitEvent,
-];

@@ -62,6 +62,35 @@ fn format(f: u32) -> Res<ArrayFormat> {
     ArrayFormat::from_code(f).ok_or(CUDA_ERROR_INVALID_VALUE)
 }
 
+impl CudaArray3dDescriptor {
+    /// The array this descriptor asks for.
+    fn desc(&self) -> Res<ArrayDesc> {
+        Ok(ArrayDesc {
+            width: self.width,
+            height: self.height,
+            depth: self.depth,
+            format: format(self.format)?,
+            channels: self.num_channels,
+            layered: self.flags & ARRAY3D_LAYERED != 0,
+            surface: self.flags & ARRAY3D_SURFACE_LDST != 0,
+        })
+    }
+}
+
+impl CudaArrayDescriptor {
+    /// The same array as a 3-D descriptor (depth 0, no flags).
+    fn as_3d(&self) -> CudaArray3dDescriptor {
+        CudaArray3dDescriptor {
+            width: self.width,
+            height: self.height,
+            depth: 0,
+            format: self.format,
+            num_channels: self.num_channels,
+            flags: 0,
+        }
+    }
+}
+
 /// # Safety
 /// `p` and `desc` valid as the driver API documents.
 #[no_mangle]
@@ -74,18 +103,7 @@ pub unsafe extern "C" fn cuArray3DCreate_v2(
         let Some(dd) = (unsafe { desc.as_ref() }) else {
             return Err(CUDA_ERROR_INVALID_VALUE);
         };
-        create(
-            p,
-            ArrayDesc {
-                width: dd.width,
-                height: dd.height,
-                depth: dd.depth,
-                format: format(dd.format)?,
-                channels: dd.num_channels,
-                layered: dd.flags & ARRAY3D_LAYERED != 0,
-                surface: dd.flags & ARRAY3D_SURFACE_LDST != 0,
-            },
-        )
+        create(p, dd.desc()?)
     })
 }
 
@@ -101,18 +119,7 @@ pub unsafe extern "C" fn cuArrayCreate_v2(
         let Some(dd) = (unsafe { desc.as_ref() }) else {
             return Err(CUDA_ERROR_INVALID_VALUE);
         };
-        create(
-            p,
-            ArrayDesc {
-                width: dd.width,
-                height: dd.height,
-                depth: 0,
-                format: format(dd.format)?,
-                channels: dd.num_channels,
-                layered: false,
-                surface: false,
-            },
-        )
+        create(p, dd.as_3d().desc()?)
     })
 }
 
@@ -261,6 +268,70 @@ fn copy(
     })
 }
 
+impl CudaMemcpy3d {
+    /// Runs the copy this descriptor describes.
+    fn run(&self) -> Res {
+        let s = side(
+            self.src_memory_type,
+            self.src_host as u64,
+            self.src_device,
+            self.src_array,
+            self.src_pitch.max(self.width_in_bytes),
+            self.src_height.max(self.height),
+        )?;
+        let t = side(
+            self.dst_memory_type,
+            self.dst_host as u64,
+            self.dst_device,
+            self.dst_array,
+            self.dst_pitch.max(self.width_in_bytes),
+            self.dst_height.max(self.height),
+        )?;
+        copy(
+            &s,
+            (self.src_x_in_bytes, self.src_y, self.src_z),
+            &t,
+            (self.dst_x_in_bytes, self.dst_y, self.dst_z),
+            self.width_in_bytes,
+            self.height.max(1),
+            self.depth.max(1),
+        )
+    }
+}
+
+impl CudaMemcpy2d {
+    /// The same copy as a 3-D one: one slice at z = 0.
+    fn as_3d(&self) -> CudaMemcpy3d {
+        CudaMemcpy3d {
+            src_x_in_bytes: self.src_x_in_bytes,
+            src_y: self.src_y,
+            src_z: 0,
+            src_lod: 0,
+            src_memory_type: self.src_memory_type,
+            src_host: self.src_host,
+            src_device: self.src_device,
+            src_array: self.src_array,
+            reserved0: std::ptr::null_mut(),
+            src_pitch: self.src_pitch,
+            src_height: self.height,
+            dst_x_in_bytes: self.dst_x_in_bytes,
+            dst_y: self.dst_y,
+            dst_z: 0,
+            dst_lod: 0,
+            dst_memory_type: self.dst_memory_type,
+            dst_host: self.dst_host,
+            dst_device: self.dst_device,
+            dst_array: self.dst_array,
+            reserved1: std::ptr::null_mut(),
+            dst_pitch: self.dst_pitch,
+            dst_height: self.height,
+            width_in_bytes: self.width_in_bytes,
+            height: self.height,
+            depth: 1,
+        }
+    }
+}
+
 /// # Safety
 /// `c` valid as the driver API documents (host pointers included).
 #[no_mangle]
@@ -270,31 +341,7 @@ pub unsafe extern "C" fn cuMemcpy3D_v2(c: *const CudaMemcpy3d) -> CUresult {
         let Some(c) = (unsafe { c.as_ref() }) else {
             return Err(CUDA_ERROR_INVALID_VALUE);
         };
-        let s = side(
-            c.src_memory_type,
-            c.src_host as u64,
-            c.src_device,
-            c.src_array,
-            c.src_pitch.max(c.width_in_bytes),
-            c.src_height.max(c.height),
-        )?;
-        let t = side(
-            c.dst_memory_type,
-            c.dst_host as u64,
-            c.dst_device,
-            c.dst_array,
-            c.dst_pitch.max(c.width_in_bytes),
-            c.dst_height.max(c.height),
-        )?;
-        copy(
-            &s,
-            (c.src_x_in_bytes, c.src_y, c.src_z),
-            &t,
-            (c.dst_x_in_bytes, c.dst_y, c.dst_z),
-            c.width_in_bytes,
-            c.height.max(1),
-            c.depth.max(1),
-        )
+        c.run()
     })
 }
 
@@ -307,31 +354,7 @@ pub unsafe extern "C" fn cuMemcpy2D_v2(c: *const CudaMemcpy2d) -> CUresult {
         let Some(c) = (unsafe { c.as_ref() }) else {
             return Err(CUDA_ERROR_INVALID_VALUE);
         };
-        let s = side(
-            c.src_memory_type,
-            c.src_host as u64,
-            c.src_device,
-            c.src_array,
-            c.src_pitch.max(c.width_in_bytes),
-            c.height,
-        )?;
-        let t = side(
-            c.dst_memory_type,
-            c.dst_host as u64,
-            c.dst_device,
-            c.dst_array,
-            c.dst_pitch.max(c.width_in_bytes),
-            c.height,
-        )?;
-        copy(
-            &s,
-            (c.src_x_in_bytes, c.src_y, 0),
-            &t,
-            (c.dst_x_in_bytes, c.dst_y, 0),
-            c.width_in_bytes,
-            c.height.max(1),
-            1,
-        )
+        c.as_3d().run()
     })
 }
 
@@ -362,6 +385,24 @@ const RESOURCE_TYPE_ARRAY: u32 = 0;
 const RESOURCE_TYPE_LINEAR: u32 = 2;
 const TRSF_READ_AS_INTEGER: u32 = 1;
 const TRSF_NORMALIZED_COORDINATES: u32 = 2;
+
+impl CudaTextureDesc {
+    /// The sampling this descriptor asks for.
+    fn desc(&self) -> Res<TextureDesc> {
+        let mode = |m: u32| AddressMode::from_code(m).ok_or(CUDA_ERROR_INVALID_VALUE);
+        Ok(TextureDesc {
+            address: [
+                mode(self.address_mode[0])?,
+                mode(self.address_mode[1])?,
+                mode(self.address_mode[2])?,
+            ],
+            linear: self.filter_mode == 1,
+            normalized: self.flags & TRSF_NORMALIZED_COORDINATES != 0,
+            read_as_integer: self.flags & TRSF_READ_AS_INTEGER != 0,
+            border: self.border_color,
+        })
+    }
+}
 
 fn resource(r: &CudaResourceDesc) -> Res<(TexResource, Option<CudaArray>)> {
     match r.res_type {
@@ -410,18 +451,7 @@ pub unsafe extern "C" fn cuTexObjectCreate(
             return Err(CUDA_ERROR_NOT_SUPPORTED);
         }
         let (res, _) = resource(r)?;
-        let mode = |m: u32| AddressMode::from_code(m).ok_or(CUDA_ERROR_INVALID_VALUE);
-        let desc = TextureDesc {
-            address: [
-                mode(t.address_mode[0])?,
-                mode(t.address_mode[1])?,
-                mode(t.address_mode[2])?,
-            ],
-            linear: t.filter_mode == 1,
-            normalized: t.flags & TRSF_NORMALIZED_COORDINATES != 0,
-            read_as_integer: t.flags & TRSF_READ_AS_INTEGER != 0,
-            border: t.border_color,
-        };
+        let desc = t.desc()?;
         with_ctx(|d, _, _| {
             let h = d
                 .device

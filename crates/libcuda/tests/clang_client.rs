@@ -21,23 +21,14 @@ mod common;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-fn site_packages(venv: &Path) -> Option<PathBuf> {
-    let lib = std::fs::read_dir(venv.join("lib"))
-        .ok()?
-        .flatten()
-        .next()?
-        .path();
-    Some(lib.join("site-packages"))
-}
-
 /// The CUDA directory described in the module documentation, made in `dir`.
 fn cuda_dir(dir: &Path) -> Result<PathBuf, String> {
-    let tests = common::lib_dir().join("libcuda-tests");
-    let cu12 = site_packages(&tests.join("numbavenv"))
+    use common::venv::site_packages;
+    let cu12 = site_packages(&common::venv::dir("numbavenv"))
         .map(|s| s.join("nvidia"))
         .filter(|n| n.join("cuda_runtime/lib/libcudart_static.a").exists())
         .ok_or("the numba test's venv (CUDA 12 runtime and headers) is missing")?;
-    let fatbinary = site_packages(&tests.join("nvccvenv"))
+    let fatbinary = site_packages(&common::venv::dir("nvccvenv"))
         .map(|s| s.join("nvidia/cu13/bin/fatbinary"))
         .filter(|f| f.exists())
         .ok_or("the nvcc test's venv (CUDA 13 fatbinary) is missing")?;
@@ -106,12 +97,9 @@ fn clang_built_runtime_programs_run_against_libcuda() {
         Ok(o) if o.status.success() => cuda_dir(&dir),
         _ => Err("clang++-19 is not installed".into()),
     };
-    let cuda = match cuda {
-        Ok(c) => c,
-        Err(e) => {
-            eprintln!("SKIPPED clang_built_runtime_programs_run_against_libcuda: {e}");
-            return;
-        }
+    let test = "clang_built_runtime_programs_run_against_libcuda";
+    let Some(cuda) = common::venv::or_skip(test, cuda) else {
+        return;
     };
     let obj = dir.join("prog.o");
     let compiled = run(

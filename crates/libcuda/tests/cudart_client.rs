@@ -12,50 +12,22 @@ mod common;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-const PACKAGE: &str = "nvidia-cuda-runtime-cu12==12.*";
-
-/// The venv's `libcudart.so.12`.
-fn runtime(venv: &Path) -> Option<PathBuf> {
-    let lib = std::fs::read_dir(venv.join("lib"))
-        .ok()?
-        .flatten()
-        .next()?
-        .path();
-    let so = lib.join("site-packages/nvidia/cuda_runtime/lib/libcudart.so.12");
-    so.exists().then_some(so)
-}
-
-fn venv_with_cudart(dir: &Path) -> Result<(PathBuf, PathBuf), String> {
-    let py = common::venv_with(dir, &[PACKAGE], |d| runtime(d).is_some())?;
-    let so = runtime(dir).ok_or("libcudart.so.12 missing after install")?;
-    Ok((py, so))
-}
-
 #[test]
 fn nvidia_cuda_runtime_runs_against_libcuda() {
     let lib = common::lib_dir();
-    let (py, so) = match venv_with_cudart(&lib.join("libcuda-tests/cudartvenv")) {
-        Ok(v) => v,
-        Err(e) => {
-            eprintln!("SKIPPED nvidia_cuda_runtime_runs_against_libcuda: {e}");
-            return;
-        }
+    let test = "nvidia_cuda_runtime_runs_against_libcuda";
+    let Some((py, so)) = common::venv::or_skip(test, common::venv::cudart()) else {
+        return;
     };
     let script = common::crate_dir().join("tests/python/cudart_client.py");
-    let out = Command::new(py)
-        .arg(script)
-        .arg(&so)
-        .arg(common::kernels_ptx())
-        .env("LD_LIBRARY_PATH", lib)
-        .env("PTXJIT_CUDA_TRACE", "1")
-        .output()
-        .expect("run python");
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    println!("{stdout}{stderr}");
-    assert!(
-        out.status.success(),
-        "cudart client failed:\n{stdout}\n{stderr}"
+    let (stdout, stderr) = common::run_client(
+        Command::new(py)
+            .arg(script)
+            .arg(&so)
+            .arg(common::kernels_ptx())
+            .env("LD_LIBRARY_PATH", lib)
+            .env("PTXJIT_CUDA_TRACE", "1"),
+        "cudart client",
     );
     assert!(
         stdout.contains("cudart client: 24 passed, 0 failed"),
@@ -80,15 +52,11 @@ fn static_runtime(so: &Path) -> Option<PathBuf> {
 #[test]
 fn static_runtime_program_runs_against_libcuda() {
     let lib = common::lib_dir();
-    let runtime = venv_with_cudart(&lib.join("libcuda-tests/cudartvenv"))
-        .map_err(|e| e.to_string())
+    let runtime = common::venv::cudart()
         .and_then(|(_, so)| static_runtime(&so).ok_or_else(|| "no libcudart_static.a".into()));
-    let archive = match runtime {
-        Ok(a) => a,
-        Err(e) => {
-            eprintln!("SKIPPED static_runtime_program_runs_against_libcuda: {e}");
-            return;
-        }
+    let test = "static_runtime_program_runs_against_libcuda";
+    let Some(archive) = common::venv::or_skip(test, runtime) else {
+        return;
     };
     let dir = common::scratch("cudart_static");
     let exe = dir.join("cudart_static");

@@ -14,34 +14,23 @@ use std::process::Command;
 
 #[test]
 fn cupy_runs_against_libcuda() {
-    let lib = common::lib_dir();
-    let py = match common::venv_with_cupy(&lib.join("libcuda-tests/cupyvenv")) {
-        Ok(py) => py,
-        Err(e) => {
-            eprintln!("SKIPPED cupy_runs_against_libcuda: {e}");
-            return;
-        }
+    let Some(py) = common::venv::or_skip("cupy_runs_against_libcuda", common::venv::cupy()) else {
+        return;
     };
     let cache = common::scratch("cupy-cache");
     // Through `ptxjit exec`, which finds the library next to itself and sets
     // LD_LIBRARY_PATH, CUPY_COMPILE_WITH_PTX=1 and CUPY_ACCELERATORS=.
-    let out = Command::new(common::ptxjit_cli())
-        .args(["exec", "--"])
-        .arg(py)
-        .arg(common::crate_dir().join("tests/python/cupy_client.py"))
-        .arg(common::kernels_ptx())
-        .env_remove("LD_LIBRARY_PATH")
-        .env_remove("CUPY_COMPILE_WITH_PTX")
-        .env_remove("CUPY_ACCELERATORS")
-        .env("CUPY_CACHE_DIR", &cache)
-        .output()
-        .expect("run python");
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    println!("{stdout}{stderr}");
-    assert!(
-        out.status.success(),
-        "cupy client failed:\n{stdout}\n{stderr}"
+    let (stdout, _) = common::run_client(
+        Command::new(common::ptxjit_cli())
+            .args(["exec", "--"])
+            .arg(py)
+            .arg(common::crate_dir().join("tests/python/cupy_client.py"))
+            .arg(common::kernels_ptx())
+            .env_remove("LD_LIBRARY_PATH")
+            .env_remove("CUPY_COMPILE_WITH_PTX")
+            .env_remove("CUPY_ACCELERATORS")
+            .env("CUPY_CACHE_DIR", &cache),
+        "cupy client",
     );
     assert!(stdout.contains("device: ptxjit CPU device"), "{stdout}");
     assert!(

@@ -8,8 +8,7 @@
 
 mod common;
 
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::Command;
 
 /// `ptxjit exec ARGS` with a clean environment for the variables it sets.
 fn ptxjit_exec(args: &[&str]) -> Command {
@@ -29,22 +28,13 @@ fn ptxjit_exec(args: &[&str]) -> Command {
     cmd
 }
 
-fn show(out: &Output) -> String {
-    format!(
-        "status {:?}\n{}{}",
-        out.status.code(),
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    )
-}
-
 #[test]
 fn exec_sets_the_environment_and_passes_the_exit_status() {
     let lib = std::fs::canonicalize(common::lib_dir().join("libcuda.so")).expect("lib");
     let out = ptxjit_exec(&["--", "sh", "-c", "exit 7"])
         .output()
         .expect("run");
-    assert_eq!(out.status.code(), Some(7), "{}", show(&out));
+    assert_eq!(out.status.code(), Some(7), "{}", common::show(&out));
 
     let script = "echo LD=$LD_LIBRARY_PATH; echo LIB=$PTXJIT_LIBCUDA; \
                   echo PTX=$CUPY_COMPILE_WITH_PTX; echo ACC=${CUPY_ACCELERATORS-unset}; \
@@ -56,7 +46,7 @@ fn exec_sets_the_environment_and_passes_the_exit_status() {
         .env("NUMBA_CUDA_LOW_OCCUPANCY_WARNINGS", "1")
         .output()
         .expect("run");
-    let s = show(&out);
+    let s = common::show(&out);
     assert!(out.status.success(), "{s}");
     // The library next to the executable is target/<profile>/libcuda.so, reached
     // through its libcuda.so.1 link in the same directory.
@@ -78,7 +68,7 @@ fn exec_sets_the_environment_and_passes_the_exit_status() {
         ])
         .output()
         .expect("run");
-    assert!(out.status.success(), "{}", show(&out));
+    assert!(out.status.success(), "{}", common::show(&out));
     assert_eq!(
         String::from_utf8_lossy(&out.stdout).trim(),
         other.display().to_string()
@@ -88,7 +78,7 @@ fn exec_sets_the_environment_and_passes_the_exit_status() {
         .env("PTXJIT_LIBCUDA", "/nonexistent/dir")
         .output()
         .expect("run");
-    let s = show(&out);
+    let s = common::show(&out);
     assert_eq!(out.status.code(), Some(1), "{s}");
     assert!(
         s.contains("PTXJIT_LIBCUDA /nonexistent/dir: no libcuda.so.1 or libcuda.so there"),
@@ -97,20 +87,16 @@ fn exec_sets_the_environment_and_passes_the_exit_status() {
     let out = ptxjit_exec(&["--", "/nonexistent/program"])
         .output()
         .expect("run");
-    let s = show(&out);
+    let s = common::show(&out);
     assert_eq!(out.status.code(), Some(1), "{s}");
     assert!(s.contains("cannot run '/nonexistent/program'"), "{s}");
 }
 
 #[test]
 fn exec_runs_a_numba_kernel() {
-    let lib = common::lib_dir();
-    let py = match common::venv_with_numba(&lib.join("libcuda-tests/numbavenv")) {
-        Ok(py) => py,
-        Err(e) => {
-            eprintln!("SKIPPED exec_runs_a_numba_kernel: {e}");
-            return;
-        }
+    let venv = common::venv::numba(&common::venv::dir("numbavenv"));
+    let Some(py) = common::venv::or_skip("exec_runs_a_numba_kernel", venv) else {
+        return;
     };
     let cache = common::scratch("exec-numba");
     let out = ptxjit_exec(&["--"])
@@ -120,69 +106,38 @@ fn exec_runs_a_numba_kernel() {
         .env("NUMBA_CACHE_DIR", &cache)
         .output()
         .expect("run");
-    let s = show(&out);
+    let s = common::show(&out);
     println!("{s}");
     assert!(out.status.success(), "{s}");
     assert!(s.contains("ptxjit CPU device"), "{s}");
     assert!(s.contains("numba kernel ok"), "{s}");
 }
 
-/// The CUDA 13 toolkit of the nvcc test's venv (`.../site-packages/nvidia/cu13`).
-fn cuda13_toolkit() -> Result<PathBuf, String> {
-    const PACKAGES: [&str; 4] = [
-        "nvidia-cuda-nvcc==13.*",
-        "nvidia-cuda-crt==13.*",
-        "nvidia-cuda-runtime==13.*",
-        "nvidia-nvvm==13.*",
-    ];
-    fn toolkit(venv: &Path) -> Option<PathBuf> {
-        let lib = std::fs::read_dir(venv.join("lib"))
-            .ok()?
-            .flatten()
-            .next()?
-            .path();
-        let cu13 = lib.join("site-packages/nvidia/cu13");
-        cu13.join("bin/nvcc").exists().then_some(cu13)
-    }
-    let dir = common::lib_dir().join("libcuda-tests/nvccvenv");
-    common::venv_with(&dir, &PACKAGES, |d| toolkit(d).is_some())?;
-    toolkit(&dir).ok_or_else(|| "nvcc missing after install".into())
-}
-
 #[test]
 fn exec_runs_an_nvcc_built_program() {
-    let toolkit = match cuda13_toolkit() {
-        Ok(t) => t,
-        Err(e) => {
-            eprintln!("SKIPPED exec_runs_an_nvcc_built_program: {e}");
-            return;
-        }
+    let test = "exec_runs_an_nvcc_built_program";
+    let Some(toolkit) = common::venv::or_skip(test, common::venv::cuda13_toolkit()) else {
+        return;
     };
     let dir = common::scratch("exec-nvcc");
     let exe = dir.join("prog");
-    let path = format!(
-        "{}:{}",
-        toolkit.join("bin").display(),
-        std::env::var("PATH").unwrap_or_default()
-    );
     // nvcc's default flags: the static runtime, a compressed fat binary.
-    let out = Command::new(toolkit.join("bin/nvcc"))
+    let out = common::venv::nvcc(&toolkit)
         .arg("-o")
         .arg(&exe)
         .arg(common::crate_dir().join("tests/cuda/runtime_prog.cu"))
-        .env("PATH", path)
         .output()
         .expect("run nvcc");
     if !out.status.success() {
-        let s = show(&out);
+        let s = common::show(&out);
         if s.contains("gcc") || s.contains("g++") {
-            eprintln!("SKIPPED exec_runs_an_nvcc_built_program: {s}");
+            eprintln!("SKIPPED {test}: {s}");
             return;
         }
         panic!("nvcc failed: {s}");
     }
     let out = ptxjit_exec(&["--"]).arg(&exe).output().expect("run");
-    let s = show(&out);
+    let s = common::show(&out);
     println!("{s}");
     assert!(out.status.success(), "{s}");
     assert!(s.contains("nvcc program: PASS"), "{s}");

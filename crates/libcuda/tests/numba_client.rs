@@ -16,29 +16,20 @@ use std::process::Command;
 #[test]
 fn numba_cuda_kernels_run_against_libcuda() {
     let lib = common::lib_dir();
-    let py = match common::venv_with_numba(&lib.join("libcuda-tests/numbavenv")) {
-        Ok(py) => py,
-        Err(e) => {
-            eprintln!("SKIPPED numba_cuda_kernels_run_against_libcuda: {e}");
-            return;
-        }
+    let venv = common::venv::numba(&common::venv::dir("numbavenv"));
+    let Some(py) = common::venv::or_skip("numba_cuda_kernels_run_against_libcuda", venv) else {
+        return;
     };
     let script = common::crate_dir().join("tests/python/numba_client.py");
     let cache = common::scratch("numba-cache");
-    let out = Command::new(py)
-        .arg(script)
-        .current_dir(&cache)
-        .env("LD_LIBRARY_PATH", lib)
-        .env("NUMBA_CACHE_DIR", &cache)
-        .env("NUMBA_CUDA_LOW_OCCUPANCY_WARNINGS", "0")
-        .output()
-        .expect("run python");
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    println!("{stdout}{stderr}");
-    assert!(
-        out.status.success(),
-        "numba client failed:\n{stdout}\n{stderr}"
+    let (stdout, _) = common::run_client(
+        Command::new(py)
+            .arg(script)
+            .current_dir(&cache)
+            .env("LD_LIBRARY_PATH", lib)
+            .env("NUMBA_CACHE_DIR", &cache)
+            .env("NUMBA_CUDA_LOW_OCCUPANCY_WARNINGS", "0"),
+        "numba client",
     );
     assert!(stdout.contains("device: ptxjit CPU device"), "{stdout}");
     assert!(

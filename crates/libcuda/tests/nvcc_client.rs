@@ -8,46 +8,17 @@
 
 mod common;
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Command;
-
-const PACKAGES: [&str; 4] = [
-    "nvidia-cuda-nvcc==13.*",
-    "nvidia-cuda-crt==13.*",
-    "nvidia-cuda-runtime==13.*",
-    "nvidia-nvvm==13.*",
-];
-
-/// The toolkit directory (`.../site-packages/nvidia/cu13`) of the venv, if nvcc is there.
-fn toolkit(venv: &Path) -> Option<PathBuf> {
-    let lib = std::fs::read_dir(venv.join("lib"))
-        .ok()?
-        .flatten()
-        .next()?
-        .path();
-    let cu13 = lib.join("site-packages/nvidia/cu13");
-    cu13.join("bin/nvcc").exists().then_some(cu13)
-}
-
-fn venv_with_nvcc(dir: &Path) -> Result<PathBuf, String> {
-    common::venv_with(dir, &PACKAGES, |d| toolkit(d).is_some())?;
-    toolkit(dir).ok_or_else(|| "nvcc missing after install".into())
-}
 
 /// Builds the program with nvcc and `flags` into `exe`.
 fn nvcc(toolkit: &Path, flags: &[&str], libdir: &Path, exe: &Path) -> Result<(), String> {
-    let path = format!(
-        "{}:{}",
-        toolkit.join("bin").display(),
-        std::env::var("PATH").unwrap_or_default()
-    );
-    let out = Command::new(toolkit.join("bin/nvcc"))
+    let out = common::venv::nvcc(toolkit)
         .args(flags)
         .arg(format!("-L{}", libdir.display()))
         .arg("-o")
         .arg(exe)
         .arg(common::crate_dir().join("tests/cuda/runtime_prog.cu"))
-        .env("PATH", path)
         .output()
         .map_err(|e| format!("nvcc: {e}"))?;
     if out.status.success() {
@@ -63,12 +34,9 @@ fn nvcc(toolkit: &Path, flags: &[&str], libdir: &Path, exe: &Path) -> Result<(),
 #[test]
 fn nvcc_built_runtime_programs_run_against_libcuda() {
     let lib = common::lib_dir();
-    let toolkit = match venv_with_nvcc(&lib.join("libcuda-tests/nvccvenv")) {
-        Ok(t) => t,
-        Err(e) => {
-            eprintln!("SKIPPED nvcc_built_runtime_programs_run_against_libcuda: {e}");
-            return;
-        }
+    let test = "nvcc_built_runtime_programs_run_against_libcuda";
+    let Some(toolkit) = common::venv::or_skip(test, common::venv::cuda13_toolkit()) else {
+        return;
     };
     let dir = common::scratch("nvcc_client");
     // The wheel ships libcudart.so.13 without the libcudart.so link `-lcudart` needs.
@@ -78,7 +46,7 @@ fn nvcc_built_runtime_programs_run_against_libcuda() {
         let exe = dir.join(format!("prog_{name}"));
         if let Err(e) = nvcc(&toolkit, flags, &dir, &exe) {
             if e.contains("gcc") || e.contains("g++") {
-                eprintln!("SKIPPED nvcc_built_runtime_programs_run_against_libcuda: {e}");
+                eprintln!("SKIPPED {test}: {e}");
                 return;
             }
             panic!("{e}");

@@ -7,39 +7,22 @@
 
 mod common;
 
-use std::path::Path;
 use std::process::Command;
-
-fn venv_with_bindings(dir: &Path) -> Result<std::path::PathBuf, String> {
-    common::venv_with(dir, &["cuda-bindings>=12.8,<13"], |d| {
-        common::python_imports(&d.join("bin/python"), "cuda.bindings.driver")
-    })
-}
 
 #[test]
 fn cuda_python_runs_against_libcuda() {
     let lib = common::lib_dir();
-    let venv = lib.join("libcuda-tests/pyvenv");
-    let py = match venv_with_bindings(&venv) {
-        Ok(py) => py,
-        Err(e) => {
-            eprintln!("SKIPPED cuda_python_runs_against_libcuda: {e}");
-            return;
-        }
+    let venv = common::venv::cuda_bindings();
+    let Some(py) = common::venv::or_skip("cuda_python_runs_against_libcuda", venv) else {
+        return;
     };
     let script = common::crate_dir().join("tests/python/driver_client.py");
-    let out = Command::new(py)
-        .arg(script)
-        .arg(common::kernels_ptx())
-        .env("LD_LIBRARY_PATH", lib)
-        .output()
-        .expect("run python");
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    println!("{stdout}{stderr}");
-    assert!(
-        out.status.success(),
-        "python client failed:\n{stdout}\n{stderr}"
+    let (stdout, _) = common::run_client(
+        Command::new(py)
+            .arg(script)
+            .arg(common::kernels_ptx())
+            .env("LD_LIBRARY_PATH", lib),
+        "python client",
     );
     assert!(stdout.contains("device: ptxjit CPU device"), "{stdout}");
     assert!(

@@ -11,17 +11,8 @@
 mod common;
 
 use std::path::Path;
-use std::process::{Command, Output};
+use std::process::Command;
 use std::sync::OnceLock;
-
-fn show(out: &Output) -> String {
-    format!(
-        "status {:?}\n{}{}",
-        out.status.code(),
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    )
-}
 
 /// `cmd` with none of the variables `ptxjit exec` sets inherited from the caller.
 fn clean(mut cmd: Command, cache: &Path) -> Command {
@@ -53,7 +44,7 @@ fn wheel() -> &'static str {
             .arg(common::scratch("wheel-build"))
             .output()
             .expect("run python3 build_wheel.py");
-        assert!(res.status.success(), "build_wheel: {}", show(&res));
+        assert!(res.status.success(), "build_wheel: {}", common::show(&res));
         let stdout = String::from_utf8_lossy(&res.stdout);
         let wheel = stdout.lines().last().unwrap_or_default().trim().to_string();
         assert!(
@@ -72,19 +63,16 @@ fn install_wheel(py: &Path) {
         .args(["--force-reinstall", wheel()])
         .output()
         .expect("run pip");
-    assert!(res.status.success(), "pip install: {}", show(&res));
+    assert!(res.status.success(), "pip install: {}", common::show(&res));
 }
 
 #[test]
 fn wheel_runs_numba_through_exec_and_activate() {
     let lib = common::lib_dir();
-    let venv = lib.join("libcuda-tests/wheelvenv");
-    let py = match common::venv_with_numba(&venv) {
-        Ok(py) => py,
-        Err(e) => {
-            eprintln!("SKIPPED wheel_runs_numba_through_exec_and_activate: {e}");
-            return;
-        }
+    let venv = common::venv::dir("wheelvenv");
+    let test = "wheel_runs_numba_through_exec_and_activate";
+    let Some(py) = common::venv::or_skip(test, common::venv::numba(&venv)) else {
+        return;
     };
     let dir = common::scratch("wheel");
     install_wheel(&py);
@@ -95,7 +83,7 @@ fn wheel_runs_numba_through_exec_and_activate() {
         .arg(&py)
         .args(["-c", common::NUMBA_SNIPPET]);
     let out = clean(cmd, &dir).output().expect("run");
-    let s = show(&out);
+    let s = common::show(&out);
     println!("exec: {s}");
     assert!(out.status.success(), "{s}");
     assert!(
@@ -116,7 +104,7 @@ fn wheel_runs_numba_through_exec_and_activate() {
     let mut cmd = Command::new(&py);
     cmd.args(["-c", &script]);
     let out = clean(cmd, &dir).output().expect("run");
-    let s = show(&out);
+    let s = common::show(&out);
     println!("activate: {s}");
     assert!(out.status.success(), "{s}");
     assert!(
@@ -141,7 +129,7 @@ fn wheel_runs_numba_through_exec_and_activate() {
     cmd.args(["-m", "ptxjit", "exec", "--sanitize", "memcheck", "--"])
         .args(["sh", "-c", script]);
     let out = clean(cmd, &dir).output().expect("run");
-    let s = show(&out);
+    let s = common::show(&out);
     assert_eq!(out.status.code(), Some(5), "{s}");
     assert!(
         s.contains("/ptxjit/lib/libcuda.so.1\nSAN=memcheck\nPTX=1\n"),
@@ -159,7 +147,7 @@ fn wheel_runs_numba_through_exec_and_activate() {
     let mut cmd = Command::new(&site_cli);
     cmd.args(["exec", "--", "sh", "-c", "echo LIB=$PTXJIT_LIBCUDA"]);
     let out = clean(cmd, &dir).output().expect("run the bundled CLI");
-    let s = show(&out);
+    let s = common::show(&out);
     assert!(out.status.success(), "{s}");
     assert!(s.contains("/ptxjit/lib/libcuda.so.1\n"), "{s}");
 
@@ -172,7 +160,7 @@ fn wheel_runs_numba_through_exec_and_activate() {
     let mut cmd = Command::new(&py);
     cmd.args(["-c", &script]);
     let out = clean(cmd, &dir).output().expect("run");
-    let s = show(&out);
+    let s = common::show(&out);
     assert!(
         s.contains("refused: ptxjit.activate(): another CUDA driver is already loaded"),
         "{s}"
@@ -184,7 +172,7 @@ fn wheel_runs_numba_through_exec_and_activate() {
         .arg(common::kernels_ptx())
         .output()
         .expect("run the ptxjit script");
-    let s = show(&out);
+    let s = common::show(&out);
     assert!(out.status.success(), "{s}");
     assert!(s.contains("kernels.ptx: ok ("), "{s}");
 }
@@ -193,13 +181,8 @@ fn wheel_runs_numba_through_exec_and_activate() {
 /// a reduction, an elementwise kernel and a `RawKernel`.
 #[test]
 fn wheel_activate_runs_cupy() {
-    let lib = common::lib_dir();
-    let py = match common::venv_with_cupy(&lib.join("libcuda-tests/cupyvenv")) {
-        Ok(py) => py,
-        Err(e) => {
-            eprintln!("SKIPPED wheel_activate_runs_cupy: {e}");
-            return;
-        }
+    let Some(py) = common::venv::or_skip("wheel_activate_runs_cupy", common::venv::cupy()) else {
+        return;
     };
     let dir = common::scratch("wheel-cupy");
     install_wheel(&py);
@@ -223,7 +206,7 @@ print("RawKernel twice:", bool((ys == 2 * xs).all()))
     let mut cmd = Command::new(&py);
     cmd.args(["-c", script]).env("CUPY_CACHE_DIR", &dir);
     let out = clean(cmd, &dir).output().expect("run");
-    let s = show(&out);
+    let s = common::show(&out);
     println!("{s}");
     assert!(out.status.success(), "{s}");
     assert!(s.contains("device: ptxjit CPU device"), "{s}");

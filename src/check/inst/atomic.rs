@@ -9,7 +9,6 @@
 
 use super::Mods;
 use crate::check::func::Fx;
-use crate::check::operand::VecElem;
 use crate::ir::Fit;
 use crate::ir::{AtomOp, InstKind, Operand, RegId, Space, Type};
 use crate::parse::ast::{self, Instruction};
@@ -142,22 +141,9 @@ impl Fx<'_, '_> {
         ty: Type,
         n: usize,
     ) -> Result<Vec<Option<RegId>>, PtxError> {
-        let elems = self.vector_elems(d)?;
-        if elems.len() != n {
-            return Err(self.err(d.loc(), format!("expected a vector of {n} elements")));
-        }
-        let mut v = Vec::with_capacity(n);
-        for el in elems {
-            v.push(match el {
-                VecElem::Op(ast::Operand::Sink(_)) => None,
-                VecElem::Op(op) => Some(self.dst(op, ty, Fit::Relaxed)?),
-                VecElem::Reg(r) => {
-                    self.check_fit(r, ty, Fit::Relaxed, d.loc())?;
-                    Some(r)
-                }
-            });
-        }
-        Ok(v)
+        self.vector_dsts(d, &vec![ty; n], Fit::Relaxed, |_| {
+            format!("expected a vector of {n} elements")
+        })
     }
 
     pub(super) fn atom_vec_srcs(
@@ -166,20 +152,8 @@ impl Fx<'_, '_> {
         ty: Type,
         n: usize,
     ) -> Result<Vec<Operand>, PtxError> {
-        let elems = self.vector_elems(s)?;
-        if elems.len() != n {
-            return Err(self.err(s.loc(), format!("expected a vector of {n} elements")));
-        }
-        let mut v = Vec::with_capacity(n);
-        for el in elems {
-            v.push(match el {
-                VecElem::Op(op) => self.src(op, ty, Fit::Relaxed)?,
-                VecElem::Reg(r) => {
-                    self.check_fit(r, ty, Fit::Relaxed, s.loc())?;
-                    Operand::Reg(r)
-                }
-            });
-        }
-        Ok(v)
+        self.vector_srcs(s, &vec![ty; n], Fit::Relaxed, |_| {
+            format!("expected a vector of {n} elements")
+        })
     }
 }

@@ -16,6 +16,15 @@ const MINI: &[&str] = &[
     "tf32", "e4m3x2", "e5m2x2", "e2m3x2", "e3m2x2", "e2m1x2", "ue8m0x2",
 ];
 
+/// The modifiers of a `cvt` to or from a narrow or paired format that its checks need.
+#[derive(Clone, Copy)]
+struct XMods {
+    relu: bool,
+    satfinite: bool,
+    /// Whether any rounding modifier was given.
+    any_rnd: bool,
+}
+
 fn mini_of(s: &str) -> MiniFmt {
     match s {
         "tf32" => MiniFmt::Tf32,
@@ -51,27 +60,14 @@ impl Fx<'_, '_> {
             (false, Some("rp")) => Some(CvtXRnd::Rp),
             _ => None,
         };
-        let any_rnd = rna || rnd_name.is_some();
-        let bad_rnd = |fx: &Self| {
-            let msg = if any_rnd {
-                "illegal rounding modifier for"
-            } else {
-                "rounding modifier required for"
-            };
-            fx.err(m.loc, format!("{msg} '{}'", m.text))
+        let x = XMods {
+            relu,
+            satfinite,
+            any_rnd: rna || rnd_name.is_some(),
         };
-        let bad_types = |fx: &Self| {
-            fx.err(
-                m.loc,
-                format!("unexpected instruction types for '{}'", m.text),
-            )
-        };
-        let bad_mod = |fx: &Self, what: &str| {
-            fx.err(
-                m.loc,
-                format!("modifier '.{what}' is not valid for '{}'", m.text),
-            )
-        };
+        let bad_rnd = |fx: &Self| fx.cvt_bad_rnd(m, x);
+        let bad_types = |fx: &Self| fx.cvt_bad_types(m);
+        let bad_mod = |fx: &Self, what: &str| fx.cvt_bad_mod(m, what);
         if ftz && (mini.is_some() || relu || satfinite) {
             return Err(bad_mod(self, "ftz"));
         }
@@ -88,80 +84,10 @@ impl Fx<'_, '_> {
             let Some(rnd) = xrnd else {
                 return Err(bad_rnd(self));
             };
-            let small = !matches!(fmt, MiniFmt::Tf32 | MiniFmt::Ue8m0);
             if before {
-                // Narrow destination.
-                match (fmt, *t) {
-                    (MiniFmt::Tf32, Type::F32) => {
-                        let ok = match rnd {
-                            CvtXRnd::Rna => !relu,
-                            CvtXRnd::Rn | CvtXRnd::Rz => true,
-                            CvtXRnd::Rp => false,
-                        };
-                        if !ok {
-                            return Err(if relu && rnd == CvtXRnd::Rna {
-                                bad_mod(self, "relu")
-                            } else {
-                                bad_rnd(self)
-                            });
-                        }
-                    }
-                    (MiniFmt::Ue8m0, Type::F32 | Type::BF16x2) => {
-                        if !matches!(rnd, CvtXRnd::Rz | CvtXRnd::Rp) {
-                            return Err(bad_rnd(self));
-                        }
-                        if relu {
-                            return Err(bad_mod(self, "relu"));
-                        }
-                    }
-                    (MiniFmt::E4m3 | MiniFmt::E5m2, Type::F32 | Type::F16x2)
-                    | (MiniFmt::E2m3 | MiniFmt::E3m2 | MiniFmt::E2m1, Type::F32) => {
-                        if rnd != CvtXRnd::Rn {
-                            return Err(bad_rnd(self));
-                        }
-                        if !satfinite {
-                            return Err(self
-                                .err(m.loc, format!("'.satfinite' is required for '{}'", m.text)));
-                        }
-                    }
-                    _ => return Err(bad_types(self)),
-                }
-                if *t == Type::F32 {
-                    CvtXOp::FromF32 {
-                        fmt,
-                        pair: fmt != MiniFmt::Tf32,
-                        rnd,
-                        relu,
-                        satfinite,
-                    }
-                } else {
-                    CvtXOp::FromX2 {
-                        fmt,
-                        rnd,
-                        relu,
-                        satfinite,
-                    }
-                }
+                self.cvtx_narrow_dst(m, fmt, *t, rnd, x)?
             } else {
-                // Narrow source: `.f16x2` from fp8/fp6/fp4, `.bf16x2` from `.ue8m0x2`.
-                let ok_ty = if fmt == MiniFmt::Ue8m0 {
-                    Type::BF16x2
-                } else {
-                    Type::F16x2
-                };
-                if !(small || fmt == MiniFmt::Ue8m0) || *t != ok_ty {
-                    return Err(bad_types(self));
-                }
-                if rnd != CvtXRnd::Rn {
-                    return Err(bad_rnd(self));
-                }
-                if satfinite {
-                    return Err(bad_mod(self, "satfinite"));
-                }
-                if relu && fmt == MiniFmt::Ue8m0 {
-                    return Err(bad_mod(self, "relu"));
-                }
-                CvtXOp::ToX2 { fmt, relu }
+                self.cvtx_narrow_src(m, fmt, *t, rnd, x)?
             }
         } else {
             let (dty, sty) = match ts.as_slice() {
@@ -229,6 +155,123 @@ impl Fx<'_, '_> {
             srcs.push(self.src(op, *t, Fit::Strict)?);
         }
         Ok(InstKind::CvtX { op, dst, srcs })
+    }
+
+    /// A `cvt` to a narrow format (`.tf32`, fp8/fp6/fp4 pairs, `.ue8m0x2`) from `t`.
+    fn cvtx_narrow_dst(
+        &self,
+        m: &Mods,
+        fmt: MiniFmt,
+        t: Type,
+        rnd: CvtXRnd,
+        x: XMods,
+    ) -> Result<CvtXOp, PtxError> {
+        match (fmt, t) {
+            (MiniFmt::Tf32, Type::F32) => {
+                let ok = match rnd {
+                    CvtXRnd::Rna => !x.relu,
+                    CvtXRnd::Rn | CvtXRnd::Rz => true,
+                    CvtXRnd::Rp => false,
+                };
+                if !ok {
+                    return Err(if x.relu && rnd == CvtXRnd::Rna {
+                        self.cvt_bad_mod(m, "relu")
+                    } else {
+                        self.cvt_bad_rnd(m, x)
+                    });
+                }
+            }
+            (MiniFmt::Ue8m0, Type::F32 | Type::BF16x2) => {
+                if !matches!(rnd, CvtXRnd::Rz | CvtXRnd::Rp) {
+                    return Err(self.cvt_bad_rnd(m, x));
+                }
+                if x.relu {
+                    return Err(self.cvt_bad_mod(m, "relu"));
+                }
+            }
+            (MiniFmt::E4m3 | MiniFmt::E5m2, Type::F32 | Type::F16x2)
+            | (MiniFmt::E2m3 | MiniFmt::E3m2 | MiniFmt::E2m1, Type::F32) => {
+                if rnd != CvtXRnd::Rn {
+                    return Err(self.cvt_bad_rnd(m, x));
+                }
+                if !x.satfinite {
+                    return Err(
+                        self.err(m.loc, format!("'.satfinite' is required for '{}'", m.text))
+                    );
+                }
+            }
+            _ => return Err(self.cvt_bad_types(m)),
+        }
+        Ok(if t == Type::F32 {
+            CvtXOp::FromF32 {
+                fmt,
+                pair: fmt != MiniFmt::Tf32,
+                rnd,
+                relu: x.relu,
+                satfinite: x.satfinite,
+            }
+        } else {
+            CvtXOp::FromX2 {
+                fmt,
+                rnd,
+                relu: x.relu,
+                satfinite: x.satfinite,
+            }
+        })
+    }
+
+    /// A `cvt` from a narrow format: `.f16x2` from fp8/fp6/fp4, `.bf16x2` from
+    /// `.ue8m0x2`.
+    fn cvtx_narrow_src(
+        &self,
+        m: &Mods,
+        fmt: MiniFmt,
+        t: Type,
+        rnd: CvtXRnd,
+        x: XMods,
+    ) -> Result<CvtXOp, PtxError> {
+        let small = !matches!(fmt, MiniFmt::Tf32 | MiniFmt::Ue8m0);
+        let ok_ty = if fmt == MiniFmt::Ue8m0 {
+            Type::BF16x2
+        } else {
+            Type::F16x2
+        };
+        if !(small || fmt == MiniFmt::Ue8m0) || t != ok_ty {
+            return Err(self.cvt_bad_types(m));
+        }
+        if rnd != CvtXRnd::Rn {
+            return Err(self.cvt_bad_rnd(m, x));
+        }
+        if x.satfinite {
+            return Err(self.cvt_bad_mod(m, "satfinite"));
+        }
+        if x.relu && fmt == MiniFmt::Ue8m0 {
+            return Err(self.cvt_bad_mod(m, "relu"));
+        }
+        Ok(CvtXOp::ToX2 { fmt, relu: x.relu })
+    }
+
+    fn cvt_bad_rnd(&self, m: &Mods, x: XMods) -> PtxError {
+        let msg = if x.any_rnd {
+            "illegal rounding modifier for"
+        } else {
+            "rounding modifier required for"
+        };
+        self.err(m.loc, format!("{msg} '{}'", m.text))
+    }
+
+    fn cvt_bad_types(&self, m: &Mods) -> PtxError {
+        self.err(
+            m.loc,
+            format!("unexpected instruction types for '{}'", m.text),
+        )
+    }
+
+    fn cvt_bad_mod(&self, m: &Mods, what: &str) -> PtxError {
+        self.err(
+            m.loc,
+            format!("modifier '.{what}' is not valid for '{}'", m.text),
+        )
     }
 
     /// `cvt{.rnd}{.ftz}{.sat}.dty.sty d, a` between the integer and float types.

@@ -266,21 +266,9 @@ impl Fx<'_, '_> {
         ty: Type,
         m: &Mods,
     ) -> Result<Vec<Option<RegId>>, PtxError> {
-        let elems = self.vector_elems(op)?;
-        if elems.len() != n {
-            return Err(self.vector_len_error(op, n, elems.len(), m));
-        }
-        elems
-            .into_iter()
-            .map(|el| match el {
-                VecElem::Op(ast::Operand::Sink(_)) => Ok(None),
-                VecElem::Op(o) => self.dst(o, ty, Fit::Strict).map(Some),
-                VecElem::Reg(r) => {
-                    self.check_fit(r, ty, Fit::Strict, op.loc())?;
-                    Ok(Some(r))
-                }
-            })
-            .collect()
+        self.vector_dsts(op, &vec![ty; n], Fit::Strict, |found| {
+            vector_len_message(n, found, m)
+        })
     }
 
     /// A `{a0, ..}` source vector with one element per type in `tys`.
@@ -292,7 +280,8 @@ impl Fx<'_, '_> {
     ) -> Result<Vec<Operand>, PtxError> {
         let elems = self.vector_elems(op)?;
         if elems.len() != tys.len() {
-            return Err(self.vector_len_error(op, tys.len(), elems.len(), m));
+            let msg = vector_len_message(tys.len(), elems.len(), m);
+            return Err(self.err(op.loc(), msg));
         }
         elems
             .into_iter()
@@ -309,14 +298,12 @@ impl Fx<'_, '_> {
             })
             .collect()
     }
+}
 
-    fn vector_len_error(&self, op: &ast::Operand, want: usize, got: usize, m: &Mods) -> PtxError {
-        self.err(
-            op.loc(),
-            format!(
-                "'{}' needs a vector of {want} registers here, not {got}",
-                m.text
-            ),
-        )
-    }
+/// The error for a vector operand of `got` elements where `m` needs `want` registers.
+fn vector_len_message(want: usize, got: usize, m: &Mods) -> String {
+    format!(
+        "'{}' needs a vector of {want} registers here, not {got}",
+        m.text
+    )
 }

@@ -5,7 +5,7 @@
 use super::Mods;
 use crate::check::func::Fx;
 use crate::check::memqual::{MemOp, MemQuals, Sem};
-use crate::check::operand::{Val, VecElem};
+use crate::check::operand::Val;
 use crate::ir::Fit;
 use crate::ir::{AddrBase, Address, InstKind, Operand, Space, Type};
 use crate::parse::ast::{self, Instruction};
@@ -216,31 +216,9 @@ impl Fx<'_, '_> {
         self.cache_hint(i, m, hint, 2)?;
         let d = &i.operands[0];
         let dsts = match vec {
-            Some(n) => {
-                let elems = self.vector_elems(d)?;
-                if elems.len() != n {
-                    return Err(self.err(
-                        d.loc(),
-                        format!(
-                            "'{}' needs a vector of {n} registers, not {}",
-                            m.text,
-                            elems.len()
-                        ),
-                    ));
-                }
-                let mut v = Vec::with_capacity(n);
-                for el in elems {
-                    v.push(match el {
-                        VecElem::Op(ast::Operand::Sink(_)) => None,
-                        VecElem::Op(op) => Some(self.dst(op, ty, Fit::Relaxed)?),
-                        VecElem::Reg(r) => {
-                            self.check_fit(r, ty, Fit::Relaxed, d.loc())?;
-                            Some(r)
-                        }
-                    });
-                }
-                v
-            }
+            Some(n) => self.vector_dsts(d, &vec![ty; n], Fit::Relaxed, |found| {
+                format!("'{}' needs a vector of {n} registers, not {found}", m.text)
+            })?,
             None => vec![Some(self.dst(d, ty, Fit::Relaxed)?)],
         };
         let addr = self.address(&i.operands[1], space)?;
@@ -275,30 +253,9 @@ impl Fx<'_, '_> {
         let space = param_space(space, &addr);
         let s = &i.operands[1];
         let srcs = match vec {
-            Some(n) => {
-                let elems = self.vector_elems(s)?;
-                if elems.len() != n {
-                    return Err(self.err(
-                        s.loc(),
-                        format!(
-                            "'{}' needs a vector of {n} values, not {}",
-                            m.text,
-                            elems.len()
-                        ),
-                    ));
-                }
-                let mut v = Vec::with_capacity(n);
-                for el in elems {
-                    v.push(match el {
-                        VecElem::Op(op) => self.src(op, ty, Fit::Relaxed)?,
-                        VecElem::Reg(r) => {
-                            self.check_fit(r, ty, Fit::Relaxed, s.loc())?;
-                            Operand::Reg(r)
-                        }
-                    });
-                }
-                v
-            }
+            Some(n) => self.vector_srcs(s, &vec![ty; n], Fit::Relaxed, |found| {
+                format!("'{}' needs a vector of {n} values, not {found}", m.text)
+            })?,
             None => vec![self.src(s, ty, Fit::Relaxed)?],
         };
         let mut out = Vec::with_capacity(3);

@@ -10,7 +10,6 @@
 
 use super::Mods;
 use crate::check::func::Fx;
-use crate::check::operand::VecElem;
 use crate::ir::Fit;
 use crate::ir::{AtomOp, InstKind, Operand, RegId, SurfClamp, TexGeom, TexOp, Type};
 use crate::parse::ast::{self, Instruction};
@@ -215,29 +214,13 @@ impl Fx<'_, '_> {
         if tys.len() == 1 && !matches!(op, ast::Operand::Vector(..)) {
             return Ok(vec![self.src(op, tys[0], Fit::Relaxed)?]);
         }
-        let elems = self.vector_elems(op)?;
-        if elems.len() != tys.len() {
-            return Err(self.err(
-                op.loc(),
-                format!(
-                    "'{}' needs {} elements here, not {}",
-                    m.text,
-                    tys.len(),
-                    elems.len()
-                ),
-            ));
-        }
-        elems
-            .into_iter()
-            .zip(tys)
-            .map(|(el, &ty)| match el {
-                VecElem::Op(o) => self.src(o, ty, Fit::Relaxed),
-                VecElem::Reg(r) => {
-                    self.check_fit(r, ty, Fit::Relaxed, op.loc())?;
-                    Ok(Operand::Reg(r))
-                }
-            })
-            .collect()
+        self.vector_srcs(op, tys, Fit::Relaxed, |found| {
+            format!(
+                "'{}' needs {} elements here, not {found}",
+                m.text,
+                tys.len()
+            )
+        })
     }
 
     fn tex_results(
@@ -249,29 +232,8 @@ impl Fx<'_, '_> {
         if tys.len() == 1 && !matches!(op, ast::Operand::Vector(..)) {
             return Ok(vec![Some(self.dst(op, tys[0], Fit::Relaxed)?)]);
         }
-        let elems = self.vector_elems(op)?;
-        if elems.len() != tys.len() {
-            return Err(self.err(
-                op.loc(),
-                format!(
-                    "'{}' needs {} results here, not {}",
-                    m.text,
-                    tys.len(),
-                    elems.len()
-                ),
-            ));
-        }
-        elems
-            .into_iter()
-            .zip(tys)
-            .map(|(el, &ty)| match el {
-                VecElem::Op(ast::Operand::Sink(_)) => Ok(None),
-                VecElem::Op(o) => self.dst(o, ty, Fit::Relaxed).map(Some),
-                VecElem::Reg(r) => {
-                    self.check_fit(r, ty, Fit::Relaxed, op.loc())?;
-                    Ok(Some(r))
-                }
-            })
-            .collect()
+        self.vector_dsts(op, tys, Fit::Relaxed, |found| {
+            format!("'{}' needs {} results here, not {found}", m.text, tys.len())
+        })
     }
 }

@@ -2,52 +2,77 @@
 //! `malloc`, `free`) over `crate::exec::printf::exec`.
 
 use crate::exec::ctx::{WarpCtx, STATUS_FAULT, STATUS_OK, WARP_SIZE};
-use crate::ir::{Builtin, InstId};
+use crate::ir::{Builtin, CdpFn, InstId};
 
-/// Codes of the device-runtime built-ins start here (`CDP_CODE + CdpFn::code`).
-const CDP_CODE: u64 = 0x100;
+/// Declares the built-ins' codes (the helper's `desc` argument) once: each row gives a
+/// [`Builtin`] variant its tag (the code's low byte) and places each of its fields at a
+/// bit offset of the code. [`code`] and [`from_code`] are generated from it.
+macro_rules! builtin_codes {
+    ($($tag:literal => $v:ident $(($inner:ident @ $ishift:literal))? $({ $($field:ident @ $shift:literal),* })?;)*) => {
+        /// The code of built-in `op` for the helper call.
+        pub(crate) fn code(op: Builtin) -> u64 {
+            match op {
+                $(Builtin::$v $(($inner))? $({ $($field),* })? => {
+                    $tag $(| CodeField::put($inner) << $ishift)? $($(| CodeField::put($field) << $shift)*)?
+                })*
+            }
+        }
 
-pub(crate) fn code(op: Builtin) -> u64 {
-    match op {
-        Builtin::Vprintf => 0,
-        Builtin::AssertFail => 1,
-        Builtin::Trap => 2,
-        Builtin::Brkpt => 3,
-        Builtin::Malloc => 4,
-        Builtin::Free => 5,
-        Builtin::Cdp(f) => CDP_CODE + f.code() as u64,
-        // The low byte says which; `wide` is bit 16, the alignment bits 32-63 (the
-        // device-runtime codes are CDP_CODE..CDP_CODE + 0x100).
-        Builtin::Alloca { wide, align } => 6 | (wide as u64) << 16 | (align as u64) << 32,
-        Builtin::StackSave { wide } => 7 | (wide as u64) << 16,
-        Builtin::StackRestore { wide } => 8 | (wide as u64) << 16,
+        /// The built-in with code `c`; `None` for anything [`code`] does not make.
+        fn from_code(c: u64) -> Option<Builtin> {
+            let op = match c & 0xff {
+                $($tag => Builtin::$v $((CodeField::take(c >> $ishift)?))? $({ $($field: CodeField::take(c >> $shift)?),* })?,)*
+                _ => return None,
+            };
+            (code(op) == c).then_some(op)
+        }
+    };
+}
+
+builtin_codes! {
+    0 => Vprintf;
+    1 => AssertFail;
+    2 => Trap;
+    3 => Brkpt;
+    4 => Malloc;
+    5 => Free;
+    6 => Alloca { wide @ 16, align @ 32 };
+    7 => StackSave { wide @ 16 };
+    8 => StackRestore { wide @ 16 };
+    9 => Cdp(f @ 8);
+}
+
+/// A field of a built-in that its code carries: its bits, and back (from the bits at
+/// the field's offset; higher bits are ignored).
+trait CodeField: Sized {
+    fn put(self) -> u64;
+    fn take(bits: u64) -> Option<Self>;
+}
+
+impl CodeField for bool {
+    fn put(self) -> u64 {
+        self as u64
+    }
+    fn take(bits: u64) -> Option<bool> {
+        Some(bits & 1 == 1)
     }
 }
 
-fn from_code(c: u64) -> Option<Builtin> {
-    match c {
-        0 => Some(Builtin::Vprintf),
-        1 => Some(Builtin::AssertFail),
-        2 => Some(Builtin::Trap),
-        3 => Some(Builtin::Brkpt),
-        4 => Some(Builtin::Malloc),
-        5 => Some(Builtin::Free),
-        c if (CDP_CODE..CDP_CODE + 0x100).contains(&c) => {
-            crate::ir::CdpFn::from_code((c - CDP_CODE) as u32).map(Builtin::Cdp)
-        }
-        c if c & 0xff00 == 0 => {
-            let wide = c >> 16 & 1 == 1;
-            match c & 0xff {
-                6 => Some(Builtin::Alloca {
-                    wide,
-                    align: (c >> 32) as u32,
-                }),
-                7 => Some(Builtin::StackSave { wide }),
-                8 => Some(Builtin::StackRestore { wide }),
-                _ => None,
-            }
-        }
-        _ => None,
+impl CodeField for u32 {
+    fn put(self) -> u64 {
+        self as u64
+    }
+    fn take(bits: u64) -> Option<u32> {
+        Some(bits as u32)
+    }
+}
+
+impl CodeField for CdpFn {
+    fn put(self) -> u64 {
+        self.code() as u64
+    }
+    fn take(bits: u64) -> Option<CdpFn> {
+        CdpFn::from_code(bits as u8 as u32)
     }
 }
 
@@ -106,3 +131,41 @@ pub unsafe extern "C" fn ptxjit_builtin(
 
 /// Bytes of one operand of 32 lanes in the data area.
 pub(crate) const ARG_BYTES: i32 = 8 * WARP_SIZE as i32;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every built-in's code decodes to it, and distinct built-ins get distinct codes.
+    #[test]
+    fn codes_round_trip() {
+        let mut ops = vec![
+            Builtin::Vprintf,
+            Builtin::AssertFail,
+            Builtin::Trap,
+            Builtin::Brkpt,
+            Builtin::Malloc,
+            Builtin::Free,
+        ];
+        for wide in [false, true] {
+            ops.push(Builtin::StackSave { wide });
+            ops.push(Builtin::StackRestore { wide });
+            for align in [8, 16, 1 << 20, u32::MAX] {
+                ops.push(Builtin::Alloca { wide, align });
+            }
+        }
+        ops.extend((0..).map_while(CdpFn::from_code).map(Builtin::Cdp));
+        let mut codes = std::collections::HashSet::new();
+        for op in ops {
+            assert_eq!(from_code(code(op)), Some(op), "{op:?}");
+            assert!(codes.insert(code(op)), "{op:?}");
+        }
+        assert_eq!(from_code(0xff), None);
+        assert_eq!(from_code(1 << 16), None, "a field Vprintf does not have");
+        assert_eq!(
+            from_code(9 | 0xff << 8),
+            None,
+            "no such device-runtime function"
+        );
+    }
+}

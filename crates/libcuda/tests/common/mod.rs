@@ -3,8 +3,10 @@
 
 #![allow(dead_code)]
 
+pub mod venv;
+
 use std::path::{Path, PathBuf};
-use std::process::Command;
+use std::process::{Command, Output};
 use std::sync::OnceLock;
 
 /// The crate's directory.
@@ -54,59 +56,33 @@ pub fn lib_dir() -> &'static Path {
     })
 }
 
+/// Runs client program `cmd` (`what` in messages), prints its output, checks that it
+/// exited with success and returns its stdout and stderr.
+pub fn run_client(cmd: &mut Command, what: &str) -> (String, String) {
+    let out = cmd.output().unwrap_or_else(|e| panic!("run {what}: {e}"));
+    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+    println!("{stdout}{stderr}");
+    assert!(out.status.success(), "{what} failed:\n{stdout}\n{stderr}");
+    (stdout, stderr)
+}
+
+/// A finished program's exit status, stdout and stderr, for messages.
+pub fn show(out: &Output) -> String {
+    format!(
+        "status {:?}\n{}{}",
+        out.status.code(),
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    )
+}
+
 /// A fresh scratch directory under the target directory.
 pub fn scratch(name: &str) -> PathBuf {
     let d = lib_dir().join("libcuda-tests").join(name);
     let _ = std::fs::remove_dir_all(&d);
     std::fs::create_dir_all(&d).expect("scratch dir");
     d
-}
-
-/// Whether `python` can import `modules` (a comma-separated Python import list).
-pub fn python_imports(python: &Path, modules: &str) -> bool {
-    Command::new(python)
-        .args(["-c", &format!("import {modules}")])
-        .output()
-        .is_ok_and(|o| o.status.success())
-}
-
-/// A Python venv at `dir` with `packages` pip-installed, made once and reused while
-/// `ready(dir)` holds. Returns the venv's `bin/python`, or why it could not be made (no
-/// python3, or pip could not install the packages: PyPI out of reach).
-pub fn venv_with(
-    dir: &Path,
-    packages: &[&str],
-    ready: impl Fn(&Path) -> bool,
-) -> Result<PathBuf, String> {
-    let py = dir.join("bin/python");
-    if py.exists() && ready(dir) {
-        return Ok(py);
-    }
-    let _ = std::fs::remove_dir_all(dir);
-    let out = Command::new("python3")
-        .args(["-m", "venv"])
-        .arg(dir)
-        .output()
-        .map_err(|e| format!("python3 not available: {e}"))?;
-    if !out.status.success() {
-        return Err(format!(
-            "python3 -m venv failed: {}",
-            String::from_utf8_lossy(&out.stderr)
-        ));
-    }
-    let out = Command::new(&py)
-        .args(["-m", "pip", "install", "-q"])
-        .args(packages)
-        .output()
-        .map_err(|e| format!("pip: {e}"))?;
-    if !out.status.success() || !ready(dir) {
-        return Err(format!(
-            "pip install {} failed (is PyPI reachable?): {}",
-            packages.join(" "),
-            String::from_utf8_lossy(&out.stderr)
-        ));
-    }
-    Ok(py)
 }
 
 /// Launches `saxpy(n, a, x, y)` of tests/ptx/kernels.ptx (or a fat binary holding it) as
@@ -174,25 +150,6 @@ pub fn ptxjit_cli() -> PathBuf {
     .clone()
 }
 
-/// The numba-cuda stack the numba tests install: numba-cuda with NVIDIA's CUDA 12
-/// libNVVM, NVRTC and runtime from PyPI.
-pub const NUMBA_PACKAGES: [&str; 4] = [
-    "numba-cuda==0.30.*",
-    "nvidia-cuda-nvcc-cu12==12.*",
-    "nvidia-cuda-nvrtc-cu12==12.*",
-    "nvidia-cuda-runtime-cu12==12.*",
-];
-
-/// A venv at `dir` with [`NUMBA_PACKAGES`] (made once, see [`venv_with`]).
-pub fn venv_with_numba(dir: &Path) -> Result<PathBuf, String> {
-    venv_with(dir, &NUMBA_PACKAGES, |d| {
-        python_imports(
-            &d.join("bin/python"),
-            "numba.cuda, nvidia.cuda_nvcc, nvidia.cuda_nvrtc",
-        )
-    })
-}
-
 /// A numba-cuda kernel for `python -c`: a vector add checked against numpy; prints the
 /// device name and `numba kernel ok`.
 pub const NUMBA_SNIPPET: &str = r#"
@@ -212,21 +169,3 @@ add[8, 128](a, b, out)
 print("device:", cuda.get_current_device().name)
 print("numba kernel ok" if np.array_equal(out, a + b) else "numba kernel WRONG")
 "#;
-
-/// The CuPy stack the CuPy tests install: `cupy-cuda12x` with NVIDIA's CUDA 12 runtime
-/// and NVRTC from PyPI.
-pub const CUPY_PACKAGES: [&str; 3] = [
-    "cupy-cuda12x",
-    "nvidia-cuda-runtime-cu12==12.*",
-    "nvidia-cuda-nvrtc-cu12==12.*",
-];
-
-/// A venv at `dir` with [`CUPY_PACKAGES`] (made once, see [`venv_with`]).
-pub fn venv_with_cupy(dir: &Path) -> Result<PathBuf, String> {
-    venv_with(dir, &CUPY_PACKAGES, |d| {
-        python_imports(
-            &d.join("bin/python"),
-            "cupy, nvidia.cuda_runtime, nvidia.cuda_nvrtc",
-        )
-    })
-}

@@ -74,6 +74,9 @@ pub(super) struct LaunchShared<'a> {
     /// Bytes of each warp's register file when the kernel's barriers are continuations
     /// (`jit::control::cont`: no coroutines); 0 otherwise.
     cont_regs: u64,
+    /// Continuation warps run on the worker's stack (their frame fits there); otherwise
+    /// each runs in a coroutine that suspends where the code returns at a barrier.
+    cont_direct: bool,
     /// Host stack of each warp coroutine.
     stack_bytes: usize,
     /// The largest stack frame of the module's JIT code (see `WarpEnv::frame_margin`).
@@ -430,15 +433,12 @@ impl Device {
                     || callgraph::polls(&module.inner.ir, func_id)
                     || frame > INLINE_FRAME_BYTES,
                 cont_regs: match (exec, module.inner.jit.as_ref()) {
-                    (Exec::Jit(_), Some(j))
-                        if !instrument
-                            && frame <= INLINE_FRAME_BYTES
-                            && j.continuations(func_id) =>
-                    {
+                    (Exec::Jit(_), Some(j)) if !instrument && j.continuations(func_id) => {
                         crate::jit::cont_regfile_bytes(func)
                     }
                     _ => 0,
                 },
+                cont_direct: frame <= INLINE_FRAME_BYTES,
                 stack_bytes: if has_calls {
                     crate::exec::call::CALL_STACK_HOST_BYTES
                 } else {
@@ -867,7 +867,7 @@ fn run_cta_with_barriers(
     let nw = n / ctaids.len().max(1);
     let mut cos: Vec<Option<Co>> = Vec::with_capacity(n);
     // Barriers as continuations: the warps run on this stack and return at barriers.
-    let cont = sh.cont_regs > 0 && matches!(sh.exec, Exec::Jit(_));
+    let cont = sh.cont_regs > 0 && sh.cont_direct && matches!(sh.exec, Exec::Jit(_));
     for slot in warps.iter_mut() {
         if cont {
             cos.push(None);
@@ -887,7 +887,13 @@ fn run_cta_with_barriers(
         let co = unsafe {
             Co::with_stack_unchecked(stack, move |y, ()| {
                 (*env).yielder = Some(y as *const _);
-                run_warp(&*sh_ptr, &mut *ctx)
+                loop {
+                    // (A continuation kernel whose frame needs this stack.)
+                    match run_warp(&*sh_ptr, &mut *ctx) {
+                        crate::exec::barrier::RET_BARRIER => y.suspend(WarpYield::Wait),
+                        s => return s,
+                    }
+                }
             })
         };
         cos.push(Some(co));

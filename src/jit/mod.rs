@@ -51,8 +51,8 @@ use crate::ir;
 pub use compile::dump::{dump, kernel_stats, DumpKind, KernelStats};
 pub use compile::stats::CompileStats;
 pub use compile::tier::JitTier;
-pub use control::cont::regfile_bytes as cont_regfile_bytes;
 pub use helpers::{helper_calls, HelperCalls};
+pub use translate::cont::regfile_bytes as cont_regfile_bytes;
 
 /// A compiled kernel: runs one warp from the kernel's entry with the lanes in `ctx.live`
 /// and returns `ctx.status` (`STATUS_OK` when every lane exited normally), or, for a

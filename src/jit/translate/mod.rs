@@ -14,6 +14,7 @@
 //! while some lanes wait elsewhere (writes merge under the active mask and every block
 //! end goes through the dispatcher).
 
+pub(crate) mod cont;
 pub(crate) mod funcs;
 pub(crate) mod lanes;
 pub(crate) mod regfile;
@@ -190,7 +191,7 @@ pub(crate) fn build(
         .map(|(&t, &d)| (t && d).then(|| b.create_block()))
         .collect();
     let sregs = scalar::ScalarRegs::new(&mut b, f, &div);
-    let cont = crate::jit::control::cont::eligible(f, &div, instrument);
+    let cont = cont::eligible(f, &div, instrument);
     let rf = crate::jit::translate::regfile::RegFile::new(&mut b, f, cont.then_some(ctx));
     let cont = cont.then(|| b.create_block());
     let dispatch = b.create_block();

@@ -10,6 +10,12 @@ use crate::ir::{BarRedOp, InstId};
 /// every block, so the warp runs every other pending block first.
 pub const BAR_WAIT: u32 = 0x8000_0000;
 
+/// What a kernel whose barriers are continuations (`jit::control::cont`) returns when
+/// its warp waits at a barrier (neither `STATUS_OK` nor `STATUS_FAULT`; never stored in
+/// `WarpCtx::status`): its arrival is in `WarpEnv::arrivals`, and calling it again
+/// continues at `WarpCtx::resume`.
+pub const RET_BARRIER: u32 = 0x100;
+
 /// What a warp hands to its CTA scheduler when it suspends.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum WarpYield {
@@ -67,7 +73,7 @@ pub unsafe fn bar_arrive(
         }
     }
     let env = unsafe { &mut *ctx.env };
-    if env.yielder.is_none() {
+    if env.yielder.is_none() && ctx.cont_regs == 0 {
         unsafe { stop_with_error(ctx, "bar.sync outside a scheduled warp".into()) };
         return Err(Stopped);
     }

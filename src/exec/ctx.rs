@@ -77,6 +77,11 @@ pub struct WarpCtx {
     /// `%cluster_ctarank` (`sreg.cluster_nctarank` entries), each `shared_size` bytes;
     /// null: only this CTA's (`crate::exec::cluster`).
     pub cluster_shared: *const u64,
+    /// A kernel whose barriers are continuations (`jit::control::cont`): host address
+    /// of this warp's register file (0: the kernel does not run so), and the block to
+    /// continue at plus one (0: start at the entry).
+    pub cont_regs: u64,
+    pub resume: u32,
 }
 
 /// The stop flag of contexts that belong to no launch: never set.
@@ -165,6 +170,8 @@ impl WarpCtx {
             sreg,
             stop: &NEVER_STOP,
             cluster_shared: std::ptr::null(),
+            cont_regs: 0,
+            resume: 0,
         }
     }
 }

@@ -52,9 +52,11 @@ pub use compile::dump::{dump, kernel_stats, DumpKind, KernelStats};
 pub use compile::stats::CompileStats;
 pub use compile::tier::JitTier;
 pub use helpers::{helper_calls, HelperCalls};
+pub use translate::cont::regfile_bytes as cont_regfile_bytes;
 
 /// A compiled kernel: runs one warp from the kernel's entry with the lanes in `ctx.live`
-/// and returns `ctx.status` (`STATUS_OK` when every lane exited normally).
+/// and returns `ctx.status` (`STATUS_OK` when every lane exited normally), or, for a
+/// kernel with barriers as continuations, `exec::barrier::RET_BARRIER` at a barrier.
 pub type KernelFn = unsafe extern "C" fn(ctx: *mut crate::exec::ctx::WarpCtx) -> u32;
 
 /// Errors of the JIT.
@@ -166,6 +168,14 @@ impl JitModule {
     /// lives.
     pub fn code(&self, f: ir::FuncId) -> Option<(KernelFn, u64)> {
         self.shared.table().kernels.get(&f).copied()
+    }
+
+    /// Whether compiled kernel `f` runs its barriers as continuations: it returns
+    /// `exec::barrier::RET_BARRIER` at a barrier, expects `WarpCtx::cont_regs` to hold
+    /// `control::cont::regfile_bytes` bytes of per-warp memory, and resumes at
+    /// `WarpCtx::resume` (see `control::cont`).
+    pub fn continuations(&self, f: ir::FuncId) -> bool {
+        self.shared.table().cont.contains(&f)
     }
 
     /// The stack frame bytes of compiled kernel or function `f` (`None`: not compiled).

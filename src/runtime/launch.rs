@@ -71,6 +71,12 @@ pub(super) struct LaunchShared<'a> {
     /// Run warps in coroutines: barriers are reachable, or calls (whose depth is then
     /// bounded by a known host stack).
     uses_barriers: bool,
+    /// Bytes of each warp's register file when the kernel's barriers are continuations
+    /// (`jit::control::cont`: no coroutines); 0 otherwise.
+    cont_regs: u64,
+    /// Continuation warps run on the worker's stack (their frame fits there); otherwise
+    /// each runs in a coroutine that suspends where the code returns at a barrier.
+    cont_direct: bool,
     /// Host stack of each warp coroutine.
     stack_bytes: usize,
     /// The largest stack frame of the module's JIT code (see `WarpEnv::frame_margin`).
@@ -426,6 +432,13 @@ impl Device {
                     || callgraph::reaches_barrier(&module.inner.ir, func_id)
                     || callgraph::polls(&module.inner.ir, func_id)
                     || frame > INLINE_FRAME_BYTES,
+                cont_regs: match (exec, module.inner.jit.as_ref()) {
+                    (Exec::Jit(_), Some(j)) if !instrument && j.continuations(func_id) => {
+                        crate::jit::cont_regfile_bytes(func)
+                    }
+                    _ => 0,
+                },
+                cont_direct: frame <= INLINE_FRAME_BYTES,
                 stack_bytes: if has_calls {
                     crate::exec::call::CALL_STACK_HOST_BYTES
                 } else {
@@ -568,7 +581,14 @@ pub(super) struct WarpSlot {
     pub(super) env: Box<WarpEnv>,
     /// The warp's lanes that exist in the block (its `live` mask at the start of a CTA).
     live: u32,
+    /// The register file of a kernel whose barriers are continuations (`ctx.cont_regs`).
+    _regs: Vec<Regs16>,
 }
+
+/// 16 bytes, 16-aligned (register-file vectors).
+#[derive(Clone, Copy)]
+#[repr(C, align(16))]
+struct Regs16([u8; 16]);
 
 fn run_warp(sh: &LaunchShared, ctx: &mut WarpCtx) -> u32 {
     match sh.exec {
@@ -657,7 +677,17 @@ fn run_cta(
             }
         }
         let live = ctx.live;
-        slots.push(WarpSlot { ctx, env, live });
+        let regs = vec![Regs16([0; 16]); sh.cont_regs.div_ceil(16) as usize];
+        ctx.cont_regs = match regs.is_empty() {
+            true => 0,
+            false => regs.as_ptr() as u64,
+        };
+        slots.push(WarpSlot {
+            ctx,
+            env,
+            live,
+            _regs: regs,
+        });
     }
     let warps = &mut slots[..nwarps * ctaids.len()];
     for (k, slot) in warps.iter_mut().enumerate() {
@@ -679,6 +709,7 @@ fn run_cta(
         ctx.live = slot.live;
         ctx.status = STATUS_OK;
         ctx.call_depth = 0;
+        ctx.resume = 0;
     }
 
     if let Some(s) = &sh.san {
@@ -795,9 +826,20 @@ impl Barriers {
                 advanced = true;
             }
         }
-        for (w, s) in state.iter_mut().enumerate() {
-            if (advanced || waited == Some(w))
-                && *s == WarpState::Waiting
+        // Without a completed barrier only the warp that has just started waiting can
+        // be released (its barriers may have completed while it ran).
+        let range = match (advanced, waited) {
+            (true, _) => 0..state.len(),
+            (false, Some(w)) => w..(w + 1).min(state.len()),
+            (false, None) => 0..0,
+        };
+        for (w, s) in state
+            .iter_mut()
+            .enumerate()
+            .take(range.end)
+            .skip(range.start)
+        {
+            if *s == WarpState::Waiting
                 && !self.blocked.get(w).copied().unwrap_or(false)
                 && self.waits[w]
                     .iter()
@@ -824,7 +866,13 @@ fn run_cta_with_barriers(
     // Warps per CTA: warp `w` of the unit is warp `w % nw` of CTA `w / nw`.
     let nw = n / ctaids.len().max(1);
     let mut cos: Vec<Option<Co>> = Vec::with_capacity(n);
+    // Barriers as continuations: the warps run on this stack and return at barriers.
+    let cont = sh.cont_regs > 0 && sh.cont_direct && matches!(sh.exec, Exec::Jit(_));
     for slot in warps.iter_mut() {
+        if cont {
+            cos.push(None);
+            continue;
+        }
         let stack = match stacks.pop() {
             Some(s) if s.base().get() - s.limit().get() >= sh.stack_bytes => s,
             _ => DefaultStack::new(sh.stack_bytes)
@@ -839,7 +887,13 @@ fn run_cta_with_barriers(
         let co = unsafe {
             Co::with_stack_unchecked(stack, move |y, ()| {
                 (*env).yielder = Some(y as *const _);
-                run_warp(&*sh_ptr, &mut *ctx)
+                loop {
+                    // (A continuation kernel whose frame needs this stack.)
+                    match run_warp(&*sh_ptr, &mut *ctx) {
+                        crate::exec::barrier::RET_BARRIER => y.suspend(WarpYield::Wait),
+                        s => return s,
+                    }
+                }
             })
         };
         cos.push(Some(co));
@@ -879,11 +933,26 @@ fn run_cta_with_barriers(
                 ran = true;
                 let (c, wl) = (w / nw, w % nw);
                 let cta = c * nw..(c + 1) * nw;
-                let Some(co) = cos[w].as_mut() else { continue };
-                let polled = match co.resume(()) {
+                let step = if cont {
+                    match run_warp(sh, &mut warps[w].ctx) {
+                        crate::exec::barrier::RET_BARRIER => {
+                            CoroutineResult::Yield(WarpYield::Wait)
+                        }
+                        s => CoroutineResult::Return(s),
+                    }
+                } else {
+                    let Some(co) = cos[w].as_mut() else { continue };
+                    co.resume(())
+                };
+                let polled = match step {
                     CoroutineResult::Yield(WarpYield::Poll) => true,
                     CoroutineResult::Yield(y @ (WarpYield::Wait | WarpYield::Arrive)) => {
-                        if let Err((msg, inst, lane)) = cluster.take(w, &mut warps[w].env) {
+                        // (A continuation kernel has no cluster barrier.)
+                        let took = match cont {
+                            true => Ok(()),
+                            false => cluster.take(w, &mut warps[w].env),
+                        };
+                        if let Err((msg, inst, lane)) = took {
                             let slot = &mut warps[w];
                             let e =
                                 super::cluster::misuse(sh, slot, wl, ctaids[c], msg, inst, lane);
@@ -912,7 +981,11 @@ fn run_cta_with_barriers(
                 // Exits and arrivals may complete barriers.
                 bars[c].refresh(wl, &warps[cta.clone()]);
                 bars[c].release(&mut warps[cta.clone()], &mut state[cta], Some(wl));
-                for v in cluster.complete(|k| warps[k].ctx.live) {
+                let woken = match cont {
+                    true => Vec::new(),
+                    false => cluster.complete(|k| warps[k].ctx.live),
+                };
+                for v in woken {
                     let (c2, v2) = (v / nw, v % nw);
                     let cta2 = c2 * nw..(c2 + 1) * nw;
                     bars[c2].blocked[v2] = false;

@@ -68,7 +68,7 @@ pub fn dump(
             calls: &calls,
             instrument: false,
         };
-        build_guarded(env, fid, &mut cctx.func, &mut fctx, &mut cm)?;
+        let _cont = build_guarded(env, fid, &mut cctx.func, &mut fctx, &mut cm)?;
         let what = match f.kind {
             ir::FuncKind::Entry => "kernel",
             ir::FuncKind::Func => "function",

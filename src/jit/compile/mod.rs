@@ -25,7 +25,7 @@ pub(crate) fn build_guarded(
     func: &mut cranelift_codegen::ir::Function,
     fctx: &mut FunctionBuilderContext,
     cm: &mut ClifJitModule,
-) -> Result<(), JitError> {
+) -> Result<bool, JitError> {
     match catch_unwind(AssertUnwindSafe(|| {
         translate::build(env, fid, func, fctx, cm)
     })) {

@@ -68,6 +68,9 @@ pub(crate) struct Table {
     pub frames: HashMap<ir::FuncId, u64>,
     /// The kernels whose code is the quick tier.
     pub quick: HashSet<ir::FuncId>,
+    /// The kernels whose barriers are continuations (`control::cont`; the same in
+    /// every tier).
+    pub cont: HashSet<ir::FuncId>,
     /// Every compiled kernel has optimized code ([`JitTier::Optimized`] always; with
     /// [`JitTier::Tiered`], once some kernel is compiled and none has quick code).
     pub optimized: bool,
@@ -278,6 +281,7 @@ impl Shared {
                 Policy::Optimized => t.quick.remove(&fid),
             };
         }
+        t.cont.extend(code.table.cont);
         for (fid, f) in code.table.frames {
             let e = t.frames.entry(fid).or_insert(0);
             *e = (*e).max(f);
@@ -464,6 +468,7 @@ pub(crate) fn compile_code(
     let mut ids = Vec::new();
     let mut stats = CompileStats::default();
     let mut frames = HashMap::new();
+    let mut conts = HashSet::new();
     let mut times = HashMap::new();
     // Functions and the kernels that may call them share one Cranelift module, of the
     // tier of the largest of them.
@@ -512,7 +517,9 @@ pub(crate) fn compile_code(
                 calls,
                 instrument,
             };
-            build_guarded(env, fid, &mut cctx.func, &mut fctx, cm)?;
+            if build_guarded(env, fid, &mut cctx.func, &mut fctx, cm)? {
+                conts.insert(fid);
+            }
             let t1 = Instant::now();
             stats.add_function(f, &cctx.func, t1 - t0);
             guard("define_function", || define(cm, id, &mut cctx))?;
@@ -572,6 +579,7 @@ pub(crate) fn compile_code(
     }
     stats.finalize = t0.elapsed();
     table.frames = frames;
+    table.cont = conts;
     Ok(Code {
         modules,
         calls: names,

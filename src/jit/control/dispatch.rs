@@ -352,6 +352,14 @@ impl FuncTranslator<'_> {
         let res = self.b.inst_results(r)[0];
         self.b.ins().brif(res, self.ret_status, &[], cont, &[]);
         self.b.switch_to_block(cont);
+        if self.cont.is_some() && self.mode == Mode::Conv {
+            // Every live lane arrived (`control::cont`): back to the CTA loop.
+            let ret = self.b.create_block();
+            self.b.ins().brif(bits, ret, &[], nb, &[]);
+            self.b.switch_to_block(ret);
+            self.cont_barrier(next);
+            return Ok(());
+        }
         if self.mode == Mode::Conv {
             let ab = self.b.use_var(self.active_bits);
             let all = self.b.ins().icmp(IntCC::Equal, bits, ab);

@@ -7,6 +7,7 @@
 pub(crate) mod barrier;
 pub(crate) mod brx;
 pub(crate) mod call;
+pub(crate) mod cont;
 pub(crate) mod coverage;
 pub(crate) mod dispatch;
 pub(crate) mod divergence;

@@ -14,6 +14,7 @@
 //! while some lanes wait elsewhere (writes merge under the active mask and every block
 //! end goes through the dispatcher).
 
+pub(crate) mod cont;
 pub(crate) mod funcs;
 pub(crate) mod lanes;
 pub(crate) mod regfile;
@@ -122,6 +123,8 @@ pub(crate) struct FuncTranslator<'a> {
     pub instrument: bool,
     /// Registers kept as scalars (see `scalar`).
     pub sregs: scalar::ScalarRegs,
+    /// The resume block of a kernel whose barriers are continuations (`control::cont`).
+    pub cont: Option<Block>,
 }
 
 /// What building any function of a module reads: the module, its layout, and the
@@ -144,7 +147,7 @@ pub(crate) fn build(
     func: &mut Function,
     fctx: &mut FunctionBuilderContext,
     cm: &mut JITModule,
-) -> Result<(), JitError> {
+) -> Result<bool, JitError> {
     let BuildEnv {
         m,
         layout,
@@ -168,7 +171,6 @@ pub(crate) fn build(
         None
     };
     let ret_bits = is_func.then(|| b.declare_var(I32));
-    let rf = crate::jit::translate::regfile::RegFile::new(&mut b, f);
     let active = (0..N32).map(|_| b.declare_var(I32X4)).collect();
     let active_bits = b.declare_var(I32);
     let next = (0..N32).map(|_| b.declare_var(I32X4)).collect();
@@ -189,6 +191,9 @@ pub(crate) fn build(
         .map(|(&t, &d)| (t && d).then(|| b.create_block()))
         .collect();
     let sregs = scalar::ScalarRegs::new(&mut b, f, &div);
+    let cont = cont::eligible(f, &div, instrument);
+    let rf = crate::jit::translate::regfile::RegFile::new(&mut b, f, cont.then_some(ctx));
+    let cont = cont.then(|| b.create_block());
     let dispatch = b.create_block();
     let ret_status = b.create_block();
     let scratch = b.create_sized_stack_slot(StackSlotData::new(
@@ -226,6 +231,7 @@ pub(crate) fn build(
         shape_now: (Vec::new(), Vec::new()),
         instrument,
         sregs,
+        cont,
     };
     tx.entry(entry_mask)?;
     let cov = layout.coverage.as_ref().and_then(|c| c.func_base_addr(fid));
@@ -272,6 +278,9 @@ pub(crate) fn build(
         }
     }
     tx.build_dispatch()?;
+    if let Some(r) = tx.cont {
+        tx.build_resume(r)?;
+    }
     tx.b.switch_to_block(tx.ret_status);
     let st = match tx.ret_bits {
         Some(rb) => tx.b.use_var(rb),
@@ -279,15 +288,20 @@ pub(crate) fn build(
     };
     tx.b.ins().return_(&[st]);
     tx.b.seal_all_blocks();
-    let FuncTranslator { b, cm, .. } = tx;
+    let FuncTranslator { b, cm, cont, .. } = tx;
     b.finalize(cm.target_config());
-    Ok(())
+    Ok(cont.is_some())
 }
 
 impl<'a> FuncTranslator<'a> {
     /// Entry block: registers zero, active = `ctx.live` (a `.func`: its `mask`
     /// parameter), nothing pending.
     fn entry(&mut self, mask: Option<Value>) -> Result<(), JitError> {
+        if let Some(r) = self.cont {
+            let start = self.b.create_block();
+            self.cont_entry(start, r);
+            self.b.switch_to_block(start);
+        }
         let live = match mask {
             Some(m) => m,
             None => self.load_ctx(I32, offset_of!(WarpCtx, live), false),

@@ -179,7 +179,9 @@ pub(crate) struct RegFile {
 pub(crate) type InstMark = Option<(usize, Option<Block>)>;
 
 impl RegFile {
-    pub(crate) fn new(b: &mut FunctionBuilder, f: &ir::Function) -> RegFile {
+    /// `in_ctx`: the file is the per-warp memory at `WarpCtx::cont_regs` (a kernel with
+    /// barriers as continuations, `control::cont`), not a stack slot.
+    pub(crate) fn new(b: &mut FunctionBuilder, f: &ir::Function, in_ctx: Option<Value>) -> RegFile {
         let mut regs = Vec::with_capacity(f.regs.len());
         let mut size = 0i32;
         for r in &f.regs {
@@ -192,12 +194,21 @@ impl RegFile {
             regs.push((size, n, ty));
             size += 16 * n as i32;
         }
-        let slot = b.create_sized_stack_slot(StackSlotData::new(
-            StackSlotKind::ExplicitSlot,
-            size.max(16) as u32,
-            4,
-        ));
-        let base = b.ins().stack_addr(I64, slot, 0);
+        let base = match in_ctx {
+            Some(ctx) => {
+                let fl = MemFlagsData::new().with_notrap().with_readonly();
+                let off = std::mem::offset_of!(crate::exec::ctx::WarpCtx, cont_regs) as i32;
+                b.ins().load(I64, fl, ctx, off)
+            }
+            None => {
+                let slot = b.create_sized_stack_slot(StackSlotData::new(
+                    StackSlotKind::ExplicitSlot,
+                    size.max(16) as u32,
+                    4,
+                ));
+                b.ins().stack_addr(I64, slot, 0)
+            }
+        };
         let region = b.func.dfg.alias_regions.insert(AliasRegionData {
             user_id: 1,
             description: "PTX registers".into(),
@@ -220,6 +231,16 @@ impl RegFile {
             depth: 0,
             init: b.create_block(),
         }
+    }
+
+    /// The file's address.
+    pub(crate) fn base(&self) -> Value {
+        self.base
+    }
+
+    /// Byte offset of register `r` in the file.
+    pub(crate) fn offset(&self, r: usize) -> i32 {
+        self.regs.get(r).map_or(0, |x| x.0)
     }
 
     fn slot_events(&mut self) -> Option<&mut Vec<RegEvent>> {

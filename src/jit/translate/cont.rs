@@ -1,0 +1,51 @@
+//! Which kernels run their barriers as continuations (`control::cont` generates the
+//! code): the test on the IR, and the size of the per-warp register file such a kernel
+//! needs (the layout of `regfile`).
+
+use crate::ir::{self, InstKind, RegClass, Terminator};
+
+/// Whether kernel `f` runs its barriers as continuations, given which blocks can run
+/// while lanes wait elsewhere (`div`). Never for the sanitizers' instrumented code.
+pub(crate) fn eligible(f: &ir::Function, div: &[bool], instrument: bool) -> bool {
+    if instrument || f.kind != ir::FuncKind::Entry {
+        return false;
+    }
+    let mut barriers = 0;
+    for (b, blk) in f.blocks.iter().enumerate() {
+        let suspends = blk.insts.iter().any(|i| match i.kind {
+            InstKind::BarArrive { .. } => true,
+            InstKind::Async { op, .. } => op.polls(),
+            _ => false,
+        });
+        if suspends {
+            return false;
+        }
+        match blk.term {
+            Terminator::Call { .. }
+            | Terminator::CallIndirect { .. }
+            | Terminator::Resume { .. } => return false,
+            Terminator::Barrier { guard, .. } => {
+                if guard.is_some() || div.get(b).copied().unwrap_or(true) {
+                    return false;
+                }
+                barriers += 1;
+            }
+            _ => {}
+        }
+    }
+    barriers > 0
+}
+
+/// Bytes of the per-warp register file of a continuation kernel `f` (the layout of
+/// `translate::regfile`: 128 bytes per 32-bit register or predicate, 256 per 64-bit one).
+pub fn regfile_bytes(f: &ir::Function) -> u64 {
+    f.regs
+        .iter()
+        .map(|r| match r.ty.class() {
+            RegClass::Pred | RegClass::R32 => 128,
+            RegClass::R64 => 256,
+            RegClass::R128 => 0,
+        })
+        .sum::<u64>()
+        .max(16)
+}

@@ -1,0 +1,108 @@
+//! Barriers as continuations (issue 14.5, `jit::control::cont`): kernels whose every
+//! `bar.sync` is reached by the whole warp return to the CTA loop at each barrier in the
+//! JIT; the interpreter keeps its coroutines. Both backends must give the values of the
+//! Rust references written here, with full and partial warps, lanes that exited before
+//! the barriers, and 1 or 2 worker threads.
+#[allow(unused_macros)]
+mod common;
+use common::*;
+use ptxjit::DeviceOptions;
+
+/// `benches/ptx/bar_loop.ptx`: k barriers in a loop; every thread stores Σ i for i < k
+/// (`bar_loop_co`: the same with the barrier under an always-true guard, which keeps it
+/// a coroutine switch in the JIT).
+#[test]
+fn bar_loop_both_backends() {
+    for threads in [1, 2] {
+        let dev = Device::with_options(DeviceOptions {
+            threads,
+            ..Default::default()
+        })
+        .expect("device");
+        for backend in [Backend::Jit, Backend::Interp] {
+            let m = module_at(&dev, "benches/ptx/bar_loop.ptx", backend);
+            for (kernel, grid, block) in [
+                ("bar_loop", 3u32, 256u32),
+                ("bar_loop", 2, 40),
+                ("bar_loop", 1, 32),
+                ("bar_loop", 4, 96),
+                ("bar_loop_co", 3, 256),
+                ("bar_loop_co", 2, 40),
+            ] {
+                for k in [0u32, 1, 5, 77] {
+                    let n = (grid * block) as usize;
+                    let out = dev.alloc_from(&vec![0xABCDu32; n]).unwrap();
+                    let c = cfg([grid, 1, 1], [block, 1, 1], backend);
+                    let what = format!("{kernel} {backend:?} {grid}x{block} k={k} t={threads}");
+                    launch(
+                        &dev,
+                        &m,
+                        "bar_loop",
+                        &c,
+                        &[arg(&out), KernelArg::U32(k)],
+                        &what,
+                    );
+                    let want = (0..k).fold(0u32, |s, i| s.wrapping_add(i));
+                    let got: Vec<u32> = dev.read(&out).unwrap();
+                    assert!(got.iter().all(|&v| v == want), "{what}: {got:?}");
+                }
+            }
+        }
+    }
+}
+
+/// The reference of `tests/ptx/bar_ring.ptx` for one CTA of `n` threads.
+fn ring_reference(n: usize, k: u32) -> Vec<u32> {
+    let alive = |t: usize| t % 5 != 4;
+    let mut s: Vec<u32> = (0..n as u32).collect();
+    let mut acc: Vec<u32> = (0..n as u32).collect();
+    for i in 0..k {
+        for t in (0..n).filter(|&t| alive(t)) {
+            s[t] = acc[t];
+        }
+        for t in (0..n).filter(|&t| alive(t)) {
+            let v = s[(t + 1) % n];
+            acc[t] = acc[t].wrapping_mul(3).wrapping_add(v).wrapping_add(i);
+        }
+    }
+    // Exited threads store nothing: their output keeps its fill value.
+    (0..n)
+        .map(|t| if alive(t) { acc[t] } else { 0x5EE5 })
+        .collect()
+}
+
+/// Shared-memory exchange between two barriers per round, after some lanes exited.
+#[test]
+fn bar_ring_both_backends() {
+    for threads in [1, 2] {
+        let dev = Device::with_options(DeviceOptions {
+            threads,
+            ..Default::default()
+        })
+        .expect("device");
+        for backend in [Backend::Jit, Backend::Interp] {
+            let m = module_at(&dev, "tests/ptx/bar_ring.ptx", backend);
+            for (grid, block) in [(3u32, 256u32), (2, 45), (5, 64)] {
+                for k in [0u32, 1, 9] {
+                    let n = (grid * block) as usize;
+                    let out = dev.alloc_from(&vec![0x5EE5u32; n]).unwrap();
+                    let c = cfg([grid, 1, 1], [block, 1, 1], backend);
+                    let what = format!("bar_ring {backend:?} {grid}x{block} k={k} t={threads}");
+                    launch(
+                        &dev,
+                        &m,
+                        "bar_ring",
+                        &c,
+                        &[arg(&out), KernelArg::U32(k)],
+                        &what,
+                    );
+                    let got: Vec<u32> = dev.read(&out).unwrap();
+                    let want: Vec<u32> = (0..grid)
+                        .flat_map(|_| ring_reference(block as usize, k))
+                        .collect();
+                    assert_eq!(got, want, "{what}");
+                }
+            }
+        }
+    }
+}

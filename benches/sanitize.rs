@@ -4,12 +4,16 @@
 //! so the baseline here is one worker too (`DeviceOptions::threads = 1`), and these
 //! times are the process's CPU time (`getrusage`), which other jobs on the machine
 //! disturb far less than the wall-clock time; the column "off, all cores" is the
-//! default multi-worker run for scale (wall-clock time). A launch without a
+//! default multi-worker run for scale (wall-clock time). The normal code is the
+//! optimized tier, compiled at load (`JitTier::Optimized`: the default tiered JIT would
+//! recompile in the background during the timed launches); the sanitizers' variant is
+//! the quick tier, as always. A launch without a
 //! sanitizer runs the normal JIT code: the instrumented variant is a separate compile
 //! made only for the first sanitized launch, so the sanitizers cost nothing when off.
 //!
 //! `cargo bench --bench sanitize` (`-- --quick`: fewer repetitions).
 
+use ptxjit::jit::JitTier;
 use ptxjit::{Backend, Buffer, Device, DeviceOptions, KernelArg, LaunchConfig, SanitizeOptions};
 use std::time::{Duration, Instant};
 
@@ -180,11 +184,13 @@ fn main() {
     let one = Device::with_options(DeviceOptions {
         threads: 1,
         sanitize: None,
+        jit_tier: JitTier::Optimized,
         ..Default::default()
     })
     .unwrap();
     let many = Device::with_options(DeviceOptions {
         sanitize: None,
+        jit_tier: JitTier::Optimized,
         ..Default::default()
     })
     .unwrap();

@@ -1,13 +1,19 @@
 //! The sanitizers' slowdown on the benchmark kernels: each kernel runs on the JIT
 //! without a sanitizer and under each mode, and the table gives the time under a mode
 //! divided by the time without. Sanitized launches run their CTAs on one worker thread,
-//! so the baseline here is one worker too (`DeviceOptions::threads = 1`); the column
-//! "off, all cores" is the default multi-worker run for scale. A launch without a
+//! so the baseline here is one worker too (`DeviceOptions::threads = 1`), and these
+//! times are the process's CPU time (`getrusage`), which other jobs on the machine
+//! disturb far less than the wall-clock time; the column "off, all cores" is the
+//! default multi-worker run for scale (wall-clock time). The normal code is the
+//! optimized tier, compiled at load (`JitTier::Optimized`: the default tiered JIT would
+//! recompile in the background during the timed launches); the sanitizers' variant is
+//! the quick tier, as always. A launch without a
 //! sanitizer runs the normal JIT code: the instrumented variant is a separate compile
 //! made only for the first sanitized launch, so the sanitizers cost nothing when off.
 //!
 //! `cargo bench --bench sanitize` (`-- --quick`: fewer repetitions).
 
+use ptxjit::jit::JitTier;
 use ptxjit::{Backend, Buffer, Device, DeviceOptions, KernelArg, LaunchConfig, SanitizeOptions};
 use std::time::{Duration, Instant};
 
@@ -123,32 +129,45 @@ fn kernels() -> Vec<Kernel> {
     ]
 }
 
-/// Best of `reps` launches (after one warm-up launch that also compiles the variant).
+/// CPU time of the process so far (user and system, all threads).
+fn cpu_time() -> Duration {
+    // SAFETY: an all-zero `rusage` is a valid value, and getrusage only writes it.
+    let mut u: libc::rusage = unsafe { std::mem::zeroed() };
+    // SAFETY: `u` is a valid `rusage` to fill.
+    unsafe { libc::getrusage(libc::RUSAGE_SELF, &mut u) };
+    let tv =
+        |t: libc::timeval| Duration::from_micros(t.tv_sec as u64 * 1_000_000 + t.tv_usec as u64);
+    tv(u.ru_utime) + tv(u.ru_stime)
+}
+
+/// Best of `reps` launches (after one warm-up launch that also compiles the variant):
+/// (wall-clock time, CPU time).
 fn time(
     dev: &Device,
     m: &ptxjit::Module,
     k: &Kernel,
     opts: SanitizeOptions,
     reps: usize,
-) -> Duration {
+) -> (Duration, Duration) {
     let (args, bufs) = (k.args)(dev);
     let cfg = LaunchConfig::new(k.grid, k.block)
         .shared_bytes(k.shared)
         .backend(Backend::Jit)
         .sanitize(opts);
-    let mut best = Duration::MAX;
+    let (mut wall, mut cpu) = (Duration::MAX, Duration::MAX);
     for i in 0..=reps {
-        let t0 = Instant::now();
+        let (t0, c0) = (Instant::now(), cpu_time());
         dev.launch(m, k.kernel, &cfg, &args)
             .unwrap_or_else(|e| panic!("{}: {e}", k.name));
         if i > 0 {
-            best = best.min(t0.elapsed());
+            wall = wall.min(t0.elapsed());
+            cpu = cpu.min(cpu_time().saturating_sub(c0));
         }
     }
     for b in bufs {
         dev.free(b).unwrap();
     }
-    best
+    (wall, cpu)
 }
 
 fn main() {
@@ -165,32 +184,34 @@ fn main() {
     let one = Device::with_options(DeviceOptions {
         threads: 1,
         sanitize: None,
+        jit_tier: JitTier::Optimized,
         ..Default::default()
     })
     .unwrap();
     let many = Device::with_options(DeviceOptions {
         sanitize: None,
+        jit_tier: JitTier::Optimized,
         ..Default::default()
     })
     .unwrap();
     println!(
-        "| kernel | off, 1 worker | off, all cores | {} |",
+        "| kernel | off, 1 worker (CPU) | off, all cores (wall) | {} |",
         modes.join(" | ")
     );
     println!("|---|---|---|{}", "---|".repeat(modes.len()));
     for k in kernels() {
         let m1 = one.load_ptx(k.src, k.name).unwrap();
         let mm = many.load_ptx(k.src, k.name).unwrap();
-        let base = time(&one, &m1, &k, SanitizeOptions::default(), reps);
-        let all_cores = time(&many, &mm, &k, SanitizeOptions::default(), reps);
+        let (base_wall, base) = time(&one, &m1, &k, SanitizeOptions::default(), reps);
+        let (all_cores, _) = time(&many, &mm, &k, SanitizeOptions::default(), reps);
         let mut row = format!(
             "| {} | {:.2} ms | {:.2}x |",
             k.name,
             base.as_secs_f64() * 1e3,
-            all_cores.as_secs_f64() / base.as_secs_f64()
+            all_cores.as_secs_f64() / base_wall.as_secs_f64()
         );
         for mode in modes {
-            let t = time(
+            let (_, t) = time(
                 &one,
                 &m1,
                 &k,

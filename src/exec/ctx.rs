@@ -558,7 +558,12 @@ unsafe fn resolve_with(
         let Some(h) = in_window else {
             bad!(FaultKind::OutsideWindow, None)
         };
-        if h % len != 0 {
+        // (A mask where the size is a power of two, as all but `.v3` sizes are.)
+        let off = match len.is_power_of_two() {
+            true => h & (len - 1),
+            false => h % len,
+        };
+        if off != 0 {
             bad!(FaultKind::Misaligned, Some(h))
         }
         let end = h.wrapping_add(len);

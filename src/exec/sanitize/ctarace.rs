@@ -223,6 +223,75 @@ impl CtaShadow {
             prev_write: w,
         })
     }
+    /// Whether an access (`cur`'s CTA and atomicity, `write`) of host bytes `[h, h+len)`
+    /// would race with another CTA, checked without recording anything (the check of
+    /// [`CtaShadow::access`] for a warp's contiguous access: see [`CtaShadow::record_run`]).
+    pub fn would_race(&self, h: u64, len: u64, cur: &CtaAcc, write: bool) -> bool {
+        let ord = Order {
+            log: &self.log,
+            release: &self.release,
+            acquired: self.acquired,
+            cta: cur.cta,
+        };
+        let mut a = h;
+        let end = h.saturating_add(len);
+        while a < end {
+            let (page, off) = (a / PAGE, (a % PAGE) as usize);
+            let n = ((PAGE - a % PAGE).min(end - a)) as usize;
+            let i = match self.last {
+                Some((p, i)) if p == page => Some(i),
+                _ => self.index.get(&page).copied(),
+            };
+            // A page never accessed holds no access to race with.
+            if let Some(i) = i {
+                let races = |rec: &[u32; 2]| {
+                    ord.races(rec[0], true, cur.atomic, write)
+                        || (write && ord.races(rec[1], false, cur.atomic, write))
+                };
+                if self.pages[i][off..off + n].iter().any(races) {
+                    return true;
+                }
+            }
+            a += n as u64;
+        }
+        false
+    }
+
+    /// Records the accesses of `lanes` consecutive lanes, from `cur.tid`'s, of `lane_len`
+    /// bytes each at host bytes `[h, h + lanes * lane_len)` (`cur.tid`'s lane plus
+    /// `lanes` at most 32), as [`CtaShadow::access`] would record each lane's.
+    pub fn record_run(&mut self, h: u64, lane_len: u64, lanes: u32, cur: CtaAcc, write: bool) {
+        let key = self.key(cur.cta, cur.tid, cur.inst, cur.time, cur.atomic);
+        if key == 0 || lane_len == 0 {
+            return;
+        }
+        let lane_of = |i: u64| match lane_len.is_power_of_two() {
+            true => i >> lane_len.trailing_zeros(),
+            false => i / lane_len,
+        };
+        let end = h.saturating_add(lane_len * lanes as u64);
+        let mut a = h;
+        while a < end {
+            let (page, off) = (a / PAGE, (a % PAGE) as usize);
+            let n = ((PAGE - a % PAGE).min(end - a)) as usize;
+            let i = self.page(page);
+            let ord = Order {
+                log: &self.log,
+                release: &self.release,
+                acquired: self.acquired,
+                cta: cur.cta,
+            };
+            for (k, rec) in self.pages[i][off..off + n].iter_mut().enumerate() {
+                let lane_key = key + lane_of(a - h + k as u64) as u32;
+                if write {
+                    rec[0] = lane_key;
+                } else if ord.exec(rec[1]).is_none_or(|e| e.cta != cur.cta) {
+                    rec[1] = lane_key;
+                }
+            }
+            a += n as u64;
+        }
+    }
 }
 
 #[cfg(test)]

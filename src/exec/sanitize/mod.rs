@@ -72,6 +72,7 @@ pub mod ctarace;
 pub mod finding;
 mod heapcheck;
 pub mod race;
+mod range;
 pub mod shadow;
 
 pub use crate::config::SanitizeOptions;
@@ -344,6 +345,22 @@ impl Sanitizer {
         mask: u32,
         atomic: bool,
     ) -> Option<u32> {
+        self.accesses_with(w, req, addrs, host, mask, atomic, true)
+    }
+
+    /// [`Sanitizer::accesses`]; `ranges`: a contiguous access may take the range path
+    /// (`range`; false only in its tests, which compare the two).
+    #[allow(clippy::too_many_arguments)]
+    fn accesses_with(
+        &self,
+        w: &WarpView,
+        req: &AccessShape,
+        addrs: &[u64; 32],
+        host: &[u64; 32],
+        mask: u32,
+        atomic: bool,
+        ranges: bool,
+    ) -> Option<u32> {
         if !(self.opts.initcheck || self.opts.racecheck) || matches!(req.space, Space::Param) {
             return None;
         }
@@ -353,6 +370,14 @@ impl Sanitizer {
             .opts
             .initcheck
             .then(|| self.init.lock().unwrap_or_else(|e| e.into_inner()));
+        // A coalesced plain access is checked as one range when it is clean.
+        if ranges && !atomic && (req.write || self.used_span(req.inst, req.len).is_none()) {
+            if let Some(r) = range::Run::of(mask, host, req.len) {
+                if self.run_access(&mut s, init.as_deref_mut(), w, req, &r) {
+                    return None;
+                }
+            }
+        }
         let before = s.findings.len();
         let mut first_lane = None;
         let mut m = mask;

@@ -77,28 +77,40 @@ impl Now<'_> {
     /// f(old))`), whose plain read is only a guess the atomic checks. A plain write and
     /// an atomic do race.
     pub fn access(&self, rec: &mut ByteRec, cur: Acc, write: bool) -> Option<Hazard> {
+        let hit = self.hazard(rec, &cur, write);
+        self.record(rec, cur, write);
+        hit
+    }
+
+    /// The first race access `cur` (`write`) of one byte would find, changing nothing
+    /// (the check of [`Now::access`]).
+    pub fn hazard(&self, rec: &ByteRec, cur: &Acc, write: bool) -> Option<Hazard> {
         let exempt_ww = |p: &Acc| p.atomic && cur.atomic;
         let exempt_rw = |p: &Acc| p.atomic || (write && cur.atomic);
-        let mut hit = None;
         let exempt_w = if write {
             exempt_ww(&rec.w)
         } else {
             exempt_rw(&rec.w)
         };
-        if self.concurrent(&rec.w, &cur) && !exempt_w {
-            hit = Some(if write {
+        if self.concurrent(&rec.w, cur) && !exempt_w {
+            return Some(if write {
                 Hazard::Waw(rec.w)
             } else {
                 Hazard::Raw(rec.w)
             });
         }
+        if !write {
+            return None;
+        }
+        [rec.r1, rec.r2]
+            .into_iter()
+            .find(|r| self.concurrent(r, cur) && !exempt_rw(r))
+            .map(Hazard::War)
+    }
+
+    /// Records access `cur` (`write`) of one byte (the update of [`Now::access`]).
+    pub fn record(&self, rec: &mut ByteRec, cur: Acc, write: bool) {
         if write {
-            if hit.is_none() {
-                hit = [rec.r1, rec.r2]
-                    .into_iter()
-                    .find(|r| self.concurrent(r, &cur) && !exempt_rw(r))
-                    .map(Hazard::War);
-            }
             // Reads stay recorded: a read by thread A, then A's write, then B's write
             // still races with A's read.
             rec.w = cur;
@@ -107,7 +119,6 @@ impl Now<'_> {
         } else if self.ordered(&rec.r2, &cur) {
             rec.r2 = cur;
         }
-        hit
     }
 }
 

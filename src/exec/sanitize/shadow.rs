@@ -24,22 +24,36 @@ impl Bits {
         self.words.clear();
         self.words.resize(n, 0);
     }
-    /// Sets bits `[lo, lo+n)` (bits past the end are ignored).
+    /// Sets bits `[lo, lo+n)` (bits past the end are ignored), a word at a time.
     pub fn set(&mut self, lo: u64, n: u64) {
-        for i in lo..lo + n {
-            if let Some(w) = self.words.get_mut((i / 64) as usize) {
-                *w |= 1 << (i % 64);
-            }
+        let end = lo.saturating_add(n).min(self.words.len() as u64 * 64);
+        let mut i = lo;
+        while i < end {
+            let k = (64 - i % 64).min(end - i);
+            self.words[(i / 64) as usize] |= span(i % 64, k);
+            i += k;
         }
     }
-    /// The first clear bit of `[lo, lo+n)`, if any (bits past the end count as set).
+    /// The first clear bit of `[lo, lo+n)`, if any (bits past the end count as set),
+    /// found a word at a time.
     pub fn first_clear(&self, lo: u64, n: u64) -> Option<u64> {
-        (lo..lo + n).find(|&i| {
-            self.words
-                .get((i / 64) as usize)
-                .is_some_and(|w| w >> (i % 64) & 1 == 0)
-        })
+        let end = lo.saturating_add(n).min(self.words.len() as u64 * 64);
+        let mut i = lo;
+        while i < end {
+            let k = (64 - i % 64).min(end - i);
+            let clear = !self.words[(i / 64) as usize] & span(i % 64, k);
+            if clear != 0 {
+                return Some(i - i % 64 + clear.trailing_zeros() as u64);
+            }
+            i += k;
+        }
+        None
     }
+}
+
+/// The mask of bits `[at, at+k)` of a word (`at + k <= 64`, `k >= 1`).
+fn span(at: u64, k: u64) -> u64 {
+    (u64::MAX >> (64 - k)) << at
 }
 
 /// Per device allocation: its size and, until every byte has been written, a bitmap.
@@ -88,6 +102,21 @@ impl InitMap {
             }
             a = stop;
         }
+    }
+    /// Whether any byte of `[addr, addr+len)` lies in a tracked allocation and was never
+    /// written (whatever allocation each byte is in: a superset of what
+    /// [`InitMap::first_uninit`] finds for any access inside the range).
+    pub fn any_uninit(&self, addr: u64, len: u64) -> bool {
+        let end = addr.saturating_add(len);
+        let first = self.allocs.range(..=addr).next_back().map(|(&lo, _)| lo);
+        let from = first.unwrap_or(addr);
+        self.allocs.range(from..end).any(|(&lo, (alen, bits))| {
+            let (a, b) = (addr.max(lo), end.min(lo.saturating_add(*alen)));
+            a < b
+                && bits
+                    .as_ref()
+                    .is_some_and(|x| x.first_clear(a - lo, b - a).is_some())
+        })
     }
     /// The first byte of `[addr, addr+len)` in a tracked allocation that was never
     /// written, if any.

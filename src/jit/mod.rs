@@ -87,6 +87,12 @@ pub enum JitError {
 /// a background compile of it, see `tier`) are gone.
 pub struct JitModule {
     shared: std::sync::Arc<compile::tier::Shared>,
+    /// The code for launches whose `%ntid.x` is a multiple of 32 (`%tid.x` affine in
+    /// every warp: `translate::affine`), compiled when such a launch first needs it.
+    /// Only for lazy modules ([`JitModule::lazy`]); an eagerly compiled module (and
+    /// the sanitizer variant) runs its one code for every launch.
+    rows: std::sync::OnceLock<std::sync::Arc<compile::tier::Shared>>,
+    lazy: bool,
 }
 
 impl std::fmt::Debug for JitModule {
@@ -99,9 +105,10 @@ impl std::fmt::Debug for JitModule {
 
 impl Drop for JitModule {
     fn drop(&mut self) {
-        self.shared
-            .cancelled
-            .store(true, std::sync::atomic::Ordering::Relaxed);
+        for s in std::iter::once(&self.shared).chain(self.rows.get()) {
+            s.cancelled
+                .store(true, std::sync::atomic::Ordering::Relaxed);
+        }
     }
 }
 
@@ -119,15 +126,78 @@ impl JitModule {
         tier: JitTier,
     ) -> Result<JitModule, JitError> {
         let shared = compile::tier::Shared::compile(m, layout, tier, false)?;
-        Ok(JitModule { shared })
+        Ok(JitModule::of(shared))
     }
 
     /// A module whose kernels are compiled when first needed ([`JitModule::ensure`]),
     /// each with the functions it reaches, in tier `tier`.
     pub fn lazy(tier: JitTier) -> JitModule {
+        let mut j = JitModule::of(compile::tier::Shared::lazy(tier, false));
+        j.lazy = true;
+        j
+    }
+
+    fn of(shared: std::sync::Arc<compile::tier::Shared>) -> JitModule {
         JitModule {
-            shared: compile::tier::Shared::lazy(tier, false),
+            shared,
+            rows: std::sync::OnceLock::new(),
+            lazy: false,
         }
+    }
+
+    /// The code for launches of blocks `block` (see [`JitModule::rows`]).
+    fn variant(&self, block: [u32; 3]) -> &std::sync::Arc<compile::tier::Shared> {
+        if !self.lazy || self.shared.instrument() || !block[0].is_multiple_of(32) {
+            return &self.shared;
+        }
+        self.rows
+            .get_or_init(|| compile::tier::Shared::lazy_rows(self.shared.mode()))
+    }
+
+    /// The variants compiled so far.
+    fn variants(&self) -> impl Iterator<Item = &std::sync::Arc<compile::tier::Shared>> {
+        std::iter::once(&self.shared).chain(self.rows.get())
+    }
+
+    /// [`JitModule::ensure`] for a launch of blocks `block`: the code for such launches.
+    pub fn ensure_for(
+        &self,
+        f: ir::FuncId,
+        block: [u32; 3],
+        m: &ir::Module,
+        layout: &ModuleLayout,
+    ) -> Result<(), String> {
+        self.variant(block).ensure(f, m, layout)
+    }
+
+    /// [`JitModule::code`] for a launch of blocks `block` (after
+    /// [`JitModule::ensure_for`]).
+    pub fn code_for(&self, f: ir::FuncId, block: [u32; 3]) -> Option<(KernelFn, u64)> {
+        self.variant(block).table().kernels.get(&f).copied()
+    }
+
+    /// [`JitModule::record_run`] for a launch of blocks `block`.
+    pub fn record_run_for(
+        &self,
+        f: ir::FuncId,
+        block: [u32; 3],
+        took: std::time::Duration,
+        m: &ir::Module,
+        layout: &ModuleLayout,
+    ) {
+        self.variant(block).record_run(f, took, m, layout);
+    }
+
+    /// [`JitModule::launch_start`] for a launch of blocks `block`.
+    pub fn launch_start_for(
+        &self,
+        f: ir::FuncId,
+        block: [u32; 3],
+        threads: u64,
+        m: &ir::Module,
+        layout: &ModuleLayout,
+    ) {
+        self.variant(block).launch_start(f, threads, m, layout);
     }
 
     /// The sanitizer variant of the module (quick tier): every memory access goes
@@ -143,7 +213,7 @@ impl JitModule {
             true => compile::tier::Shared::compile(m, layout, JitTier::Quick, true)?,
             false => compile::tier::Shared::lazy(JitTier::Quick, true),
         };
-        Ok(JitModule { shared })
+        Ok(JitModule::of(shared))
     }
 
     /// Compiles kernel `f` of `m` (the module this `JitModule` was made for) and the
@@ -160,7 +230,11 @@ impl JitModule {
 
     /// How many kernels have code now.
     pub fn compiled_kernels(&self) -> usize {
-        self.shared.compiled_kernels()
+        let mut k: std::collections::HashSet<ir::FuncId> = std::collections::HashSet::new();
+        for s in self.variants() {
+            k.extend(s.table().kernels.keys().copied());
+        }
+        k.len()
     }
 
     /// The current code of kernel `f` and its stack frame bytes (`None`: not a kernel
@@ -174,22 +248,23 @@ impl JitModule {
     /// `exec::barrier::RET_BARRIER` at a barrier, expects `WarpCtx::cont_regs` to hold
     /// `control::cont::regfile_bytes` bytes of per-warp memory, and resumes at
     /// `WarpCtx::resume` (see `control::cont`).
+    /// Eligibility does not depend on the launch shape, so every compiled variant (the
+    /// generic code and the one for blocks of whole-warp rows) agrees.
     pub fn continuations(&self, f: ir::FuncId) -> bool {
-        self.shared.table().cont.contains(&f)
+        self.variants().any(|s| s.table().cont.contains(&f))
     }
 
     /// The stack frame bytes of compiled kernel or function `f` (`None`: not compiled).
     pub fn frame_bytes(&self, f: ir::FuncId) -> Option<u64> {
-        self.shared.table().frames.get(&f).copied()
+        self.variants()
+            .filter_map(|s| s.table().frames.get(&f).copied())
+            .max()
     }
 
     /// The largest stack frame of any compiled function of the module.
     pub fn max_frame_bytes(&self) -> u64 {
-        self.shared
-            .table()
-            .frames
-            .values()
-            .copied()
+        self.variants()
+            .filter_map(|s| s.table().frames.values().copied().max())
             .max()
             .unwrap_or(0)
     }
@@ -197,12 +272,21 @@ impl JitModule {
     /// Where the compile time went so far: every compile except the background
     /// optimized ones (see [`CompileStats`]).
     pub fn stats(&self) -> CompileStats {
-        self.shared.stats()
+        let mut st = self.shared.stats();
+        if let Some(r) = self.rows.get() {
+            st.add(&r.stats());
+        }
+        st
     }
 
     /// Whether every compiled kernel has optimized code (see `tier`).
     pub fn is_optimized(&self) -> bool {
-        self.shared.table().optimized
+        let t: Vec<_> = self.variants().map(|s| s.table()).collect();
+        let used: Vec<_> = t.iter().filter(|t| !t.kernels.is_empty()).collect();
+        match used.is_empty() {
+            true => t.first().is_some_and(|t| t.optimized),
+            false => used.iter().all(|t| t.optimized),
+        }
     }
 
     /// Records that a launch of kernel `f` took `took`; with [`JitTier::Tiered`], the

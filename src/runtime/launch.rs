@@ -247,12 +247,13 @@ fn select_code(
         })?,
     };
     let (m, layout) = (module.ir(), &module.inner.layout);
-    j.ensure(func_id, m, layout).map_err(|msg| Error::Compile {
-        kernel: kernel.to_string(),
-        msg,
-    })?;
-    j.launch_start(func_id, threads, m, layout);
-    match j.code(func_id) {
+    j.ensure_for(func_id, cfg.block, m, layout)
+        .map_err(|msg| Error::Compile {
+            kernel: kernel.to_string(),
+            msg,
+        })?;
+    j.launch_start_for(func_id, cfg.block, threads, m, layout);
+    match j.code_for(func_id, cfg.block) {
         Some((f, frame)) => Ok((Exec::Jit(f), frame)),
         None => Err(bad("the module has no code for this kernel".into())),
     }
@@ -486,7 +487,8 @@ impl Device {
         drop(armed);
         if let (Exec::Jit(_), Some(j)) = (shared.exec, module.inner.jit.as_ref()) {
             let took = started.elapsed();
-            j.record_run(shared.func_id, took, module.ir(), &module.inner.layout);
+            let ir = module.ir();
+            j.record_run_for(shared.func_id, cfg.block, took, ir, &module.inner.layout);
         }
         if let Err(msg) = run {
             return Err(Error::Host(format!(

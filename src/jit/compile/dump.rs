@@ -67,6 +67,7 @@ pub fn dump(
             helpers: &helpers,
             calls: &calls,
             instrument: false,
+            rows: super::dump_rows(),
         };
         let _cont = build_guarded(env, fid, &mut cctx.func, &mut fctx, &mut cm)?;
         let what = match f.kind {
@@ -142,7 +143,8 @@ pub fn kernel_stats(
         let fid = ir::FuncId(i as u32);
         let funcs: HashSet<ir::FuncId> = callgraph::reachable_funcs(m, fid).into_iter().collect();
         let t = thread_cpu();
-        let code = compile_code(m, layout, Policy::Quick, None, false, Some(&funcs))?;
+        let variant = (false, super::dump_rows());
+        let code = compile_code(m, layout, Policy::Quick, None, variant, Some(&funcs))?;
         let cpu = thread_cpu() - t;
         free(code.modules);
         out.push(KernelStats {

@@ -169,3 +169,10 @@ pub(crate) fn declare_kernel(
     cm.declare_function(&format!("ptxjit_kernel_{}", fid.0), Linkage::Local, &sig)
         .map_err(|e| JitError::Codegen(format!("declare kernel: {e}")))
 }
+
+/// Whether `ptxjit dump` shows the code for launches whose `%ntid.x` is a multiple of 32
+/// (the default, see `translate::BuildEnv::rows`) or, with `PTXJIT_DUMP_ROWS=0`, the code
+/// for every other launch.
+pub(crate) fn dump_rows() -> bool {
+    std::env::var("PTXJIT_DUMP_ROWS").map_or(true, |v| v != "0")
+}

@@ -127,6 +127,9 @@ pub(crate) struct Shared {
     mode: JitTier,
     /// The sanitizer variant (see `translate::BuildEnv::instrument`).
     instrument: bool,
+    /// Code for launches whose `%ntid.x` is a multiple of 32 only (see
+    /// `translate::BuildEnv::rows`).
+    pub(crate) rows: bool,
     units: Mutex<HashMap<ir::FuncId, Arc<Unit>>>,
     /// Every compile so far except the background ones.
     stats: Mutex<CompileStats>,
@@ -158,7 +161,7 @@ fn nanos(d: Duration) -> u64 {
 }
 
 impl Shared {
-    fn new(mode: JitTier, instrument: bool) -> Shared {
+    fn new(mode: JitTier, instrument: bool, rows: bool) -> Shared {
         Shared {
             table: RwLock::new(Arc::new(Table {
                 optimized: mode == JitTier::Optimized,
@@ -167,6 +170,7 @@ impl Shared {
             owned: Mutex::new((Vec::new(), Vec::new())),
             mode,
             instrument,
+            rows,
             units: Mutex::new(HashMap::new()),
             stats: Mutex::new(CompileStats::default()),
             running: AtomicBool::new(false),
@@ -182,7 +186,23 @@ impl Shared {
     /// tier `mode` (the quick tier first for [`JitTier::Tiered`]); `instrument`: the
     /// sanitizer variant.
     pub(crate) fn lazy(mode: JitTier, instrument: bool) -> Arc<Shared> {
-        Arc::new(Shared::new(mode, instrument))
+        Arc::new(Shared::new(mode, instrument, false))
+    }
+
+    /// A lazy module of code for launches whose `%ntid.x` is a multiple of 32 (see
+    /// `translate::BuildEnv::rows`).
+    pub(crate) fn lazy_rows(mode: JitTier) -> Arc<Shared> {
+        Arc::new(Shared::new(mode, false, true))
+    }
+
+    /// The tier mode.
+    pub(crate) fn mode(&self) -> JitTier {
+        self.mode
+    }
+
+    /// Whether this is the sanitizer variant.
+    pub(crate) fn instrument(&self) -> bool {
+        self.instrument
     }
 
     /// Compiles every kernel and function of `m` now, in tier `mode` (the quick tier
@@ -193,8 +213,8 @@ impl Shared {
         mode: JitTier,
         instrument: bool,
     ) -> Result<Arc<Shared>, JitError> {
-        let sh = Shared::new(mode, instrument);
-        let code = compile_code(m, layout, sh.policy(), None, instrument, None)?;
+        let sh = Shared::new(mode, instrument, false);
+        let code = compile_code(m, layout, sh.policy(), None, (instrument, false), None)?;
         for &fid in code.table.kernels.keys() {
             let u = sh.unit(fid);
             let _ = u.compiled.set(Ok(()));
@@ -248,7 +268,8 @@ impl Shared {
                 let funcs: HashSet<ir::FuncId> =
                     callgraph::reachable_funcs(m, fid).into_iter().collect();
                 let policy = self.policy();
-                let code = compile_code(m, layout, policy, None, self.instrument, Some(&funcs))
+                let variant = (self.instrument, self.rows);
+                let code = compile_code(m, layout, policy, None, variant, Some(&funcs))
                     .map_err(|e| e.to_string())?;
                 unit.compile_ns
                     .store(nanos(code.stats.total()), Ordering::Relaxed);
@@ -257,11 +278,6 @@ impl Shared {
                 Ok(())
             })
             .clone()
-    }
-
-    /// Kernels compiled so far.
-    pub(crate) fn compiled_kernels(&self) -> usize {
-        self.table().kernels.len()
     }
 
     /// Takes ownership of a compile's code and adds its kernels to the table (replacing
@@ -418,7 +434,8 @@ impl Shared {
                 .flat_map(|&f| callgraph::reachable_funcs(m, f))
                 .collect();
             let cancel = Some(&self.cancelled);
-            match compile_code(m, layout, Policy::Optimized, cancel, false, Some(&funcs)) {
+            let variant = (false, self.rows);
+            match compile_code(m, layout, Policy::Optimized, cancel, variant, Some(&funcs)) {
                 Ok(code) if !self.cancelled.load(Ordering::Relaxed) => {
                     self.publish(code, Policy::Optimized)
                 }
@@ -442,13 +459,14 @@ impl Shared {
 /// Compiles the functions with a body of `only` (every one when `None`: each kernel,
 /// `FuncKind::Entry`, and each `.func`); functions and the kernels that may call them
 /// share one Cranelift module. `only` must be closed under calls (the functions its
-/// kernels reach). Stops with an error when `cancel` is set.
+/// kernels reach). Stops with an error when `cancel` is set. `(instrument, rows)`: see
+/// `translate::BuildEnv`.
 pub(crate) fn compile_code(
     m: &ir::Module,
     layout: &ModuleLayout,
     policy: Policy,
     cancel: Option<&AtomicBool>,
-    instrument: bool,
+    (instrument, rows): (bool, bool),
     only: Option<&HashSet<ir::FuncId>>,
 ) -> Result<Code, JitError> {
     let tier_of = |f: &ir::Function| match policy {
@@ -516,6 +534,7 @@ pub(crate) fn compile_code(
                 helpers,
                 calls,
                 instrument,
+                rows,
             };
             if build_guarded(env, fid, &mut cctx.func, &mut fctx, cm)? {
                 conts.insert(fid);

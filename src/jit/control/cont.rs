@@ -3,7 +3,7 @@
 //! elsewhere: `cfg::divergent_blocks` with the shape analysis's uniform branches), and
 //! which makes no call and nothing else that suspends a warp (`bar.arrive`, mbarrier
 //! waits, cluster barriers), a barrier does not switch stacks: the warp records its
-//! arrival, saves its scalar registers into their slots of the register file, stores
+//! arrival, saves its scalar registers (and affine registers' bases) into their slots of the register file, stores
 //! the barrier's next block in `WarpCtx::resume` and returns [`RET_BARRIER`] to the CTA
 //! loop (`runtime::launch`), which runs the other warps. The register file of such a
 //! kernel lives in per-warp memory the launch provides (`WarpCtx::cont_regs`), not in
@@ -35,12 +35,26 @@ impl FuncTranslator<'_> {
         self.b.ins().brif(r, resume, &[], start, &[]);
     }
 
+    /// The Cranelift variable that holds register `k` when it is not in the register
+    /// file: a scalar register's value or an affine register's base (lane 0's value,
+    /// of the register's width).
+    fn kept_var(&self, k: usize) -> Option<cranelift_frontend::Variable> {
+        self.sregs.vars.get(k).copied().flatten().or_else(|| {
+            self.affine
+                .vars
+                .get(k)
+                .copied()
+                .flatten()
+                .map(|(v, _stride)| v)
+        })
+    }
+
     /// A convergent `bar.sync` of a continuation kernel after the arrival: saves the
-    /// scalar registers, records `next` as the resume point and returns to the CTA loop.
+    /// scalar registers and affine bases, records `next` as the resume point and returns to the CTA loop.
     pub(crate) fn cont_barrier(&mut self, next: ir::BlockId) {
         let fl = MemFlagsData::new().with_notrap().with_aligned();
-        for k in 0..self.sregs.vars.len() {
-            if let Some(v) = self.sregs.vars[k] {
+        for k in 0..self.f.regs.len() {
+            if let Some(v) = self.kept_var(k) {
                 let x = self.b.use_var(v);
                 let off = self.rf.offset(k);
                 let base = self.rf.base();
@@ -53,7 +67,8 @@ impl FuncTranslator<'_> {
         self.b.ins().return_(&[ret]);
     }
 
-    /// The resume block: clears `ctx.resume`, restores the scalar registers, makes every
+    /// The resume block: clears `ctx.resume`, restores the scalar registers and affine
+    /// bases, makes every
     /// live lane active with nothing pending and jumps to the block after the barrier.
     pub(crate) fn build_resume(&mut self, resume: Block) -> Result<(), JitError> {
         self.b.switch_to_block(resume);
@@ -61,8 +76,8 @@ impl FuncTranslator<'_> {
         let zero = lanes::iconst32(&mut self.b, 0);
         self.store_ctx(zero, offset_of!(WarpCtx, resume));
         let fl = MemFlagsData::new().with_notrap().with_aligned();
-        for k in 0..self.sregs.vars.len() {
-            if let Some(v) = self.sregs.vars[k] {
+        for k in 0..self.f.regs.len() {
+            if let Some(v) = self.kept_var(k) {
                 let ty = match self.f.regs[k].ty.class() {
                     RegClass::R64 => I64,
                     _ => I32,

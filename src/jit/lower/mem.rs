@@ -92,7 +92,12 @@ impl FuncTranslator<'_> {
                 .1
                 .address(self.f, &self.shape_now.1, space, addr),
         );
-        (rows, Proof::RowsLaunch)
+        // The code for launches whose `%ntid.x` is a multiple of 32 needs no test.
+        let when = match self.affine.rows {
+            true => Proof::Always,
+            false => Proof::RowsLaunch,
+        };
+        (rows, when)
     }
 
     /// Element type checks shared by `ld` and `st`; returns (elem bytes, slot bytes).
@@ -112,6 +117,9 @@ impl FuncTranslator<'_> {
         let off = addr.offset;
         match addr.base {
             AddrBase::Reg(r) => {
+                if let Some(w) = self.affine_lane_addrs(r, off) {
+                    return Ok(LaneAddr::PerLane(w));
+                }
                 let rty = self.reg_info(r)?.ty;
                 let w = match rty.class() {
                     RegClass::R64 => self.read(&Operand::Reg(r), Type::U64, false)?,
@@ -623,7 +631,10 @@ impl FuncTranslator<'_> {
         mask: &mut Mask,
         proven: bool,
     ) -> (Value, Value, Value) {
-        let a0 = self.b.ins().extractlane(a.v[0], 0);
+        let a0 = match self.affine_lane0(a) {
+            Some(x) => x,
+            None => self.b.ins().extractlane(a.v[0], 0),
+        };
         let mut ok = if proven {
             let bits = self.mbits(mask);
             self.b.ins().icmp_imm_u(IntCC::Equal, bits, u32::MAX as i64)

@@ -4,6 +4,7 @@
 //! a call of a host helper ([`crate::jit::abi`]) applying the interpreter's scalar
 //! semantics lane by lane otherwise.
 
+pub(crate) mod affine;
 pub(crate) mod asyncop;
 pub(crate) mod atomic;
 pub(crate) mod atomic_inline;

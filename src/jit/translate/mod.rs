@@ -14,6 +14,7 @@
 //! while some lanes wait elsewhere (writes merge under the active mask and every block
 //! end goes through the dispatcher).
 
+pub(crate) mod affine;
 pub(crate) mod cont;
 pub(crate) mod funcs;
 pub(crate) mod lanes;
@@ -125,6 +126,8 @@ pub(crate) struct FuncTranslator<'a> {
     pub sregs: scalar::ScalarRegs,
     /// The resume block of a kernel whose barriers are continuations (`control::cont`).
     pub cont: Option<Block>,
+    /// Registers kept as their affine base (see `affine`).
+    pub affine: affine::AffineRegs,
 }
 
 /// What building any function of a module reads: the module, its layout, and the
@@ -138,6 +141,9 @@ pub(crate) struct BuildEnv<'a> {
     /// Build the sanitizer variant: every access through `exec::ctx::access`, and
     /// warp-synchronous instructions checked (see `lower::sanitize`).
     pub instrument: bool,
+    /// Build code for launches whose `%ntid.x` is a multiple of 32 only: affine
+    /// registers follow the shape facts of such launches (`%tid.x` affine).
+    pub rows: bool,
 }
 
 /// Builds the Cranelift function of kernel or `.func` `fid` into `func`.
@@ -154,6 +160,7 @@ pub(crate) fn build(
         helpers,
         calls,
         instrument,
+        rows,
     } = env;
     let f = m
         .functions
@@ -194,6 +201,14 @@ pub(crate) fn build(
     let cont = cont::eligible(f, &div, instrument);
     let rf = crate::jit::translate::regfile::RegFile::new(&mut b, f, cont.then_some(ctx));
     let cont = cont.then(|| b.create_block());
+    let affine = affine::AffineRegs::new(
+        &mut b,
+        f,
+        if rows { &shapes_rows } else { &shapes },
+        &div,
+        &sregs.vars,
+        rows,
+    );
     let dispatch = b.create_block();
     let ret_status = b.create_block();
     let scratch = b.create_sized_stack_slot(StackSlotData::new(
@@ -232,6 +247,7 @@ pub(crate) fn build(
         instrument,
         sregs,
         cont,
+        affine,
     };
     tx.entry(entry_mask)?;
     let cov = layout.coverage.as_ref().and_then(|c| c.func_base_addr(fid));
@@ -316,6 +332,7 @@ impl<'a> FuncTranslator<'a> {
         }
         self.b.def_var(self.active_bits, live);
         self.scalar_init();
+        self.affine_init();
         let none = lanes::splat32(&mut self.b, u32::MAX);
         for k in 0..N32 {
             self.b.def_var(self.next[k], none);
@@ -506,6 +523,9 @@ impl<'a> FuncTranslator<'a> {
     /// Raw container values of a register.
     fn reg_vals(&mut self, r: RegId) -> Vec<Value> {
         if let Some(v) = self.scalar_vals(r) {
+            return v;
+        }
+        if let Some(v) = self.affine_vals(r) {
             return v;
         }
         self.reg_load(r, true)
@@ -718,6 +738,9 @@ impl<'a> FuncTranslator<'a> {
         if self.svar(dst).is_some() {
             return self.scalar_write_vec(dst, &v);
         }
+        if self.avar(dst).is_some() {
+            return self.affine_write_vec(dst, &v);
+        }
         if !mask.merge {
             self.reg_store(dst, &v.v, true);
             return Ok(());
@@ -771,7 +794,7 @@ impl<'a> FuncTranslator<'a> {
     fn inst_kind(&mut self, i: &Inst) -> Result<(), JitError> {
         self.cur = Some(i.id);
         self.sregs.guard = i.guard;
-        if self.try_scalar(i)? {
+        if self.try_scalar(i)? || self.try_affine(i)? {
             return Ok(());
         }
         let mut mask = self.exec_mask(i.guard);

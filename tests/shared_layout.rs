@@ -87,4 +87,44 @@ fn thirty_kernels(backend: Backend) {
     }
 }
 
-both_backends!(three_kernels, thirty_kernels);
+/// The launch limit counts the kernel's own static bytes plus the dynamic bytes (ptxas
+/// -v: kdyn 16 bytes smem, kbig 204800), although kdyn's dynamic array starts after
+/// kbig's 200 KiB in the module-wide layout.
+fn dynamic_after_other_kernels_static(backend: Backend) {
+    let dev = device();
+    let m = module_at(&dev, "tests/ptx/shared_layout_dyn.ptx", backend);
+    assert_eq!(m.ir().kernel_shared_size("kdyn"), 16);
+    assert_eq!(m.ir().kernel_shared_size("kbig"), 204800);
+    let out = zeroed(&dev, 4);
+    launch(
+        &dev,
+        &m,
+        "kbig",
+        &cfg([1, 1, 1], [1, 1, 1], backend),
+        &[arg(&out)],
+        "kbig",
+    );
+    assert_eq!(dev.read::<u32>(&out).unwrap(), vec![0]);
+    // 227 KiB - 16 bytes of dynamic shared memory: the most kdyn may have.
+    let n: u32 = (227 * 1024 - 16) / 4;
+    let out = zeroed(&dev, n as usize * 4);
+    let args = [arg(&out), KernelArg::from(n)];
+    let c = cfg([1, 1, 1], [256, 1, 1], backend).shared_bytes(n * 4);
+    launch(&dev, &m, "kdyn", &c, &args, "kdyn");
+    // dyn[i] = i * 5 + 3, read in reverse, plus small[0] = 77.
+    let want: Vec<u32> = (0..n).map(|i| (n - 1 - i) * 5 + 3 + 77).collect();
+    assert_slice_eq(&dev.read::<u32>(&out).unwrap(), &want, "kdyn");
+    let c = cfg([1, 1, 1], [256, 1, 1], backend).shared_bytes(n * 4 + 16);
+    let err = dev.launch(&m, "kdyn", &c, &args);
+    assert!(
+        err.as_ref()
+            .is_err_and(|e| e.to_string().contains("exceed the limit")),
+        "{err:?}"
+    );
+}
+
+both_backends!(
+    three_kernels,
+    thirty_kernels,
+    dynamic_after_other_kernels_static
+);

@@ -53,8 +53,14 @@
 //! - **`mov` packing** (`mov.b64 d, {a, b}`, `mov.b64 {a, b}, s`, 16-bit halves of
 //!   `.b32` and `.b64`, bytes of `.b32` and `.b16`; `_` sinks) is lowered to `Cvt`/`Shl`/`Shr`/`Or`/`Mov` through temporary registers named
 //!   `%__pack`/`%__unpack`; every lowered instruction shares the `InstId` of its source.
-//! - **Shared window**: module `.shared` variables and those of every function, in
-//!   source order, then `.extern .shared` arrays at `dyn_shared_offset`.
+//! - **Shared window** (per kernel, `shreach.rs`): each static `.shared` variable (module
+//!   or function scope) gets, in source order, the lowest aligned offset free in every
+//!   kernel that can reach it, so variables of kernels that share nothing overlap.
+//!   A kernel's static footprint (`Module::kernel_shared`) is the end of the last
+//!   variable it reaches; `shared_static_size` is the largest over the module. The
+//!   `.extern .shared` arrays are at `dyn_shared_offset` (after the *largest* kernel's
+//!   footprint, as a function called by several kernels needs one offset), so a
+//!   kernel's window with dynamic shared memory is `dyn_shared_offset + bytes`.
 
 mod builtin;
 mod call;
@@ -65,6 +71,7 @@ mod inst;
 mod memqual;
 mod operand;
 mod resume;
+mod shreach;
 mod sreg;
 mod validate;
 
@@ -79,7 +86,7 @@ pub use validate::validate;
 
 /// Largest `.global`/`.const` variable accepted (its initial image is allocated).
 pub const MAX_GLOBAL_SIZE: u64 = 1 << 30;
-/// Largest static shared window (all `.shared` variables of the module together).
+/// Largest static shared footprint of one kernel (the `.shared` variables it can reach).
 pub const MAX_SHARED_STATIC: u32 = 1 << 20;
 /// Largest `.local` frame of one function.
 pub const MAX_LOCAL_FRAME: u32 = 1 << 20;
@@ -183,6 +190,12 @@ pub struct Cx<'a> {
     /// Dynamic shared declarations (their offset is only known at the end).
     dyn_shared: Vec<(u32, u32)>,
     dyn_align: u32,
+    /// Kernel sets of the `.shared` declarations (computed before the layout).
+    reach: shreach::SharedReach,
+    /// Static shared variables placed so far: offset, end, kernel set.
+    placed: Vec<(u32, u32, shreach::KernelSet)>,
+    /// Kernel set of each entry of `m.shared_vars`.
+    var_kernels: Vec<shreach::KernelSet>,
     /// Registers declared so far in the module (bounded by `func::MAX_REGS`).
     pub total_regs: usize,
 }
@@ -296,6 +309,7 @@ impl<'a> Cx<'a> {
 
     /// First pass: functions, module variables and the shared-window layout, in order.
     fn declare(&mut self, ast: &ast::Module) -> Result<(), PtxError> {
+        self.reach = shreach::shared_reach(ast);
         for (i, item) in ast.items.iter().enumerate() {
             match item {
                 Item::Func(f) => {
@@ -319,6 +333,7 @@ impl<'a> Cx<'a> {
         for var in self.m.shared_vars.iter_mut().filter(|v| v.dynamic) {
             var.offset = off;
         }
+        self.kernel_shared_sizes();
         let dyn_keys = std::mem::take(&mut self.dyn_shared);
         for k in dyn_keys {
             self.shared_at.insert(k, off);
@@ -404,6 +419,8 @@ impl<'a> Cx<'a> {
         }
         let lay = self.layout(&v.dtype, &n.dims, None, n.name.loc)?;
         let key = (n.name.loc.line, n.name.loc.col);
+        let kernels = self.reach.of_decl.get(&key).cloned().unwrap_or_default();
+        self.var_kernels.push(kernels.clone());
         if v.linkage == ir::Linkage::Extern || lay.count.is_none() {
             self.dyn_align = self.dyn_align.max(lay.align);
             self.dyn_shared.push(key);
@@ -413,6 +430,7 @@ impl<'a> Cx<'a> {
                 size: 0,
                 align: lay.align,
                 dynamic: true,
+                kernels: Vec::new(),
             });
             return Ok(u32::MAX);
         }
@@ -424,24 +442,75 @@ impl<'a> Cx<'a> {
         };
         let size = u32::try_from(lay.size()).map_err(|_| too_large())?;
         let off = self
-            .m
-            .shared_static_size
-            .checked_next_multiple_of(lay.align)
+            .lowest_free(&kernels, size, lay.align)
             .ok_or_else(too_large)?;
         let end = off
             .checked_add(size)
             .filter(|&e| e <= MAX_SHARED_STATIC)
             .ok_or_else(too_large)?;
-        self.m.shared_static_size = end;
+        self.m.shared_static_size = self.m.shared_static_size.max(end);
+        self.placed.push((off, end, kernels));
         self.m.shared_vars.push(ir::SharedVar {
             name: n.name.name.clone(),
             offset: off,
             size,
             align: lay.align,
             dynamic: false,
+            kernels: Vec::new(),
         });
         self.shared_at.insert(key, off);
         Ok(off)
+    }
+
+    /// The lowest offset aligned to `align` where `size` bytes overlap no placed
+    /// variable that one of `kernels` can reach (variables of disjoint kernel sets may
+    /// share offsets).
+    fn lowest_free(&self, kernels: &[u64], size: u32, align: u32) -> Option<u32> {
+        let mut busy: Vec<(u32, u32)> = self
+            .placed
+            .iter()
+            .filter(|(_, _, k)| shreach::intersects(k, kernels))
+            .map(|&(o, e, _)| (o, e))
+            .collect();
+        busy.sort_unstable();
+        let mut off = 0u32;
+        for (o, e) in busy {
+            if off.checked_add(size)? <= o {
+                break;
+            }
+            if e > off {
+                off = e.checked_next_multiple_of(align.max(1))?;
+            }
+        }
+        Some(off)
+    }
+
+    /// Per kernel: the end of the last static variable it can reach, and each shared
+    /// variable's kernels (by id).
+    fn kernel_shared_sizes(&mut self) {
+        let ids: Vec<Option<FuncId>> = (self.reach.kernels.iter())
+            .map(|n| match self.syms.get(n) {
+                Some(ModSym::Func(id)) => Some(*id),
+                _ => None,
+            })
+            .collect();
+        for (name, id) in self.reach.kernels.iter().zip(&ids) {
+            if id.is_some() {
+                self.m.kernel_shared.insert(name.clone(), 0);
+            }
+        }
+        for (var, ks) in self.m.shared_vars.iter_mut().zip(&self.var_kernels) {
+            for k in shreach::members(ks) {
+                let Some(Some(id)) = ids.get(k) else { continue };
+                var.kernels.push(*id);
+                if var.dynamic {
+                    continue;
+                }
+                if let Some(sz) = self.m.kernel_shared.get_mut(&self.reach.kernels[k]) {
+                    *sz = (*sz).max(var.offset + var.size);
+                }
+            }
+        }
     }
 
     /// Lays out the `.shared` declarations of a function body (all scopes), in order.

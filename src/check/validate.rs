@@ -53,8 +53,44 @@ fn validate_globals(m: &Module) -> Result<(), String> {
 }
 
 /// The layout of the shared window: static variables aligned and below
-/// `shared_static_size`, dynamic ones at `dyn_shared_offset`.
+/// `shared_static_size` and their kernels' sizes, overlapping only when no kernel
+/// reaches both; dynamic ones at `dyn_shared_offset`.
 fn validate_shared(m: &Module) -> Result<(), String> {
+    // Sweep in offset order, comparing each variable with those still open.
+    let mut statics: Vec<_> = (m.shared_vars.iter().filter(|s| !s.dynamic))
+        .map(|s| {
+            let mut ks = s.kernels.clone();
+            ks.sort_unstable();
+            (s, ks)
+        })
+        .collect();
+    statics.sort_by_key(|(s, _)| s.offset);
+    let mut open: Vec<usize> = Vec::new();
+    for (i, (a, ka)) in statics.iter().enumerate() {
+        open.retain(|&j| statics[j].0.offset + statics[j].0.size > a.offset);
+        for &j in &open {
+            let (b, kb) = &statics[j];
+            if ka.iter().any(|k| kb.binary_search(k).is_ok()) {
+                return Err(format!(
+                    "shared {} and {} overlap in a kernel that reaches both",
+                    a.name, b.name
+                ));
+            }
+        }
+        open.push(i);
+        for k in &a.kernels {
+            let name = m
+                .functions
+                .get(k.0 as usize)
+                .map_or("", |f| f.name.as_str());
+            if m.kernel_shared_size(name) < a.offset + a.size {
+                return Err(format!("shared {}: beyond kernel {name}'s window", a.name));
+            }
+        }
+    }
+    if m.kernel_shared.values().any(|&s| s > m.shared_static_size) {
+        return Err("a kernel's shared size exceeds the module's".into());
+    }
     let mut static_end = 0u32;
     for s in &m.shared_vars {
         if s.dynamic {

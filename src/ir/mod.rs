@@ -98,11 +98,15 @@ pub struct Module {
     pub functions: Vec<Function>,
     /// `.global` and `.const` variables, in declaration order.
     pub globals: Vec<GlobalVar>,
-    /// `.shared` variables (module scope and function scope), laid out in one window
-    /// shared by every kernel of the module.
+    /// `.shared` variables (module scope and function scope), laid out per kernel:
+    /// variables that no kernel reaches together may share offsets.
     pub shared_vars: Vec<SharedVar>,
-    /// Bytes of statically declared shared memory (end of the last static variable).
+    /// Bytes of statically declared shared memory of the largest kernel (end of the
+    /// last static variable).
     pub shared_static_size: u32,
+    /// Static shared bytes of each kernel, by name (the end of the last static
+    /// variable it can reach); see [`Module::kernel_shared_size`].
+    pub kernel_shared: std::collections::BTreeMap<String, u32>,
     /// Offset in the shared window where dynamic (`.extern .shared`) memory starts:
     /// `shared_static_size` rounded up to the largest extern alignment (at least 16).
     pub dyn_shared_offset: u32,
@@ -120,6 +124,14 @@ impl Module {
             .enumerate()
             .find(|(_, f)| f.name == name)
             .map(|(i, f)| (FuncId(i as u32), f))
+    }
+    /// Static shared bytes of kernel `name` (`shared_static_size` for a kernel not in
+    /// [`Module::kernel_shared`], e.g. hand-built IR).
+    pub fn kernel_shared_size(&self, name: &str) -> u32 {
+        self.kernel_shared
+            .get(name)
+            .copied()
+            .unwrap_or(self.shared_static_size)
     }
     pub fn info(&self, id: InstId) -> &InstInfo {
         &self.inst_info[id.0 as usize]
@@ -172,6 +184,8 @@ pub struct SharedVar {
     pub align: u32,
     /// `.extern .shared` dynamic array: `offset == Module::dyn_shared_offset`, size 0.
     pub dynamic: bool,
+    /// The kernels that can reach it (over-approximated), in kernel order.
+    pub kernels: Vec<FuncId>,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -172,14 +172,19 @@ fn check_shape(
         }
     }
     let cluster = super::cluster::shape(func, cfg)?;
-    let shared_size = if cfg.shared_bytes > 0 {
-        ir.dyn_shared_offset as u64 + cfg.shared_bytes as u64
+    // The window covers every offset the kernel can touch: its own static variables,
+    // or the dynamic array at the module-wide `dyn_shared_offset`. The limit counts
+    // what a GPU counts: the kernel's static bytes plus the dynamic bytes.
+    let own_static = ir.kernel_shared_size(&func.name) as u64;
+    let (shared_size, counted) = if cfg.shared_bytes > 0 {
+        let dynamic = cfg.shared_bytes as u64;
+        (ir.dyn_shared_offset as u64 + dynamic, own_static + dynamic)
     } else {
-        ir.shared_static_size as u64
+        (own_static, own_static)
     };
-    if shared_size > MAX_SHARED_PER_BLOCK as u64 {
+    if counted > MAX_SHARED_PER_BLOCK as u64 {
         return Err(format!(
-            "{shared_size} bytes of shared memory per block exceed the limit of {MAX_SHARED_PER_BLOCK}"
+            "{counted} bytes of shared memory per block exceed the limit of {MAX_SHARED_PER_BLOCK}"
         ));
     }
     Ok(Shape {

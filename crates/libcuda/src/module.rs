@@ -389,7 +389,7 @@ pub unsafe extern "C" fn cuFuncGetAttribute(pi: *mut i32, attr: u32, h: CUfuncti
                 0 => f.perf.maxntid.map_or(1024, |m| {
                     (m[0].max(1) * m[1].max(1) * m[2].max(1)).min(1024) as i32
                 }),
-                1 => ir.shared_static_size as i32,
+                1 => ir.kernel_shared_size(&f.name) as i32,
                 2 => const_bytes(ir),
                 3 => f.local_size as i32,
                 4 => 32,
@@ -409,9 +409,9 @@ pub unsafe extern "C" fn cuFuncGetAttribute(pi: *mut i32, attr: u32, h: CUfuncti
 #[no_mangle]
 pub unsafe extern "C" fn cuFuncSetAttribute(h: CUfunction, attr: u32, value: i32) -> CUresult {
     guard(|| {
-        with_function(h, |e, _| match attr {
+        with_function(h, |e, f| match attr {
             8 => {
-                let max = 227 * 1024 - e.module.ir().shared_static_size as i32;
+                let max = 227 * 1024 - e.module.ir().kernel_shared_size(&f.name) as i32;
                 if !(0..=max).contains(&value) {
                     return Err(CUDA_ERROR_INVALID_VALUE);
                 }

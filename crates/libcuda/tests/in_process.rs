@@ -651,3 +651,35 @@ fn const_size_attribute_counts_const_variables() {
         assert_eq!(cuModuleUnload(m2), 0);
     }
 }
+
+/// `CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES` is per kernel: the `.shared` variables that
+/// kernel can reach (ptxas -v: k0 and k1 41984 bytes smem, k2 43008), not the module's
+/// sum; the dynamic maximum is what the kernel's static part leaves of 227 KiB.
+#[test]
+fn shared_size_attribute_is_per_kernel() {
+    unsafe {
+        setup();
+        let p = concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../../tests/ptx/shared_layout.ptx"
+        );
+        let src = CString::new(std::fs::read_to_string(p).unwrap()).unwrap();
+        let mut m = null_mut();
+        assert_eq!(cuModuleLoadData(&mut m, src.as_ptr() as *const c_void), 0);
+        for (name, want) in [(c"k0", 41984), (c"k1", 41984), (c"k2", 43008)] {
+            let mut f = null_mut();
+            assert_eq!(cuModuleGetFunction(&mut f, m, name.as_ptr()), 0);
+            let mut v = -1;
+            assert_eq!(cuFuncGetAttribute(&mut v, 1, f), 0);
+            assert_eq!(v, want, "{name:?}");
+            let max = 227 * 1024 - want;
+            assert_eq!(cuFuncSetAttribute(f, 8, max), 0, "{name:?}");
+            assert_eq!(
+                cuFuncSetAttribute(f, 8, max + 1),
+                CUDA_ERROR_INVALID_VALUE,
+                "{name:?}"
+            );
+        }
+        assert_eq!(cuModuleUnload(m), 0);
+    }
+}

@@ -111,10 +111,8 @@ struct Shape {
     ncta: u64,
     /// Cluster shape (`[1, 1, 1]` without clusters).
     cluster: [u32; 3],
-    /// Bytes of shared memory per block: the window, in whole allocation units.
+    /// Bytes of shared memory per block.
     shared_size: u64,
-    /// The bytes the kernel's variables and dynamic array end at (memcheck's bound).
-    shared_exact: u64,
 }
 
 impl Shape {
@@ -189,17 +187,11 @@ fn check_shape(
             "{counted} bytes of shared memory per block exceed the limit of {MAX_SHARED_PER_BLOCK}"
         ));
     }
-    // A GPU gives a CTA its shared memory in whole allocation units, so an access past
-    // the last variable but inside the last unit does not fault there either.
-    // (memcheck keeps the exact bound.)
-    let shared_exact = shared_size;
-    let shared_size = shared_size.next_multiple_of(crate::exec::sreg::SMEM_ALLOC_UNIT as u64);
     Ok(Shape {
         nthreads,
         ncta: gx as u64 * gy as u64 * gz as u64,
         cluster,
         shared_size,
-        shared_exact,
     })
 }
 
@@ -398,7 +390,7 @@ impl Device {
         let san = san_opts.map(|o| {
             let heap = self.heap_slot_heap();
             let used = module.ir().used_bytes.clone();
-            super::sanitize::launch_sanitizer(mem, o, shape.shared_exact, local_size, heap, used)
+            super::sanitize::launch_sanitizer(mem, o, shape.shared_size, local_size, heap, used)
         });
         // memcheck checks the requested sizes, not the GPU's 256-byte granules.
         let exact_bounds = self.inner.opts.exact_bounds || san_opts.is_some_and(|o| o.memcheck);
@@ -420,11 +412,7 @@ impl Device {
                 cdp,
                 textures: self.inner.textures.clone(),
                 param_base,
-                // memcheck bounds shared memory by the bytes the kernel asked for.
-                shared_size: match san {
-                    Some(_) => shape.shared_exact,
-                    None => shape.shared_size,
-                },
+                shared_size: shape.shared_size,
                 sreg: {
                     let total = (shape.shared_size as u32).next_multiple_of(sreg::SMEM_ALLOC_UNIT);
                     SregCtx {

@@ -325,10 +325,16 @@ pub fn as_int(b: &mut FunctionBuilder, x: Value) -> Value {
 
 /// Lane-index vectors (`[4k, 4k+1, 4k+2, 4k+3]` or `[2k, 2k+1]`) times `scale`.
 pub fn lane_index(b: &mut FunctionBuilder, wide: bool, scale: u64) -> WarpValue {
+    // Lane × stride wraps in the register's width, as the per-lane arithmetic does.
     if wide {
         WarpValue::wide(
             (0..N64 as u64)
-                .map(|k| const_i64x2(b, [2 * k * scale, (2 * k + 1) * scale]))
+                .map(|k| {
+                    const_i64x2(
+                        b,
+                        [(2 * k).wrapping_mul(scale), (2 * k + 1).wrapping_mul(scale)],
+                    )
+                })
                 .collect(),
         )
     } else {
@@ -338,7 +344,12 @@ pub fn lane_index(b: &mut FunctionBuilder, wide: bool, scale: u64) -> WarpValue 
                 .map(|k| {
                     const_i32x4(
                         b,
-                        [4 * k * s, (4 * k + 1) * s, (4 * k + 2) * s, (4 * k + 3) * s],
+                        [
+                            (4 * k).wrapping_mul(s),
+                            (4 * k + 1).wrapping_mul(s),
+                            (4 * k + 2).wrapping_mul(s),
+                            (4 * k + 3).wrapping_mul(s),
+                        ],
                     )
                 })
                 .collect(),

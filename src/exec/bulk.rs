@@ -127,6 +127,20 @@ unsafe fn sizes_ok(
     Ok(())
 }
 
+/// For each cluster rank 0..16 some lane's `cta_mask` names, that rank and the call
+/// restricted to those lanes.
+fn per_rank<'a>(
+    c: &'a Call,
+    cta_mask: &'a impl Fn(usize) -> u64,
+) -> impl Iterator<Item = (u32, Call)> + 'a {
+    (0..16u32).filter_map(move |r| {
+        let mask = lanes(c.mask)
+            .filter(|&l| cta_mask(l) >> r & 1 != 0)
+            .fold(0u32, |m, l| m | 1 << l);
+        (mask != 0).then_some((r, Call { mask, inst: c.inst }))
+    })
+}
+
 /// The multicast copy: for each lane, `size` bytes from its source to its destination's
 /// offset in each CTA of its mask, then a complete-tx of `size` on the mbarrier at its
 /// `mbar`'s offset in each of them.
@@ -150,34 +164,14 @@ unsafe fn multicast(
             cluster::encode(r, cluster::decode(ctx, v[l]).1)
         })
     };
-    for r in 0..16u32 {
-        let lanes_r = lanes(c.mask)
-            .filter(|&l| cta_mask(l) >> r & 1 != 0)
-            .fold(0u32, |m, l| m | 1 << l);
-        if lanes_r == 0 {
-            continue;
-        }
-        let cr = Call {
-            mask: lanes_r,
-            inst: c.inst,
-        };
+    for (r, cr) in per_rank(c, &cta_mask) {
         let d = at(ctx, da, r);
         // SAFETY: the caller's contract.
         unsafe { cr.copy(ctx, (dst.0, Some(&d)), src, &size, &size, 16)? };
     }
     // SAFETY: the caller's contract.
     unsafe { yield_first(ctx)? };
-    for r in 0..16u32 {
-        let lanes_r = lanes(c.mask)
-            .filter(|&l| cta_mask(l) >> r & 1 != 0)
-            .fold(0u32, |m, l| m | 1 << l);
-        if lanes_r == 0 {
-            continue;
-        }
-        let cr = Call {
-            mask: lanes_r,
-            inst: c.inst,
-        };
+    for (r, cr) in per_rank(c, &cta_mask) {
         let m = at(ctx, ma, r);
         // SAFETY: the caller's contract.
         unsafe {

@@ -89,55 +89,6 @@ pub enum AsyncOp {
 static U32S: [Type; 4] = [Type::U32; 4];
 static B64S: [Type; 4] = [Type::B64; 4];
 
-/// The types an operation descriptor can name, by index.
-const TYPES: [Type; 20] = [
-    Type::Pred,
-    Type::B8,
-    Type::B16,
-    Type::B32,
-    Type::B64,
-    Type::B128,
-    Type::U8,
-    Type::U16,
-    Type::U32,
-    Type::U64,
-    Type::S8,
-    Type::S16,
-    Type::S32,
-    Type::S64,
-    Type::F16,
-    Type::F16x2,
-    Type::BF16,
-    Type::BF16x2,
-    Type::F32,
-    Type::F64,
-];
-const ATOM_OPS: [AtomOp; 10] = [
-    AtomOp::Add,
-    AtomOp::Min,
-    AtomOp::Max,
-    AtomOp::Inc,
-    AtomOp::Dec,
-    AtomOp::And,
-    AtomOp::Or,
-    AtomOp::Xor,
-    AtomOp::Exch,
-    AtomOp::Cas,
-];
-
-fn ty_code(t: Type) -> u64 {
-    TYPES.iter().position(|&x| x == t).unwrap_or(0) as u64
-}
-fn op_code(o: AtomOp) -> u64 {
-    ATOM_OPS.iter().position(|&x| x == o).unwrap_or(0) as u64
-}
-fn ty_of(c: u64) -> Option<Type> {
-    TYPES.get(c as usize).copied()
-}
-fn op_of(c: u64) -> Option<AtomOp> {
-    ATOM_OPS.get(c as usize).copied()
-}
-
 /// `n` element sources of type `ty` (`.u32` slots for 32-bit types, `.b64` for 64-bit).
 fn elems(ty: Type, n: usize) -> &'static [Type] {
     let all: &'static [Type; 4] = if ty.bits() == 64 { &B64S } else { &U32S };
@@ -276,9 +227,9 @@ impl AsyncOp {
                 op,
                 ty,
                 complete_tx,
-            } => 17 << 16 | op_code(op) | ty_code(ty) << 4 | b(complete_tx) << 9,
-            AsyncOp::StAsync { ty, nvec } => 18 << 16 | ty_code(ty) | (nvec as u64) << 5,
-            AsyncOp::RedAsync { op, ty } => 19 << 16 | op_code(op) | ty_code(ty) << 4,
+            } => 17 << 16 | op.code() | ty.code() << 4 | b(complete_tx) << 9,
+            AsyncOp::StAsync { ty, nvec } => 18 << 16 | ty.code() | (nvec as u64) << 5,
+            AsyncOp::RedAsync { op, ty } => 19 << 16 | op.code() | ty.code() << 4,
         }
     }
 
@@ -319,17 +270,17 @@ impl AsyncOp {
             15 => AsyncOp::ClusterWait,
             16 => AsyncOp::CpBulkMulticast,
             17 => AsyncOp::CpReduceBulk {
-                op: op_of(c & 0xf)?,
-                ty: ty_of(c >> 4 & 0x1f)?,
+                op: AtomOp::from_code(c & 0xf)?,
+                ty: Type::from_code(c >> 4 & 0x1f)?,
                 complete_tx: bit(9),
             },
             18 => AsyncOp::StAsync {
-                ty: ty_of(c & 0x1f)?,
+                ty: Type::from_code(c & 0x1f)?,
                 nvec: (c >> 5 & 0x7) as u8,
             },
             19 => AsyncOp::RedAsync {
-                op: op_of(c & 0xf)?,
-                ty: ty_of(c >> 4 & 0x1f)?,
+                op: AtomOp::from_code(c & 0xf)?,
+                ty: Type::from_code(c >> 4 & 0x1f)?,
             },
             _ => return None,
         })

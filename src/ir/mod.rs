@@ -21,6 +21,7 @@ use std::fmt;
 
 pub mod analysis;
 mod asyncop;
+mod codes;
 pub use asyncop::AsyncOp;
 mod cdp;
 pub use cdp::CdpFn;

@@ -486,30 +486,6 @@ pub fn eval(op: BitOp, ty: Type, s: &[u64]) -> u64 {
     }
 }
 
-const TYPES: [Type; 8] = [
-    Type::B16,
-    Type::B32,
-    Type::B64,
-    Type::U16,
-    Type::U32,
-    Type::U64,
-    Type::S16,
-    Type::S32,
-];
-const TYPES2: [Type; 1] = [Type::S64];
-
-fn type_code(t: Type) -> u64 {
-    TYPES
-        .iter()
-        .chain(TYPES2.iter())
-        .position(|&x| x == t)
-        .map_or(0xff, |i| i as u64)
-}
-
-fn type_from(c: u64) -> Option<Type> {
-    TYPES.iter().chain(TYPES2.iter()).nth(c as usize).copied()
-}
-
 /// Packs `(op, ty)` into one integer (for passing to a JIT helper).
 pub fn encode(op: BitOp, ty: Type) -> u64 {
     let (kind, flags): (u64, u64) = match op {
@@ -552,7 +528,7 @@ pub fn encode(op: BitOp, ty: Type) -> u64 {
         BitOp::AddSat => (18, 0),
         BitOp::SubSat => (19, 0),
     };
-    kind | flags << 8 | type_code(ty) << 16
+    kind | flags << 8 | ty.code() << 16
 }
 
 /// Inverse of [`encode`].
@@ -604,7 +580,7 @@ pub fn decode(code: u64) -> Option<(BitOp, Type)> {
         19 => BitOp::SubSat,
         _ => return None,
     };
-    Some((op, type_from((code >> 16) & 0xff)?))
+    Some((op, Type::from_code((code >> 16) & 0xff)?))
 }
 
 #[cfg(test)]

@@ -85,7 +85,7 @@ const CMPS: [CmpOp; 14] = [
 /// Descriptor of an `arith` helper call.
 pub(crate) fn arith_desc(op: ArithOp, ty: Type, fm: FloatMode) -> u64 {
     arith_code(op)
-        | type_code(ty) << 8
+        | ty.code() << 8
         | rnd_code(fm.rnd) << 16
         | (fm.ftz as u64) << 20
         | (fm.sat as u64) << 21
@@ -93,18 +93,12 @@ pub(crate) fn arith_desc(op: ArithOp, ty: Type, fm: FloatMode) -> u64 {
 
 /// Descriptor of a `cvt` helper call.
 pub(crate) fn cvt_desc(dst: Type, src: Type, rnd: Option<Rnd>, ftz: bool, sat: bool) -> u64 {
-    type_code(dst)
-        | type_code(src) << 8
-        | rnd_code(rnd) << 16
-        | (ftz as u64) << 20
-        | (sat as u64) << 21
+    dst.code() | src.code() << 8 | rnd_code(rnd) << 16 | (ftz as u64) << 20 | (sat as u64) << 21
 }
 
 /// Descriptor of a `setp` helper call.
 pub(crate) fn setp_desc(cmp: CmpOp, ty: Type, ftz: bool) -> u64 {
-    CMPS.iter().position(|&c| c == cmp).unwrap_or(0) as u64
-        | type_code(ty) << 8
-        | (ftz as u64) << 20
+    CMPS.iter().position(|&c| c == cmp).unwrap_or(0) as u64 | ty.code() << 8 | (ftz as u64) << 20
 }
 
 /// Whether `crate::ops` implements `op` on `ty` (half-precision arithmetic is not).
@@ -136,7 +130,7 @@ pub unsafe extern "C" fn ptxjit_arith(
     out: *mut u8,
 ) {
     count(|c| c.arith += 1);
-    let (Some(op), Some(ty)) = (arith_from(desc & 0xff), type_from(desc >> 8 & 0xff)) else {
+    let (Some(op), Some(ty)) = (arith_from(desc & 0xff), Type::from_code(desc >> 8 & 0xff)) else {
         return;
     };
     let fm = FloatMode {
@@ -247,7 +241,10 @@ pub unsafe extern "C" fn ptxjit_bits(
 /// The pointers must be valid slot arrays for the source and destination types.
 pub unsafe extern "C" fn ptxjit_cvt(desc: u64, mask: u32, a: *const u8, out: *mut u8) {
     count(|c| c.cvt += 1);
-    let (Some(dst), Some(src)) = (type_from(desc & 0xff), type_from(desc >> 8 & 0xff)) else {
+    let (Some(dst), Some(src)) = (
+        Type::from_code(desc & 0xff),
+        Type::from_code(desc >> 8 & 0xff),
+    ) else {
         return;
     };
     let rnd = rnd_from(desc >> 16 & 0xf);
@@ -280,7 +277,7 @@ pub unsafe extern "C" fn ptxjit_setp(
     count(|c| c.setp += 1);
     let (Some(&cmp), Some(ty)) = (
         CMPS.get((desc & 0xff) as usize),
-        type_from(desc >> 8 & 0xff),
+        Type::from_code(desc >> 8 & 0xff),
     ) else {
         return;
     };

@@ -68,35 +68,6 @@ pub unsafe extern "C" fn ptxjit_region(
     }
 }
 
-const OPS: [AtomOp; 10] = [
-    AtomOp::Add,
-    AtomOp::Min,
-    AtomOp::Max,
-    AtomOp::Inc,
-    AtomOp::Dec,
-    AtomOp::And,
-    AtomOp::Or,
-    AtomOp::Xor,
-    AtomOp::Exch,
-    AtomOp::Cas,
-];
-
-const TYPES: [Type; 13] = [
-    Type::B16,
-    Type::B32,
-    Type::B64,
-    Type::U32,
-    Type::S32,
-    Type::U64,
-    Type::S64,
-    Type::F32,
-    Type::F64,
-    Type::F16,
-    Type::F16x2,
-    Type::BF16,
-    Type::BF16x2,
-];
-
 const SPACES: [Space; 4] = [
     Space::Global,
     Space::Shared,
@@ -106,15 +77,13 @@ const SPACES: [Space; 4] = [
 
 pub(crate) fn encode(op: AtomOp, ty: Type, space: Space) -> u64 {
     let pos = |i: Option<usize>| i.unwrap_or(0xff) as u64;
-    pos(OPS.iter().position(|&o| o == op))
-        | pos(TYPES.iter().position(|&t| t == ty)) << 8
-        | pos(SPACES.iter().position(|&s| s == space)) << 16
+    op.code() | ty.code() << 8 | pos(SPACES.iter().position(|&s| s == space)) << 16
 }
 
 fn decode(d: u64) -> Option<(AtomOp, Type, Space)> {
     Some((
-        *OPS.get((d & 0xff) as usize)?,
-        *TYPES.get((d >> 8 & 0xff) as usize)?,
+        AtomOp::from_code(d & 0xff)?,
+        Type::from_code(d >> 8 & 0xff)?,
         *SPACES.get((d >> 16 & 0xff) as usize)?,
     ))
 }
@@ -175,10 +144,12 @@ pub unsafe extern "C" fn ptxjit_atom(
 
 #[cfg(test)]
 mod tests {
+    use crate::ir::{AtomOp, Type};
+
     #[test]
     fn encode_round_trips() {
-        for op in super::OPS {
-            for ty in super::TYPES {
+        for op in (0..).map_while(AtomOp::from_code) {
+            for ty in (0..).map_while(Type::from_code) {
                 for sp in super::SPACES {
                     assert_eq!(super::decode(super::encode(op, ty, sp)), Some((op, ty, sp)));
                 }

@@ -26,37 +26,6 @@ use crate::ir::{Rnd, Type};
 // ---------------------------------------------------------------------------------------
 // Descriptor encodings.
 
-const TYPES: [Type; 20] = [
-    Type::Pred,
-    Type::B8,
-    Type::B16,
-    Type::B32,
-    Type::B64,
-    Type::B128,
-    Type::U8,
-    Type::U16,
-    Type::U32,
-    Type::U64,
-    Type::S8,
-    Type::S16,
-    Type::S32,
-    Type::S64,
-    Type::F16,
-    Type::F16x2,
-    Type::BF16,
-    Type::BF16x2,
-    Type::F32,
-    Type::F64,
-];
-
-pub(crate) fn type_code(t: Type) -> u64 {
-    TYPES.iter().position(|&x| x == t).unwrap_or(0) as u64
-}
-
-fn type_from(c: u64) -> Option<Type> {
-    TYPES.get(c as usize).copied()
-}
-
 const RNDS: [Rnd; 8] = [
     Rnd::Rn,
     Rnd::Rz,

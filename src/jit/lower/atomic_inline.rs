@@ -228,7 +228,7 @@ impl FuncTranslator<'_> {
             let top = self.b.ins().iadd_imm_s(size, -len);
             (zero, top, big)
         } else {
-            let (lo, hi) = self.atom_cached_region(a.inst);
+            let (lo, hi) = self.cached_region(a.inst);
             let c1 = self.b.ins().icmp(IntCC::UnsignedGreaterThanOrEqual, hi, lo);
             let span = self.b.ins().isub(hi, lo);
             let c2 = self
@@ -270,26 +270,6 @@ impl FuncTranslator<'_> {
         let vok = self.b.ins().vall_true(all);
         let pass = self.b.ins().band(vok, good);
         self.b.ins().brif(pass, ok, &[], other, &[]);
-    }
-
-    /// The `[lo, hi)` range of instruction `inst`'s entry in the per-instruction region
-    /// cache (the context's empty `no_cache` range without one), as `mem` reads it.
-    fn atom_cached_region(&mut self, inst: InstId) -> (Value, Value) {
-        let cache = self.load_ctx(I64, offset_of!(WarpCtx, inst_cache), true);
-        let n = self.load_ctx(I64, offset_of!(WarpCtx, inst_cache_len), true);
-        let has = self
-            .b
-            .ins()
-            .icmp_imm_u(IntCC::UnsignedGreaterThan, n, inst.0 as i64);
-        let entry = self.b.ins().iadd_imm_s(cache, inst.0 as i64 * 16);
-        let none = self
-            .b
-            .ins()
-            .iadd_imm_s(self.ctx, offset_of!(WarpCtx, no_cache) as i64);
-        let e = self.b.ins().select(has, entry, none);
-        let lo = self.b.ins().load(I64, flags(), e, 0);
-        let hi = self.b.ins().load(I64, flags(), e, 8);
-        (lo, hi)
     }
 
     /// Checks the active lanes (`bits`) one by one; returns the block reached when every

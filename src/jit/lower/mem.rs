@@ -804,7 +804,7 @@ impl FuncTranslator<'_> {
 
     /// The `[lo, hi)` range of instruction `inst`'s entry in the warp context's
     /// per-instruction region cache (`ctx.no_cache`, an empty range, without one).
-    fn cached_region(&mut self, inst: InstId) -> (Value, Value) {
+    pub(super) fn cached_region(&mut self, inst: InstId) -> (Value, Value) {
         let cache = self.load_ctx(I64, offset_of!(WarpCtx, inst_cache), true);
         let n = self.load_ctx(I64, offset_of!(WarpCtx, inst_cache_len), true);
         let has = self

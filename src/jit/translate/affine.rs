@@ -34,9 +34,7 @@ use crate::jit::translate::lanes::{self, WarpValue, N32, N64};
 use crate::jit::translate::{FuncTranslator, Mode};
 use crate::jit::JitError;
 use cranelift_codegen::ir::types::{I32, I64};
-use cranelift_codegen::ir::{
-    Block, InstBuilder, MemFlagsData, StackSlot, StackSlotData, StackSlotKind, Value,
-};
+use cranelift_codegen::ir::{Block, InstBuilder, Value};
 use cranelift_frontend::{FunctionBuilder, Variable};
 use std::collections::HashMap;
 
@@ -52,8 +50,6 @@ pub(crate) struct AffineRegs {
     cache: Vec<(Block, RegId, Value, Vec<Value>)>,
     /// Lane 0's value of vectors built here (first part → scalar).
     lane0: HashMap<Value, Value>,
-    /// 256 bytes to read one lane of a vector value (made on first use).
-    slot: Option<StackSlot>,
     /// The code is for launches whose `%ntid.x` is a multiple of 32 (`%tid.x` is
     /// affine, lane 0's value its base).
     pub rows: bool,
@@ -303,7 +299,6 @@ impl AffineRegs {
             local,
             cache: Vec::new(),
             lane0: HashMap::new(),
-            slot: None,
             rows,
         }
     }
@@ -412,23 +407,7 @@ impl FuncTranslator<'_> {
                 dst.0
             )));
         }
-        let x = match self.sregs.guard {
-            None => x,
-            Some(g) => {
-                let pv = self.svar(g.pred).ok_or_else(|| {
-                    JitError::Codegen("guard of an affine write not scalar".into())
-                })?;
-                let p = self.b.use_var(pv);
-                let old = self.b.use_var(v);
-                if g.negate {
-                    self.b.ins().select(p, old, x)
-                } else {
-                    self.b.ins().select(p, x, old)
-                }
-            }
-        };
-        self.b.def_var(v, x);
-        Ok(())
+        self.def_var_guarded(v, x)
     }
 
     /// [`FuncTranslator::write`] of the containers `w` (already in the register's
@@ -441,30 +420,7 @@ impl FuncTranslator<'_> {
         if let Some(x) = self.affine_lane0(w) {
             return self.affine_set_base(dst, x);
         }
-        let slot = match self.affine.slot {
-            Some(s) => s,
-            None => {
-                let s = self.b.create_sized_stack_slot(StackSlotData::new(
-                    StackSlotKind::ExplicitSlot,
-                    256,
-                    4,
-                ));
-                self.affine.slot = Some(s);
-                s
-            }
-        };
-        let fl = MemFlagsData::new().with_notrap();
-        let base = self.b.ins().stack_addr(I64, slot, 0);
-        for (k, &x) in w.v.iter().enumerate() {
-            self.b.ins().store(fl, x, base, 16 * k as i32);
-        }
-        let bits = self.b.use_var(self.active_bits);
-        let lane = self.b.ins().ctz(bits);
-        let lane = self.b.ins().uextend(I64, lane);
-        let off = self.b.ins().ishl_imm_u(lane, if w.wide { 3 } else { 2 });
-        let p = self.b.ins().iadd(base, off);
-        let ty = if w.wide { I64 } else { I32 };
-        let x = self.b.ins().load(ty, fl, p, 0);
+        let (x, lane) = self.lowest_active_lane(&w.v, w.wide);
         let l = if w.wide {
             lane
         } else {

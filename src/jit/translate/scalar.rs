@@ -231,6 +231,13 @@ impl FuncTranslator<'_> {
                 dst.0
             )));
         }
+        self.def_var_guarded(v, x)
+    }
+
+    /// Defines variable `v` as `x` where the instruction's guard (a scalar predicate)
+    /// holds and keeps its old value elsewhere: the write of a scalar register or of an
+    /// affine register's base.
+    pub(crate) fn def_var_guarded(&mut self, v: Variable, x: Value) -> Result<(), JitError> {
         let x = match self.sregs.guard {
             None => x,
             Some(g) => {
@@ -294,6 +301,12 @@ impl FuncTranslator<'_> {
         if let Some(x) = self.scalar_of(w) {
             return x;
         }
+        self.lowest_active_lane(w, wide).0
+    }
+
+    /// The lowest active lane's value of the vector value `w` (8 × i32x4 or 16 ×
+    /// i64x2), and that lane's number (i64), read back through a stack slot.
+    pub(crate) fn lowest_active_lane(&mut self, w: &[Value], wide: bool) -> (Value, Value) {
         let slot = match self.sregs.slot {
             Some(s) => s,
             None => {
@@ -316,7 +329,8 @@ impl FuncTranslator<'_> {
         let lane = self.b.ins().uextend(I64, lane);
         let off = self.b.ins().ishl_imm_u(lane, if wide { 3 } else { 2 });
         let p = self.b.ins().iadd(base, off);
-        self.b.ins().load(if wide { I64 } else { I32 }, fl, p, 0)
+        let x = self.b.ins().load(if wide { I64 } else { I32 }, fl, p, 0);
+        (x, lane)
     }
 
     /// [`FuncTranslator::write`] of the containers `v` (already in the register's

@@ -3,7 +3,7 @@
 //! as in `fuzz/` (the check code and the generators are the fuzz crate's own files,
 //! included here), and a fixed set of generated programs and launches run too.
 
-#[path = "../fuzz/src/gen.rs"]
+#[path = "../fuzz/src/gen/mod.rs"]
 #[allow(dead_code)]
 mod gen;
 #[path = "../fuzz/src/harness.rs"]

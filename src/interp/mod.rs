@@ -117,39 +117,110 @@ fn run_func(
                 }
             }
         }
-        let send = |next: &mut [u32; WARP_SIZE], mask: u32, target: BlockId| {
-            for (lane, n) in next.iter_mut().enumerate() {
-                if mask & (1 << lane) != 0 {
-                    *n = target.0;
-                }
-            }
+        let step = Step {
+            block,
+            active,
+            is_kernel,
         };
+        if w.terminate(ctx, &b.term, step, &mut next, &mut returned)
+            .is_err()
+        {
+            return returned;
+        }
+        let Some((min, lanes)) = dispatch(ctx, &mut next) else {
+            return returned;
+        };
+        active = lanes;
+        block = min as usize;
+    }
+}
+
+/// Where the warp is when a block's terminator runs.
+#[derive(Clone, Copy)]
+struct Step {
+    block: usize,
+    active: u32,
+    is_kernel: bool,
+}
+
+/// Records `target` as the next block of the lanes in `mask`.
+fn send(next: &mut [u32; WARP_SIZE], mask: u32, target: BlockId) {
+    for (lane, n) in next.iter_mut().enumerate() {
+        if mask & (1 << lane) != 0 {
+            *n = target.0;
+        }
+    }
+}
+
+/// The lowest-numbered block some lane waits at and the lanes waiting there (taken out of
+/// `next`), or `None` when every lane has left. Lanes waiting at a barrier sort after every
+/// runnable lane; when only they remain, the warp waits for its barriers and then runs
+/// them.
+fn dispatch(ctx: &mut WarpCtx, next: &mut [u32; WARP_SIZE]) -> Option<(u32, u32)> {
+    let min = loop {
+        let min = next.iter().copied().min().unwrap_or(NONE);
+        if min == NONE {
+            return None;
+        }
+        if min & BAR_WAIT == 0 {
+            break min;
+        }
+        // SAFETY: the runtime runs warps with their env set.
+        if unsafe { barrier::bar_wait(ctx) }.is_err() {
+            return None;
+        }
+        for n in next.iter_mut().filter(|n| **n != NONE) {
+            *n &= !BAR_WAIT;
+        }
+    };
+    let mut active = 0;
+    for (lane, n) in next.iter_mut().enumerate() {
+        if *n == min {
+            active |= 1 << lane;
+            *n = NONE;
+        }
+    }
+    Some((min, active))
+}
+
+impl Warp<'_> {
+    /// Runs terminator `term` of the block in `step`: sends each active lane to its next
+    /// block in `next`, adds the lanes a `ret` leaves by to `returned`, and does the
+    /// terminator's work (calls, barriers, exits). `Err` when the warp stopped.
+    fn terminate(
+        &mut self,
+        ctx: &mut WarpCtx,
+        term: &Terminator,
+        step: Step,
+        next: &mut [u32; WARP_SIZE],
+        returned: &mut u32,
+    ) -> Result<(), ctx::Stopped> {
         if ctx.check_uniform != 0 {
-            if let Some((inst, bad)) = w.non_uniform(ctx, &b.term, active) {
+            if let Some((inst, bad)) = self.non_uniform(ctx, term, step.active) {
                 // SAFETY: the runtime runs warps with their env set.
                 unsafe { ctx::not_uniform(ctx, inst, bad) };
-                return ctx.status;
+                return Err(ctx::Stopped);
             }
         }
-        match &b.term {
-            Terminator::Jump { target, .. } => send(&mut next, active, *target),
+        match term {
+            Terminator::Jump { target, .. } => send(next, step.active, *target),
             Terminator::Branch {
                 guard,
                 taken,
                 not_taken,
                 ..
             } => {
-                let p = w.guard_mask(Some(*guard), active);
-                send(&mut next, p, *taken);
-                send(&mut next, active & !p, *not_taken);
+                let p = self.guard_mask(Some(*guard), step.active);
+                send(next, p, *taken);
+                send(next, step.active & !p, *not_taken);
             }
             Terminator::Ret {
                 guard, next: cont, ..
-            } if !is_kernel => {
-                let leaving = w.guard_mask(*guard, active);
-                returned |= leaving;
+            } if !step.is_kernel => {
+                let leaving = self.guard_mask(*guard, step.active);
+                *returned |= leaving;
                 if let Some(c) = cont {
-                    send(&mut next, active & !leaving, *c);
+                    send(next, step.active & !leaving, *c);
                 }
             }
             Terminator::Ret {
@@ -158,10 +229,10 @@ fn run_func(
             | Terminator::Exit {
                 guard, next: cont, ..
             } => {
-                let leaving = w.guard_mask(*guard, active);
+                let leaving = self.guard_mask(*guard, step.active);
                 ctx.live &= !leaving;
                 if let Some(c) = cont {
-                    send(&mut next, active & !leaving, *c);
+                    send(next, step.active & !leaving, *c);
                 }
             }
             Terminator::Call {
@@ -169,23 +240,23 @@ fn run_func(
             }
             | Terminator::CallIndirect {
                 next: cont, resume, ..
-            } => match w.call(ctx, &b.term, active) {
+            } => match self.call(ctx, term, step.active) {
                 Ok((go, parked)) => {
-                    send(&mut next, go, *cont);
+                    send(next, go, *cont);
                     if let Some(r) = resume {
-                        send(&mut next, parked, BlockId(BAR_WAIT | r.0));
+                        send(next, parked, BlockId(BAR_WAIT | r.0));
                     }
                 }
-                Err(_) => return returned,
+                Err(e) => return Err(e),
             },
             Terminator::Resume {
                 call, next: cont, ..
-            } => match w.resume(ctx, *call, active) {
+            } => match self.resume(ctx, *call, step.active) {
                 Ok((go, parked)) => {
-                    send(&mut next, go, *cont);
-                    send(&mut next, parked, BlockId(BAR_WAIT | block as u32));
+                    send(next, go, *cont);
+                    send(next, parked, BlockId(BAR_WAIT | step.block as u32));
                 }
-                Err(_) => return returned,
+                Err(e) => return Err(e),
             },
             Terminator::Barrier {
                 guard,
@@ -195,22 +266,22 @@ fn run_func(
                 next: cont,
                 inst,
             } => {
-                let arriving = w.guard_mask(*guard, active);
+                let arriving = self.guard_mask(*guard, step.active);
                 if arriving != 0 {
                     // The operands are uniform by the PTX rules; read them from one lane.
                     let lane = arriving.trailing_zeros() as usize;
-                    let id = w.read(ctx, *barrier, Type::U32, lane) as u32;
-                    let cnt = count.map(|c| w.read(ctx, c, Type::U32, lane) as u32);
+                    let id = self.read(ctx, *barrier, Type::U32, lane) as u32;
+                    let cnt = count.map(|c| self.read(ctx, c, Type::U32, lane) as u32);
                     if let Some(c) = red {
                         let bits = lanes(arriving)
-                            .filter(|&l| w.pred(*c, l))
+                            .filter(|&l| self.pred(*c, l))
                             .fold(0u32, |m, l| m | 1 << l);
                         // SAFETY: the runtime runs warps with their env set.
                         unsafe { (*ctx.env).pending_red = Some(bits) };
                     }
                     // SAFETY: the runtime runs warps with their env set.
                     if unsafe { barrier::bar_arrive(ctx, id, cnt, arriving, *inst) }.is_err() {
-                        return returned;
+                        return Err(ctx::Stopped);
                     }
                     for (lane, n) in next.iter_mut().enumerate() {
                         if arriving & (1 << lane) != 0 {
@@ -218,7 +289,7 @@ fn run_func(
                         }
                     }
                 }
-                send(&mut next, active & !arriving, *cont);
+                send(next, step.active & !arriving, *cont);
             }
             Terminator::BrxIdx {
                 guard,
@@ -228,53 +299,27 @@ fn run_func(
                 inst,
                 ..
             } => {
-                let taking = w.guard_mask(*guard, active);
+                let taking = self.guard_mask(*guard, step.active);
                 let mut dest = [0u32; WARP_SIZE];
                 for lane in lanes(taking) {
-                    let k = w.read(ctx, *index, Type::U32, lane) as u32;
+                    let k = self.read(ctx, *index, Type::U32, lane) as u32;
                     match targets.get(k as usize) {
                         Some(t) => dest[lane] = t.0,
                         None => {
                             let len = targets.len() as u32;
                             // SAFETY: the runtime runs warps with their env set.
                             unsafe { ctx::bad_branch_index(ctx, *inst, lane as u32, k, len) };
-                            return ctx.status;
+                            return Err(ctx::Stopped);
                         }
                     }
                 }
                 for lane in lanes(taking) {
                     next[lane] = dest[lane];
                 }
-                send(&mut next, active & !taking, *cont);
+                send(next, step.active & !taking, *cont);
             }
         }
-        // Dispatch: run the lowest-numbered block some lane waits at. Lanes waiting at a
-        // barrier sort after every runnable lane; when only they remain, the warp waits
-        // for its barriers and then runs them.
-        let min = loop {
-            let min = next.iter().copied().min().unwrap_or(NONE);
-            if min == NONE {
-                return returned;
-            }
-            if min & BAR_WAIT == 0 {
-                break min;
-            }
-            // SAFETY: as above.
-            if unsafe { barrier::bar_wait(ctx) }.is_err() {
-                return returned;
-            }
-            for n in next.iter_mut().filter(|n| **n != NONE) {
-                *n &= !BAR_WAIT;
-            }
-        };
-        active = 0;
-        for (lane, n) in next.iter_mut().enumerate() {
-            if *n == min {
-                active |= 1 << lane;
-                *n = NONE;
-            }
-        }
-        block = min as usize;
+        Ok(())
     }
 }
 

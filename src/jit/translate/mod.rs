@@ -799,31 +799,6 @@ impl<'a> FuncTranslator<'a> {
         }
         let mut mask = self.exec_mask(i.guard);
         match &i.kind {
-            InstKind::Mov { ty, dst, src } => self.mov(*ty, *dst, src, &mut mask),
-            InstKind::Arith {
-                op,
-                ty,
-                fmode,
-                dst,
-                srcs,
-            } => self.arith(*op, *ty, *fmode, *dst, srcs, &mut mask),
-            InstKind::Setp {
-                cmp,
-                ty,
-                ftz,
-                dst,
-                dst_neg,
-                a,
-                b,
-                combine,
-            } => self.setp(*cmp, *ty, *ftz, *dst, *dst_neg, a, b, *combine, &mut mask),
-            InstKind::Selp {
-                ty,
-                dst,
-                a,
-                b,
-                cond,
-            } => self.selp(*ty, *dst, a, b, *cond, &mut mask),
             InstKind::Ld {
                 space,
                 ty,
@@ -843,38 +818,7 @@ impl<'a> FuncTranslator<'a> {
                 dst,
                 src,
             } => self.cvta(*to_generic, *space, *ty, *dst, src, &mut mask),
-            InstKind::Cvt {
-                dst_ty,
-                src_ty,
-                rnd,
-                ftz,
-                sat,
-                dst,
-                src,
-            } => self.cvt(*dst_ty, *src_ty, *rnd, *ftz, *sat, *dst, src, &mut mask),
-            InstKind::Set {
-                cmp,
-                dty,
-                ty,
-                ftz,
-                dst,
-                a,
-                b,
-                combine,
-            } => self.set(*cmp, *dty, *ty, *ftz, *dst, a, b, *combine, &mut mask),
             InstKind::Nanosleep { t } => self.nanosleep(t, &mut mask),
-            InstKind::SetpPacked {
-                cmp,
-                ty,
-                ftz,
-                dst_lo,
-                dst_hi,
-                a,
-                b,
-                combine,
-            } => self.setp_packed(*cmp, *ty, *ftz, *dst_lo, *dst_hi, a, b, *combine, &mut mask),
-            InstKind::Bits { op, ty, dst, srcs } => self.bits(*op, *ty, *dst, srcs, &mut mask),
-            InstKind::CvtX { op, dst, srcs } => self.cvtx(*op, *dst, srcs, &mut mask),
             InstKind::BarArrive { barrier, count } => {
                 self.bar_arrive_inst(barrier, count, &mut mask, i.id)
             }
@@ -897,22 +841,6 @@ impl<'a> FuncTranslator<'a> {
                 srcs,
                 vote_src,
             } => self.warp_op(*op, *ty, *dst, *pred, srcs, *vote_src, &mut mask),
-            InstKind::Sfu {
-                op,
-                ty,
-                approx,
-                rnd,
-                ftz,
-                dst,
-                src,
-            } => self.sfu(*op, *ty, *approx, *rnd, *ftz, *dst, src, &mut mask),
-            InstKind::Half {
-                op,
-                ty,
-                mode,
-                dst,
-                srcs,
-            } => self.half(*op, *ty, *mode, *dst, srcs, &mut mask),
             InstKind::Isspacep {
                 space,
                 dst,
@@ -927,19 +855,6 @@ impl<'a> FuncTranslator<'a> {
                 self.order_point();
                 Ok(())
             }
-            InstKind::Carry {
-                op,
-                ty,
-                dst,
-                srcs,
-                cc_in,
-                cc_out,
-            } => self.carry(*op, *ty, *dst, srcs, *cc_in, *cc_out, &mut mask),
-            InstKind::MinMax { op, ty, dst, a, b } => {
-                self.minmax_ext(*op, *ty, *dst, a, b, &mut mask)
-            }
-            InstKind::Copysign { ty, dst, a, b } => self.copysign(*ty, *dst, a, b, &mut mask),
-            InstKind::Testp { op, ty, dst, src } => self.testp(*op, *ty, *dst, src, &mut mask),
             InstKind::Matrix {
                 op,
                 dsts,
@@ -947,7 +862,6 @@ impl<'a> FuncTranslator<'a> {
                 addr,
             } => self.matrix(*op, dsts, srcs, addr.as_ref(), &mut mask, i.id),
             InstKind::Builtin { op, args, dst } => self.builtin(*op, args, *dst, &mut mask, i.id),
-            InstKind::Video { op, dst, srcs } => self.video(op, *dst, srcs, &mut mask),
             InstKind::Async {
                 op,
                 dsts,
@@ -955,6 +869,102 @@ impl<'a> FuncTranslator<'a> {
                 srcs,
             } => self.async_op(*op, dsts, addrs, srcs, &mut mask, i.id),
             InstKind::Texture { op, dsts, srcs } => self.texture(*op, dsts, srcs, &mut mask, i.id),
+            _ => self.alu_inst(i, &mut mask),
+        }
+    }
+
+    /// The value-computing families (integer, float, half, comparison, logic, conversion,
+    /// video): the other half of [`Self::inst_kind`]'s match.
+    fn alu_inst(&mut self, i: &Inst, mask: &mut Mask) -> Result<(), JitError> {
+        match &i.kind {
+            InstKind::Mov { ty, dst, src } => self.mov(*ty, *dst, src, mask),
+            InstKind::Arith {
+                op,
+                ty,
+                fmode,
+                dst,
+                srcs,
+            } => self.arith(*op, *ty, *fmode, *dst, srcs, mask),
+            InstKind::Setp {
+                cmp,
+                ty,
+                ftz,
+                dst,
+                dst_neg,
+                a,
+                b,
+                combine,
+            } => self.setp(*cmp, *ty, *ftz, *dst, *dst_neg, a, b, *combine, mask),
+            InstKind::Selp {
+                ty,
+                dst,
+                a,
+                b,
+                cond,
+            } => self.selp(*ty, *dst, a, b, *cond, mask),
+            InstKind::Cvt {
+                dst_ty,
+                src_ty,
+                rnd,
+                ftz,
+                sat,
+                dst,
+                src,
+            } => self.cvt(*dst_ty, *src_ty, *rnd, *ftz, *sat, *dst, src, mask),
+            InstKind::Set {
+                cmp,
+                dty,
+                ty,
+                ftz,
+                dst,
+                a,
+                b,
+                combine,
+            } => self.set(*cmp, *dty, *ty, *ftz, *dst, a, b, *combine, mask),
+            InstKind::SetpPacked {
+                cmp,
+                ty,
+                ftz,
+                dst_lo,
+                dst_hi,
+                a,
+                b,
+                combine,
+            } => self.setp_packed(*cmp, *ty, *ftz, *dst_lo, *dst_hi, a, b, *combine, mask),
+            InstKind::Bits { op, ty, dst, srcs } => self.bits(*op, *ty, *dst, srcs, mask),
+            InstKind::CvtX { op, dst, srcs } => self.cvtx(*op, *dst, srcs, mask),
+            InstKind::Sfu {
+                op,
+                ty,
+                approx,
+                rnd,
+                ftz,
+                dst,
+                src,
+            } => self.sfu(*op, *ty, *approx, *rnd, *ftz, *dst, src, mask),
+            InstKind::Half {
+                op,
+                ty,
+                mode,
+                dst,
+                srcs,
+            } => self.half(*op, *ty, *mode, *dst, srcs, mask),
+            InstKind::Carry {
+                op,
+                ty,
+                dst,
+                srcs,
+                cc_in,
+                cc_out,
+            } => self.carry(*op, *ty, *dst, srcs, *cc_in, *cc_out, mask),
+            InstKind::MinMax { op, ty, dst, a, b } => self.minmax_ext(*op, *ty, *dst, a, b, mask),
+            InstKind::Copysign { ty, dst, a, b } => self.copysign(*ty, *dst, a, b, mask),
+            InstKind::Testp { op, ty, dst, src } => self.testp(*op, *ty, *dst, src, mask),
+            InstKind::Video { op, dst, srcs } => self.video(op, *dst, srcs, mask),
+            _ => Err(JitError::Codegen(format!(
+                "instruction {:?} reached the value families' lowering",
+                i.id
+            ))),
         }
     }
 

@@ -4,7 +4,8 @@
 //! cluster-wide sum through `map_shared_rank`, a ring exchange in a 2-D cluster — and
 //! hand-written PTX (`cluster_ops.ptx`, accepted by ptxas) for `ld`/`st`/`atom`/`red`
 //! on `.shared::cluster`, `mapa`, `getctarank`, `cvta{.to}.shared::cluster`,
-//! `isspacep.shared::cluster`, `barrier.cluster` and its misuses. Cluster shapes come
+//! `isspacep.shared::cluster`, `barrier.cluster` and its misuses, and `cvta.to.shared` of
+//! another CTA's window (`remote_cvta.ptx`). Cluster shapes come
 //! from `.reqnctapercluster` or from `LaunchConfig::cluster`. Every output is compared
 //! with a Rust reference computed here, on both backends.
 
@@ -187,4 +188,25 @@ fn errors(backend: Backend) {
     assert_eq!(dev.read::<u32>(&out).unwrap(), vec![64]);
 }
 
-both_backends!(hist, cluster_sum, ring, ops, errors);
+/// `cvta.to.shared` of another CTA's window (a generic address from `mapa`) gives that
+/// window's `.shared::cluster` address; of the own window, the plain offset.
+fn remote_cvta(backend: Backend) {
+    let dev = device();
+    let m = module(&dev, "cluster/remote_cvta.ptx", backend);
+    let out = zeroed(&dev, 4 * 64 * 4);
+    let c = cfg([4, 1, 1], [32, 1, 1], backend).cluster([2, 1, 1]);
+    launch(&dev, &m, "remote_cvta", &c, &[arg(&out)], "remote_cvta");
+    // Block b has rank b % 2; its partner is rank (b % 2) ^ 1. Each thread t of rank r
+    // wrote r * 100 + t.
+    let mut want = vec![0u32; 4 * 64];
+    for b in 0..4u32 {
+        let rank = b % 2;
+        for t in 0..32u32 {
+            want[(b * 64 + t) as usize] = (rank ^ 1) * 100 + t;
+            want[(b * 64 + 32 + t) as usize] = rank * 100 + t;
+        }
+    }
+    assert_eq!(dev.read::<u32>(&out).unwrap(), want);
+}
+
+both_backends!(hist, cluster_sum, ring, ops, errors, remote_cvta);

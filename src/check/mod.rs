@@ -198,6 +198,11 @@ pub struct Cx<'a> {
     var_kernels: Vec<shreach::KernelSet>,
     /// Registers declared so far in the module (bounded by `func::MAX_REGS`).
     pub total_regs: usize,
+    /// The module can make generic addresses of other CTAs' shared windows
+    /// ([`shreach::makes_remote_generic`]): `cvta.to.shared.u64` is then checked as
+    /// `cvta.to.shared::cluster.u64`, which gives the same offset for the executing CTA's
+    /// window and the `.shared::cluster` address for another CTA's, as a GPU does.
+    pub remote_shared: bool,
 }
 
 /// Layout of a declared variable: element type, element count and alignment.
@@ -310,6 +315,7 @@ impl<'a> Cx<'a> {
     /// First pass: functions, module variables and the shared-window layout, in order.
     fn declare(&mut self, ast: &ast::Module) -> Result<(), PtxError> {
         self.reach = shreach::shared_reach(ast);
+        self.remote_shared = shreach::makes_remote_generic(ast);
         for (i, item) in ast.items.iter().enumerate() {
             match item {
                 Item::Func(f) => {

@@ -250,3 +250,28 @@ pub fn shared_reach(ast: &ast::Module) -> SharedReach {
     }
     out
 }
+
+/// Whether the module can make a generic address of another CTA's shared memory: some
+/// function uses `mapa` or `cvta.shared::cluster` (the only sources of such addresses;
+/// a generic shared address passed between CTAs names the reader's own window, as on a
+/// GPU). Then `cvta.to.shared` must map a remote window's generic address to its
+/// `.shared::cluster` address (see `Cx::remote_shared`).
+pub fn makes_remote_generic(ast: &ast::Module) -> bool {
+    fn scan(b: &ast::Block, depth: u32) -> bool {
+        depth <= crate::parse::MAX_DEPTH
+            && b.stmts.iter().any(|s| match s {
+                Stmt::Inst(i) => {
+                    i.opcode.name == "mapa"
+                        || (i.opcode.name == "cvta"
+                            && !i.mods.iter().any(|m| m.name == "to")
+                            && i.mods.iter().any(|m| m.name == "shared::cluster"))
+                }
+                Stmt::Block(inner) => scan(inner, depth + 1),
+                _ => false,
+            })
+    }
+    ast.items.iter().any(|item| match item {
+        Item::Func(f) => f.body.as_ref().is_some_and(|b| scan(b, 0)),
+        _ => false,
+    })
+}

@@ -26,7 +26,12 @@ impl Fx<'_, '_> {
 
     /// The address operand `a` (a 32- or 64-bit register, or with `space`
     /// `.shared::cluster` a `.shared` variable with an optional offset), unbracketed.
-    fn cluster_addr(&self, op: &ast::Operand, space: Space, m: &Mods) -> Result<Address, PtxError> {
+    pub(super) fn cluster_addr(
+        &self,
+        op: &ast::Operand,
+        space: Space,
+        m: &Mods,
+    ) -> Result<Address, PtxError> {
         let ast::Operand::Value(e) = op else {
             return Err(self.err(op.loc(), "expected an address register or variable"));
         };

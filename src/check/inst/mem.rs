@@ -7,7 +7,7 @@ use crate::check::func::Fx;
 use crate::check::memqual::{MemOp, MemQuals, Sem};
 use crate::check::operand::Val;
 use crate::ir::Fit;
-use crate::ir::{AddrBase, Address, InstKind, Operand, Space, Type};
+use crate::ir::{AddrBase, Address, AsyncOp, InstKind, Operand, Space, Type};
 use crate::parse::ast::{self, Instruction};
 use crate::parse::PtxError;
 
@@ -286,6 +286,24 @@ impl Fx<'_, '_> {
                 m.loc,
                 format!("type {ty} is not valid for '{}' (use .u32 or .u64)", m.text),
             ));
+        }
+        let reg_src = matches!(i.operands.get(1), Some(ast::Operand::Value(e))
+            if matches!(self.value(e), Ok(Val::Reg(..))));
+        if to && space == Space::Shared && ty == Type::U64 && self.cx.remote_shared && reg_src {
+            // A generic address of another CTA's window (from `mapa`) converts to that
+            // window's `.shared::cluster` address, as on a GPU (`Cx::remote_shared`).
+            self.nops(i, m, 2)?;
+            let a = self.cluster_addr(&i.operands[1], Space::Generic, m)?;
+            let d = self.dst(&i.operands[0], ty, Fit::Strict)?;
+            return Ok(InstKind::Async {
+                op: AsyncOp::ClusterCvta {
+                    to_generic: false,
+                    wide: true,
+                },
+                dsts: vec![Some(d)],
+                addrs: vec![(Space::Generic, a)],
+                srcs: vec![],
+            });
         }
         self.nops_range(i, m, 2)?;
         let dst = self.dst(&i.operands[0], ty, Fit::Strict)?;

@@ -61,6 +61,27 @@ impl Fx<'_, '_> {
                 ))
             }
         };
+        let mode = self.half_mode(op, bf, m)?;
+        let n = op.arity();
+        self.nops(i, m, n + 1)?;
+        let dst = self.dst(&i.operands[0], ty, Fit::Strict)?;
+        let srcs = i.operands[1..]
+            .iter()
+            .map(|o| self.src(o, ty, Fit::Strict))
+            .collect::<Result<Vec<_>, _>>()?;
+        Ok(InstKind::Half {
+            op,
+            ty,
+            mode,
+            dst,
+            srcs,
+        })
+    }
+
+    /// The modifiers of half-precision `op` (`bf`: a bf16 type) other than its type, as
+    /// ptxas accepts them: `.rn` (required on `fma`), `.approx` (`ex2`/`tanh` only),
+    /// `.ftz`, `.sat`, `.relu`, `.NaN`, `.xorsign.abs`, `.oob`.
+    fn half_mode(&self, op: HalfOp, bf: bool, m: &mut Mods) -> Result<HalfMode, PtxError> {
         let arith = matches!(op, HalfOp::Add | HalfOp::Sub | HalfOp::Mul | HalfOp::Fma);
         let minmax = matches!(op, HalfOp::Min | HalfOp::Max);
         let text = m.text.clone();
@@ -173,20 +194,7 @@ impl Fx<'_, '_> {
             xorsign_abs: xorsign.is_some(),
             oob: oob.is_some(),
         };
-        let n = op.arity();
-        self.nops(i, m, n + 1)?;
-        let dst = self.dst(&i.operands[0], ty, Fit::Strict)?;
-        let srcs = i.operands[1..]
-            .iter()
-            .map(|o| self.src(o, ty, Fit::Strict))
-            .collect::<Result<Vec<_>, _>>()?;
-        Ok(InstKind::Half {
-            op,
-            ty,
-            mode,
-            dst,
-            srcs,
-        })
+        Ok(mode)
     }
 
     /// `set.cmp{.bool}{.ftz}.dty.ty d, a, b{, {!}c}` with `ty` = `.f16x2` or `.bf16x2`:

@@ -146,32 +146,7 @@ impl Fx<'_, '_> {
         let base = name.trim_end_matches(['2', '4']);
         let (loc, text) = (m.loc, m.text.clone());
         let bad = |fx: &Self, what: &str| fx.err(loc, format!("'{text}': {what}"));
-        let cmp = if base == "vset" {
-            let c = match m.one_of(&["eq", "ne", "lt", "le", "gt", "ge"]) {
-                Some("eq") => VideoCmp::Eq,
-                Some("ne") => VideoCmp::Ne,
-                Some("lt") => VideoCmp::Lt,
-                Some("le") => VideoCmp::Le,
-                Some("gt") => VideoCmp::Gt,
-                Some(_) => VideoCmp::Ge,
-                None => return Err(bad(self, "needs a comparison")),
-            };
-            Some(c)
-        } else {
-            None
-        };
-        let kind = match base {
-            "vadd" => VideoKind::Add,
-            "vsub" => VideoKind::Sub,
-            "vabsdiff" => VideoKind::Absdiff,
-            "vmin" => VideoKind::Min,
-            "vmax" => VideoKind::Max,
-            "vavrg" => VideoKind::Avrg,
-            "vshl" => VideoKind::Shl,
-            "vshr" => VideoKind::Shr,
-            "vmad" => VideoKind::Mad,
-            _ => VideoKind::Set(cmp.unwrap_or(VideoCmp::Eq)),
-        };
+        let (kind, cmp) = self.video_kind(base, m)?;
         let types: Vec<Type> = m.types().into_iter().map(|(t, _)| t).collect();
         let signed = |t: &Type| match t {
             Type::S32 => Some(true),
@@ -293,5 +268,41 @@ impl Fx<'_, '_> {
             srcs.push(self.src(&d.operand, Type::U32, Fit::Strict)?);
         }
         Ok(InstKind::Video { op, dst, srcs })
+    }
+
+    /// The operation of video instruction `base` (`vadd` ... `vset`, lane count already
+    /// taken off) and, for `vset`, its comparison modifier.
+    fn video_kind(
+        &self,
+        base: &str,
+        m: &mut Mods,
+    ) -> Result<(VideoKind, Option<VideoCmp>), PtxError> {
+        let cmp = if base == "vset" {
+            let c = match m.one_of(&["eq", "ne", "lt", "le", "gt", "ge"]) {
+                Some("eq") => VideoCmp::Eq,
+                Some("ne") => VideoCmp::Ne,
+                Some("lt") => VideoCmp::Lt,
+                Some("le") => VideoCmp::Le,
+                Some("gt") => VideoCmp::Gt,
+                Some(_) => VideoCmp::Ge,
+                None => return Err(self.err(m.loc, format!("'{}': needs a comparison", m.text))),
+            };
+            Some(c)
+        } else {
+            None
+        };
+        let kind = match base {
+            "vadd" => VideoKind::Add,
+            "vsub" => VideoKind::Sub,
+            "vabsdiff" => VideoKind::Absdiff,
+            "vmin" => VideoKind::Min,
+            "vmax" => VideoKind::Max,
+            "vavrg" => VideoKind::Avrg,
+            "vshl" => VideoKind::Shl,
+            "vshr" => VideoKind::Shr,
+            "vmad" => VideoKind::Mad,
+            _ => VideoKind::Set(cmp.unwrap_or(VideoCmp::Eq)),
+        };
+        Ok((kind, cmp))
     }
 }

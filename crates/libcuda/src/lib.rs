@@ -98,21 +98,40 @@ pub const DRIVER_VERSION: i32 = 13050;
 /// Result type inside the library: `Err` is a `CUresult` error code.
 pub type Res<T = ()> = Result<T, CUresult>;
 
-/// Runs `f` behind the C boundary: a panic becomes `CUDA_ERROR_UNKNOWN`.
+/// Runs `f` behind the C boundary: a panic becomes `CUDA_ERROR_UNKNOWN`. Under
+/// `PTXJIT_CUDA_TRACE` every error returned is logged with the place of the call
+/// (the API function's source line), so the driver call behind a client's error can
+/// be found.
+#[track_caller]
 pub fn guard(f: impl FnOnce() -> Res) -> CUresult {
-    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(f)) {
+    let r = match std::panic::catch_unwind(std::panic::AssertUnwindSafe(f)) {
         Ok(Ok(())) => CUDA_SUCCESS,
         Ok(Err(e)) => e,
         Err(_) => {
             log("ptxjit-cuda: internal panic caught at the API boundary");
             CUDA_ERROR_UNKNOWN
         }
+    };
+    if r != CUDA_SUCCESS && tracing() {
+        let at = std::panic::Location::caller();
+        log(&format!(
+            "ptxjit-cuda: error {r} returned at {}:{}",
+            at.file(),
+            at.line()
+        ));
     }
+    r
+}
+
+/// Whether `PTXJIT_CUDA_TRACE` is set (read once).
+pub fn tracing() -> bool {
+    static ON: OnceLock<bool> = OnceLock::new();
+    *ON.get_or_init(|| std::env::var_os("PTXJIT_CUDA_TRACE").is_some())
 }
 
 /// The body of every generated stub.
 pub fn not_supported(name: &str) -> CUresult {
-    if std::env::var_os("PTXJIT_CUDA_TRACE").is_some() {
+    if tracing() {
         log(&format!("ptxjit-cuda: {name} is not supported"));
     }
     CUDA_ERROR_NOT_SUPPORTED

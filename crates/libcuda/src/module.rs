@@ -377,6 +377,27 @@ fn const_bytes(ir: &ptxjit::ir::Module) -> i32 {
     i32::try_from(end).unwrap_or(i32::MAX)
 }
 
+/// `CU_FUNC_ATTRIBUTE_PTX_VERSION`: the virtual architecture the function's PTX was
+/// written for, major × 10 + minor, from the module's `.target` (`sm_100` → 100,
+/// `sm_90a` → 90), as a driver reports it (`compute_90` PTX → 90), not the PTX ISA
+/// version of `.version`. CUB (thrust, CuPy's sort) multiplies it by 10 to pick the
+/// tuning policy its kernels were compiled with (`__CUDA_ARCH__`), and fails with
+/// `cudaErrorInvalidDeviceFunction` when it matches none of the compiled architectures.
+/// A module without an `sm_` target reports the device's compute capability.
+pub fn ptx_arch(ir: &ptxjit::ir::Module) -> i32 {
+    ir.target
+        .iter()
+        .find_map(|t| {
+            let digits: String = t
+                .strip_prefix("sm_")?
+                .chars()
+                .take_while(char::is_ascii_digit)
+                .collect();
+            digits.parse().ok()
+        })
+        .unwrap_or(device::CC.0 * 10 + device::CC.1)
+}
+
 #[no_mangle]
 pub unsafe extern "C" fn cuFuncGetAttribute(pi: *mut i32, attr: u32, h: CUfunction) -> CUresult {
     guard(|| {
@@ -393,7 +414,7 @@ pub unsafe extern "C" fn cuFuncGetAttribute(pi: *mut i32, attr: u32, h: CUfuncti
                 2 => const_bytes(ir),
                 3 => f.local_size as i32,
                 4 => 32,
-                5 => (ir.version.0 * 10 + ir.version.1) as i32,
+                5 => ptx_arch(ir),
                 6 => device::CC.0 * 10 + device::CC.1,
                 7 => 0,
                 8 => e.max_dyn_shared,

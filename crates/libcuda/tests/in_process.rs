@@ -683,3 +683,37 @@ fn shared_size_attribute_is_per_kernel() {
         assert_eq!(cuModuleUnload(m), 0);
     }
 }
+
+/// `CU_FUNC_ATTRIBUTE_PTX_VERSION` is the virtual architecture of the function's PTX
+/// (`.target`, major × 10 + minor), not the `.version` of the PTX ISA: CUB multiplies
+/// it by 10 and compares it with the `__CUDA_ARCH__` values its kernels were compiled
+/// for (thrust in CuPy's sort fails with `cudaErrorInvalidDeviceFunction` on 88 for
+/// `.version 8.8`/`.target sm_100` PTX). `BINARY_VERSION` stays the device's 9.0.
+/// Each module passes ptxas 12.9 (`ptxas -arch=<target>`).
+#[test]
+fn ptx_version_attribute_is_the_target_arch() {
+    unsafe {
+        setup();
+        for (version, target, want) in [
+            ("8.8", "sm_100", 100),
+            ("7.0", "sm_70", 70),
+            ("8.0", "sm_90a", 90),
+        ] {
+            let src = CString::new(format!(
+                ".version {version}\n.target {target}\n.address_size 64\n\
+                 .visible .entry e()\n{{\n    ret;\n}}\n"
+            ))
+            .unwrap();
+            let mut m = null_mut();
+            assert_eq!(cuModuleLoadData(&mut m, src.as_ptr() as *const c_void), 0);
+            let mut f = null_mut();
+            assert_eq!(cuModuleGetFunction(&mut f, m, c"e".as_ptr()), 0);
+            let mut v = -1;
+            assert_eq!(cuFuncGetAttribute(&mut v, 5, f), 0);
+            assert_eq!(v, want, "{target}");
+            assert_eq!(cuFuncGetAttribute(&mut v, 6, f), 0);
+            assert_eq!(v, 90, "{target}: binary version");
+            assert_eq!(cuModuleUnload(m), 0);
+        }
+    }
+}

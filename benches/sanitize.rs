@@ -11,7 +11,8 @@
 //! sanitizer runs the normal JIT code: the instrumented variant is a separate compile
 //! made only for the first sanitized launch, so the sanitizers cost nothing when off.
 //!
-//! `cargo bench --bench sanitize` (`-- --quick`: fewer repetitions).
+//! `cargo bench --bench sanitize` (`-- --quick`: fewer repetitions; `-- --only=NAME`:
+//! the kernels whose name contains NAME).
 
 use ptxjit::jit::JitTier;
 use ptxjit::{Backend, Buffer, Device, DeviceOptions, KernelArg, LaunchConfig, SanitizeOptions};
@@ -173,6 +174,7 @@ fn time(
 fn main() {
     let quick = std::env::args().any(|a| a == "--quick");
     let reps = if quick { 2 } else { 5 };
+    let only = std::env::args().find_map(|a| a.strip_prefix("--only=").map(str::to_owned));
     let modes = [
         "memcheck",
         "initcheck",
@@ -200,6 +202,9 @@ fn main() {
     );
     println!("|---|---|---|{}", "---|".repeat(modes.len()));
     for k in kernels() {
+        if only.as_ref().is_some_and(|o| !k.name.contains(o.as_str())) {
+            continue;
+        }
         let m1 = one.load_ptx(k.src, k.name).unwrap();
         let mm = many.load_ptx(k.src, k.name).unwrap();
         let (base_wall, base) = time(&one, &m1, &k, SanitizeOptions::default(), reps);

@@ -14,6 +14,8 @@ use crate::exec::sreg::SregCtx;
 use crate::ir::{InstId, Space};
 use std::sync::Arc;
 
+mod run;
+
 /// Number of lanes in a warp.
 pub const WARP_SIZE: usize = 32;
 
@@ -390,6 +392,14 @@ pub unsafe fn access(
     addrs: &[u64; WARP_SIZE],
     data: *mut u8,
 ) -> Result<(), Stopped> {
+    // A sanitized coalesced access: checked and copied as one range when it is clean.
+    // SAFETY: the caller's contract (env valid).
+    if unsafe { (*ctx.env).san.is_some() } {
+        // SAFETY: the caller's contract.
+        if let Some(r) = unsafe { run::access_or_run(ctx, req, addrs, data) } {
+            return r;
+        }
+    }
     // SAFETY: the caller's contract.
     let host = unsafe { resolve_with(ctx, req, addrs, false)? };
     let mut mask = req.mask;

@@ -19,4 +19,5 @@ PTXAS="${PTXAS:-$("$PY" -c 'import nvidia.cuda_nvcc, os; print(os.path.join(list
 "$PTXAS" --gpu-name sm_70 --warning-as-error -o /dev/null "$here/bugs_hand.ptx"
 "$PTXAS" --gpu-name sm_70 --warning-as-error -o /dev/null "$here/used_bytes_hand.ptx"
 "$PTXAS" --gpu-name sm_70 --warning-as-error -o /dev/null "$here/range_hand.ptx"
+"$PTXAS" --gpu-name sm_70 --warning-as-error -o /dev/null "$here/run_hand.ptx"
 echo "regenerated and validated"

@@ -71,6 +71,7 @@ pub struct Fault {
 pub mod ctarace;
 pub mod finding;
 mod heapcheck;
+mod paged;
 pub mod race;
 mod range;
 pub mod shadow;
@@ -83,7 +84,7 @@ use crate::ir::{InstId, Space};
 use race::{Acc, ByteRec, Hazard, Now};
 use shadow::{Bits, InitMap};
 use std::collections::{HashMap, HashSet};
-use std::hash::{BuildHasherDefault, Hasher};
+use std::hash::Hasher;
 use std::sync::{Arc, Mutex, MutexGuard};
 
 /// The sanitizer state of one launch.
@@ -118,8 +119,8 @@ struct State {
     shared_init: Bits,
     local_init: Bits,
     shared_race: Vec<ByteRec>,
-    /// Global bytes by 8-byte word.
-    global_race: HashMap<u64, [ByteRec; 8], BuildHasherDefault<AddrHasher>>,
+    /// Global bytes the CTA touched, by page.
+    global_race: paged::PagedRecs,
     /// Global memory across the launch's CTAs.
     cta_race: ctarace::CtaShadow,
 }
@@ -519,16 +520,7 @@ impl Sanitizer {
                     check(&mut shared_race[lo..hi]);
                 }
                 Place::Local(_) => return,
-                // One hash lookup per 8-byte word.
-                Place::Global => {
-                    let (mut a, end) = (h, h + len);
-                    while a < end {
-                        let stop = ((a | 7) + 1).min(end);
-                        let word = global_race.entry(a & !7).or_default();
-                        check(&mut word[(a & 7) as usize..(stop - (a & !7)) as usize]);
-                        a = stop;
-                    }
-                }
+                Place::Global => global_race.each_mut(h, h + len, |_, recs| check(recs)),
             }
         }
         if hit.is_none() && matches!(place, Place::Global) {

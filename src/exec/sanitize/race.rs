@@ -57,6 +57,7 @@ pub struct Now<'a> {
 
 impl Now<'_> {
     /// Whether `prev` is ordered before `cur` (or is no access, or the same thread's).
+    #[inline]
     fn ordered(&self, prev: &Acc, cur: &Acc) -> bool {
         if prev.epoch == 0 || prev.epoch != self.epoch || prev.tid == cur.tid {
             return true;
@@ -66,6 +67,7 @@ impl Now<'_> {
     }
 
     /// Whether `prev` and `cur` may race: not ordered, and not lanes of one execution.
+    #[inline]
     fn concurrent(&self, prev: &Acc, cur: &Acc) -> bool {
         !self.ordered(prev, cur) && prev.exec != cur.exec
     }
@@ -84,6 +86,7 @@ impl Now<'_> {
 
     /// The first race access `cur` (`write`) of one byte would find, changing nothing
     /// (the check of [`Now::access`]).
+    #[inline]
     pub fn hazard(&self, rec: &ByteRec, cur: &Acc, write: bool) -> Option<Hazard> {
         let exempt_ww = |p: &Acc| p.atomic && cur.atomic;
         let exempt_rw = |p: &Acc| p.atomic || (write && cur.atomic);
@@ -109,6 +112,7 @@ impl Now<'_> {
     }
 
     /// Records access `cur` (`write`) of one byte (the update of [`Now::access`]).
+    #[inline]
     pub fn record(&self, rec: &mut ByteRec, cur: Acc, write: bool) {
         if write {
             // Reads stay recorded: a read by thread A, then A's write, then B's write

@@ -16,6 +16,7 @@ use super::ctarace::CtaAcc;
 use super::race::{Acc, Now};
 use super::shadow::InitMap;
 use super::{AccessShape, Sanitizer, State, WarpView};
+use crate::ir::Space;
 
 /// A warp's contiguous access: lanes `l0 .. l0 + n` at host bytes `[h, h + n * len)`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -76,6 +77,41 @@ impl Sanitizer {
             }
         }
         Some(RunPlace::Global)
+    }
+
+    /// Whether initcheck or racecheck look at the bytes of accesses in `space` (not
+    /// `.param`'s); if not, [`Sanitizer::accesses`] does nothing.
+    pub fn checks_accesses(&self, space: Space) -> bool {
+        (self.opts.initcheck || self.opts.racecheck) && space != Space::Param
+    }
+
+    /// The range entry of the checked access path (`exec::ctx`'s run entry): initcheck
+    /// and racecheck of a plain access by lanes `l0 .. l0 + n` at host bytes
+    /// `[h, h + n * len)`, every lane's access already valid. When no byte gives a
+    /// finding, records the accesses (as [`Sanitizer::accesses`] would) and returns
+    /// true; otherwise changes nothing and returns false, and the caller takes the
+    /// per-lane path.
+    pub fn run_accesses(&self, w: &WarpView, req: &AccessShape, l0: u32, n: u32, h: u64) -> bool {
+        if !self.checks_accesses(req.space) {
+            return true;
+        }
+        if !req.write && self.used_span(req.inst, req.len).is_some() {
+            return false;
+        }
+        let mut s = self.state();
+        let mut init = self
+            .opts
+            .initcheck
+            .then(|| self.init.lock().unwrap_or_else(|e| e.into_inner()));
+        // The execution number `accesses` gives it (kept only when the run is clean:
+        // the per-lane path then numbers the execution itself).
+        let exec = s.exec;
+        s.exec = exec.wrapping_add(1);
+        let clean = self.run_access(&mut s, init.as_deref_mut(), w, req, &Run { l0, n, h });
+        if !clean {
+            s.exec = exec;
+        }
+        clean
     }
 
     /// initcheck and racecheck of run `r` of a plain (not atomic) access, whose
@@ -178,20 +214,15 @@ impl Sanitizer {
             }
             RunPlace::Global => {
                 let end = r.h + total;
-                // The CTA's own accesses, by 8-byte word (`lane_at`: whose byte `b` is).
+                // The CTA's own accesses (`lane_at`: whose byte `b` is).
                 let lane_at = |b: u64| ((b - r.h) >> req.len.trailing_zeros()) as usize;
-                let mut a = r.h & !7;
-                while a < end {
-                    if let Some(word) = global_race.get(&a) {
-                        let (from, to) = (r.h.max(a), end.min(a + 8));
-                        for b in from..to {
-                            let rec = &word[(b - a) as usize];
-                            if now.hazard(rec, &cur(lane_at(b)), write).is_some() {
-                                return false;
-                            }
-                        }
-                    }
-                    a += 8;
+                let raced = global_race.any(r.h, end, |a, recs| {
+                    (a..)
+                        .zip(recs)
+                        .any(|(b, rec)| now.hazard(rec, &cur(lane_at(b)), write).is_some())
+                });
+                if raced {
+                    return false;
                 }
                 // The launch's other CTAs.
                 let cta = cta_race.cta(w.ctaid);
@@ -205,15 +236,11 @@ impl Sanitizer {
                 if cta_race.would_race(r.h, total, &cacc, write) {
                     return false;
                 }
-                let mut a = r.h & !7;
-                while a < end {
-                    let word = global_race.entry(a).or_default();
-                    let (from, to) = (r.h.max(a), end.min(a + 8));
-                    for b in from..to {
-                        now.record(&mut word[(b - a) as usize], cur(lane_at(b)), write);
+                global_race.each_mut(r.h, end, |a, recs| {
+                    for (b, rec) in (a..).zip(recs) {
+                        now.record(rec, cur(lane_at(b)), write);
                     }
-                    a += 8;
-                }
+                });
                 cta_race.record_run(r.h, req.len, r.n, cacc, write);
             }
         }

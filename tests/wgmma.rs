@@ -759,8 +759,8 @@ fn random_f16_matches_mma_numerics() {
     assert_eq!(got, d_regs(&f, &want, 128), "random f16 inputs");
 }
 
-/// A descriptor that differs between the lanes of a warp stops the launch with an
-/// error naming the instruction; a descriptor past the CTA's shared memory is a fault.
+/// A descriptor or scale-d that differs between the lanes of a warp stops the launch
+/// with an error naming the instruction; a descriptor past the CTA's shared memory is a fault.
 #[test]
 fn lane_dependent_and_out_of_window_descriptors_fail() {
     let dev = device();
@@ -775,6 +775,14 @@ fn lane_dependent_and_out_of_window_descriptors_fail() {
         assert!(
             e.contains("lane 1's A descriptor 0x1 differs from lane 0's (0x0)")
                 && e.contains("wgmma.mma_async"),
+            "{backend:?}: {e}"
+        );
+        let e = dev
+            .launch(&m, "wg_lane_scale", &c, &[arg(&d)])
+            .expect_err("lane-dependent scale-d")
+            .to_string();
+        assert!(
+            e.contains("lane 1's scale-d (1) differs from lane 0's (0)"),
             "{backend:?}: {e}"
         );
         let f = find("f16_f32_n8");

@@ -134,6 +134,17 @@ pub unsafe fn exec(
     let b = unsafe { read_elems(ctx, inst, bbits, &addrs)? };
     let c0 = a_words + 2;
     let c = words.get(c0..c0 + op.d_regs()).unwrap_or(&[]);
-    let scale_d = words.get(c0 + op.d_regs()).is_some_and(|s| s[0] != 0);
-    Ok(ops::warp_mma(op, &a, &b, c, scale_d))
+    let scale = words
+        .get(c0 + op.d_regs())
+        .copied()
+        .unwrap_or([0; WARP_SIZE]);
+    if let Some(l) = (1..WARP_SIZE).find(|&l| (scale[l] != 0) != (scale[0] != 0)) {
+        let msg = format!(
+            "wgmma.mma_async: lane {l}'s scale-d ({}) differs from lane 0's ({}): it must be the same in every lane",
+            scale[l], scale[0]
+        );
+        // SAFETY: the caller's contract.
+        return unsafe { fail(ctx, msg, inst, l) };
+    }
+    Ok(ops::warp_mma(op, &a, &b, c, scale[0] != 0))
 }

@@ -488,8 +488,8 @@ fn unsupported_is_located_at_the_opcode() {
         "e.ptx:11:2: error: instruction 'atom.global.add.b128' is not supported yet"
     );
     assert_eq!(
-        body_err("\t@%p1 wgmma.fence.sync.aligned;"),
-        "e.ptx:11:7: error: instruction 'wgmma.fence.sync.aligned' is not supported yet"
+        body_err("\t@%p1 tcgen05.fence::before_thread_sync;"),
+        "e.ptx:11:7: error: instruction 'tcgen05.fence::before_thread_sync' is not supported yet"
     );
     // Supported since the bit-manipulation family landed: only `.sat` on other types is
     // rejected.
@@ -519,8 +519,8 @@ fn unsupported_is_located_at_the_opcode() {
     );
     // Unsupported instructions in unreachable code are still reported.
     assert_eq!(
-        body_err("\tret;\n\twgmma.fence.sync.aligned;"),
-        "e.ptx:12:2: error: instruction 'wgmma.fence.sync.aligned' is not supported yet"
+        body_err("\tret;\n\ttcgen05.fence::before_thread_sync;"),
+        "e.ptx:12:2: error: instruction 'tcgen05.fence::before_thread_sync' is not supported yet"
     );
     // A call to a function without a body is reported at the call.
     let src = ".version 7.0\n.func f(.param .b32 a);\n.entry k()\n{\n\t.reg .b32 %r;\n\t{\n\t.param .b32 p0;\n\tst.param.b32 [p0], %r;\n\tcall.uni f, (p0);\n\t}\n}\n";

@@ -19,6 +19,7 @@ mod half;
 mod int;
 mod logic;
 mod matrix;
+mod matrix_wgmma;
 mod matrix_wmma;
 mod mem;
 mod minmax3;
@@ -412,6 +413,7 @@ impl Fx<'_, '_> {
                 one(self.warp_op(i, m)?)
             }
             "ldmatrix" | "stmatrix" | "movmatrix" | "mma" | "wmma" => one(self.matrix_op(i, m)?),
+            "wgmma" => self.wgmma(i, m).map(Lowered::Insts),
             "bar" if m.has("warp") => one(self.bar_warp_sync(i, m)?),
             "barrier" if m.any(|x| x == "cluster") => self.barrier_cluster(i, m),
             "mapa" | "getctarank" => one(self.mapa_getctarank(i, m)?),

@@ -85,6 +85,7 @@ pub unsafe fn exec(
             unsafe { wmma_access(ctx, f, inst, space, base, stride, &mut mat, true)? };
             vec![]
         }
+        MatrixOp::Wgmma(w) => unsafe { crate::exec::wgmma::exec(ctx, w, inst, &words)? },
         _ => matrix_ops::eval(op, &words, &rows),
     };
     Ok(matrix_ops::from_words(sig.dtype, sig.dsts, &out))

@@ -30,6 +30,7 @@ pub mod stack;
 pub mod surface;
 pub mod texquery;
 pub mod texture;
+pub mod wgmma;
 
 /// Addresses the runtime assigned to a module's variables, needed by both backends.
 #[derive(Clone, Debug, Default)]

@@ -29,6 +29,54 @@ pub enum MatrixOp {
     /// `wmma.mma.sync.aligned.alayout.blayout.shape...`: the shape's product in the
     /// `wmma` fragment layouts.
     WmmaMma(MmaOp),
+    /// `wgmma.mma_async.sync.aligned.m64nNkK...`: one warp's 16 rows of the warpgroup's
+    /// product (`crate::ops::wgmma`).
+    Wgmma(WgmmaOp),
+}
+
+/// A `wgmma.mma_async` (`D = A * B + scale-d * D`, A `64 x K`, B `K x N`): sources
+/// are A (four `.b32` registers, or its matrix descriptor), B's descriptor, the
+/// accumulator registers (D's own) and scale-d (0 or 1).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct WgmmaOp {
+    /// `N` (8 to 256).
+    pub n: u16,
+    pub dtype: ElemType,
+    pub atype: ElemType,
+    pub btype: ElemType,
+    /// A comes from a matrix descriptor (else from registers).
+    pub a_desc: bool,
+    /// `imm-scale-a` / `imm-scale-b` of -1: the operand is negated.
+    pub neg_a: bool,
+    pub neg_b: bool,
+    /// `imm-trans-a` / `imm-trans-b` of 1: M-major A / N-major B (else K-major).
+    pub trans_a: bool,
+    pub trans_b: bool,
+    pub satfinite: bool,
+    /// `.and.popc` of `.b1`.
+    pub bop: Option<PopcOp>,
+}
+
+impl WgmmaOp {
+    /// `K` of the shape, from the input type.
+    pub fn k(self) -> usize {
+        match self.atype {
+            ElemType::F16 | ElemType::BF16 => 16,
+            ElemType::TF32 => 8,
+            ElemType::B1 => 256,
+            _ => 32,
+        }
+    }
+
+    /// Accumulator registers per lane (`.f16`: two elements per register).
+    pub fn d_regs(self) -> usize {
+        let n = self.n as usize;
+        if self.dtype == ElemType::F16 {
+            n / 4
+        } else {
+            n / 2
+        }
+    }
 }
 
 /// Element types of matrix fragments.
@@ -313,6 +361,18 @@ impl MatrixOp {
                 let mut srcs = vec![f.ty.reg_type(); n];
                 srcs.push(Type::U32);
                 sig(0, Type::B32, srcs)
+            }
+            MatrixOp::Wgmma(w) => {
+                let mut srcs = if w.a_desc {
+                    vec![Type::U64]
+                } else {
+                    vec![Type::B32; 4]
+                };
+                srcs.push(Type::U64);
+                let dty = w.dtype.reg_type();
+                srcs.extend(std::iter::repeat_n(dty, w.d_regs()));
+                srcs.push(Type::U32);
+                sig(w.d_regs(), dty, srcs)
             }
         }
     }

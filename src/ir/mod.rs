@@ -29,7 +29,9 @@ mod half;
 pub use half::{HalfMode, HalfOp, OOB_NAN};
 mod matrix;
 pub use matrix::layout as matrix_layout;
-pub use matrix::{ElemType, Frag, MatrixOp, MatrixSignature, MmaOp, MmaShape, PopcOp, WmmaFrag};
+pub use matrix::{
+    ElemType, Frag, MatrixOp, MatrixSignature, MmaOp, MmaShape, PopcOp, WgmmaOp, WmmaFrag,
+};
 mod index;
 pub use index::{Idx, IdxVec};
 mod int;

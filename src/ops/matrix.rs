@@ -82,7 +82,10 @@ pub fn eval(op: MatrixOp, words: &[[u32; WARP]], rows: &[[u16; 8]; WARP]) -> Vec
         }
         MatrixOp::Mma(m) => mma(false, m, words),
         MatrixOp::WmmaMma(m) => mma(true, m, words),
-        MatrixOp::Stmatrix { .. } | MatrixOp::WmmaLoad(_) | MatrixOp::WmmaStore(_) => vec![],
+        MatrixOp::Stmatrix { .. }
+        | MatrixOp::WmmaLoad(_)
+        | MatrixOp::WmmaStore(_)
+        | MatrixOp::Wgmma(_) => vec![],
     }
 }
 
@@ -447,6 +450,24 @@ pub fn encode(op: MatrixOp) -> u64 {
         MatrixOp::WmmaLoad(f) => frag(4, f),
         MatrixOp::WmmaStore(f) => frag(5, f),
         MatrixOp::WmmaMma(m) => mma(6, m),
+        MatrixOp::Wgmma(w) => {
+            let bop = match w.bop {
+                None => 0,
+                Some(PopcOp::Xor) => 1,
+                Some(PopcOp::And) => 2,
+            };
+            7 | (w.n as u64) << 8
+                | t(w.dtype) << 20
+                | t(w.atype) << 24
+                | t(w.btype) << 28
+                | (w.a_desc as u64) << 32
+                | (w.neg_a as u64) << 33
+                | (w.neg_b as u64) << 34
+                | (w.trans_a as u64) << 35
+                | (w.trans_b as u64) << 36
+                | (w.satfinite as u64) << 37
+                | bop << 38
+        }
     }
 }
 
@@ -501,6 +522,23 @@ pub fn decode_op(d: u64) -> Option<MatrixOp> {
         4 => MatrixOp::WmmaLoad(frag()?),
         5 => MatrixOp::WmmaStore(frag()?),
         6 => MatrixOp::WmmaMma(mma()?),
+        7 => MatrixOp::Wgmma(crate::ir::WgmmaOp {
+            n: (d >> 8 & 0x1ff) as u16,
+            dtype: t(20)?,
+            atype: t(24)?,
+            btype: t(28)?,
+            a_desc: bit(32),
+            neg_a: bit(33),
+            neg_b: bit(34),
+            trans_a: bit(35),
+            trans_b: bit(36),
+            satfinite: bit(37),
+            bop: match d >> 38 & 3 {
+                0 => None,
+                1 => Some(PopcOp::Xor),
+                _ => Some(PopcOp::And),
+            },
+        }),
         _ => return None,
     })
 }

@@ -63,6 +63,16 @@ pub fn dot(op: MmaOp, a: &[u64], b: &[u64], c: u64) -> u64 {
     }
 }
 
+/// [`dot`] for hardware with native products of every input type (`wgmma`): the
+/// `.e4m3`/`.e5m2` products are summed like the other floating-point inputs (one exact
+/// sum of the truncated terms), not through ptxas's f16 emulation of `mma`.
+pub fn dot_native(op: MmaOp, a: &[u64], b: &[u64], c: u64) -> u64 {
+    match op.atype {
+        ElemType::E4M3 | ElemType::E5M2 => dot_float(op, a, b, c),
+        _ => dot(op, a, b, c),
+    }
+}
+
 /// `mma.m8n8k4` `.f16` with an `.f32` result: the H100 has no such `mma`; ptxas runs
 /// `p = fma.rn.f32(a[k], b[k], p)` over `k` in increasing order from `p = +0`, then
 /// `add.rn.f32(C, p)` (`FFMA`/`FADD` in `tests/golden/out_future/mma.sass.gz`). NaN

@@ -29,6 +29,7 @@ pub mod matrix;
 pub mod matrix_num;
 pub mod video;
 pub mod warp;
+pub mod wgmma;
 
 pub use convert::cvt;
 pub use float::{approx_div_huge_divisor, canonical_nan, flush_f32};

@@ -81,6 +81,7 @@ fn image_filter(backend: Backend) {
             channels: 1,
             layered: false,
             surface: false,
+            cubemap: false,
         })
         .expect("array");
     let bytes: Vec<u8> = img.iter().flat_map(|v| v.to_le_bytes()).collect();

@@ -26,6 +26,7 @@ fn queries(backend: Backend) {
             channels: 1,
             layered: false,
             surface: false,
+            cubemap: false,
         })
         .unwrap();
     let desc = TextureDesc {
@@ -46,6 +47,7 @@ fn queries(backend: Backend) {
             channels: 4,
             layered: true,
             surface: true,
+            cubemap: false,
         })
         .unwrap();
     let s = dev.create_surface_object(&sa).unwrap();

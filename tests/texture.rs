@@ -37,6 +37,7 @@ fn array(
             channels: ch,
             layered: false,
             surface,
+            cubemap: false,
         })
         .expect("array");
     dev.write_array(&a, data).expect("write array");
@@ -160,8 +161,8 @@ fn unsupported_texture_forms_are_load_errors() {
             "sust.p.2d.b32.trap",
         ),
         (
-            "tex.level.2d.v4.f32.f32 {%f, %f, %f, %f}, [%t, {%f, %f}], %f;",
-            "tex.level.2d.v4.f32.f32",
+            "tex.2dms.v4.f32.s32 {%f, %f, %f, %f}, [%t, {%r, %r, %r, %r}];",
+            "tex.2dms.v4.f32.s32",
         ),
     ];
     for (inst, name) in forms {

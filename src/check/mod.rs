@@ -203,6 +203,8 @@ pub struct Cx<'a> {
     /// `cvta.to.shared::cluster.u64`, which gives the same offset for the executing CTA's
     /// window and the `.shared::cluster` address for another CTA's, as a GPU does.
     pub remote_shared: bool,
+    /// The `.texref`/`.samplerref`/`.surfref` module variables.
+    pub tex_refs: HashMap<GlobalId, ir::TexRefKind>,
 }
 
 /// Layout of a declared variable: element type, element count and alignment.
@@ -596,6 +598,9 @@ impl<'a> Cx<'a> {
                 return Err(self.err(n.name.loc, "a '<N>' range is only allowed for registers"));
             }
             let sym = match v.space {
+                DeclSpace::Global if matches!(v.dtype.ty, ElemType::Opaque(_)) => {
+                    self.declare_tex_ref(v, n)?
+                }
                 DeclSpace::Global | DeclSpace::Const => {
                     let lay = self.layout(&v.dtype, &n.dims, n.init.as_ref(), n.name.loc)?;
                     let space = if v.space == DeclSpace::Global {
@@ -658,6 +663,59 @@ impl<'a> Cx<'a> {
             self.syms.insert(n.name.name.clone(), ModSym::Var(sym));
         }
         Ok(())
+    }
+
+    /// A module-scope `.global .texref/.samplerref/.surfref name;`: an 8-byte global
+    /// variable (its address is the handle the runtime binds; see [`ir::TexRefKind`]).
+    fn declare_tex_ref(&mut self, v: &ast::VarDecl, n: &ast::DeclName) -> Result<VarSym, PtxError> {
+        let (kind, tn) = match &v.dtype.ty {
+            ElemType::Opaque(tn) => (ir::TexRefKind::from_name(tn), tn.as_str()),
+            ElemType::Scalar(_) => (None, ""),
+        };
+        let kind = match kind {
+            Some(ir::TexRefKind::Sampler) => {
+                // ptxas accepts module `.samplerref`s only with `.target
+                // texmode_independent`.
+                return Err(self.err(
+                    v.dtype.ty_loc,
+                    "type '.samplerref' is not supported yet (independent texturing mode)",
+                ));
+            }
+            Some(k) => k,
+            None => {
+                return Err(self.err(v.dtype.ty_loc, format!("type '.{tn}' is not supported yet")))
+            }
+        };
+        if !n.dims.is_empty() || v.dtype.vec.is_some() {
+            return Err(self.err(
+                n.name.loc,
+                format!("arrays of '.{tn}' are not supported yet"),
+            ));
+        }
+        if n.init.is_some() {
+            return Err(self.err(
+                n.name.loc,
+                format!("'.{tn}' initializers are not supported yet"),
+            ));
+        }
+        let id = GlobalId(self.m.globals.len() as u32);
+        self.m.globals.push(ir::GlobalVar {
+            name: n.name.name.clone(),
+            space: Space::Global,
+            size: 8,
+            align: 8,
+            init: vec![0; 8],
+            relocs: Vec::new(),
+            external: v.linkage == ir::Linkage::Extern,
+            loc: n.name.loc,
+        });
+        self.tex_refs.insert(id, kind);
+        self.m.tex_refs.insert(n.name.name.clone(), kind);
+        Ok(VarSym {
+            space: Space::Global,
+            vref: VarRef::Global(id),
+            call_param: false,
+        })
     }
 
     /// Third pass: initial bytes and relocations of `.global`/`.const` variables.

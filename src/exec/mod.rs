@@ -28,6 +28,7 @@ pub mod split;
 pub mod sreg;
 pub mod stack;
 pub mod surface;
+pub mod texcube;
 pub mod texquery;
 pub mod texture;
 pub mod wgmma;

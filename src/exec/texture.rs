@@ -18,7 +18,7 @@
 //! the most negative value to -1).
 
 use crate::exec::ctx::{self, Stopped, WarpCtx, WARP_SIZE};
-use crate::ir::{InstId, TexGeom, TexOp, Type};
+use crate::ir::{InstId, TexGeom, TexMip, TexOp, Type};
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, RwLock};
@@ -91,8 +91,11 @@ pub struct TexResource {
     pub height: usize,
     pub depth: usize,
     pub layered: bool,
-    /// A linear-memory (`CU_RESOURCE_TYPE_LINEAR`) texture.
+    /// A linear-memory (`CU_RESOURCE_TYPE_LINEAR` or `PITCH2D`) texture.
     pub linear: bool,
+    /// Bytes from one row to the next (`CU_RESOURCE_TYPE_PITCH2D`); 0 for packed rows
+    /// (`width` texels).
+    pub pitch: usize,
 }
 
 impl TexResource {
@@ -100,9 +103,18 @@ impl TexResource {
     pub fn texel_bytes(&self) -> usize {
         self.format.bytes() * self.channels as usize
     }
-    /// Bytes of all texels.
+    /// Bytes from one row to the next.
+    pub fn row_bytes(&self) -> usize {
+        if self.pitch == 0 {
+            self.texel_bytes() * self.width
+        } else {
+            self.pitch
+        }
+    }
+    /// Bytes of all texels (the last row ends after its `width` texels).
     pub fn bytes(&self) -> usize {
-        self.texel_bytes() * self.width * self.height.max(1) * self.depth.max(1)
+        let rows = self.height.max(1) * self.depth.max(1);
+        self.row_bytes() * (rows - 1) + self.texel_bytes() * self.width
     }
     /// Number of spatial dimensions.
     fn dims(&self) -> usize {
@@ -180,6 +192,12 @@ impl TextureTable {
         self.write().insert(h, obj);
         h
     }
+    /// Registers `obj` under `key`, replacing any object there: the binding of a
+    /// module `.texref`/`.surfref`, keyed by the reference variable's device address
+    /// (far above the handles [`TextureTable::insert`] hands out).
+    pub fn insert_at(&self, key: u64, obj: TexObject) {
+        self.write().insert(key, obj);
+    }
     /// Removes an object; false if `handle` is not live.
     pub fn remove(&self, handle: u64) -> bool {
         self.write().remove(&handle).is_some()
@@ -199,8 +217,8 @@ impl TextureTable {
 /// One texel's channels as raw bits (missing channels 0).
 fn load_texel(res: &TexResource, x: usize, y: usize, z: usize) -> [u32; 4] {
     let tb = res.texel_bytes();
-    let idx = (z * res.height.max(1) + y) * res.width + x;
-    let p = res.base as usize + idx * tb;
+    let row = z * res.height.max(1) + y;
+    let p = res.base as usize + row * res.row_bytes() + x * tb;
     let mut out = [0u32; 4];
     let cb = res.format.bytes();
     for (c, o) in out.iter_mut().enumerate().take(res.channels as usize) {
@@ -270,10 +288,11 @@ fn address(i: i64, n: usize, mode: AddressMode, normalized: bool) -> Option<usiz
     } as usize)
 }
 
-/// Float coordinate to (texel index of the lower texel, weight of the upper in 1/256).
-fn split(x: f32, n: usize, normalized: bool, linear: bool) -> (i64, u32) {
+/// Float coordinate to (texel index of the lower texel, weight of the upper in 1/256);
+/// `off` is a texel offset added after scaling (`tex`'s offset operand).
+fn split(x: f32, n: usize, normalized: bool, linear: bool, off: i64) -> (i64, u32) {
     let x = x as f64;
-    let x = if normalized { x * n as f64 } else { x };
+    let x = if normalized { x * n as f64 } else { x } + off as f64;
     if linear {
         // `x - 0.5` in fixed point with 8 fractional bits (rounded to nearest): its
         // integer part picks the texels (so a coordinate just below a texel centre
@@ -343,8 +362,23 @@ fn sign_extend(f: ArrayFormat, raw: [u32; 4]) -> [u32; 4] {
     })
 }
 
-/// One lane's `tex` result (4 words).
-pub fn fetch(obj: &TexObject, geom: TexGeom, ctype: Type, coords: &[u64]) -> [u32; 4] {
+/// A texel offset of `tex`/`tld4`'s offset vector: ptxas packs each element into a
+/// 4-bit field of the hardware's offset register (`LOP3 ... 0xf0` before `TEX.AOFFI` in
+/// its sm_90 output), so only the low 4 bits count, sign-extended (the ISA's range
+/// -8..7).
+pub fn texel_offset(v: u64) -> i64 {
+    ((v as u8) << 4) as i8 as i64 >> 4
+}
+
+/// One lane's `tex` result (4 words); `off` holds the texel offsets per spatial
+/// dimension (zeros without an offset operand).
+pub fn fetch(
+    obj: &TexObject,
+    geom: TexGeom,
+    ctype: Type,
+    coords: &[u64],
+    off: [i64; 3],
+) -> [u32; 4] {
     let Some(td) = obj.tex else { return [0; 4] };
     let res = &obj.res;
     let (layer, c) = if geom.layered() {
@@ -362,11 +396,12 @@ pub fn fetch(obj: &TexObject, geom: TexGeom, ctype: Type, coords: &[u64]) -> [u3
     let mut w = [0u32; 3];
     for d in 0..dims {
         if ctype == Type::F32 {
-            let (i, a) = split(f32::from_bits(c[d] as u32), ext[d], td.normalized, linear);
+            let x = f32::from_bits(c[d] as u32);
+            let (i, a) = split(x, ext[d], td.normalized, linear, off[d]);
             base[d] = i;
             w[d] = a;
         } else {
-            base[d] = c[d] as u32 as i32 as i64;
+            base[d] = c[d] as u32 as i32 as i64 + off[d];
         }
     }
     let sample = |idx: &[i64; 3]| -> [f32; 4] {
@@ -429,23 +464,14 @@ pub fn fetch(obj: &TexObject, geom: TexGeom, ctype: Type, coords: &[u64]) -> [u3
 }
 
 /// One lane's `tld4` result: component `comp` of texels (i, j+1), (i+1, j+1), (i+1, j),
-/// (i, j) of the bilinear footprint.
-pub fn gather(obj: &TexObject, comp: u8, coords: &[u64]) -> [u32; 4] {
+/// (i, j) of the bilinear footprint; `off` the texel offsets as for [`fetch`].
+pub fn gather(obj: &TexObject, comp: u8, coords: &[u64], off: [i64; 2]) -> [u32; 4] {
     let Some(td) = obj.tex else { return [0; 4] };
     let res = &obj.res;
     let ext = [res.width, res.height, res.depth];
-    let (i, _) = split(
-        f32::from_bits(coords[0] as u32),
-        ext[0],
-        td.normalized,
-        true,
-    );
-    let (j, _) = split(
-        f32::from_bits(coords[1] as u32),
-        ext[1],
-        td.normalized,
-        true,
-    );
+    let coord = |d: usize| f32::from_bits(coords[d] as u32);
+    let (i, _) = split(coord(0), ext[0], td.normalized, true, off[0]);
+    let (j, _) = split(coord(1), ext[1], td.normalized, true, off[1]);
     let fl = float_read(res, &td);
     let mut out = [0u32; 4];
     for (k, (dx, dy)) in [(0, 1), (1, 1), (1, 0), (0, 0)].into_iter().enumerate() {
@@ -485,8 +511,9 @@ pub unsafe fn exec(
         let h = srcs[0][lane];
         let obj = table.as_ref().and_then(|t| t.get(h));
         let Some(obj) = obj else {
-            let msg =
-                format!("texture or surface handle {h:#x} of lane {lane} is not a live object");
+            let msg = format!(
+                "texture or surface handle {h:#x} of lane {lane} is not a live object (or a texture or surface reference that is not bound)"
+            );
             // SAFETY: the caller's contract.
             unsafe { ctx::stop_with_error_at(ctx, msg, inst, lane as u32) };
             return Err(Stopped);
@@ -508,13 +535,25 @@ pub unsafe fn exec(
                 if obj.tex.is_none() {
                     return stop(ctx, inst, lane, "tex on a surface object");
                 }
-                fetch(&obj, geom, ctype, &coords).map(u64::from)
+                let off = match lookup_extras(op, &coords) {
+                    Ok(off) => off,
+                    Err(msg) => return stop(ctx, inst, lane, msg),
+                };
+                if geom.cube() {
+                    crate::exec::texcube::fetch_cube(&obj, geom, &coords).map(u64::from)
+                } else {
+                    fetch(&obj, geom, ctype, &coords, off).map(u64::from)
+                }
             }
             TexOp::Tld4 { comp, .. } => {
                 if obj.tex.is_none() {
                     return stop(ctx, inst, lane, "tld4 on a surface object");
                 }
-                gather(&obj, comp, &coords).map(u64::from)
+                let off = match lookup_extras(op, &coords) {
+                    Ok(off) => off,
+                    Err(msg) => return stop(ctx, inst, lane, msg),
+                };
+                gather(&obj, comp, &coords, [off[0], off[1]]).map(u64::from)
             }
             TexOp::Suld { .. } | TexOp::Sust { .. } | TexOp::Sured { .. } => {
                 if obj.tex.is_some() {
@@ -547,6 +586,40 @@ pub unsafe fn exec(
         }
     }
     Ok(out)
+}
+
+/// The texel offsets of a `tex`/`tld4` lane's operands (after the coordinates and any
+/// level of detail, which picks level 0 of the non-mipmapped textures ptxjit has; the
+/// gradients are not sources); a depth-compare operand is an error: its comparison function is sampler
+/// state that CUDA texture objects do not define.
+fn lookup_extras(op: TexOp, ops: &[u64]) -> Result<[i64; 3], &'static str> {
+    let (geom, mip, offset, depth) = match op {
+        TexOp::Tex {
+            geom,
+            mip,
+            offset,
+            depth,
+            ..
+        } => (geom, mip, offset, depth),
+        TexOp::Tld4 { offset, depth, .. } => (TexGeom::D2, TexMip::Base, offset, depth),
+        _ => return Ok([0; 3]),
+    };
+    if depth {
+        return Err("depth compare: the comparison function is sampler state that CUDA texture objects do not define (not supported)");
+    }
+    let mut off = [0i64; 3];
+    if offset {
+        let at = geom.ncoords()
+            + match mip {
+                TexMip::Base => 0,
+                TexMip::Level => 1,
+                TexMip::Grad => 0,
+            };
+        for (d, o) in off.iter_mut().enumerate().take(geom.dims()) {
+            *o = texel_offset(ops[at + d]);
+        }
+    }
+    Ok(off)
 }
 
 fn stop<T>(ctx: &mut WarpCtx, inst: InstId, lane: usize, msg: &str) -> Result<T, Stopped> {

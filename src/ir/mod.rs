@@ -37,7 +37,9 @@ pub use index::{Idx, IdxVec};
 mod int;
 pub use int::{BitOp, PrmtMode};
 mod texture;
-pub use texture::{SurfClamp, TexGeom, TexOp, TexQuery, TexSignature, TEX_QUERIES};
+pub use texture::{
+    SurfClamp, TexGeom, TexMip, TexOp, TexQuery, TexRefKind, TexSignature, TEX_QUERIES,
+};
 mod video;
 pub use video::{VideoCmp, VideoKind, VideoOp, VideoOp2, VideoSel};
 mod kinds;
@@ -126,6 +128,9 @@ pub struct Module {
     /// NVVM's `.pragma "used_bytes_mask N"` before a load: bit i set when byte i of the
     /// access is used (memcheck checks the bounds of the used bytes only).
     pub used_bytes: std::collections::BTreeMap<InstId, u32>,
+    /// Module-scope `.texref`/`.samplerref`/`.surfref` variables by name (each also in
+    /// `globals`: 8 bytes whose address is its handle; see [`TexRefKind`]).
+    pub tex_refs: std::collections::BTreeMap<String, TexRefKind>,
 }
 
 impl Module {

@@ -17,6 +17,10 @@ pub enum TexGeom {
     A1d,
     /// `.a2d`: layer, x, y (and an unused fourth element).
     A2d,
+    /// `.cube`: direction x, y, z (and an unused fourth element); `tex` only.
+    Cube,
+    /// `.acube`: cubemap index, direction x, y, z; `tex` only.
+    Acube,
 }
 
 impl TexGeom {
@@ -25,18 +29,59 @@ impl TexGeom {
         match self {
             TexGeom::D1 => 1,
             TexGeom::D2 | TexGeom::A1d => 2,
-            TexGeom::D3 | TexGeom::A2d => 4,
+            TexGeom::D3 | TexGeom::A2d | TexGeom::Cube | TexGeom::Acube => 4,
+        }
+    }
+    /// Number of elements of `tex`'s offset vector (`.3d`: four, the last ignored).
+    pub fn noffsets(self) -> usize {
+        match self.dims() {
+            3 => 4,
+            n => n,
         }
     }
     pub fn layered(self) -> bool {
-        matches!(self, TexGeom::A1d | TexGeom::A2d)
+        matches!(self, TexGeom::A1d | TexGeom::A2d | TexGeom::Acube)
+    }
+    /// `.cube` or `.acube`.
+    pub fn cube(self) -> bool {
+        matches!(self, TexGeom::Cube | TexGeom::Acube)
     }
     /// Number of spatial dimensions.
     pub fn dims(self) -> usize {
         match self {
             TexGeom::D1 | TexGeom::A1d => 1,
             TexGeom::D2 | TexGeom::A2d => 2,
-            TexGeom::D3 => 3,
+            TexGeom::D3 | TexGeom::Cube | TexGeom::Acube => 3,
+        }
+    }
+}
+
+/// The kind of a module-scope opaque reference variable (`.global .texref`,
+/// `.samplerref`, `.surfref`). Each is an 8-byte module variable whose device address
+/// is its handle: the runtime binds a texture or surface to that address in the
+/// device's texture table, and instructions naming the variable use its address.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum TexRefKind {
+    Texture,
+    Sampler,
+    Surface,
+}
+
+impl TexRefKind {
+    /// The kind of a type name (`texref`, `samplerref`, `surfref`).
+    pub fn from_name(n: &str) -> Option<TexRefKind> {
+        Some(match n {
+            "texref" => TexRefKind::Texture,
+            "samplerref" => TexRefKind::Sampler,
+            "surfref" => TexRefKind::Surface,
+            _ => return None,
+        })
+    }
+    pub fn name(self) -> &'static str {
+        match self {
+            TexRefKind::Texture => "texref",
+            TexRefKind::Sampler => "samplerref",
+            TexRefKind::Surface => "surfref",
         }
     }
 }
@@ -84,18 +129,40 @@ pub const TEX_QUERIES: [TexQuery; 13] = [
     TexQuery::MemoryLayout,
 ];
 
+/// The level-of-detail mode of `tex` (`.base`, `.level`, `.grad`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum TexMip {
+    /// Level 0 (`.base`, the default).
+    Base,
+    /// `.level`: an explicit level of detail operand (of the coordinate type).
+    Level,
+    /// `.grad`: the `dPdx` and `dPdy` gradient vectors (`.f32`).
+    Grad,
+}
+
 /// The operations of [`super::InstKind::Texture`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum TexOp {
-    /// `tex.geom.v4.dtype.ctype d, [t, c]`: `dtype` `F32`/`S32`/`U32`, `ctype` `F32`/`S32`.
+    /// `tex{.mip}.geom.v4.dtype.ctype d, [t, c]{, lod | dPdx, dPdy}{, e}{, f}` (sources: no
+    /// gradients, see [`TexOp::signature`]): `dtype`
+    /// `F32`/`S32`/`U32`, `ctype` `F32`/`S32`; `offset`: the `.s32` offset vector `e`;
+    /// `depth`: the `.f32` depth-compare operand `f`.
     Tex {
         geom: TexGeom,
         dtype: Type,
         ctype: Type,
+        mip: TexMip,
+        offset: bool,
+        depth: bool,
     },
-    /// `tld4.comp.2d.v4.dtype.f32 d, [t, c]`: component `comp` (0 r .. 3 a) of the four
-    /// texels of the bilinear footprint.
-    Tld4 { comp: u8, dtype: Type },
+    /// `tld4.comp.2d.v4.dtype.f32 d, [t, c]{, e}{, f}`: component `comp` (0 r .. 3 a) of
+    /// the four texels of the bilinear footprint; `offset` and `depth` as for `Tex`.
+    Tld4 {
+        comp: u8,
+        dtype: Type,
+        offset: bool,
+        depth: bool,
+    },
     /// `suld.b.geom{.vN}.bB.clamp d, [s, c]`: `bytes` per element (1, 2, 4, 8), `vec`
     /// elements; the x coordinate is in bytes.
     Suld {
@@ -135,7 +202,8 @@ pub enum TexOp {
 pub struct TexSignature {
     /// Result registers, in order.
     pub dsts: Vec<Type>,
-    /// Sources: the handle (`U64`), the coordinates, then any values.
+    /// Sources: the handle (`U64`), the coordinates, then `tex`'s level of detail or
+    /// gradients, offsets and depth-compare value, or `sust`/`sured`'s values.
     pub srcs: Vec<Type>,
 }
 
@@ -184,6 +252,26 @@ impl TexOp {
             } else {
                 coord
             });
+        }
+        let (mip, offset, depth) = match self {
+            TexOp::Tex {
+                mip, offset, depth, ..
+            } => (mip, offset, depth),
+            TexOp::Tld4 { offset, depth, .. } => (TexMip::Base, offset, depth),
+            _ => (TexMip::Base, false, false),
+        };
+        match mip {
+            TexMip::Base => {}
+            TexMip::Level => srcs.push(coord),
+            // The gradients only choose a mipmap level, and ptxjit's textures have one:
+            // the checker validates them and leaves them out.
+            TexMip::Grad => {}
+        }
+        if offset {
+            srcs.extend(std::iter::repeat_n(Type::S32, geom.noffsets()));
+        }
+        if depth {
+            srcs.push(Type::F32);
         }
         let dsts = match self {
             TexOp::Tex { dtype, .. } | TexOp::Tld4 { dtype, .. } => vec![dtype; 4],

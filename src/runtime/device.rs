@@ -467,6 +467,8 @@ pub(crate) struct ModuleInner {
 impl Drop for ModuleInner {
     fn drop(&mut self) {
         for &a in &self.layout.global_addrs {
+            // A `.texref`/`.surfref` binding is keyed by its variable's address.
+            self.device.inner.textures.remove(a);
             let _ = self.device.inner.mem.free(a);
         }
     }

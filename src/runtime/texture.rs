@@ -2,12 +2,17 @@
 //! `cuTexObjectCreate` and `cuSurfObjectCreate` do): an array is a device allocation of
 //! its texels (x fastest, then y, then z or the layer); an object is a handle in the
 //! device's [`crate::exec::texture::TextureTable`], which `tex`/`suld`/`sust` read.
+//! A module's `.texref`/`.surfref` variable ([`Module::tex_ref`]) is bound with
+//! [`Device::bind_tex_ref`] / [`Device::bind_surf_ref`] (what `cuTexRefSet*` and
+//! `cuSurfRefSetArray` do): the binding is an object in the same table under the
+//! variable's address, which is what instructions naming the reference use.
 
-use super::device::Device;
+use super::device::{Device, Module};
 use super::error::{Error, Result};
 use crate::exec::region::RegionKind;
 use crate::exec::texture::TexObject;
 pub use crate::exec::texture::{AddressMode, ArrayFormat, TexResource, TextureDesc};
+pub use crate::ir::TexRefKind;
 
 /// The shape and format of a CUDA array (`CUDA_ARRAY3D_DESCRIPTOR`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -24,6 +29,9 @@ pub struct ArrayDesc {
     pub layered: bool,
     /// `CUDA_ARRAY3D_SURFACE_LDST`: may back a surface object.
     pub surface: bool,
+    /// `CUDA_ARRAY3D_CUBEMAP`: `depth` is 6 faces (6 x the cubemap count with
+    /// `layered`) of `width` x `width` texels, read by `tex.cube`/`tex.acube`.
+    pub cubemap: bool,
 }
 
 /// A CUDA array: its descriptor and the device address of its texels.
@@ -44,13 +52,35 @@ impl CudaArray {
             width: d.width,
             height: d.height,
             depth: d.depth,
-            layered: d.layered,
+            // A cubemap is a layered 2D array of its faces.
+            layered: d.layered || d.cubemap,
             linear: false,
+            pitch: 0,
         }
     }
     /// Bytes of all texels.
     pub fn bytes(&self) -> usize {
         self.resource().bytes()
+    }
+}
+
+/// A module's `.texref`, `.samplerref` or `.surfref` variable.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TexRef {
+    pub kind: TexRefKind,
+    /// The variable's device address: the handle its instructions use.
+    pub addr: u64,
+}
+
+impl Module {
+    /// The module-scope reference variable `name` (`cuModuleGetTexRef`,
+    /// `cuModuleGetSurfRef`).
+    pub fn tex_ref(&self, name: &str) -> Option<TexRef> {
+        let kind = *self.ir().tex_refs.get(name)?;
+        Some(TexRef {
+            kind,
+            addr: self.global(name)?.ptr(),
+        })
     }
 }
 
@@ -64,6 +94,11 @@ impl Device {
         if desc.width == 0
             || !matches!(desc.channels, 1 | 2 | 4)
             || (desc.height == 0 && desc.depth != 0 && !desc.layered)
+            || (desc.cubemap
+                && (desc.width != desc.height
+                    || desc.depth == 0
+                    || !desc.depth.is_multiple_of(6)
+                    || (!desc.layered && desc.depth != 6)))
         {
             return Err(bad(format!("invalid CUDA array descriptor {desc:?}")));
         }
@@ -116,6 +151,46 @@ impl Device {
         let res = a.resource();
         self.check_resource(&res)?;
         Ok(self.inner.textures.insert(TexObject { res, tex: None }))
+    }
+
+    /// Binds a `.texref` to texels `res` with sampler state `desc` (replacing any
+    /// binding); instructions naming it sample them from the next launch on.
+    pub fn bind_tex_ref(&self, r: &TexRef, res: TexResource, desc: TextureDesc) -> Result<()> {
+        if r.kind != TexRefKind::Texture {
+            return Err(bad(format!("bind_tex_ref on a .{}", r.kind.name())));
+        }
+        self.check_resource(&res)?;
+        self.inner.textures.insert_at(
+            r.addr,
+            TexObject {
+                res,
+                tex: Some(desc),
+            },
+        );
+        Ok(())
+    }
+
+    /// Binds a `.surfref` to an array made with `surface` set.
+    pub fn bind_surf_ref(&self, r: &TexRef, a: &CudaArray) -> Result<()> {
+        if r.kind != TexRefKind::Surface {
+            return Err(bad(format!("bind_surf_ref on a .{}", r.kind.name())));
+        }
+        if !a.desc.surface {
+            return Err(bad(
+                "surface reference bound to an array without SURFACE_LDST",
+            ));
+        }
+        let res = a.resource();
+        self.check_resource(&res)?;
+        self.inner
+            .textures
+            .insert_at(r.addr, TexObject { res, tex: None });
+        Ok(())
+    }
+
+    /// Removes a reference's binding (a fetch through it is then an error).
+    pub fn unbind_ref(&self, r: &TexRef) {
+        self.inner.textures.remove(r.addr);
     }
 
     /// Destroys a texture or surface object.

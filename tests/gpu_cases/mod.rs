@@ -179,6 +179,7 @@ fn make_tex(dev: &Device, f: &[String], indir: &Path) -> Result<TexArg, String> 
             depth: 0,
             layered: false,
             linear: true,
+            pitch: 0,
         };
         (res, None, Some(b))
     } else {
@@ -191,6 +192,7 @@ fn make_tex(dev: &Device, f: &[String], indir: &Path) -> Result<TexArg, String> 
                 channels,
                 layered: f[1].starts_with('a'),
                 surface: surf,
+                cubemap: false,
             })
             .map_err(e)?;
         dev.write_array(&a, &data).map_err(e)?;

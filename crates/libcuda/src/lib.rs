@@ -40,6 +40,7 @@ pub mod module;
 pub mod proc;
 pub mod sanitize;
 pub mod stream;
+pub mod texref;
 pub mod texture;
 
 pub use ctx::*;
@@ -54,6 +55,7 @@ pub use mempool::*;
 pub use module::*;
 pub use proc::*;
 pub use stream::*;
+pub use texref::*;
 pub use texture::*;
 
 include!(concat!(env!("OUT_DIR"), "/generated.rs"));

@@ -233,7 +233,7 @@ pub unsafe extern "C" fn cuModuleLoad(pmod: *mut CUmodule, fname: *const c_char)
     })
 }
 
-fn module_id(t: &Tables, h: CUmodule) -> Res<u64> {
+pub(crate) fn module_id(t: &Tables, h: CUmodule) -> Res<u64> {
     match handle_id(Kind::Module, h) {
         Some(id) if t.modules.contains_key(&id) => Ok(id),
         _ => Err(CUDA_ERROR_INVALID_HANDLE),

@@ -1,7 +1,8 @@
 //! CUDA arrays, array copies and texture/surface objects: `cuArrayCreate_v2`,
 //! `cuArray3DCreate_v2`, `cuArrayDestroy`, `cuMemcpy2D_v2`/`cuMemcpy3D_v2` (host, device
-//! and array operands), `cuTexObjectCreate`/`Destroy` and `cuSurfObjectCreate`/`Destroy`
-//! over `ptxjit::runtime::texture`. A `CUarray` is the array's device address (its
+//! and array operands), `cuTexObjectCreate`/`Destroy` (array, linear and pitch-2D
+//! resources), `cuTexObjectGetResourceDesc`, `cuSurfObjectCreate`/`Destroy` and
+//! `cuSurfObjectGetResourceDesc` over `ptxjit::runtime::texture`. A `CUarray` is the array's device address (its
 //! texels live in device memory); the table below maps it to the array.
 
 use crate::*;
@@ -16,7 +17,7 @@ fn arrays() -> MutexGuard<'static, Option<HashMap<u64, CudaArray>>> {
     ARRAYS.lock().unwrap_or_else(|e| e.into_inner())
 }
 
-fn array(h: *mut c_void) -> Res<CudaArray> {
+pub(crate) fn array(h: *mut c_void) -> Res<CudaArray> {
     arrays()
         .as_ref()
         .and_then(|m| m.get(&(h as u64)).copied())
@@ -45,6 +46,7 @@ pub struct CudaArrayDescriptor {
 
 const ARRAY3D_LAYERED: u32 = 1;
 const ARRAY3D_SURFACE_LDST: u32 = 2;
+const ARRAY3D_CUBEMAP: u32 = 4;
 
 fn create(p: *mut *mut c_void, desc: ArrayDesc) -> Res {
     with_ctx(|d, _, _| {
@@ -73,6 +75,7 @@ impl CudaArray3dDescriptor {
             channels: self.num_channels,
             layered: self.flags & ARRAY3D_LAYERED != 0,
             surface: self.flags & ARRAY3D_SURFACE_LDST != 0,
+            cubemap: self.flags & ARRAY3D_CUBEMAP != 0,
         })
     }
 }
@@ -383,6 +386,7 @@ pub struct CudaTextureDesc {
 
 const RESOURCE_TYPE_ARRAY: u32 = 0;
 const RESOURCE_TYPE_LINEAR: u32 = 2;
+const RESOURCE_TYPE_PITCH2D: u32 = 3;
 const TRSF_READ_AS_INTEGER: u32 = 1;
 const TRSF_NORMALIZED_COORDINATES: u32 = 2;
 
@@ -425,12 +429,91 @@ fn resource(r: &CudaResourceDesc) -> Res<(TexResource, Option<CudaArray>)> {
                     depth: 0,
                     layered: false,
                     linear: true,
+                    pitch: 0,
+                },
+                None,
+            ))
+        }
+        RESOURCE_TYPE_PITCH2D => {
+            let fmt = format(r.res[1] as u32)?;
+            let channels = (r.res[1] >> 32) as u32;
+            let (width, height, pitch) = (r.res[2] as usize, r.res[3] as usize, r.res[4] as usize);
+            if pitch < width.saturating_mul(fmt.bytes() * channels as usize) || height == 0 {
+                return Err(CUDA_ERROR_INVALID_VALUE);
+            }
+            Ok((
+                TexResource {
+                    base: r.res[0],
+                    format: fmt,
+                    channels,
+                    width,
+                    height,
+                    depth: 0,
+                    layered: false,
+                    linear: true,
+                    pitch,
                 },
                 None,
             ))
         }
         _ => Err(CUDA_ERROR_NOT_SUPPORTED),
     }
+}
+
+/// The `CUDA_RESOURCE_DESC` of an object's texels: its array (a `CUarray` is the
+/// array's address), a linear range or a pitched 2D range.
+fn resource_desc(res: &TexResource) -> CudaResourceDesc {
+    let mut d = CudaResourceDesc {
+        res_type: RESOURCE_TYPE_ARRAY,
+        res: [0; 16],
+        flags: 0,
+    };
+    d.res[0] = res.base;
+    if res.linear {
+        d.res[1] = res.format.code() as u64 | (res.channels as u64) << 32;
+        if res.pitch != 0 || res.height != 0 {
+            d.res_type = RESOURCE_TYPE_PITCH2D;
+            d.res[2] = res.width as u64;
+            d.res[3] = res.height as u64;
+            d.res[4] = res.row_bytes() as u64;
+        } else {
+            d.res_type = RESOURCE_TYPE_LINEAR;
+            d.res[2] = res.bytes() as u64;
+        }
+    }
+    d
+}
+
+/// # Safety
+/// `p` valid for a write of a `CUDA_RESOURCE_DESC`.
+#[no_mangle]
+pub unsafe extern "C" fn cuTexObjectGetResourceDesc(p: *mut CudaResourceDesc, h: u64) -> CUresult {
+    guard(|| {
+        let obj = with_ctx(|d, _, _| {
+            d.device
+                .tex_object(h)
+                .filter(|o| o.tex.is_some())
+                .ok_or(CUDA_ERROR_INVALID_HANDLE)
+        })?;
+        // SAFETY: `out` checks for null.
+        unsafe { out(p, resource_desc(&obj.res)) }
+    })
+}
+
+/// # Safety
+/// `p` valid for a write of a `CUDA_RESOURCE_DESC`.
+#[no_mangle]
+pub unsafe extern "C" fn cuSurfObjectGetResourceDesc(p: *mut CudaResourceDesc, h: u64) -> CUresult {
+    guard(|| {
+        let obj = with_ctx(|d, _, _| {
+            d.device
+                .tex_object(h)
+                .filter(|o| o.tex.is_none())
+                .ok_or(CUDA_ERROR_INVALID_HANDLE)
+        })?;
+        // SAFETY: `out` checks for null.
+        unsafe { out(p, resource_desc(&obj.res)) }
+    })
 }
 
 /// # Safety

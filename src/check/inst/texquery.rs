@@ -1,12 +1,12 @@
 //! Lowering of `txq{.level}.query.b32 d, [t]{, lod}` and `suq.query.b32 d, [s]` into
 //! [`InstKind::Texture`] with [`TexOp::Query`] (values in `crate::exec::texquery`). The
-//! object is a `.u64` handle; `.texref`/`.samplerref`/`.surfref` names and the
+//! object is a `.u64` handle or a module `.texref`/`.surfref` name; `.samplerref` names and the
 //! `.channel_data_type`/`.channel_order` queries (whose values are a source language's
 //! enumeration, which CUDA's texture objects do not define) are located errors.
 
 use super::Mods;
 use crate::check::func::Fx;
-use crate::ir::{Fit, InstKind, Operand, TexOp, TexQuery, Type};
+use crate::ir::{Fit, InstKind, TexOp, TexQuery, TexRefKind, Type};
 use crate::parse::ast::{self, Instruction};
 use crate::parse::PtxError;
 
@@ -71,16 +71,12 @@ impl Fx<'_, '_> {
             ast::Operand::Bracket(v, _) if v.len() == 1 => &v[0],
             o => return Err(self.err(o.loc(), format!("'{}' needs an operand '[object]'", m.text))),
         };
-        let handle = self.src(obj, Type::U64, Fit::Relaxed).ok();
-        let Some(h @ (Operand::Reg(_) | Operand::Imm(_))) = handle else {
-            return Err(self.err(
-                m.loc,
-                format!(
-                    "instruction '{}' is not supported yet (texture, sampler or surface references: use a .u64 object handle)",
-                    m.text
-                ),
-            ));
+        let want = if surface {
+            TexRefKind::Surface
+        } else {
+            TexRefKind::Texture
         };
+        let h = self.tex_handle(obj, m, want)?;
         let mut srcs = vec![h];
         if level {
             srcs.push(self.src(&i.operands[2], Type::S32, Fit::Relaxed)?);

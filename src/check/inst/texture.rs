@@ -5,15 +5,29 @@
 //! `suld.b.{1d,2d,3d,a1d,a2d}{.v2,.v4}.{b8,b16,b32,b64}{.trap,.clamp,.zero} d, [s, c]` and
 //! `sust.b` likewise, and `sured.b.{add,min,max,and,or}.{1d,2d,3d}`. Other forms (`txq`,
 //! `suq`, `sured.p`, `sust.p`, cube and multisample
-//! geometries, mipmap levels and gradients, offsets, depth compare, `.texref`/`.surfref`
-//! operands, the optional predicate result) stay located "not supported yet" errors.
+//! geometries, independent mode with a `.samplerref`, the optional predicate result) stay
+//! located "not supported yet" errors. The object is a `.u64` handle or the name of a
+//! module `.texref`/`.surfref` (its address, which the runtime binds). `tex` takes the
+//! ISA's optional operands: `.base`/`.level`/`.grad` with the level of detail or the
+//! gradients, the offset vector, and the depth-compare value.
 
 use super::Mods;
 use crate::check::func::Fx;
 use crate::ir::Fit;
-use crate::ir::{AtomOp, InstKind, Operand, RegId, SurfClamp, TexGeom, TexOp, Type};
+use crate::ir::{
+    AtomOp, InstKind, Operand, RegId, SurfClamp, TexGeom, TexMip, TexOp, TexRefKind, Type, VarRef,
+};
 use crate::parse::ast::{self, Instruction};
 use crate::parse::PtxError;
+
+/// Operands of a level-of-detail mode after `[t, c]`.
+fn mip_operands(mip: TexMip) -> usize {
+    match mip {
+        TexMip::Base => 0,
+        TexMip::Level => 1,
+        TexMip::Grad => 2,
+    }
+}
 
 fn geom_of(m: &mut Mods) -> Option<TexGeom> {
     Some(match m.one_of(&["1d", "2d", "3d", "a1d", "a2d"])? {
@@ -34,7 +48,16 @@ impl Fx<'_, '_> {
     ) -> Result<InstKind, PtxError> {
         let op = match i.opcode.name.as_str() {
             "tex" => {
-                let geom = geom_of(m).ok_or_else(|| self.unsupported(m))?;
+                let mip = match m.one_of(&["base", "level", "grad"]) {
+                    Some("level") => TexMip::Level,
+                    Some("grad") => TexMip::Grad,
+                    _ => TexMip::Base,
+                };
+                let geom = match m.one_of(&["cube", "acube"]) {
+                    Some("cube") => TexGeom::Cube,
+                    Some(_) => TexGeom::Acube,
+                    None => geom_of(m).ok_or_else(|| self.unsupported(m))?,
+                };
                 if !m.has("v4") {
                     return Err(self.unsupported(m));
                 }
@@ -47,7 +70,24 @@ impl Fx<'_, '_> {
                     }
                     _ => return Err(self.unsupported(m)),
                 };
-                TexOp::Tex { geom, dtype, ctype }
+                let (offset, depth) = self.tex_extras(i, m, 2 + mip_operands(mip))?;
+                if geom.cube() && (ctype != Type::F32 || offset) {
+                    return Err(self.err(
+                        m.loc,
+                        format!(
+                            "'{}': cubemap lookups take .f32 coordinates and no offset",
+                            m.text
+                        ),
+                    ));
+                }
+                TexOp::Tex {
+                    geom,
+                    dtype,
+                    ctype,
+                    mip,
+                    offset,
+                    depth,
+                }
             }
             "tld4" => {
                 let comp = match m.one_of(&["r", "g", "b", "a"]) {
@@ -66,7 +106,13 @@ impl Fx<'_, '_> {
                     }
                     _ => return Err(self.unsupported(m)),
                 };
-                TexOp::Tld4 { comp, dtype }
+                let (offset, depth) = self.tex_extras(i, m, 2)?;
+                TexOp::Tld4 {
+                    comp,
+                    dtype,
+                    offset,
+                    depth,
+                }
             }
             "sured" => self.sured_op(m)?,
             name => {
@@ -111,11 +157,9 @@ impl Fx<'_, '_> {
         };
         let sig = op.signature();
         let store = matches!(op, TexOp::Sust { .. } | TexOp::Sured { .. });
-        if i.operands.len() > 2 && !store {
-            // The offset and depth-compare operands of `tex`/`tld4`.
-            return Err(self.unsupported(m));
+        if store {
+            self.nops(i, m, 2)?;
         }
-        self.nops(i, m, 2)?;
         let (res_op, addr_op) = if store {
             (&i.operands[1], &i.operands[0])
         } else {
@@ -123,6 +167,15 @@ impl Fx<'_, '_> {
         };
         let parts = match addr_op {
             ast::Operand::Bracket(v, _) if v.len() == 2 => v,
+            ast::Operand::Bracket(v, _) if v.len() == 3 && !store => {
+                return Err(self.err(
+                    v[1].loc(),
+                    format!(
+                        "instruction '{}' is not supported yet (independent texturing mode: a '.samplerref' operand)",
+                        m.text
+                    ),
+                ))
+            }
             o => {
                 return Err(self.err(
                     o.loc(),
@@ -130,28 +183,139 @@ impl Fx<'_, '_> {
                 ))
             }
         };
-        // A `.texref`/`.surfref` name (not declared: ptxjit rejects those declarations)
-        // is an unsupported form, not an unknown symbol.
-        let handle = self.src(&parts[0], Type::U64, Fit::Relaxed).ok();
-        if !matches!(handle, Some(Operand::Reg(_) | Operand::Imm(_))) {
-            return Err(self.err(
-                m.loc,
-                format!(
-                    "instruction '{}' is not supported yet (texture or surface references: use a .u64 object handle)",
-                    m.text
-                ),
-            ));
-        }
+        let want = match op {
+            TexOp::Tex { .. } | TexOp::Tld4 { .. } => TexRefKind::Texture,
+            _ => TexRefKind::Surface,
+        };
+        let handle = self.tex_handle(&parts[0], m, want)?;
         let nc = op.geom().ncoords();
-        let mut srcs = handle.into_iter().collect::<Vec<_>>();
+        let mut srcs = vec![handle];
         srcs.extend(self.tex_sources(&parts[1], &sig.srcs[1..1 + nc], m)?);
         let mut dsts = Vec::new();
         if store {
             srcs.extend(self.tex_sources(res_op, &sig.srcs[1 + nc..], m)?);
         } else {
             dsts = self.tex_results(res_op, &sig.dsts, m)?;
+            // The level of detail or gradients, the offset vector and the depth-compare
+            // value, one operand each, in signature order.
+            let mut k = 1 + nc;
+            let mut rest = &i.operands[2..];
+            if let TexOp::Tex {
+                mip: TexMip::Grad,
+                geom,
+                ..
+            } = op
+            {
+                // dPdx and dPdy: checked, then dropped (they only pick a mipmap level).
+                let tys = vec![Type::F32; geom.noffsets()];
+                if rest.len() < 2 {
+                    return Err(self.err(m.loc, format!("'{}' needs dPdx and dPdy", m.text)));
+                }
+                for o in rest.iter().take(2) {
+                    self.tex_sources(o, &tys, m)?;
+                }
+                rest = rest.get(2..).unwrap_or_default();
+            }
+            for o in rest {
+                let n = match o {
+                    ast::Operand::Vector(v, _) => v.len(),
+                    _ => 1,
+                };
+                let tys = sig.srcs.get(k..k + n).ok_or_else(|| {
+                    self.err(o.loc(), format!("'{}' has an operand too many", m.text))
+                })?;
+                srcs.extend(self.tex_sources(o, tys, m)?);
+                k += n;
+            }
+            if k != sig.srcs.len() {
+                return Err(self.err(m.loc, format!("'{}' lacks an operand", m.text)));
+            }
         }
         Ok(InstKind::Texture { op, dsts, srcs })
+    }
+
+    /// The object operand of a texture or surface instruction: a `.u64` register or
+    /// immediate (an object handle, or the address of a reference variable), or the name
+    /// of a module `.texref`/`.surfref` of kind `want` (its address).
+    pub(super) fn tex_handle(
+        &self,
+        o: &ast::Operand,
+        m: &Mods,
+        want: TexRefKind,
+    ) -> Result<Operand, PtxError> {
+        let var = match o {
+            ast::Operand::Value(e) => match self.value(e) {
+                Ok(crate::check::operand::Val::Var(v, off, _)) => {
+                    Some(Operand::VarAddr(v.vref, off))
+                }
+                _ => None,
+            },
+            _ => None,
+        };
+        let h = match var {
+            Some(v) => Some(v),
+            None => self.src(o, Type::U64, Fit::Relaxed).ok(),
+        };
+        match h {
+            Some(h @ (Operand::Reg(_) | Operand::Imm(_))) => Ok(h),
+            Some(h @ Operand::VarAddr(VarRef::Global(id), 0)) => match self.cx.tex_refs.get(&id) {
+                Some(k) if *k == want => Ok(h),
+                Some(k) => Err(self.err(
+                    o.loc(),
+                    format!(
+                        "'{}' needs a '.{}' here, not a '.{}'",
+                        m.text,
+                        want.name(),
+                        k.name()
+                    ),
+                )),
+                None => Err(self.err(
+                    o.loc(),
+                    format!(
+                        "'{}' needs a texture or surface: a .u64 handle or a '.{}' name",
+                        m.text,
+                        want.name()
+                    ),
+                )),
+            },
+            _ => Err(self.err(
+                o.loc(),
+                format!(
+                    "'{}' needs a texture or surface: a .u64 handle or a '.{}' name",
+                    m.text,
+                    want.name()
+                ),
+            )),
+        }
+    }
+
+    /// Which of `tex`/`tld4`'s optional trailing operands are present after the first
+    /// `fixed` operands: an offset vector `e` (a `{..}` vector) and a depth-compare
+    /// scalar `f`, in that order.
+    fn tex_extras(
+        &self,
+        i: &Instruction,
+        m: &Mods,
+        fixed: usize,
+    ) -> Result<(bool, bool), PtxError> {
+        let rest = i.operands.get(fixed..).unwrap_or_default();
+        let vec = |o: &ast::Operand| matches!(o, ast::Operand::Vector(..));
+        match rest {
+            [] => Ok((false, false)),
+            [e] if vec(e) => Ok((true, false)),
+            [f] => Ok((false, !vec(f))),
+            [e, f] if vec(e) && !vec(f) => Ok((true, true)),
+            _ => {
+                let at = rest.last().map(|o| o.loc()).unwrap_or(m.loc);
+                Err(self.err(
+                    at,
+                    format!(
+                        "'{}' takes an offset vector and a depth-compare value after its coordinates, no more",
+                        m.text
+                    ),
+                ))
+            }
+        }
     }
 
     /// `sured.b.op.geom.ctype.clamp`: `.add` on `.u32 .s32 .u64`, `.min`/`.max` on `.u32

@@ -1,7 +1,7 @@
 //! The texture/surface helper (`ptxjit_texture`) over `crate::exec::texture::exec`.
 
 use crate::exec::ctx::{WarpCtx, STATUS_FAULT, STATUS_OK, WARP_SIZE};
-use crate::ir::{AtomOp, InstId, SurfClamp, TexGeom, TexOp, Type};
+use crate::ir::{AtomOp, InstId, SurfClamp, TexGeom, TexMip, TexOp, Type};
 
 /// The data-area offsets of operands of types `tys` (4 bytes per lane for 32-bit and
 /// narrower types, 8 for 64-bit), one after the other from 0; and the total size.
@@ -73,12 +73,14 @@ pub unsafe extern "C" fn ptxjit_texture(
     STATUS_OK
 }
 
-const GEOMS: [TexGeom; 5] = [
+const GEOMS: [TexGeom; 7] = [
     TexGeom::D1,
     TexGeom::D2,
     TexGeom::D3,
     TexGeom::A1d,
     TexGeom::A2d,
+    TexGeom::Cube,
+    TexGeom::Acube,
 ];
 const TYPES: [Type; 3] = [Type::F32, Type::S32, Type::U32];
 const CLAMPS: [SurfClamp; 3] = [SurfClamp::Trap, SurfClamp::Clamp, SurfClamp::Zero];
@@ -98,10 +100,26 @@ fn idx<T: PartialEq>(list: &[T], v: &T) -> u64 {
 /// Packs a `TexOp` into the helper's 64-bit descriptor.
 pub(crate) fn encode(op: TexOp) -> u64 {
     match op {
-        TexOp::Tex { geom, dtype, ctype } => {
-            idx(&GEOMS, &geom) << 4 | idx(&TYPES, &dtype) << 8 | idx(&TYPES, &ctype) << 12
+        TexOp::Tex {
+            geom,
+            dtype,
+            ctype,
+            mip,
+            offset,
+            depth,
+        } => {
+            idx(&GEOMS, &geom) << 4
+                | idx(&TYPES, &dtype) << 8
+                | idx(&TYPES, &ctype) << 12
+                | idx(&MIPS, &mip) << 44
+                | extra_bits(offset, depth)
         }
-        TexOp::Tld4 { comp, dtype } => 1 | (comp as u64) << 16 | idx(&TYPES, &dtype) << 8,
+        TexOp::Tld4 {
+            comp,
+            dtype,
+            offset,
+            depth,
+        } => 1 | (comp as u64) << 16 | idx(&TYPES, &dtype) << 8 | extra_bits(offset, depth),
         TexOp::Suld {
             geom,
             bytes,
@@ -138,6 +156,12 @@ pub(crate) fn encode(op: TexOp) -> u64 {
     }
 }
 
+const MIPS: [TexMip; 3] = [TexMip::Base, TexMip::Level, TexMip::Grad];
+
+fn extra_bits(offset: bool, depth: bool) -> u64 {
+    (offset as u64) << 48 | (depth as u64) << 49
+}
+
 fn surf_bits(bytes: u8, vec: u8, clamp: SurfClamp) -> u64 {
     (bytes as u64) << 20 | (vec as u64) << 28 | idx(&CLAMPS, &clamp) << 36
 }
@@ -149,15 +173,21 @@ pub(crate) fn decode(c: u64) -> Option<TexOp> {
     let bytes = (c >> 20 & 255) as u8;
     let vec = (c >> 28 & 255) as u8;
     let clamp = CLAMPS.get((c >> 36 & 15) as usize).copied();
+    let (offset, depth) = (c >> 48 & 1 != 0, c >> 49 & 1 != 0);
     Some(match c & 15 {
         0 => TexOp::Tex {
             geom,
             dtype: ty(8)?,
             ctype: ty(12)?,
+            mip: *MIPS.get((c >> 44 & 3) as usize)?,
+            offset,
+            depth,
         },
         1 => TexOp::Tld4 {
             comp: (c >> 16 & 3) as u8,
             dtype: ty(8)?,
+            offset,
+            depth,
         },
         2 => TexOp::Suld {
             geom,
@@ -198,10 +228,23 @@ mod tests {
                 geom: TexGeom::A2d,
                 dtype: Type::U32,
                 ctype: Type::S32,
+                mip: TexMip::Base,
+                offset: false,
+                depth: false,
+            },
+            TexOp::Tex {
+                geom: TexGeom::Acube,
+                dtype: Type::F32,
+                ctype: Type::F32,
+                mip: TexMip::Grad,
+                offset: true,
+                depth: true,
             },
             TexOp::Tld4 {
                 comp: 3,
                 dtype: Type::F32,
+                offset: true,
+                depth: false,
             },
             TexOp::Suld {
                 geom: TexGeom::D3,

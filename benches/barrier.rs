@@ -13,19 +13,12 @@
 //! the gain on the same machine in the same run.
 
 use ptxjit::{Backend, Device, DeviceOptions, KernelArg, LaunchConfig};
-use std::time::{Duration, Instant};
 
 const WARPS_PER_CTA: u32 = 8;
 
-fn best_of(reps: usize, mut f: impl FnMut()) -> Duration {
-    let mut best = Duration::MAX;
-    for _ in 0..reps {
-        let t = Instant::now();
-        f();
-        best = best.min(t.elapsed());
-    }
-    best
-}
+#[path = "parts/timing.rs"]
+mod timing;
+use timing::best_of;
 
 /// Nanoseconds per warp per barrier of `backend` with `threads` workers.
 fn measure(kernel: &str, threads: usize, backend: Backend, ctas: u32, k: u32, reps: usize) -> f64 {

@@ -22,7 +22,7 @@
 //! with `RUSTFLAGS="-C target-cpu=native" cargo bench --features pocl --bench kernels`.
 
 use ptxjit::{Backend, Device, KernelArg, LaunchConfig};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 #[path = "parts/collectives.rs"]
 mod collectives;
@@ -32,19 +32,12 @@ mod compute;
 mod pocl;
 #[path = "parts/table.rs"]
 mod table;
+#[path = "parts/timing.rs"]
+mod timing;
+use timing::best_of;
 
 use pocl::{bytes, f32s, u32s, Arg, Pocl};
 use rayon::prelude::*;
-
-fn best_of(reps: usize, mut f: impl FnMut()) -> Duration {
-    let mut best = Duration::MAX;
-    for _ in 0..reps {
-        let t = Instant::now();
-        f();
-        best = best.min(t.elapsed());
-    }
-    best
-}
 
 fn per_elem(d: Duration, n: usize) -> f64 {
     d.as_secs_f64() * 1e9 / n as f64

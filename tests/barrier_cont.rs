@@ -6,7 +6,7 @@
 #[allow(unused_macros)]
 mod common;
 use common::*;
-use ptxjit::DeviceOptions;
+use ptxjit::{DeviceOptions, Schedule};
 
 /// `benches/ptx/bar_loop.ptx`: k barriers in a loop; every thread stores Σ i for i < k
 /// (`bar_loop_co`: the same with the barrier under an always-true guard, which keeps it
@@ -34,14 +34,7 @@ fn bar_loop_both_backends() {
                     let out = dev.alloc_from(&vec![0xABCDu32; n]).unwrap();
                     let c = cfg([grid, 1, 1], [block, 1, 1], backend);
                     let what = format!("{kernel} {backend:?} {grid}x{block} k={k} t={threads}");
-                    launch(
-                        &dev,
-                        &m,
-                        "bar_loop",
-                        &c,
-                        &[arg(&out), KernelArg::U32(k)],
-                        &what,
-                    );
+                    launch(&dev, &m, kernel, &c, &[arg(&out), KernelArg::U32(k)], &what);
                     let want = (0..k).fold(0u32, |s, i| s.wrapping_add(i));
                     let got: Vec<u32> = dev.read(&out).unwrap();
                     assert!(got.iter().all(|&v| v == want), "{what}: {got:?}");
@@ -105,4 +98,109 @@ fn bar_ring_both_backends() {
             }
         }
     }
+}
+
+/// The fill value of outputs no thread writes.
+const FILL: u32 = 0x5EE5;
+
+/// The reference of `tests/ptx/bar_multi.ptx`'s `bar_multi` for one CTA of `n` threads
+/// of which those below `lim` (at most `n`) stay.
+fn multi_reference(n: usize, lim: usize, k: u32) -> Vec<u32> {
+    let mut acc: Vec<u32> = (0..n as u32).collect();
+    let mut s = vec![0u32; n];
+    for i in 0..k {
+        // Barrier 1 orders the stores before the loads, barrier 2 the loads before the
+        // next round's stores.
+        s[..lim].copy_from_slice(&acc[..lim]);
+        for t in 0..lim {
+            let v = s[(t + 1) % lim];
+            acc[t] = acc[t].wrapping_mul(3).wrapping_add(v).wrapping_add(i);
+        }
+    }
+    (0..n)
+        .map(|t| if t < lim { acc[t] } else { FILL })
+        .collect()
+}
+
+/// Barriers 0, 1 and 2, with whole warps (and the lanes of a partial one) exiting after
+/// barrier 0, partial CTAs, 1 and 2 workers, in order and under random warp orders.
+#[test]
+fn bar_multi_ids_and_exited_warps() {
+    for threads in [1, 2] {
+        let dev = Device::with_options(DeviceOptions {
+            threads,
+            ..Default::default()
+        })
+        .expect("device");
+        for backend in [Backend::Jit, Backend::Interp] {
+            let m = module_at(&dev, "tests/ptx/bar_multi.ptx", backend);
+            for (grid, block, lim) in [
+                (3u32, 256u32, 256u32),
+                (2, 256, 70),
+                (2, 160, 33),
+                (4, 96, 1),
+                (2, 45, 45),
+                (1, 64, 0),
+            ] {
+                for (k, schedule) in [
+                    (0u32, Schedule::InOrder),
+                    (1, Schedule::InOrder),
+                    (6, Schedule::InOrder),
+                    (6, Schedule::Random(3)),
+                ] {
+                    let n = (grid * block) as usize;
+                    let out = dev.alloc_from(&vec![FILL; n]).unwrap();
+                    let c = cfg([grid, 1, 1], [block, 1, 1], backend).schedule(schedule);
+                    let what = format!(
+                        "bar_multi {backend:?} {grid}x{block} lim={lim} k={k} {schedule:?} t={threads}"
+                    );
+                    let args = [arg(&out), KernelArg::U32(k), KernelArg::U32(lim)];
+                    launch(&dev, &m, "bar_multi", &c, &args, &what);
+                    let got: Vec<u32> = dev.read(&out).unwrap();
+                    let want: Vec<u32> = (0..grid)
+                        .flat_map(|_| multi_reference(block as usize, lim as usize, k))
+                        .collect();
+                    assert_eq!(got, want, "{what}");
+                }
+            }
+        }
+    }
+}
+
+/// `bar.sync 0, 64`: CTAs of 64 and 128 threads pass it (each thread then stores its
+/// `%tid.x` at its index) (the 128 in two generations of
+/// two warps); a CTA of 32 threads can never complete it, and both backends report the
+/// same deadlock.
+#[test]
+fn bar_count_generations_and_deadlock() {
+    let dev = Device::with_options(DeviceOptions {
+        threads: 2,
+        ..Default::default()
+    })
+    .expect("device");
+    let mut errors = Vec::new();
+    for backend in [Backend::Jit, Backend::Interp] {
+        let m = module_at(&dev, "tests/ptx/bar_multi.ptx", backend);
+        for block in [64u32, 128] {
+            // Every CTA stores %tid.x to out[%tid.x].
+            let n = block as usize;
+            let out = dev.alloc_from(&vec![FILL; n]).unwrap();
+            let c = cfg([3, 1, 1], [block, 1, 1], backend);
+            let what = format!("bar_count {backend:?} 3x{block}");
+            launch(&dev, &m, "bar_count", &c, &[arg(&out)], &what);
+            let got: Vec<u32> = dev.read(&out).unwrap();
+            let want: Vec<u32> = (0..block).collect();
+            assert_eq!(got, want, "{what}");
+        }
+        let out = dev.alloc_from(&[FILL; 32]).unwrap();
+        let c = cfg([1, 1, 1], [32, 1, 1], backend);
+        match dev.launch(&m, "bar_count", &c, &[arg(&out)]) {
+            Err(ptxjit::Error::Deadlock(msg)) => {
+                assert!(msg.contains("barrier 0 has 32 of 64 threads"), "{msg}");
+                errors.push(msg);
+            }
+            r => panic!("bar_count {backend:?} 1x32: {r:?}"),
+        }
+    }
+    assert_eq!(errors[0], errors[1]);
 }

@@ -7,7 +7,9 @@
 //! one after the other on the worker's stack; kernels with barriers run each warp in a
 //! stackful coroutine (corosensei) that suspends inside `bar.sync`, so barriers work at
 //! any call depth in both backends. When no warp can run and some wait at a barrier that
-//! can never complete, the launch ends with [`Error::Deadlock`].
+//! can never complete, the launch ends with [`Error::Deadlock`]. JIT kernels whose
+//! barriers are continuations return at barriers instead and have a loop of their own
+//! (`cont`).
 
 use crate::exec::barrier::WarpYield;
 use crate::exec::ctx::{WarpCtx, WarpEnv, STATUS_OK, WARP_SIZE};
@@ -24,6 +26,8 @@ use corosensei::stack::{DefaultStack, Stack};
 use corosensei::{Coroutine, CoroutineResult};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
+
+mod cont;
 
 /// Most threads in a CTA.
 pub const MAX_THREADS_PER_BLOCK: u32 = 1024;
@@ -872,14 +876,12 @@ fn run_cta_with_barriers(
     let n = warps.len();
     // Warps per CTA: warp `w` of the unit is warp `w % nw` of CTA `w / nw`.
     let nw = n / ctaids.len().max(1);
-    let mut cos: Vec<Option<Co>> = Vec::with_capacity(n);
     // Barriers as continuations: the warps run on this stack and return at barriers.
-    let cont = sh.cont_regs > 0 && sh.cont_direct && matches!(sh.exec, Exec::Jit(_));
+    if sh.cont_regs > 0 && sh.cont_direct && matches!(sh.exec, Exec::Jit(_)) {
+        return cont::run(sh, warps, ctaids);
+    }
+    let mut cos: Vec<Option<Co>> = Vec::with_capacity(n);
     for slot in warps.iter_mut() {
-        if cont {
-            cos.push(None);
-            continue;
-        }
         let stack = match stacks.pop() {
             Some(s) if s.base().get() - s.limit().get() >= sh.stack_bytes => s,
             _ => DefaultStack::new(sh.stack_bytes)
@@ -940,26 +942,12 @@ fn run_cta_with_barriers(
                 ran = true;
                 let (c, wl) = (w / nw, w % nw);
                 let cta = c * nw..(c + 1) * nw;
-                let step = if cont {
-                    match run_warp(sh, &mut warps[w].ctx) {
-                        crate::exec::barrier::RET_BARRIER => {
-                            CoroutineResult::Yield(WarpYield::Wait)
-                        }
-                        s => CoroutineResult::Return(s),
-                    }
-                } else {
-                    let Some(co) = cos[w].as_mut() else { continue };
-                    co.resume(())
-                };
+                let Some(co) = cos[w].as_mut() else { continue };
+                let step = co.resume(());
                 let polled = match step {
                     CoroutineResult::Yield(WarpYield::Poll) => true,
                     CoroutineResult::Yield(y @ (WarpYield::Wait | WarpYield::Arrive)) => {
-                        // (A continuation kernel has no cluster barrier.)
-                        let took = match cont {
-                            true => Ok(()),
-                            false => cluster.take(w, &mut warps[w].env),
-                        };
-                        if let Err((msg, inst, lane)) = took {
+                        if let Err((msg, inst, lane)) = cluster.take(w, &mut warps[w].env) {
                             let slot = &mut warps[w];
                             let e =
                                 super::cluster::misuse(sh, slot, wl, ctaids[c], msg, inst, lane);
@@ -988,11 +976,7 @@ fn run_cta_with_barriers(
                 // Exits and arrivals may complete barriers.
                 bars[c].refresh(wl, &warps[cta.clone()]);
                 bars[c].release(&mut warps[cta.clone()], &mut state[cta], Some(wl));
-                let woken = match cont {
-                    true => Vec::new(),
-                    false => cluster.complete(|k| warps[k].ctx.live),
-                };
-                for v in woken {
+                for v in cluster.complete(|k| warps[k].ctx.live) {
                     let (c2, v2) = (v / nw, v % nw);
                     let cta2 = c2 * nw..(c2 + 1) * nw;
                     bars[c2].blocked[v2] = false;

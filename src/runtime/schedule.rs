@@ -61,11 +61,22 @@ impl Order {
 
     /// The warps in the order of the next round.
     pub(crate) fn next_round(&mut self) -> Vec<usize> {
-        let mut v: Vec<usize> = (0..self.n).collect();
-        if let Some(r) = self.rng.as_mut() {
-            r.shuffle(&mut v);
-        }
+        let mut v = Vec::with_capacity(self.n);
+        self.fill_round(&mut v);
         v
+    }
+
+    /// [`Order::next_round`] into `v` (no allocation once `v` holds `n` warps).
+    pub(crate) fn fill_round(&mut self, v: &mut Vec<usize>) {
+        if self.rng.is_none() && v.len() == self.n {
+            // In order: the same round as before.
+            return;
+        }
+        v.clear();
+        v.extend(0..self.n);
+        if let Some(r) = self.rng.as_mut() {
+            r.shuffle(v);
+        }
     }
 }
 

@@ -74,9 +74,12 @@ pub unsafe extern "C" fn cuLibraryLoadFromFile(
     })
 }
 
+/// `cuLibraryUnload`: needs no context, not even the calling thread's context stack
+/// (the CUDA runtime unloads its libraries from exit handlers, after the thread's
+/// locals are gone).
 #[no_mangle]
 pub unsafe extern "C" fn cuLibraryUnload(lib: *mut c_void) -> CUresult {
-    any_ctx(|| cuModuleUnload(lib))
+    guard(|| module::unload(&mut driver()?.lock(), lib))
 }
 
 #[no_mangle]

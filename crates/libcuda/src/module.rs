@@ -249,14 +249,15 @@ pub(crate) fn function_id(t: &Tables, h: CUfunction) -> Res<u64> {
 
 #[no_mangle]
 pub unsafe extern "C" fn cuModuleUnload(h: CUmodule) -> CUresult {
-    guard(|| {
-        with_ctx(|_, t, _| {
-            let id = module_id(t, h)?;
-            t.modules.remove(&id);
-            t.functions.retain(|_, f| f.module_id != id);
-            Ok(())
-        })
-    })
+    guard(|| with_ctx(|_, t, _| unload(t, h)))
+}
+
+/// Removes module `h` and its functions from the tables.
+pub(crate) fn unload(t: &mut Tables, h: CUmodule) -> Res {
+    let id = module_id(t, h)?;
+    t.modules.remove(&id);
+    t.functions.retain(|_, f| f.module_id != id);
+    Ok(())
 }
 
 #[no_mangle]

@@ -5,8 +5,8 @@
 //! `ElementwiseKernel`, `ReductionKernel`, streams and events, each against numpy.
 //! CuPy compiles to PTX (`CUPY_COMPILE_WITH_PTX=1`: ptxjit runs PTX, not SASS) and its
 //! CUB accelerator is off (`CUPY_ACCELERATORS=`: that library's precompiled PTX is 22
-//! MB for sm_100 and takes minutes to load), as `ptxjit exec` sets them. Skipped, with
-//! a message, when Python or the packages cannot be had.
+//! MB for sm_100, loaded by each process on its first CUB call), as `ptxjit exec` sets
+//! them. Skipped, with a message, when Python or the packages cannot be had.
 
 mod common;
 

@@ -158,3 +158,55 @@ fn libraries_load_without_a_current_context() {
 }
 
 type CUlibraryHandle = *mut c_void;
+
+/// The CUDA runtime unloads its libraries from exit handlers, when the thread's locals
+/// (ptxjit's context stack among them) may already be gone: `cuLibraryUnload` needs no
+/// context. Here the unload runs in a thread-local destructor registered before
+/// ptxjit's first use on that thread (glibc runs them in reverse order, so after the
+/// context stack's), and the library is gone afterwards.
+#[test]
+fn libraries_unload_from_thread_exit() {
+    use std::sync::atomic::{AtomicU32, Ordering};
+    static RESULT: AtomicU32 = AtomicU32::new(u32::MAX);
+    struct UnloadOnExit(std::cell::Cell<usize>);
+    impl Drop for UnloadOnExit {
+        fn drop(&mut self) {
+            // SAFETY: a library handle (or null, which the driver rejects).
+            let r = unsafe { cuLibraryUnload(self.0.get() as CUlibraryHandle) };
+            RESULT.store(r, Ordering::SeqCst);
+        }
+    }
+    thread_local!(static LIB: UnloadOnExit = const { UnloadOnExit(std::cell::Cell::new(0)) });
+    let mut image = std::fs::read(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/ptx/kernels.ptx"
+    ))
+    .unwrap();
+    image.push(0);
+    let lib = std::thread::spawn(move || unsafe {
+        LIB.with(|l| l.0.set(0));
+        assert_eq!(cuInit(0), 0);
+        let mut lib = null_mut();
+        let r = cuLibraryLoadData(
+            &mut lib,
+            image.as_ptr() as *const c_void,
+            null_mut(),
+            null_mut(),
+            0,
+            null_mut(),
+            null_mut(),
+            0,
+        );
+        assert_eq!(r, 0);
+        let mut k = null_mut();
+        assert_eq!(cuLibraryGetKernel(&mut k, lib, c"saxpy".as_ptr()), 0);
+        LIB.with(|l| l.0.set(lib as usize));
+        lib as usize
+    })
+    .join()
+    .unwrap() as CUlibraryHandle;
+    assert_eq!(RESULT.load(Ordering::SeqCst), 0, "unload at thread exit");
+    unsafe {
+        assert_eq!(cuLibraryUnload(lib), CUDA_ERROR_INVALID_HANDLE);
+    }
+}

@@ -20,8 +20,8 @@
 //!   `numba.cuda`; numba-cuda finds it through `LD_LIBRARY_PATH`) and
 //!   `NUMBA_CUDA_LOW_OCCUPANCY_WARNINGS=0` (its warning is about GPU occupancy);
 //! - CuPy: `CUPY_COMPILE_WITH_PTX=1` (ptxjit runs PTX, not SASS) and
-//!   `CUPY_ACCELERATORS=` (CuPy's precompiled CUB kernels are sm_100 PTX that takes
-//!   minutes to load);
+//!   `CUPY_ACCELERATORS=` (CuPy's precompiled CUB kernels are 22 MB of sm_100 PTX that
+//!   each process loads on its first CUB call; they run, set `CUPY_ACCELERATORS=cub`);
 //! - `--sanitize LIST` → `PTXJIT_SANITIZE`, `--sanitize-json PATH` →
 //!   `PTXJIT_SANITIZE_JSON`, `--backend interp` → `PTXJIT_CUDA_BACKEND` (read by the
 //!   library at each launch; set by hand they pass through unchanged).

@@ -1,5 +1,6 @@
 //! Barrier cost (issue 14.5): `cargo bench --bench barrier` (`-- --quick` for fewer
-//! repetitions).
+//! repetitions; row names filter: `-- --quick continuation`; `PTXJIT_BENCH_CPU=1`: CPU
+//! time).
 //!
 //! `benches/ptx/bar_loop.ptx` loops `k` times over `bar.sync 0` with two additions per
 //! iteration, in CTAs of 256 threads (8 warps). The figure is the time per warp per
@@ -52,6 +53,11 @@ fn measure(kernel: &str, threads: usize, backend: Backend, ctas: u32, k: u32, re
 
 fn main() {
     let quick = std::env::args().any(|a| a == "--quick");
+    // Optional filters on the row names: `-- --quick continuation`.
+    let names: Vec<String> = std::env::args()
+        .skip(1)
+        .filter(|a| !a.starts_with('-'))
+        .collect();
     let reps = if quick { 3 } else { 7 };
     let all = DeviceOptions::default().threads;
     println!(
@@ -68,6 +74,9 @@ fn main() {
         ("bar_loop_co", "JIT, coroutine", Backend::Jit, 64, 2000),
         ("bar_loop", "interpreter", Backend::Interp, 16, 100),
     ] {
+        if !names.is_empty() && !names.iter().any(|n| name.contains(n.as_str())) {
+            continue;
+        }
         for threads in [1, all] {
             let ns = measure(kernel, threads, backend, ctas, k, reps);
             println!("  {name:<18} {threads} worker thread(s): {ns:8.2} ns");

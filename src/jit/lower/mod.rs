@@ -18,6 +18,7 @@ pub(crate) mod int;
 pub(crate) mod logic;
 pub(crate) mod matrix;
 pub(crate) mod mem;
+mod mem_fast;
 pub(crate) mod mem_uniform;
 pub(crate) mod misc;
 pub(crate) mod sanitize;

@@ -16,6 +16,7 @@
 
 pub(crate) mod affine;
 pub(crate) mod cont;
+mod dispatch;
 pub(crate) mod funcs;
 pub(crate) mod lanes;
 pub(crate) mod regfile;
@@ -27,8 +28,7 @@ use crate::exec::ModuleLayout;
 use crate::ir::analysis::cfg;
 use crate::ir::analysis::shape::{strong_load, Divergence, Fact, LaunchShape, Shapes};
 use crate::ir::{
-    self, BlockId, FuncId, Guard, Inst, InstId, InstKind, Operand, RegClass, RegId, SpecialReg,
-    Type, VarRef,
+    self, BlockId, FuncId, Guard, Inst, InstId, Operand, RegClass, RegId, SpecialReg, Type, VarRef,
 };
 use crate::jit::abi::{Helper, HelperIds};
 use crate::jit::JitError;
@@ -251,37 +251,7 @@ pub(crate) fn build(
     };
     tx.entry(entry_mask)?;
     let cov = layout.coverage.as_ref().and_then(|c| c.func_base_addr(fid));
-    for mode in [Mode::Conv, Mode::Div] {
-        tx.mode = mode;
-        for (i, blk) in f.blocks.iter().enumerate() {
-            tx.cur = None;
-            let cb = match mode {
-                Mode::Conv => tx.blocks_c[i],
-                Mode::Div => match tx.blocks_d[i] {
-                    Some(b) => b,
-                    None => continue,
-                },
-            };
-            tx.b.switch_to_block(cb);
-            tx.cur_block = i;
-            tx.rf.recording = Some((i, mode == Mode::Conv));
-            if loop_header[i] {
-                tx.stop_check(blk)?;
-            }
-            tx.count_block(cov, i);
-            tx.shape_now = (
-                tx.shapes.0.block_entry(i).to_vec(),
-                tx.shapes.1.block_entry(i).to_vec(),
-            );
-            for (k, inst) in blk.insts.iter().enumerate() {
-                tx.inst(inst)?;
-                let strong = strong_load(blk, k);
-                tx.shapes.0.step(f, &mut tx.shape_now.0, inst, strong);
-                tx.shapes.1.step(f, &mut tx.shape_now.1, inst, strong);
-            }
-            tx.terminator(&blk.term)?;
-        }
-    }
+    tx.translate_blocks(cov, &loop_header)?;
     let first = *tx
         .blocks_c
         .first()
@@ -310,6 +280,48 @@ pub(crate) fn build(
 }
 
 impl<'a> FuncTranslator<'a> {
+    /// Translates every IR block: its convergent variant, then the divergent variant of
+    /// the blocks that have one (`cov`: the coverage counters' base, `loop_header`: the
+    /// blocks that check the watchdog's stop flag).
+    fn translate_blocks(&mut self, cov: Option<u64>, loop_header: &[bool]) -> Result<(), JitError> {
+        for mode in [Mode::Conv, Mode::Div] {
+            self.mode = mode;
+            for (i, blk) in self.f.blocks.iter().enumerate() {
+                self.cur = None;
+                let cb = match mode {
+                    Mode::Conv => self.blocks_c[i],
+                    Mode::Div => match self.blocks_d[i] {
+                        Some(b) => b,
+                        None => continue,
+                    },
+                };
+                self.b.switch_to_block(cb);
+                self.cur_block = i;
+                self.rf.recording = Some((i, mode == Mode::Conv));
+                if loop_header[i] {
+                    self.stop_check(blk)?;
+                }
+                self.count_block(cov, i);
+                self.shape_now = (
+                    self.shapes.0.block_entry(i).to_vec(),
+                    self.shapes.1.block_entry(i).to_vec(),
+                );
+                for (k, inst) in blk.insts.iter().enumerate() {
+                    self.inst(inst)?;
+                    let strong = strong_load(blk, k);
+                    self.shapes
+                        .0
+                        .step(self.f, &mut self.shape_now.0, inst, strong);
+                    self.shapes
+                        .1
+                        .step(self.f, &mut self.shape_now.1, inst, strong);
+                }
+                self.terminator(&blk.term)?;
+            }
+        }
+        Ok(())
+    }
+
     /// Entry block: registers zero, active = `ctx.live` (a `.func`: its `mask`
     /// parameter), nothing pending.
     fn entry(&mut self, mask: Option<Value>) -> Result<(), JitError> {
@@ -779,208 +791,6 @@ impl<'a> FuncTranslator<'a> {
             .collect();
         self.reg_store(dst, &new, false);
         Ok(())
-    }
-
-    // -----------------------------------------------------------------------------------
-    // Instructions.
-
-    fn inst(&mut self, i: &Inst) -> Result<(), JitError> {
-        let mark = self.inst_start();
-        let r = self.inst_kind(i);
-        self.inst_done(mark);
-        r
-    }
-
-    fn inst_kind(&mut self, i: &Inst) -> Result<(), JitError> {
-        self.cur = Some(i.id);
-        self.sregs.guard = i.guard;
-        if self.try_scalar(i)? || self.try_affine(i)? {
-            return Ok(());
-        }
-        let mut mask = self.exec_mask(i.guard);
-        match &i.kind {
-            InstKind::Ld {
-                space,
-                ty,
-                dsts,
-                addr,
-            } => self.ld(*space, *ty, dsts, addr, &mut mask, i.id),
-            InstKind::St {
-                space,
-                ty,
-                srcs,
-                addr,
-            } => self.st(*space, *ty, srcs, addr, &mut mask, i.id),
-            InstKind::Cvta {
-                to_generic,
-                space,
-                ty,
-                dst,
-                src,
-            } => self.cvta(*to_generic, *space, *ty, *dst, src, &mut mask),
-            InstKind::Nanosleep { t } => self.nanosleep(t, &mut mask),
-            InstKind::BarArrive { barrier, count } => {
-                self.bar_arrive_inst(barrier, count, &mut mask, i.id)
-            }
-            InstKind::BarRedResult { op, barrier, dst } => {
-                self.bar_red_result(*op, barrier, *dst, &mut mask)
-            }
-            InstKind::Atom {
-                op,
-                ty,
-                space,
-                dst,
-                addr,
-                srcs,
-            } => self.atom(*op, *ty, *space, *dst, addr, srcs, &mut mask, i.id),
-            InstKind::Warp {
-                op,
-                ty,
-                dst,
-                pred,
-                srcs,
-                vote_src,
-            } => self.warp_op(*op, *ty, *dst, *pred, srcs, *vote_src, &mut mask),
-            InstKind::Isspacep {
-                space,
-                dst,
-                src,
-                offset,
-            } => self.isspacep(*space, *dst, src, *offset, &mut mask),
-            InstKind::Fence => {
-                self.b.ins().fence();
-                Ok(())
-            }
-            InstKind::OrderPoint => {
-                self.order_point();
-                Ok(())
-            }
-            InstKind::Matrix {
-                op,
-                dsts,
-                srcs,
-                addr,
-            } => self.matrix(*op, dsts, srcs, addr.as_ref(), &mut mask, i.id),
-            InstKind::Builtin { op, args, dst } => self.builtin(*op, args, *dst, &mut mask, i.id),
-            InstKind::Async {
-                op,
-                dsts,
-                addrs,
-                srcs,
-            } => self.async_op(*op, dsts, addrs, srcs, &mut mask, i.id),
-            InstKind::Texture { op, dsts, srcs } => self.texture(*op, dsts, srcs, &mut mask, i.id),
-            _ => self.alu_inst(i, &mut mask),
-        }
-    }
-
-    /// The value-computing families (integer, float, half, comparison, logic, conversion,
-    /// video): the other half of [`Self::inst_kind`]'s match.
-    fn alu_inst(&mut self, i: &Inst, mask: &mut Mask) -> Result<(), JitError> {
-        match &i.kind {
-            InstKind::Mov { ty, dst, src } => self.mov(*ty, *dst, src, mask),
-            InstKind::Arith {
-                op,
-                ty,
-                fmode,
-                dst,
-                srcs,
-            } => self.arith(*op, *ty, *fmode, *dst, srcs, mask),
-            InstKind::Setp {
-                cmp,
-                ty,
-                ftz,
-                dst,
-                dst_neg,
-                a,
-                b,
-                combine,
-            } => self.setp(*cmp, *ty, *ftz, *dst, *dst_neg, a, b, *combine, mask),
-            InstKind::Selp {
-                ty,
-                dst,
-                a,
-                b,
-                cond,
-            } => self.selp(*ty, *dst, a, b, *cond, mask),
-            InstKind::Cvt {
-                dst_ty,
-                src_ty,
-                rnd,
-                ftz,
-                sat,
-                dst,
-                src,
-            } => self.cvt(*dst_ty, *src_ty, *rnd, *ftz, *sat, *dst, src, mask),
-            InstKind::Set {
-                cmp,
-                dty,
-                ty,
-                ftz,
-                dst,
-                a,
-                b,
-                combine,
-            } => self.set(*cmp, *dty, *ty, *ftz, *dst, a, b, *combine, mask),
-            InstKind::SetpPacked {
-                cmp,
-                ty,
-                ftz,
-                dst_lo,
-                dst_hi,
-                a,
-                b,
-                combine,
-            } => self.setp_packed(*cmp, *ty, *ftz, *dst_lo, *dst_hi, a, b, *combine, mask),
-            InstKind::Bits { op, ty, dst, srcs } => self.bits(*op, *ty, *dst, srcs, mask),
-            InstKind::CvtX { op, dst, srcs } => self.cvtx(*op, *dst, srcs, mask),
-            InstKind::Sfu {
-                op,
-                ty,
-                approx,
-                rnd,
-                ftz,
-                dst,
-                src,
-            } => self.sfu(*op, *ty, *approx, *rnd, *ftz, *dst, src, mask),
-            InstKind::Half {
-                op,
-                ty,
-                mode,
-                dst,
-                srcs,
-            } => self.half(*op, *ty, *mode, *dst, srcs, mask),
-            InstKind::Carry {
-                op,
-                ty,
-                dst,
-                srcs,
-                cc_in,
-                cc_out,
-            } => self.carry(*op, *ty, *dst, srcs, *cc_in, *cc_out, mask),
-            InstKind::MinMax { op, ty, dst, a, b } => self.minmax_ext(*op, *ty, *dst, a, b, mask),
-            InstKind::Copysign { ty, dst, a, b } => self.copysign(*ty, *dst, a, b, mask),
-            InstKind::Testp { op, ty, dst, src } => self.testp(*op, *ty, *dst, src, mask),
-            InstKind::Video { op, dst, srcs } => self.video(op, *dst, srcs, mask),
-            _ => Err(JitError::Codegen(format!(
-                "instruction {:?} reached the value families' lowering",
-                i.id
-            ))),
-        }
-    }
-
-    fn mov(
-        &mut self,
-        ty: Type,
-        dst: RegId,
-        src: &Operand,
-        mask: &mut Mask,
-    ) -> Result<(), JitError> {
-        if ty == Type::Pred {
-            let v = self.read_pred(src, false)?;
-            return self.write_pred(dst, &v, mask);
-        }
-        let v = self.read(src, ty, false)?;
-        self.write(dst, ty, v, mask)
     }
 
     /// The convergent variant of an IR block.

@@ -1,15 +1,14 @@
 //! Lowering of the texture and surface instructions into [`InstKind::Texture`] through
-//! texture/surface object handles (a `.u64` register or immediate):
-//! `tex.{1d,2d,3d,a1d,a2d}.v4.{f32,s32,u32}.{f32,s32} d, [t, c]`,
-//! `tld4.{r,g,b,a}.2d.v4.{f32,s32,u32}.f32 d, [t, c]`,
+//! texture/surface object handles (a `.u64` register or immediate) or module
+//! `.texref`/`.surfref` names (their address, which the runtime binds):
+//! `tex{.base,.level,.grad}.{1d,2d,3d,a1d,a2d,cube,acube}.v4.{f32,s32,u32}.{f32,s32} d,
+//! [t, c]{, lod | dPdx, dPdy}{, e}{, f}` (cubemaps: `.f32` coordinates, no offset),
+//! `tld4.{r,g,b,a}.{2d,a2d,cube,acube}.v4.{f32,s32,u32}.f32 d, [t, c]{, e}{, f}`,
 //! `suld.b.{1d,2d,3d,a1d,a2d}{.v2,.v4}.{b8,b16,b32,b64}{.trap,.clamp,.zero} d, [s, c]` and
-//! `sust.b` likewise, and `sured.b.{add,min,max,and,or}.{1d,2d,3d}`. Other forms (`txq`,
-//! `suq`, `sured.p`, `sust.p`, cube and multisample
-//! geometries, independent mode with a `.samplerref`, the optional predicate result) stay
-//! located "not supported yet" errors. The object is a `.u64` handle or the name of a
-//! module `.texref`/`.surfref` (its address, which the runtime binds). `tex` takes the
-//! ISA's optional operands: `.base`/`.level`/`.grad` with the level of detail or the
-//! gradients, the offset vector, and the depth-compare value.
+//! `sust.b` likewise, and `sured.b.{add,min,max,and,or}.{1d,2d,3d}` (`txq`/`suq`:
+//! `texquery.rs`). Other forms (`sured.p`, `sust.p`, multisample geometries, `.f16`
+//! results, independent mode with a `.samplerref`, the optional predicate result) stay
+//! located "not supported yet" errors.
 
 use super::Mods;
 use crate::check::func::Fx;
@@ -56,7 +55,14 @@ impl Fx<'_, '_> {
                     Some(_) => 3,
                     None => return Err(self.unsupported(m)),
                 };
-                if !m.has("2d") || !m.has("v4") {
+                let geom = match m.one_of(&["2d", "a2d", "cube", "acube"]) {
+                    Some("2d") => TexGeom::D2,
+                    Some("a2d") => TexGeom::A2d,
+                    Some("cube") => TexGeom::Cube,
+                    Some("acube") => TexGeom::Acube,
+                    _ => return Err(self.unsupported(m)),
+                };
+                if !m.has("v4") {
                     return Err(self.unsupported(m));
                 }
                 let dtype = match m.types().as_slice() {
@@ -66,8 +72,15 @@ impl Fx<'_, '_> {
                     _ => return Err(self.unsupported(m)),
                 };
                 let (offset, depth) = self.tex_extras(i, m, 2)?;
+                if geom.cube() && offset {
+                    return Err(self.err(
+                        m.loc,
+                        format!("'{}': cubemap lookups take no offset", m.text),
+                    ));
+                }
                 TexOp::Tld4 {
                     comp,
+                    geom,
                     dtype,
                     offset,
                     depth,

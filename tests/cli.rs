@@ -26,11 +26,19 @@ fn check_reports_kernels_or_a_located_error() {
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     let o = ptxjit(&["check", "tests/frontend_ptx/atomic.nvrtc.ptx"]);
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    // Its `.texref` (the last form it held that ptxjit rejected) loads now.
     let o = ptxjit(&["check", "tests/frontend_ptx/instructions.ptx"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert_eq!(
+        String::from_utf8_lossy(&o.stdout),
+        "tests/frontend_ptx/instructions.ptx: ok (3 kernels: instrs, clus, clus2)\n"
+    );
+    // A located error: a module `.samplerref` (independent texturing mode).
+    let o = ptxjit(&["check", "tests/frontend_ptx/samplerref.ptx"]);
     assert_eq!(o.status.code(), Some(1));
     assert!(
-        stderr(&o).starts_with("tests/frontend_ptx/instructions.ptx:10:9: error:")
-            && stderr(&o).contains(".texref"),
+        stderr(&o).starts_with("tests/frontend_ptx/samplerref.ptx:4:9: error:")
+            && stderr(&o).contains(".samplerref"),
         "{}",
         stderr(&o)
     );

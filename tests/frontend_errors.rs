@@ -529,8 +529,8 @@ fn unsupported_is_located_at_the_opcode() {
         "e.ptx:9:2: error: call to function 'f', which has no body in this module (linking is not supported)"
     );
     assert_eq!(
-        err(".version 7.0\n.global .texref t;"),
-        "e.ptx:2:9: error: type '.texref' is not supported yet"
+        err(".version 7.0\n.global .samplerref t;"),
+        "e.ptx:2:9: error: type '.samplerref' is not supported yet (independent texturing mode)"
     );
 }
 

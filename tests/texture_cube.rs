@@ -1,4 +1,5 @@
-//! Cubemap and cubemap-array textures (`tex.cube`, `tex.acube`, `tex.level.cube`;
+//! Cubemap and cubemap-array textures (`tex.cube`, `tex.acube`, `tex.level.cube`,
+//! `tld4.r.cube`/`.acube`, and `tld4.r.a2d` on the layered array;
 //! `tests/kernels/texture_cube.ptx`, which ptxas accepts for sm_90) and pitch-2D linear
 //! resources, through the Rust API on both backends. The reference is this file's own
 //! reading of the CUDA programming guide: the cubemap table (the major axis picks the
@@ -58,6 +59,24 @@ fn cube_ref(layer0: u32, d: [f32; 3], linear: bool) -> f32 {
         + a * (1.0 - b) * texel(l, i + 1, j) as f64
         + (1.0 - a) * b * texel(l, i, j + 1) as f64
         + a * b * texel(l, i + 1, j + 1) as f64) as f32
+}
+
+/// `tld4.r` at normalised (u, v) of layer `l`: texels (i, j+1), (i+1, j+1), (i+1, j),
+/// (i, j) with i, j the lower texels of linear filtering (clamped).
+fn gather_ref(l: u32, u: f32, v: f32) -> [f32; 4] {
+    let lo = |c: f32| (((c as f64 * N as f64 - 0.5) * 256.0).round() as i64).div_euclid(256);
+    let (i, j) = (lo(u), lo(v));
+    [
+        texel(l, i, j + 1),
+        texel(l, i + 1, j + 1),
+        texel(l, i + 1, j),
+        texel(l, i, j),
+    ]
+}
+
+fn gather_cube_ref(layer0: u32, d: [f32; 3]) -> [f32; 4] {
+    let (f, s, t, m) = face(d[0], d[1], d[2]);
+    gather_ref(layer0 + f, (s / m + 1.0) / 2.0, (t / m + 1.0) / 2.0)
 }
 
 fn desc(linear: bool) -> TextureDesc {
@@ -186,6 +205,51 @@ fn cubemaps_on_both_backends() {
                     &want,
                     "{b:?} acube lin {linear} {d:?}"
                 );
+            }
+            // tld4 on the cubemap, the cubemap array and the layered array (whatever
+            // the filter mode).
+            let words: Vec<[u32; 4]> = DIRS
+                .iter()
+                .map(|d| [d[0].to_bits(), d[1].to_bits(), d[2].to_bits(), 0])
+                .collect();
+            let got = run(&dev, &m, "tld4_cube", t, &words, b);
+            for (n, d) in DIRS.iter().enumerate() {
+                let want = gather_cube_ref(0, *d);
+                assert_eq!(&got[4 * n..4 * n + 4], &want, "{b:?} tld4 cube {d:?}");
+            }
+            let words: Vec<[u32; 4]> = DIRS
+                .iter()
+                .enumerate()
+                .map(|(k, d)| {
+                    [
+                        (k % 2) as u32,
+                        d[0].to_bits(),
+                        d[1].to_bits(),
+                        d[2].to_bits(),
+                    ]
+                })
+                .collect();
+            let got = run(&dev, &m, "tld4_acube", t2, &words, b);
+            for (n, d) in DIRS.iter().enumerate() {
+                let want = gather_cube_ref(6 * (n % 2) as u32, *d);
+                assert_eq!(&got[4 * n..4 * n + 4], &want, "{b:?} tld4 acube {d:?}");
+            }
+            // .a2d: layer, unnormalised x, y; layers past the last clamp to it.
+            let pts: [(u32, f32, f32); 5] = [
+                (0, 1.5, 1.5),
+                (3, 0.2, 3.9),
+                (11, 2.75, 0.6),
+                (40, 1.0, 2.0),
+                (7, -1.0, 5.0),
+            ];
+            let words: Vec<[u32; 4]> = pts
+                .iter()
+                .map(|(l, x, y)| [*l, x.to_bits(), y.to_bits(), 0])
+                .collect();
+            let got = run(&dev, &m, "tld4_a2d", t2, &words, b);
+            for (n, (l, x, y)) in pts.iter().enumerate() {
+                let want = gather_ref((*l).min(11), x / N as f32, y / N as f32);
+                assert_eq!(&got[4 * n..4 * n + 4], &want, "{b:?} tld4 a2d {:?}", pts[n]);
             }
             dev.destroy_tex_object(t).expect("destroy");
             dev.destroy_tex_object(t2).expect("destroy");

@@ -1,4 +1,4 @@
-//! Cubemap fetches (`tex.cube`, `tex.acube`): the direction (x, y, z) picks a face by its
+//! Cubemap fetches (`tex.cube`, `tex.acube`, `tld4.cube`, `tld4.acube`): the direction (x, y, z) picks a face by its
 //! major axis and the two minor coordinates, divided by the major one's magnitude, give
 //! the face coordinate, as the CUDA programming guide's cubemap table says:
 //!
@@ -16,7 +16,7 @@
 //! and address modes. A tie between axes of equal magnitude (which the guide leaves
 //! open) goes to x, then y, as Mesa's software rasteriser does.
 
-use crate::exec::texture::{fetch, TexObject};
+use crate::exec::texture::{fetch, gather, TexObject};
 use crate::ir::{TexGeom, Type};
 
 /// The face and its normalised (u, v) coordinate of direction (x, y, z).
@@ -59,6 +59,25 @@ pub fn fetch_cube(obj: &TexObject, geom: TexGeom, coords: &[u64]) -> [u32; 4] {
     let layer = cube.saturating_mul(6).saturating_add(face);
     let c = [layer as u64, u.to_bits() as u64, v.to_bits() as u64];
     fetch(&o, TexGeom::A2d, Type::F32, &c, [0; 3])
+}
+
+/// One lane's `tld4.cube`/`tld4.acube` result: the bilinear footprint of the face
+/// coordinate (see [`fetch_cube`]).
+pub fn gather_cube(obj: &TexObject, geom: TexGeom, comp: u8, coords: &[u64]) -> [u32; 4] {
+    let (cube, dir) = match geom {
+        TexGeom::Acube => (coords[0] as u32, &coords[1..4]),
+        _ => (0, &coords[0..3]),
+    };
+    let f = |k: usize| f32::from_bits(dir[k] as u32);
+    let (face, u, v) = cube_face(f(0), f(1), f(2));
+    let mut o = *obj;
+    if let Some(td) = o.tex.as_mut() {
+        td.normalized = true;
+    }
+    let layer = cube.saturating_mul(6).saturating_add(face);
+    let layer = layer.min(obj.res.layers() as u32 - 1) as usize;
+    let c = [u.to_bits() as u64, v.to_bits() as u64];
+    gather(&o, comp, layer, &c, [0; 2])
 }
 
 #[cfg(test)]

@@ -126,7 +126,8 @@ impl TexResource {
             3
         }
     }
-    fn layers(&self) -> usize {
+    /// Layers of a layered resource (1 otherwise).
+    pub fn layers(&self) -> usize {
         if self.layered {
             self.depth.max(1)
         } else {
@@ -464,8 +465,9 @@ pub fn fetch(
 }
 
 /// One lane's `tld4` result: component `comp` of texels (i, j+1), (i+1, j+1), (i+1, j),
-/// (i, j) of the bilinear footprint; `off` the texel offsets as for [`fetch`].
-pub fn gather(obj: &TexObject, comp: u8, coords: &[u64], off: [i64; 2]) -> [u32; 4] {
+/// (i, j) of the bilinear footprint in `layer` (0 unless layered); `coords` x, y;
+/// `off` the texel offsets as for [`fetch`].
+pub fn gather(obj: &TexObject, comp: u8, layer: usize, coords: &[u64], off: [i64; 2]) -> [u32; 4] {
     let Some(td) = obj.tex else { return [0; 4] };
     let res = &obj.res;
     let ext = [res.width, res.height, res.depth];
@@ -476,7 +478,7 @@ pub fn gather(obj: &TexObject, comp: u8, coords: &[u64], off: [i64; 2]) -> [u32;
     let mut out = [0u32; 4];
     for (k, (dx, dy)) in [(0, 1), (1, 1), (1, 0), (0, 0)].into_iter().enumerate() {
         let idx = [i + dx, j + dy, 0];
-        let raw = texel_at(res, &td, &idx, 0);
+        let raw = texel_at(res, &td, &idx, layer);
         let border =
             (0..2).any(|d| address(idx[d], ext[d], td.address[d], td.normalized).is_none());
         out[k] = if fl {
@@ -545,7 +547,7 @@ pub unsafe fn exec(
                     fetch(&obj, geom, ctype, &coords, off).map(u64::from)
                 }
             }
-            TexOp::Tld4 { comp, .. } => {
+            TexOp::Tld4 { comp, geom, .. } => {
                 if obj.tex.is_none() {
                     return stop(ctx, inst, lane, "tld4 on a surface object");
                 }
@@ -553,7 +555,14 @@ pub unsafe fn exec(
                     Ok(off) => off,
                     Err(msg) => return stop(ctx, inst, lane, msg),
                 };
-                gather(&obj, comp, &coords, [off[0], off[1]]).map(u64::from)
+                if geom.cube() {
+                    crate::exec::texcube::gather_cube(&obj, geom, comp, &coords).map(u64::from)
+                } else if geom.layered() {
+                    let layer = (coords[0] as u32).min(obj.res.layers() as u32 - 1) as usize;
+                    gather(&obj, comp, layer, &coords[1..], [off[0], off[1]]).map(u64::from)
+                } else {
+                    gather(&obj, comp, 0, &coords, [off[0], off[1]]).map(u64::from)
+                }
             }
             TexOp::Suld { .. } | TexOp::Sust { .. } | TexOp::Sured { .. } => {
                 if obj.tex.is_some() {
@@ -601,7 +610,12 @@ fn lookup_extras(op: TexOp, ops: &[u64]) -> Result<[i64; 3], &'static str> {
             depth,
             ..
         } => (geom, mip, offset, depth),
-        TexOp::Tld4 { offset, depth, .. } => (TexGeom::D2, TexMip::Base, offset, depth),
+        TexOp::Tld4 {
+            geom,
+            offset,
+            depth,
+            ..
+        } => (geom, TexMip::Base, offset, depth),
         _ => return Ok([0; 3]),
     };
     if depth {

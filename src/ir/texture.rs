@@ -155,10 +155,12 @@ pub enum TexOp {
         offset: bool,
         depth: bool,
     },
-    /// `tld4.comp.2d.v4.dtype.f32 d, [t, c]{, e}{, f}`: component `comp` (0 r .. 3 a) of
-    /// the four texels of the bilinear footprint; `offset` and `depth` as for `Tex`.
+    /// `tld4.comp.geom.v4.dtype.f32 d, [t, c]{, e}{, f}` (`geom` `.2d .a2d .cube .acube`):
+    /// component `comp` (0 r .. 3 a) of the four texels of the bilinear footprint;
+    /// `offset` and `depth` as for `Tex`.
     Tld4 {
         comp: u8,
+        geom: TexGeom,
         dtype: Type,
         offset: bool,
         depth: bool,
@@ -223,7 +225,7 @@ impl TexOp {
             | TexOp::Suld { geom, .. }
             | TexOp::Sust { geom, .. }
             | TexOp::Sured { geom, .. } => geom,
-            TexOp::Tld4 { .. } => TexGeom::D2,
+            TexOp::Tld4 { geom, .. } => geom,
             TexOp::Query { .. } => TexGeom::D1,
         }
     }

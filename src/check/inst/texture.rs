@@ -1,15 +1,14 @@
 //! Lowering of the texture and surface instructions into [`InstKind::Texture`] through
-//! texture/surface object handles (a `.u64` register or immediate):
-//! `tex.{1d,2d,3d,a1d,a2d}.v4.{f32,s32,u32}.{f32,s32} d, [t, c]`,
-//! `tld4.{r,g,b,a}.2d.v4.{f32,s32,u32}.f32 d, [t, c]`,
+//! texture/surface object handles (a `.u64` register or immediate) or module
+//! `.texref`/`.surfref` names (their address, which the runtime binds):
+//! `tex{.base,.level,.grad}.{1d,2d,3d,a1d,a2d,cube,acube}.v4.{f32,s32,u32}.{f32,s32} d,
+//! [t, c]{, lod | dPdx, dPdy}{, e}{, f}` (cubemaps: `.f32` coordinates, no offset),
+//! `tld4.{r,g,b,a}.{2d,a2d,cube,acube}.v4.{f32,s32,u32}.f32 d, [t, c]{, e}{, f}`,
 //! `suld.b.{1d,2d,3d,a1d,a2d}{.v2,.v4}.{b8,b16,b32,b64}{.trap,.clamp,.zero} d, [s, c]` and
-//! `sust.b` likewise, and `sured.b.{add,min,max,and,or}.{1d,2d,3d}`. Other forms (`txq`,
-//! `suq`, `sured.p`, `sust.p`, cube and multisample
-//! geometries, independent mode with a `.samplerref`, the optional predicate result) stay
-//! located "not supported yet" errors. The object is a `.u64` handle or the name of a
-//! module `.texref`/`.surfref` (its address, which the runtime binds). `tex` takes the
-//! ISA's optional operands: `.base`/`.level`/`.grad` with the level of detail or the
-//! gradients, the offset vector, and the depth-compare value.
+//! `sust.b` likewise, and `sured.b.{add,min,max,and,or}.{1d,2d,3d}` (`txq`/`suq`:
+//! `texquery.rs`). Other forms (`sured.p`, `sust.p`, multisample geometries, `.f16`
+//! results, independent mode with a `.samplerref`, the optional predicate result) stay
+//! located "not supported yet" errors.
 
 use super::Mods;
 use crate::check::func::Fx;
@@ -47,48 +46,7 @@ impl Fx<'_, '_> {
         m: &mut Mods,
     ) -> Result<InstKind, PtxError> {
         let op = match i.opcode.name.as_str() {
-            "tex" => {
-                let mip = match m.one_of(&["base", "level", "grad"]) {
-                    Some("level") => TexMip::Level,
-                    Some("grad") => TexMip::Grad,
-                    _ => TexMip::Base,
-                };
-                let geom = match m.one_of(&["cube", "acube"]) {
-                    Some("cube") => TexGeom::Cube,
-                    Some(_) => TexGeom::Acube,
-                    None => geom_of(m).ok_or_else(|| self.unsupported(m))?,
-                };
-                if !m.has("v4") {
-                    return Err(self.unsupported(m));
-                }
-                let (dtype, ctype) = match m.types().as_slice() {
-                    [(d, _), (c, _)]
-                        if matches!(d, Type::F32 | Type::S32 | Type::U32)
-                            && matches!(c, Type::F32 | Type::S32) =>
-                    {
-                        (*d, *c)
-                    }
-                    _ => return Err(self.unsupported(m)),
-                };
-                let (offset, depth) = self.tex_extras(i, m, 2 + mip_operands(mip))?;
-                if geom.cube() && (ctype != Type::F32 || offset) {
-                    return Err(self.err(
-                        m.loc,
-                        format!(
-                            "'{}': cubemap lookups take .f32 coordinates and no offset",
-                            m.text
-                        ),
-                    ));
-                }
-                TexOp::Tex {
-                    geom,
-                    dtype,
-                    ctype,
-                    mip,
-                    offset,
-                    depth,
-                }
-            }
+            "tex" => self.tex_form(i, m)?,
             "tld4" => {
                 let comp = match m.one_of(&["r", "g", "b", "a"]) {
                     Some("r") => 0,
@@ -97,7 +55,14 @@ impl Fx<'_, '_> {
                     Some(_) => 3,
                     None => return Err(self.unsupported(m)),
                 };
-                if !m.has("2d") || !m.has("v4") {
+                let geom = match m.one_of(&["2d", "a2d", "cube", "acube"]) {
+                    Some("2d") => TexGeom::D2,
+                    Some("a2d") => TexGeom::A2d,
+                    Some("cube") => TexGeom::Cube,
+                    Some("acube") => TexGeom::Acube,
+                    _ => return Err(self.unsupported(m)),
+                };
+                if !m.has("v4") {
                     return Err(self.unsupported(m));
                 }
                 let dtype = match m.types().as_slice() {
@@ -107,8 +72,15 @@ impl Fx<'_, '_> {
                     _ => return Err(self.unsupported(m)),
                 };
                 let (offset, depth) = self.tex_extras(i, m, 2)?;
+                if geom.cube() && offset {
+                    return Err(self.err(
+                        m.loc,
+                        format!("'{}': cubemap lookups take no offset", m.text),
+                    ));
+                }
                 TexOp::Tld4 {
                     comp,
+                    geom,
                     dtype,
                     offset,
                     depth,
@@ -159,6 +131,14 @@ impl Fx<'_, '_> {
         let store = matches!(op, TexOp::Sust { .. } | TexOp::Sured { .. });
         if store {
             self.nops(i, m, 2)?;
+        } else if i.operands.len() < 2 {
+            return Err(self.err(
+                m.loc,
+                format!(
+                    "'{}' needs a result and '[object, {{coordinates}}]'",
+                    m.text
+                ),
+            ));
         }
         let (res_op, addr_op) = if store {
             (&i.operands[1], &i.operands[0])
@@ -198,40 +178,99 @@ impl Fx<'_, '_> {
             dsts = self.tex_results(res_op, &sig.dsts, m)?;
             // The level of detail or gradients, the offset vector and the depth-compare
             // value, one operand each, in signature order.
-            let mut k = 1 + nc;
-            let mut rest = &i.operands[2..];
-            if let TexOp::Tex {
-                mip: TexMip::Grad,
-                geom,
-                ..
-            } = op
-            {
-                // dPdx and dPdy: checked, then dropped (they only pick a mipmap level).
-                let tys = vec![Type::F32; geom.noffsets()];
-                if rest.len() < 2 {
-                    return Err(self.err(m.loc, format!("'{}' needs dPdx and dPdy", m.text)));
-                }
-                for o in rest.iter().take(2) {
-                    self.tex_sources(o, &tys, m)?;
-                }
-                rest = rest.get(2..).unwrap_or_default();
-            }
-            for o in rest {
-                let n = match o {
-                    ast::Operand::Vector(v, _) => v.len(),
-                    _ => 1,
-                };
-                let tys = sig.srcs.get(k..k + n).ok_or_else(|| {
-                    self.err(o.loc(), format!("'{}' has an operand too many", m.text))
-                })?;
-                srcs.extend(self.tex_sources(o, tys, m)?);
-                k += n;
-            }
-            if k != sig.srcs.len() {
-                return Err(self.err(m.loc, format!("'{}' lacks an operand", m.text)));
-            }
+            srcs.extend(self.lookup_operands(i, m, op, &sig.srcs[1 + nc..])?);
         }
         Ok(InstKind::Texture { op, dsts, srcs })
+    }
+
+    /// The `tex` form of the modifiers and operands.
+    fn tex_form(&mut self, i: &Instruction, m: &mut Mods) -> Result<TexOp, PtxError> {
+        let mip = match m.one_of(&["base", "level", "grad"]) {
+            Some("level") => TexMip::Level,
+            Some("grad") => TexMip::Grad,
+            _ => TexMip::Base,
+        };
+        let geom = match m.one_of(&["cube", "acube"]) {
+            Some("cube") => TexGeom::Cube,
+            Some(_) => TexGeom::Acube,
+            None => geom_of(m).ok_or_else(|| self.unsupported(m))?,
+        };
+        if !m.has("v4") {
+            return Err(self.unsupported(m));
+        }
+        let (dtype, ctype) = match m.types().as_slice() {
+            [(d, _), (c, _)]
+                if matches!(d, Type::F32 | Type::S32 | Type::U32)
+                    && matches!(c, Type::F32 | Type::S32) =>
+            {
+                (*d, *c)
+            }
+            _ => return Err(self.unsupported(m)),
+        };
+        let (offset, depth) = self.tex_extras(i, m, 2 + mip_operands(mip))?;
+        if geom.cube() && (ctype != Type::F32 || offset) {
+            return Err(self.err(
+                m.loc,
+                format!(
+                    "'{}': cubemap lookups take .f32 coordinates and no offset",
+                    m.text
+                ),
+            ));
+        }
+        Ok(TexOp::Tex {
+            geom,
+            dtype,
+            ctype,
+            mip,
+            offset,
+            depth,
+        })
+    }
+
+    /// `tex`/`tld4`'s operands after `[t, c]`: the level of detail (gradients are
+    /// checked and dropped), the offset vector and the depth-compare value, one operand
+    /// each, of types `tys_all` in order.
+    fn lookup_operands(
+        &self,
+        i: &Instruction,
+        m: &Mods,
+        op: TexOp,
+        tys_all: &[Type],
+    ) -> Result<Vec<Operand>, PtxError> {
+        let mut out = Vec::new();
+        let mut k = 0;
+        let mut rest = &i.operands[2..];
+        if let TexOp::Tex {
+            mip: TexMip::Grad,
+            geom,
+            ..
+        } = op
+        {
+            // dPdx and dPdy: checked, then dropped (they only pick a mipmap level).
+            let tys = vec![Type::F32; geom.noffsets()];
+            if rest.len() < 2 {
+                return Err(self.err(m.loc, format!("'{}' needs dPdx and dPdy", m.text)));
+            }
+            for o in rest.iter().take(2) {
+                self.tex_sources(o, &tys, m)?;
+            }
+            rest = rest.get(2..).unwrap_or_default();
+        }
+        for o in rest {
+            let n = match o {
+                ast::Operand::Vector(v, _) => v.len(),
+                _ => 1,
+            };
+            let tys = tys_all.get(k..k + n).ok_or_else(|| {
+                self.err(o.loc(), format!("'{}' has an operand too many", m.text))
+            })?;
+            out.extend(self.tex_sources(o, tys, m)?);
+            k += n;
+        }
+        if k != tys_all.len() {
+            return Err(self.err(m.loc, format!("'{}' lacks an operand", m.text)));
+        }
+        Ok(out)
     }
 
     /// The object operand of a texture or surface instruction: a `.u64` register or

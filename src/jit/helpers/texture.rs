@@ -116,10 +116,16 @@ pub(crate) fn encode(op: TexOp) -> u64 {
         }
         TexOp::Tld4 {
             comp,
+            geom,
             dtype,
             offset,
             depth,
-        } => 1 | (comp as u64) << 16 | idx(&TYPES, &dtype) << 8 | extra_bits(offset, depth),
+        } => {
+            1 | idx(&GEOMS, &geom) << 4
+                | (comp as u64) << 16
+                | idx(&TYPES, &dtype) << 8
+                | extra_bits(offset, depth)
+        }
         TexOp::Suld {
             geom,
             bytes,
@@ -185,6 +191,7 @@ pub(crate) fn decode(c: u64) -> Option<TexOp> {
         },
         1 => TexOp::Tld4 {
             comp: (c >> 16 & 3) as u8,
+            geom,
             dtype: ty(8)?,
             offset,
             depth,
@@ -242,6 +249,7 @@ mod tests {
             },
             TexOp::Tld4 {
                 comp: 3,
+                geom: TexGeom::A2d,
                 dtype: Type::F32,
                 offset: true,
                 depth: false,

@@ -42,6 +42,23 @@ pub(in crate::runtime) struct Barriers {
 }
 
 impl Barriers {
+    /// The barriers of CTA `ctaid`, whose warps are `warps`: nothing arrived, every
+    /// warp's live threads counted.
+    fn for_cta(sh: &LaunchShared, warps: &[WarpSlot], ctaid: [u32; 3]) -> Barriers {
+        let live_of: Vec<u32> = warps.iter().map(|w| w.ctx.live.count_ones()).collect();
+        Barriers {
+            waits: vec![Vec::new(); warps.len()],
+            live: live_of.iter().sum(),
+            live_of,
+            check: sh
+                .san
+                .clone()
+                .map(|s| crate::runtime::sanitize::BarrierCheck::new(s, ctaid)),
+            blocked: vec![false; warps.len()],
+            ..Default::default()
+        }
+    }
+
     /// Updates the live-thread count after warp `w` ran (its lanes may have exited).
     fn refresh(&mut self, w: usize, warps: &[WarpSlot]) {
         let now = warps[w].ctx.live.count_ones();
@@ -170,23 +187,7 @@ pub(super) fn run_cta_with_barriers(
     }
     let mut state = vec![WarpState::Ready; n];
     let mut bars: Vec<Barriers> = (0..ctaids.len())
-        .map(|c| {
-            let live_of: Vec<u32> = warps[c * nw..(c + 1) * nw]
-                .iter()
-                .map(|w| w.ctx.live.count_ones())
-                .collect();
-            Barriers {
-                waits: vec![Vec::new(); nw],
-                live: live_of.iter().sum(),
-                live_of,
-                check: sh
-                    .san
-                    .clone()
-                    .map(|s| crate::runtime::sanitize::BarrierCheck::new(s, ctaids[c])),
-                blocked: vec![false; nw],
-                ..Default::default()
-            }
-        })
+        .map(|c| Barriers::for_cta(sh, &warps[c * nw..(c + 1) * nw], ctaids[c]))
         .collect();
     let mut cluster = crate::runtime::cluster::ClusterBarrier::new(n);
     let mut order = crate::runtime::schedule::Order::new(sh.cfg.schedule, ctaids[0], n);

@@ -14,6 +14,7 @@ mod compare;
 mod control;
 mod convert;
 mod data;
+mod fence_proxy;
 mod float;
 mod half;
 mod int;
@@ -64,8 +65,15 @@ impl<'i> Mods<'i> {
         None
     }
 
+    /// Takes modifier `name`. ptxas 12.9 accepts a repeated `.sync`, `.sat` or `.approx`
+    /// (`shfl.sync.bfly.b32.sync`), so those take every occurrence; other repeated
+    /// modifiers (`.ftz.ftz`, `.volatile.volatile`) stay and are rejected as unused.
     pub fn has(&mut self, name: &str) -> bool {
-        self.take_if(|m| m == name).is_some()
+        let found = self.take_if(|m| m == name).is_some();
+        if found && matches!(name, "sync" | "sat" | "approx") {
+            while self.take_if(|m| m == name).is_some() {}
+        }
+        found
     }
 
     pub fn one_of(&mut self, names: &[&str]) -> Option<&'i str> {

@@ -69,6 +69,14 @@ impl Fx<'_, '_> {
             Val::Var(v, offset, name) => {
                 // A `.shared` variable's address is a `.shared::cluster` address too.
                 let cluster = space == Space::SharedCluster && v.space == Space::Shared;
+                // A `.param` variable has no generic address: ptxas rejects `ld.u32 %r,
+                // [kernel_param]` ("State space mismatch between instruction and address").
+                if space == Space::Generic && v.space == Space::Param {
+                    return Err(self.err(
+                        e.loc,
+                        format!("state space mismatch: '{name}' is a .param variable, which only '.param' accesses can name"),
+                    ));
+                }
                 if space != Space::Generic && v.space != space && !cluster {
                     return Err(self.err(
                         e.loc,

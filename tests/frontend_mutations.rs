@@ -283,3 +283,44 @@ fn float_literal_in_b64_runs_as_its_double_bits() {
         assert_eq!(got, vec![0x3FE0_0000_0000_0000], "{backend:?}");
     }
 }
+
+/// ptxas: `Illegal modifier '.ftz' for instruction 'tanh'`.
+#[test]
+fn tanh_has_no_ftz() {
+    rejects(
+        "tanh.approx.f32 %f1, %f2;",
+        "tanh.ftz.approx.f32 %f1, %f2;",
+        "12:2: error: '.ftz' is not valid for 'tanh.ftz.approx.f32'",
+    );
+}
+
+/// `.bf16x2` on a target below sm_80. ptxas (same kernel, `.target sm_70`, `-arch
+/// sm_70`): `Feature '.bf16x2' requires .target sm_75 or higher` (and on sm_75 "sm_80
+/// or higher"); on sm_90 it accepts `add.bf16x2`.
+#[test]
+fn bf16x2_needs_sm_80() {
+    let line = "add.bf16x2 %r1, %r2, %r3;";
+    if let Err(e) = parse_and_check(&module(line), "m.ptx") {
+        panic!("sm_90 must load: {e}");
+    }
+    let src = module(line).replace(".target sm_90", ".target sm_70");
+    match parse_and_check(&src, "m.ptx") {
+        Ok(_) => panic!("sm_70 must reject .bf16x2"),
+        Err(e) => assert_eq!(
+            e.to_string(),
+            "m.ptx:12:5: error: .bf16x2 requires .target sm_80 or higher (this module targets sm_70)"
+        ),
+    }
+}
+
+/// A 32-bit register as a `.global` (or generic) address under `.address_size 64`.
+/// ptxas: `fatal : 32-Bit compilation is no longer supported` (a 32-bit `.shared`
+/// address is fine: `tests/addr32.rs`).
+#[test]
+fn global_address_needs_64_bits() {
+    rejects(
+        "ld.shared.u32 %r1, [%r2];",
+        "ld.global.u32 %r1, [%r2];",
+        "12:22: error: address register '%r2' is 32-bit: a generic or .global address needs a 64-bit register under .address_size 64",
+    );
+}

@@ -165,6 +165,33 @@ impl Fx<'_, '_> {
         )
     }
 
+    /// `.bf16`/`.bf16x2` instruction types need `.target sm_80` or higher (ptxas 12.9:
+    /// "Feature '.bf16x2' requires .target sm_80 or higher"; some instructions need more).
+    fn bf16_target(&self, i: &Instruction) -> Result<(), PtxError> {
+        let sm = self.cx.m.target.iter().find_map(|t| {
+            let d = t.strip_prefix("sm_")?;
+            let n = d.find(|c: char| !c.is_ascii_digit()).unwrap_or(d.len());
+            d[..n].parse::<u32>().ok()
+        });
+        let Some(sm) = sm.filter(|&sm| sm < 80) else {
+            return Ok(());
+        };
+        match i
+            .mods
+            .iter()
+            .find(|m| matches!(m.name.as_str(), "bf16" | "bf16x2"))
+        {
+            Some(m) => Err(self.err(
+                m.loc,
+                format!(
+                    ".{} requires .target sm_80 or higher (this module targets sm_{sm})",
+                    m.name
+                ),
+            )),
+            None => Ok(()),
+        }
+    }
+
     /// Errors on the first modifier nobody consumed.
     fn finish_mods(&self, m: &Mods) -> Result<(), PtxError> {
         if let Some((id, _)) = m.list.iter().find(|(_, used)| !*used) {
@@ -268,6 +295,7 @@ impl Fx<'_, '_> {
         };
         let mut m = Mods::new(i);
         m.text = text;
+        self.bf16_target(i)?;
         let lowered = self.lower(i, &mut m)?;
         self.finish_mods(&m)?;
         let id = self.cx.inst_info(i.opcode.loc, m.text.clone(), self.id);

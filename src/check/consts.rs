@@ -272,6 +272,10 @@ impl Cx<'_> {
                 Const::Int { bits, .. } => Ok(bits & mask(ty.bits())),
                 Const::F32Hex(b) if ty.is_bits() && ty.bits() == 32 => Ok(b as u64),
                 Const::F64Hex(b) if ty.is_bits() && ty.bits() == 64 => Ok(b),
+                // ptxas 12.9 takes a decimal float in a `.b64` operand as its IEEE double
+                // bits (`mov.b64 %rd, 0.5` assembles to the same cubin as
+                // `mov.b64 %rd, 0x3FE0000000000000`); in `.b32` it rejects it.
+                Const::Float(f) if ty == Type::B64 => Ok(f.to_bits()),
                 _ => Err(bad()),
             },
         }

@@ -14,6 +14,7 @@ mod compare;
 mod control;
 mod convert;
 mod data;
+mod fence_proxy;
 mod float;
 mod half;
 mod int;
@@ -64,8 +65,15 @@ impl<'i> Mods<'i> {
         None
     }
 
+    /// Takes modifier `name`. ptxas 12.9 accepts a repeated `.sync`, `.sat` or `.approx`
+    /// (`shfl.sync.bfly.b32.sync`), so those take every occurrence; other repeated
+    /// modifiers (`.ftz.ftz`, `.volatile.volatile`) stay and are rejected as unused.
     pub fn has(&mut self, name: &str) -> bool {
-        self.take_if(|m| m == name).is_some()
+        let found = self.take_if(|m| m == name).is_some();
+        if found && matches!(name, "sync" | "sat" | "approx") {
+            while self.take_if(|m| m == name).is_some() {}
+        }
+        found
     }
 
     pub fn one_of(&mut self, names: &[&str]) -> Option<&'i str> {
@@ -155,6 +163,33 @@ impl Fx<'_, '_> {
             m.loc,
             format!("instruction '{}' is not supported yet", m.text),
         )
+    }
+
+    /// `.bf16`/`.bf16x2` instruction types need `.target sm_80` or higher (ptxas 12.9:
+    /// "Feature '.bf16x2' requires .target sm_80 or higher"; some instructions need more).
+    fn bf16_target(&self, i: &Instruction) -> Result<(), PtxError> {
+        let sm = self.cx.m.target.iter().find_map(|t| {
+            let d = t.strip_prefix("sm_")?;
+            let n = d.find(|c: char| !c.is_ascii_digit()).unwrap_or(d.len());
+            d[..n].parse::<u32>().ok()
+        });
+        let Some(sm) = sm.filter(|&sm| sm < 80) else {
+            return Ok(());
+        };
+        match i
+            .mods
+            .iter()
+            .find(|m| matches!(m.name.as_str(), "bf16" | "bf16x2"))
+        {
+            Some(m) => Err(self.err(
+                m.loc,
+                format!(
+                    ".{} requires .target sm_80 or higher (this module targets sm_{sm})",
+                    m.name
+                ),
+            )),
+            None => Ok(()),
+        }
     }
 
     /// Errors on the first modifier nobody consumed.
@@ -260,6 +295,7 @@ impl Fx<'_, '_> {
         };
         let mut m = Mods::new(i);
         m.text = text;
+        self.bf16_target(i)?;
         let lowered = self.lower(i, &mut m)?;
         self.finish_mods(&m)?;
         let id = self.cx.inst_info(i.opcode.loc, m.text.clone(), self.id);

@@ -98,11 +98,13 @@ impl Fx<'_, '_> {
             let dst = if red {
                 None
             } else {
-                Some(self.dst(&i.operands[0], ty, Fit::Relaxed)?)
+                // Unlike `ld`/`st`, `atom`/`red` operands have exactly the instruction
+                // type's size (ptxas rejects `atom.global.add.u32 %rd, [a], 1`).
+                Some(self.dst(&i.operands[0], ty, Fit::Strict)?)
             };
             let mut srcs = Vec::with_capacity(nsrc);
             for op in &i.operands[first + 1..first + 1 + nsrc] {
-                srcs.push(self.src(op, ty, Fit::Relaxed)?);
+                srcs.push(self.src(op, ty, Fit::Strict)?);
             }
             return Ok(vec![InstKind::Atom {
                 op,

@@ -343,14 +343,24 @@ impl Fx<'_, '_> {
         self.nops(i, m, 2)?;
         let dst = self.dst(&i.operands[0], dty, Fit::Cvt)?;
         let a = &i.operands[1];
-        let src = match a {
-            ast::Operand::Value(e) => match self.value(e)? {
-                Val::Special(s) => self.sreg_operand(s, sty, true, e.loc)?,
-                Val::Zero if sty.is_int() => Operand::Imm(0),
+        let src =
+            match a {
+                ast::Operand::Value(e) => match self.value(e)? {
+                    // ptxas takes a special register only in integer-to-integer `cvt`
+                    // (`cvt.u32.u16 %r, %tid.x`; `cvt.rn.f32.u16 %f, %tid.x` is "Special
+                    // register argument not allowed").
+                    Val::Special(s) if dty.is_int() && sty.is_int() => {
+                        self.sreg_operand(s, sty, true, e.loc)?
+                    }
+                    Val::Special(_) => return Err(self.err(
+                        e.loc,
+                        "a special register can only be the source of an integer-to-integer 'cvt'",
+                    )),
+                    Val::Zero if sty.is_int() => Operand::Imm(0),
+                    _ => self.src(a, sty, Fit::Cvt)?,
+                },
                 _ => self.src(a, sty, Fit::Cvt)?,
-            },
-            _ => self.src(a, sty, Fit::Cvt)?,
-        };
+            };
         Ok(InstKind::Cvt {
             dst_ty: dty,
             src_ty: sty,

@@ -167,6 +167,10 @@ impl Fx<'_, '_> {
             _ => Rnd::Rp,
         });
         let ftz = m.has("ftz");
+        // ISA: `tanh.approx.f32` has no `.ftz` (ptxas: "Illegal modifier '.ftz'").
+        if ftz && op == SfuOp::Tanh {
+            return Err(self.err(m.loc, format!("'.ftz' is not valid for '{}'", m.text)));
+        }
         let ty = self.one_type(m)?;
         if !matches!(ty, Type::F32 | Type::F64) {
             return Err(self.bad_type(m, ty));

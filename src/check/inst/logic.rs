@@ -12,7 +12,8 @@ use crate::parse::PtxError;
 impl Fx<'_, '_> {
     pub(super) fn logic(&mut self, i: &Instruction, m: &mut Mods) -> Result<InstKind, PtxError> {
         let ty = self.one_type(m)?;
-        if ty.is_float() || (ty != Type::Pred && ty.bits() < 16) {
+        // ISA: `.type = { .pred, .b16, .b32, .b64 }` (ptxas rejects `or.u32`).
+        if ty != Type::Pred && !(ty.is_bits() && ty.bits() >= 16) {
             return Err(self.bad_type(m, ty));
         }
         let op = match i.opcode.name.as_str() {
@@ -26,7 +27,9 @@ impl Fx<'_, '_> {
 
     pub(super) fn shift(&mut self, i: &Instruction, m: &mut Mods) -> Result<InstKind, PtxError> {
         let ty = self.one_type(m)?;
-        if ty.is_float() || ty == Type::Pred || ty.bits() < 16 {
+        // ISA: `shl` takes `.b16 .b32 .b64`; `shr` also the signed and unsigned types.
+        let shl_bad = i.opcode.name == "shl" && !ty.is_bits();
+        if shl_bad || ty.is_float() || ty == Type::Pred || ty.bits() < 16 {
             return Err(self.bad_type(m, ty));
         }
         let op = if i.opcode.name == "shl" {

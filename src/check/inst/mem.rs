@@ -61,6 +61,13 @@ impl Fx<'_, '_> {
                 if t == Type::Pred || t.is_float() || !(t.bits() == 32 || t.bits() == 64) {
                     return Err(self.err(e.loc, format!("address register '{}' has type {t}; it must be a 32- or 64-bit integer", self.reg_name(r))));
                 }
+                // ptxas: "32-Bit compilation is no longer supported" for a 32-bit
+                // generic or global address in a 64-bit module (`.shared`, `.local`,
+                // `.const` and `.param` addresses may be 32-bit).
+                let wide = matches!(space, Space::Generic | Space::Global);
+                if t.bits() == 32 && wide && self.cx.m.address_size == 64 {
+                    return Err(self.err(e.loc, format!("address register '{}' is 32-bit: a generic or .global address needs a 64-bit register under .address_size 64", self.reg_name(r))));
+                }
                 Ok(Address {
                     base: AddrBase::Reg(r),
                     offset,
@@ -69,6 +76,14 @@ impl Fx<'_, '_> {
             Val::Var(v, offset, name) => {
                 // A `.shared` variable's address is a `.shared::cluster` address too.
                 let cluster = space == Space::SharedCluster && v.space == Space::Shared;
+                // A `.param` variable has no generic address: ptxas rejects `ld.u32 %r,
+                // [kernel_param]` ("State space mismatch between instruction and address").
+                if space == Space::Generic && v.space == Space::Param {
+                    return Err(self.err(
+                        e.loc,
+                        format!("state space mismatch: '{name}' is a .param variable, which only '.param' accesses can name"),
+                    ));
+                }
                 if space != Space::Generic && v.space != space && !cluster {
                     return Err(self.err(
                         e.loc,

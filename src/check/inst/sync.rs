@@ -23,24 +23,37 @@ impl Fx<'_, '_> {
         m: &mut Mods,
     ) -> Result<Lowered, PtxError> {
         let name = i.opcode.name.as_str();
-        let proxy = m.any(|x| x.starts_with("proxy") || x.starts_with("mbarrier_init"));
-        let weak = m.one_of(&["acq_rel", "acquire", "release"]).is_some();
-        let sc = m.has("sc");
-        let scope = m.one_of(&["cta", "cluster", "gpu", "sys", "gl"]);
-        if name == "membar" && scope.is_none() && !proxy {
+        if m.any(|x| x == "proxy" || x == "mbarrier_init") {
+            return self.fence_proxy(i, m);
+        }
+        let membar = name == "membar";
+        let sem = m.take_if(|x| matches!(x, "acq_rel" | "acquire" | "release" | "sc"));
+        let weak = matches!(sem, Some((x, _)) if x != "sc");
+        let sc = matches!(sem, Some(("sc", _)));
+        // `membar.level`, level = {.cta, .gl, .sys}; `fence{.sem}.scope`, scope =
+        // {.cta, .cluster, .gpu, .sys}: ptxas rejects `membar.gl.release`, `fence.gl`.
+        let scopes: &[&str] = if membar {
+            &["cta", "gl", "sys"]
+        } else {
+            &["cta", "cluster", "gpu", "sys"]
+        };
+        let scope = m.one_of(scopes);
+        if let (true, Some((x, loc))) = (membar, sem) {
+            return Err(self.err(
+                loc,
+                format!("modifier '.{x}' is not allowed in '{}'", m.text),
+            ));
+        }
+        if membar && scope.is_none() {
             return Err(self.err(m.loc, format!("'{}' needs '.cta', '.gl' or '.sys'", m.text)));
         }
-        if proxy {
-            // Every remaining modifier is a proxy kind or scope: accepted.
-            while m.take_if(|_| true).is_some() {}
-        }
-        if !i.operands.is_empty() && !proxy {
+        if !i.operands.is_empty() {
             return Err(self.err(
                 i.operands[0].loc(),
                 format!("'{}' takes no operands", m.text),
             ));
         }
-        let kind = if proxy || (weak && !sc) {
+        let kind = if weak && !sc {
             InstKind::OrderPoint
         } else {
             InstKind::Fence
@@ -75,16 +88,14 @@ impl Fx<'_, '_> {
         }
         match (kind, red_op) {
             (Some("sync"), _) => {
-                if i.operands.len() > 2 {
+                // The barrier operand is required (ptxas rejects `bar.sync;`).
+                let (1..=2, Some(op)) = (i.operands.len(), i.operands.first()) else {
                     return Err(self.err(
                         m.loc,
                         format!("instruction '{}' takes 1 or 2 operands", m.text),
                     ));
-                }
-                let barrier = match i.operands.first() {
-                    Some(op) => self.barrier_id(op)?,
-                    None => Operand::Imm(0),
                 };
+                let barrier = self.barrier_id(op)?;
                 let count = i
                     .operands
                     .get(1)

@@ -137,6 +137,9 @@ impl Fx<'_, '_> {
             Some("any") => WarpOp::Vote(VoteMode::Any),
             Some("uni") => WarpOp::Vote(VoteMode::Uni),
             Some(_) => WarpOp::Ballot,
+            // ptxas 12.9 assembles `vote.sync.pred` without a mode to the same cubin
+            // as `vote.sync.any.pred`.
+            None if ty == Type::Pred => WarpOp::Vote(VoteMode::Any),
             None => {
                 return Err(self.err(
                     m.loc,

@@ -34,19 +34,8 @@ impl LaneRun {
     /// (a power of two), if the active lanes are consecutive and each lane's address is
     /// the previous lane's plus `len` (without wrapping).
     pub fn of(mask: u32, addrs: &[u64; WARP_SIZE], len: u64) -> Option<LaneRun> {
-        if mask == 0 || !len.is_power_of_two() {
-            return None;
-        }
-        let l0 = mask.trailing_zeros();
-        let m = (mask >> l0) as u64;
-        if m & (m + 1) != 0 {
-            return None;
-        }
-        let n = m.count_ones();
-        let lo = addrs[l0 as usize];
-        lo.checked_add(n as u64 * len)?;
-        let follows = (1..n as u64).all(|j| addrs[(l0 as u64 + j) as usize] == lo + j * len);
-        follows.then_some(LaneRun { l0, n, lo })
+        // The same test as the sanitizers' range path (on host addresses there).
+        crate::exec::sanitize::lane_run(mask, addrs, len).map(|(l0, n, lo)| LaneRun { l0, n, lo })
     }
 }
 

@@ -77,6 +77,14 @@ mod range;
 pub mod shadow;
 
 pub use crate::config::SanitizeOptions;
+
+/// Lanes `mask` at addresses `addrs`, `len` bytes each, as one run (first lane, lane
+/// count, first lane's address) when the active lanes are consecutive and each lane's
+/// bytes follow the previous lane's (`len` a power of two). Shared with
+/// `exec::ctx::run`, which tests state-space addresses the same way.
+pub fn lane_run(mask: u32, addrs: &[u64; 32], len: u64) -> Option<(u32, u32, u64)> {
+    range::Run::of(mask, addrs, len).map(|r| (r.l0, r.n, r.h))
+}
 pub use finding::{FindingKind, OtherAccess, RawFinding};
 pub use heapcheck::{FreeError, HeapAccess, HeapBlocks, MallocSite};
 

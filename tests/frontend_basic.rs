@@ -23,7 +23,7 @@ fn vecadd_nvrtc() {
     assert_eq!(offs, vec![0, 8, 16, 24]);
     assert_eq!(f.param_size, 28);
     assert_eq!(f.blocks.len(), 3);
-    match &f.blocks[0].term {
+    match &f.blocks[BlockId(0)].term {
         Terminator::Branch {
             taken, not_taken, ..
         } => {
@@ -33,23 +33,23 @@ fn vecadd_nvrtc() {
         t => panic!("unexpected terminator {t:?}"),
     }
     assert!(matches!(
-        f.blocks[1].term,
+        f.blocks[BlockId(1)].term,
         Terminator::Jump {
             target: BlockId(2),
             inst: None
         }
     ));
     assert!(matches!(
-        f.blocks[2].term,
+        f.blocks[BlockId(2)].term,
         Terminator::Ret {
             guard: None,
             next: None,
             ..
         }
     ));
-    assert_eq!(f.blocks[2].label.as_deref(), Some("$L__BB0_2"));
+    assert_eq!(f.blocks[BlockId(2)].label.as_deref(), Some("$L__BB0_2"));
     // ld.param.u64 %rd1, [vecadd_param_0];
-    match &f.blocks[0].insts[0].kind {
+    match &f.blocks[BlockId(0)].insts[0].kind {
         InstKind::Ld {
             space: Space::Param,
             ty: Type::U64,
@@ -61,7 +61,7 @@ fn vecadd_nvrtc() {
         }
         k => panic!("unexpected {k:?}"),
     }
-    let info = m.info(f.blocks[0].insts[4].id);
+    let info = m.info(f.blocks[BlockId(0)].insts[4].id);
     assert_eq!(info.text, "mov.u32");
     assert_eq!(info.loc, Loc { line: 32, col: 2 });
 }

@@ -27,7 +27,7 @@ fn module(body: &str) -> Module {
 /// The instructions of the kernel's first block.
 fn insts(body: &str) -> Vec<InstKind> {
     let m = module(body);
-    m.functions[0].blocks[0]
+    m.functions[FuncId(0)].blocks[BlockId(0)]
         .insts
         .iter()
         .map(|i| i.kind.clone())
@@ -343,9 +343,9 @@ fn memory_and_addresses() {
 ";
     let m = parse_and_check(src, "m.ptx").unwrap_or_else(|e| panic!("{e}"));
     validate(&m).unwrap();
-    let f = &m.functions[0];
+    let f = &m.functions[FuncId(0)];
     assert_eq!(f.params[1].offset, 16);
-    let ks: Vec<&InstKind> = f.blocks[0].insts.iter().map(|i| &i.kind).collect();
+    let ks: Vec<&InstKind> = f.blocks[BlockId(0)].insts.iter().map(|i| &i.kind).collect();
     let addr = |k: &InstKind| match k {
         InstKind::Ld { space, addr, .. } | InstKind::St { space, addr, .. } => (*space, *addr),
         other => panic!("{other:?}"),
@@ -438,9 +438,9 @@ fn mov_pack_and_unpack() {
     let m = module(
         "\tmov.b64 {%r1, %r2}, %rd1;\n\tmov.b64 %rd2, {%r1, %r2};\n\tmov.b32 {%rs1, _}, %r3;",
     );
-    let f = &m.functions[0];
+    let f = &m.functions[FuncId(0)];
     // One InstInfo per source instruction, shared by the lowered sequence.
-    let ids: Vec<u32> = f.blocks[0].insts.iter().map(|i| i.id.0).collect();
+    let ids: Vec<u32> = f.blocks[BlockId(0)].insts.iter().map(|i| i.id.0).collect();
     assert!(ids.windows(2).all(|w| w[0] <= w[1]));
     assert_eq!(
         m.inst_info.iter().filter(|i| i.text == "mov.b64").count(),
@@ -452,7 +452,7 @@ fn mov_pack_and_unpack() {
     );
     // The unpack writes %r1 and %r2 from shifted copies; the pack ends in a mov to %rd2.
     let rd2 = RegId(f.regs.iter().position(|r| r.name == "%rd2").unwrap() as u32);
-    assert!(f.blocks[0]
+    assert!(f.blocks[BlockId(0)]
         .insts
         .iter()
         .any(|i| matches!(i.kind, InstKind::Mov { ty: Type::B64, dst, .. } if dst == rd2)));
@@ -468,15 +468,15 @@ fn kernel(body: &str) -> Function {
 fn straight_line_falls_off_the_end_into_an_implicit_ret() {
     let src = format!("{HEAD}\tadd.s32 %r1, %r2, %r3;\n}}\n");
     let m = parse_and_check(&src, "l.ptx").unwrap();
-    let f = &m.functions[0];
+    let f = &m.functions[FuncId(0)];
     assert_eq!(f.blocks.len(), 1);
     let Terminator::Ret {
         guard: None,
         next: None,
         inst,
-    } = f.blocks[0].term
+    } = f.blocks[BlockId(0)].term
     else {
-        panic!("{:?}", f.blocks[0].term)
+        panic!("{:?}", f.blocks[BlockId(0)].term)
     };
     let info = m.info(inst);
     assert_eq!(info.text, "ret");
@@ -495,16 +495,16 @@ LOOP:
 \tret;",
     );
     assert_eq!(f.blocks.len(), 3);
-    assert_eq!(f.blocks[1].label.as_deref(), Some("LOOP"));
+    assert_eq!(f.blocks[BlockId(1)].label.as_deref(), Some("LOOP"));
     assert!(matches!(
-        f.blocks[0].term,
+        f.blocks[BlockId(0)].term,
         Terminator::Jump {
             target: BlockId(1),
             inst: None
         }
     ));
     assert!(matches!(
-        f.blocks[1].term,
+        f.blocks[BlockId(1)].term,
         Terminator::Branch {
             taken: BlockId(1),
             not_taken: BlockId(2),
@@ -513,7 +513,7 @@ LOOP:
         }
     ));
     assert!(matches!(
-        f.blocks[2].term,
+        f.blocks[BlockId(2)].term,
         Terminator::Ret { guard: None, .. }
     ));
 }
@@ -522,10 +522,10 @@ LOOP:
 fn a_label_at_the_start_gets_its_own_block_so_the_entry_has_no_predecessors() {
     let f = kernel("TOP:\n\tadd.u32 %r1, %r1, 1;\n\tbra.uni TOP;");
     assert_eq!(f.blocks.len(), 2);
-    assert!(f.blocks[0].insts.is_empty());
-    assert!(f.blocks[0].label.is_none());
+    assert!(f.blocks[BlockId(0)].insts.is_empty());
+    assert!(f.blocks[BlockId(0)].label.is_none());
     assert!(matches!(
-        f.blocks[1].term,
+        f.blocks[BlockId(1)].term,
         Terminator::Jump {
             target: BlockId(1),
             inst: Some(_)
@@ -547,25 +547,25 @@ JOIN:
 \tret;",
     );
     assert_eq!(f.blocks.len(), 4);
-    let label = |i: usize| f.blocks[i].label.clone();
-    assert_eq!(label(3).as_deref(), Some("JOIN"));
+    let label = |i: BlockId| f.blocks[i].label.clone();
+    assert_eq!(label(BlockId(3)).as_deref(), Some("JOIN"));
     let Terminator::Branch {
         taken, not_taken, ..
-    } = f.blocks[0].term
+    } = f.blocks[BlockId(0)].term
     else {
         panic!()
     };
-    assert_eq!(label(taken.0 as usize).as_deref(), Some("ELSE"));
+    assert_eq!(label(taken).as_deref(), Some("ELSE"));
     assert_eq!(not_taken, BlockId(1));
     assert!(matches!(
-        f.blocks[1].term,
+        f.blocks[BlockId(1)].term,
         Terminator::Jump {
             target: BlockId(3),
             inst: Some(_)
         }
     ));
     assert!(matches!(
-        f.blocks[2].term,
+        f.blocks[BlockId(2)].term,
         Terminator::Jump {
             target: BlockId(3),
             inst: None
@@ -578,17 +578,17 @@ fn unreachable_blocks_are_dropped() {
     let f =
         kernel("\tbra.uni END;\n\tadd.u32 %r1, %r1, 1;\nDEAD:\n\tmov.u32 %r2, 1;\nEND:\n\tret;");
     assert_eq!(f.blocks.len(), 2);
-    assert_eq!(f.blocks[1].label.as_deref(), Some("END"));
+    assert_eq!(f.blocks[BlockId(1)].label.as_deref(), Some("END"));
     assert!(f.blocks.iter().all(|b| b.insts.is_empty()));
 }
 
 #[test]
 fn guarded_ret_and_exit_continue_at_the_next_block() {
     let m = module("\t@%p1 ret;\n\t@!%p2 exit;\n\tadd.u32 %r1, %r1, 1;\n\texit;");
-    let f = &m.functions[0];
+    let f = &m.functions[FuncId(0)];
     assert_eq!(f.blocks.len(), 3);
     assert!(matches!(
-        f.blocks[0].term,
+        f.blocks[BlockId(0)].term,
         Terminator::Ret {
             guard: Some(Guard { negate: false, .. }),
             next: Some(BlockId(1)),
@@ -596,7 +596,7 @@ fn guarded_ret_and_exit_continue_at_the_next_block() {
         }
     ));
     assert!(matches!(
-        f.blocks[1].term,
+        f.blocks[BlockId(1)].term,
         Terminator::Exit {
             guard: Some(Guard { negate: true, .. }),
             next: Some(BlockId(2)),
@@ -604,7 +604,7 @@ fn guarded_ret_and_exit_continue_at_the_next_block() {
         }
     ));
     assert!(matches!(
-        f.blocks[2].term,
+        f.blocks[BlockId(2)].term,
         Terminator::Exit {
             guard: None,
             next: None,
@@ -631,8 +631,8 @@ OUT:
     );
     // entry, INNER, and OUT (the empty block after the inner branch takes the label).
     assert_eq!(f.blocks.len(), 3);
-    assert_eq!(f.blocks[1].label.as_deref(), Some("INNER"));
-    assert_eq!(f.blocks[2].label.as_deref(), Some("OUT"));
+    assert_eq!(f.blocks[BlockId(1)].label.as_deref(), Some("INNER"));
+    assert_eq!(f.blocks[BlockId(2)].label.as_deref(), Some("OUT"));
     assert!(f.regs.iter().any(|r| r.name == "%t"));
 }
 
@@ -640,12 +640,12 @@ OUT:
 fn guarded_instructions_keep_their_guard() {
     let f = kernel("\t@!%p1 add.u32 %r1, %r1, 1;\n\t@%p2 bar.sync 0;");
     assert!(matches!(
-        f.blocks[0].insts[0].guard,
+        f.blocks[BlockId(0)].insts[0].guard,
         Some(Guard { negate: true, .. })
     ));
     // A barrier ends its block; all lanes continue at the next one.
     assert!(matches!(
-        f.blocks[0].term,
+        f.blocks[BlockId(0)].term,
         Terminator::Barrier {
             guard: Some(Guard { negate: false, .. }),
             barrier: Operand::Imm(0),

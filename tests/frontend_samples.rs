@@ -20,12 +20,10 @@ fn check(sample: (&str, &str)) -> Module {
 }
 
 fn global<'m>(m: &'m Module, name: &str) -> (GlobalId, &'m GlobalVar) {
-    let i = m
-        .globals
-        .iter()
-        .position(|g| g.name == name)
-        .unwrap_or_else(|| panic!("no global {name}"));
-    (GlobalId(i as u32), &m.globals[i])
+    m.globals
+        .iter_enumerated()
+        .find(|(_, g)| g.name == name)
+        .unwrap_or_else(|| panic!("no global {name}"))
 }
 
 fn words(bytes: &[u8]) -> Vec<u32> {
@@ -74,7 +72,7 @@ fn globals_with_initializers_and_relocations() {
         let targets: Vec<&str> = fns
             .iter()
             .map(|r| match r.target {
-                RelocTarget::Func(f) => m.functions[f.0 as usize].name.as_str(),
+                RelocTarget::Func(f) => m.functions[f].name.as_str(),
                 RelocTarget::Global(_) => "global",
             })
             .collect();

@@ -103,9 +103,8 @@ fn syntax_globals_and_shared_layout() {
     let m = check(SYNTAX);
     let g = |n: &str| {
         m.globals
-            .iter()
-            .position(|g| g.name == n)
-            .map(|i| (GlobalId(i as u32), &m.globals[i]))
+            .iter_enumerated()
+            .find(|(_, g)| g.name == n)
             .unwrap()
     };
     let (_, gs) = g("gscalar");
@@ -430,21 +429,26 @@ fn syntax_cfg_is_in_reverse_post_order() {
 /// to a block on the DFS stack, which RPO numbers lower).
 pub fn rpo_invariants(f: &Function) {
     let n = f.blocks.len();
-    let mut preds = vec![0; n];
+    let mut preds: IdxVec<BlockId, u32> = IdxVec::from_elem(0, n);
     for b in &f.blocks {
         for s in b.term.successors() {
-            assert!((s.0 as usize) < n, "{}: successor out of range", f.name);
-            preds[s.0 as usize] += 1;
+            assert!(preds.get(s).is_some(), "{}: successor out of range", f.name);
+            preds[s] += 1;
         }
     }
-    assert_eq!(preds[0], 0, "{}: entry block has predecessors", f.name);
-    let mut seen = vec![false; n];
-    let mut stack = vec![0usize];
+    assert_eq!(
+        preds[BlockId(0)],
+        0,
+        "{}: entry block has predecessors",
+        f.name
+    );
+    let mut seen: IdxVec<BlockId, bool> = IdxVec::from_elem(false, n);
+    let mut stack = vec![BlockId(0)];
     while let Some(b) = stack.pop() {
         if std::mem::replace(&mut seen[b], true) {
             continue;
         }
-        stack.extend(f.blocks[b].term.successors().iter().map(|s| s.0 as usize));
+        stack.extend(f.blocks[b].term.successors());
     }
     assert!(
         seen.iter().all(|&s| s),

@@ -121,7 +121,7 @@ fn one_hidden_cc_register_per_function() {
         let regs: Vec<_> = cc.iter().flat_map(|(i, o)| i.iter().chain(o)).collect();
         assert!(!regs.is_empty(), "{}", f.name);
         assert!(regs.iter().all(|r| r == &regs[0]), "{}: {cc:?}", f.name);
-        assert_eq!(f.regs[regs[0].0 as usize].ty, Type::Pred);
+        assert_eq!(f.regs[*regs[0]].ty, Type::Pred);
         assert_eq!(f.regs.iter().filter(|r| r.name == "%CC.CF").count(), 1);
         if f.name == "k" {
             // add.cc: out only; subc.cc: both; mad.hi.cc: out only; madc.lo: in only.

@@ -340,7 +340,7 @@ fn ret_in_kernel_is_exit() {
         text: "ret".into(),
         func: FuncId(0),
     });
-    k.f.blocks[0].term = Terminator::Ret {
+    k.f.blocks[BlockId(0)].term = Terminator::Ret {
         guard: Some(Guard {
             pred: q,
             negate: false,

@@ -5,7 +5,7 @@
 //! The kernels are in `tests/ptx/shapes/` (each passes `ptxas -arch=sm_70`).
 
 use ptxjit::ir::analysis::shape::{Divergence, LaunchShape, Shape, Shapes};
-use ptxjit::ir::{Function, Module};
+use ptxjit::ir::{BlockId, FuncId, Function, Module, RegId};
 use ptxjit::{Backend, Device, KernelArg, LaunchConfig};
 
 fn load(name: &str) -> String {
@@ -18,22 +18,25 @@ fn checked(name: &str) -> Module {
 }
 
 /// The block whose label is `label` (`None`: the entry block).
-fn block(f: &Function, label: Option<&str>) -> usize {
+fn block(f: &Function, label: Option<&str>) -> BlockId {
     match label {
-        None => 0,
-        Some(l) => f
-            .blocks
-            .iter()
-            .position(|b| b.label.as_deref() == Some(l))
-            .unwrap_or_else(|| panic!("no block {l}")),
+        None => BlockId(0),
+        Some(l) => {
+            f.blocks
+                .iter_enumerated()
+                .find(|(_, b)| b.label.as_deref() == Some(l))
+                .unwrap_or_else(|| panic!("no block {l}"))
+                .0
+        }
     }
 }
 
-fn reg(f: &Function, name: &str) -> usize {
+fn reg(f: &Function, name: &str) -> RegId {
     f.regs
-        .iter()
-        .position(|r| r.name == name)
+        .iter_enumerated()
+        .find(|(_, r)| r.name == name)
         .unwrap_or_else(|| panic!("no register {name}"))
+        .0
 }
 
 /// The shape of register `name` right before instruction `i` of the block labelled
@@ -82,7 +85,7 @@ fn run_checked(
 #[test]
 fn saxpy_sources_and_addresses() {
     let m = checked("basic.ptx");
-    let f = &m.functions[0];
+    let f = &m.functions[FuncId(0)];
     let s = Shapes::analyze(f, rows());
     let e = |r| end(&s, f, None, r);
     // Parameters, %ctaid and %ntid are uniform; %tid.x affine; ctaid*ntid+tid affine.
@@ -94,7 +97,7 @@ fn saxpy_sources_and_addresses() {
     // i << 2: stride 4; the comparison with n: varying, so the branch diverges.
     assert_eq!(e("%r6"), Shape::Affine(4));
     assert_eq!(e("%p1"), Shape::Varying);
-    assert_eq!(s.terminator(0), Divergence::Divergent);
+    assert_eq!(s.terminator(BlockId(0)), Divergence::Divergent);
     // ctaid * ntid + tid with ntid % 32 == 0: the base is a multiple of 32, so the
     // widened byte offsets and addresses stay affine with stride 4.
     let body = Some("BODY");
@@ -137,10 +140,10 @@ fn saxpy_sources_and_addresses() {
 #[test]
 fn joins_after_divergent_and_uniform_branches() {
     let m = checked("joins.ptx");
-    let f = &m.functions[0];
+    let f = &m.functions[FuncId(0)];
     let s = Shapes::analyze(f, rows());
     // Divergent if/else: each arm's constant is uniform inside the arm, varying at the join.
-    assert_eq!(s.terminator(0), Divergence::Divergent);
+    assert_eq!(s.terminator(BlockId(0)), Divergence::Divergent);
     assert_eq!(end(&s, f, Some("T1"), "%r2"), Shape::Uniform);
     assert_eq!(at(&s, f, Some("J1"), 0, "%r2"), Shape::Varying);
     assert_eq!(end(&s, f, Some("J1"), "%r3"), Shape::Varying);
@@ -168,7 +171,7 @@ fn joins_after_divergent_and_uniform_branches() {
 #[test]
 fn loops() {
     let m = checked("loops.ptx");
-    let f = &m.functions[0];
+    let f = &m.functions[FuncId(0)];
     let s = Shapes::analyze(f, rows());
     // A loop with a per-lane trip count: the counter is uniform in the loop (lanes that
     // leave wait after it), varying after it.
@@ -200,7 +203,7 @@ fn loops() {
 #[test]
 fn memory_warp_ops_and_barriers() {
     let m = checked("memwarp.ptx");
-    let f = &m.functions[0];
+    let f = &m.functions[FuncId(0)];
     let s = Shapes::analyze(f, rows());
     let e = |r| end(&s, f, Some("TAIL"), r);
     // Shared load at a uniform address: uniform. Local load: varying (each lane's own
@@ -229,14 +232,14 @@ fn memory_warp_ops_and_barriers() {
 #[test]
 fn uniform_store_highest_lane_wins() {
     let m = checked("uniform_store.ptx");
-    let f = &m.functions[0];
+    let f = &m.functions[FuncId(0)];
     let s = Shapes::analyze(f, rows());
-    let st = f.blocks[0].insts.len() - 1;
-    let b = &f.blocks[0].insts[st];
+    let st = f.blocks[BlockId(0)].insts.len() - 1;
+    let b = &f.blocks[BlockId(0)].insts[st];
     let ptxjit::ir::InstKind::St { space, addr, .. } = &b.kind else {
         panic!("the last instruction is the store");
     };
-    let facts = s.before(f, 0, st);
+    let facts = s.before(f, BlockId(0), st);
     assert_eq!(s.address(f, &facts, *space, addr).shape, Shape::Uniform);
     for backend in [Backend::Interp, Backend::Jit] {
         let dev = Device::new().expect("device");

@@ -50,7 +50,7 @@ impl Fx<'_, '_> {
         if self.cx.func_defined.get(func).copied().unwrap_or(true) {
             return Ok(None);
         }
-        let Some(callee) = self.cx.m.functions.get(func.0 as usize) else {
+        let Some(callee) = self.cx.m.functions.get(func) else {
             return Ok(None);
         };
         let Some(op) = builtin_of(callee) else {

@@ -25,7 +25,7 @@ pub fn signature(cx: &mut Cx, f: &ast::FuncDecl, id: FuncId) -> Result<(), PtxEr
         (params, rets, offset)
     };
     cx.total_regs = saved;
-    if let Some(slot) = cx.m.functions.get_mut(id.0 as usize) {
+    if let Some(slot) = cx.m.functions.get_mut(id) {
         slot.params = params;
         slot.rets = rets;
         slot.param_size = size;
@@ -38,9 +38,9 @@ pub fn check_calls(cx: &Cx) -> Result<(), PtxError> {
     for f in &cx.m.functions {
         for b in &f.blocks {
             if let Terminator::Call { func, inst, .. } = &b.term {
-                let callee = cx.m.functions.get(func.0 as usize);
+                let callee = cx.m.functions.get(*func);
                 if !callee.is_some_and(|c| c.has_body()) {
-                    let loc = cx.m.inst_info.get(inst.0 as usize).map(|i| i.loc);
+                    let loc = cx.m.inst_info.get(*inst).map(|i| i.loc);
                     let name = callee.map_or("?", |c| c.name.as_str());
                     if ir::CdpFn::is_unsupported(name) || ir::CdpFn::from_name(name).is_some() {
                         return Err(cx.err(
@@ -74,7 +74,7 @@ pub fn validate_call(m: &ir::Module, f: &ir::Function, t: &Terminator) -> Result
     };
     let callee = m
         .functions
-        .get(func.0 as usize)
+        .get(*func)
         .ok_or("call to a function out of range")?;
     if callee.kind != FuncKind::Func || !callee.has_body() {
         return Err(format!(
@@ -86,7 +86,7 @@ pub fn validate_call(m: &ir::Module, f: &ir::Function, t: &Terminator) -> Result
     let in_caller = |off: u32, size: u32| off as u64 + size as u64 <= f.local_size as u64;
     let reg = |r: ir::RegId| {
         f.regs
-            .get(r.0 as usize)
+            .get(r)
             .map(|i| i.ty)
             .ok_or("call register out of range")
     };
@@ -237,11 +237,7 @@ impl Fx<'_, '_> {
         let (guard, loc) = match &tb.term {
             Some(TTerm::Ret { guard, inst, .. }) => (
                 *guard,
-                self.cx
-                    .m
-                    .inst_info
-                    .get(inst.0 as usize)
-                    .map_or(close, |i| i.loc),
+                self.cx.m.inst_info.get(*inst).map_or(close, |i| i.loc),
             ),
             Some(TTerm::FallOff) | None => (None, close),
             _ => return,
@@ -353,7 +349,7 @@ impl Fx<'_, '_> {
                 "unexpected operand (a prototype is only valid in an indirect call)",
             ));
         }
-        let Some(callee) = self.cx.m.functions.get(func.0 as usize) else {
+        let Some(callee) = self.cx.m.functions.get(func) else {
             return Err(self.err(m.loc, "internal error: unknown function"));
         };
         if callee.kind == FuncKind::Entry {
@@ -368,7 +364,7 @@ impl Fx<'_, '_> {
         if let Some(insts) = self.builtin_call(func, arg_ops, ret_ops, m.loc)? {
             return Ok(Lowered::Insts(insts));
         }
-        let Some(callee) = self.cx.m.functions.get(func.0 as usize) else {
+        let Some(callee) = self.cx.m.functions.get(func) else {
             return Err(self.err(m.loc, "internal error: unknown function"));
         };
         let (name, params, prets) = (
@@ -447,20 +443,17 @@ impl Fx<'_, '_> {
                 && cx
                     .m
                     .functions
-                    .get(f.0 as usize)
+                    .get(f)
                     .is_some_and(|g| g.kind == FuncKind::Func)
         };
         Ok(match d {
             Ok(ids) => {
-                let Some(first) = ids
-                    .first()
-                    .and_then(|f| self.cx.m.functions.get(f.0 as usize))
-                else {
+                let Some(first) = ids.first().and_then(|f| self.cx.m.functions.get(*f)) else {
                     return Err(self.err(dloc, format!("'{dir}' lists no function")));
                 };
                 let (params, prets) = (first.params.clone(), first.rets.clone());
                 for &f in &ids {
-                    let g = &self.cx.m.functions[f.0 as usize];
+                    let g = &self.cx.m.functions[f];
                     if !defined(self.cx, f) {
                         return Err(self.err(
                             dloc,
@@ -486,7 +479,7 @@ impl Fx<'_, '_> {
                 let ids = (0..self.cx.m.functions.len() as u32)
                     .map(FuncId)
                     .filter(|&f| {
-                        let g = &self.cx.m.functions[f.0 as usize];
+                        let g = &self.cx.m.functions[f];
                         defined(self.cx, f)
                             && same_layout(&g.params, &params)
                             && same_layout(&g.rets, &prets)
@@ -509,7 +502,7 @@ impl Fx<'_, '_> {
             return None;
         };
         let mut ids: Vec<FuncId> = Vec::new();
-        for r in &self.cx.m.globals.get(g.0 as usize)?.relocs {
+        for r in &self.cx.m.globals.get(g)?.relocs {
             if let crate::ir::RelocTarget::Func(f) = r.target {
                 if !ids.contains(&f) {
                     ids.push(f);

@@ -131,7 +131,7 @@ pub fn check(ast: &ast::Module, file: &str) -> Result<ir::Module, PtxError> {
             };
             if cx.func_item.get(id) == Some(&i) {
                 let func = func::check_function(&mut cx, f, id)?;
-                if let Some(slot) = cx.m.functions.get_mut(id.0 as usize) {
+                if let Some(slot) = cx.m.functions.get_mut(id) {
                     *slot = func;
                 }
             }
@@ -367,7 +367,7 @@ impl<'a> Cx<'a> {
                 return Err(self.err(f.name.loc, format!("'{}' is already declared", f.name.name)));
             };
             let id = *id;
-            let prev = &self.m.functions[id.0 as usize];
+            let prev = &self.m.functions[id];
             if prev.kind != f.kind {
                 return Err(self.err(
                     f.name.loc,
@@ -401,8 +401,8 @@ impl<'a> Cx<'a> {
             params: Vec::new(),
             rets: Vec::new(),
             param_size: 0,
-            regs: Vec::new(),
-            blocks: Vec::new(),
+            regs: ir::IdxVec::new(),
+            blocks: ir::IdxVec::new(),
             local_size: 0,
             local_align: 1,
             perf: ir::PerfDirectives::default(),
@@ -729,7 +729,7 @@ impl<'a> Cx<'a> {
                 let lay = self.layout(&v.dtype, &n.dims, Some(init), n.name.loc)?;
                 let (bytes, relocs) =
                     self.encode_init(init, &lay, &n.dims, v.dtype.vec.unwrap_or(1))?;
-                if let Some(g) = self.m.globals.get_mut(id.0 as usize) {
+                if let Some(g) = self.m.globals.get_mut(id) {
                     g.init = bytes;
                     g.relocs = relocs;
                 }

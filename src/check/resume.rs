@@ -9,22 +9,22 @@
 //! which came after the call's block already.
 
 use crate::ir::analysis::callgraph::reaches_barrier;
-use crate::ir::{Block, BlockId, Function, Module, Terminator};
+use crate::ir::{Block, BlockId, FuncId, Function, IdxVec, Module, Terminator};
 
 /// Adds the resume blocks of every function of `m`.
 pub fn add_resume_blocks(m: &mut Module) {
-    let reaches: Vec<bool> = (0..m.functions.len())
-        .map(|i| reaches_barrier(m, crate::ir::FuncId(i as u32)))
-        .collect();
+    let reaches: IdxVec<FuncId, bool> = m.functions.ids().map(|i| reaches_barrier(m, i)).collect();
     let needs = |t: &Terminator| match t {
-        Terminator::Call { func, .. } => reaches.get(func.0 as usize) == Some(&true),
-        Terminator::CallIndirect { targets, .. } => targets
-            .iter()
-            .any(|f| reaches.get(f.0 as usize) == Some(&true)),
+        Terminator::Call { func, .. } => reaches.get(*func) == Some(&true),
+        Terminator::CallIndirect { targets, .. } => {
+            targets.iter().any(|&f| reaches.get(f) == Some(&true))
+        }
         _ => false,
     };
     for f in &mut m.functions {
-        let calls: Vec<usize> = (0..f.blocks.len())
+        let calls: Vec<BlockId> = f
+            .blocks
+            .ids()
             .filter(|&i| needs(&f.blocks[i].term))
             .collect();
         if !calls.is_empty() {
@@ -33,27 +33,28 @@ pub fn add_resume_blocks(m: &mut Module) {
     }
 }
 
-/// Inserts a resume block after each block of `calls` (ascending indices of call
+/// Inserts a resume block after each block of `calls` (ascending ids of call
 /// blocks), renumbering every block reference.
-fn insert_after(f: &mut Function, calls: &[usize]) {
+fn insert_after(f: &mut Function, calls: &[BlockId]) {
     let n = f.blocks.len();
     // New number of old block i: i plus the resume blocks inserted before it.
-    let mut new_id = Vec::with_capacity(n);
+    let mut new_id: IdxVec<BlockId, BlockId> = IdxVec::new();
     let mut shift = 0u32;
-    for i in 0..n {
-        new_id.push(i as u32 + shift);
+    for i in f.blocks.ids() {
+        new_id.push(BlockId(i.0 + shift));
         if calls.binary_search(&i).is_ok() {
             shift += 1;
         }
     }
     let map = |b: &mut BlockId| {
-        if let Some(&x) = new_id.get(b.0 as usize) {
-            b.0 = x;
+        if let Some(&x) = new_id.get(*b) {
+            *b = x;
         }
     };
     let old = std::mem::take(&mut f.blocks);
-    let mut out = Vec::with_capacity(n + calls.len());
-    for (i, mut b) in old.into_iter().enumerate() {
+    let mut out = IdxVec::new();
+    out.reserve(n + calls.len());
+    for (i, mut b) in old.into_iter_enumerated() {
         remap(&mut b.term, &map);
         let resume = match &mut b.term {
             Terminator::Call {
@@ -62,13 +63,13 @@ fn insert_after(f: &mut Function, calls: &[usize]) {
             | Terminator::CallIndirect {
                 next, resume, inst, ..
             } if calls.binary_search(&i).is_ok() => {
-                let r = BlockId(new_id[i] + 1);
+                let r = BlockId(new_id[i].0 + 1);
                 *resume = Some(r);
                 Some(Block {
                     label: None,
                     insts: Vec::new(),
                     term: Terminator::Resume {
-                        call: BlockId(new_id[i]),
+                        call: new_id[i],
                         next: *next,
                         inst: *inst,
                     },

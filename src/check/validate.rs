@@ -79,10 +79,7 @@ fn validate_shared(m: &Module) -> Result<(), String> {
         }
         open.push(i);
         for k in &a.kernels {
-            let name = m
-                .functions
-                .get(k.0 as usize)
-                .map_or("", |f| f.name.as_str());
+            let name = m.functions.get(*k).map_or("", |f| f.name.as_str());
             if m.kernel_shared_size(name) < a.offset + a.size {
                 return Err(format!("shared {}: beyond kernel {name}'s window", a.name));
             }
@@ -148,7 +145,7 @@ impl FnCheck<'_> {
     fn reg_ty(&self, r: RegId) -> Result<Type, String> {
         self.f
             .regs
-            .get(r.0 as usize)
+            .get(r)
             .map(|ri| ri.ty)
             .ok_or_else(|| format!("register {} out of range ({})", r.0, self.f.regs.len()))
     }
@@ -156,12 +153,12 @@ impl FnCheck<'_> {
     fn block(&self, b: BlockId) -> Result<&Block, String> {
         self.f
             .blocks
-            .get(b.0 as usize)
+            .get(b)
             .ok_or_else(|| format!("block {} out of range", b.0))
     }
 
     fn inst_id(&self, i: InstId) -> Result<(), String> {
-        match self.m.inst_info.get(i.0 as usize) {
+        match self.m.inst_info.get(i) {
             Some(info) if info.func == self.fid => Ok(()),
             Some(_) => Err(format!("instruction {} belongs to another function", i.0)),
             None => Err(format!("instruction {} out of range", i.0)),

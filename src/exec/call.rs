@@ -136,16 +136,13 @@ pub fn decode_target(m_funcs: usize, targets: &[u32], addr: u64) -> Result<usize
 
 /// `'name' at file:line:col (`text`)`: a callee and the call, for [`call_push`].
 pub fn callee_at(m: &Module, func: FuncId, inst: crate::ir::InstId) -> String {
-    let name = m
-        .functions
-        .get(func.0 as usize)
-        .map_or("?", |f| f.name.as_str());
+    let name = m.functions.get(func).map_or("?", |f| f.name.as_str());
     format!("'{name}' at {}", inst_where(m, inst))
 }
 
 /// `file:line:col (`text`)` of an instruction.
 pub fn inst_where(m: &Module, inst: crate::ir::InstId) -> String {
-    match m.inst_info.get(inst.0 as usize) {
+    match m.inst_info.get(inst) {
         Some(i) => format!("{}:{} (`{}`)", m.file, i.loc, i.text),
         None => m.file.clone(),
     }

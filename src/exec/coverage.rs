@@ -20,7 +20,7 @@ use std::sync::atomic::{AtomicU8, Ordering};
 pub struct CoverageMap {
     counters: &'static [AtomicU8],
     /// First counter of each function, indexed by `FuncId`.
-    base: Vec<u32>,
+    base: ir::IdxVec<ir::FuncId, u32>,
     /// `(function, block)` of each pair of counters (index / 2).
     blocks: Vec<(ir::FuncId, u32)>,
 }
@@ -37,7 +37,7 @@ impl CoverageMap {
     /// Two counters for every block of every function of `m` (leaked; see the module
     /// doc).
     pub fn new(m: &ir::Module) -> CoverageMap {
-        let mut base = Vec::with_capacity(m.functions.len());
+        let mut base = ir::IdxVec::new();
         let mut blocks = Vec::new();
         for (i, f) in m.functions.iter().enumerate() {
             base.push((blocks.len() * 2) as u32);
@@ -62,21 +62,23 @@ impl CoverageMap {
 
     /// The counter of block `block` of function `f`, entered with a full (`partial ==
     /// false`) or partial warp.
-    pub fn index(&self, f: ir::FuncId, block: usize, partial: bool) -> Option<usize> {
-        let b = *self.base.get(f.0 as usize)? as usize;
-        Some(b + 2 * block + partial as usize)
+    pub fn index(&self, f: ir::FuncId, block: ir::BlockId, partial: bool) -> Option<usize> {
+        use ir::Idx;
+        let b = *self.base.get(f)? as usize;
+        // The counters are one flat array (the JIT addresses it the same way).
+        Some(b + 2 * block.index() + partial as usize)
     }
 
     /// The address of the counter of block 0, full warp, of function `f` (the JIT adds
     /// `2 * block + partial`).
     pub fn func_base_addr(&self, f: ir::FuncId) -> Option<u64> {
-        let i = self.index(f, 0, false)?;
+        let i = self.index(f, ir::BlockId(0), false)?;
         self.counters.get(i).map(|c| c.as_ptr() as u64)
     }
 
     /// Counts one entry of `block` of `f` (the interpreter's side; the JIT emits the
     /// same saturating increment inline).
-    pub fn hit(&self, f: ir::FuncId, block: usize, partial: bool) {
+    pub fn hit(&self, f: ir::FuncId, block: ir::BlockId, partial: bool) {
         if let Some(c) = self
             .index(f, block, partial)
             .and_then(|i| self.counters.get(i))

@@ -37,7 +37,7 @@ pub mod wgmma;
 #[derive(Clone, Debug, Default)]
 pub struct ModuleLayout {
     /// Host address of each `.global`/`.const` variable, indexed by `GlobalId`.
-    pub global_addrs: Vec<u64>,
+    pub global_addrs: crate::ir::IdxVec<crate::ir::GlobalId, u64>,
     /// The kernel coverage counters both backends count (`None`: not counted, and the
     /// JIT compiles no counting; see [`coverage`]).
     pub coverage: Option<std::sync::Arc<coverage::CoverageMap>>,

@@ -89,7 +89,7 @@ impl Warp<'_> {
         call: BlockId,
         active: u32,
     ) -> Result<Outcome, ctx::Stopped> {
-        let rets = match self.f.blocks.get(call.0 as usize).map(|b| &b.term) {
+        let rets = match self.f.blocks.get(call).map(|b| &b.term) {
             Some(Terminator::Call { rets, .. }) | Some(Terminator::CallIndirect { rets, .. }) => {
                 rets
             }
@@ -120,7 +120,7 @@ impl Warp<'_> {
         inst: InstId,
         split: bool,
     ) -> Result<Outcome, ctx::Stopped> {
-        let Some(callee) = self.m.functions.get(func.0 as usize) else {
+        let Some(callee) = self.m.functions.get(func) else {
             return Ok((0, 0));
         };
         let frame = self.f.call_frame();

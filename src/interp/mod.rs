@@ -73,7 +73,7 @@ fn run_func(
     ctx: &mut WarpCtx,
     mask: u32,
 ) -> u32 {
-    let Some(f) = m.functions.get(func.0 as usize) else {
+    let Some(f) = m.functions.get(func) else {
         return 0;
     };
     if f.blocks.is_empty() {
@@ -89,7 +89,7 @@ fn run_func(
     };
     let mut next = [NONE; WARP_SIZE];
     let mut active = mask;
-    let mut block = 0usize;
+    let mut block = BlockId(0);
     let mut checker = shapes::Checker::new(ctx, f);
     loop {
         let b = &f.blocks[block];
@@ -131,14 +131,14 @@ fn run_func(
             return returned;
         };
         active = lanes;
-        block = min as usize;
+        block = BlockId(min);
     }
 }
 
 /// Where the warp is when a block's terminator runs.
 #[derive(Clone, Copy)]
 struct Step {
-    block: usize,
+    block: BlockId,
     active: u32,
     is_kernel: bool,
 }
@@ -254,7 +254,7 @@ impl Warp<'_> {
             } => match self.resume(ctx, *call, step.active) {
                 Ok((go, parked)) => {
                     send(next, go, *cont);
-                    send(next, parked, BlockId(BAR_WAIT | step.block as u32));
+                    send(next, parked, BlockId(BAR_WAIT | step.block.0));
                 }
                 Err(e) => return Err(e),
             },
@@ -398,12 +398,7 @@ impl Warp<'_> {
     /// The value of a variable's state-space address for `lane` (before `+ offset`).
     fn var_addr(&self, ctx: &WarpCtx, v: VarRef) -> u64 {
         match v {
-            VarRef::Global(g) => self
-                .layout
-                .global_addrs
-                .get(g.0 as usize)
-                .copied()
-                .unwrap_or(0),
+            VarRef::Global(g) => self.layout.global_addrs.get(g).copied().unwrap_or(0),
             VarRef::Shared(o) | VarRef::Local(o) => o as u64,
             VarRef::KernelParam(o) => ctx.param_base + o as u64,
         }

@@ -6,13 +6,13 @@
 
 use super::{lanes, Warp};
 use crate::exec::ctx::{self, WarpCtx};
-use crate::ir::analysis::shape::{strong_load, Fact, LaunchShape, Shape, Shapes};
-use crate::ir::{Function, InstId, RegId};
+use crate::ir::analysis::shape::{strong_load, LaunchShape, Shape, Shapes, State};
+use crate::ir::{BlockId, Function, InstId, RegId};
 
 /// The analysis of one running function and the shapes at the current point.
 pub(super) struct Checker {
     shapes: Shapes,
-    state: Vec<Fact>,
+    state: State,
 }
 
 impl Checker {
@@ -20,7 +20,7 @@ impl Checker {
     pub fn new(ctx: &WarpCtx, f: &Function) -> Option<Checker> {
         (ctx.check_shapes != 0).then(|| Checker {
             shapes: Shapes::analyze(f, LaunchShape::of_block(ctx.ntid)),
-            state: Vec::new(),
+            state: State::new(),
         })
     }
 }
@@ -31,24 +31,17 @@ impl Warp<'_> {
         &self,
         ctx: &mut WarpCtx,
         chk: &mut Checker,
-        b: usize,
+        b: BlockId,
         active: u32,
     ) -> Result<(), ctx::Stopped> {
-        chk.state = chk.shapes.block_entry(b).to_vec();
+        chk.state = chk.shapes.block_entry(b);
         let at = self
             .f
             .blocks
             .get(b)
             .and_then(|blk| blk.insts.first().map(|i| i.id).or_else(|| blk.term.inst()));
-        for r in 0..chk.state.len() {
-            self.check_reg(
-                ctx,
-                chk,
-                RegId(r as u32),
-                active,
-                at,
-                "at the entry of its block",
-            )?;
+        for r in chk.state.ids() {
+            self.check_reg(ctx, chk, r, active, at, "at the entry of its block")?;
         }
         Ok(())
     }
@@ -58,7 +51,7 @@ impl Warp<'_> {
         &self,
         ctx: &mut WarpCtx,
         chk: &mut Checker,
-        b: usize,
+        b: BlockId,
         i: usize,
         active: u32,
     ) -> Result<(), ctx::Stopped> {
@@ -82,7 +75,7 @@ impl Warp<'_> {
         at: Option<InstId>,
         when: &str,
     ) -> Result<(), ctx::Stopped> {
-        let Some(&sh) = chk.state.get(r.0 as usize) else {
+        let Some(&sh) = chk.state.get(r) else {
             return Ok(());
         };
         if sh.shape == Shape::Varying || active == 0 {
@@ -106,7 +99,7 @@ impl Warp<'_> {
         };
         let msg = format!(
             "shape check: the shape analysis claims register {} of `{}` is {claim} (base with {} known low zero bits) {when}, but lane {l0} holds {v0:#x} and lane {l1} holds {v1:#x} (checked because of PTXJIT_CHECK_SHAPES)",
-            self.f.regs[r.0 as usize].name,
+            self.f.regs[r].name,
             self.f.name,
             sh.tz.min(bits as u8)
         );

@@ -63,6 +63,13 @@ impl<I: Idx, T> IdxVec<I, T> {
             .enumerate()
             .map(|(i, v)| (I::from_index(i), v))
     }
+    /// The elements with their ids, by value.
+    pub fn into_iter_enumerated(self) -> impl Iterator<Item = (I, T)> {
+        self.raw
+            .into_iter()
+            .enumerate()
+            .map(|(i, v)| (I::from_index(i), v))
+    }
     /// Every id, in order.
     pub fn ids(&self) -> impl Iterator<Item = I> {
         (0..self.raw.len()).map(I::from_index)

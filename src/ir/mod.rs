@@ -108,9 +108,9 @@ pub struct Module {
     pub target: Vec<String>,
     /// `.address_size` (32 or 64; 64 when absent).
     pub address_size: u32,
-    pub functions: Vec<Function>,
+    pub functions: IdxVec<FuncId, Function>,
     /// `.global` and `.const` variables, in declaration order.
-    pub globals: Vec<GlobalVar>,
+    pub globals: IdxVec<GlobalId, GlobalVar>,
     /// `.shared` variables (module scope and function scope), laid out per kernel:
     /// variables that no kernel reaches together may share offsets.
     pub shared_vars: Vec<SharedVar>,
@@ -124,7 +124,7 @@ pub struct Module {
     /// `shared_static_size` rounded up to the largest extern alignment (at least 16).
     pub dyn_shared_offset: u32,
     /// Source information for every instruction, indexed by [`InstId`].
-    pub inst_info: Vec<InstInfo>,
+    pub inst_info: IdxVec<InstId, InstInfo>,
     /// NVVM's `.pragma "used_bytes_mask N"` before a load: bit i set when byte i of the
     /// access is used (memcheck checks the bounds of the used bytes only).
     pub used_bytes: std::collections::BTreeMap<InstId, u32>,
@@ -136,10 +136,8 @@ pub struct Module {
 impl Module {
     pub fn function(&self, name: &str) -> Option<(FuncId, &Function)> {
         self.functions
-            .iter()
-            .enumerate()
+            .iter_enumerated()
             .find(|(_, f)| f.name == name)
-            .map(|(i, f)| (FuncId(i as u32), f))
     }
     /// Static shared bytes of kernel `name` (`shared_static_size` for a kernel not in
     /// [`Module::kernel_shared`], e.g. hand-built IR).
@@ -150,7 +148,7 @@ impl Module {
             .unwrap_or(self.shared_static_size)
     }
     pub fn info(&self, id: InstId) -> &InstInfo {
-        &self.inst_info[id.0 as usize]
+        &self.inst_info[id]
     }
 }
 
@@ -279,9 +277,9 @@ pub struct Function {
     /// Bytes of the kernel parameter buffer (entry) or of the parameters and return
     /// values at the start of the `.local` frame (func).
     pub param_size: u32,
-    pub regs: Vec<RegInfo>,
+    pub regs: IdxVec<RegId, RegInfo>,
     /// Empty for a declaration without body (prototype or `.extern`).
-    pub blocks: Vec<Block>,
+    pub blocks: IdxVec<BlockId, Block>,
     /// Bytes of this function's `.local` frame: a `.func`'s parameters and return values
     /// (`param_size` bytes), then its `.local` variables and call-site `.param`
     /// variables.
@@ -293,7 +291,7 @@ pub struct Function {
 
 impl Function {
     pub fn reg(&self, r: RegId) -> &RegInfo {
-        &self.regs[r.0 as usize]
+        &self.regs[r]
     }
     pub fn has_body(&self) -> bool {
         !self.blocks.is_empty()

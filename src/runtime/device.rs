@@ -544,17 +544,14 @@ impl Module {
             layout.coverage = Some(Arc::new(crate::exec::coverage::CoverageMap::new(&inner.ir)));
         }
         inner.layout = layout;
-        for (i, g) in inner.ir.globals.iter().enumerate() {
+        for (i, g) in inner.ir.globals.iter_enumerated() {
             let mut bytes = g.init.clone();
             bytes.resize(g.size as usize, 0);
             for r in &g.relocs {
                 let target = match r.target {
-                    ir::RelocTarget::Global(id) => inner
-                        .layout
-                        .global_addrs
-                        .get(id.0 as usize)
-                        .copied()
-                        .unwrap_or(0),
+                    ir::RelocTarget::Global(id) => {
+                        inner.layout.global_addrs.get(id).copied().unwrap_or(0)
+                    }
                     ir::RelocTarget::Func(f) => crate::exec::call::FUNC_ADDR_BASE + f.0 as u64,
                 };
                 let v = target.wrapping_add(r.addend as u64).to_le_bytes();
@@ -633,10 +630,10 @@ impl Module {
 
     /// A module `.global`/`.const` variable as a buffer (e.g. to read or set it).
     pub fn global(&self, name: &str) -> Option<Buffer> {
-        let i = self.inner.ir.globals.iter().position(|g| g.name == name)?;
+        let (i, g) = (self.inner.ir.globals.iter_enumerated()).find(|(_, g)| g.name == name)?;
         Some(Buffer {
             ptr: self.inner.layout.global_addrs[i],
-            len: self.inner.ir.globals[i].size as usize,
+            len: g.size as usize,
         })
     }
 

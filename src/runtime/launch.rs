@@ -338,7 +338,7 @@ impl Device {
         params: &[u8],
         cdp: Option<Arc<crate::exec::cdp::CdpGrid>>,
     ) -> Result<()> {
-        let func = &module.ir().functions[func_id.0 as usize];
+        let func = &module.ir().functions[func_id];
         let kernel = func.name.as_str();
         let bad = |msg: String| Error::Launch {
             kernel: kernel.to_string(),

@@ -19,7 +19,7 @@ pub struct SourceLoc {
 
 impl SourceLoc {
     fn of(m: &ir::Module, inst: InstId) -> SourceLoc {
-        let info = m.inst_info.get(inst.0 as usize);
+        let info = m.inst_info.get(inst);
         SourceLoc {
             file: m.file.clone(),
             line: info.map_or(0, |i| i.loc.line),

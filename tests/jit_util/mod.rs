@@ -14,7 +14,7 @@ use std::sync::Arc;
 pub struct KB {
     pub m: Module,
     pub f: Function,
-    cur: usize,
+    cur: BlockId,
     line: u32,
 }
 
@@ -27,8 +27,8 @@ impl KB {
             params: vec![],
             rets: vec![],
             param_size: 0,
-            regs: vec![],
-            blocks: vec![Block {
+            regs: IdxVec::new(),
+            blocks: IdxVec::from(vec![Block {
                 label: None,
                 insts: vec![],
                 term: Terminator::Exit {
@@ -36,7 +36,7 @@ impl KB {
                     next: None,
                     inst: InstId(0),
                 },
-            }],
+            }]),
             local_size: 0,
             local_align: 4,
             perf: PerfDirectives::default(),
@@ -52,12 +52,12 @@ impl KB {
         let mut kb = KB {
             m,
             f,
-            cur: 0,
+            cur: BlockId(0),
             line: 1,
         };
         // Fix the placeholder terminator's InstId.
         let id = kb.info("exit");
-        kb.f.blocks[0].term = Terminator::Exit {
+        kb.f.blocks[BlockId(0)].term = Terminator::Exit {
             guard: None,
             next: None,
             inst: id,
@@ -110,7 +110,7 @@ impl KB {
     /// reverse post-order.
     pub fn block(&mut self) -> BlockId {
         let id = self.info("exit");
-        self.f.blocks.push(Block {
+        self.f.blocks.push_id(Block {
             label: None,
             insts: vec![],
             term: Terminator::Exit {
@@ -118,12 +118,11 @@ impl KB {
                 next: None,
                 inst: id,
             },
-        });
-        BlockId(self.f.blocks.len() as u32 - 1)
+        })
     }
 
     pub fn switch(&mut self, b: BlockId) {
-        self.cur = b.0 as usize;
+        self.cur = b;
     }
 
     pub fn push(&mut self, kind: InstKind) -> InstId {
@@ -330,7 +329,7 @@ impl Dev {
     }
     /// Allocates the module's variables and returns the layout.
     pub fn layout(&self, m: &Module) -> ModuleLayout {
-        let mut global_addrs = vec![];
+        let mut global_addrs = IdxVec::new();
         for g in &m.globals {
             let kind = if g.space == Space::Const {
                 RegionKind::Const

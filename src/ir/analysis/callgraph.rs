@@ -9,7 +9,7 @@ pub const MAX_CALL_STACK: u64 = 256 * 1024;
 
 fn callees(m: &Module, f: FuncId) -> impl Iterator<Item = FuncId> + '_ {
     m.functions
-        .get(f.0 as usize)
+        .get(f)
         .into_iter()
         .flat_map(|f| f.blocks.iter())
         .flat_map(|b| match &b.term {
@@ -29,7 +29,7 @@ fn reachable(m: &Module, root: FuncId) -> (Vec<FuncId>, bool) {
     let mut order = Vec::new();
     let mut cyclic = false;
     let mut stack: Vec<(FuncId, Vec<FuncId>, usize)> = Vec::new();
-    if (root.0 as usize) < n {
+    if state.get(root).is_some() {
         state[root] = 1;
         stack.push((root, callees(m, root).collect(), 0));
         order.push(root);
@@ -69,7 +69,7 @@ pub fn has_calls(m: &Module, f: FuncId) -> bool {
 /// Whether `f` or a function it can call contains a barrier.
 pub fn reaches_barrier(m: &Module, f: FuncId) -> bool {
     reachable(m, f).0.iter().any(|g| {
-        m.functions[g.0 as usize].blocks.iter().any(|b| {
+        m.functions[*g].blocks.iter().any(|b| {
             matches!(b.term, Terminator::Barrier { .. })
                 || b.insts
                     .iter()
@@ -82,7 +82,7 @@ pub fn reaches_barrier(m: &Module, f: FuncId) -> bool {
 /// CTA's other warps run ([`AsyncOp::polls`](crate::ir::AsyncOp::polls)).
 pub fn polls(m: &Module, f: FuncId) -> bool {
     reachable(m, f).0.iter().any(|g| {
-        m.functions[g.0 as usize].blocks.iter().any(|b| {
+        m.functions[*g].blocks.iter().any(|b| {
             b.insts
                 .iter()
                 .any(|i| matches!(i.kind, InstKind::Async { op, .. } if op.polls()))
@@ -95,7 +95,7 @@ pub fn polls(m: &Module, f: FuncId) -> bool {
 /// largest frame, at most [`MAX_CALL_STACK`].
 pub fn call_stack_bytes(m: &Module, f: FuncId) -> u64 {
     let (order, cyclic) = reachable(m, f);
-    let frame = |g: FuncId| m.functions[g.0 as usize].call_frame() as u64;
+    let frame = |g: FuncId| m.functions[g].call_frame() as u64;
     if cyclic {
         let max = order.iter().skip(1).map(|&g| frame(g)).max().unwrap_or(0);
         return (max * (MAX_CALL_DEPTH as u64 + 1)).min(MAX_CALL_STACK);

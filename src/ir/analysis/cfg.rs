@@ -1,15 +1,15 @@
 //! Control-flow facts of one function. Blocks are numbered in reverse post-order (check
 //! guarantees it), so a back edge is an edge to a block at or before its source.
 
-use crate::ir::{Function, Terminator};
+use crate::ir::{BlockId, Function, Idx, IdxVec, Terminator};
 
 /// Per block: whether some terminator of `f` branches to it (the entry block is a
 /// target only if a branch goes back to it).
-pub fn branch_targets(f: &Function) -> Vec<bool> {
-    let mut targets = vec![false; f.blocks.len()];
+pub fn branch_targets(f: &Function) -> IdxVec<BlockId, bool> {
+    let mut targets = IdxVec::from_elem(false, f.blocks.len());
     for blk in &f.blocks {
         for s in blk.term.successors() {
-            if let Some(t) = targets.get_mut(s.0 as usize) {
+            if let Some(t) = targets.get_mut(s) {
                 *t = true;
             }
         }
@@ -20,12 +20,12 @@ pub fn branch_targets(f: &Function) -> Vec<bool> {
 /// Per block: whether it is a loop header, i.e. entered from a block at or after it.
 /// Every cycle of the CFG contains such an edge, so code that must run once per loop
 /// iteration (the watchdog's stop check) runs at these blocks.
-pub fn loop_headers(f: &Function) -> Vec<bool> {
-    let mut header = vec![false; f.blocks.len()];
-    for (i, blk) in f.blocks.iter().enumerate() {
+pub fn loop_headers(f: &Function) -> IdxVec<BlockId, bool> {
+    let mut header = IdxVec::from_elem(false, f.blocks.len());
+    for (i, blk) in f.blocks.iter_enumerated() {
         for s in blk.term.successors() {
-            if (s.0 as usize) <= i {
-                if let Some(h) = header.get_mut(s.0 as usize) {
+            if s <= i {
+                if let Some(h) = header.get_mut(s) {
                     *h = true;
                 }
             }
@@ -50,8 +50,8 @@ pub fn loop_headers(f: &Function) -> Vec<bool> {
 ///
 /// The JIT's dispatcher stops the warp with an internal error when a block this
 /// finds never divergent is dispatched divergently.
-pub fn divergent_blocks(f: &Function) -> Vec<bool> {
-    divergent_blocks_given(f, &[])
+pub fn divergent_blocks(f: &Function) -> IdxVec<BlockId, bool> {
+    divergent_blocks_given(f, &IdxVec::new())
 }
 
 /// [`divergent_blocks`], where `uniform[x]` says that the branch, `brx.idx` or barrier
@@ -59,13 +59,18 @@ pub fn divergent_blocks(f: &Function) -> Vec<bool> {
 /// when `x` itself never runs divergently, such a terminator leaves no lane waiting
 /// (the whole warp goes on together), so its edges do not count. Iterated until the
 /// divergent blocks no longer grow.
-pub fn divergent_blocks_given(f: &Function, uniform: &[bool]) -> Vec<bool> {
+pub fn divergent_blocks_given(
+    f: &Function,
+    uniform: &IdxVec<BlockId, bool>,
+) -> IdxVec<BlockId, bool> {
+    // Spans and edge targets are compared as numbers (reverse post-order positions,
+    // `usize::MAX` above every block), so the tables below are indexed by `usize`.
     let n = f.blocks.len();
     // Loop spans: each block's span id (merged overlapping [h, l] ranges).
     let mut spans: Vec<(usize, usize)> = Vec::new();
     for (x, blk) in f.blocks.iter().enumerate() {
         for s in blk.term.successors() {
-            let h = s.0 as usize;
+            let h = s.index();
             if h <= x {
                 spans.push((h, x));
             }
@@ -88,7 +93,7 @@ pub fn divergent_blocks_given(f: &Function, uniform: &[bool]) -> Vec<bool> {
                 .term
                 .successors()
                 .iter()
-                .map(|s| s.0 as usize)
+                .map(|s| s.index())
                 .max()
                 .unwrap_or(0);
             // Barriers, and split calls (which park lanes at their resume block behind
@@ -113,8 +118,7 @@ pub fn divergent_blocks_given(f: &Function, uniform: &[bool]) -> Vec<bool> {
         .collect();
     let one_way: Vec<bool> = f
         .blocks
-        .iter()
-        .enumerate()
+        .iter_enumerated()
         .map(|(x, blk)| {
             uniform.get(x).copied().unwrap_or(false)
                 && matches!(
@@ -139,7 +143,7 @@ pub fn divergent_blocks_given(f: &Function, uniform: &[bool]) -> Vec<bool> {
         let new = spread(&far, &merged);
         let new: Vec<bool> = new.iter().zip(&div).map(|(a, b)| *a || *b).collect();
         if new == div {
-            return div;
+            return div.into();
         }
         div = new;
     }

@@ -2,19 +2,21 @@
 //! iterative algorithm on the reverse CFG, with a virtual exit after every block that
 //! ends the function).
 
-use crate::ir::Function;
+use crate::ir::{BlockId, Function, Idx, IdxVec};
 
 /// Per block: its immediate post-dominator, `None` when that is the virtual exit (the
 /// paths from the block end in different `ret`/`exit` blocks) or when the block cannot
 /// reach an end of the function.
-pub fn immediate_postdominators(f: &Function) -> Vec<Option<usize>> {
+pub fn immediate_postdominators(f: &Function) -> IdxVec<BlockId, Option<BlockId>> {
+    // The nodes are the block indices plus the virtual exit `n`, so the tables below are
+    // plain vectors indexed by `usize`.
     let n = f.blocks.len();
     let exit = n;
     let succ: Vec<Vec<usize>> = f
         .blocks
         .iter()
         .map(|b| {
-            let mut s: Vec<usize> = b.term.successors().iter().map(|x| x.0 as usize).collect();
+            let mut s: Vec<usize> = b.term.successors().iter().map(|x| x.index()).collect();
             s.retain(|&x| x < n);
             s.sort_unstable();
             s.dedup();
@@ -88,7 +90,7 @@ pub fn immediate_postdominators(f: &Function) -> Vec<Option<usize>> {
     }
     (0..n)
         .map(|x| match idom[x] {
-            Some(p) if p != exit && order[x] != usize::MAX => Some(p),
+            Some(p) if p != exit && order[x] != usize::MAX => Some(BlockId::from_index(p)),
             _ => None,
         })
         .collect()

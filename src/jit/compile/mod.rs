@@ -32,10 +32,7 @@ pub(crate) fn build_guarded(
         Ok(r) => r,
         Err(p) => Err(JitError::Codegen(format!(
             "building the code of kernel {} panicked: {}",
-            env.m
-                .functions
-                .get(fid.0 as usize)
-                .map_or("?", |f| f.name.as_str()),
+            env.m.functions.get(fid).map_or("?", |f| f.name.as_str()),
             panic_text(&p)
         ))),
     }

@@ -258,7 +258,7 @@ impl Shared {
         if self.table().kernels.contains_key(&fid) {
             return Ok(());
         }
-        match m.functions.get(fid.0 as usize) {
+        match m.functions.get(fid) {
             Some(f) if f.kind == ir::FuncKind::Entry && f.has_body() => {}
             _ => return Err("not a kernel with a body".into()),
         }

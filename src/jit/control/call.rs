@@ -184,7 +184,7 @@ impl FuncTranslator<'_> {
         let callee = self
             .m
             .functions
-            .get(func.0 as usize)
+            .get(func)
             .ok_or_else(|| JitError::Codegen("call to a function out of range".into()))?;
         let cid =
             *self.calls.funcs.get(&func).ok_or_else(|| {

@@ -18,7 +18,7 @@
 
 use crate::exec::barrier::RET_BARRIER;
 use crate::exec::ctx::WarpCtx;
-use crate::ir::{self, RegClass, Terminator};
+use crate::ir::{self, Idx, RegClass, Terminator};
 use crate::jit::translate::lanes::{self, N32};
 use crate::jit::translate::FuncTranslator;
 use crate::jit::JitError;
@@ -38,7 +38,7 @@ impl FuncTranslator<'_> {
     /// The Cranelift variable that holds register `k` when it is not in the register
     /// file: a scalar register's value or an affine register's base (lane 0's value,
     /// of the register's width).
-    fn kept_var(&self, k: usize) -> Option<cranelift_frontend::Variable> {
+    fn kept_var(&self, k: ir::RegId) -> Option<cranelift_frontend::Variable> {
         self.sregs.vars.get(k).copied().flatten().or_else(|| {
             self.affine
                 .vars
@@ -53,7 +53,7 @@ impl FuncTranslator<'_> {
     /// scalar registers and affine bases, records `next` as the resume point and returns to the CTA loop.
     pub(crate) fn cont_barrier(&mut self, next: ir::BlockId) {
         let fl = MemFlagsData::new().with_notrap().with_aligned();
-        for k in 0..self.f.regs.len() {
+        for k in self.f.regs.ids() {
             if let Some(v) = self.kept_var(k) {
                 let x = self.b.use_var(v);
                 let off = self.rf.offset(k);
@@ -76,7 +76,7 @@ impl FuncTranslator<'_> {
         let zero = lanes::iconst32(&mut self.b, 0);
         self.store_ctx(zero, offset_of!(WarpCtx, resume));
         let fl = MemFlagsData::new().with_notrap().with_aligned();
-        for k in 0..self.f.regs.len() {
+        for k in self.f.regs.ids() {
             if let Some(v) = self.kept_var(k) {
                 let ty = match self.f.regs[k].ty.class() {
                     RegClass::R64 => I64,
@@ -98,12 +98,13 @@ impl FuncTranslator<'_> {
         for k in 0..N32 {
             self.b.def_var(self.next[k], none);
         }
-        // Only the blocks after barriers are resume points.
+        // Only the blocks after barriers are resume points. A Cranelift jump table
+        // indexed by block number (`ctx.resume - 1`), so a raw vector.
         let n = self.f.blocks.len();
         let mut table = vec![self.b.func.dfg.block_call(self.ret_status, &[]); n];
         for blk in &self.f.blocks {
             if let Terminator::Barrier { next, .. } = blk.term {
-                let i = next.0 as usize;
+                let i = next.index();
                 let tb = self.block(next)?;
                 if let Some(e) = table.get_mut(i) {
                     *e = self.b.func.dfg.block_call(tb, &[]);

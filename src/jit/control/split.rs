@@ -47,7 +47,7 @@ impl FuncTranslator<'_> {
         here: BlockId,
         inst: InstId,
     ) -> Result<(), JitError> {
-        let rets = match self.f.blocks.get(call.0 as usize).map(|b| &b.term) {
+        let rets = match self.f.blocks.get(call).map(|b| &b.term) {
             Some(Terminator::Call { rets, .. }) | Some(Terminator::CallIndirect { rets, .. }) => {
                 rets.clone()
             }

@@ -211,8 +211,8 @@ impl FuncTranslator<'_> {
                 Some((self.b.ins().iadd_imm_s(base, start as i64), true))
             }
             (VarRef::Global(g), Space::Global | Space::Const | Space::Generic) => {
-                let var = self.m.globals.get(g.0 as usize)?;
-                let base = *self.layout.global_addrs.get(g.0 as usize)?;
+                let var = self.m.globals.get(g)?;
+                let base = *self.layout.global_addrs.get(g)?;
                 if base == 0 || var.external || off.checked_add(len)? > var.size {
                     return None;
                 }

@@ -28,7 +28,8 @@
 
 use crate::ir::analysis::shape::{strong_load, Shape, Shapes};
 use crate::ir::{
-    self, AddrBase, CallSrc, InstKind, Operand, RegClass, RegId, Space, Terminator, Type,
+    self, AddrBase, BlockId, CallSrc, IdxVec, InstKind, Operand, RegClass, RegId, Space,
+    Terminator, Type,
 };
 use crate::jit::translate::lanes::{self, WarpValue, N32, N64};
 use crate::jit::translate::{FuncTranslator, Mode};
@@ -41,10 +42,10 @@ use std::collections::HashMap;
 /// The affine registers of a function and the translator's state for them.
 pub(crate) struct AffineRegs {
     /// Per register: its base variable and stride when it is affine.
-    pub vars: Vec<Option<(Variable, u64)>>,
+    pub vars: IdxVec<RegId, Option<(Variable, u64)>>,
     /// Per register: every read follows a definition in the same block (such a
     /// register may be written in divergent code too).
-    local: Vec<bool>,
+    local: IdxVec<RegId, bool>,
     /// Materialised vector forms in the current Cranelift block: (block, register,
     /// base) → parts.
     cache: Vec<(Block, RegId, Value, Vec<Value>)>,
@@ -57,7 +58,7 @@ pub(crate) struct AffineRegs {
 
 /// Register `r` of `f` can hold an affine value (32 or 64 bits).
 fn candidate(f: &ir::Function, r: RegId) -> bool {
-    f.regs.get(r.0 as usize).is_some_and(|x| {
+    f.regs.get(r).is_some_and(|x| {
         matches!(x.ty.class(), RegClass::R32 | RegClass::R64) && matches!(x.ty.bits(), 32 | 64)
     })
 }
@@ -136,26 +137,26 @@ fn term_reads(t: &Terminator) -> Vec<RegId> {
 
 /// Per register of `set` (the affine ones): whether every read of it follows a
 /// definition earlier in its block.
-fn set_local(f: &ir::Function, set: &[Option<u64>]) -> Vec<bool> {
+fn set_local(f: &ir::Function, set: &IdxVec<RegId, Option<u64>>) -> IdxVec<RegId, bool> {
     let n = set.len();
-    let mut local = vec![true; n];
+    let mut local = IdxVec::from_elem(true, n);
     for blk in &f.blocks {
-        let mut here = vec![false; n];
+        let mut here: IdxVec<RegId, bool> = IdxVec::from_elem(false, n);
         for inst in &blk.insts {
             for r in inst_reads(&inst.kind).unwrap_or_default() {
-                if !here.get(r.0 as usize).copied().unwrap_or(true) {
-                    local[r.0 as usize] = false;
+                if !here.get(r).copied().unwrap_or(true) {
+                    local[r] = false;
                 }
             }
             for d in inst.kind.defs() {
-                if let Some(h) = here.get_mut(d.0 as usize) {
+                if let Some(h) = here.get_mut(d) {
                     *h = true;
                 }
             }
         }
         for r in term_reads(&blk.term) {
-            if !here.get(r.0 as usize).copied().unwrap_or(true) {
-                local[r.0 as usize] = false;
+            if !here.get(r).copied().unwrap_or(true) {
+                local[r] = false;
             }
         }
     }
@@ -167,75 +168,76 @@ fn set_local(f: &ir::Function, set: &[Option<u64>]) -> Vec<bool> {
 pub(crate) fn affine_set(
     f: &ir::Function,
     shapes: &Shapes,
-    div: &[bool],
-    scalar: &[bool],
-) -> Vec<Option<u64>> {
+    div: &IdxVec<BlockId, bool>,
+    scalar: &IdxVec<RegId, bool>,
+) -> IdxVec<RegId, Option<u64>> {
     let n = f.regs.len();
     // Per register: the stride seen so far, or disqualified.
-    let mut stride: Vec<Option<u64>> = vec![None; n];
-    let mut ok: Vec<bool> = (0..n)
-        .map(|r| candidate(f, RegId(r as u32)) && !scalar.get(r).copied().unwrap_or(false))
+    let mut stride: IdxVec<RegId, Option<u64>> = IdxVec::from_elem(None, n);
+    let mut ok: IdxVec<RegId, bool> = (f.regs.ids())
+        .map(|r| candidate(f, r) && !scalar.get(r).copied().unwrap_or(false))
         .collect();
-    let mut has_def = vec![false; n];
+    let mut has_def = IdxVec::from_elem(false, n);
     // Defined in a block that can run while lanes wait elsewhere.
-    let mut div_def = vec![false; n];
+    let mut div_def = IdxVec::from_elem(false, n);
     // Every read follows a definition earlier in the same block.
-    let mut local = vec![true; n];
-    let see = |r: RegId, s: Shape, stride: &mut Vec<Option<u64>>, ok: &mut Vec<bool>| {
-        let i = r.0 as usize;
-        if i >= n || !ok[i] {
+    let mut local = IdxVec::from_elem(true, n);
+    let see = |r: RegId,
+               s: Shape,
+               stride: &mut IdxVec<RegId, Option<u64>>,
+               ok: &mut IdxVec<RegId, bool>| {
+        if ok.get(r) != Some(&true) {
             return;
         }
-        match (s, stride[i]) {
-            (Shape::Affine(x), None) => stride[i] = Some(x),
+        match (s, stride[r]) {
+            (Shape::Affine(x), None) => stride[r] = Some(x),
             (Shape::Affine(x), Some(y)) if x == y => {}
-            _ => ok[i] = false,
+            _ => ok[r] = false,
         }
     };
-    for (b, blk) in f.blocks.iter().enumerate() {
+    for (b, blk) in f.blocks.iter_enumerated() {
         let conv = !div.get(b).copied().unwrap_or(true);
-        let mut st = shapes.block_entry(b).to_vec();
+        let mut st = shapes.block_entry(b);
         if st.len() != n {
-            return vec![None; n];
+            return IdxVec::from_elem(None, n);
         }
-        let mut here = vec![false; n];
+        let mut here: IdxVec<RegId, bool> = IdxVec::from_elem(false, n);
         for (k, inst) in blk.insts.iter().enumerate() {
             let Some(reads) = inst_reads(&inst.kind) else {
-                return vec![None; n];
+                return IdxVec::from_elem(None, n);
             };
             for r in reads {
-                see(r, st[r.0 as usize].shape, &mut stride, &mut ok);
-                if !here.get(r.0 as usize).copied().unwrap_or(true) {
-                    local[r.0 as usize] = false;
+                see(r, st[r].shape, &mut stride, &mut ok);
+                if !here.get(r).copied().unwrap_or(true) {
+                    local[r] = false;
                 }
             }
             shapes.step(f, &mut st, inst, strong_load(blk, k));
             let guard_ok = inst
                 .guard
-                .is_none_or(|g| scalar.get(g.pred.0 as usize).copied().unwrap_or(false));
+                .is_none_or(|g| scalar.get(g.pred).copied().unwrap_or(false));
             let defs = inst.kind.defs();
             let single = defs.len() == 1;
             for d in defs {
-                let i = d.0 as usize;
-                if i >= n {
+                if ok.get(d).is_none() {
                     continue;
                 }
-                has_def[i] = true;
-                here[i] = true;
-                div_def[i] |= !conv;
+                has_def[d] = true;
+                here[d] = true;
+                div_def[d] |= !conv;
                 if !(guard_ok && single && pure_kind(&inst.kind)) {
-                    ok[i] = false;
+                    ok[d] = false;
                 }
-                see(d, st[i].shape, &mut stride, &mut ok);
+                see(d, st[d].shape, &mut stride, &mut ok);
             }
         }
         for r in term_reads(&blk.term) {
-            if !here.get(r.0 as usize).copied().unwrap_or(true) {
-                local[r.0 as usize] = false;
+            if !here.get(r).copied().unwrap_or(true) {
+                local[r] = false;
             }
             see(
                 r,
-                st.get(r.0 as usize).map_or(Shape::Varying, |x| x.shape),
+                st.get(r).map_or(Shape::Varying, |x| x.shape),
                 &mut stride,
                 &mut ok,
             );
@@ -243,14 +245,14 @@ pub(crate) fn affine_set(
         if let Terminator::Call { rets, .. } | Terminator::CallIndirect { rets, .. } = &blk.term {
             for r in rets {
                 if let ir::CallDst::Reg(d, _) = r.dst {
-                    if let Some(x) = ok.get_mut(d.0 as usize) {
+                    if let Some(x) = ok.get_mut(d) {
                         *x = false;
                     }
                 }
             }
         }
     }
-    (0..n)
+    (f.regs.ids())
         .map(|i| {
             let whole = !div_def[i] || local[i];
             if ok[i] && has_def[i] && whole {
@@ -268,13 +270,13 @@ impl AffineRegs {
         b: &mut FunctionBuilder,
         f: &ir::Function,
         shapes: &Shapes,
-        div: &[bool],
-        scalar: &[Option<Variable>],
+        div: &IdxVec<BlockId, bool>,
+        scalar: &IdxVec<RegId, Option<Variable>>,
         rows: bool,
     ) -> AffineRegs {
-        let sc: Vec<bool> = scalar.iter().map(|x| x.is_some()).collect();
+        let sc = scalar.iter().map(|x| x.is_some()).collect();
         let set = if std::env::var_os("PTXJIT_NO_AFFINE").is_some() {
-            vec![None; f.regs.len()]
+            IdxVec::from_elem(None, f.regs.len())
         } else {
             affine_set(f, shapes, div, &sc)
         };
@@ -318,13 +320,13 @@ fn iota(b: &mut FunctionBuilder, wide: bool, k: usize, stride: u64) -> Value {
 impl FuncTranslator<'_> {
     /// The base variable and stride of register `r` if it is affine.
     pub(crate) fn avar(&self, r: RegId) -> Option<(Variable, u64)> {
-        self.affine.vars.get(r.0 as usize).copied().flatten()
+        self.affine.vars.get(r).copied().flatten()
     }
 
     /// Zeroes the base variables (call in the entry block; never read before a
     /// definition, but Cranelift wants every variable defined).
     pub(crate) fn affine_init(&mut self) {
-        for k in 0..self.affine.vars.len() {
+        for k in self.affine.vars.ids() {
             if let Some((v, _)) = self.affine.vars[k] {
                 let ty = if self.f.regs[k].ty.class() == RegClass::R64 {
                     I64
@@ -400,7 +402,7 @@ impl FuncTranslator<'_> {
         let (v, _) = self
             .avar(dst)
             .ok_or_else(|| JitError::Codegen(format!("register {} is not affine", dst.0)))?;
-        let local = self.affine.local.get(dst.0 as usize).copied();
+        let local = self.affine.local.get(dst).copied();
         if self.mode != Mode::Conv && local != Some(true) {
             return Err(JitError::Codegen(format!(
                 "affine register {} written in divergent code",
@@ -434,6 +436,6 @@ impl FuncTranslator<'_> {
     /// The type of the container of affine register `r`'s base.
     pub(crate) fn affine_ty(&self, r: RegId) -> Option<Type> {
         self.avar(r)?;
-        self.f.regs.get(r.0 as usize).map(|x| x.ty)
+        self.f.regs.get(r).map(|x| x.ty)
     }
 }

@@ -26,9 +26,10 @@ pub(crate) mod scratch;
 use crate::exec::ctx::WarpCtx;
 use crate::exec::ModuleLayout;
 use crate::ir::analysis::cfg;
-use crate::ir::analysis::shape::{strong_load, Divergence, Fact, LaunchShape, Shapes};
+use crate::ir::analysis::shape::{strong_load, Divergence, LaunchShape, Shapes, State};
 use crate::ir::{
-    self, BlockId, FuncId, Guard, Inst, InstId, Operand, RegClass, RegId, SpecialReg, Type, VarRef,
+    self, BlockId, FuncId, Guard, Idx, IdxVec, Inst, InstId, Operand, RegClass, RegId, SpecialReg,
+    Type, VarRef,
 };
 use crate::jit::abi::{Helper, HelperIds};
 use crate::jit::JitError;
@@ -119,7 +120,7 @@ pub(crate) struct FuncTranslator<'a> {
     /// `%ntid.x` is a multiple of 32 (see [`Self::rows_launch`]).
     pub shapes: (Shapes, Shapes),
     /// The facts of `shapes` right before the instruction being translated.
-    pub shape_now: (Vec<Fact>, Vec<Fact>),
+    pub shape_now: (State, State),
     /// The sanitizer variant (see [`BuildEnv::instrument`]).
     pub instrument: bool,
     /// Registers kept as scalars (see `scalar`).
@@ -164,7 +165,7 @@ pub(crate) fn build(
     } = env;
     let f = m
         .functions
-        .get(fid.0 as usize)
+        .get(fid)
         .ok_or_else(|| JitError::Codegen(format!("no function {}", fid.0)))?;
     let mut b = FunctionBuilder::new(func, fctx);
     let entry = b.create_block();
@@ -188,7 +189,7 @@ pub(crate) fn build(
     // Shapes that hold for every launch (no assumption on the block's dimensions).
     let shapes = Shapes::analyze(f, LaunchShape::default());
     let shapes_rows = Shapes::analyze(f, LaunchShape::of_block([32, 1, 1]));
-    let uniform_term: Vec<bool> = (0..f.blocks.len())
+    let uniform_term = (f.blocks.ids())
         .map(|i| shapes.terminator(i) == Divergence::Uniform)
         .collect();
     let div = cfg::divergent_blocks_given(f, &uniform_term);
@@ -243,7 +244,7 @@ pub(crate) fn build(
         callee_refs: HashMap::new(),
         ret_bits,
         shapes: (shapes, shapes_rows),
-        shape_now: (Vec::new(), Vec::new()),
+        shape_now: (State::new(), State::new()),
         instrument,
         sregs,
         cont,
@@ -283,10 +284,17 @@ impl<'a> FuncTranslator<'a> {
     /// Translates every IR block: its convergent variant, then the divergent variant of
     /// the blocks that have one (`cov`: the coverage counters' base, `loop_header`: the
     /// blocks that check the watchdog's stop flag).
-    fn translate_blocks(&mut self, cov: Option<u64>, loop_header: &[bool]) -> Result<(), JitError> {
+    fn translate_blocks(
+        &mut self,
+        cov: Option<u64>,
+        loop_header: &IdxVec<BlockId, bool>,
+    ) -> Result<(), JitError> {
         for mode in [Mode::Conv, Mode::Div] {
             self.mode = mode;
-            for (i, blk) in self.f.blocks.iter().enumerate() {
+            for (id, blk) in self.f.blocks.iter_enumerated() {
+                // `blocks_c`, `blocks_d` and the dispatch tables are numbered like the
+                // IR blocks (raw vectors: the dispatcher indexes them by block number).
+                let i = id.index();
                 self.cur = None;
                 let cb = match mode {
                     Mode::Conv => self.blocks_c[i],
@@ -298,14 +306,11 @@ impl<'a> FuncTranslator<'a> {
                 self.b.switch_to_block(cb);
                 self.cur_block = i;
                 self.rf.recording = Some((i, mode == Mode::Conv));
-                if loop_header[i] {
+                if loop_header[id] {
                     self.stop_check(blk)?;
                 }
                 self.count_block(cov, i);
-                self.shape_now = (
-                    self.shapes.0.block_entry(i).to_vec(),
-                    self.shapes.1.block_entry(i).to_vec(),
-                );
+                self.shape_now = (self.shapes.0.block_entry(id), self.shapes.1.block_entry(id));
                 for (k, inst) in blk.insts.iter().enumerate() {
                     self.inst(inst)?;
                     let strong = strong_load(blk, k);
@@ -365,7 +370,7 @@ impl<'a> FuncTranslator<'a> {
 
     /// An `Unsupported` error for the current instruction.
     pub fn unsupported(&self, what: impl Into<String>) -> JitError {
-        let (line, col) = match self.cur.and_then(|i| self.m.inst_info.get(i.0 as usize)) {
+        let (line, col) = match self.cur.and_then(|i| self.m.inst_info.get(i)) {
             Some(info) => (info.loc.line, info.loc.col),
             None => (self.f.loc.line, self.f.loc.col),
         };
@@ -380,7 +385,7 @@ impl<'a> FuncTranslator<'a> {
     /// The opcode text of the current instruction (for messages).
     pub fn cur_text(&self) -> String {
         self.cur
-            .and_then(|i| self.m.inst_info.get(i.0 as usize))
+            .and_then(|i| self.m.inst_info.get(i))
             .map(|i| format!("`{}`", i.text))
             .unwrap_or_else(|| "this instruction".into())
     }
@@ -528,7 +533,7 @@ impl<'a> FuncTranslator<'a> {
     pub fn reg_info(&self, r: RegId) -> Result<&'a ir::RegInfo, JitError> {
         self.f
             .regs
-            .get(r.0 as usize)
+            .get(r)
             .ok_or_else(|| JitError::Codegen(format!("register {} out of range", r.0)))
     }
 
@@ -674,7 +679,7 @@ impl<'a> FuncTranslator<'a> {
     pub fn var_addr(&mut self, v: VarRef, off: i64) -> Result<Value, JitError> {
         Ok(match v {
             VarRef::Global(g) => {
-                let base = *self.layout.global_addrs.get(g.0 as usize).ok_or_else(|| {
+                let base = *self.layout.global_addrs.get(g).ok_or_else(|| {
                     JitError::Codegen(format!(
                         "the module layout has no address for global variable {}",
                         g.0

@@ -20,7 +20,7 @@
 //!   every path through their IR instruction (in the instruction's first or last
 //!   Cranelift block, not in a branch of it). A store is kept when a load may read it.
 
-use crate::ir::{self, RegClass, RegId};
+use crate::ir::{self, Idx, IdxVec, RegClass, RegId};
 use crate::jit::translate::{lanes, FuncTranslator};
 use cranelift_codegen::ir::condcodes::IntCC;
 use cranelift_codegen::ir::types::{I32X4, I64, I64X2};
@@ -156,10 +156,10 @@ pub(crate) struct RegFile {
     base: Value,
     flags: MemFlagsData,
     /// Per register: (byte offset, vector count, vector type).
-    regs: Vec<(i32, usize, Type)>,
+    regs: IdxVec<RegId, (i32, usize, Type)>,
     size: i32,
     /// Per register: the block, values and instruction number of its last load or store.
-    cache: Vec<Option<(Block, Vec<Value>, u32)>>,
+    cache: IdxVec<RegId, Option<(Block, Vec<Value>, u32)>>,
     /// IR instructions translated so far.
     count: u32,
     /// Events per (variant, IR block): index `block` (convergent) or `blocks + block`.
@@ -182,7 +182,7 @@ impl RegFile {
     /// `in_ctx`: the file is the per-warp memory at `WarpCtx::cont_regs` (a kernel with
     /// barriers as continuations, `control::cont`), not a stack slot.
     pub(crate) fn new(b: &mut FunctionBuilder, f: &ir::Function, in_ctx: Option<Value>) -> RegFile {
-        let mut regs = Vec::with_capacity(f.regs.len());
+        let mut regs = IdxVec::new();
         let mut size = 0i32;
         for r in &f.regs {
             let (n, ty) = match r.ty.class() {
@@ -220,7 +220,7 @@ impl RegFile {
         RegFile {
             base,
             flags,
-            cache: vec![None; regs.len()],
+            cache: IdxVec::from_elem(None, regs.len()),
             count: 0,
             regs,
             size,
@@ -239,7 +239,7 @@ impl RegFile {
     }
 
     /// Byte offset of register `r` in the file.
-    pub(crate) fn offset(&self, r: usize) -> i32 {
+    pub(crate) fn offset(&self, r: RegId) -> i32 {
         self.regs.get(r).map_or(0, |x| x.0)
     }
 
@@ -262,10 +262,12 @@ impl RegFile {
     /// is live at a block's entry if it is in either variant).
     fn live_in(&self, f: &ir::Function, transfers: &[&[Transfer]]) -> Vec<Set> {
         let n = self.regs.len();
+        // Per-variant tables are raw vectors (`events` holds both variants of every
+        // block, at `block` and `nblocks + block`), so blocks are numbers here.
         let succs: Vec<Vec<usize>> = f
             .blocks
             .iter()
-            .map(|b| b.term.successors().iter().map(|s| s.0 as usize).collect())
+            .map(|b| b.term.successors().iter().map(|s| s.index()).collect())
             .collect();
         let mut live = vec![Set::new(n); self.nblocks];
         let mut changed = true;
@@ -309,7 +311,7 @@ impl RegFile {
         let (conv, div) = mem.split_at(self.nblocks);
         let mem_live = self.live_in(f, &[conv, div]);
         for (b, blk) in f.blocks.iter().enumerate() {
-            let succs: Vec<usize> = blk.term.successors().iter().map(|s| s.0 as usize).collect();
+            let succs: Vec<usize> = blk.term.successors().iter().map(|s| s.index()).collect();
             let out = self.live_out(&succs, &mem_live);
             for v in [b, self.nblocks + b] {
                 let mut live = out.clone();
@@ -347,7 +349,7 @@ impl FuncTranslator<'_> {
     pub(crate) fn reg_load(&mut self, r: RegId, ir: bool) -> Vec<Value> {
         let cur = self.b.current_block();
         let now = self.rf.count;
-        let hit = match &self.rf.cache[r.0 as usize] {
+        let hit = match &self.rf.cache[r] {
             Some((blk, v, at)) if Some(*blk) == cur && now - at <= CACHE_WINDOW => Some(v.clone()),
             _ => None,
         };
@@ -361,20 +363,20 @@ impl FuncTranslator<'_> {
         if let Some(v) = hit {
             return v;
         }
-        let (off, n, ty) = self.rf.regs[r.0 as usize];
+        let (off, n, ty) = self.rf.regs[r];
         let a = self.rf.base;
         let v: Vec<Value> = (0..n)
             .map(|k| self.b.ins().load(ty, self.rf.flags, a, off + 16 * k as i32))
             .collect();
         if let Some(blk) = cur {
-            self.rf.cache[r.0 as usize] = Some((blk, v.clone(), now));
+            self.rf.cache[r] = Some((blk, v.clone(), now));
         }
         v
     }
 
     /// Stores the container vectors of register `r`; `full`: every lane is written.
     pub(crate) fn reg_store(&mut self, r: RegId, v: &[Value], full: bool) {
-        let off = self.rf.regs[r.0 as usize].0;
+        let off = self.rf.regs[r].0;
         let a = self.rf.base;
         let first = self.rf.stores.len() as u32;
         for (k, &x) in v.iter().enumerate() {
@@ -395,7 +397,7 @@ impl FuncTranslator<'_> {
             });
         }
         if let Some(blk) = cur {
-            self.rf.cache[r.0 as usize] = Some((blk, v.to_vec(), self.rf.count));
+            self.rf.cache[r] = Some((blk, v.to_vec(), self.rf.count));
         }
     }
 
@@ -432,8 +434,8 @@ impl FuncTranslator<'_> {
     pub(crate) fn finish_regfile(&mut self, first: Block) {
         self.rf.recording = None;
         let live = self.rf.prune(self.f, self.b.func);
-        let need: Vec<usize> = (0..self.rf.regs.len())
-            .filter(|&r| live.has(r as u32) && self.rf.regs[r].1 > 0)
+        let need: Vec<RegId> = (self.rf.regs.ids())
+            .filter(|&r| live.has(r.0) && self.rf.regs[r].1 > 0)
             .collect();
         self.b.switch_to_block(self.rf.init);
         let bytes: i32 = need.iter().map(|&r| 16 * self.rf.regs[r].1 as i32).sum();

@@ -22,7 +22,9 @@
 //! `S` computes the vector form as before and keeps one active lane's value (a splat
 //! gives its scalar back for free: `ld.param`, special registers).
 
-use crate::ir::{self, AddrBase, Guard, InstKind, Operand, RegClass, RegId, Space, VarRef};
+use crate::ir::{
+    self, AddrBase, BlockId, Guard, IdxVec, InstKind, Operand, RegClass, RegId, Space, VarRef,
+};
 use crate::jit::translate::lanes::{self, WarpValue};
 use crate::jit::translate::{FuncTranslator, Mode};
 use crate::jit::JitError;
@@ -37,7 +39,7 @@ use cranelift_frontend::{FunctionBuilder, Variable};
 /// The scalar registers of a function and the translator's state for them.
 pub(crate) struct ScalarRegs {
     /// Per register: its variable when it is scalar.
-    pub vars: Vec<Option<Variable>>,
+    pub vars: IdxVec<RegId, Option<Variable>>,
     /// The guard of the instruction being translated.
     pub guard: Option<Guard>,
     /// 256 bytes to pick one lane of a vector value (made on first use).
@@ -53,9 +55,9 @@ fn uniform_special(s: ir::SpecialReg) -> bool {
 }
 
 /// Whether operand `o` is the same in every live lane, given the scalar set `s`.
-fn uniform_operand(o: &Operand, s: &[bool]) -> bool {
+fn uniform_operand(o: &Operand, s: &IdxVec<RegId, bool>) -> bool {
     match *o {
-        Operand::Reg(r) => s.get(r.0 as usize).copied().unwrap_or(false),
+        Operand::Reg(r) => s.get(r).copied().unwrap_or(false),
         Operand::Imm(_) | Operand::VarAddr(..) | Operand::FuncAddr(_) => true,
         Operand::Special(sr) => uniform_special(sr),
     }
@@ -94,8 +96,8 @@ fn pure_kind(f: &ir::Function, i: &InstKind) -> bool {
 
 /// The scalar registers of `f` (see the module doc); `div[b]`: block `b` can run while
 /// lanes wait elsewhere.
-pub(crate) fn scalar_set(f: &ir::Function, div: &[bool]) -> Vec<bool> {
-    let mut s: Vec<bool> = f
+pub(crate) fn scalar_set(f: &ir::Function, div: &IdxVec<BlockId, bool>) -> IdxVec<RegId, bool> {
+    let mut s: IdxVec<RegId, bool> = f
         .regs
         .iter()
         .map(|r| matches!(r.ty.class(), RegClass::Pred | RegClass::R32 | RegClass::R64))
@@ -107,7 +109,7 @@ pub(crate) fn scalar_set(f: &ir::Function, div: &[bool]) -> Vec<bool> {
         {
             for r in rets {
                 if let ir::CallDst::Reg(d, _) = r.dst {
-                    if let Some(x) = s.get_mut(d.0 as usize) {
+                    if let Some(x) = s.get_mut(d) {
                         *x = false;
                     }
                 }
@@ -116,26 +118,23 @@ pub(crate) fn scalar_set(f: &ir::Function, div: &[bool]) -> Vec<bool> {
     }
     loop {
         let mut changed = false;
-        for (b, blk) in f.blocks.iter().enumerate() {
+        for (b, blk) in f.blocks.iter_enumerated() {
             let conv = !div.get(b).copied().unwrap_or(true);
             for i in &blk.insts {
                 let defs = i.kind.defs();
-                if defs
-                    .iter()
-                    .all(|d| !s.get(d.0 as usize).copied().unwrap_or(false))
-                {
+                if defs.iter().all(|&d| !s.get(d).copied().unwrap_or(false)) {
                     continue;
                 }
                 let ok = conv
                     && i.guard
-                        .is_none_or(|g| s.get(g.pred.0 as usize).copied().unwrap_or(false))
+                        .is_none_or(|g| s.get(g.pred).copied().unwrap_or(false))
                     && pure_kind(f, &i.kind)
                     && i.kind
                         .operands()
                         .is_ok_and(|o| o.srcs.iter().all(|(op, _, _)| uniform_operand(op, &s)));
                 if !ok {
                     for d in defs {
-                        if let Some(x) = s.get_mut(d.0 as usize) {
+                        if let Some(x) = s.get_mut(d) {
                             *x = false;
                         }
                     }
@@ -151,7 +150,11 @@ pub(crate) fn scalar_set(f: &ir::Function, div: &[bool]) -> Vec<bool> {
 
 impl ScalarRegs {
     /// Declares a variable for every scalar register of `f`.
-    pub(crate) fn new(b: &mut FunctionBuilder, f: &ir::Function, div: &[bool]) -> ScalarRegs {
+    pub(crate) fn new(
+        b: &mut FunctionBuilder,
+        f: &ir::Function,
+        div: &IdxVec<BlockId, bool>,
+    ) -> ScalarRegs {
         let set = scalar_set(f, div);
         let vars = f
             .regs
@@ -194,12 +197,12 @@ impl FuncTranslator<'_> {
 
     /// The variable of register `r` if it is scalar.
     pub(crate) fn svar(&self, r: RegId) -> Option<Variable> {
-        self.sregs.vars.get(r.0 as usize).copied().flatten()
+        self.sregs.vars.get(r).copied().flatten()
     }
 
     /// Zeroes the scalar registers (call in the entry block).
     pub(crate) fn scalar_init(&mut self) {
-        for k in 0..self.sregs.vars.len() {
+        for k in self.sregs.vars.ids() {
             if let Some(v) = self.sregs.vars[k] {
                 let ty = if self.f.regs[k].ty.class() == RegClass::R64 {
                     I64

@@ -302,7 +302,7 @@ fn poll_deadlock(
     for (w, slot) in warps.iter().enumerate() {
         match (state[w], slot.env.mbar.poll_at) {
             (WarpState::Ready, Some((inst, lane, addr))) => {
-                let line = ir.inst_info.get(inst.0 as usize).map_or(0, |i| i.loc.line);
+                let line = ir.inst_info.get(inst).map_or(0, |i| i.loc.line);
                 parts.push(format!(
                     "warp {w} polls the mbarrier at {addr:#x} (lane {lane}, line {line}) whose phase never completes"
                 ));
@@ -392,7 +392,7 @@ pub(in crate::runtime) fn warp_error(
         ]
     };
     if let Some(f) = &slot.env.fault {
-        let info = ir.inst_info.get(f.inst.0 as usize);
+        let info = ir.inst_info.get(f.inst);
         return Error::Fault(Fault {
             kernel: sh.func.name.clone(),
             file: ir.file.clone(),
@@ -415,7 +415,7 @@ pub(in crate::runtime) fn warp_error(
         .unwrap_or_else(|| "the warp stopped without a recorded reason".into());
     let (line, inst, lane) = match slot.env.error_at {
         Some((i, lane)) => {
-            let info = ir.inst_info.get(i.0 as usize);
+            let info = ir.inst_info.get(i);
             (
                 info.map_or(0, |i| i.loc.line),
                 info.map_or_else(String::new, |i| i.text.clone()),

@@ -49,8 +49,11 @@
 mod regions;
 mod transfer;
 
-use crate::ir::{Function, RegId, Type};
+use crate::ir::{BlockId, Function, IdxVec, RegId, Type};
 pub use transfer::strong_load;
+
+/// The fact of every register at one program point.
+pub type State = IdxVec<RegId, Fact>;
 
 /// The shape of one value across the active lanes of a warp.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -187,11 +190,11 @@ impl LaunchShape {
 pub struct Shapes {
     launch: LaunchShape,
     /// Per block: the fact of every register at the block's entry.
-    entry: Vec<Vec<Fact>>,
+    entry: IdxVec<BlockId, State>,
     /// Per block: its terminator.
-    term: Vec<Divergence>,
+    term: IdxVec<BlockId, Divergence>,
     /// Per register: its width in bits (1 for predicates).
-    bits: Vec<u32>,
+    bits: IdxVec<RegId, u32>,
 }
 
 impl Shapes {
@@ -201,8 +204,8 @@ impl Shapes {
         let bits = f.regs.iter().map(|r| r.ty.bits().min(64)).collect();
         let mut s = Shapes {
             launch,
-            entry: vec![Vec::new(); n],
-            term: vec![Divergence::Uniform; n],
+            entry: IdxVec::from_elem(State::new(), n),
+            term: IdxVec::from_elem(Divergence::Uniform, n),
             bits,
         };
         if n == 0 {
@@ -210,12 +213,13 @@ impl Shapes {
         }
         let defs = regions::block_defs(f);
         let pdom = super::postdom::immediate_postdominators(f);
-        let mut forced: Vec<regions::RegSet> = vec![regions::RegSet::new(f.regs.len()); n];
+        let mut forced = IdxVec::from_elem(regions::RegSet::new(f.regs.len()), n);
         loop {
             s.flow(f, &forced);
-            let term: Vec<Divergence> = (0..n).map(|b| s.divergence(f, b)).collect();
-            let mut new_forced = vec![regions::RegSet::new(f.regs.len()); n];
-            for (b, d) in term.iter().enumerate() {
+            let term: IdxVec<BlockId, Divergence> =
+                f.blocks.ids().map(|b| s.divergence(f, b)).collect();
+            let mut new_forced = IdxVec::from_elem(regions::RegSet::new(f.regs.len()), n);
+            for (b, d) in term.iter_enumerated() {
                 if *d == Divergence::Divergent {
                     regions::meeting_points(f, b, &pdom, &defs, &mut new_forced);
                 }
@@ -237,18 +241,18 @@ impl Shapes {
 
     /// The fact of every register at the entry of block `b` (empty for a function
     /// without body).
-    pub fn block_entry(&self, b: usize) -> &[Fact] {
-        self.entry.get(b).map_or(&[], |v| v.as_slice())
+    pub fn block_entry(&self, b: BlockId) -> State {
+        self.entry.get(b).cloned().unwrap_or_default()
     }
 
     /// Whether the terminator of block `b` can split the active lanes.
-    pub fn terminator(&self, b: usize) -> Divergence {
+    pub fn terminator(&self, b: BlockId) -> Divergence {
         self.term.get(b).copied().unwrap_or(Divergence::Divergent)
     }
 
     /// The fact of every register right before instruction `i` of block `b`.
-    pub fn before(&self, f: &Function, b: usize, i: usize) -> Vec<Fact> {
-        let mut st = self.block_entry(b).to_vec();
+    pub fn before(&self, f: &Function, b: BlockId, i: usize) -> State {
+        let mut st = self.block_entry(b);
         if let Some(blk) = f.blocks.get(b) {
             for (k, inst) in blk.insts.iter().enumerate().take(i) {
                 self.step(f, &mut st, inst, strong_load(blk, k));
@@ -265,16 +269,16 @@ impl Shapes {
 
     /// The forward data flow with the meeting points `forced` (registers varying at a
     /// block's entry), iterated to a fixed point.
-    fn flow(&mut self, f: &Function, forced: &[regions::RegSet]) {
+    fn flow(&mut self, f: &Function, forced: &IdxVec<BlockId, regions::RegSet>) {
         let n = f.blocks.len();
         let nregs = f.regs.len();
-        let mut entry: Vec<Option<Vec<Fact>>> = vec![None; n];
+        let mut entry: IdxVec<BlockId, Option<State>> = IdxVec::from_elem(None, n);
         // Registers start zeroed in both backends.
-        entry[0] = Some(vec![Fact::constant(0, 64); nregs]);
+        entry[BlockId(0)] = Some(State::from_elem(Fact::constant(0, 64), nregs));
         let mut changed = true;
         while changed {
             changed = false;
-            for b in 0..n {
+            for b in f.blocks.ids() {
                 let Some(mut st) = entry[b].clone() else {
                     continue;
                 };
@@ -285,7 +289,7 @@ impl Shapes {
                 }
                 transfer::term_writes(&blk.term, &mut st);
                 for succ in blk.term.successors() {
-                    let Some(slot) = entry.get_mut(succ.0 as usize) else {
+                    let Some(slot) = entry.get_mut(succ) else {
                         continue;
                     };
                     match slot {
@@ -310,7 +314,7 @@ impl Shapes {
             .into_iter()
             .zip(forced)
             .map(|(e, fset)| {
-                let mut e = e.unwrap_or_else(|| vec![Fact::VARYING; nregs]);
+                let mut e = e.unwrap_or_else(|| State::from_elem(Fact::VARYING, nregs));
                 fset.apply(&mut e);
                 e
             })
@@ -318,14 +322,14 @@ impl Shapes {
     }
 
     /// Whether the terminator of block `b` can split its lanes, given the entry states.
-    fn divergence(&self, f: &Function, b: usize) -> Divergence {
+    fn divergence(&self, f: &Function, b: BlockId) -> Divergence {
         use crate::ir::Terminator;
         let blk = &f.blocks[b];
-        let mut st = self.block_entry(b).to_vec();
+        let mut st = self.block_entry(b);
         for (k, inst) in blk.insts.iter().enumerate() {
             self.step(f, &mut st, inst, strong_load(blk, k));
         }
-        let uni = |r: RegId| st.get(r.0 as usize).map(|x| x.shape) == Some(Shape::Uniform);
+        let uni = |r: RegId| st.get(r).map(|x| x.shape) == Some(Shape::Uniform);
         let guard_uni = |g: Option<crate::ir::Guard>| g.is_none_or(|g| uni(g.pred));
         let d = match &blk.term {
             Terminator::Jump { .. } | Terminator::Resume { .. } => true,

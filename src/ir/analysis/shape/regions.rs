@@ -2,8 +2,8 @@
 //! module's doc): the registers forced to varying at those blocks' entries.
 
 use super::transfer::term_writes;
-use super::{Fact, Shape};
-use crate::ir::{Function, RegId, Terminator};
+use super::{Fact, Shape, State};
+use crate::ir::{BlockId, Function, Idx, IdxVec, RegId, Terminator};
 
 /// A set of registers (one bit each).
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -14,7 +14,8 @@ impl RegSet {
         RegSet(vec![0; n.div_ceil(64)])
     }
     fn insert(&mut self, r: RegId) {
-        if let Some(w) = self.0.get_mut(r.0 as usize / 64) {
+        // One bit per register: the word is the register's index over 64.
+        if let Some(w) = self.0.get_mut(r.index() / 64) {
             *w |= 1 << (r.0 % 64);
         }
     }
@@ -23,24 +24,25 @@ impl RegSet {
             *a |= b;
         }
     }
-    fn contains(&self, r: usize) -> bool {
+    fn contains(&self, r: RegId) -> bool {
+        let r = r.index();
         self.0.get(r / 64).is_some_and(|w| w >> (r % 64) & 1 != 0)
     }
     /// Makes the registers of the set varying in `st`.
-    pub fn apply(&self, st: &mut [Fact]) {
+    pub fn apply(&self, st: &mut State) {
         if self.0.iter().all(|w| *w == 0) {
             return;
         }
-        for (r, x) in st.iter_mut().enumerate() {
+        for r in st.ids() {
             if self.contains(r) {
-                *x = Fact::VARYING;
+                st[r] = Fact::VARYING;
             }
         }
     }
 }
 
 /// Per block: the registers its instructions and terminator write.
-pub(super) fn block_defs(f: &Function) -> Vec<RegSet> {
+pub(super) fn block_defs(f: &Function) -> IdxVec<BlockId, RegSet> {
     f.blocks
         .iter()
         .map(|blk| {
@@ -50,11 +52,11 @@ pub(super) fn block_defs(f: &Function) -> Vec<RegSet> {
                     s.insert(r);
                 }
             }
-            let mut tmp = vec![Fact::UNIFORM; f.regs.len()];
+            let mut tmp = State::from_elem(Fact::UNIFORM, f.regs.len());
             term_writes(&blk.term, &mut tmp);
-            for (r, x) in tmp.iter().enumerate() {
+            for (r, x) in tmp.iter_enumerated() {
                 if x.shape == Shape::Varying {
-                    s.insert(RegId(r as u32));
+                    s.insert(r);
                 }
             }
             s
@@ -64,19 +66,18 @@ pub(super) fn block_defs(f: &Function) -> Vec<RegSet> {
 
 /// Blocks reachable from `from` without entering `stop` (`from` itself included unless
 /// it is `stop`).
-fn reach(f: &Function, from: &[usize], stop: Option<usize>) -> Vec<bool> {
-    let mut seen = vec![false; f.blocks.len()];
-    let mut work: Vec<usize> = Vec::new();
+fn reach(f: &Function, from: &[BlockId], stop: Option<BlockId>) -> IdxVec<BlockId, bool> {
+    let mut seen = IdxVec::from_elem(false, f.blocks.len());
+    let mut work: Vec<BlockId> = Vec::new();
     for &s in from {
-        if Some(s) != stop && s < seen.len() && !seen[s] {
+        if Some(s) != stop && seen.get(s) == Some(&false) {
             seen[s] = true;
             work.push(s);
         }
     }
     while let Some(x) = work.pop() {
         for y in f.blocks[x].term.successors() {
-            let y = y.0 as usize;
-            if Some(y) != stop && y < seen.len() && !seen[y] {
+            if Some(y) != stop && seen.get(y) == Some(&false) {
                 seen[y] = true;
                 work.push(y);
             }
@@ -106,29 +107,23 @@ fn parks(t: &Terminator) -> bool {
 /// by the divergent terminator of block `b` can meet again (see the module doc).
 pub(super) fn meeting_points(
     f: &Function,
-    b: usize,
-    pdom: &[Option<usize>],
-    defs: &[RegSet],
-    forced: &mut [RegSet],
+    b: BlockId,
+    pdom: &IdxVec<BlockId, Option<BlockId>>,
+    defs: &IdxVec<BlockId, RegSet>,
+    forced: &mut IdxVec<BlockId, RegSet>,
 ) {
-    let n = f.blocks.len();
-    let succ: Vec<usize> = f.blocks[b]
-        .term
-        .successors()
-        .iter()
-        .map(|s| s.0 as usize)
-        .collect();
+    let succ: Vec<BlockId> = f.blocks[b].term.successors();
     let p = pdom.get(b).copied().flatten();
     let region = reach(f, &succ, p);
-    let members: Vec<usize> = (0..n).filter(|&x| region[x]).collect();
+    let members: Vec<BlockId> = f.blocks.ids().filter(|&x| region[x]).collect();
     let mut written = RegSet::new(f.regs.len());
     for &x in &members {
         written.union(&defs[x]);
     }
     let parks_inside = members.iter().any(|&x| parks(&f.blocks[x].term));
     let splitting_parks = parks(&f.blocks[b].term);
-    let below_p = |x: usize| p.is_none_or(|p| x < p);
-    let others: Vec<usize> = succ.iter().copied().filter(|&s| Some(s) != p).collect();
+    let below_p = |x: BlockId| p.is_none_or(|p| x < p);
+    let others: Vec<BlockId> = succ.iter().copied().filter(|&s| Some(s) != p).collect();
     let one_group = !splitting_parks
         && !others.is_empty()
         && others.iter().all(|&s| s == others[0])
@@ -141,13 +136,7 @@ pub(super) fn meeting_points(
         }
         return;
     }
-    let forward = |x: usize| {
-        f.blocks[x]
-            .term
-            .successors()
-            .iter()
-            .all(|y| (y.0 as usize) > x)
-    };
+    let forward = |x: BlockId| f.blocks[x].term.successors().iter().all(|&y| y > x);
     let clean = !splitting_parks
         && !parks_inside
         && forward(b)
@@ -156,19 +145,14 @@ pub(super) fn meeting_points(
         if let Some(p) = p {
             forced[p].union(&written);
         }
-        let mut preds = vec![0u32; n];
+        let mut preds: IdxVec<BlockId, u32> = IdxVec::from_elem(0, f.blocks.len());
         for &x in members.iter().chain(std::iter::once(&b)) {
-            let mut ss: Vec<usize> = f.blocks[x]
-                .term
-                .successors()
-                .iter()
-                .map(|s| s.0 as usize)
-                .collect();
+            let mut ss: Vec<BlockId> = f.blocks[x].term.successors();
             ss.sort_unstable();
             ss.dedup();
             for y in ss {
-                if y < n {
-                    preds[y] += 1;
+                if let Some(p) = preds.get_mut(y) {
+                    *p += 1;
                 }
             }
         }
@@ -182,10 +166,10 @@ pub(super) fn meeting_points(
     // Anything else: every block reachable from the split.
     let all = reach(f, &succ, None);
     let mut written = RegSet::new(f.regs.len());
-    for x in (0..n).filter(|&x| all[x]) {
+    for x in f.blocks.ids().filter(|&x| all[x]) {
         written.union(&defs[x]);
     }
-    for x in (0..n).filter(|&x| all[x]) {
+    for x in f.blocks.ids().filter(|&x| all[x]) {
         forced[x].union(&written);
     }
 }

@@ -29,7 +29,7 @@ fn func(regs: &[(&str, Type)], blocks: Vec<Block>) -> Function {
                 ty: *t,
             })
             .collect(),
-        blocks,
+        blocks: blocks.into(),
         local_size: 0,
         local_align: 1,
         perf: PerfDirectives::default(),
@@ -120,18 +120,18 @@ fn divergent_if_else() {
         ],
     );
     let s = Shapes::analyze(&f, LaunchShape::default());
-    assert_eq!(s.terminator(0), Divergence::Divergent);
-    assert_eq!(s.terminator(1), Divergence::Uniform);
-    assert_eq!(s.block_entry(0)[0].shape, Shape::Uniform);
-    let e0 = s.before(&f, 0, 1);
-    assert_eq!(e0[0].shape, Shape::Affine(1));
-    assert_eq!(s.before(&f, 1, 2)[1].shape, Shape::Uniform);
-    let j = s.block_entry(3);
-    assert_eq!(j[1].shape, Shape::Varying);
-    assert_eq!(j[3].shape, Shape::Varying);
+    assert_eq!(s.terminator(BlockId(0)), Divergence::Divergent);
+    assert_eq!(s.terminator(BlockId(1)), Divergence::Uniform);
+    assert_eq!(s.block_entry(BlockId(0))[RegId(0)].shape, Shape::Uniform);
+    let e0 = s.before(&f, BlockId(0), 1);
+    assert_eq!(e0[RegId(0)].shape, Shape::Affine(1));
+    assert_eq!(s.before(&f, BlockId(1), 2)[RegId(1)].shape, Shape::Uniform);
+    let j = s.block_entry(BlockId(3));
+    assert_eq!(j[RegId(1)].shape, Shape::Varying);
+    assert_eq!(j[RegId(3)].shape, Shape::Varying);
     // r0 was written before the split: still affine at the join.
-    assert_eq!(j[0].shape, Shape::Affine(1));
-    assert_eq!(s.before(&f, 3, 1)[2].shape, Shape::Varying);
+    assert_eq!(j[RegId(0)].shape, Shape::Affine(1));
+    assert_eq!(s.before(&f, BlockId(3), 1)[RegId(2)].shape, Shape::Varying);
     assert!(!s.convergent());
 }
 

@@ -1,7 +1,7 @@
 //! The transfer functions of the shape analysis: the fact of each operand, and the
 //! facts each instruction writes.
 
-use super::{Fact, Shape, Shapes};
+use super::{Fact, Shape, Shapes, State};
 use crate::ir::{
     AddrBase, Address, ArithOp, CallDst, Function, Inst, InstKind, MulMode, Operand, RegId, Space,
     SpecialReg, Terminator, Type, VarRef, WarpOp,
@@ -23,12 +23,12 @@ fn tz_add(a: u8, b: u8) -> u32 {
 
 impl Shapes {
     /// The fact of a source operand read as type `ty`.
-    pub(super) fn operand(&self, st: &[Fact], op: &Operand, ty: Type) -> Fact {
+    pub(super) fn operand(&self, st: &State, op: &Operand, ty: Type) -> Fact {
         let tb = width(ty);
         match *op {
             Operand::Reg(r) => {
-                let x = st.get(r.0 as usize).copied().unwrap_or(Fact::VARYING);
-                let rb = self.bits.get(r.0 as usize).copied().unwrap_or(64);
+                let x = st.get(r).copied().unwrap_or(Fact::VARYING);
+                let rb = self.bits.get(r).copied().unwrap_or(64);
                 match x.shape {
                     Shape::Varying => Fact::VARYING,
                     Shape::Uniform => Fact {
@@ -77,14 +77,12 @@ impl Shapes {
 
     /// Applies instruction `inst` to the state `st`. `strong`: a strong load (see
     /// [`strong_load`]), which other threads' stores may race with.
-    pub fn step(&self, f: &Function, st: &mut [Fact], inst: &Inst, strong: bool) {
-        let guard = inst.guard.map(|g| {
-            st.get(g.pred.0 as usize)
-                .map_or(Shape::Varying, |x| x.shape)
-        });
+    pub fn step(&self, f: &Function, st: &mut State, inst: &Inst, strong: bool) {
+        let guard = inst
+            .guard
+            .map(|g| st.get(g.pred).map_or(Shape::Varying, |x| x.shape));
         for (r, ty, x) in self.results(f, st, &inst.kind, strong) {
-            let i = r.0 as usize;
-            let rb = self.bits.get(i).copied().unwrap_or(64);
+            let rb = self.bits.get(r).copied().unwrap_or(64);
             let tb = width(ty);
             // The value written: `ty`'s value extended or truncated to the register.
             let x = match x.shape {
@@ -100,10 +98,10 @@ impl Shapes {
             };
             let new = match guard {
                 None => x,
-                Some(Shape::Uniform) => st.get(i).map_or(Fact::VARYING, |old| old.meet(x)),
+                Some(Shape::Uniform) => st.get(r).map_or(Fact::VARYING, |old| old.meet(x)),
                 Some(_) => Fact::VARYING,
             };
-            if let Some(slot) = st.get_mut(i) {
+            if let Some(slot) = st.get_mut(r) {
                 *slot = new;
             }
         }
@@ -113,7 +111,7 @@ impl Shapes {
     fn results(
         &self,
         f: &Function,
-        st: &[Fact],
+        st: &State,
         k: &InstKind,
         strong: bool,
     ) -> Vec<(RegId, Type, Fact)> {
@@ -222,7 +220,7 @@ impl Shapes {
     /// right before it runs (state `st`), in the address register's width: uniform,
     /// affine (lane stride in bytes) or varying. `.local` addresses (and a `.func`'s
     /// `.param` frame) name each lane's own memory: varying.
-    pub fn address(&self, f: &Function, st: &[Fact], space: Space, addr: &Address) -> Fact {
+    pub fn address(&self, f: &Function, st: &State, space: Space, addr: &Address) -> Fact {
         let func_param = space == Space::Param
             && f.kind == crate::ir::FuncKind::Func
             && !matches!(addr.base, AddrBase::Var(VarRef::KernelParam(_)));
@@ -232,7 +230,7 @@ impl Shapes {
         let off = Fact::constant(addr.offset as u64, 64);
         match addr.base {
             AddrBase::Reg(r) => {
-                let x = st.get(r.0 as usize).copied().unwrap_or(Fact::VARYING);
+                let x = st.get(r).copied().unwrap_or(Fact::VARYING);
                 if x.shape == Shape::Varying {
                     return Fact::VARYING;
                 }
@@ -344,11 +342,11 @@ fn arith(op: ArithOp, ty: Type, srcs: &[Operand], src: &dyn Fn(usize) -> Fact) -
 }
 
 /// Registers written by a terminator (call results: varying).
-pub(super) fn term_writes(t: &Terminator, st: &mut [Fact]) {
+pub(super) fn term_writes(t: &Terminator, st: &mut State) {
     if let Terminator::Call { rets, .. } | Terminator::CallIndirect { rets, .. } = t {
         for r in rets {
             if let CallDst::Reg(d, _) = r.dst {
-                if let Some(s) = st.get_mut(d.0 as usize) {
+                if let Some(s) = st.get_mut(d) {
                     *s = Fact::VARYING;
                 }
             }

@@ -117,7 +117,7 @@ pub struct Fx<'c, 'a> {
     pub cx: &'c mut Cx<'a>,
     pub id: FuncId,
     pub kind: FuncKind,
-    pub regs: Vec<RegInfo>,
+    pub regs: crate::ir::IdxVec<RegId, RegInfo>,
     pub scopes: Vec<HashMap<String, Sym>>,
     /// Block each label starts (set when the label is reached).
     pub labels: Vec<Option<usize>>,
@@ -203,7 +203,7 @@ pub fn check_function(
         params,
         rets,
         param_size: offset,
-        regs: fx.regs.into(),
+        regs: fx.regs,
         blocks: blocks.into(),
         local_size: fx.local_size,
         local_align: fx.local_align,
@@ -218,7 +218,7 @@ impl<'c, 'a> Fx<'c, 'a> {
             cx,
             id,
             kind,
-            regs: Vec::new(),
+            regs: crate::ir::IdxVec::new(),
             scopes: vec![HashMap::new()],
             labels: Vec::new(),
             blocks: vec![TBlock::default()],
@@ -270,9 +270,7 @@ impl Fx<'_, '_> {
             ));
         }
         self.cx.total_regs += 1;
-        let id = RegId(self.regs.len() as u32);
-        self.regs.push(RegInfo { name, ty });
-        Ok(id)
+        Ok(self.regs.push_id(RegInfo { name, ty }))
     }
 
     pub(super) fn params(

@@ -43,15 +43,12 @@ impl Fx<'_, '_> {
     }
 
     pub fn reg_ty(&self, r: RegId) -> Type {
-        self.regs
-            .get(r.0 as usize)
-            .map(|ri| ri.ty)
-            .unwrap_or(Type::B32)
+        self.regs.get(r).map(|ri| ri.ty).unwrap_or(Type::B32)
     }
 
     pub fn reg_name(&self, r: RegId) -> String {
         self.regs
-            .get(r.0 as usize)
+            .get(r)
             .map(|ri| ri.name.clone())
             .unwrap_or_default()
     }

@@ -26,7 +26,7 @@
 
 use crate::exec::ctx::{self, AccessReq, Stopped, WarpCtx, WARP_SIZE};
 use crate::exec::heap::DeviceHeap;
-use crate::ir::{CdpFn, FuncId, InstId, Space};
+use crate::ir::{CdpFn, FuncId, IdxVec, InstId, Space};
 use std::collections::{HashMap, HashSet};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
@@ -97,6 +97,9 @@ impl CdpDevice {
     }
 }
 
+/// Every function's [`KernelSig`] (`None`: not a kernel).
+pub type KernelSigs = IdxVec<FuncId, Option<KernelSig>>;
+
 /// A kernel's parameter buffer shape (for `cudaGetParameterBufferV2`).
 #[derive(Clone, Copy, Debug)]
 pub struct KernelSig {
@@ -150,7 +153,7 @@ pub struct CdpGrid {
     /// Nesting depth: 0 for a grid the host launched.
     pub depth: u32,
     /// Entry kernels of the module by `FuncId` (`None`: not a kernel).
-    kernels: Arc<Vec<Option<KernelSig>>>,
+    kernels: Arc<KernelSigs>,
     /// `CU_LIMIT_MALLOC_HEAP_SIZE` (for `cudaDeviceGetLimit`).
     heap_size: u64,
     st: Mutex<GridState>,
@@ -160,7 +163,7 @@ impl CdpGrid {
     pub fn new(
         dev: Arc<CdpDevice>,
         depth: u32,
-        kernels: Arc<Vec<Option<KernelSig>>>,
+        kernels: Arc<KernelSigs>,
         heap_size: u64,
     ) -> CdpGrid {
         CdpGrid {
@@ -265,7 +268,7 @@ impl CdpGrid {
         if !self.dev.reserve() {
             return Ok(self.fail(key, err::LAUNCH_PENDING_COUNT_EXCEEDED));
         }
-        let size = self.kernels.get(func.0 as usize).copied().flatten();
+        let size = self.kernels.get(func).copied().flatten();
         let mut params = bytes;
         params.resize(size.map_or(0, |s| s.param_size as usize), 0);
         self.st().children.push(ChildLaunch {
@@ -285,7 +288,7 @@ impl CdpGrid {
     fn kernel_of(&self, addr: u64) -> Option<FuncId> {
         let id = addr.checked_sub(crate::exec::call::FUNC_ADDR_BASE)?;
         let id = u32::try_from(id).ok()?;
-        self.kernels.get(id as usize)?.map(|_| FuncId(id))
+        self.kernels.get(FuncId(id))?.map(|_| FuncId(id))
     }
 }
 
@@ -420,7 +423,7 @@ unsafe fn call(
             match g.kernel_of(a(0)) {
                 None => g.fail_null(key, INVALID_DEVICE_FUNCTION),
                 Some(id) => {
-                    let sig = g.kernels.get(id.0 as usize).copied().flatten();
+                    let sig = g.kernels.get(id).copied().flatten();
                     let (len, align) = sig.map_or((0, 16), |s| {
                         (s.param_size as u64, (s.param_align as u64).max(16))
                     });

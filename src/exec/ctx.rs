@@ -579,7 +579,8 @@ unsafe fn resolve_with(
         let end = h.wrapping_add(len);
         let slot = if (req.inst.0 as u64) < ctx.inst_cache_len {
             // SAFETY: inst_cache holds inst_cache_len entries (runtime contract).
-            Some(unsafe { &mut *ctx.inst_cache.add(req.inst.0 as usize) })
+            // A raw array of the warp ABI, indexed by instruction number.
+            Some(unsafe { &mut *ctx.inst_cache.add(crate::ir::Idx::index(req.inst)) })
         } else {
             None
         };

@@ -49,8 +49,9 @@ impl Layout {
     /// (row, column) of element `i` of lane `l`.
     pub fn pos(&self, l: usize, i: usize) -> (usize, usize) {
         let (g, t) = (l >> 2, l % 4);
-        let mut r = g * self.g.0 as usize + t * self.t.0 as usize;
-        let mut c = g * self.g.1 as usize + t * self.t.1 as usize;
+        let ((gr, gc), (tr, tc)) = (self.g, self.t);
+        let mut r = g * gr as usize + t * tr as usize;
+        let mut c = g * gc as usize + t * tc as usize;
         for (j, &(dr, dc)) in self.d[..self.nbits].iter().enumerate() {
             if i >> j & 1 != 0 {
                 r += dr as usize;

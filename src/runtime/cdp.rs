@@ -6,7 +6,9 @@
 //! tree of grids has completed. A child's failure fails the host's launch (as a GPU
 //! reports a child's fault on the parent's stream); the error names the child kernel.
 
-use crate::exec::cdp::{CdpDevice, CdpGrid, KernelSig, DEFAULT_PENDING_LAUNCHES, PARAM_SLOT_BYTES};
+use crate::exec::cdp::{
+    CdpDevice, CdpGrid, KernelSig, KernelSigs, DEFAULT_PENDING_LAUNCHES, PARAM_SLOT_BYTES,
+};
 use crate::exec::region::RegionKind;
 use crate::ir::{self, FuncId, FuncKind};
 use crate::runtime::device::{Device, LaunchConfig, Module};
@@ -31,7 +33,7 @@ impl Default for CdpSlot {
 
 /// The parameter-buffer shape of each kernel of `ir`, by `FuncId` (`None` for
 /// functions), when some function calls the device runtime; `None` otherwise.
-pub(crate) fn kernel_sigs(ir: &ir::Module) -> Option<Arc<Vec<Option<KernelSig>>>> {
+pub(crate) fn kernel_sigs(ir: &ir::Module) -> Option<Arc<KernelSigs>> {
     let uses = ir.functions.iter().any(|f| {
         f.blocks.iter().flat_map(|b| &b.insts).any(|i| {
             matches!(

@@ -459,7 +459,7 @@ pub(crate) struct ModuleInner {
     pub(crate) uses_heap: bool,
     /// The kernels' parameter shapes when some function calls the device runtime
     /// (dynamic parallelism, `super::cdp`).
-    pub(crate) cdp_kernels: Option<Arc<Vec<Option<crate::exec::cdp::KernelSig>>>>,
+    pub(crate) cdp_kernels: Option<Arc<crate::exec::cdp::KernelSigs>>,
     /// The sanitizer variant of the JIT code, compiled for the first sanitized launch.
     pub(crate) jit_san: std::sync::OnceLock<std::result::Result<crate::jit::JitModule, String>>,
 }

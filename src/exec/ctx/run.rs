@@ -112,7 +112,8 @@ unsafe fn check_range(
     // The region: a range inside one cacheable region puts every lane in it.
     let slot = if (req.inst.0 as u64) < ctx.inst_cache_len {
         // SAFETY: inst_cache holds inst_cache_len entries (runtime contract).
-        Some(unsafe { &mut *ctx.inst_cache.add(req.inst.0 as usize) })
+        // A raw array of the warp ABI, indexed by instruction number.
+        Some(unsafe { &mut *ctx.inst_cache.add(crate::ir::Idx::index(req.inst)) })
     } else {
         None
     };

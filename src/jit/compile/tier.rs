@@ -475,9 +475,7 @@ pub(crate) fn compile_code(
     };
     let chosen: Vec<(ir::FuncId, &ir::Function)> = m
         .functions
-        .iter()
-        .enumerate()
-        .map(|(i, f)| (ir::FuncId(i as u32), f))
+        .iter_enumerated()
         .filter(|(fid, f)| f.has_body() && only.is_none_or(|s| s.contains(fid)))
         .collect();
     let mut tiers: Vec<Option<(ClifJitModule, abi::HelperIds, call::CallEnv)>> =

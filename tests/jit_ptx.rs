@@ -257,8 +257,13 @@ fn dump_clif_and_asm() {
     assert!(dump(&m, &layout, Some("nope"), DumpKind::Clif).is_err());
 }
 
+/// Every form the JIT has no lowering for is a check-time error: `add.f16` is checked
+/// into `InstKind::Half` and compiles; the same module with the add turned by hand into
+/// an f16 `Arith` (a form `check` never builds) fails `validate`, and the JIT names it an
+/// internal error at the instruction's line.
 #[test]
-fn unsupported_instructions_are_located_errors() {
+fn forms_the_jit_refuses_are_check_errors() {
+    use ptxjit::ir::{ArithOp, BlockId, FloatMode, FuncId, InstKind, Type};
     let text = format!(
         "{HEADER}{}",
         r#"
@@ -274,19 +279,34 @@ fn unsupported_instructions_are_located_errors() {
 }
 "#
     );
-    let Ok(m) = parse_and_check(&text, "h.ptx") else {
-        return; // the front end rejects f16 arithmetic: nothing reaches the JIT
-    };
+    let m = parse_and_check(&text, "h.ptx").unwrap_or_else(|e| panic!("{e}"));
     let dev = Dev::new();
     let layout = dev.layout(&m);
-    match JitModule::compile(&m, &layout) {
-        Ok(_) => {}
-        Err(e) => {
-            let msg = e.to_string();
-            assert!(msg.starts_with("h.ptx:11:5: error: "), "{msg}");
-            assert!(msg.ends_with("not supported by the JIT yet"), "{msg}");
-        }
-    }
+    JitModule::compile(&m, &layout).unwrap_or_else(|e| panic!("{e}"));
+    let mut bad = m.clone();
+    let add = bad.functions[FuncId(0)].blocks[BlockId(0)]
+        .insts
+        .iter_mut()
+        .find(|i| matches!(i.kind, InstKind::Half { .. }))
+        .expect("the add");
+    let InstKind::Half { dst, srcs, .. } = add.kind.clone() else {
+        unreachable!()
+    };
+    add.kind = InstKind::Arith {
+        op: ArithOp::Add,
+        ty: Type::F16,
+        fmode: FloatMode::default(),
+        dst,
+        srcs,
+    };
+    let e = ptxjit::check::validate(&bad).expect_err("an f16 Arith");
+    assert!(e.contains("Add on .f16"), "{e}");
+    let e = match JitModule::compile(&bad, &layout) {
+        Ok(_) => panic!("the JIT has no f16 Arith lowering"),
+        Err(e) => e.to_string(),
+    };
+    assert!(e.starts_with("h.ptx:11:5: internal error: "), "{e}");
+    assert!(e.ends_with("(check and validate reject it: a bug)"), "{e}");
 }
 
 #[test]

@@ -13,9 +13,8 @@ use crate::ir::*;
 pub fn validate(m: &Module) -> Result<(), String> {
     validate_globals(m)?;
     validate_shared(m)?;
-    for (fi, f) in m.functions.iter().enumerate() {
-        validate_function(m, FuncId(fi as u32), f)
-            .map_err(|e| format!("function {}: {e}", f.name))?;
+    for (fi, f) in m.functions.iter_enumerated() {
+        validate_function(m, fi, f).map_err(|e| format!("function {}: {e}", f.name))?;
     }
     Ok(())
 }
@@ -39,10 +38,10 @@ fn validate_globals(m: &Module) -> Result<(), String> {
                 return Err(format!("global {}: relocation out of range", g.name));
             }
             match r.target {
-                RelocTarget::Global(t) if t.0 as usize >= m.globals.len() => {
+                RelocTarget::Global(t) if m.globals.get(t).is_none() => {
                     return Err(format!("global {gi}: relocation to missing global"))
                 }
-                RelocTarget::Func(f) if f.0 as usize >= m.functions.len() => {
+                RelocTarget::Func(f) if m.functions.get(f).is_none() => {
                     return Err(format!("global {gi}: relocation to missing function"))
                 }
                 _ => {}
@@ -125,11 +124,11 @@ fn validate_function(m: &Module, fid: FuncId, f: &Function) -> Result<(), String
             v.reg_ty(r)?;
         }
     }
-    for (bi, b) in f.blocks.iter().enumerate() {
+    for (bi, b) in f.blocks.iter_enumerated() {
         for i in &b.insts {
             v.inst(i)?;
         }
-        v.terminator(BlockId(bi as u32), b)?;
+        v.terminator(bi, b)?;
     }
     v.block_order()
 }
@@ -193,7 +192,7 @@ impl FnCheck<'_> {
 
     fn var(&self, v: VarRef) -> Result<(), String> {
         match v {
-            VarRef::Global(g) if g.0 as usize >= self.m.globals.len() => {
+            VarRef::Global(g) if self.m.globals.get(g).is_none() => {
                 Err("global out of range".into())
             }
             VarRef::Local(o) if o >= self.f.local_size.max(1) => {
@@ -233,7 +232,7 @@ impl FnCheck<'_> {
                 Err(format!("an address read as {ty}"))
             }
             Operand::VarAddr(v, _) => self.var(*v),
-            Operand::FuncAddr(g) if g.0 as usize >= self.m.functions.len() => {
+            Operand::FuncAddr(g) if self.m.functions.get(*g).is_none() => {
                 Err("function out of range".into())
             }
             Operand::FuncAddr(_) => Ok(()),
@@ -315,13 +314,24 @@ impl FnCheck<'_> {
                 ArithOp::And | ArithOp::Or | ArithOp::Xor | ArithOp::Not if *ty == Type::Pred => {
                     Ok(())
                 }
-                _ if !scalar(*ty) || *ty == Type::Pred => Err(format!("{op:?} on {ty}")),
+                // Half-precision arithmetic is `InstKind::Half` (the JIT's `arith` has no
+                // f16/bf16 lowering).
+                _ if !scalar(*ty) || matches!(ty, Type::Pred | Type::F16 | Type::BF16) => {
+                    Err(format!("{op:?} on {ty}"))
+                }
                 _ => Ok(()),
             },
-            InstKind::Setp { ty, .. } | InstKind::Set { ty, .. } if !scalar(*ty) => {
+            InstKind::Setp { ty, .. } | InstKind::Set { ty, .. }
+                if !scalar(*ty) || *ty == Type::Pred =>
+            {
                 Err(format!("comparison on {ty}"))
             }
-            InstKind::Cvt { dst_ty, src_ty, .. } if !scalar(*dst_ty) || !scalar(*src_ty) => {
+            InstKind::Cvt { dst_ty, src_ty, .. }
+                if !scalar(*dst_ty)
+                    || !scalar(*src_ty)
+                    || *dst_ty == Type::Pred
+                    || *src_ty == Type::Pred =>
+            {
                 Err(format!("cvt from {src_ty} to {dst_ty}"))
             }
             InstKind::Isspacep { space, .. } if *space == Space::Generic => {
@@ -478,23 +488,25 @@ impl FnCheck<'_> {
     /// has one numbered lower (so none is unreachable).
     fn block_order(&self) -> Result<(), String> {
         let nblocks = self.f.blocks.len();
-        let mut has_lower_pred = vec![false; nblocks];
+        let mut has_lower_pred: IdxVec<BlockId, bool> = IdxVec::from_elem(false, nblocks);
         let mut entry_preds = 0;
-        for (bi, b) in self.f.blocks.iter().enumerate() {
+        for (bi, b) in self.f.blocks.iter_enumerated() {
             for s in b.term.successors() {
-                let s = s.0 as usize;
-                entry_preds += (s == 0) as u32;
+                entry_preds += (s == BlockId(0)) as u32;
                 if s > bi {
-                    has_lower_pred[s] = true;
+                    if let Some(h) = has_lower_pred.get_mut(s) {
+                        *h = true;
+                    }
                 }
             }
         }
         if entry_preds != 0 {
             return Err("the entry block has predecessors".into());
         }
-        if let Some(b) = (1..nblocks).find(|&b| !has_lower_pred[b]) {
+        if let Some(b) = (has_lower_pred.ids().skip(1)).find(|&b| !has_lower_pred[b]) {
             return Err(format!(
-                "block {b} has no predecessor numbered lower (not reverse post-order or unreachable)"
+                "block {} has no predecessor numbered lower (not reverse post-order or unreachable)",
+                b.0
             ));
         }
         Ok(())

@@ -62,9 +62,14 @@ pub type KernelFn = unsafe extern "C" fn(ctx: *mut crate::exec::ctx::WarpCtx) ->
 /// Errors of the JIT.
 #[derive(Debug, thiserror::Error)]
 pub enum JitError {
-    /// An instruction or operand form the JIT cannot compile yet.
-    #[error("{file}:{line}:{col}: error: {what} not supported by the JIT yet")]
-    Unsupported {
+    /// IR the JIT has no lowering for, which `check` and `validate` reject: every form
+    /// the JIT refuses is a check-time error, so this is a bug (in the front end, the
+    /// validator or the lowering), named at the instruction.
+    #[error(
+        "{file}:{line}:{col}: internal error: the JIT has no lowering for {what} \
+         (check and validate reject it: a bug)"
+    )]
+    Internal {
         file: String,
         line: u32,
         col: u32,

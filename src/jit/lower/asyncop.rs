@@ -31,7 +31,7 @@ impl FuncTranslator<'_> {
         inst: InstId,
     ) -> Result<(), JitError> {
         if addrs.len() != op.naddrs() || srcs.len() != op.src_types().len() {
-            return Err(self.unsupported(self.cur_text()));
+            return Err(self.internal(self.cur_text()));
         }
         let mut spaces = 0u32;
         for (k, (space, a)) in addrs.iter().enumerate() {

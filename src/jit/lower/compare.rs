@@ -283,7 +283,7 @@ impl FuncTranslator<'_> {
             || !(matches!(ty, Type::F16 | Type::BF16)
                 || lanewise::scalar_arith_supported(ArithOp::Add, ty))
         {
-            return Err(self.unsupported(self.cur_text()));
+            return Err(self.internal(self.cur_text()));
         }
         let x = self.read(a, ty, false)?;
         let y = self.read(b, ty, false)?;

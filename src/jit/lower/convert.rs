@@ -48,7 +48,7 @@ impl FuncTranslator<'_> {
             return self.write(dst, dst_ty, v, mask);
         }
         if !lanewise::scalar_cvt_supported(dst_ty, src_ty) {
-            return Err(self.unsupported(self.cur_text()));
+            return Err(self.internal(self.cur_text()));
         }
         let a = self.read(src, src_ty, false)?;
         let desc = lanewise::cvt_desc(dst_ty, src_ty, rnd, ftz, sat);

@@ -27,7 +27,7 @@ impl FuncTranslator<'_> {
         let packed = matches!(ty, Type::F16x2 | Type::BF16x2);
         if matches!(op, HalfOp::Neg | HalfOp::Abs) && !mode.ftz {
             let Some(src) = srcs.first() else {
-                return Err(self.unsupported(self.cur_text()));
+                return Err(self.internal(self.cur_text()));
             };
             let a = self.read(src, ty, false)?;
             let sign: u32 = if packed { 0x8000_8000 } else { 0x8000 };

@@ -271,7 +271,7 @@ impl FuncTranslator<'_> {
         mask: &mut Mask,
     ) -> Result<(WarpValue, Type), JitError> {
         if !lanewise::scalar_arith_supported(op, ty) {
-            return Err(self.unsupported(self.cur_text()));
+            return Err(self.internal(self.cur_text()));
         }
         let (ta, tb, tc, to) = (
             op.src_type(ty, 0),
@@ -280,7 +280,7 @@ impl FuncTranslator<'_> {
             op.dst_type(ty),
         );
         let Some(first) = srcs.first() else {
-            return Err(self.unsupported(self.cur_text()));
+            return Err(self.internal(self.cur_text()));
         };
         let mut vals = vec![self.read(first, ta, false)?];
         for (s, t) in srcs.iter().zip([ta, tb, tc]).skip(1) {

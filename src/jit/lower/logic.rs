@@ -33,7 +33,7 @@ impl FuncTranslator<'_> {
                     })
                     .collect()
             }
-            _ => return Err(self.unsupported(format!("{} on predicates", self.cur_text()))),
+            _ => return Err(self.internal(format!("{} on predicates", self.cur_text()))),
         };
         self.write_pred(dst, &r, mask)
     }

@@ -30,7 +30,7 @@ impl FuncTranslator<'_> {
     ) -> Result<(), JitError> {
         let sig = op
             .signature()
-            .ok_or_else(|| self.unsupported(self.cur_text()))?;
+            .ok_or_else(|| self.internal(self.cur_text()))?;
         let src_offs = reg_offsets(sig.srcs.iter().copied());
         let dst_offs = reg_offsets(std::iter::repeat_n(sig.dtype, sig.dsts));
         let reg_bytes = |t: crate::ir::Type| if t.bits() == 64 { 256 } else { 128 };

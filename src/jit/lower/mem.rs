@@ -103,7 +103,7 @@ impl FuncTranslator<'_> {
     /// Element type checks shared by `ld` and `st`; returns (elem bytes, slot bytes).
     fn mem_shape(&self, ty: Type, n: usize) -> Result<(u32, u32), JitError> {
         if !matches!(ty.bits(), 8 | 16 | 32 | 64) || !matches!(n, 1 | 2 | 4 | 8) {
-            return Err(self.unsupported(self.cur_text()));
+            return Err(self.internal(self.cur_text()));
         }
         Ok((ty.bytes(), if ty.bits() > 32 { 8 } else { 4 }))
     }
@@ -135,7 +135,7 @@ impl FuncTranslator<'_> {
                         };
                         return Ok(LaneAddr::PerLane(lanes::widen_w(&mut self.b, &n, false)));
                     }
-                    _ => return Err(self.unsupported(format!("address register of type {rty}"))),
+                    _ => return Err(self.internal(format!("address register of type {rty}"))),
                 };
                 if off == 0 {
                     return Ok(LaneAddr::PerLane(w));
@@ -717,7 +717,7 @@ impl FuncTranslator<'_> {
         let code = ISSPACEP_SPACES
             .iter()
             .position(|&s| s == space)
-            .ok_or_else(|| self.unsupported(format!("isspacep in {}", space.name())))?;
+            .ok_or_else(|| self.internal(format!("isspacep in {}", space.name())))?;
         let a = self.read(src, Type::U64, false)?;
         let a = if offset != 0 {
             let o = lanes::splat64(&mut self.b, offset as u64);

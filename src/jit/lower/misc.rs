@@ -24,7 +24,7 @@ impl FuncTranslator<'_> {
         inst: InstId,
     ) -> Result<(), JitError> {
         if args.len() != op.params().len() {
-            return Err(self.unsupported(self.cur_text()));
+            return Err(self.internal(self.cur_text()));
         }
         for (k, (a, t)) in args.iter().zip(op.params()).enumerate() {
             let w = self.read(a, *t, false)?;

@@ -28,7 +28,7 @@ impl FuncTranslator<'_> {
         let sig = op.signature();
         let (offs, total) = layout(&sig.srcs);
         if srcs.len() != sig.srcs.len() || dsts.len() != sig.dsts.len() || total > DATA_BYTES {
-            return Err(self.unsupported(self.cur_text()));
+            return Err(self.internal(self.cur_text()));
         }
         for ((s, t), off) in srcs.iter().zip(&sig.srcs).zip(&offs) {
             let w = self.read(s, *t, false)?;

@@ -368,13 +368,14 @@ impl<'a> FuncTranslator<'a> {
         self.b.ins().icmp_imm_u(IntCC::Equal, low, 0)
     }
 
-    /// An `Unsupported` error for the current instruction.
-    pub fn unsupported(&self, what: impl Into<String>) -> JitError {
+    /// An [`JitError::Internal`] error for the current instruction: IR that `check`
+    /// and `validate` never let through (see the rule named at each use).
+    pub fn internal(&self, what: impl Into<String>) -> JitError {
         let (line, col) = match self.cur.and_then(|i| self.m.inst_info.get(i)) {
             Some(info) => (info.loc.line, info.loc.col),
             None => (self.f.loc.line, self.f.loc.col),
         };
-        JitError::Unsupported {
+        JitError::Internal {
             file: self.m.file.clone(),
             line,
             col,
@@ -563,7 +564,7 @@ impl<'a> FuncTranslator<'a> {
         match *op {
             Operand::Reg(r) => {
                 if self.reg_info(r)?.ty.class() != RegClass::Pred {
-                    return Err(self.unsupported(format!(
+                    return Err(self.internal(format!(
                         "non-predicate register as predicate operand of {}",
                         self.cur_text()
                     )));
@@ -576,7 +577,7 @@ impl<'a> FuncTranslator<'a> {
                 Ok(vec![c; N32])
             }
             Operand::Special(s) => self.special_pred(s, negate),
-            _ => Err(self.unsupported(format!("this predicate operand of {}", self.cur_text()))),
+            _ => Err(self.internal(format!("this predicate operand of {}", self.cur_text()))),
         }
     }
 
@@ -587,11 +588,7 @@ impl<'a> FuncTranslator<'a> {
         let wide = match ty.class() {
             RegClass::R32 => false,
             RegClass::R64 => true,
-            _ => {
-                return Err(
-                    self.unsupported(format!("operands of type {ty} in {}", self.cur_text()))
-                )
-            }
+            _ => return Err(self.internal(format!("operands of type {ty} in {}", self.cur_text()))),
         };
         let tw = ty.bits();
         let cw = if wide { 64 } else { 32 };
@@ -627,7 +624,7 @@ impl<'a> FuncTranslator<'a> {
                             }
                         }
                     }
-                    _ => Err(self.unsupported(format!(
+                    _ => Err(self.internal(format!(
                         "register of type {rty} as a {ty} operand of {}",
                         self.cur_text()
                     ))),
@@ -717,7 +714,7 @@ impl<'a> FuncTranslator<'a> {
             RegClass::R32 => false,
             RegClass::R64 => true,
             _ => {
-                return Err(self.unsupported(format!(
+                return Err(self.internal(format!(
                     "destination register of type {rty} in {}",
                     self.cur_text()
                 )))
@@ -778,9 +775,7 @@ impl<'a> FuncTranslator<'a> {
     /// Writes lane masks to a predicate register under `mask`.
     pub fn write_pred(&mut self, dst: RegId, val: &[Value], mask: &Mask) -> Result<(), JitError> {
         if self.reg_info(dst)?.ty.class() != RegClass::Pred {
-            return Err(
-                self.unsupported(format!("non-predicate destination of {}", self.cur_text()))
-            );
+            return Err(self.internal(format!("non-predicate destination of {}", self.cur_text())));
         }
         if self.svar(dst).is_some() {
             return self.scalar_write_pred(dst, val);
@@ -800,8 +795,9 @@ impl<'a> FuncTranslator<'a> {
 
     /// The convergent variant of an IR block.
     pub fn block(&self, id: BlockId) -> Result<Block, JitError> {
+        // `blocks_c` is numbered like the IR blocks (see `translate_blocks`).
         self.blocks_c
-            .get(id.0 as usize)
+            .get(id.index())
             .copied()
             .ok_or_else(|| JitError::Codegen(format!("block {} out of range", id.0)))
     }

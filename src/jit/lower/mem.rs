@@ -314,7 +314,11 @@ impl FuncTranslator<'_> {
             return Ok(());
         }
         if !vectorizable {
-            self.slow_access(space, eb, sb, n, false, la, mask, inst)?;
+            if space == Space::Local {
+                self.local_access(eb, sb, n, false, la, mask, inst)?;
+            } else {
+                self.slow_access(space, eb, sb, n, false, la, mask, inst)?;
+            }
             for (e, d) in dsts.iter().enumerate() {
                 if let Some(d) = d {
                     let w = self.unspill(wide, SCRATCH_DATA + e as i32 * 32 * sb as i32);
@@ -417,6 +421,9 @@ impl FuncTranslator<'_> {
         if !vectorizable {
             for (e, d) in data.iter().enumerate() {
                 self.spill(d, SCRATCH_DATA + e as i32 * 32 * sb as i32);
+            }
+            if space == Space::Local && !self.instrument {
+                return self.local_access(eb, sb, n, true, &la, mask, inst);
             }
             return self.slow_access(space, eb, sb, n, true, &la, mask, inst);
         }

@@ -15,6 +15,8 @@
 //!   loads when every active lane is aligned and inside the window; elsewhere (and for
 //!   `.v2/.v4` loads), one scalar load per element and a splat when every active lane
 //!   uses one aligned address inside the instruction's cached region;
+//! - `.local` at per-lane addresses: a lane loop in the generated code (`mem_local`),
+//!   the helper only when a lane's access is invalid;
 //! - everything else: lane addresses and data go to the scratch slot and the
 //!   `ptxjit_access` helper performs the access; a nonzero result returns from the kernel.
 

@@ -4,14 +4,16 @@
 //! past the list faults, as in the interpreter, before any lane moves). In the
 //! convergent variant, when every active lane takes the branch with the same index, it
 //! is a `br_table` over the targets' convergent blocks; otherwise each lane records its
-//! own target (a select per list entry) and the dispatcher runs the lowest pending block.
+//! own target (a byte-shuffle table lookup for lists of up to 16 entries, else a select
+//! per list entry) and the dispatcher runs the lowest pending block.
 
 use crate::ir::{BlockId, Guard, InstId, Operand, Type};
 use crate::jit::abi::Helper;
-use crate::jit::translate::lanes::{self, N32};
+use crate::jit::translate::lanes::{self, WarpValue, N32};
 use crate::jit::translate::{FuncTranslator, Mode};
 use crate::jit::JitError;
 use cranelift_codegen::ir::condcodes::IntCC;
+use cranelift_codegen::ir::types::{I32X4, I8X16};
 use cranelift_codegen::ir::{InstBuilder, JumpTableData, Value};
 
 impl FuncTranslator<'_> {
@@ -95,20 +97,71 @@ impl FuncTranslator<'_> {
             }
         }
         // Each taking lane records its own target, the others `next`.
-        for (j, t) in targets.iter().enumerate() {
-            let jv = lanes::splat32(&mut self.b, j as u32);
-            let sel: Vec<Value> = (0..N32)
-                .map(|k| {
-                    let e = self.b.ins().icmp(IntCC::Equal, idx.v[k], jv);
-                    self.b.ins().band(e, m32[k])
-                })
-                .collect();
-            self.record(&sel, *t);
+        if targets.len() <= 16 {
+            self.record_table(&idx, &m32, targets);
+        } else {
+            for (j, t) in targets.iter().enumerate() {
+                let jv = lanes::splat32(&mut self.b, j as u32);
+                let sel: Vec<Value> = (0..N32)
+                    .map(|k| {
+                        let e = self.b.ins().icmp(IntCC::Equal, idx.v[k], jv);
+                        self.b.ins().band(e, m32[k])
+                    })
+                    .collect();
+                self.record(&sel, *t);
+            }
         }
         let act = self.active_vals();
         let rest = lanes::andnot_masks(&mut self.b, &act, &m32);
         self.record(&rest, next);
         self.b.ins().jump(self.dispatch, &[]);
         Ok(())
+    }
+
+    /// The lanes of `m32` (whose indices `idx` are below `targets.len()` ≤ 16) record
+    /// `targets[idx]`: each byte of the block numbers is looked up in a 16-entry table
+    /// with one byte shuffle per 4 lanes (`swizzle`; control bytes of 0x80 give 0),
+    /// instead of a compare and a select per list entry (the `bytecode` kernel: 16
+    /// entries, 8 vectors).
+    fn record_table(&mut self, idx: &WarpValue, m32: &[Value], targets: &[BlockId]) {
+        let nbytes = targets
+            .iter()
+            .map(|t| (32 - t.0.leading_zeros()).div_ceil(8))
+            .max()
+            .unwrap_or(0)
+            .max(1);
+        let tables: Vec<Value> = (0..nbytes)
+            .map(|byte| {
+                let mut tb = vec![0u8; 16];
+                for (j, t) in targets.iter().enumerate() {
+                    tb[j] = (t.0 >> (8 * byte)) as u8;
+                }
+                lanes::vconst(&mut self.b, I8X16, tb)
+            })
+            .collect();
+        let fills: Vec<Value> = (0..nbytes)
+            .map(|byte| lanes::splat32(&mut self.b, 0x8080_8080 & !(0xffu32 << (8 * byte))))
+            .collect();
+        for k in 0..N32 {
+            let mut acc: Option<Value> = None;
+            for byte in 0..nbytes as usize {
+                let sh = match byte {
+                    0 => idx.v[k],
+                    _ => self.b.ins().ishl_imm_u(idx.v[k], 8 * byte as i64),
+                };
+                let c = self.b.ins().bor(sh, fills[byte]);
+                let c = lanes::bitcast(&mut self.b, I8X16, c);
+                let r = self.b.ins().swizzle(tables[byte], c);
+                let r = lanes::bitcast(&mut self.b, I32X4, r);
+                acc = Some(match acc {
+                    None => r,
+                    Some(a) => self.b.ins().bor(a, r),
+                });
+            }
+            let Some(t) = acc else { continue };
+            let old = self.b.use_var(self.next[k]);
+            let new = self.b.ins().bitselect(m32[k], t, old);
+            self.b.def_var(self.next[k], new);
+        }
     }
 }

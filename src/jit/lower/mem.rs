@@ -15,6 +15,8 @@
 //!   loads when every active lane is aligned and inside the window; elsewhere (and for
 //!   `.v2/.v4` loads), one scalar load per element and a splat when every active lane
 //!   uses one aligned address inside the instruction's cached region;
+//! - `.local` at per-lane addresses: a lane loop in the generated code (`mem_local`),
+//!   the helper only when a lane's access is invalid;
 //! - everything else: lane addresses and data go to the scratch slot and the
 //!   `ptxjit_access` helper performs the access; a nonzero result returns from the kernel.
 
@@ -314,7 +316,11 @@ impl FuncTranslator<'_> {
             return Ok(());
         }
         if !vectorizable {
-            self.slow_access(space, eb, sb, n, false, la, mask, inst)?;
+            if space == Space::Local {
+                self.local_access(eb, sb, n, false, la, mask, inst)?;
+            } else {
+                self.slow_access(space, eb, sb, n, false, la, mask, inst)?;
+            }
             for (e, d) in dsts.iter().enumerate() {
                 if let Some(d) = d {
                     let w = self.unspill(wide, SCRATCH_DATA + e as i32 * 32 * sb as i32);
@@ -417,6 +423,9 @@ impl FuncTranslator<'_> {
         if !vectorizable {
             for (e, d) in data.iter().enumerate() {
                 self.spill(d, SCRATCH_DATA + e as i32 * 32 * sb as i32);
+            }
+            if space == Space::Local && !self.instrument {
+                return self.local_access(eb, sb, n, true, &la, mask, inst);
             }
             return self.slow_access(space, eb, sb, n, true, &la, mask, inst);
         }

@@ -72,6 +72,11 @@ pub struct GraphTables {
     next_capture: u64,
 }
 
+/// Checks a graph handle.
+pub fn check_graph(g: CUgraph) -> Res {
+    with_ctx(|_, t, _| graph_id(t, g).map(|_| ()))
+}
+
 fn graph_id(t: &Tables, g: *mut c_void) -> Res<u64> {
     match handle_id(Kind::Graph, g) {
         Some(id) if t.graphs.graphs.contains_key(&id) => Ok(id),
@@ -441,7 +446,9 @@ pub unsafe extern "C" fn cuGraphDestroy(g: CUgraph) -> CUresult {
                 }
             }
             Ok(())
-        })
+        })?;
+        userobj::release_owner(g as u64);
+        Ok(())
     })
 }
 
@@ -697,8 +704,10 @@ fn instantiate(pe: *mut CUgraphExec, g: CUgraph) -> Res {
         let id = t.new_id();
         t.graphs.execs.insert(id, ops);
         // SAFETY: checked non-null.
-        unsafe { out(pe, handle(Kind::GraphExec, id)) }
+        unsafe { out(pe, handle(Kind::GraphExec, id)) }?;
+        Ok(id)
     })
+    .map(|id| userobj::copy_owner(g as u64, handle(Kind::GraphExec, id) as u64))
 }
 
 /// `cuGraphInstantiate` (CUDA 10.0 and 11.0 signatures: error node and log buffer,
@@ -827,6 +836,8 @@ pub unsafe extern "C" fn cuGraphExecDestroy(e: CUgraphExec) -> CUresult {
                 .map(|_| ())
                 .ok_or(CUDA_ERROR_INVALID_VALUE),
             None => Err(CUDA_ERROR_INVALID_VALUE),
-        })
+        })?;
+        userobj::release_owner(e as u64);
+        Ok(())
     })
 }

@@ -43,6 +43,7 @@ pub mod sanitize;
 pub mod stream;
 pub mod texref;
 pub mod texture;
+pub mod userobj;
 
 pub use ctx::*;
 pub use device::*;
@@ -59,6 +60,7 @@ pub use proc::*;
 pub use stream::*;
 pub use texref::*;
 pub use texture::*;
+pub use userobj::*;
 
 include!(concat!(env!("OUT_DIR"), "/generated.rs"));
 
@@ -186,6 +188,7 @@ pub enum Kind {
     Graph = 8,
     GraphNode = 9,
     GraphExec = 10,
+    UserObject = 11,
 }
 
 const TAG_SHIFT: u32 = 40;

@@ -296,3 +296,44 @@ fn explicit_graph_nodes() {
         assert_eq!(cuMemFree_v2(dy), 0);
     }
 }
+
+static DESTROYED: AtomicU32 = AtomicU32::new(0);
+
+unsafe extern "C" fn destroy(_: *mut c_void) {
+    DESTROYED.fetch_add(1, Ordering::SeqCst);
+}
+
+/// User objects (as `cuda.core` attaches to its graphs): the destructor runs when the
+/// caller's, the graph's and the executable graph's references are all released.
+#[test]
+fn user_objects_live_as_long_as_their_graphs() {
+    unsafe {
+        setup();
+        let mut o = null_mut();
+        // CU_USER_OBJECT_NO_DESTRUCTOR_SYNC = 1 is required.
+        assert_eq!(
+            cuUserObjectCreate(&mut o, null_mut(), Some(destroy), 1, 0),
+            CUDA_ERROR_INVALID_VALUE
+        );
+        assert_eq!(
+            cuUserObjectCreate(&mut o, null_mut(), Some(destroy), 1, 1),
+            0
+        );
+        let mut g = null_mut();
+        assert_eq!(cuGraphCreate(&mut g, 0), 0);
+        // CU_GRAPH_USER_OBJECT_MOVE: the caller's reference passes to the graph.
+        assert_eq!(cuGraphRetainUserObject(g, o, 1, 1), 0);
+        let mut exec = null_mut();
+        assert_eq!(cuGraphInstantiateWithFlags(&mut exec, g, 0), 0);
+        assert_eq!(cuGraphDestroy(g), 0);
+        assert_eq!(
+            DESTROYED.load(Ordering::SeqCst),
+            0,
+            "the executable holds it"
+        );
+        assert_eq!(cuGraphLaunch(exec, null_mut()), 0);
+        assert_eq!(cuGraphExecDestroy(exec), 0);
+        assert_eq!(DESTROYED.load(Ordering::SeqCst), 1);
+        assert_eq!(cuUserObjectRelease(o, 1), CUDA_ERROR_INVALID_VALUE);
+    }
+}

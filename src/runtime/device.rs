@@ -358,6 +358,30 @@ impl Device {
         Ok(self.inner.mem.check_range(ptr, len)?)
     }
 
+    /// Makes the host memory `[ptr, ptr+len)` reachable by kernels at its own address
+    /// (`cuMemHostRegister`): launches and copies accept it as device memory until
+    /// [`Device::unregister_host`]. Ranges overlapping device memory or another
+    /// registered range are refused.
+    ///
+    /// # Safety
+    /// The memory must stay valid (mapped, readable and writable) until it is
+    /// unregistered.
+    pub unsafe fn register_host(&self, ptr: *mut u8, len: usize) -> Result<()> {
+        Ok(self.inner.mem.register_host(ptr as u64, len as u64)?)
+    }
+
+    /// Ends the registration of the host range starting at `ptr`.
+    pub fn unregister_host(&self, ptr: *mut u8) -> Result<()> {
+        self.inner.mem.unregister_host(ptr as u64)?;
+        Ok(())
+    }
+
+    /// The registered host range holding `ptr`: (start, length).
+    pub fn registered_range(&self, ptr: u64) -> Option<(u64, usize)> {
+        let (s, l) = self.inner.mem.registered_range(ptr)?;
+        Some((s, l as usize))
+    }
+
     /// The reserved device address range `[lo, hi)`: every device pointer lies inside it.
     pub fn address_range(&self) -> (u64, u64) {
         let m = &self.inner.mem;

@@ -34,6 +34,10 @@ pub enum MemoryError {
     BadFree(u64),
     #[error("device range [{addr:#x}, +{len}) is not inside one live allocation")]
     BadRange { addr: u64, len: u64 },
+    #[error("host range [{addr:#x}, +{len}) overlaps device memory or a registered host range")]
+    AlreadyRegistered { addr: u64, len: u64 },
+    #[error("{0:#x} is not the start of a registered host range")]
+    NotRegistered(u64),
 }
 
 struct Heap {
@@ -45,6 +49,9 @@ struct Heap {
     freed: VecDeque<(u64, u64, u64)>,
     /// Bytes of `freed` blocks not yet returned to `free` (quarantine).
     held: u64,
+    /// Host memory registered for kernels (`cuMemHostRegister`): start -> length. It
+    /// lies outside the reserved range; kernels reach it at its host address.
+    registered: BTreeMap<u64, u64>,
 }
 
 /// The reserved range and a first-fit allocator over it.
@@ -82,6 +89,7 @@ impl DeviceMemory {
                 free,
                 freed: VecDeque::new(),
                 held: 0,
+                registered: BTreeMap::new(),
             }),
             init: Arc::default(),
             quarantine: false,
@@ -209,20 +217,71 @@ impl DeviceMemory {
         self.heap().live.get(&addr).map(|&(l, _)| l)
     }
 
-    /// Checks that `[addr, addr+len)` lies inside one live allocation.
+    /// Checks that `[addr, addr+len)` lies inside one live allocation or one
+    /// registered host range.
     pub fn check_range(&self, addr: u64, len: u64) -> Result<(), MemoryError> {
         let heap = self.heap();
-        let bad = MemoryError::BadRange { addr, len };
-        let (&start, &(alen, _)) = heap
+        let inside =
+            |start: u64, alen: u64| addr.checked_add(len).is_some_and(|end| end <= start + alen);
+        let alloc = heap
             .live
             .range(..=addr)
             .next_back()
-            .ok_or(MemoryError::BadRange { addr, len })?;
-        if addr.checked_add(len).is_some_and(|end| end <= start + alen) {
+            .map(|(&s, &(l, _))| (s, l));
+        let reg = heap
+            .registered
+            .range(..=addr)
+            .next_back()
+            .map(|(&s, &l)| (s, l));
+        if [alloc, reg]
+            .into_iter()
+            .flatten()
+            .any(|(s, l)| inside(s, l))
+        {
             Ok(())
         } else {
-            Err(bad)
+            Err(MemoryError::BadRange { addr, len })
         }
+    }
+
+    /// Makes the host range `[addr, addr+len)` reachable by kernels at its own address
+    /// (`cuMemHostRegister`). The caller keeps the memory valid until
+    /// [`DeviceMemory::unregister_host`]. Ranges overlapping the reserved range or
+    /// another registered range are refused.
+    pub fn register_host(&self, addr: u64, len: u64) -> Result<(), MemoryError> {
+        let bad = MemoryError::AlreadyRegistered { addr, len };
+        let end = addr
+            .checked_add(len)
+            .filter(|_| len > 0 && addr != 0)
+            .ok_or(bad)?;
+        let overlaps = |lo: u64, hi: u64| addr < hi && lo < end;
+        let mut heap = self.heap();
+        if overlaps(self.base, self.base + self.size)
+            || heap
+                .registered
+                .range(..end)
+                .next_back()
+                .is_some_and(|(&s, &l)| overlaps(s, s + l))
+        {
+            return Err(MemoryError::AlreadyRegistered { addr, len });
+        }
+        heap.registered.insert(addr, len);
+        Ok(())
+    }
+
+    /// Ends the registration of the host range starting at `addr`; returns its length.
+    pub fn unregister_host(&self, addr: u64) -> Result<u64, MemoryError> {
+        self.heap()
+            .registered
+            .remove(&addr)
+            .ok_or(MemoryError::NotRegistered(addr))
+    }
+
+    /// The registered host range holding `addr`: (start, length).
+    pub fn registered_range(&self, addr: u64) -> Option<(u64, u64)> {
+        let heap = self.heap();
+        let (&s, &l) = heap.registered.range(..=addr).next_back()?;
+        (addr < s + l).then_some((s, l))
     }
 
     /// Copies host bytes into device memory.
@@ -260,8 +319,8 @@ impl DeviceMemory {
     /// windows (parameters, shared, local) keep their exact sizes. With `exact`, every
     /// region ends at the requested size (`DeviceOptions::exact_bounds`).
     pub fn regions(&self, exact: bool) -> Vec<Region> {
-        self.heap()
-            .live
+        let heap = self.heap();
+        heap.live
             .iter()
             .map(|(&lo, &(len, kind))| Region {
                 lo,
@@ -276,6 +335,14 @@ impl DeviceMemory {
                 writable: !matches!(kind, RegionKind::Const | RegionKind::Param),
                 kind,
             })
+            .chain(heap.registered.iter().map(|(&lo, &len)| Region {
+                // Registered host memory keeps its exact size: past its end lies memory
+                // ptxjit does not own.
+                lo,
+                hi: lo + len,
+                writable: true,
+                kind: RegionKind::Alloc,
+            }))
             .collect()
     }
 
@@ -318,5 +385,34 @@ mod tests {
         let mut out = [1u8; 64];
         m.read(c, &mut out).unwrap();
         assert_eq!(out, [0; 64], "reused memory reads as zero");
+    }
+
+    #[test]
+    fn registered_host_ranges() {
+        let m = DeviceMemory::new(1 << 24).unwrap();
+        let mut host = vec![0u8; 1000];
+        let h = host.as_mut_ptr() as u64;
+        m.register_host(h, 1000).unwrap();
+        assert!(m.register_host(h + 10, 10).is_err(), "overlap");
+        assert!(
+            m.register_host(m.base() + 4096, 64).is_err(),
+            "inside device memory"
+        );
+        m.check_range(h + 990, 10).unwrap();
+        assert!(m.check_range(h + 990, 11).is_err());
+        assert_eq!(m.registered_range(h + 999), Some((h, 1000)));
+        assert_eq!(m.registered_range(h + 1000), None);
+        let t = RegionTable::new(m.regions(false));
+        assert!(t.find(h, 1000).is_some_and(|r| r.writable));
+        assert!(
+            t.find(h + 996, 8).is_none(),
+            "registered ranges keep their exact size"
+        );
+        m.write(h + 5, &[9; 3]).unwrap();
+        assert_eq!(host[5..8], [9; 3]);
+        assert_eq!(m.unregister_host(h).unwrap(), 1000);
+        assert!(m.unregister_host(h).is_err());
+        assert!(m.check_range(h, 1).is_err());
+        assert!(RegionTable::new(m.regions(false)).find(h, 1).is_none());
     }
 }

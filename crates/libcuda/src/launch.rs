@@ -11,6 +11,7 @@
 
 use crate::*;
 use ptxjit::{Backend, Error, FaultKind, KernelArg, LaunchConfig};
+use std::sync::Arc;
 
 /// `CU_LAUNCH_PARAM_END`, `CU_LAUNCH_PARAM_BUFFER_POINTER`, `CU_LAUNCH_PARAM_BUFFER_SIZE`.
 const PARAM_END: usize = 0;
@@ -56,6 +57,44 @@ pub unsafe fn launch(
     extra: *mut *mut c_void,
 ) -> Res {
     stream::check(s)?;
+    let l = prepare(f, g, params, extra)?;
+    match graph::capturing(s)? {
+        Some(gr) => graph::record(gr, graph::NODE_KERNEL, Arc::new(move || l.run())),
+        None => l.run(),
+    }
+}
+
+/// A launch with its arguments copied: run now, or kept in a graph and run at each
+/// `cuGraphLaunch`.
+pub struct Prepared {
+    module: ptxjit::Module,
+    name: String,
+    cfg: LaunchConfig,
+    args: Vec<KernelArg>,
+}
+
+impl Prepared {
+    pub fn run(&self) -> Res {
+        let d = driver()?;
+        d.device
+            .launch(&self.module, &self.name, &self.cfg, &self.args)
+            .map_err(|e| {
+                log(&format!("ptxjit-cuda: {e}"));
+                error_code(&e)
+            })
+    }
+}
+
+/// Checks a launch of `f` and copies its arguments from `params` or `extra`.
+///
+/// # Safety
+/// As [`launch`].
+pub unsafe fn prepare(
+    f: CUfunction,
+    g: &Geometry,
+    params: *mut *mut c_void,
+    extra: *mut *mut c_void,
+) -> Res<Prepared> {
     let (module, name, max_dyn) = module::with_function(f, |e, _| {
         Ok((
             e.module.clone(),
@@ -132,10 +171,11 @@ pub unsafe fn launch(
         .shared_bytes(g.shared)
         .backend(backend);
     cfg.cluster = g.cluster;
-    let d = driver()?;
-    d.device.launch(&module, &name, &cfg, &args).map_err(|e| {
-        log(&format!("ptxjit-cuda: {e}"));
-        error_code(&e)
+    Ok(Prepared {
+        module,
+        name,
+        cfg,
+        args,
     })
 }
 

@@ -30,6 +30,7 @@ pub mod error;
 pub mod export;
 pub mod export13;
 pub mod fatbin;
+pub mod graph;
 pub mod launch;
 pub mod library;
 pub mod link;
@@ -42,11 +43,13 @@ pub mod sanitize;
 pub mod stream;
 pub mod texref;
 pub mod texture;
+pub mod userobj;
 
 pub use ctx::*;
 pub use device::*;
 pub use error::*;
 pub use export::*;
+pub use graph::*;
 pub use launch::*;
 pub use library::*;
 pub use link::*;
@@ -57,6 +60,7 @@ pub use proc::*;
 pub use stream::*;
 pub use texref::*;
 pub use texture::*;
+pub use userobj::*;
 
 include!(concat!(env!("OUT_DIR"), "/generated.rs"));
 
@@ -87,9 +91,13 @@ pub const CUDA_ERROR_LAUNCH_TIMEOUT: CUresult = 702;
 pub const CUDA_ERROR_PRIMARY_CONTEXT_ACTIVE: CUresult = 708;
 pub const CUDA_ERROR_CONTEXT_IS_DESTROYED: CUresult = 709;
 pub const CUDA_ERROR_ASSERT: CUresult = 710;
+pub const CUDA_ERROR_HOST_MEMORY_ALREADY_REGISTERED: CUresult = 712;
+pub const CUDA_ERROR_HOST_MEMORY_NOT_REGISTERED: CUresult = 713;
 pub const CUDA_ERROR_MISALIGNED_ADDRESS: CUresult = 716;
 pub const CUDA_ERROR_LAUNCH_FAILED: CUresult = 719;
 pub const CUDA_ERROR_NOT_SUPPORTED: CUresult = 801;
+pub const CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED: CUresult = 900;
+pub const CUDA_ERROR_STREAM_CAPTURE_UNMATCHED: CUresult = 903;
 pub const CUDA_ERROR_UNKNOWN: CUresult = 999;
 
 /// The CUDA version this library reports (`cuDriverGetVersion`): 13.5, the newest
@@ -177,6 +185,10 @@ pub enum Kind {
     Event = 5,
     Link = 6,
     MemPool = 7,
+    Graph = 8,
+    GraphNode = 9,
+    GraphExec = 10,
+    UserObject = 11,
 }
 
 const TAG_SHIFT: u32 = 40;
@@ -222,6 +234,8 @@ pub struct Tables {
     pub host_allocs: std::collections::BTreeMap<u64, usize>,
     /// The device buffers behind `host_allocs` (page-locked memory is device memory).
     pub host_bufs: std::collections::HashMap<u64, ptxjit::Buffer>,
+    /// CUDA graphs, their nodes and executable graphs, and stream captures.
+    pub graphs: graph::GraphTables,
 }
 
 impl Tables {

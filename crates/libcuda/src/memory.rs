@@ -130,15 +130,16 @@ pub unsafe extern "C" fn cuMemGetAddressRange_v2(
     p: CUdeviceptr,
 ) -> CUresult {
     guard(|| {
-        // Device allocations, then page-locked host allocations (mapped: their device
-        // address is their host address), as numba's `device_memory_size` asks of both.
-        let (b, n) = with_ctx(|_, t, _| {
+        // Device allocations, then page-locked host allocations and registered host
+        // ranges (mapped: their device address is their host address), as numba's
+        // `device_memory_size` asks of both.
+        let (b, n) = with_ctx(|d, t, _| {
             let dev = t
                 .allocs
                 .range(..=p)
                 .next_back()
                 .map(|(_, b)| (b.ptr(), b.len()));
-            let host = t.host_allocs.range(..=p).next_back().map(|(&s, &n)| (s, n));
+            let host = host_range(d, t, p);
             [dev, host]
                 .into_iter()
                 .flatten()
@@ -203,37 +204,76 @@ pub unsafe extern "C" fn cuMemFreeHost(p: *mut c_void) -> CUresult {
     })
 }
 
-/// Host memory registration: every host address is usable for copies already.
+/// `CU_MEMHOSTREGISTER_PORTABLE | DEVICEMAP | IOMEMORY | READ_ONLY`.
+const HOST_REGISTER_FLAGS: u32 = 0x1 | 0x2 | 0x4 | 0x8;
+/// `CU_MEMHOSTREGISTER_IOMEMORY`: the range is device I/O memory (mmapped from a PCI
+/// device), which ptxjit has none of.
+const HOST_REGISTER_IOMEMORY: u32 = 0x4;
+
+/// `cuMemHostRegister`: the host range becomes reachable by kernels at its own address
+/// (as with unified addressing on a GPU, where the device pointer of registered memory
+/// is its host pointer): launches' region tables and copies' range checks include it
+/// until `cuMemHostUnregister`. Every registration is mapped (`DEVICEMAP` implied).
 #[no_mangle]
 pub unsafe extern "C" fn cuMemHostRegister_v2(
     p: *mut c_void,
     bytes: usize,
-    _flags: u32,
+    flags: u32,
 ) -> CUresult {
     guard(|| {
-        with_ctx(|_, _, _| Ok(()))?;
-        if p.is_null() || bytes == 0 {
+        let d = with_ctx(|d, _, _| Ok(d))?;
+        if p.is_null() || bytes == 0 || flags & !HOST_REGISTER_FLAGS != 0 {
             return Err(CUDA_ERROR_INVALID_VALUE);
         }
-        Ok(())
+        if flags & HOST_REGISTER_IOMEMORY != 0 {
+            return Err(CUDA_ERROR_NOT_SUPPORTED);
+        }
+        // SAFETY: the caller keeps the memory valid until it unregisters it, as CUDA
+        // requires of registered memory.
+        unsafe { d.device.register_host(p as *mut u8, bytes) }
+            .map_err(|_| CUDA_ERROR_HOST_MEMORY_ALREADY_REGISTERED)
     })
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn cuMemHostRegister(p: *mut c_void, bytes: usize, flags: u32) -> CUresult {
+    cuMemHostRegister_v2(p, bytes, flags)
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn cuMemHostUnregister(p: *mut c_void) -> CUresult {
     guard(|| {
-        with_ctx(|_, _, _| Ok(()))?;
+        let d = with_ctx(|d, _, _| Ok(d))?;
         if p.is_null() {
             return Err(CUDA_ERROR_INVALID_VALUE);
         }
-        Ok(())
+        d.device
+            .unregister_host(p as *mut u8)
+            .map_err(|_| CUDA_ERROR_HOST_MEMORY_NOT_REGISTERED)
     })
 }
 
-/// Fills `n` elements of `size` bytes at device address `dst` with `pattern`.
-fn memset(dst: CUdeviceptr, pattern: &[u8], n: usize, s: Option<CUstream>) -> Res {
+/// The page-locked host range holding `p`: a `cuMemHostAlloc` allocation of this
+/// context or a registered range. (start, bytes).
+fn host_range(d: &Driver, t: &Tables, p: u64) -> Option<(u64, usize)> {
+    t.host_allocs
+        .range(..=p)
+        .next_back()
+        .map(|(&s, &n)| (s, n))
+        .filter(|&(s, n)| p < s + n as u64)
+        .or_else(|| d.device.registered_range(p))
+}
+
+/// Fills `n` elements of `size` bytes at device address `dst` with `pattern` (recorded
+/// instead when `s` is capturing).
+pub(crate) fn memset(dst: CUdeviceptr, pattern: &[u8], n: usize, s: Option<CUstream>) -> Res {
     if let Some(s) = s {
         stream::check(s)?;
+        if let Some(g) = graph::capturing(s)? {
+            let pattern = pattern.to_vec();
+            let op: graph::Op = std::sync::Arc::new(move || memset(dst, &pattern, n, None));
+            return graph::record(g, graph::NODE_MEMSET, op);
+        }
     }
     let d = with_ctx(|d, _, _| Ok(d))?;
     let size = pattern.len();
@@ -309,10 +349,16 @@ enum Side {
     Any,
 }
 
-/// Copies `n` bytes from `src` to `dst` (overlap allowed), checking device ranges.
+/// Copies `n` bytes from `src` to `dst` (overlap allowed), checking device ranges
+/// (recorded instead when `s` is capturing: the graph copies at each launch).
 fn copy(dst: u64, dst_side: Side, src: u64, src_side: Side, n: usize, s: Option<CUstream>) -> Res {
     if let Some(s) = s {
         stream::check(s)?;
+        if let Some(g) = graph::capturing(s)? {
+            let op: graph::Op =
+                std::sync::Arc::new(move || copy(dst, dst_side, src, src_side, n, None));
+            return graph::record(g, graph::NODE_MEMCPY, op);
+        }
     }
     let d = with_ctx(|d, _, _| Ok(d))?;
     if n == 0 {
@@ -408,20 +454,14 @@ pub unsafe extern "C" fn cuPointerGetAttribute(
         if data.is_null() {
             return Err(CUDA_ERROR_INVALID_VALUE);
         }
-        let (ctx, alloc, host) = with_ctx(|_, t, c| {
+        let (ctx, alloc, host) = with_ctx(|d, t, c| {
             let a = t
                 .allocs
                 .range(..=p)
                 .next_back()
                 .map(|(_, b)| *b)
                 .filter(|b| p < b.ptr() + b.len().max(1) as u64);
-            let h = t
-                .host_allocs
-                .range(..=p)
-                .next_back()
-                .map(|(&s, &n)| (s, n))
-                .filter(|&(s, n)| p < s + n as u64);
-            Ok((c, a, h))
+            Ok((c, a, host_range(d, t, p)))
         })?;
         let range = match (alloc, host) {
             (Some(b), _) => (b.ptr(), b.len() as u64, 2u32),
@@ -499,8 +539,8 @@ pub unsafe extern "C" fn cuPointerGetAttributes(
 }
 
 /// `cuMemHostGetDevicePointer`: page-locked memory from `cuMemHostAlloc` is device
-/// memory, so its device address is its host address. Registered memory
-/// (`cuMemHostRegister`) stays ordinary host memory and has none.
+/// memory, and registered memory (`cuMemHostRegister`) is reachable by kernels at its
+/// host address, so the device address of either is its host address.
 #[no_mangle]
 pub unsafe extern "C" fn cuMemHostGetDevicePointer_v2(
     dptr: *mut CUdeviceptr,
@@ -512,13 +552,7 @@ pub unsafe extern "C" fn cuMemHostGetDevicePointer_v2(
             return Err(CUDA_ERROR_INVALID_VALUE);
         }
         let a = p as u64;
-        let inside = with_ctx(|_, t, _| {
-            Ok(t.host_allocs
-                .range(..=a)
-                .next_back()
-                .is_some_and(|(&s, &n)| a < s + n as u64))
-        })?;
-        if !inside {
+        if with_ctx(|d, t, _| Ok(host_range(d, t, a)))?.is_none() {
             return Err(CUDA_ERROR_INVALID_VALUE);
         }
         out(dptr, a)

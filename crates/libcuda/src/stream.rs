@@ -126,7 +126,9 @@ pub unsafe extern "C" fn cuStreamWaitEvent(s: CUstream, e: CUevent, _flags: u32)
         with_ctx(|_, t, _| {
             stream_id(t, s)?;
             event_id(t, e).map(|_| ())
-        })
+        })?;
+        // Waiting on an event of a capture joins it (cross-stream capture).
+        graph::join(s, e)
     })
 }
 
@@ -179,7 +181,8 @@ pub unsafe extern "C" fn cuStreamGetId(s: CUstream, pid: *mut u64) -> CUresult {
     })
 }
 
-/// Runs a host function at once (all earlier work on the stream is complete).
+/// Runs a host function at once (all earlier work on the stream is complete), or
+/// records it when the stream is capturing.
 #[no_mangle]
 pub unsafe extern "C" fn cuLaunchHostFunc(
     s: CUstream,
@@ -190,13 +193,16 @@ pub unsafe extern "C" fn cuLaunchHostFunc(
     if r != CUDA_SUCCESS {
         return r;
     }
-    match f {
-        Some(f) => {
+    let Some(f) = f else {
+        return CUDA_ERROR_INVALID_VALUE;
+    };
+    guard(|| match graph::capturing(s)? {
+        Some(g) => graph::record(g, graph::NODE_HOST, graph::host_op(f, data)),
+        None => {
             f(data);
-            CUDA_SUCCESS
+            Ok(())
         }
-        None => CUDA_ERROR_INVALID_VALUE,
-    }
+    })
 }
 
 /// Calls a stream callback at once with `CUDA_SUCCESS`.
@@ -267,7 +273,8 @@ fn record(e: CUevent, s: CUstream) -> Res {
             ev.recorded = Some(Instant::now());
         }
         Ok(())
-    })
+    })?;
+    graph::note_event(e, s)
 }
 
 #[no_mangle]
@@ -325,16 +332,6 @@ pub unsafe extern "C" fn cuEventElapsedTime(ms: *mut f32, a: CUevent, b: CUevent
 #[no_mangle]
 pub unsafe extern "C" fn cuEventElapsedTime_v2(ms: *mut f32, a: CUevent, b: CUevent) -> CUresult {
     guard(|| elapsed(ms, a, b))
-}
-
-/// `cuStreamIsCapturing`: graph capture is not supported, so no stream is ever
-/// capturing (`CU_STREAM_CAPTURE_STATUS_NONE`).
-#[no_mangle]
-pub unsafe extern "C" fn cuStreamIsCapturing(s: CUstream, status: *mut u32) -> CUresult {
-    guard(|| {
-        check(s)?;
-        out(status, 0)
-    })
 }
 
 /// `cuLaunchHostFunc_v2` (CUDA 13.1): as `cuLaunchHostFunc`; every sync mode is the

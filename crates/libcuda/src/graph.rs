@@ -1,0 +1,843 @@
+//! CUDA graphs: stream capture (`cuStreamBeginCapture` … `cuStreamEndCapture`), the
+//! explicit construction calls (`cuGraphCreate`, `cuGraphAdd*Node`), instantiation
+//! and `cuGraphLaunch`.
+//!
+//! A node is a recorded operation: a kernel launch with its arguments copied, a copy,
+//! a memset, a host function, or nothing (empty, event and join nodes). Operations
+//! issued on a capturing stream are recorded in its graph instead of run (launches,
+//! async copies and memsets, host functions); a stream that waits on an event
+//! recorded in a capturing stream joins that capture. A node can only depend on nodes
+//! added before it, so the insertion order is a topological order of the graph, and
+//! launching an executable graph runs its nodes in that order, to completion (as every
+//! stream operation here does). Graph memory nodes, conditional nodes, child graphs and
+//! graph updates are not implemented (they stay `CUDA_ERROR_NOT_SUPPORTED`).
+
+use crate::*;
+use std::collections::HashMap;
+use std::ptr::null_mut;
+use std::sync::Arc;
+
+pub type CUgraph = *mut c_void;
+pub type CUgraphNode = *mut c_void;
+pub type CUgraphExec = *mut c_void;
+
+/// `CUDA_ERROR_ILLEGAL_STATE`: ending or updating a capture on a stream that is not
+/// capturing, or beginning one on a stream that is.
+const CUDA_ERROR_ILLEGAL_STATE: CUresult = 401;
+
+/// A recorded operation; replaying the node calls it.
+pub type Op = Arc<dyn Fn() -> Res + Send + Sync>;
+
+/// `CUgraphNodeType`: kernel, memcpy, memset, host, empty.
+pub const NODE_KERNEL: u32 = 0;
+pub const NODE_MEMCPY: u32 = 1;
+pub const NODE_MEMSET: u32 = 2;
+pub const NODE_HOST: u32 = 3;
+pub const NODE_EMPTY: u32 = 5;
+
+/// `CU_STREAM_CAPTURE_STATUS_NONE` / `_ACTIVE`.
+const CAPTURE_NONE: u32 = 0;
+const CAPTURE_ACTIVE: u32 = 1;
+
+pub struct NodeEntry {
+    pub graph: u64,
+    pub kind: u32,
+    pub op: Op,
+}
+
+#[derive(Default)]
+pub struct GraphEntry {
+    /// Node ids in insertion (= execution) order.
+    pub nodes: Vec<u64>,
+}
+
+/// A stream capture: the graph it records into, its unique id, the stream that began
+/// it, and the dependency set handed out by `cuStreamGetCaptureInfo` (node handles).
+pub struct Capture {
+    pub graph: u64,
+    pub id: u64,
+    pub origin: u64,
+    pub deps: Vec<u64>,
+}
+
+#[derive(Default)]
+pub struct GraphTables {
+    pub graphs: HashMap<u64, GraphEntry>,
+    pub nodes: HashMap<u64, NodeEntry>,
+    pub execs: HashMap<u64, Vec<Op>>,
+    /// Capturing streams (by handle value) and their capture.
+    pub captures: HashMap<u64, Capture>,
+    /// Events last recorded in a capturing stream: event handle -> that stream.
+    pub captured_events: HashMap<u64, u64>,
+    next_capture: u64,
+}
+
+/// Checks a graph handle.
+pub fn check_graph(g: CUgraph) -> Res {
+    with_ctx(|_, t, _| graph_id(t, g).map(|_| ()))
+}
+
+fn graph_id(t: &Tables, g: *mut c_void) -> Res<u64> {
+    match handle_id(Kind::Graph, g) {
+        Some(id) if t.graphs.graphs.contains_key(&id) => Ok(id),
+        _ => Err(CUDA_ERROR_INVALID_VALUE),
+    }
+}
+
+/// The graph that stream `s` is capturing into, if it is capturing.
+pub fn capturing(s: CUstream) -> Res<Option<u64>> {
+    with_ctx(|_, t, _| Ok(t.graphs.captures.get(&(s as u64)).map(|c| c.graph)))
+}
+
+/// Adds a node running `op` to graph `g` (after every node it has); returns its id.
+fn add(t: &mut Tables, g: u64, kind: u32, op: Op) -> Res<u64> {
+    let id = t.new_id();
+    t.graphs.nodes.insert(id, NodeEntry { graph: g, kind, op });
+    t.graphs
+        .graphs
+        .get_mut(&g)
+        .ok_or(CUDA_ERROR_INVALID_VALUE)?
+        .nodes
+        .push(id);
+    Ok(id)
+}
+
+/// Records an operation issued on a capturing stream into graph `g`.
+pub fn record(g: u64, kind: u32, op: Op) -> Res {
+    with_ctx(|_, t, _| {
+        let id = add(t, g, kind, op)?;
+        for c in t.graphs.captures.values_mut().filter(|c| c.graph == g) {
+            c.deps = vec![handle(Kind::GraphNode, id) as u64];
+        }
+        Ok(())
+    })
+}
+
+/// `cuStreamWaitEvent`: a stream waiting on an event recorded in a capturing stream
+/// joins that capture.
+pub fn join(s: CUstream, e: CUevent) -> Res {
+    with_ctx(|_, t, _| {
+        let Some(from) = t.graphs.captured_events.get(&(e as u64)).copied() else {
+            return Ok(());
+        };
+        let Some(c) = t.graphs.captures.get(&from) else {
+            return Ok(());
+        };
+        let (graph, id, origin, deps) = (c.graph, c.id, c.origin, c.deps.clone());
+        if matches!(s as u64, 0 | 1) {
+            return Err(CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED);
+        }
+        t.graphs.captures.entry(s as u64).or_insert(Capture {
+            graph,
+            id,
+            origin,
+            deps,
+        });
+        Ok(())
+    })
+}
+
+/// `cuEventRecord` on stream `s`: remembers whether the event was recorded in a capture.
+pub fn note_event(e: CUevent, s: CUstream) -> Res {
+    with_ctx(|_, t, _| {
+        if t.graphs.captures.contains_key(&(s as u64)) {
+            t.graphs.captured_events.insert(e as u64, s as u64);
+        } else {
+            t.graphs.captured_events.remove(&(e as u64));
+        }
+        Ok(())
+    })
+}
+
+fn begin(s: CUstream, graph: Option<CUgraph>) -> Res {
+    stream::check(s)?;
+    with_ctx(|_, t, _| {
+        // The legacy NULL stream cannot capture (the per-thread one can).
+        if matches!(s as u64, 0 | 1) {
+            return Err(CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED);
+        }
+        if t.graphs.captures.contains_key(&(s as u64)) {
+            return Err(CUDA_ERROR_ILLEGAL_STATE);
+        }
+        let g = match graph {
+            Some(g) => graph_id(t, g)?,
+            None => {
+                let g = t.new_id();
+                t.graphs.graphs.insert(g, GraphEntry::default());
+                g
+            }
+        };
+        t.graphs.next_capture += 1;
+        let id = t.graphs.next_capture;
+        t.graphs.captures.insert(
+            s as u64,
+            Capture {
+                graph: g,
+                id,
+                origin: s as u64,
+                deps: Vec::new(),
+            },
+        );
+        Ok(())
+    })
+}
+
+/// `cuStreamBeginCapture` (CUDA 10.0: no mode argument; every mode behaves alike here).
+#[no_mangle]
+pub unsafe extern "C" fn cuStreamBeginCapture(s: CUstream) -> CUresult {
+    guard(|| begin(s, None))
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn cuStreamBeginCapture_v2(s: CUstream, _mode: u32) -> CUresult {
+    guard(|| begin(s, None))
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn cuStreamBeginCapture_ptsz(s: CUstream) -> CUresult {
+    guard(|| begin(s, None))
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn cuStreamBeginCapture_v2_ptsz(s: CUstream, _mode: u32) -> CUresult {
+    guard(|| begin(s, None))
+}
+
+/// `cuStreamBeginCaptureToGraph`: captures into an existing graph, after its nodes
+/// (the dependencies are implied by the order).
+#[no_mangle]
+pub unsafe extern "C" fn cuStreamBeginCaptureToGraph(
+    s: CUstream,
+    g: CUgraph,
+    _deps: *const CUgraphNode,
+    _edge_data: *const c_void,
+    _ndeps: usize,
+    _mode: u32,
+) -> CUresult {
+    guard(|| begin(s, Some(g)))
+}
+
+fn end(s: CUstream, pg: *mut CUgraph) -> Res {
+    if pg.is_null() {
+        return Err(CUDA_ERROR_INVALID_VALUE);
+    }
+    stream::check(s)?;
+    with_ctx(|_, t, _| {
+        let c = t
+            .graphs
+            .captures
+            .get(&(s as u64))
+            .ok_or(CUDA_ERROR_ILLEGAL_STATE)?;
+        if c.origin != s as u64 {
+            return Err(CUDA_ERROR_STREAM_CAPTURE_UNMATCHED);
+        }
+        let (g, id) = (c.graph, c.id);
+        // The capture ends on every stream that joined it.
+        t.graphs.captures.retain(|_, c| c.id != id);
+        // SAFETY: checked non-null.
+        unsafe { out(pg, handle(Kind::Graph, g)) }
+    })
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn cuStreamEndCapture(s: CUstream, pg: *mut CUgraph) -> CUresult {
+    guard(|| end(s, pg))
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn cuStreamEndCapture_ptsz(s: CUstream, pg: *mut CUgraph) -> CUresult {
+    guard(|| end(s, pg))
+}
+
+/// `cuStreamIsCapturing`: `CU_STREAM_CAPTURE_STATUS_ACTIVE` between begin and end.
+#[no_mangle]
+pub unsafe extern "C" fn cuStreamIsCapturing(s: CUstream, status: *mut u32) -> CUresult {
+    guard(|| {
+        stream::check(s)?;
+        let on = capturing(s)?.is_some();
+        out(status, if on { CAPTURE_ACTIVE } else { CAPTURE_NONE })
+    })
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn cuStreamIsCapturing_ptsz(s: CUstream, status: *mut u32) -> CUresult {
+    cuStreamIsCapturing(s, status)
+}
+
+/// The capture information of `s`: status, id, graph, and its dependency set (the
+/// last node recorded; the array stays valid until the next capture call on `s`).
+unsafe fn capture_info(
+    s: CUstream,
+    status: *mut u32,
+    id: *mut u64,
+    graph: *mut CUgraph,
+    deps: *mut *const CUgraphNode,
+    ndeps: *mut usize,
+) -> Res {
+    stream::check(s)?;
+    with_ctx(|_, t, _| {
+        let c = t.graphs.captures.get(&(s as u64));
+        if !status.is_null() {
+            out(
+                status,
+                if c.is_some() {
+                    CAPTURE_ACTIVE
+                } else {
+                    CAPTURE_NONE
+                },
+            )?;
+        }
+        let Some(c) = c else {
+            return Ok(());
+        };
+        if !id.is_null() {
+            out(id, c.id)?;
+        }
+        if !graph.is_null() {
+            out(graph, handle(Kind::Graph, c.graph))?;
+        }
+        if !deps.is_null() {
+            out(deps, c.deps.as_ptr() as *const CUgraphNode)?;
+        }
+        if !ndeps.is_null() {
+            out(ndeps, c.deps.len())?;
+        }
+        Ok(())
+    })
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn cuStreamGetCaptureInfo(
+    s: CUstream,
+    status: *mut u32,
+    id: *mut u64,
+) -> CUresult {
+    guard(|| capture_info(s, status, id, null_mut(), null_mut(), null_mut()))
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn cuStreamGetCaptureInfo_v2(
+    s: CUstream,
+    status: *mut u32,
+    id: *mut u64,
+    graph: *mut CUgraph,
+    deps: *mut *const CUgraphNode,
+    ndeps: *mut usize,
+) -> CUresult {
+    guard(|| capture_info(s, status, id, graph, deps, ndeps))
+}
+
+/// `cuStreamGetCaptureInfo_v3` (CUDA 12.3): as `_v2`, with edge data, which is
+/// always the default here (NULL: every edge is a full dependency).
+#[no_mangle]
+pub unsafe extern "C" fn cuStreamGetCaptureInfo_v3(
+    s: CUstream,
+    status: *mut u32,
+    id: *mut u64,
+    graph: *mut CUgraph,
+    deps: *mut *const CUgraphNode,
+    edge_data: *mut *const c_void,
+    ndeps: *mut usize,
+) -> CUresult {
+    guard(|| {
+        if !edge_data.is_null() {
+            out(edge_data, std::ptr::null())?;
+        }
+        capture_info(s, status, id, graph, deps, ndeps)
+    })
+}
+
+/// `cuStreamUpdateCaptureDependencies`: nodes run in the order they are recorded, so
+/// a dependency set changes nothing; it is checked and kept for `GetCaptureInfo`.
+unsafe fn update_deps(s: CUstream, deps: *const CUgraphNode, n: usize, flags: u32) -> Res {
+    if flags > 1 || (n > 0 && deps.is_null()) {
+        return Err(CUDA_ERROR_INVALID_VALUE);
+    }
+    stream::check(s)?;
+    with_ctx(|_, t, _| {
+        let mut new = Vec::with_capacity(n);
+        for i in 0..n {
+            let h = *deps.add(i);
+            node_id(t, h)?;
+            new.push(h as u64);
+        }
+        let c = t
+            .graphs
+            .captures
+            .get_mut(&(s as u64))
+            .ok_or(CUDA_ERROR_ILLEGAL_STATE)?;
+        // CU_STREAM_ADD_CAPTURE_DEPENDENCIES = 0, CU_STREAM_SET_CAPTURE_DEPENDENCIES = 1.
+        if flags == 1 {
+            c.deps = new;
+        } else {
+            c.deps.extend(new);
+        }
+        Ok(())
+    })
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn cuStreamUpdateCaptureDependencies(
+    s: CUstream,
+    deps: *mut CUgraphNode,
+    n: usize,
+    flags: u32,
+) -> CUresult {
+    guard(|| update_deps(s, deps, n, flags))
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn cuStreamUpdateCaptureDependencies_v2(
+    s: CUstream,
+    deps: *mut CUgraphNode,
+    _edge_data: *const c_void,
+    n: usize,
+    flags: u32,
+) -> CUresult {
+    guard(|| update_deps(s, deps, n, flags))
+}
+
+thread_local! {
+    static CAPTURE_MODE: std::cell::Cell<u32> = const { std::cell::Cell::new(0) };
+}
+
+/// `cuThreadExchangeStreamCaptureMode`: swaps this thread's capture interaction mode
+/// (kept, not enforced: no operation here is unsafe during a capture).
+#[no_mangle]
+pub unsafe extern "C" fn cuThreadExchangeStreamCaptureMode(mode: *mut u32) -> CUresult {
+    guard(|| {
+        if mode.is_null() || *mode > 2 {
+            return Err(CUDA_ERROR_INVALID_VALUE);
+        }
+        *mode = CAPTURE_MODE.with(|m| m.replace(*mode));
+        Ok(())
+    })
+}
+
+fn node_id(t: &Tables, n: CUgraphNode) -> Res<u64> {
+    match handle_id(Kind::GraphNode, n) {
+        Some(id) if t.graphs.nodes.contains_key(&id) => Ok(id),
+        _ => Err(CUDA_ERROR_INVALID_VALUE),
+    }
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn cuGraphCreate(pg: *mut CUgraph, flags: u32) -> CUresult {
+    guard(|| {
+        if pg.is_null() || flags != 0 {
+            return Err(CUDA_ERROR_INVALID_VALUE);
+        }
+        with_ctx(|_, t, _| {
+            let g = t.new_id();
+            t.graphs.graphs.insert(g, GraphEntry::default());
+            out(pg, handle(Kind::Graph, g))
+        })
+    })
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn cuGraphDestroy(g: CUgraph) -> CUresult {
+    guard(|| {
+        with_ctx(|_, t, _| {
+            let id = graph_id(t, g)?;
+            if let Some(e) = t.graphs.graphs.remove(&id) {
+                for n in e.nodes {
+                    t.graphs.nodes.remove(&n);
+                }
+            }
+            Ok(())
+        })?;
+        userobj::release_owner(g as u64);
+        Ok(())
+    })
+}
+
+/// Adds an explicit node after checking its dependencies belong to the graph.
+unsafe fn add_node(
+    pn: *mut CUgraphNode,
+    g: CUgraph,
+    deps: *const CUgraphNode,
+    ndeps: usize,
+    kind: u32,
+    op: Op,
+) -> Res {
+    if pn.is_null() || (ndeps > 0 && deps.is_null()) {
+        return Err(CUDA_ERROR_INVALID_VALUE);
+    }
+    with_ctx(|_, t, _| {
+        let gid = graph_id(t, g)?;
+        for i in 0..ndeps {
+            let d = node_id(t, *deps.add(i))?;
+            if t.graphs.nodes[&d].graph != gid {
+                return Err(CUDA_ERROR_INVALID_VALUE);
+            }
+        }
+        let id = add(t, gid, kind, op)?;
+        out(pn, handle(Kind::GraphNode, id))
+    })
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn cuGraphAddEmptyNode(
+    pn: *mut CUgraphNode,
+    g: CUgraph,
+    deps: *const CUgraphNode,
+    ndeps: usize,
+) -> CUresult {
+    guard(|| add_node(pn, g, deps, ndeps, NODE_EMPTY, Arc::new(|| Ok(()))))
+}
+
+/// `CUDA_KERNEL_NODE_PARAMS` (`_v2` adds `kern` and `ctx` after `extra`).
+#[repr(C)]
+pub struct KernelNodeParams {
+    pub func: CUfunction,
+    pub grid: [u32; 3],
+    pub block: [u32; 3],
+    pub shared: u32,
+    pub params: *mut *mut c_void,
+    pub extra: *mut *mut c_void,
+}
+
+/// `CUDA_KERNEL_NODE_PARAMS_v2`.
+#[repr(C)]
+pub struct KernelNodeParamsV2 {
+    pub base: KernelNodeParams,
+    pub kern: *mut c_void,
+    pub ctx: CUcontext,
+}
+
+unsafe fn kernel_node(p: &KernelNodeParams, f: CUfunction) -> Res<Op> {
+    let g = Geometry {
+        grid: p.grid,
+        block: p.block,
+        shared: p.shared,
+        cluster: None,
+    };
+    let l = launch::prepare(f, &g, p.params, p.extra)?;
+    Ok(Arc::new(move || l.run()))
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn cuGraphAddKernelNode(
+    pn: *mut CUgraphNode,
+    g: CUgraph,
+    deps: *const CUgraphNode,
+    ndeps: usize,
+    p: *const KernelNodeParams,
+) -> CUresult {
+    guard(|| {
+        let p = p.as_ref().ok_or(CUDA_ERROR_INVALID_VALUE)?;
+        let op = kernel_node(p, p.func)?;
+        add_node(pn, g, deps, ndeps, NODE_KERNEL, op)
+    })
+}
+
+/// `cuGraphAddKernelNode_v2`: the function is `func`, else the library kernel `kern`
+/// (a `CUkernel` is a function handle here).
+#[no_mangle]
+pub unsafe extern "C" fn cuGraphAddKernelNode_v2(
+    pn: *mut CUgraphNode,
+    g: CUgraph,
+    deps: *const CUgraphNode,
+    ndeps: usize,
+    p: *const KernelNodeParamsV2,
+) -> CUresult {
+    guard(|| {
+        let p = p.as_ref().ok_or(CUDA_ERROR_INVALID_VALUE)?;
+        let f = if p.base.func.is_null() {
+            p.kern
+        } else {
+            p.base.func
+        };
+        let op = kernel_node(&p.base, f)?;
+        add_node(pn, g, deps, ndeps, NODE_KERNEL, op)
+    })
+}
+
+/// `CUDA_MEMSET_NODE_PARAMS`.
+#[repr(C)]
+pub struct MemsetNodeParams {
+    pub dst: CUdeviceptr,
+    pub pitch: usize,
+    pub value: u32,
+    pub element_size: u32,
+    pub width: usize,
+    pub height: usize,
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn cuGraphAddMemsetNode(
+    pn: *mut CUgraphNode,
+    g: CUgraph,
+    deps: *const CUgraphNode,
+    ndeps: usize,
+    p: *const MemsetNodeParams,
+    _ctx: CUcontext,
+) -> CUresult {
+    guard(|| {
+        let p = p.as_ref().ok_or(CUDA_ERROR_INVALID_VALUE)?;
+        let es = p.element_size as usize;
+        if !matches!(es, 1 | 2 | 4) || (p.height > 1 && p.pitch < p.width * es) {
+            return Err(CUDA_ERROR_INVALID_VALUE);
+        }
+        let pattern = p.value.to_le_bytes()[..es].to_vec();
+        let (dst, pitch, width, height) = (p.dst, p.pitch as u64, p.width, p.height);
+        let op: Op = Arc::new(move || {
+            for row in 0..height as u64 {
+                memory::memset(dst + row * pitch, &pattern, width, None)?;
+            }
+            Ok(())
+        });
+        add_node(pn, g, deps, ndeps, NODE_MEMSET, op)
+    })
+}
+
+/// A `CUDA_MEMCPY3D` kept in a node (its host pointers are the caller's, used at each
+/// launch as the driver API documents).
+struct Copy3d(texture::CudaMemcpy3d);
+// SAFETY: plain addresses, dereferenced only by `cuMemcpy3D_v2` under the caller's
+// contract for graph memcpy nodes.
+unsafe impl Send for Copy3d {}
+// SAFETY: as above; the struct is never written after creation.
+unsafe impl Sync for Copy3d {}
+
+impl Copy3d {
+    fn run(&self) -> Res {
+        // SAFETY: the node's parameters, valid at launch by the caller's contract.
+        match unsafe { texture::cuMemcpy3D_v2(&self.0) } {
+            CUDA_SUCCESS => Ok(()),
+            e => Err(e),
+        }
+    }
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn cuGraphAddMemcpyNode(
+    pn: *mut CUgraphNode,
+    g: CUgraph,
+    deps: *const CUgraphNode,
+    ndeps: usize,
+    p: *const texture::CudaMemcpy3d,
+    _ctx: CUcontext,
+) -> CUresult {
+    guard(|| {
+        if p.is_null() {
+            return Err(CUDA_ERROR_INVALID_VALUE);
+        }
+        let c = Copy3d(std::ptr::read(p));
+        let op: Op = Arc::new(move || c.run());
+        add_node(pn, g, deps, ndeps, NODE_MEMCPY, op)
+    })
+}
+
+/// `CUDA_HOST_NODE_PARAMS`.
+#[repr(C)]
+pub struct HostNodeParams {
+    pub f: Option<unsafe extern "C" fn(*mut c_void)>,
+    pub data: *mut c_void,
+}
+
+/// A host function and its argument, called at each launch.
+pub fn host_op(f: unsafe extern "C" fn(*mut c_void), data: *mut c_void) -> Op {
+    let data = data as usize;
+    // SAFETY: the caller of cuLaunchHostFunc/cuGraphAddHostNode vouches for `f(data)`.
+    Arc::new(move || {
+        unsafe { f(data as *mut c_void) };
+        Ok(())
+    })
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn cuGraphAddHostNode(
+    pn: *mut CUgraphNode,
+    g: CUgraph,
+    deps: *const CUgraphNode,
+    ndeps: usize,
+    p: *const HostNodeParams,
+) -> CUresult {
+    guard(|| {
+        let p = p.as_ref().ok_or(CUDA_ERROR_INVALID_VALUE)?;
+        let f = p.f.ok_or(CUDA_ERROR_INVALID_VALUE)?;
+        add_node(pn, g, deps, ndeps, NODE_HOST, host_op(f, p.data))
+    })
+}
+
+/// `cuGraphGetNodes`: the nodes in insertion order (the count alone when `nodes` is NULL).
+#[no_mangle]
+pub unsafe extern "C" fn cuGraphGetNodes(
+    g: CUgraph,
+    nodes: *mut CUgraphNode,
+    n: *mut usize,
+) -> CUresult {
+    guard(|| {
+        if n.is_null() {
+            return Err(CUDA_ERROR_INVALID_VALUE);
+        }
+        with_ctx(|_, t, _| {
+            let e = &t.graphs.graphs[&graph_id(t, g)?];
+            if !nodes.is_null() {
+                for (i, &id) in e.nodes.iter().take(*n).enumerate() {
+                    *nodes.add(i) = handle(Kind::GraphNode, id);
+                }
+            }
+            out(n, e.nodes.len())
+        })
+    })
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn cuGraphNodeGetType(node: CUgraphNode, ty: *mut u32) -> CUresult {
+    guard(|| with_ctx(|_, t, _| out(ty, t.graphs.nodes[&node_id(t, node)?].kind)))
+}
+
+fn instantiate(pe: *mut CUgraphExec, g: CUgraph) -> Res {
+    if pe.is_null() {
+        return Err(CUDA_ERROR_INVALID_VALUE);
+    }
+    with_ctx(|_, t, _| {
+        let gid = graph_id(t, g)?;
+        let ops: Vec<Op> = t.graphs.graphs[&gid]
+            .nodes
+            .iter()
+            .map(|n| t.graphs.nodes[n].op.clone())
+            .collect();
+        let id = t.new_id();
+        t.graphs.execs.insert(id, ops);
+        // SAFETY: checked non-null.
+        unsafe { out(pe, handle(Kind::GraphExec, id)) }?;
+        Ok(id)
+    })
+    .map(|id| userobj::copy_owner(g as u64, handle(Kind::GraphExec, id) as u64))
+}
+
+/// `cuGraphInstantiate` (CUDA 10.0 and 11.0 signatures: error node and log buffer,
+/// which instantiation never fills since it cannot fail once the nodes exist).
+#[no_mangle]
+pub unsafe extern "C" fn cuGraphInstantiate(
+    pe: *mut CUgraphExec,
+    g: CUgraph,
+    _err_node: *mut CUgraphNode,
+    _log: *mut std::ffi::c_char,
+    _log_size: usize,
+) -> CUresult {
+    guard(|| instantiate(pe, g))
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn cuGraphInstantiate_v2(
+    pe: *mut CUgraphExec,
+    g: CUgraph,
+    err_node: *mut CUgraphNode,
+    log: *mut std::ffi::c_char,
+    log_size: usize,
+) -> CUresult {
+    cuGraphInstantiate(pe, g, err_node, log, log_size)
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn cuGraphInstantiateWithFlags(
+    pe: *mut CUgraphExec,
+    g: CUgraph,
+    _flags: u64,
+) -> CUresult {
+    guard(|| instantiate(pe, g))
+}
+
+/// `CUDA_GRAPH_INSTANTIATE_PARAMS`.
+#[repr(C)]
+pub struct InstantiateParams {
+    pub flags: u64,
+    pub upload_stream: CUstream,
+    pub err_node: CUgraphNode,
+    /// `CUgraphInstantiateResult` (`CUDA_GRAPH_INSTANTIATE_SUCCESS` = 0).
+    pub result: u32,
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn cuGraphInstantiateWithParams(
+    pe: *mut CUgraphExec,
+    g: CUgraph,
+    p: *mut InstantiateParams,
+) -> CUresult {
+    guard(|| {
+        let p = p.as_mut().ok_or(CUDA_ERROR_INVALID_VALUE)?;
+        instantiate(pe, g)?;
+        p.err_node = null_mut();
+        p.result = 0;
+        Ok(())
+    })
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn cuGraphInstantiateWithParams_ptsz(
+    pe: *mut CUgraphExec,
+    g: CUgraph,
+    p: *mut InstantiateParams,
+) -> CUresult {
+    cuGraphInstantiateWithParams(pe, g, p)
+}
+
+fn exec_ops(e: CUgraphExec) -> Res<Vec<Op>> {
+    with_ctx(|_, t, _| match handle_id(Kind::GraphExec, e) {
+        Some(id) => t
+            .graphs
+            .execs
+            .get(&id)
+            .cloned()
+            .ok_or(CUDA_ERROR_INVALID_VALUE),
+        None => Err(CUDA_ERROR_INVALID_VALUE),
+    })
+}
+
+/// `cuGraphLaunch`: runs the nodes in order (recorded as one node when `s` is
+/// capturing); the first failing node's error is the result.
+fn graph_launch(e: CUgraphExec, s: CUstream) -> Res {
+    stream::check(s)?;
+    let ops = exec_ops(e)?;
+    let run: Op = Arc::new(move || ops.iter().try_for_each(|op| op()));
+    match capturing(s)? {
+        Some(g) => record(g, NODE_EMPTY, run),
+        None => run(),
+    }
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn cuGraphLaunch(e: CUgraphExec, s: CUstream) -> CUresult {
+    guard(|| graph_launch(e, s))
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn cuGraphLaunch_ptsz(e: CUgraphExec, s: CUstream) -> CUresult {
+    guard(|| graph_launch(e, s))
+}
+
+/// `cuGraphUpload`: nothing to upload; checks the handles.
+#[no_mangle]
+pub unsafe extern "C" fn cuGraphUpload(e: CUgraphExec, s: CUstream) -> CUresult {
+    guard(|| {
+        stream::check(s)?;
+        exec_ops(e).map(|_| ())
+    })
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn cuGraphUpload_ptsz(e: CUgraphExec, s: CUstream) -> CUresult {
+    cuGraphUpload(e, s)
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn cuGraphExecDestroy(e: CUgraphExec) -> CUresult {
+    guard(|| {
+        with_ctx(|_, t, _| match handle_id(Kind::GraphExec, e) {
+            Some(id) => t
+                .graphs
+                .execs
+                .remove(&id)
+                .map(|_| ())
+                .ok_or(CUDA_ERROR_INVALID_VALUE),
+            None => Err(CUDA_ERROR_INVALID_VALUE),
+        })?;
+        userobj::release_owner(e as u64);
+        Ok(())
+    })
+}

@@ -418,6 +418,9 @@ impl FuncTranslator<'_> {
             for (e, d) in data.iter().enumerate() {
                 self.spill(d, SCRATCH_DATA + e as i32 * 32 * sb as i32);
             }
+            if self.instrument {
+                return self.san_access(space, eb, sb, n, true, addr, &la, mask, inst);
+            }
             return self.slow_access(space, eb, sb, n, true, &la, mask, inst);
         }
         let LaneAddr::PerLane(a) = &la else {

@@ -513,10 +513,11 @@ impl Sanitizer {
                 epoch: *epoch,
                 warp_epochs,
             };
+            // (Copies the hazard only when there is one: copying the `None` of every
+            // byte, as `hit = r` did, stalled on store forwarding.)
             let mut check = |rec: &mut ByteRec| {
-                let r = now.access(rec, cur, write);
-                if hit.is_none() {
-                    hit = r;
+                if let Some(r) = now.access(rec, cur, write) {
+                    hit.get_or_insert(r);
                 }
             };
             match *place {

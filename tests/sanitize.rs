@@ -707,3 +707,61 @@ fn every_buggy_kernel_is_caught_with_the_same_report_on_both_backends() {
     }
     assert!(dev.leaks().is_empty(), "{}", dev.leaks());
 }
+
+/// Runs `case` with `report-only` on `backend`: every finding of the launch, addresses
+/// in or just past a buffer (the nearest buffer start below, within 64 KiB) given as
+/// (buffer index + 1) << 40 plus the offset (the buffers differ between runs), buffer
+/// addresses in the details as `BUFi`.
+fn run_report_only(dev: &Device, m: &Module, case: &Case, backend: Backend) -> Vec<Finding> {
+    let (args, bufs) = (case.args)(dev);
+    let modes = format!("{},report-only", case.modes);
+    let cfg = LaunchConfig::new(case.grid, case.block)
+        .shared_bytes(case.shared)
+        .backend(backend)
+        .sanitize(SanitizeOptions::parse(&modes).unwrap());
+    dev.launch(m, case.kernel, &cfg, &args)
+        .unwrap_or_else(|e| panic!("{} on {backend:?}, report-only: {e}", case.kernel));
+    let mut found = dev.take_sanitizer_report().findings;
+    for f in &mut found {
+        let near = bufs
+            .iter()
+            .enumerate()
+            .filter(|(_, b)| b.ptr() <= f.addr && f.addr - b.ptr() < 1 << 16)
+            .max_by_key(|(_, b)| b.ptr());
+        if let Some((i, b)) = near {
+            f.addr = ((i as u64 + 1) << 40) + (f.addr - b.ptr());
+        }
+        for (i, b) in bufs.iter().enumerate() {
+            f.detail = f
+                .detail
+                .replace(&format!("{:#x}", b.ptr()), &format!("BUF{i}"));
+        }
+    }
+    for b in bufs {
+        let _ = dev.free(b);
+    }
+    found
+}
+
+/// With `report-only` every finding of each buggy kernel is collected (not only the
+/// first): the two backends must collect the same list — same kinds, instructions,
+/// threads, addresses and other accesses, in the same order — and it must contain the
+/// finding the stopping run reports first.
+#[test]
+fn every_buggy_kernel_reports_the_same_findings_on_both_backends_in_report_only_mode() {
+    let dev = device();
+    let bugs = dev.load_ptx(BUGS, "bugs.nvrtc.ptx").unwrap();
+    let hand = dev.load_ptx(HAND, "bugs_hand.ptx").unwrap();
+    for case in &cases() {
+        let m = if case.hand { &hand } else { &bugs };
+        let a = run_report_only(&dev, m, case, Backend::Interp);
+        let b = run_report_only(&dev, m, case, Backend::Jit);
+        assert_eq!(a, b, "{}: the backends disagree", case.kernel);
+        assert!(
+            a.iter()
+                .any(|f| f.kind == case.kind && f.thread == case.thread),
+            "{}: {a:?}",
+            case.kernel
+        );
+    }
+}

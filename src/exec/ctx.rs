@@ -401,6 +401,22 @@ pub unsafe fn access(
         }
     }
     // SAFETY: the caller's contract.
+    unsafe { access_lanes(ctx, req, addrs, data) }
+}
+
+pub use run::access_affine;
+
+/// [`access`] lane by lane (no run entry).
+///
+/// # Safety
+/// As [`access`].
+unsafe fn access_lanes(
+    ctx: &mut WarpCtx,
+    req: &AccessReq,
+    addrs: &[u64; WARP_SIZE],
+    data: *mut u8,
+) -> Result<(), Stopped> {
+    // SAFETY: the caller's contract.
     let host = unsafe { resolve_with(ctx, req, addrs, false)? };
     let mut mask = req.mask;
     let eb = req.elem_bytes as usize;

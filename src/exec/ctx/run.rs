@@ -66,6 +66,50 @@ pub(super) unsafe fn access_or_run(
     unsafe { try_run(ctx, req, &run, data) }.then_some(Ok(()))
 }
 
+/// [`access`](super::access) of an access whose lane `l` uses state-space address
+/// `a0 + l * req.elem_bytes` (wrapping), given as lane 0's address: the contiguous entry
+/// of the JIT's instrumented variant (`ptxjit_access_run`), for accesses whose shape the
+/// JIT proved affine with a stride of the element size. Consecutive active lanes of a
+/// sanitized one-element access take the run entry with no lane test; anything else
+/// (and a run that is not clean) the per-lane path, with the lane addresses rebuilt:
+/// the same checks and reports as [`access`](super::access) with those addresses.
+///
+/// # Safety
+/// As [`access`](super::access).
+pub unsafe fn access_affine(
+    ctx: &mut WarpCtx,
+    req: &AccessReq,
+    a0: u64,
+    data: *mut u8,
+) -> Result<(), Stopped> {
+    let len = req.elem_bytes as u64;
+    let mut addrs = [0u64; WARP_SIZE];
+    for (l, a) in addrs.iter_mut().enumerate() {
+        *a = a0.wrapping_add(l as u64 * len);
+    }
+    // SAFETY: the caller's contract (env valid).
+    let san = unsafe { (*ctx.env).san.is_some() };
+    if !san || req.nvec != 1 || len > 8 || !len.is_power_of_two() || req.mask == 0 {
+        // SAFETY: the caller's contract.
+        return unsafe { super::access(ctx, req, &addrs, data) };
+    }
+    let l0 = req.mask.trailing_zeros();
+    let m = (req.mask >> l0) as u64;
+    if m & (m + 1) == 0 {
+        // Consecutive lanes l0 .. l0 + n: a run unless its bytes wrap around.
+        let (n, lo) = (m.count_ones(), addrs[l0 as usize]);
+        if lo.checked_add(n as u64 * len).is_some() {
+            let run = LaneRun { l0, n, lo };
+            // SAFETY: the caller's contract.
+            if unsafe { try_run(ctx, req, &run, data) } {
+                return Ok(());
+            }
+        }
+    }
+    // SAFETY: the caller's contract.
+    unsafe { super::access_lanes(ctx, req, &addrs, data) }
+}
+
 /// The one address every lane in `mask` uses, if they all use one.
 fn uniform(mask: u32, addrs: &[u64; WARP_SIZE]) -> Option<u64> {
     let a = addrs[(mask.trailing_zeros() as usize).min(WARP_SIZE - 1)];

@@ -2,7 +2,7 @@
 //! concurrently on a GPU, so two CTAs accessing the same global byte, one of them with a
 //! plain write, race unless an atomic orders them.
 //!
-//! Shadow per global byte (in 4 KiB pages): the last write and the last read from
+//! Shadow per global byte (in the pages of [`PagedRecs`], by granule where it can): the last write and the last read from
 //! another CTA, each as a 32-bit key naming an entry of a log of the launch's
 //! instruction executions (CTA, warp, instruction, atomicity, time: the execution's serial
 //! number) and the lane. A launch of more than 2^27 checked instruction executions stops
@@ -17,9 +17,7 @@
 //!   fenced before its atomic, and whether B's atomic read A's, is not checked: such
 //!   code is taken as ordered (a missed race, never a false one).
 
-use std::collections::HashMap;
-
-const PAGE: u64 = 4096;
+use super::paged::PagedRecs;
 
 /// One access of a CTA, as the shadow gives it back (`cta == 0`: none).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -54,12 +52,9 @@ pub struct CtaHazard {
 /// The cross-CTA shadow of one launch.
 #[derive(Default)]
 pub struct CtaShadow {
-    /// Page number -> index in `pages`.
-    index: HashMap<u64, usize>,
-    /// Per byte: `[write key, read key]` (key: (log index + 1) * 32 + lane; 0: none).
-    pages: Vec<Box<[[u32; 2]]>>,
-    /// The last page used: (page number, index).
-    last: Option<(u64, usize)>,
+    /// Per byte: `[write key, read key]` (key: (log index + 1) * 32 + lane; 0: none),
+    /// by 4-byte granule where the bytes agree (see `paged`).
+    shadow: PagedRecs<[u32; 2]>,
     log: Vec<Exec>,
     /// `%ctaid` of each CTA seen, in order (CTA index = position + 1).
     ctaids: Vec<[u32; 3]>,
@@ -153,22 +148,6 @@ impl CtaShadow {
         (self.log.len() as u32) << 5 | lane
     }
 
-    fn page(&mut self, page: u64) -> usize {
-        if let Some((p, i)) = self.last {
-            if p == page {
-                return i;
-            }
-        }
-        let n = self.pages.len();
-        let i = *self.index.entry(page).or_insert(n);
-        if i == n {
-            self.pages
-                .push(vec![[0u32; 2]; PAGE as usize].into_boxed_slice());
-        }
-        self.last = Some((page, i));
-        i
-    }
-
     fn acc(&self, key: u32) -> CtaAcc {
         match self.log.get(((key >> 5) as usize).wrapping_sub(1)) {
             Some(e) => CtaAcc {
@@ -182,6 +161,16 @@ impl CtaShadow {
         }
     }
 
+    /// The ordering of the current CTA (`cta`) against earlier accesses.
+    fn order(&self, cta: u32) -> Order<'_> {
+        Order {
+            log: &self.log,
+            release: &self.release,
+            acquired: self.acquired,
+            cta,
+        }
+    }
+
     /// Records access `cur` (`write`) of host bytes `[h, h+len)`; returns the first
     /// race with another CTA.
     pub fn access(&mut self, h: u64, len: u64, cur: CtaAcc, write: bool) -> Option<CtaHazard> {
@@ -190,71 +179,45 @@ impl CtaShadow {
             return None;
         }
         let mut hit = None;
-        let mut a = h;
-        let end = h.saturating_add(len);
-        while a < end {
-            let (page, off) = (a / PAGE, (a % PAGE) as usize);
-            let n = ((PAGE - a % PAGE).min(end - a)) as usize;
-            let i = self.page(page);
-            let ord = Order {
-                log: &self.log,
-                release: &self.release,
-                acquired: self.acquired,
-                cta: cur.cta,
-            };
-            for rec in &mut self.pages[i][off..off + n] {
-                if hit.is_none() {
-                    if ord.races(rec[0], true, cur.atomic, write) {
-                        hit = Some((rec[0], true));
-                    } else if write && ord.races(rec[1], false, cur.atomic, write) {
-                        hit = Some((rec[1], false));
-                    }
-                }
-                if write {
-                    rec[0] = key;
-                } else if ord.exec(rec[1]).is_none_or(|e| e.cta != cur.cta) {
-                    rec[1] = key;
-                }
-            }
-            a += n as u64;
-        }
-        hit.map(|(k, w)| CtaHazard {
-            prev: self.acc(k),
-            prev_write: w,
-        })
-    }
-    /// Whether an access (`cur`'s CTA and atomicity, `write`) of host bytes `[h, h+len)`
-    /// would race with another CTA, checked without recording anything (the check of
-    /// [`CtaShadow::access`] for a warp's contiguous access: see [`CtaShadow::record_run`]).
-    pub fn would_race(&self, h: u64, len: u64, cur: &CtaAcc, write: bool) -> bool {
         let ord = Order {
             log: &self.log,
             release: &self.release,
             acquired: self.acquired,
             cta: cur.cta,
         };
-        let mut a = h;
+        // (One thread's access: each granule inside it is this thread's.)
         let end = h.saturating_add(len);
-        while a < end {
-            let (page, off) = (a / PAGE, (a % PAGE) as usize);
-            let n = ((PAGE - a % PAGE).min(end - a)) as usize;
-            let i = match self.last {
-                Some((p, i)) if p == page => Some(i),
-                _ => self.index.get(&page).copied(),
-            };
-            // A page never accessed holds no access to race with.
-            if let Some(i) = i {
-                let races = |rec: &[u32; 2]| {
-                    ord.races(rec[0], true, cur.atomic, write)
-                        || (write && ord.races(rec[1], false, cur.atomic, write))
-                };
-                if self.pages[i][off..off + n].iter().any(races) {
-                    return true;
+        self.shadow.each_mut(h, end, true, |_, rec| {
+            if hit.is_none() {
+                if ord.races(rec[0], true, cur.atomic, write) {
+                    hit = Some((rec[0], true));
+                } else if write && ord.races(rec[1], false, cur.atomic, write) {
+                    hit = Some((rec[1], false));
                 }
             }
-            a += n as u64;
-        }
-        false
+            if write {
+                rec[0] = key;
+            } else if ord.exec(rec[1]).is_none_or(|e| e.cta != cur.cta) {
+                rec[1] = key;
+            }
+        });
+        hit.map(|(k, w)| CtaHazard {
+            prev: self.acc(k),
+            prev_write: w,
+        })
+    }
+
+    /// Whether an access (`cur`'s CTA and atomicity, `write`) of host bytes `[h, h+len)`
+    /// would race with another CTA, checked without recording anything (the check of
+    /// [`CtaShadow::access`] for a warp's contiguous access: see [`CtaShadow::record_run`]).
+    pub fn would_race(&self, h: u64, len: u64, cur: &CtaAcc, write: bool) -> bool {
+        let ord = self.order(cur.cta);
+        // (The check does not depend on the lane: whole granules wherever they can be.)
+        let races = |_: u64, rec: &[u32; 2]| {
+            ord.races(rec[0], true, cur.atomic, write)
+                || (write && ord.races(rec[1], false, cur.atomic, write))
+        };
+        self.shadow.any(h, h.saturating_add(len), true, races)
     }
 
     /// Records the accesses of `lanes` consecutive lanes, from `cur.tid`'s, of `lane_len`
@@ -270,27 +233,22 @@ impl CtaShadow {
             false => i / lane_len,
         };
         let end = h.saturating_add(lane_len * lanes as u64);
-        let mut a = h;
-        while a < end {
-            let (page, off) = (a / PAGE, (a % PAGE) as usize);
-            let n = ((PAGE - a % PAGE).min(end - a)) as usize;
-            let i = self.page(page);
-            let ord = Order {
-                log: &self.log,
-                release: &self.release,
-                acquired: self.acquired,
-                cta: cur.cta,
-            };
-            for (k, rec) in self.pages[i][off..off + n].iter_mut().enumerate() {
-                let lane_key = key + lane_of(a - h + k as u64) as u32;
-                if write {
-                    rec[0] = lane_key;
-                } else if ord.exec(rec[1]).is_none_or(|e| e.cta != cur.cta) {
-                    rec[1] = lane_key;
-                }
+        let ord = Order {
+            log: &self.log,
+            release: &self.release,
+            acquired: self.acquired,
+            cta: cur.cta,
+        };
+        // Each granule lies in one lane's bytes when lanes cover whole granules.
+        let whole = lane_len >= 4 && h.is_multiple_of(4);
+        self.shadow.each_mut(h, end, whole, |a, rec| {
+            let lane_key = key + lane_of(a - h) as u32;
+            if write {
+                rec[0] = lane_key;
+            } else if ord.exec(rec[1]).is_none_or(|e| e.cta != cur.cta) {
+                rec[1] = lane_key;
             }
-            a += n as u64;
-        }
+        });
     }
 }
 

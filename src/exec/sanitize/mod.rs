@@ -513,22 +513,22 @@ impl Sanitizer {
                 epoch: *epoch,
                 warp_epochs,
             };
-            let mut check = |recs: &mut [ByteRec]| {
-                for rec in recs {
-                    let r = now.access(rec, cur, write);
-                    if hit.is_none() {
-                        hit = r;
-                    }
+            // (Copies the hazard only when there is one: copying the `None` of every
+            // byte, as `hit = r` did, stalled on store forwarding.)
+            let mut check = |rec: &mut ByteRec| {
+                if let Some(r) = now.access(rec, cur, write) {
+                    hit.get_or_insert(r);
                 }
             };
             match *place {
                 Place::Shared(o) => {
                     let lo = (o as usize).min(shared_race.len());
                     let hi = ((o + len) as usize).min(shared_race.len());
-                    check(&mut shared_race[lo..hi]);
+                    shared_race[lo..hi].iter_mut().for_each(check);
                 }
                 Place::Local(_) => return,
-                Place::Global => global_race.each_mut(h, h + len, |_, recs| check(recs)),
+                // (One thread's access: each granule inside it is this thread's.)
+                Place::Global => global_race.each_mut(h, h + len, true, |_, rec| check(rec)),
             }
         }
         if hit.is_none() && matches!(place, Place::Global) {

@@ -28,7 +28,7 @@ pub struct Acc {
 }
 
 /// The shadow of one byte.
-#[derive(Clone, Copy, Debug, Default)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct ByteRec {
     pub w: Acc,
     pub r1: Acc,

@@ -216,10 +216,10 @@ impl Sanitizer {
                 let end = r.h + total;
                 // The CTA's own accesses (`lane_at`: whose byte `b` is).
                 let lane_at = |b: u64| ((b - r.h) >> req.len.trailing_zeros()) as usize;
-                let raced = global_race.any(r.h, end, |a, recs| {
-                    (a..)
-                        .zip(recs)
-                        .any(|(b, rec)| now.hazard(rec, &cur(lane_at(b)), write).is_some())
+                // Each granule lies in one lane's bytes when lanes cover whole granules.
+                let whole = req.len >= 4 && r.h.is_multiple_of(4);
+                let raced = global_race.any(r.h, end, whole, |b, rec| {
+                    now.hazard(rec, &cur(lane_at(b)), write).is_some()
                 });
                 if raced {
                     return false;
@@ -236,10 +236,8 @@ impl Sanitizer {
                 if cta_race.would_race(r.h, total, &cacc, write) {
                     return false;
                 }
-                global_race.each_mut(r.h, end, |a, recs| {
-                    for (b, rec) in (a..).zip(recs) {
-                        now.record(rec, cur(lane_at(b)), write);
-                    }
+                global_race.each_mut(r.h, end, whole, |b, rec| {
+                    now.record(rec, cur(lane_at(b)), write)
                 });
                 cta_race.record_run(r.h, req.len, r.n, cacc, write);
             }

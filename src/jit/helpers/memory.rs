@@ -36,6 +36,32 @@ pub unsafe extern "C" fn ptxjit_access(
     }
 }
 
+/// The instrumented variant's contiguous `ld`/`st`: `exec::ctx::access_affine` for the
+/// lanes in `mask`, lane `l` at `a0 + l * element size`. Returns as [`ptxjit_access`].
+///
+/// # Safety
+/// `ctx` must be the running warp's context (with a valid `env`), `data` the slots
+/// described by `shape`.
+pub unsafe extern "C" fn ptxjit_access_run(
+    ctx: *mut WarpCtx,
+    shape: u64,
+    mask: u32,
+    inst: u32,
+    a0: u64,
+    data: *mut u8,
+) -> u32 {
+    count(|c| c.access += 1);
+    let ctx = unsafe { &mut *ctx };
+    let Some(req) = AccessReq::unpack_shape(shape, mask, InstId(inst)) else {
+        ctx.status = STATUS_FAULT;
+        return ctx.status;
+    };
+    match unsafe { ctx::access_affine(ctx, &req, a0, data) } {
+        Ok(()) => STATUS_OK,
+        Err(_) => ctx.status.max(STATUS_FAULT),
+    }
+}
+
 /// Whether `[addr, addr+len)` lies inside one region (a writable one if `write != 0`);
 /// if so, stores the region in instruction `inst`'s entry of the per-instruction region
 /// cache (as `access` does) and returns 1, otherwise 0.

@@ -424,7 +424,10 @@ impl FuncTranslator<'_> {
             for (e, d) in data.iter().enumerate() {
                 self.spill(d, SCRATCH_DATA + e as i32 * 32 * sb as i32);
             }
-            if space == Space::Local && !self.instrument {
+            if self.instrument {
+                return self.san_access(space, eb, sb, n, true, addr, &la, mask, inst);
+            }
+            if space == Space::Local {
                 return self.local_access(eb, sb, n, true, &la, mask, inst);
             }
             return self.slow_access(space, eb, sb, n, true, &la, mask, inst);

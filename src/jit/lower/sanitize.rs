@@ -2,14 +2,22 @@
 //! under a sanitizer): loads go straight to the `ptxjit_access` helper (stores take it
 //! because `st` has no fast path in this variant), so every access reaches the shadow
 //! checks of `exec::sanitize` exactly as the interpreter's do; warp-synchronous
-//! instructions first hand their `membermask`s to `ptxjit_san_warp`.
+//! instructions first hand their `membermask`s to `ptxjit_san_warp`. A one-element
+//! access whose lane `l` is at `a0 + l * size` passes lane 0's address alone to
+//! `ptxjit_access_run` (`exec::ctx::access_affine`: the run entry with no lane test and
+//! no spill of 32 addresses) instead of 32 lane addresses to `ptxjit_access`: with no
+//! test when the address is an affine 64-bit register of that stride (so by
+//! construction), else after one vector compare of the 32 lane addresses.
 
-use crate::ir::{Address, InstId, Operand, RegId, Space, Type, WarpOp};
+use super::mem::LaneAddr;
+use crate::ir::{AddrBase, Address, InstId, Operand, RegClass, RegId, Space, Type, WarpOp};
 use crate::jit::abi::Helper;
 use crate::jit::translate::lanes;
 use crate::jit::translate::{FuncTranslator, Mask, SCRATCH_DATA};
 use crate::jit::JitError;
-use cranelift_codegen::ir::InstBuilder;
+use cranelift_codegen::ir::condcodes::IntCC;
+use cranelift_codegen::ir::types::I64X2;
+use cranelift_codegen::ir::{InstBuilder, Value};
 
 impl FuncTranslator<'_> {
     /// `ld` in the sanitizer variant: the checked helper path only.
@@ -26,13 +34,119 @@ impl FuncTranslator<'_> {
         inst: InstId,
     ) -> Result<(), JitError> {
         let la = self.lane_addrs(space, addr)?;
-        self.slow_access(space, eb, sb, dsts.len(), false, &la, mask, inst)?;
+        self.san_access(space, eb, sb, dsts.len(), false, addr, &la, mask, inst)?;
         for (e, d) in dsts.iter().enumerate() {
             if let Some(d) = d {
                 let w = self.unspill(sb == 8, SCRATCH_DATA + e as i32 * 32 * sb as i32);
                 self.write(*d, ty, w, mask)?;
             }
         }
+        Ok(())
+    }
+
+    /// The sanitizer variant's checked access (a store's data already in the scratch
+    /// slots): `ptxjit_access_run` with lane 0's address when `addr` is an affine 64-bit
+    /// register (plus offset) of stride `eb` and the access has one element, else the
+    /// lane addresses `la` to `ptxjit_access` ([`FuncTranslator::slow_access`]).
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn san_access(
+        &mut self,
+        space: Space,
+        eb: u32,
+        sb: u32,
+        n: usize,
+        write: bool,
+        addr: &Address,
+        la: &LaneAddr,
+        mask: &mut Mask,
+        inst: InstId,
+    ) -> Result<(), JitError> {
+        let plain = n == 1 && !matches!(space, Space::Local | Space::SharedCluster);
+        let w = match la {
+            LaneAddr::PerLane(w) if plain => w,
+            _ => return self.slow_access(space, eb, sb, n, write, la, mask, inst),
+        };
+        let a0 = match addr.base {
+            AddrBase::Reg(r) => {
+                let r64 = self.reg_info(r)?.ty.class() == RegClass::R64;
+                let stride = self.avar(r).map(|(_, s)| s);
+                (r64 && stride == Some(eb as u64))
+                    .then(|| self.affine_lane0(w))
+                    .flatten()
+            }
+            _ => None,
+        };
+        if let Some(a0) = a0 {
+            return self.access_run_call(space, eb, sb, write, a0, mask, inst);
+        }
+        // Not known to be contiguous: the 32 lane addresses are tested here (lane `l` at
+        // lane 0's plus `l * eb`), and lane 0's address alone is passed when they are.
+        // (The mask bits are computed here so that they dominate both calls.)
+        self.mbits(mask);
+        let a0 = self.b.ins().extractlane(w.v[0], 0);
+        let s = self.b.ins().splat(I64X2, a0);
+        let offs = lanes::lane_index(&mut self.b, true, eb as u64);
+        let mut all = None;
+        for (k, &x) in w.v.iter().enumerate() {
+            let exp = self.b.ins().iadd(s, offs.v[k]);
+            let eq = self.b.ins().icmp(IntCC::Equal, x, exp);
+            all = Some(match all {
+                None => eq,
+                Some(a) => self.b.ins().band(a, eq),
+            });
+        }
+        let Some(all) = all else {
+            return self.slow_access(space, eb, sb, n, write, la, mask, inst);
+        };
+        let ok = self.b.ins().vall_true(all);
+        let (run, per_lane) = (self.b.create_block(), self.b.create_block());
+        let join = self.b.create_block();
+        self.b.ins().brif(ok, run, &[], per_lane, &[]);
+        self.b.switch_to_block(run);
+        self.access_run_call(space, eb, sb, write, a0, mask, inst)?;
+        self.b.ins().jump(join, &[]);
+        self.b.switch_to_block(per_lane);
+        self.slow_access(space, eb, sb, n, write, la, mask, inst)?;
+        self.b.ins().jump(join, &[]);
+        self.b.switch_to_block(join);
+        Ok(())
+    }
+
+    /// `ptxjit_access_run` for a one-element access whose lane `l` is at `a0 + l * eb`
+    /// (a store's data already in the scratch slots); returns from the kernel on a fault.
+    #[allow(clippy::too_many_arguments)]
+    fn access_run_call(
+        &mut self,
+        space: Space,
+        eb: u32,
+        sb: u32,
+        write: bool,
+        a0: Value,
+        mask: &mut Mask,
+        inst: InstId,
+    ) -> Result<(), JitError> {
+        let req = crate::exec::ctx::AccessReq {
+            space,
+            elem_bytes: eb,
+            nvec: 1,
+            slot_bytes: sb,
+            write,
+            mask: 0,
+            inst,
+        };
+        let shape = lanes::iconst64(&mut self.b, req.pack_shape());
+        let bits = self.mbits(mask);
+        let instv = lanes::iconst32(&mut self.b, inst.0);
+        let pd = self.scratch_addr(SCRATCH_DATA);
+        let h = self.helper(Helper::AccessRun)?;
+        let call = self
+            .b
+            .ins()
+            .call(h, &[self.ctx, shape, bits, instv, a0, pd]);
+        let res = self.b.inst_results(call)[0];
+        let cont = self.b.create_block();
+        self.b.ins().brif(res, self.ret_status, &[], cont, &[]);
+        self.b.switch_to_block(cont);
         Ok(())
     }
 

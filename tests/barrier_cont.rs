@@ -204,3 +204,124 @@ fn bar_count_generations_and_deadlock() {
     }
     assert_eq!(errors[0], errors[1]);
 }
+
+/// The reference of `tests/ptx/bar_cont_ops.ptx`'s `bar_red_loop` for one CTA of `n`
+/// threads of which those below `lim` stay: every staying thread gets the same value.
+fn red_reference(n: usize, lim: usize, k: u32) -> Vec<u32> {
+    let live = lim.min(n);
+    let mut acc = 0u32;
+    for i in 0..k {
+        let yes = (0..live)
+            .filter(|&t| (t as u32 + i).is_multiple_of(3))
+            .count() as u32;
+        let all = if yes == live as u32 { 1000 } else { 0 };
+        let any_false = if yes != live as u32 { 100_000 } else { 0 };
+        acc = acc
+            .wrapping_mul(7)
+            .wrapping_add(yes)
+            .wrapping_add(all)
+            .wrapping_add(any_false)
+            .wrapping_add(i);
+    }
+    (0..n).map(|t| if t < live { acc } else { FILL }).collect()
+}
+
+/// `bar.red.popc` on a barrier id held in a register, `bar.red.and/or` on ids 1 and 2,
+/// with exited lanes and whole warps, in order and under a random warp order.
+#[test]
+fn bar_red_with_register_ids() {
+    let dev = Device::with_options(DeviceOptions {
+        threads: 2,
+        ..Default::default()
+    })
+    .expect("device");
+    for backend in [Backend::Jit, Backend::Interp] {
+        let m = module_at(&dev, "tests/ptx/bar_cont_ops.ptx", backend);
+        for (grid, block, lim, id) in [
+            (3u32, 256u32, 256u32, 0u32),
+            (2, 96, 70, 5),
+            (2, 128, 20, 15),
+            (1, 40, 40, 3),
+        ] {
+            for (k, schedule) in [
+                (0u32, Schedule::InOrder),
+                (7, Schedule::InOrder),
+                (7, Schedule::Random(11)),
+            ] {
+                let n = (grid * block) as usize;
+                let out = dev.alloc_from(&vec![FILL; n]).unwrap();
+                let c = cfg([grid, 1, 1], [block, 1, 1], backend).schedule(schedule);
+                let what = format!(
+                    "bar_red_loop {backend:?} {grid}x{block} lim={lim} id={id} k={k} {schedule:?}"
+                );
+                let args = [
+                    arg(&out),
+                    KernelArg::U32(k),
+                    KernelArg::U32(lim),
+                    KernelArg::U32(id),
+                ];
+                launch(&dev, &m, "bar_red_loop", &c, &args, &what);
+                let got: Vec<u32> = dev.read(&out).unwrap();
+                let want: Vec<u32> = (0..grid)
+                    .flat_map(|_| red_reference(block as usize, lim as usize, k))
+                    .collect();
+                assert_eq!(got, want, "{what}");
+            }
+        }
+    }
+}
+
+/// `bar.sync id, count` with both operands in registers: valid operands pass, a barrier
+/// id over 15 and a count that is not a multiple of 32 stop the launch with the same
+/// error on both backends.
+#[test]
+fn bar_sync_register_operands() {
+    let dev = Device::new().expect("device");
+    let mut errors = Vec::new();
+    for backend in [Backend::Jit, Backend::Interp] {
+        let m = module_at(&dev, "tests/ptx/bar_cont_ops.ptx", backend);
+        for (id, count) in [(0u32, 64u32), (7, 64), (15, 64)] {
+            let out = dev.alloc_from(&[FILL; 64]).unwrap();
+            let c = cfg([2, 1, 1], [64, 1, 1], backend);
+            let what = format!("bar_sync_regs {backend:?} id={id} count={count}");
+            launch(
+                &dev,
+                &m,
+                "bar_sync_regs",
+                &c,
+                &[arg(&out), KernelArg::U32(id), KernelArg::U32(count)],
+                &what,
+            );
+            let got: Vec<u32> = dev.read(&out).unwrap();
+            assert_eq!(got, (0..64).collect::<Vec<u32>>(), "{what}");
+        }
+        let mut errs = Vec::new();
+        for (id, count, msg) in [
+            (16u32, 64u32, "barrier id 16 is out of range 0..15"),
+            (
+                1,
+                48,
+                "barrier thread count 48 is not a positive multiple of 32",
+            ),
+            (
+                1,
+                0,
+                "barrier thread count 0 is not a positive multiple of 32",
+            ),
+        ] {
+            let out = dev.alloc_from(&[FILL; 64]).unwrap();
+            let c = cfg([1, 1, 1], [64, 1, 1], backend);
+            let args = [arg(&out), KernelArg::U32(id), KernelArg::U32(count)];
+            match dev.launch(&m, "bar_sync_regs", &c, &args) {
+                Err(e) => {
+                    let e = e.to_string();
+                    assert!(e.contains(msg), "{backend:?} id={id} count={count}: {e}");
+                    errs.push(e);
+                }
+                Ok(_) => panic!("bar_sync_regs {backend:?} id={id} count={count} ran"),
+            }
+        }
+        errors.push(errs);
+    }
+    assert_eq!(errors[0], errors[1]);
+}

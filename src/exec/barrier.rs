@@ -44,6 +44,19 @@ pub struct Arrival {
     pub red: Option<u32>,
 }
 
+/// The arrival a continuation kernel's warp left in its context when it returned
+/// [`RET_BARRIER`] (`WarpCtx::bar_*`).
+pub fn cont_arrival(ctx: &WarpCtx) -> Arrival {
+    Arrival {
+        id: ctx.bar_id,
+        count: (ctx.bar_count != 0).then_some(ctx.bar_count),
+        mask: ctx.bar_mask,
+        inst: InstId(ctx.bar_inst),
+        wait: true,
+        red: (ctx.bar_red != 0).then_some(ctx.bar_red as u32),
+    }
+}
+
 /// Lanes `mask` arrive at barrier `id` (non-blocking: the lanes must later wait with
 /// [`bar_wait`] before they go on). Returns `Err(Stopped)` (with `ctx.status` set) if the
 /// barrier operands are invalid.

@@ -84,6 +84,18 @@ pub struct WarpCtx {
     /// continue at plus one (0: start at the entry).
     pub cont_regs: u64,
     pub resume: u32,
+    /// The arrival of a continuation kernel's warp that returned `RET_BARRIER`, stored
+    /// by the generated code (`jit::control::cont`) for the CTA loop
+    /// (`runtime::launch::cont`): the barrier id (0..15), the thread count (0: all live
+    /// threads), the arriving lanes and their number, the instruction, and for
+    /// `bar.red` the arriving lanes whose predicate is true with bit 32 set (0: not a
+    /// `bar.red`); see `exec::barrier::cont_arrival`.
+    pub bar_id: u32,
+    pub bar_count: u32,
+    pub bar_mask: u32,
+    pub bar_lanes: u32,
+    pub bar_inst: u32,
+    pub bar_red: u64,
 }
 
 /// The stop flag of contexts that belong to no launch: never set.
@@ -174,6 +186,12 @@ impl WarpCtx {
             cluster_shared: std::ptr::null(),
             cont_regs: 0,
             resume: 0,
+            bar_id: 0,
+            bar_count: 0,
+            bar_mask: 0,
+            bar_lanes: 0,
+            bar_inst: 0,
+            bar_red: 0,
         }
     }
 }

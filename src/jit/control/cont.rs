@@ -18,13 +18,14 @@
 
 use crate::exec::barrier::RET_BARRIER;
 use crate::exec::ctx::WarpCtx;
-use crate::ir::{self, Idx, RegClass, Terminator};
+use crate::ir::{self, Idx, InstId, Operand, PredSrc, RegClass, Terminator};
+use crate::jit::abi::Helper;
 use crate::jit::translate::lanes::{self, N32};
 use crate::jit::translate::FuncTranslator;
 use crate::jit::JitError;
 use cranelift_codegen::ir::condcodes::IntCC;
 use cranelift_codegen::ir::types::{I32, I64};
-use cranelift_codegen::ir::{Block, InstBuilder, JumpTableData, MemFlagsData};
+use cranelift_codegen::ir::{Block, InstBuilder, JumpTableData, MemFlagsData, Value};
 use std::mem::offset_of;
 
 impl FuncTranslator<'_> {
@@ -49,9 +50,84 @@ impl FuncTranslator<'_> {
         })
     }
 
-    /// A convergent `bar.sync` of a continuation kernel after the arrival: saves the
-    /// scalar registers and affine bases, records `next` as the resume point and returns to the CTA loop.
-    pub(crate) fn cont_barrier(&mut self, next: ir::BlockId) {
+    /// A convergent `{bar.sync|bar.red} barrier{, count}` of a continuation kernel, whose
+    /// lanes `bits` (every live lane) arrive: the arrival goes into the warp context
+    /// (`WarpCtx::bar_*`, no helper call), the scalar registers and affine bases into
+    /// their slots of the register file, `next` into `WarpCtx::resume`, and the warp
+    /// returns [`RET_BARRIER`] to the CTA loop (`runtime::launch::cont`). Operands
+    /// `exec::barrier::bar_arrive` refuses (an id over 15, a count that is not a positive
+    /// multiple of 32) go to that helper, which stops the warp with its error.
+    pub(crate) fn cont_sync(
+        &mut self,
+        bits: Value,
+        barrier: &Operand,
+        count: Option<&Operand>,
+        red: Option<PredSrc>,
+        next: ir::BlockId,
+        inst: InstId,
+    ) -> Result<(), JitError> {
+        let nb = self.block(next)?;
+        let arrive = self.b.create_block();
+        self.b.ins().brif(bits, arrive, &[], nb, &[]);
+        self.b.switch_to_block(arrive);
+        let id = self.uniform_u32(barrier, bits)?;
+        let cnt = match count {
+            Some(c) => self.uniform_u32(c, bits)?,
+            None => lanes::iconst32(&mut self.b, 0),
+        };
+        let id_ok = matches!(*barrier, Operand::Imm(x) if x <= 15);
+        let count_ok = match count {
+            None => true,
+            Some(Operand::Imm(c)) => *c != 0 && c.is_multiple_of(32) && *c <= u32::MAX as u64,
+            Some(_) => false,
+        };
+        if !(id_ok && count_ok) {
+            let idv = self
+                .b
+                .ins()
+                .icmp_imm_u(IntCC::UnsignedLessThanOrEqual, id, 15);
+            let mut ok = idv;
+            if count.is_some() {
+                let low = self.b.ins().band_imm_u(cnt, 31);
+                let mult = self.b.ins().icmp_imm_u(IntCC::Equal, low, 0);
+                let pos = self.b.ins().icmp_imm_u(IntCC::NotEqual, cnt, 0);
+                let c_ok = self.b.ins().band(mult, pos);
+                ok = self.b.ins().band(ok, c_ok);
+            }
+            let fast = self.b.create_block();
+            let bad = self.b.create_block();
+            self.b.ins().brif(ok, fast, &[], bad, &[]);
+            self.b.switch_to_block(bad);
+            // The helper refuses exactly these operands: it records the error and
+            // returns the warp's nonzero status.
+            let c64 = match count {
+                Some(_) => self.b.ins().uextend(I64, cnt),
+                None => lanes::iconst64(&mut self.b, u64::MAX),
+            };
+            let instv = lanes::iconst32(&mut self.b, inst.0);
+            let h = self.helper(Helper::BarArrive)?;
+            self.b.ins().call(h, &[self.ctx, id, c64, bits, instv]);
+            self.b.ins().jump(self.ret_status, &[]);
+            self.b.switch_to_block(fast);
+        }
+        self.store_ctx(id, offset_of!(WarpCtx, bar_id));
+        self.store_ctx(cnt, offset_of!(WarpCtx, bar_count));
+        self.store_ctx(bits, offset_of!(WarpCtx, bar_mask));
+        let n = self.b.ins().popcnt(bits);
+        self.store_ctx(n, offset_of!(WarpCtx, bar_lanes));
+        let instv = lanes::iconst32(&mut self.b, inst.0);
+        self.store_ctx(instv, offset_of!(WarpCtx, bar_inst));
+        let redv = match red {
+            Some(c) => {
+                let p = self.read_pred(&Operand::Reg(c.reg), c.negate)?;
+                let pb = lanes::bits_from_mask(&mut self.b, &p);
+                let yes = self.b.ins().band(pb, bits);
+                let yes = self.b.ins().uextend(I64, yes);
+                self.b.ins().bor_imm_u(yes, 1i64 << 32)
+            }
+            None => lanes::iconst64(&mut self.b, 0),
+        };
+        self.store_ctx(redv, offset_of!(WarpCtx, bar_red));
         let fl = MemFlagsData::new().with_notrap().with_aligned();
         for k in self.f.regs.ids() {
             if let Some(v) = self.kept_var(k) {
@@ -65,6 +141,7 @@ impl FuncTranslator<'_> {
         self.store_ctx(r, offset_of!(WarpCtx, resume));
         let ret = lanes::iconst32(&mut self.b, RET_BARRIER);
         self.b.ins().return_(&[ret]);
+        Ok(())
     }
 
     /// The resume block: clears `ctx.resume`, restores the scalar registers and affine

@@ -331,6 +331,10 @@ impl FuncTranslator<'_> {
         let nb = self.block(next)?;
         let mut m = self.exec_mask(guard);
         let bits = self.mbits(&mut m);
+        if self.cont.is_some() && self.mode == Mode::Conv {
+            // Every live lane arrives (`control::cont`): back to the CTA loop.
+            return self.cont_sync(bits, barrier, count, red, next, inst);
+        }
         let call = self.b.create_block();
         let cont = self.b.create_block();
         self.b.ins().brif(bits, call, &[], cont, &[]);
@@ -352,14 +356,6 @@ impl FuncTranslator<'_> {
         let res = self.b.inst_results(r)[0];
         self.b.ins().brif(res, self.ret_status, &[], cont, &[]);
         self.b.switch_to_block(cont);
-        if self.cont.is_some() && self.mode == Mode::Conv {
-            // Every live lane arrived (`control::cont`): back to the CTA loop.
-            let ret = self.b.create_block();
-            self.b.ins().brif(bits, ret, &[], nb, &[]);
-            self.b.switch_to_block(ret);
-            self.cont_barrier(next);
-            return Ok(());
-        }
         if self.mode == Mode::Conv {
             let ab = self.b.use_var(self.active_bits);
             let all = self.b.ins().icmp(IntCC::Equal, bits, ab);

@@ -155,8 +155,8 @@ pub(super) fn run_cta_with_barriers(
     // Warps per CTA: warp `w` of the unit is warp `w % nw` of CTA `w / nw`.
     let nw = n / ctaids.len().max(1);
     // Barriers as continuations: the warps run on this stack and return at barriers.
-    if sh.cont_regs > 0 && sh.cont_direct && matches!(sh.exec, Exec::Jit(_)) {
-        return cont::run(sh, warps, ctaids);
+    if let (true, Exec::Jit(f)) = (sh.cont_regs > 0 && sh.cont_direct, &sh.exec) {
+        return cont::run(sh, *f, warps, ctaids);
     }
     let mut cos: Vec<Option<Co>> = Vec::with_capacity(n);
     for slot in warps.iter_mut() {
@@ -177,7 +177,11 @@ pub(super) fn run_cta_with_barriers(
                 loop {
                     // (A continuation kernel whose frame needs this stack.)
                     match run_warp(&*sh_ptr, &mut *ctx) {
-                        crate::exec::barrier::RET_BARRIER => y.suspend(WarpYield::Wait),
+                        crate::exec::barrier::RET_BARRIER => {
+                            let a = crate::exec::barrier::cont_arrival(&*ctx);
+                            (*env).arrivals.push(a);
+                            y.suspend(WarpYield::Wait)
+                        }
                         s => return s,
                     }
                 }

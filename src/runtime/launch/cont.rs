@@ -1,15 +1,18 @@
 //! The CTA loop of kernels whose barriers are continuations (`jit::control::cont`): each
-//! warp runs on the worker's stack until it returns `RET_BARRIER` at a `bar.sync` (its
-//! arrival in `WarpEnv::arrivals`) or exits, so no coroutine, no stack switch and no
-//! mbarrier or cluster bookkeeping is needed. Arrivals are counted in place, per CTA, in
-//! fixed arrays; a barrier completes when its count (all live threads without one) is
-//! reached, exited lanes counted out. The warps run in the rounds of the general loop
-//! (`run_cta_with_barriers`): each round runs every ready warp once, in the schedule's
-//! order, so the warps run, and the barriers complete, exactly as there.
+//! warp runs on the worker's stack until it returns `RET_BARRIER` at a `bar.sync` or
+//! `bar.red` (its arrival in `WarpCtx::bar_*`, written by the generated code) or exits,
+//! so no coroutine, no stack switch, no helper call at the barrier and no mbarrier or
+//! cluster bookkeeping is needed. Such a kernel has no `bar.arrive`, so every arrival
+//! waits, and a warp waits at one barrier at a time. Arrivals are counted in place, per
+//! CTA, in fixed arrays; a barrier completes when its count (all live threads without
+//! one) is reached, exited lanes counted out. The warps run in the rounds of the general
+//! loop (`run_cta_with_barriers`): each round runs every ready warp once, in the
+//! schedule's order, so the warps run, and the barriers complete, exactly as there.
 
-use super::{run_warp, warp_error, Barriers, LaunchShared, WarpSlot, WarpState};
+use super::{warp_error, Barriers, LaunchShared, WarpSlot, WarpState};
 use crate::exec::barrier::RET_BARRIER;
-use crate::exec::ctx::STATUS_OK;
+use crate::exec::ctx::{WarpCtx, STATUS_OK};
+use crate::jit::KernelFn;
 use crate::runtime::error::Result;
 
 /// One CTA's barriers (the fields of [`Barriers`] a continuation kernel uses).
@@ -17,39 +20,54 @@ use crate::runtime::error::Result;
 struct Cta {
     /// Threads arrived in the current generation of each barrier.
     arrived: [u32; 16],
-    /// The thread count the current generation waits for (`None`: all live threads).
-    expected: [Option<u32>; 16],
+    /// The thread count the current generation waits for (0: all live threads).
+    expected: [u32; 16],
     /// Completed generations of each barrier.
-    generation: [u64; 16],
+    generation: [u32; 16],
     /// `bar.red`: threads of the current generation whose predicate is true.
     red_yes: [u32; 16],
     /// (true predicates, arrived threads) of each barrier's last completed generation.
     red_done: [(u32, u32); 16],
     /// Bit i: barrier i has arrivals in its current generation.
     open: u16,
+    /// Bit i: the current generation of barrier i is a `bar.red`'s.
+    red: u16,
+    /// Bit i: barrier i completed a generation since the last wake-up.
+    done: u16,
     /// Live threads of the CTA.
     live: u32,
 }
 
 impl Cta {
-    /// Completes every open barrier whose count is reached; whether one did.
-    fn complete(&mut self) -> bool {
-        let mut advanced = false;
+    /// Completes barrier `id` if its count is reached.
+    #[inline]
+    fn complete_one(&mut self, id: usize) {
+        let need = match self.expected[id] {
+            0 => self.live,
+            c => c,
+        };
+        if self.arrived[id] >= need {
+            if self.red & (1 << id) != 0 {
+                self.red_done[id] = (self.red_yes[id], self.arrived[id]);
+                self.red_yes[id] = 0;
+                self.red &= !(1 << id);
+            }
+            self.arrived[id] = 0;
+            self.expected[id] = 0;
+            self.generation[id] = self.generation[id].wrapping_add(1);
+            self.open &= !(1 << id);
+            self.done |= 1 << id;
+        }
+    }
+
+    /// Completes every open barrier whose count is reached.
+    fn complete(&mut self) {
         let mut open = self.open;
         while open != 0 {
             let id = open.trailing_zeros() as usize;
             open &= open - 1;
-            if self.arrived[id] >= self.expected[id].unwrap_or(self.live) {
-                self.red_done[id] = (self.red_yes[id], self.arrived[id]);
-                self.red_yes[id] = 0;
-                self.arrived[id] = 0;
-                self.expected[id] = None;
-                self.generation[id] += 1;
-                self.open &= !(1 << id);
-                advanced = true;
-            }
+            self.complete_one(id);
         }
-        advanced
     }
 }
 
@@ -57,58 +75,70 @@ impl Cta {
 #[derive(Clone, Copy)]
 struct Warp {
     state: WarpState,
-    /// Live threads as last counted.
+    /// The barrier the warp waits at (while `Waiting`) and its generation then.
+    id: u8,
+    gen: u32,
+    /// Live lanes as last seen.
     live: u32,
-    /// Bit i: the warp waits for barrier i to complete generation `gen[i]`.
-    waits: u16,
-    gen: [u64; 16],
 }
 
-/// Makes the waiting warps of `warps` whose barriers have all completed ready
-/// (`Barriers::release`'s wake-up).
-fn wake(cta: &Cta, warps: &mut [Warp], slots: &mut [WarpSlot]) {
+/// Makes the waiting warps of `warps` whose barrier has completed (a barrier of
+/// `cta.done`) ready (`Barriers::release`'s wake-up), and clears `cta.done`.
+fn wake(cta: &mut Cta, warps: &mut [Warp], slots: &mut [WarpSlot]) {
+    let done = cta.done;
+    cta.done = 0;
     for (w, slot) in warps.iter_mut().zip(slots) {
-        if w.state != WarpState::Waiting {
+        let id = w.id as usize;
+        if w.state != WarpState::Waiting || done & (1 << id) == 0 || cta.generation[id] == w.gen {
             continue;
         }
-        let mut m = w.waits;
-        let mut done = true;
-        while m != 0 {
-            let b = m.trailing_zeros() as usize;
-            m &= m - 1;
-            done &= cta.generation[b] > w.gen[b];
-        }
-        if done {
-            let mut m = w.waits;
-            while m != 0 {
-                let b = m.trailing_zeros() as usize;
-                m &= m - 1;
-                slot.env.red_results[b] = cta.red_done[b];
-            }
-            w.waits = 0;
-            w.state = WarpState::Ready;
-        }
+        slot.env.red_results[id] = cta.red_done[id];
+        w.state = WarpState::Ready;
     }
 }
 
-/// Runs the warps `slots` of the CTAs `ctaids` (`run_cta_with_barriers` for a kernel
-/// whose barriers are continuations, run on this stack).
-pub(super) fn run(sh: &LaunchShared, slots: &mut [WarpSlot], ctaids: &[[u32; 3]]) -> Result<()> {
+/// Records the arrival the generated code left in `ctx` (`WarpCtx::bar_*`) for `warp`
+/// of `cta`: the warp waits there.
+#[inline]
+fn arrive(cta: &mut Cta, warp: &mut Warp, ctx: &WarpCtx) {
+    let id = (ctx.bar_id & 15) as usize;
+    cta.arrived[id] += ctx.bar_lanes;
+    if ctx.bar_count != 0 {
+        cta.expected[id] = ctx.bar_count;
+    }
+    if ctx.bar_red != 0 {
+        cta.red_yes[id] += (ctx.bar_red as u32 & ctx.bar_mask).count_ones();
+        cta.red |= 1 << id;
+    }
+    cta.open |= 1 << id;
+    warp.id = id as u8;
+    warp.gen = cta.generation[id];
+    warp.state = WarpState::Waiting;
+}
+
+/// Runs the warps `slots` of the CTAs `ctaids` with kernel `f` (`run_cta_with_barriers`
+/// for a kernel whose barriers are continuations, run on this stack).
+pub(super) fn run(
+    sh: &LaunchShared,
+    f: KernelFn,
+    slots: &mut [WarpSlot],
+    ctaids: &[[u32; 3]],
+) -> Result<()> {
     let n = slots.len();
     let nw = n / ctaids.len().max(1);
     let mut warps: Vec<Warp> = slots
         .iter()
         .map(|s| Warp {
             state: WarpState::Ready,
-            live: s.ctx.live.count_ones(),
-            waits: 0,
-            gen: [0; 16],
+            id: 0,
+            gen: 0,
+            live: s.ctx.live,
         })
         .collect();
     let mut ctas: Vec<Cta> = warps
         .chunks(nw.max(1))
         .map(|c| Cta {
-            live: c.iter().map(|w| w.live).sum(),
+            live: c.iter().map(|w| w.live.count_ones()).sum(),
             ..Default::default()
         })
         .collect();
@@ -124,26 +154,23 @@ pub(super) fn run(sh: &LaunchShared, slots: &mut [WarpSlot], ctaids: &[[u32; 3]]
             }
             ran = true;
             let c = w / nw;
-            let status = run_warp(sh, &mut slots[w].ctx);
+            let ctx: &mut WarpCtx = &mut slots[w].ctx;
+            // SAFETY: ctx is a valid, fully initialised warp context whose env lives as
+            // long, and `f` is the launch's compiled kernel.
+            let status = unsafe { f(ctx) };
             let (warp, cta) = (&mut warps[w], &mut ctas[c]);
+            // (No popcount on the fast path: the build targets plain x86-64.)
+            let now = ctx.live;
+            let changed = now != warp.live;
+            if changed {
+                cta.live = cta.live - warp.live.count_ones() + now.count_ones();
+                warp.live = now;
+            }
             if status == RET_BARRIER {
-                let env = &mut *slots[w].env;
-                for a in env.arrivals.drain(..) {
-                    let id = a.id.min(15) as usize;
-                    cta.arrived[id] += a.mask.count_ones();
-                    if a.count.is_some() {
-                        cta.expected[id] = a.count;
-                    }
-                    if let Some(bits) = a.red {
-                        cta.red_yes[id] += (bits & a.mask).count_ones();
-                    }
-                    if a.wait {
-                        warp.waits |= 1 << id;
-                        warp.gen[id] = cta.generation[id];
-                    }
-                    cta.open |= 1 << id;
+                arrive(cta, warp, ctx);
+                if !changed {
+                    cta.complete_one(ctx.bar_id as usize & 15);
                 }
-                warp.state = WarpState::Waiting;
             } else {
                 warp.state = WarpState::Done;
                 left -= 1;
@@ -151,17 +178,14 @@ pub(super) fn run(sh: &LaunchShared, slots: &mut [WarpSlot], ctaids: &[[u32; 3]]
                     return Err(warp_error(sh, &slots[w], w % nw, ctaids[c]));
                 }
             }
-            // Exits and arrivals may complete barriers.
-            let now = slots[w].ctx.live.count_ones();
-            cta.live = cta.live - warp.live + now;
-            warp.live = now;
-            let range = match cta.complete() {
-                true => c * nw..(c + 1) * nw,
-                // Only the warp that has just arrived can be released (a warp whose
-                // arrivals did not wait).
-                false => w..w + 1,
-            };
-            wake(cta, &mut warps[range.clone()], &mut slots[range]);
+            // Exits change the count of every barrier without a thread count.
+            if changed {
+                cta.complete();
+            }
+            if cta.done != 0 {
+                let r = c * nw..(c + 1) * nw;
+                wake(cta, &mut warps[r.clone()], &mut slots[r]);
+            }
         }
         if left == 0 {
             return Ok(());
@@ -190,21 +214,23 @@ fn deadlock(
     nw: usize,
 ) -> crate::runtime::error::Error {
     let c = (0..ctas.len())
-        .find(|&c| warps[c * nw..(c + 1) * nw].iter().any(|w| w.waits != 0))
+        .find(|&c| {
+            warps[c * nw..(c + 1) * nw]
+                .iter()
+                .any(|w| w.state == WarpState::Waiting)
+        })
         .unwrap_or(0);
     let r = c * nw..(c + 1) * nw;
     let cta = &ctas[c];
     let bars = Barriers {
         arrived: cta.arrived,
-        expected: cta.expected,
-        generation: cta.generation,
+        expected: cta.expected.map(|e| (e != 0).then_some(e)),
+        generation: cta.generation.map(u64::from),
         waits: warps[r.clone()]
             .iter()
-            .map(|w| {
-                (0..16u32)
-                    .filter(|&b| w.waits & (1 << b) != 0)
-                    .map(|b| (b, w.gen[b as usize]))
-                    .collect()
+            .map(|w| match w.state {
+                WarpState::Waiting => vec![(w.id as u32, w.gen as u64)],
+                _ => Vec::new(),
             })
             .collect(),
         open: cta.open,

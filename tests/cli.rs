@@ -33,7 +33,7 @@ fn check_reports_kernels_or_a_located_error() {
         String::from_utf8_lossy(&o.stdout),
         "tests/frontend_ptx/instructions.ptx: ok (3 kernels: instrs, clus, clus2)\n"
     );
-    // A located error: a module `.samplerref` (independent texturing mode).
+    // A located error: a module `.samplerref` without `.target texmode_independent`.
     let o = ptxjit(&["check", "tests/frontend_ptx/samplerref.ptx"]);
     assert_eq!(o.status.code(), Some(1));
     assert!(

@@ -530,7 +530,7 @@ fn unsupported_is_located_at_the_opcode() {
     );
     assert_eq!(
         err(".version 7.0\n.global .samplerref t;"),
-        "e.ptx:2:9: error: type '.samplerref' is not supported yet (independent texturing mode)"
+        "e.ptx:2:9: error: '.samplerref' variables need '.target texmode_independent'"
     );
 }
 

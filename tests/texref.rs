@@ -221,7 +221,7 @@ fn reference_misuse_is_a_load_error() {
         (
             ".global .samplerref smp;\n",
             "ret;",
-            "'.samplerref' is not supported yet",
+            "'.samplerref' variables need '.target texmode_independent'",
         ),
         (
             ".global .surfref s;\n",

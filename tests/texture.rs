@@ -152,13 +152,10 @@ fn fetches_and_surface_round_trip_on_both_backends() {
 fn unsupported_texture_forms_are_load_errors() {
     let dev = Device::new().expect("device");
     let forms = [
+        // The ISA's `sust.p` has no layered geometries.
         (
-            "sured.p.add.2d.b32.trap [%t, {%r, %r}], %r;",
-            "sured.p.add.2d.b32.trap",
-        ),
-        (
-            "sust.p.2d.b32.trap [%t, {%r, %r}], %r;",
-            "sust.p.2d.b32.trap",
+            "sust.p.a1d.b32.trap [%t, {%r, %r}], %r;",
+            "sust.p.a1d.b32.trap",
         ),
         (
             "tex.2dms.v4.f32.s32 {%f, %f, %f, %f}, [%t, {%r, %r, %r, %r}];",

@@ -154,6 +154,9 @@ pub struct Fx<'c, 'a> {
     /// A `.func` that uses `alloca`: the hidden register its entry's `stacksave` writes
     /// and every `ret` restores (`crate::exec::stack`).
     pub stack_saved: Option<RegId>,
+    /// Kernel parameters of type `.texref`/`.samplerref`/`.surfref` (8-byte handles) by
+    /// parameter offset.
+    pub tex_params: HashMap<u32, ir::TexRefKind>,
 }
 
 /// Whether a function body contains an `alloca` (its `.func` then saves the stack
@@ -235,6 +238,7 @@ impl<'c, 'a> Fx<'c, 'a> {
             pred_true: None,
             pre: Vec::new(),
             stack_saved: None,
+            tex_params: HashMap::new(),
         }
     }
 }
@@ -280,7 +284,11 @@ impl Fx<'_, '_> {
     ) -> Result<Vec<ir::Param>, PtxError> {
         let mut out = Vec::new();
         for p in ps {
-            let ty = self.cx.elem_type(&p.dtype)?;
+            let tex = self.tex_param_kind(p);
+            let ty = match tex {
+                Some(_) => Type::U64,
+                None => self.cx.elem_type(&p.dtype)?,
+            };
             let vec = p.dtype.vec.unwrap_or(1);
             let mut count = vec;
             for d in &p.dims {
@@ -360,6 +368,9 @@ impl Fx<'_, '_> {
                 _ => {
                     let off = self.param_slot(offset, align, size, p.loc)?;
                     param.offset = off;
+                    if let Some(k) = tex {
+                        self.tex_params.insert(off, k);
+                    }
                     if p.name.name != "_" {
                         let vref = match self.kind {
                             FuncKind::Entry => VarRef::KernelParam(off),
@@ -551,10 +562,7 @@ impl Fx<'_, '_> {
     fn var(&mut self, v: &ast::VarDecl) -> Result<(), PtxError> {
         for n in &v.names {
             if let Some(init) = &n.init {
-                let loc = match init {
-                    ast::Init::Expr(e) => e.loc,
-                    ast::Init::List(_, l) => *l,
-                };
+                let loc = init.loc();
                 if !matches!(v.space, DeclSpace::Global | DeclSpace::Const) {
                     return Err(self.err(
                         loc,

@@ -16,7 +16,7 @@ pub fn outer_len(init: &Init, inner: u64) -> u64 {
                 (items.len() as u64).div_ceil(inner.max(1))
             }
         }
-        Init::Expr(_) => 1,
+        Init::Expr(_) | Init::Field(..) => 1,
     }
 }
 
@@ -72,6 +72,9 @@ impl Cx<'_> {
                 self.put(&mut st, e, 0)?;
             }
             Init::List(..) => self.fill(&mut st, init, &shape, &strides, 0, 0, 0)?,
+            Init::Field(n, _) => {
+                return Err(self.err(n.loc, "a field initializer needs an opaque type"))
+            }
         }
         self.mask_relocs(&mut st)?;
         Ok((st.bytes, st.relocs))
@@ -114,6 +117,9 @@ impl Cx<'_> {
                     }
                     self.put(st, e, pos)?;
                     pos += 1;
+                }
+                Init::Field(n, _) => {
+                    return Err(self.err(n.loc, "a field initializer needs an opaque type"))
                 }
             }
         }
@@ -261,10 +267,7 @@ struct Fill {
 }
 
 fn init_loc(i: &Init) -> crate::ir::Loc {
-    match i {
-        Init::Expr(e) => e.loc,
-        Init::List(_, l) => *l,
-    }
+    i.loc()
 }
 
 /// `sym`, `generic(sym)`, `sym+k`, `sym-k`, `k+sym`: the symbol and addend.

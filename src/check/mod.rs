@@ -71,6 +71,7 @@ mod inst;
 mod memqual;
 mod operand;
 mod resume;
+mod sampler;
 mod shreach;
 mod sreg;
 mod validate;
@@ -419,11 +420,7 @@ impl<'a> Cx<'a> {
     /// arrays, patched at the end of [`Self::declare`]).
     fn alloc_shared(&mut self, v: &ast::VarDecl, n: &ast::DeclName) -> Result<u32, PtxError> {
         if let Some(init) = &n.init {
-            let loc = match init {
-                ast::Init::Expr(e) => e.loc,
-                ast::Init::List(_, l) => *l,
-            };
-            return Err(self.err(loc, ".shared variables cannot have initializers"));
+            return Err(self.err(init.loc(), ".shared variables cannot have initializers"));
         }
         let lay = self.layout(&v.dtype, &n.dims, None, n.name.loc)?;
         let key = (n.name.loc.line, n.name.loc.col);
@@ -673,12 +670,13 @@ impl<'a> Cx<'a> {
             ElemType::Scalar(_) => (None, ""),
         };
         let kind = match kind {
-            Some(ir::TexRefKind::Sampler) => {
-                // ptxas accepts module `.samplerref`s only with `.target
-                // texmode_independent`.
+            Some(ir::TexRefKind::Sampler)
+                if !self.m.target.iter().any(|t| t == "texmode_independent") =>
+            {
+                // As ptxas: module `.samplerref`s need `.target texmode_independent`.
                 return Err(self.err(
                     v.dtype.ty_loc,
-                    "type '.samplerref' is not supported yet (independent texturing mode)",
+                    "'.samplerref' variables need '.target texmode_independent'",
                 ));
             }
             Some(k) => k,
@@ -692,19 +690,23 @@ impl<'a> Cx<'a> {
                 format!("arrays of '.{tn}' are not supported yet"),
             ));
         }
-        if n.init.is_some() {
-            return Err(self.err(
-                n.name.loc,
-                format!("'.{tn}' initializers are not supported yet"),
-            ));
-        }
+        let init = match (&n.init, kind) {
+            (None, _) => vec![0; 8],
+            (Some(i), ir::TexRefKind::Sampler) => self.sampler_init(i)?.to_vec(),
+            (Some(_), _) => {
+                return Err(self.err(
+                    n.name.loc,
+                    format!("'.{tn}' initializers are not supported yet"),
+                ))
+            }
+        };
         let id = GlobalId(self.m.globals.len() as u32);
         self.m.globals.push(ir::GlobalVar {
             name: n.name.name.clone(),
             space: Space::Global,
             size: 8,
             align: 8,
-            init: vec![0; 8],
+            init,
             relocs: Vec::new(),
             external: v.linkage == ir::Linkage::Extern,
             loc: n.name.loc,

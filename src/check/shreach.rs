@@ -84,6 +84,7 @@ fn init_names(i: &ast::Init, out: &mut Vec<String>) {
     match i {
         ast::Init::Expr(e) => expr_names(e, out),
         ast::Init::List(v, _) => v.iter().for_each(|i| init_names(i, out)),
+        ast::Init::Field(..) => {}
     }
 }
 

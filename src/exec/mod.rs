@@ -23,6 +23,7 @@ pub mod heap;
 pub mod matrix;
 pub mod printf;
 pub mod region;
+pub mod sampler;
 pub mod sanitize;
 pub mod split;
 pub mod sreg;

@@ -8,6 +8,15 @@
 //! a negative layer clamps to the last one) and `.zero` reads zeros and drops stores.
 //! Checked against an H100 on every `suld.b`/`sust.b` case of
 //! `tests/golden/cases_future.txt` (bit-exact, misaligned forms included).
+//!
+//! The formatted forms ([`formatted`]: `sust.p`, `sured.p`) address samples (texels):
+//! x counts texels. `sust.p` writes its 32-bit values into the first channels of the
+//! texel (values past the channel count are ignored, channels past the values keep their
+//! contents: the ISA leaves them unpredictable); ptxjit does this only for 32-bit
+//! channel formats, where the value is stored as is (the conversion into narrower
+//! formats is not defined by the ISA: a located run-time error). `sured.p.b32` reduces a
+//! one-channel `u32` or `s32` texel as that type, as the ISA says; `.b64` needs a 64-bit
+//! integer format, which CUDA arrays do not have (an error).
 
 use crate::exec::ctx::FaultKind;
 use crate::exec::texture::TexObject;
@@ -125,6 +134,88 @@ pub fn access(obj: &TexObject, op: TexOp, ops: &[u64]) -> Result<[u64; 4], SurfF
         }
     }
     Ok(out)
+}
+
+/// Runs one lane's surface access ([`access`]), the formatted forms (`sust.p`,
+/// `sured.p`) first turned into the byte-addressed access they make; `Err` is an
+/// unsupported format (a message).
+pub fn formatted(
+    obj: &TexObject,
+    op: TexOp,
+    ops: &[u64],
+) -> Result<Result<[u64; 4], SurfFault>, String> {
+    let res = &obj.res;
+    let sub = match op {
+        TexOp::Sust {
+            geom,
+            vec,
+            clamp,
+            formatted: true,
+            ..
+        } => {
+            if res.format.bytes() != 4 {
+                return Err(format!(
+                    "sust.p on a surface of {:?} channels: formatted stores are supported into 32-bit channels only (f32, u32, s32)",
+                    res.format
+                ));
+            }
+            TexOp::Sust {
+                geom,
+                bytes: 4,
+                vec: vec.min(res.channels as u8),
+                clamp,
+                formatted: false,
+            }
+        }
+        TexOp::Sured {
+            geom,
+            op: rop,
+            ty,
+            clamp,
+            formatted: true,
+        } => {
+            use crate::exec::texture::ArrayFormat;
+            let ty = match (res.format, res.channels, ty) {
+                (ArrayFormat::U32, 1, crate::ir::Type::B32) => crate::ir::Type::U32,
+                (ArrayFormat::S32, 1, crate::ir::Type::B32) => crate::ir::Type::S32,
+                _ => {
+                    return Err(format!(
+                        "sured.p.{} on a surface of {} {:?} channel(s): needs one 32-bit integer channel (.b32) or a 64-bit integer format (.b64, which CUDA arrays do not have)",
+                        ty.name(),
+                        res.channels,
+                        res.format
+                    ))
+                }
+            };
+            TexOp::Sured {
+                geom,
+                op: rop,
+                ty,
+                clamp,
+                formatted: false,
+            }
+        }
+        _ => return Ok(access(obj, op, ops)),
+    };
+    // x in bytes (saturated to the 32-bit coordinate range: still outside if it was);
+    // `.clamp` clamps the sample index to the last texel.
+    let mut c = ops.to_vec();
+    let mut x = ops[0] as u32 as i32 as i64;
+    if matches!(
+        sub,
+        TexOp::Sust {
+            clamp: SurfClamp::Clamp,
+            ..
+        } | TexOp::Sured {
+            clamp: SurfClamp::Clamp,
+            ..
+        }
+    ) {
+        x = x.clamp(0, res.width.max(1) as i64 - 1);
+    }
+    let xb = x * res.texel_bytes() as i64;
+    c[0] = xb.clamp(i32::MIN as i64, i32::MAX as i64) as i32 as u32 as u64;
+    Ok(access(obj, sub, &c))
 }
 
 /// `sured`: one atomic read-modify-write of the element at host address `p` (aligned to

@@ -18,6 +18,7 @@
 //! the most negative value to -1).
 
 use crate::exec::ctx::{self, Stopped, WarpCtx, WARP_SIZE};
+use crate::exec::sampler::Sampler;
 use crate::ir::{InstId, TexGeom, TexMip, TexOp, Type};
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -183,6 +184,8 @@ pub struct TexObject {
 #[derive(Debug, Default)]
 pub struct TextureTable {
     objects: RwLock<HashMap<u64, TexObject>>,
+    /// Samplers of the independent texturing mode (`crate::exec::sampler`).
+    samplers: RwLock<HashMap<u64, Sampler>>,
     next: AtomicU64,
 }
 
@@ -199,9 +202,33 @@ impl TextureTable {
     pub fn insert_at(&self, key: u64, obj: TexObject) {
         self.write().insert(key, obj);
     }
-    /// Removes an object; false if `handle` is not live.
+    /// Registers sampler `s` under `key` (a module `.samplerref`'s address), or under a
+    /// new handle with `key` `None`; returns the key.
+    pub fn insert_sampler(&self, key: Option<u64>, s: Sampler) -> u64 {
+        let k = key.unwrap_or_else(|| self.next.fetch_add(1, Ordering::Relaxed) + 1);
+        self.samplers
+            .write()
+            .unwrap_or_else(|e| e.into_inner())
+            .insert(k, s);
+        k
+    }
+    /// The sampler of a handle: a registered sampler, or a texture object's modes.
+    pub fn sampler(&self, handle: u64) -> Option<Sampler> {
+        let s = self.samplers.read().unwrap_or_else(|e| e.into_inner());
+        match s.get(&handle) {
+            Some(s) => Some(*s),
+            None => self.get(handle)?.tex.as_ref().map(Sampler::of_texture),
+        }
+    }
+    /// Removes an object or sampler; false if `handle` is not live.
     pub fn remove(&self, handle: u64) -> bool {
-        self.write().remove(&handle).is_some()
+        let s = self
+            .samplers
+            .write()
+            .unwrap_or_else(|e| e.into_inner())
+            .remove(&handle)
+            .is_some();
+        self.write().remove(&handle).is_some() || s
     }
     pub fn get(&self, handle: u64) -> Option<TexObject> {
         self.objects
@@ -512,7 +539,16 @@ pub unsafe fn exec(
     for lane in (0..WARP_SIZE).filter(|l| mask >> l & 1 != 0) {
         let h = srcs[0][lane];
         let obj = table.as_ref().and_then(|t| t.get(h));
-        let Some(obj) = obj else {
+        if obj.is_none() {
+            if let TexOp::Query { query, .. } = op {
+                // `txq` on a `.samplerref` (or a sampler handle).
+                if let Some(v) = table.as_ref().and_then(|t| t.sampler(h)?.query(query)) {
+                    out[0][lane] = v as u64;
+                    continue;
+                }
+            }
+        }
+        let Some(mut obj) = obj else {
             let msg = format!(
                 "texture or surface handle {h:#x} of lane {lane} is not a live object (or a texture or surface reference that is not bound)"
             );
@@ -520,7 +556,17 @@ pub unsafe fn exec(
             unsafe { ctx::stop_with_error_at(ctx, msg, inst, lane as u32) };
             return Err(Stopped);
         };
-        let coords: Vec<u64> = srcs[1..].iter().map(|s| s[lane]).collect();
+        if op.has_sampler() {
+            let sh = srcs[1][lane];
+            let Some(smp) = table.as_ref().and_then(|t| t.sampler(sh)) else {
+                let msg = format!(
+                    "sampler handle {sh:#x} of lane {lane} is not a live sampler or texture object"
+                );
+                return stop(ctx, inst, lane, &msg);
+            };
+            obj.tex = obj.tex.map(|td| smp.apply(td));
+        }
+        let coords: Vec<u64> = srcs[op.first_coord()..].iter().map(|s| s[lane]).collect();
         let r = match op {
             TexOp::Query {
                 query,
@@ -533,7 +579,9 @@ pub unsafe fn exec(
                     Err(msg) => return stop(ctx, inst, lane, &msg),
                 }
             }
-            TexOp::Tex { geom, ctype, .. } => {
+            TexOp::Tex {
+                geom, ctype, dtype, ..
+            } => {
                 if obj.tex.is_none() {
                     return stop(ctx, inst, lane, "tex on a surface object");
                 }
@@ -541,11 +589,12 @@ pub unsafe fn exec(
                     Ok(off) => off,
                     Err(msg) => return stop(ctx, inst, lane, msg),
                 };
-                if geom.cube() {
-                    crate::exec::texcube::fetch_cube(&obj, geom, &coords).map(u64::from)
+                let r = if geom.cube() {
+                    crate::exec::texcube::fetch_cube(&obj, geom, &coords)
                 } else {
-                    fetch(&obj, geom, ctype, &coords, off).map(u64::from)
-                }
+                    fetch(&obj, geom, ctype, &coords, off)
+                };
+                half_results(dtype, r)
             }
             TexOp::Tld4 { comp, geom, .. } => {
                 if obj.tex.is_none() {
@@ -568,7 +617,11 @@ pub unsafe fn exec(
                 if obj.tex.is_some() {
                     return stop(ctx, inst, lane, "surface instruction on a texture object");
                 }
-                match crate::exec::surface::access(&obj, op, &coords) {
+                let r = match crate::exec::surface::formatted(&obj, op, &coords) {
+                    Ok(r) => r,
+                    Err(msg) => return stop(ctx, inst, lane, &msg),
+                };
+                match r {
                     Ok(v) => v,
                     Err(f) => {
                         // SAFETY: the caller's contract.
@@ -595,6 +648,20 @@ pub unsafe fn exec(
         }
     }
     Ok(out)
+}
+
+/// `tex`'s results as registers: `.f16` results are the float results rounded to
+/// nearest even; `.f16x2` packs (r, g) and (b, a), the first in the low half.
+fn half_results(dtype: Type, r: [u32; 4]) -> [u64; 4] {
+    let h = |v: u32| {
+        let rn = Some(crate::ir::Rnd::Rn);
+        crate::ops::convert::cvt(Type::F16, Type::F32, rn, false, false, v as u64)
+    };
+    match dtype {
+        Type::F16 => r.map(h),
+        Type::F16x2 => [h(r[0]) | h(r[1]) << 16, h(r[2]) | h(r[3]) << 16, 0, 0],
+        _ => r.map(u64::from),
+    }
 }
 
 /// The texel offsets of a `tex`/`tld4` lane's operands (after the coordinates and any

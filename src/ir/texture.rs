@@ -144,9 +144,11 @@ pub enum TexMip {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum TexOp {
     /// `tex{.mip}.geom.v4.dtype.ctype d, [t, c]{, lod | dPdx, dPdy}{, e}{, f}` (sources: no
-    /// gradients, see [`TexOp::signature`]): `dtype`
-    /// `F32`/`S32`/`U32`, `ctype` `F32`/`S32`; `offset`: the `.s32` offset vector `e`;
-    /// `depth`: the `.f32` depth-compare operand `f`.
+    /// gradients, see [`TexOp::signature`]): `dtype` `F32`/`S32`/`U32`, `F16` (`.v4.f16`)
+    /// or `F16x2` (`.v2.f16x2`: two results), `ctype` `F32`/`S32`; `offset`: the `.s32`
+    /// offset vector `e`;
+    /// `depth`: the `.f32` depth-compare operand `f`; `sampler`: the independent
+    /// mode's `[t, s, c]` (a second `U64` source, the sampler, after the handle).
     Tex {
         geom: TexGeom,
         dtype: Type,
@@ -154,16 +156,18 @@ pub enum TexOp {
         mip: TexMip,
         offset: bool,
         depth: bool,
+        sampler: bool,
     },
     /// `tld4.comp.geom.v4.dtype.f32 d, [t, c]{, e}{, f}` (`geom` `.2d .a2d .cube .acube`):
     /// component `comp` (0 r .. 3 a) of the four texels of the bilinear footprint;
-    /// `offset` and `depth` as for `Tex`.
+    /// `offset`, `depth` and `sampler` as for `Tex`.
     Tld4 {
         comp: u8,
         geom: TexGeom,
         dtype: Type,
         offset: bool,
         depth: bool,
+        sampler: bool,
     },
     /// `suld.b.geom{.vN}.bB.clamp d, [s, c]`: `bytes` per element (1, 2, 4, 8), `vec`
     /// elements; the x coordinate is in bytes.
@@ -183,12 +187,14 @@ pub enum TexOp {
     },
     /// `sured.b.op.geom.ctype.clamp [s, c], v`: an atomic reduction `op` (`Add`, `Min`,
     /// `Max`, `And`, `Or`) of `v` (type `ty`: `U32 S32 B32 U64 S64`) into the surface
-    /// element at byte coordinate x (1d, 2d, 3d).
+    /// element at byte coordinate x (1d, 2d, 3d); `formatted` (`sured.p`, `ty` `B32` or
+    /// `B64`): x is a sample index and the element's signedness is the format's.
     Sured {
         geom: TexGeom,
         op: super::AtomOp,
         ty: Type,
         clamp: SurfClamp,
+        formatted: bool,
     },
     /// `txq{.level}.query.b32 d, [t]{, lod}` (`surface` false) and `suq.query.b32 d, [s]`:
     /// sources the handle and, with `level`, the `.s32` level of detail; one `.b32` result.
@@ -204,8 +210,9 @@ pub enum TexOp {
 pub struct TexSignature {
     /// Result registers, in order.
     pub dsts: Vec<Type>,
-    /// Sources: the handle (`U64`), the coordinates, then `tex`'s level of detail or
-    /// gradients, offsets and depth-compare value, or `sust`/`sured`'s values.
+    /// Sources: the handle (`U64`), the sampler (`U64`, independent mode), the
+    /// coordinates, then `tex`'s level of detail or gradients, offsets and depth-compare
+    /// value, or `sust`/`sured`'s values.
     pub srcs: Vec<Type>,
 }
 
@@ -230,6 +237,19 @@ impl TexOp {
         }
     }
 
+    /// Whether the op takes a sampler (independent mode): its handle is source 1.
+    pub fn has_sampler(self) -> bool {
+        matches!(
+            self,
+            TexOp::Tex { sampler: true, .. } | TexOp::Tld4 { sampler: true, .. }
+        )
+    }
+
+    /// The index of the first coordinate source (after the handle and any sampler).
+    pub fn first_coord(self) -> usize {
+        1 + self.has_sampler() as usize
+    }
+
     pub fn signature(self) -> TexSignature {
         if let TexOp::Query { level, .. } = self {
             let mut srcs = vec![Type::U64];
@@ -247,7 +267,7 @@ impl TexOp {
             TexOp::Tld4 { .. } => Type::F32,
             _ => Type::S32,
         };
-        let mut srcs = vec![Type::U64];
+        let mut srcs = vec![Type::U64; self.first_coord()];
         for k in 0..geom.ncoords() {
             srcs.push(if geom.layered() && k == 0 {
                 Type::U32
@@ -276,6 +296,10 @@ impl TexOp {
             srcs.push(Type::F32);
         }
         let dsts = match self {
+            // `.v2.f16x2`: (r, g) and (b, a) packed, the first in the low half.
+            TexOp::Tex {
+                dtype: Type::F16x2, ..
+            } => vec![Type::F16x2; 2],
             TexOp::Tex { dtype, .. } | TexOp::Tld4 { dtype, .. } => vec![dtype; 4],
             TexOp::Suld { bytes, vec, .. } => vec![elem_type(bytes); vec as usize],
             TexOp::Sust { bytes, vec, .. } => {

@@ -77,6 +77,8 @@ impl Renamer<'_> {
         match i {
             ast::Init::Expr(e) => self.expr(e),
             ast::Init::List(items, _) => items.iter_mut().for_each(|i| self.init(i)),
+            // The value is an enumerator of the field, not a symbol.
+            ast::Init::Field(..) => {}
         }
     }
 

@@ -118,6 +118,20 @@ pub struct DeclName {
 pub enum Init {
     Expr(Expr),
     List(Vec<Init>, Loc),
+    /// `name = value`: a field of an opaque variable's initializer (`.samplerref`'s
+    /// `{ filter_mode = linear, ... }`).
+    Field(Ident, Expr),
+}
+
+impl Init {
+    /// Where the initializer starts.
+    pub fn loc(&self) -> Loc {
+        match self {
+            Init::Expr(e) => e.loc,
+            Init::List(_, l) => *l,
+            Init::Field(n, _) => n.loc,
+        }
+    }
 }
 
 /// A parameter or return value of a function, entry or prototype.

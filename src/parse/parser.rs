@@ -620,6 +620,11 @@ impl<'a> Parser<'a> {
             self.expect_punct('}')?;
             self.leave();
             Ok(Init::List(items, open))
+        } else if matches!(self.peek().tok, Tok::Ident(_)) && self.peek_at(1).tok == Tok::Punct('=')
+        {
+            let name = self.expect_ident("a field name")?;
+            self.bump();
+            Ok(Init::Field(name, self.expr(true)?))
         } else {
             Ok(Init::Expr(self.expr(true)?))
         }

@@ -588,6 +588,7 @@ impl Module {
                 mem.write(inner.layout.global_addrs[i], &bytes)?;
             }
         }
+        super::texture::register_samplers(&device, &inner.ir, &inner.layout.global_addrs);
         if jit {
             let tier = device.inner.opts.jit_tier;
             inner.jit = Some(match device.inner.opts.jit_eager {

@@ -10,9 +10,22 @@
 use super::device::{Device, Module};
 use super::error::{Error, Result};
 use crate::exec::region::RegionKind;
+pub use crate::exec::sampler::Sampler;
 use crate::exec::texture::TexObject;
 pub use crate::exec::texture::{AddressMode, ArrayFormat, TexResource, TextureDesc};
 pub use crate::ir::TexRefKind;
+
+/// Registers a module's `.samplerref` variables: the sampler state of each initializer
+/// (packed in the variable's bytes by the checker) under the variable's address.
+pub(crate) fn register_samplers(dev: &Device, ir: &crate::ir::Module, addrs: &[u64]) {
+    for (g, &a) in ir.globals.iter().zip(addrs) {
+        if ir.tex_refs.get(&g.name) == Some(&TexRefKind::Sampler) {
+            if let Some(s) = Sampler::from_bytes(&g.init) {
+                dev.inner.textures.insert_sampler(Some(a), s);
+            }
+        }
+    }
+}
 
 /// The shape and format of a CUDA array (`CUDA_ARRAY3D_DESCRIPTOR`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -193,7 +206,14 @@ impl Device {
         self.inner.textures.remove(r.addr);
     }
 
-    /// Destroys a texture or surface object.
+    /// Creates a sampler for the independent texturing mode: its handle is what a
+    /// `.samplerref` kernel parameter takes (a texture object's handle serves too, with
+    /// that object's address and filter modes). [`Device::destroy_tex_object`] frees it.
+    pub fn create_sampler(&self, s: Sampler) -> u64 {
+        self.inner.textures.insert_sampler(None, s)
+    }
+
+    /// Destroys a texture or surface object (or a sampler).
     pub fn destroy_tex_object(&self, handle: u64) -> Result<()> {
         if self.inner.textures.remove(handle) {
             Ok(())

@@ -500,6 +500,46 @@ pub unsafe extern "C" fn cuTexObjectGetResourceDesc(p: *mut CudaResourceDesc, h:
     })
 }
 
+/// The `CUDA_TEXTURE_DESC` of a texture object (mipmap fields 0: ptxjit's texture
+/// objects are not mipmapped).
+///
+/// # Safety
+/// `p` valid for a write of a `CUDA_TEXTURE_DESC`.
+#[no_mangle]
+pub unsafe extern "C" fn cuTexObjectGetTextureDesc(p: *mut CudaTextureDesc, h: u64) -> CUresult {
+    guard(|| {
+        let td = with_ctx(|d, _, _| {
+            d.device
+                .tex_object(h)
+                .and_then(|o| o.tex)
+                .ok_or(CUDA_ERROR_INVALID_HANDLE)
+        })?;
+        let flags = if td.read_as_integer {
+            TRSF_READ_AS_INTEGER
+        } else {
+            0
+        } | if td.normalized {
+            TRSF_NORMALIZED_COORDINATES
+        } else {
+            0
+        };
+        let desc = CudaTextureDesc {
+            address_mode: td.address.map(|m| m as u32),
+            filter_mode: td.linear as u32,
+            flags,
+            max_anisotropy: 0,
+            mipmap_filter_mode: 0,
+            mipmap_level_bias: 0.0,
+            min_mipmap_level_clamp: 0.0,
+            max_mipmap_level_clamp: 0.0,
+            border_color: td.border,
+            reserved: [0; 12],
+        };
+        // SAFETY: `out` checks for null.
+        unsafe { out(p, desc) }
+    })
+}
+
 /// # Safety
 /// `p` valid for a write of a `CUDA_RESOURCE_DESC`.
 #[no_mangle]

@@ -230,19 +230,37 @@ fn texrefs_and_surfrefs_through_the_driver_api() {
         rd.res[3] = H as u64;
         rd.res[4] = (PITCH * 4) as u64;
         let td = CudaTextureDesc {
-            address_mode: [1; 3],
-            filter_mode: 0,
-            flags: 0,
+            address_mode: [1, 3, 2],
+            filter_mode: 1,
+            flags: 2,
             max_anisotropy: 0,
             mipmap_filter_mode: 0,
             mipmap_level_bias: 0.0,
             min_mipmap_level_clamp: 0.0,
             max_mipmap_level_clamp: 0.0,
-            border_color: [0.0; 4],
+            border_color: [0.25, 0.0, 0.0, 1.0],
             reserved: [0; 12],
         };
         let mut obj = 0u64;
         assert_eq!(cuTexObjectCreate(&mut obj, &rd, &td, std::ptr::null()), 0);
+        // The sampler state reads back as it was given.
+        let mut got_td = CudaTextureDesc {
+            address_mode: [9; 3],
+            filter_mode: 9,
+            flags: 9,
+            max_anisotropy: 9,
+            mipmap_filter_mode: 9,
+            mipmap_level_bias: 9.0,
+            min_mipmap_level_clamp: 9.0,
+            max_mipmap_level_clamp: 9.0,
+            border_color: [9.0; 4],
+            reserved: [9; 12],
+        };
+        assert_eq!(cuTexObjectGetTextureDesc(&mut got_td, obj), 0);
+        assert_eq!(got_td.address_mode, [1, 3, 2]);
+        assert_eq!((got_td.filter_mode, got_td.flags), (1, 2));
+        assert_eq!(got_td.border_color, [0.25, 0.0, 0.0, 1.0]);
+        assert_eq!(got_td.max_anisotropy, 0);
         let mut got_rd = CudaResourceDesc {
             res_type: 0,
             res: [0; 16],
@@ -254,6 +272,10 @@ fn texrefs_and_surfrefs_through_the_driver_api() {
         assert_eq!(cuTexObjectDestroy(obj), 0);
         assert_eq!(
             cuTexObjectGetResourceDesc(&mut got_rd, obj),
+            CUDA_ERROR_INVALID_HANDLE
+        );
+        assert_eq!(
+            cuTexObjectGetTextureDesc(&mut got_td, obj),
             CUDA_ERROR_INVALID_HANDLE
         );
         assert_eq!(cuModuleUnload(m), 0);

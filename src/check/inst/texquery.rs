@@ -1,8 +1,10 @@
 //! Lowering of `txq{.level}.query.b32 d, [t]{, lod}` and `suq.query.b32 d, [s]` into
 //! [`InstKind::Texture`] with [`TexOp::Query`] (values in `crate::exec::texquery`). The
-//! object is a `.u64` handle or a module `.texref`/`.surfref` name; `.samplerref` names and the
-//! `.channel_data_type`/`.channel_order` queries (whose values are a source language's
-//! enumeration, which CUDA's texture objects do not define) are located errors.
+//! object is a `.u64` handle or a module `.texref`/`.surfref` name (or kernel parameter);
+//! the sampler queries (`.force_unnormalized_coords .filter_mode .addr_mode_N`) also take
+//! a `.samplerref`. The `.channel_data_type`/`.channel_order` queries (whose values are a
+//! source language's enumeration, which CUDA's texture objects do not define) are
+//! located errors.
 
 use super::Mods;
 use crate::check::func::Fx;
@@ -76,7 +78,18 @@ impl Fx<'_, '_> {
         } else {
             TexRefKind::Texture
         };
-        let h = self.tex_handle(obj, m, want)?;
+        let sampler_query = matches!(
+            query,
+            TexQuery::ForceUnnormalizedCoords | TexQuery::FilterMode | TexQuery::AddrMode(_)
+        );
+        let h = match self.tex_handle(obj, m, want) {
+            Ok(h) => h,
+            // The sampler queries also take a `.samplerref` (independent mode).
+            Err(e) if sampler_query && !surface => self
+                .tex_handle(obj, m, TexRefKind::Sampler)
+                .map_err(|_| e)?,
+            Err(e) => return Err(e),
+        };
         let mut srcs = vec![h];
         if level {
             srcs.push(self.src(&i.operands[2], Type::S32, Fit::Relaxed)?);

@@ -1,14 +1,16 @@
 //! Lowering of the texture and surface instructions into [`InstKind::Texture`] through
 //! texture/surface object handles (a `.u64` register or immediate) or module
 //! `.texref`/`.surfref` names (their address, which the runtime binds):
-//! `tex{.base,.level,.grad}.{1d,2d,3d,a1d,a2d,cube,acube}.v4.{f32,s32,u32}.{f32,s32} d,
-//! [t, c]{, lod | dPdx, dPdy}{, e}{, f}` (cubemaps: `.f32` coordinates, no offset),
-//! `tld4.{r,g,b,a}.{2d,a2d,cube,acube}.v4.{f32,s32,u32}.f32 d, [t, c]{, e}{, f}`,
+//! `tex{.base,.level,.grad}.{1d,2d,3d,a1d,a2d,cube,acube}.{v4.{f32,s32,u32,f16},v2.f16x2}.{f32,s32}
+//! d{|p}, [t, c]{, lod | dPdx, dPdy}{, e}{, f}` (cubemaps: `.f32` coordinates, no offset),
+//! `tld4.{r,g,b,a}.{2d,a2d,cube,acube}.v4.{f32,s32,u32}.f32 d{|p}, [t, c]{, e}{, f}`,
+//! both also in the independent mode's `[t, s, c]` (a `.samplerref` or `.u64` sampler),
 //! `suld.b.{1d,2d,3d,a1d,a2d}{.v2,.v4}.{b8,b16,b32,b64}{.trap,.clamp,.zero} d, [s, c]` and
-//! `sust.b` likewise, and `sured.b.{add,min,max,and,or}.{1d,2d,3d}` (`txq`/`suq`:
-//! `texquery.rs`). Other forms (`sured.p`, `sust.p`, multisample geometries, `.f16`
-//! results, independent mode with a `.samplerref`, the optional predicate result) stay
-//! located "not supported yet" errors.
+//! `sust.b` likewise, `sust.p.{1d,2d,3d}{.v2,.v4}.b32`, `sured.b.{add,min,max,and,or}.{1d,2d,3d}`
+//! and `sured.p` (`.b32`; `.b64` with `.min`/`.max`) (`txq`/`suq`: `texquery.rs`). The
+//! object is a `.u64` handle, a module reference or an opaque kernel parameter (loaded
+//! before the instruction). Multisample geometries stay located "not supported yet"
+//! errors.
 
 use super::Mods;
 use crate::check::func::Fx;
@@ -45,8 +47,11 @@ impl Fx<'_, '_> {
         i: &Instruction,
         m: &mut Mods,
     ) -> Result<InstKind, PtxError> {
+        // Independent mode: `[texture, sampler, {coordinates}]`.
+        let sampler = matches!(i.opcode.name.as_str(), "tex" | "tld4")
+            && matches!(i.operands.get(1), Some(ast::Operand::Bracket(v, _)) if v.len() == 3);
         let op = match i.opcode.name.as_str() {
-            "tex" => self.tex_form(i, m)?,
+            "tex" => self.tex_form(i, m, sampler)?,
             "tld4" => {
                 let comp = match m.one_of(&["r", "g", "b", "a"]) {
                     Some("r") => 0,
@@ -84,48 +89,11 @@ impl Fx<'_, '_> {
                     dtype,
                     offset,
                     depth,
+                    sampler,
                 }
             }
             "sured" => self.sured_op(m)?,
-            name => {
-                if !m.has("b") {
-                    return Err(self.unsupported(m));
-                }
-                let geom = geom_of(m).ok_or_else(|| self.unsupported(m))?;
-                let vec = match m.one_of(&["v2", "v4"]) {
-                    Some("v2") => 2,
-                    Some(_) => 4,
-                    None => 1,
-                };
-                let bytes = match m.types().as_slice() {
-                    [(Type::B8, _)] => 1,
-                    [(Type::B16, _)] => 2,
-                    [(Type::B32, _)] => 4,
-                    [(Type::B64, _)] if vec < 4 => 8,
-                    _ => return Err(self.unsupported(m)),
-                };
-                let clamp = match m.one_of(&["trap", "clamp", "zero"]) {
-                    Some("clamp") => SurfClamp::Clamp,
-                    Some("zero") => SurfClamp::Zero,
-                    _ => SurfClamp::Trap,
-                };
-                if name == "suld" {
-                    TexOp::Suld {
-                        geom,
-                        bytes,
-                        vec,
-                        clamp,
-                    }
-                } else {
-                    TexOp::Sust {
-                        geom,
-                        bytes,
-                        vec,
-                        clamp,
-                        formatted: false,
-                    }
-                }
-            }
+            name => self.surf_form(m, name)?,
         };
         let sig = op.signature();
         let store = matches!(op, TexOp::Sust { .. } | TexOp::Sured { .. });
@@ -140,22 +108,35 @@ impl Fx<'_, '_> {
                 ),
             ));
         }
-        let (res_op, addr_op) = if store {
+        let (mut res_op, addr_op) = if store {
             (&i.operands[1], &i.operands[0])
         } else {
             (&i.operands[0], &i.operands[1])
         };
+        if let (false, ast::Operand::Pair(d, p)) = (store, res_op) {
+            // `d|p`: p is true when the texels are resident, as they always are here.
+            let p = self.dst(p, Type::Pred, Fit::Strict)?;
+            self.pre.push(InstKind::Mov {
+                ty: Type::Pred,
+                dst: p,
+                src: Operand::Imm(1),
+            });
+            res_op = d;
+        }
         let parts = match addr_op {
-            ast::Operand::Bracket(v, _) if v.len() == 2 => v,
-            ast::Operand::Bracket(v, _) if v.len() == 3 && !store => {
-                return Err(self.err(
-                    v[1].loc(),
-                    format!(
-                        "instruction '{}' is not supported yet (independent texturing mode: a '.samplerref' operand)",
-                        m.text
-                    ),
-                ))
+            ast::Operand::Bracket(v, _) if v.len() == 2 && !sampler => {
+                if self.independent_mode() && matches!(op, TexOp::Tex { .. } | TexOp::Tld4 { .. }) {
+                    return Err(self.err(
+                        v[0].loc(),
+                        format!(
+                            "'{}' needs '[texture, sampler, {{coordinates}}]' in independent texturing mode",
+                            m.text
+                        ),
+                    ));
+                }
+                v
             }
+            ast::Operand::Bracket(v, _) if v.len() == 3 && sampler => v,
             o => {
                 return Err(self.err(
                     o.loc(),
@@ -167,24 +148,80 @@ impl Fx<'_, '_> {
             TexOp::Tex { .. } | TexOp::Tld4 { .. } => TexRefKind::Texture,
             _ => TexRefKind::Surface,
         };
-        let handle = self.tex_handle(&parts[0], m, want)?;
-        let nc = op.geom().ncoords();
-        let mut srcs = vec![handle];
-        srcs.extend(self.tex_sources(&parts[1], &sig.srcs[1..1 + nc], m)?);
+        let mut srcs = vec![self.tex_handle(&parts[0], m, want)?];
+        if sampler {
+            srcs.push(self.tex_handle(&parts[1], m, TexRefKind::Sampler)?);
+        }
+        let (first, nc) = (op.first_coord(), op.geom().ncoords());
+        srcs.extend(self.tex_sources(&parts[first], &sig.srcs[first..first + nc], m)?);
         let mut dsts = Vec::new();
         if store {
-            srcs.extend(self.tex_sources(res_op, &sig.srcs[1 + nc..], m)?);
+            srcs.extend(self.tex_sources(res_op, &sig.srcs[first + nc..], m)?);
         } else {
             dsts = self.tex_results(res_op, &sig.dsts, m)?;
             // The level of detail or gradients, the offset vector and the depth-compare
             // value, one operand each, in signature order.
-            srcs.extend(self.lookup_operands(i, m, op, &sig.srcs[1 + nc..])?);
+            srcs.extend(self.lookup_operands(i, m, op, &sig.srcs[first + nc..])?);
         }
         Ok(InstKind::Texture { op, dsts, srcs })
     }
 
+    /// `suld.b` and `sust.{b,p}` (by opcode name): `sust.p.{1d,2d,3d}{.v2,.v4}.b32` is a
+    /// formatted store.
+    fn surf_form(&mut self, m: &mut Mods, name: &str) -> Result<TexOp, PtxError> {
+        let formatted = name == "sust" && m.has("p");
+        if !formatted && !m.has("b") {
+            return Err(self.unsupported(m));
+        }
+        let geom = geom_of(m).ok_or_else(|| self.unsupported(m))?;
+        if formatted && geom.layered() {
+            return Err(self.unsupported(m));
+        }
+        let vec = match m.one_of(&["v2", "v4"]) {
+            Some("v2") => 2,
+            Some(_) => 4,
+            None => 1,
+        };
+        let bytes = match m.types().as_slice() {
+            [(Type::B8, _)] => 1,
+            [(Type::B16, _)] => 2,
+            [(Type::B32, _)] => 4,
+            [(Type::B64, _)] if vec < 4 && !formatted => 8,
+            _ => return Err(self.unsupported(m)),
+        };
+        if formatted && bytes != 4 {
+            return Err(self.unsupported(m));
+        }
+        let clamp = match m.one_of(&["trap", "clamp", "zero"]) {
+            Some("clamp") => SurfClamp::Clamp,
+            Some("zero") => SurfClamp::Zero,
+            _ => SurfClamp::Trap,
+        };
+        Ok(if name == "suld" {
+            TexOp::Suld {
+                geom,
+                bytes,
+                vec,
+                clamp,
+            }
+        } else {
+            TexOp::Sust {
+                geom,
+                bytes,
+                vec,
+                clamp,
+                formatted,
+            }
+        })
+    }
+
     /// The `tex` form of the modifiers and operands.
-    fn tex_form(&mut self, i: &Instruction, m: &mut Mods) -> Result<TexOp, PtxError> {
+    fn tex_form(
+        &mut self,
+        i: &Instruction,
+        m: &mut Mods,
+        sampler: bool,
+    ) -> Result<TexOp, PtxError> {
         let mip = match m.one_of(&["base", "level", "grad"]) {
             Some("level") => TexMip::Level,
             Some("grad") => TexMip::Grad,
@@ -195,13 +232,14 @@ impl Fx<'_, '_> {
             Some(_) => TexGeom::Acube,
             None => geom_of(m).ok_or_else(|| self.unsupported(m))?,
         };
-        if !m.has("v4") {
-            return Err(self.unsupported(m));
-        }
+        let vec = m.one_of(&["v4", "v2"]);
         let (dtype, ctype) = match m.types().as_slice() {
             [(d, _), (c, _)]
-                if matches!(d, Type::F32 | Type::S32 | Type::U32)
-                    && matches!(c, Type::F32 | Type::S32) =>
+                if matches!(
+                    (vec, d),
+                    (Some("v4"), Type::F32 | Type::S32 | Type::U32 | Type::F16)
+                        | (Some("v2"), Type::F16x2)
+                ) && matches!(c, Type::F32 | Type::S32) =>
             {
                 (*d, *c)
             }
@@ -224,7 +262,13 @@ impl Fx<'_, '_> {
             mip,
             offset,
             depth,
+            sampler,
         })
+    }
+
+    /// Whether the module's `.target` names `texmode_independent`.
+    pub(super) fn independent_mode(&self) -> bool {
+        self.cx.m.target.iter().any(|t| t == "texmode_independent")
     }
 
     /// `tex`/`tld4`'s operands after `[t, c]`: the level of detail (gradients are
@@ -277,7 +321,7 @@ impl Fx<'_, '_> {
     /// immediate (an object handle, or the address of a reference variable), or the name
     /// of a module `.texref`/`.surfref` of kind `want` (its address).
     pub(super) fn tex_handle(
-        &self,
+        &mut self,
         o: &ast::Operand,
         m: &Mods,
         want: TexRefKind,
@@ -291,6 +335,9 @@ impl Fx<'_, '_> {
             },
             _ => None,
         };
+        if let Some(Operand::VarAddr(VarRef::KernelParam(p), 0)) = var {
+            return self.tex_param_handle(o, m, p, want);
+        }
         let h = match var {
             Some(v) => Some(v),
             None => self.src(o, Type::U64, Fit::Relaxed).ok(),
@@ -328,6 +375,63 @@ impl Fx<'_, '_> {
         }
     }
 
+    /// The kind of an opaque kernel parameter (`.param .texref t`, `.samplerref`,
+    /// `.surfref`: an 8-byte handle), or `None`.
+    pub(crate) fn tex_param_kind(&self, p: &ast::ParamDecl) -> Option<TexRefKind> {
+        let ast::ElemType::Opaque(n) = &p.dtype.ty else {
+            return None;
+        };
+        let plain = p.dims.is_empty() && p.dtype.vec.is_none();
+        let entry = self.kind == crate::ir::FuncKind::Entry && p.space == ast::DeclSpace::Param;
+        TexRefKind::from_name(n).filter(|_| plain && entry)
+    }
+
+    /// An opaque kernel parameter (at offset `p`) named as a texture, sampler or
+    /// surface: its handle, loaded from the parameter buffer before the instruction.
+    fn tex_param_handle(
+        &mut self,
+        o: &ast::Operand,
+        m: &Mods,
+        p: u32,
+        want: TexRefKind,
+    ) -> Result<Operand, PtxError> {
+        match self.tex_params.get(&p) {
+            Some(k) if *k == want => {}
+            Some(k) => {
+                return Err(self.err(
+                    o.loc(),
+                    format!(
+                        "'{}' needs a '.{}' here, not a '.{}'",
+                        m.text,
+                        want.name(),
+                        k.name()
+                    ),
+                ))
+            }
+            None => {
+                return Err(self.err(
+                    o.loc(),
+                    format!(
+                        "'{}' needs a texture or surface: a .u64 handle or a '.{}' name",
+                        m.text,
+                        want.name()
+                    ),
+                ))
+            }
+        }
+        let r = self.new_reg(format!("%{}.handle", want.name()), Type::U64, o.loc())?;
+        self.pre.push(InstKind::Ld {
+            space: crate::ir::Space::Param,
+            ty: Type::U64,
+            dsts: vec![Some(r)],
+            addr: crate::ir::Address {
+                base: crate::ir::AddrBase::Var(VarRef::KernelParam(p)),
+                offset: 0,
+            },
+        });
+        Ok(Operand::Reg(r))
+    }
+
     /// Which of `tex`/`tld4`'s optional trailing operands are present after the first
     /// `fixed` operands: an offset vector `e` (a `{..}` vector) and a depth-compare
     /// scalar `f`, in that order.
@@ -358,10 +462,12 @@ impl Fx<'_, '_> {
     }
 
     /// `sured.b.op.geom.ctype.clamp`: `.add` on `.u32 .s32 .u64`, `.min`/`.max` on `.u32
-    /// .s32 .u64 .s64`, `.and`/`.or` on `.b32` (the ISA's table; `sured.p` is not
-    /// supported).
+    /// .s32 .u64 .s64`, `.and`/`.or` on `.b32` (the ISA's table); `sured.p.op.geom.b32`
+    /// (every op) and `.b64` (`.min`/`.max`): the element is signed or unsigned as the
+    /// surface's format says.
     fn sured_op(&mut self, m: &mut Mods) -> Result<TexOp, PtxError> {
-        if !m.has("b") {
+        let formatted = m.has("p");
+        if !formatted && !m.has("b") {
             return Err(self.unsupported(m));
         }
         let op = match m.one_of(&["add", "min", "max", "and", "or"]) {
@@ -385,6 +491,9 @@ impl Fx<'_, '_> {
         };
         let ty = self.one_type(m)?;
         let valid = match op {
+            _ if formatted => {
+                ty == Type::B32 || ty == Type::B64 && matches!(op, AtomOp::Min | AtomOp::Max)
+            }
             AtomOp::Add => matches!(ty, Type::U32 | Type::S32 | Type::U64),
             AtomOp::Min | AtomOp::Max => {
                 matches!(ty, Type::U32 | Type::S32 | Type::U64 | Type::S64)
@@ -404,6 +513,7 @@ impl Fx<'_, '_> {
             op,
             ty,
             clamp,
+            formatted,
         })
     }
 

@@ -82,7 +82,7 @@ const GEOMS: [TexGeom; 7] = [
     TexGeom::Cube,
     TexGeom::Acube,
 ];
-const TYPES: [Type; 3] = [Type::F32, Type::S32, Type::U32];
+const TYPES: [Type; 5] = [Type::F32, Type::S32, Type::U32, Type::F16, Type::F16x2];
 const CLAMPS: [SurfClamp; 3] = [SurfClamp::Trap, SurfClamp::Clamp, SurfClamp::Zero];
 const RED_OPS: [AtomOp; 5] = [
     AtomOp::Add,
@@ -91,7 +91,14 @@ const RED_OPS: [AtomOp; 5] = [
     AtomOp::And,
     AtomOp::Or,
 ];
-const RED_TYPES: [Type; 5] = [Type::U32, Type::S32, Type::B32, Type::U64, Type::S64];
+const RED_TYPES: [Type; 6] = [
+    Type::U32,
+    Type::S32,
+    Type::B32,
+    Type::U64,
+    Type::S64,
+    Type::B64,
+];
 
 fn idx<T: PartialEq>(list: &[T], v: &T) -> u64 {
     list.iter().position(|x| x == v).unwrap_or(0) as u64
@@ -107,12 +114,13 @@ pub(crate) fn encode(op: TexOp) -> u64 {
             mip,
             offset,
             depth,
+            sampler,
         } => {
             idx(&GEOMS, &geom) << 4
                 | idx(&TYPES, &dtype) << 8
                 | idx(&TYPES, &ctype) << 12
                 | idx(&MIPS, &mip) << 44
-                | extra_bits(offset, depth)
+                | extra_bits(offset, depth, sampler)
         }
         TexOp::Tld4 {
             comp,
@@ -120,11 +128,12 @@ pub(crate) fn encode(op: TexOp) -> u64 {
             dtype,
             offset,
             depth,
+            sampler,
         } => {
             1 | idx(&GEOMS, &geom) << 4
                 | (comp as u64) << 16
                 | idx(&TYPES, &dtype) << 8
-                | extra_bits(offset, depth)
+                | extra_bits(offset, depth, sampler)
         }
         TexOp::Suld {
             geom,
@@ -144,11 +153,13 @@ pub(crate) fn encode(op: TexOp) -> u64 {
             op,
             ty,
             clamp,
+            formatted,
         } => {
             4 | idx(&GEOMS, &geom) << 4
                 | idx(&RED_OPS, &op) << 8
                 | idx(&RED_TYPES, &ty) << 12
                 | idx(&CLAMPS, &clamp) << 36
+                | (formatted as u64) << 40
         }
         TexOp::Query {
             query,
@@ -164,8 +175,8 @@ pub(crate) fn encode(op: TexOp) -> u64 {
 
 const MIPS: [TexMip; 3] = [TexMip::Base, TexMip::Level, TexMip::Grad];
 
-fn extra_bits(offset: bool, depth: bool) -> u64 {
-    (offset as u64) << 48 | (depth as u64) << 49
+fn extra_bits(offset: bool, depth: bool, sampler: bool) -> u64 {
+    (offset as u64) << 48 | (depth as u64) << 49 | (sampler as u64) << 50
 }
 
 fn surf_bits(bytes: u8, vec: u8, clamp: SurfClamp) -> u64 {
@@ -180,6 +191,7 @@ pub(crate) fn decode(c: u64) -> Option<TexOp> {
     let vec = (c >> 28 & 255) as u8;
     let clamp = CLAMPS.get((c >> 36 & 15) as usize).copied();
     let (offset, depth) = (c >> 48 & 1 != 0, c >> 49 & 1 != 0);
+    let sampler = c >> 50 & 1 != 0;
     Some(match c & 15 {
         0 => TexOp::Tex {
             geom,
@@ -188,6 +200,7 @@ pub(crate) fn decode(c: u64) -> Option<TexOp> {
             mip: *MIPS.get((c >> 44 & 3) as usize)?,
             offset,
             depth,
+            sampler,
         },
         1 => TexOp::Tld4 {
             comp: (c >> 16 & 3) as u8,
@@ -195,6 +208,7 @@ pub(crate) fn decode(c: u64) -> Option<TexOp> {
             dtype: ty(8)?,
             offset,
             depth,
+            sampler,
         },
         2 => TexOp::Suld {
             geom,
@@ -214,6 +228,7 @@ pub(crate) fn decode(c: u64) -> Option<TexOp> {
             op: *RED_OPS.get((c >> 8 & 15) as usize)?,
             ty: *RED_TYPES.get((c >> 12 & 15) as usize)?,
             clamp: clamp?,
+            formatted: c >> 40 & 1 != 0,
         },
         5 => TexOp::Query {
             query: *crate::ir::TEX_QUERIES.get((c >> 8 & 255) as usize)?,
@@ -238,6 +253,7 @@ mod tests {
                 mip: TexMip::Base,
                 offset: false,
                 depth: false,
+                sampler: false,
             },
             TexOp::Tex {
                 geom: TexGeom::Acube,
@@ -246,6 +262,7 @@ mod tests {
                 mip: TexMip::Grad,
                 offset: true,
                 depth: true,
+                sampler: true,
             },
             TexOp::Tld4 {
                 comp: 3,
@@ -253,6 +270,7 @@ mod tests {
                 dtype: Type::F32,
                 offset: true,
                 depth: false,
+                sampler: true,
             },
             TexOp::Suld {
                 geom: TexGeom::D3,
@@ -265,6 +283,14 @@ mod tests {
                 op: AtomOp::Max,
                 ty: Type::S64,
                 clamp: SurfClamp::Clamp,
+                formatted: false,
+            },
+            TexOp::Sured {
+                geom: TexGeom::D3,
+                op: AtomOp::Min,
+                ty: Type::B64,
+                clamp: SurfClamp::Zero,
+                formatted: true,
             },
             TexOp::Sust {
                 geom: TexGeom::A1d,

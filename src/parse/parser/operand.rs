@@ -36,7 +36,12 @@ impl Parser<'_> {
         let first = match t.tok {
             Tok::Punct('{') => {
                 self.bump();
-                return Ok(Operand::Vector(self.operand_list('}')?, t.loc));
+                let v = Operand::Vector(self.operand_list('}')?, t.loc);
+                // `{d0, d1, d2, d3}|p`: texture results with a predicate.
+                if !self.is_punct('|') {
+                    return Ok(v);
+                }
+                v
             }
             Tok::Punct('[') => {
                 self.bump();

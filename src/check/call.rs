@@ -329,10 +329,7 @@ impl Fx<'_, '_> {
                             ty: Type::B64,
                             fmode: crate::ir::FloatMode::default(),
                             dst: wide,
-                            srcs: vec![
-                                Operand::Reg(wide),
-                                Operand::Imm(crate::exec::call::FUNC_ADDR_BASE),
-                            ],
+                            srcs: vec![Operand::Reg(wide), Operand::Imm(crate::ir::FUNC_ADDR_BASE)],
                         });
                         Err(wide)
                     }

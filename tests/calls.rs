@@ -471,8 +471,8 @@ fn load_errors() {
         "e.ptx:19:27: error: call targets 'f' and 'g' have different parameters"
     );
     assert_eq!(
-        err("\tcall (%r1), %r2, (%r2), t;"),
-        "e.ptx:18:14: error: the address of an indirect call must be a 64-bit integer register"
+        err("\tcall (%r1), %p, (%r2), t;"),
+        "e.ptx:18:14: error: the address of an indirect call must be a 32- or 64-bit integer register"
     );
 }
 

@@ -313,8 +313,8 @@ fn relaxed_operand_sizes_and_bit_registers() {
 
 #[test]
 fn memory_and_addresses() {
-    let src = ".version 7.0
-.target sm_70
+    let src = ".version 7.4
+.target sm_80
 .address_size 64
 .global .align 8 .b8 g[64];
 .const .u32 c[4];
@@ -332,7 +332,7 @@ fn memory_and_addresses() {
 \tst.local.u32 [loc+4], %r1;
 \tldu.global.u32 %r1, [%rd1];
 \tld.u32 %r1, [sm];
-\tld.u32 %r1, [1024];
+\tld.local.u32 %r1, [1024];
 \tcvta.global.u64 %rd2, g;
 \tcvta.to.shared.u32 %r1, %r2;
 \tcvta.local.u64 %rd3, %rd2;
@@ -386,7 +386,9 @@ fn memory_and_addresses() {
         addr(ks[7]),
         (Space::Generic, a(AddrBase::Var(VarRef::Shared(0)), 0))
     );
-    assert_eq!(addr(ks[8]), (Space::Generic, a(AddrBase::Abs, 1024)));
+    // An immediate address only in .local (ptxas: "Immediate addresses allowed only for
+    // .local state space").
+    assert_eq!(addr(ks[8]), (Space::Local, a(AddrBase::Abs, 1024)));
     assert!(matches!(ks[4], InstKind::St { srcs, .. } if srcs[1] == Operand::Imm(7)));
     assert!(matches!(
         ks[9],

@@ -324,3 +324,508 @@ fn global_address_needs_64_bits() {
         "12:22: error: address register '%r2' is 32-bit: a generic or .global address needs a 64-bit register under .address_size 64",
     );
 }
+
+// ---- Seed 16 run (MUTATION_FINDINGS.md, "Rerun after the fixes"): too strict ----
+
+/// Runs `body` (after `ld.param.u64 %rd1, [p]`) on both backends with `data` at `p`;
+/// the backends must agree; returns the words at `p` afterwards.
+fn run(body: &str, data: &[u64]) -> Vec<u64> {
+    let src = module(body);
+    let mut got = Vec::new();
+    for backend in [Backend::Interp, Backend::Jit] {
+        let dev = device();
+        let m = dev
+            .load_ptx_with(&src, "m.ptx", backend == Backend::Jit)
+            .unwrap_or_else(|e| panic!("{e}"));
+        let buf = dev.alloc_from(data).expect("alloc");
+        launch(
+            &dev,
+            &m,
+            "k",
+            &cfg([1, 1, 1], [1, 1, 1], backend),
+            &[arg(&buf)],
+            body,
+        );
+        let words: Vec<u64> = dev.read(&buf).expect("read");
+        got.push(words);
+    }
+    assert_eq!(got[0], got[1], "interpreter vs JIT: {body}");
+    got.swap_remove(0)
+}
+
+/// `vset` with a negative immediate: ptxas reads `-1` as the constant 0xFFFFFFFF (only
+/// `vmad` negates operands). `vset.u32.u32.ne d, a, -1` is 1 for a = 5, 0 for a =
+/// 0xFFFFFFFF; `vset.u32.u32.lt` compares unsigned: 5 < 0xFFFFFFFF.
+#[test]
+fn vset_takes_a_negative_immediate() {
+    accepts(
+        "vset.u32.u32.ne %r1, %r2, %r3.h1;",
+        "vset.u32.u32.ne %r1, %r2, -1;",
+    );
+    let got = run(
+        "ld.global.u32 %r2, [%rd1];\n\tld.global.u32 %r3, [%rd1+4];\n\t\
+         vset.u32.u32.ne %r4, %r2, -1;\n\tvset.u32.u32.ne %r5, %r3, -1;\n\t\
+         vset.u32.u32.lt %r6, %r2, -1;\n\t\
+         st.global.u32 [%rd1+8], %r4;\n\tst.global.u32 [%rd1+12], %r5;\n\t\
+         st.global.u32 [%rd1+16], %r6;",
+        &[0xFFFF_FFFF_0000_0005, 0, 0],
+    );
+    // Words at +8/+12: (5 != -1) = 1, (-1 != -1) = 0; at +16: 5 < 0xFFFFFFFF = 1.
+    assert_eq!(got[1], 1, "{got:x?}");
+    assert_eq!(got[2], 1, "{got:x?}");
+}
+
+/// ptxas: "Incorrect video selector for operand 2": the SIMD video instructions take
+/// no immediates.
+#[test]
+fn simd_video_takes_no_immediates() {
+    rejects(
+        "vadd2.s32.s32.u32.sat %r1, %r2, %r3, %r1;",
+        "vadd2.s32.s32.u32.sat %r1, %r2, 255U, %r1;",
+        "12:34: error: a SIMD video operand must be a register ('vadd2.s32.s32.u32.sat')",
+    );
+}
+
+/// `rcp.rn.ftz.f64`: ptxas 12.9 (sm_90) assembles it to the cubin of `rcp.rn.f64`,
+/// byte for byte. 1/3 and 1/-7 rounded to nearest are Rust's `1.0 / x` (IEEE division).
+#[test]
+fn rcp_rn_ftz_f64_is_rcp_rn_f64() {
+    accepts("rcp.rn.f64 %fd1, %fd2;", "rcp.rn.ftz.f64 %fd1, %fd2;");
+    let got = run(
+        "ld.global.f64 %fd2, [%rd1];\n\trcp.rn.ftz.f64 %fd1, %fd2;\n\t\
+         st.global.f64 [%rd1+8], %fd1;\n\tld.global.f64 %fd2, [%rd1+16];\n\t\
+         rcp.rz.ftz.f64 %fd1, %fd2;\n\tst.global.f64 [%rd1+24], %fd1;",
+        &[3.0f64.to_bits(), 0, (-7.0f64).to_bits(), 0],
+    );
+    assert_eq!(got[1], (1.0f64 / 3.0).to_bits());
+    // Toward zero: 1/-7 = -2^-3 * 8/7; the 53-bit significand of 8/7 truncated is
+    // floor(2^55 / 7), so the bits are sign | (1023 - 3) << 52 | (floor(2^55/7) - 2^52).
+    let want = (1u64 << 63) | ((1023 - 3) << 52) | ((1u64 << 55) / 7 - (1 << 52));
+    assert_eq!(got[3], want, "{:x} vs {want:x}", got[3]);
+}
+
+/// `mov.vN.type d, scalar`: the scalar's bits cut into N pieces, each zero-extended.
+/// Oracle: ptxas 12.9 (sm_90) cubins (`mov.v2.b32 {a, b}, 0x11223344` stores 0x3344,
+/// 0x1122; `.v4.b32` a register's bytes; `.v2.b64` its words; `.v2.b16` bytes).
+#[test]
+fn vector_mov_of_a_scalar_splits_it() {
+    accepts(
+        "mov.v2.u32 {%r1, %r2}, {%r3, %r4};",
+        "mov.v2.u32 {%r1, %r2}, 1;",
+    );
+    let got = run(
+        "ld.global.u32 %r3, [%rd1];\n\tmov.v2.b32 {%r1, %r2}, 0x11223344;\n\t\
+         st.global.v2.u32 [%rd1+8], {%r1, %r2};\n\t\
+         mov.v4.b32 {%r4, %r5, %r6, %r7}, %r3;\n\t\
+         st.global.v4.u32 [%rd1+16], {%r4, %r5, %r6, %r7};\n\t\
+         ld.global.u64 %rd2, [%rd1];\n\tmov.v2.u64 {%rd3, %rd4}, %rd2;\n\t\
+         st.global.v2.u64 [%rd1+32], {%rd3, %rd4};",
+        &[0xCAFE_F00D_A1B2_C3D4, 0, 0, 0, 0, 0],
+    );
+    assert_eq!(got[1], 0x1122_0000_3344);
+    assert_eq!(got[2], (0xC3 << 32) | 0xD4);
+    assert_eq!(got[3], (0xA1 << 32) | 0xB2);
+    assert_eq!(got[4], 0xA1B2_C3D4);
+    assert_eq!(got[5], 0xCAFE_F00D);
+}
+
+/// `ld`/`ldu`/`st` of a narrower type with a `.b128` register (the relaxed operand
+/// sizes). Oracle: ptxas 12.9 (sm_90) cubins: `ld.global.f32 q` zero-fills above the
+/// value, `ldu.global.s64 q` fills with the sign, `st.global.u32 [a], q` stores the low
+/// 32 bits.
+#[test]
+fn narrow_access_to_a_b128_register() {
+    accepts(
+        ".reg .b128 %q1; ld.global.b128 %q1, [%rd1];",
+        ".reg .b128 %q1; ld.global.f32 %q1, [%rd1];",
+    );
+    let body = "ld.global.f32 %q1, [%rd1];\n\tst.global.b128 [%rd1+16], %q1;\n\t\
+                ldu.global.s64 %q2, [%rd1+8];\n\tst.global.b128 [%rd1+32], %q2;\n\t\
+                st.global.u32 [%rd1+48], %q2;";
+    let got = run(
+        &format!(".reg .b128 %q<3>;\n\t{body}"),
+        &[0xFFFF_FFFF_3F80_0000, 0xFFFF_FFFF_FFFF_FFF9, 0, 0, 0, 0, 0],
+    );
+    assert_eq!(&got[2..4], &[0x3F80_0000, 0]);
+    assert_eq!(&got[4..6], &[0xFFFF_FFFF_FFFF_FFF9, u64::MAX]);
+    assert_eq!(got[6], 0xFFFF_FFF9);
+}
+
+/// `ld.volatile` with an L2 prefetch size: ptxas accepts `.L2::64B/128B/256B` (not
+/// `.ca`, `.L1::evict_last` or `.L2::cache_hint`) with `.volatile`.
+#[test]
+fn volatile_load_with_a_prefetch_size() {
+    accepts(
+        "ld.global.L2::256B.f64 %fd1, [%rd1];",
+        "ld.volatile.global.L2::256B.f64 %fd1, [%rd1];",
+    );
+    let got = run(
+        "ld.volatile.global.L2::128B.u64 %rd2, [%rd1];\n\tst.global.u64 [%rd1+8], %rd2;",
+        &[0x1234_5678_9ABC_DEF0, 0],
+    );
+    assert_eq!(got[1], 0x1234_5678_9ABC_DEF0);
+}
+
+/// A bulk copy's mbarrier as a bare 64-bit register: ptxas assembles it to the cubin of
+/// `[reg]`, byte for byte; a 32-bit register stays an error ("Arguments mismatch").
+#[test]
+fn bulk_copy_mbarrier_as_a_register() {
+    accepts(
+        "cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%rd2], [%rd1], 128, [%rd3];",
+        "cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%rd2], [%rd1], 128, %rd3;",
+    );
+}
+
+/// `st.async`/`red.async` without the mbarrier operand: ptxas accepts them and
+/// assembles nothing (the cubin has no store): ptxjit loads them as no-ops.
+#[test]
+fn st_async_without_mbarrier() {
+    accepts(
+        "st.async.shared::cluster.mbarrier::complete_tx::bytes.u32 [%rd2], %r1, [%rd3];",
+        "st.async.shared::cluster.mbarrier::complete_tx::bytes.u32 [%rd2], %r1;",
+    );
+}
+
+/// `mapa` with an immediate address: ptxas assembles `mapa.shared::cluster.u32 d, 3,
+/// r` to the cubin of `mapa` on a register holding 3.
+#[test]
+fn mapa_takes_an_immediate_address() {
+    accepts(
+        "mapa.shared::cluster.u32 %r1, %r2, 3;",
+        "mapa.shared::cluster.u32 %r1, 3, %r2;",
+    );
+}
+
+/// An indirect call through a 32-bit register: ptxas accepts it, and its cubin calls
+/// through the one 32-bit register either way (`CALL.REL.NOINC R2` for a `.u64` and a
+/// `.u32` address). Here the low half of a function address from a jump table.
+#[test]
+fn indirect_call_through_a_32_bit_register() {
+    let src = ".version 8.3
+.target sm_90
+.address_size 64
+.func (.reg .u32 rv) foo (.reg .u32 a, .reg .u32 b) { add.u32 rv, a, b; ret; }
+.func (.reg .u32 rv) bar (.reg .u32 a, .reg .u32 b) { sub.u32 rv, a, b; ret; }
+.global .u64 jmptbl[2] = { foo, bar };
+.visible .entry k(.param .u64 out, .param .u32 sel)
+{
+	.reg .u64 %r0, %rd<4>;
+	.reg .u32 retval, x, y, s, a32;
+	ld.param.u64 %rd1, [out];
+	ld.param.u32 s, [sel];
+	mov.u32 x, 7;
+	mov.u32 y, 5;
+	mul.wide.u32 %rd2, s, 8;
+	mov.u64 %rd3, jmptbl;
+	add.u64 %rd3, %rd3, %rd2;
+	ld.global.u64 %r0, [%rd3];
+	cvt.u32.u64 a32, %r0;
+	call (retval), a32, (x, y), jmptbl;
+	st.global.u32 [%rd1], retval;
+	ret;
+}
+";
+    for backend in [Backend::Interp, Backend::Jit] {
+        let dev = device();
+        let m = dev
+            .load_ptx_with(src, "m.ptx", backend == Backend::Jit)
+            .unwrap_or_else(|e| panic!("{e}"));
+        // foo(7, 5) = 12, bar(7, 5) = 2.
+        for (sel, want) in [(0u32, 12u32), (1, 2)] {
+            let out = zeroed(&dev, 4);
+            launch(
+                &dev,
+                &m,
+                "k",
+                &cfg([1, 1, 1], [1, 1, 1], backend),
+                &[arg(&out), ptxjit::KernelArg::from(sel)],
+                "call32",
+            );
+            let got: Vec<u32> = dev.read(&out).expect("read");
+            assert_eq!(got, vec![want], "{backend:?} sel {sel}");
+        }
+    }
+}
+
+// ---- Seed 16 run: too lenient (each rule checked against ptxas 12.9, -arch sm_90) ----
+
+/// `module(line)` with another `.version` and `.target`.
+fn module_at(line: &str, version: &str, target: &str) -> String {
+    module(line)
+        .replace(".version 8.5", &format!(".version {version}"))
+        .replace(".target sm_90", &format!(".target {target}"))
+}
+
+/// `rejects` for a module with another `.version` and `.target`.
+fn rejects_at(version: &str, target: &str, original: &str, mutant: &str, want: &str) {
+    if let Err(e) = parse_and_check(&module_at(original, version, target), "m.ptx") {
+        panic!("original '{original}' must load: {e}");
+    }
+    match parse_and_check(&module_at(mutant, version, target), "m.ptx") {
+        Ok(_) => panic!("mutant '{mutant}' must be rejected"),
+        Err(e) => assert_eq!(e.to_string(), format!("m.ptx:{want}"), "{mutant}"),
+    }
+}
+
+/// ptxas: "Argument 2 of instruction 'cp.async.bulk': unexpected value '7', expected to
+/// be multiple of 16" (and "out of range, expected to be in range [0..1048560]").
+#[test]
+fn bulk_copy_size_is_a_multiple_of_16() {
+    rejects(
+        "cp.async.bulk.global.shared::cta.bulk_group [%rd1], [%rd2], 16;",
+        "cp.async.bulk.global.shared::cta.bulk_group [%rd1], [%rd2], 7;",
+        "12:62: error: the size of 'cp.async.bulk.global.shared::cta.bulk_group' must be a multiple of 16 in [0, 1048560]",
+    );
+    rejects(
+        "cp.async.bulk.prefetch.L2.global [%rd1], %r2;",
+        "cp.async.bulk.prefetch.L2.global [%rd1], 0x80000000;",
+        "12:43: error: the size of 'cp.async.bulk.prefetch.L2.global' must be a multiple of 16 in [0, 1048560]",
+    );
+}
+
+/// ptxas: "Special register argument not allowed" / "Arguments mismatch for instruction
+/// 'cp.async.bulk.prefetch'".
+#[test]
+fn bulk_prefetch_operands() {
+    rejects(
+        "cp.async.bulk.prefetch.L2.global [%rd1], %r2;",
+        "cp.async.bulk.prefetch.L2.global [%rd1], %tid.x;",
+        "12:43: error: a special register can only be read by 'mov' or 'cvt'",
+    );
+    rejects(
+        "cp.async.bulk.prefetch.L2.global [%rd1], %r2;",
+        "cp.async.bulk.prefetch.L2.global %rd1, %r2;",
+        "12:35: error: expected an address '[...]'",
+    );
+}
+
+/// ptxas: "Arguments mismatch for instruction 'cp.async.bulk.wait_group'".
+#[test]
+fn wait_group_needs_its_count() {
+    rejects(
+        "cp.async.bulk.wait_group 2;",
+        "cp.async.bulk.wait_group;",
+        "12:2: error: instruction 'cp.async.bulk.wait_group' takes 1 operands, not 0",
+    );
+    rejects(
+        "cp.async.wait_group 2;",
+        "cp.async.wait_group;",
+        "12:2: error: instruction 'cp.async.wait_group' takes 1 operands, not 0",
+    );
+}
+
+/// ptxas: "Arguments mismatch for instruction 'shfl'" (an `.f32` membermask), 'bar.warp'
+/// (a float constant), 'redux' (a float source).
+#[test]
+fn warp_operands_are_integers() {
+    rejects(
+        "shfl.sync.down.b32 %r1|%p1, %r2, %r3, %r4, %r5;",
+        "shfl.sync.down.b32 %r1|%p1, %r2, %r3, %r4, %f1;",
+        "12:45: error: register '%f1' has type .f32, which does not fit instruction type .u32",
+    );
+    rejects(
+        "bar.warp.sync -1;",
+        "bar.warp.sync 0f3F800000;",
+        "12:16: error: floating-point constant cannot be used with type .u32",
+    );
+    rejects(
+        "redux.sync.xor.b32 %r1, %r2, -1;",
+        "redux.sync.xor.b32 %r1, 0f3F800000, -1;",
+        "12:26: error: a float constant cannot be a source of 'redux.sync.xor.b32'",
+    );
+}
+
+/// ptxas: "Scope modifier required for instruction 'fence'".
+#[test]
+fn fence_needs_a_scope() {
+    rejects(
+        "fence.sc.cta;",
+        "fence.sc;",
+        "12:2: error: 'fence.sc' needs a scope (.cta, .cluster, .gpu, .sys)",
+    );
+}
+
+/// ptxas: "Immediate addresses allowed only for .local state space".
+#[test]
+fn immediate_addresses_only_for_local() {
+    rejects("st.local.s32 [100], %r1;", "st.s32 [100], %r1;", "12:10: error: an immediate address is allowed only in the .local state space, not .generic");
+    rejects(
+        "ld.local.b64 %rd2, [240];",
+        "ld.shared.b64 %rd2, [240];",
+        "12:23: error: an immediate address is allowed only in the .local state space, not .shared",
+    );
+}
+
+/// ptxas: "Modifier '.cta' requires order", "Illegal modifier '.acquire'", "Illegal
+/// modifier '.cta' for instruction 'mbarrier.pending_count'", "Unexpected instruction
+/// types", "Unknown modifier '.expect_tx'".
+#[test]
+fn mbarrier_qualifiers() {
+    rejects(
+        "mbarrier.complete_tx.relaxed.cta.shared.b64 [%rd2], 512;",
+        "mbarrier.complete_tx.cta.shared.b64 [%rd2], 512;",
+        "12:22: error: scope '.cta' needs a semantics in 'mbarrier.complete_tx.cta.shared.b64'",
+    );
+    rejects(
+        "mbarrier.complete_tx.shared.b64 [%rd2], 512;",
+        "mbarrier.complete_tx.shared.b64.acquire [%rd2], 512;",
+        "12:33: error: modifier '.acquire' is not allowed in 'mbarrier.complete_tx.shared.b64.acquire'",
+    );
+    rejects(
+        "mbarrier.pending_count.b64 %r1, %rd2;",
+        "mbarrier.pending_count.cta.b64 %r1, %rd2;",
+        "12:24: error: modifier '.cta' is not allowed in 'mbarrier.pending_count.cta.b64'",
+    );
+    rejects(
+        "mbarrier.pending_count.b64 %r1, %rd2;",
+        "mbarrier.pending_count %r1, %rd2;",
+        "12:2: error: 'mbarrier.pending_count' needs '.b64'",
+    );
+    rejects(
+        "mbarrier.expect_tx.b64 [%rd2], 32;",
+        "mbarrier.cta.expect_tx.b64 [%rd2], 32;",
+        "12:10: error: 'mbarrier.cta.expect_tx.b64' must name its operation first",
+    );
+}
+
+/// ptxas: "Arguments mismatch for instruction 'getctarank'" (a bare 32-bit register as
+/// a `.u64` address; `%r2 + 4` is accepted).
+#[test]
+fn getctarank_address_size() {
+    rejects(
+        "getctarank.shared::cluster.u64 %r1, %rd2;",
+        "getctarank.shared::cluster.u64 %r1, %r2;",
+        "12:38: error: address register '%r2' is 32-bit; 'getctarank.shared::cluster.u64' needs a 64-bit address",
+    );
+}
+
+/// ptxas: "Arguments mismatch for instruction 'createpolicy.fractional'" (a `.b64`
+/// fraction), "value '1048576' must be less than or equal to the value '0' of argument
+/// 4", "Arguments mismatch for instruction 'createpolicy.range'" (a `.b64` size).
+#[test]
+fn createpolicy_operands() {
+    rejects(
+        "createpolicy.fractional.L2::evict_last.b64 %rd2, 1.0;",
+        "createpolicy.fractional.L2::evict_last.b64 %rd2, %rd3;",
+        "12:51: error: register '%rd3' has type .b64, which does not fit instruction type .f32",
+    );
+    let range = "createpolicy.range.L2::evict_last.L2::evict_first.b64 %rd2, [%rd1], 0x100000,";
+    rejects(
+        &format!("{range} 0x200000;"),
+        &format!("{range} 0;"),
+        "12:70: error: the primary size of 'createpolicy.range.L2::evict_last.L2::evict_first.b64' exceeds the total size",
+    );
+    rejects(
+        &format!("{range} 0x200000;"),
+        &format!("{range} %rd3;"),
+        "12:80: error: register '%rd3' has type .b64, which does not fit instruction type .u32",
+    );
+}
+
+/// ptxas: "Modifier '.release' requires scope with 'multimem.st' instruction".
+#[test]
+fn multimem_semantics_need_a_scope() {
+    rejects(
+        "multimem.st.release.cta.global.u32 [%rd1], %r1;",
+        "multimem.st.release.global.u32 [%rd1], %r1;",
+        "12:2: error: 'multimem.st.release.global.u32' needs a scope (.cta, .cluster, .gpu, .sys)",
+    );
+}
+
+/// ptxas: "Arguments mismatch for instruction 'cvt'": `.bf16` operands are 16-bit
+/// registers; packed fp8 sources are registers.
+#[test]
+fn cvt_bf16_and_fp8_operands() {
+    rejects(
+        ".reg .b16 %h; cvt.rn.bf16.f32 %h, %f1;",
+        ".reg .b16 %h; cvt.rn.bf16.f32 %rd3, %f1;",
+        "12:32: error: register '%rd3' has type .b64, which does not fit instruction type .bf16",
+    );
+    rejects(
+        ".reg .b16 %h; cvt.f64.bf16 %fd1, %h;",
+        ".reg .b16 %h; cvt.f64.bf16 %fd1, %rd2;",
+        "12:35: error: register '%rd2' has type .b64, which does not fit instruction type .bf16",
+    );
+    rejects(
+        ".reg .b16 %h; cvt.rn.f16x2.e4m3x2 %r1, %h;",
+        ".reg .b16 %h; cvt.rn.f16x2.e4m3x2 %r1, 5;",
+        "12:41: error: a .b16 source of 'cvt.rn.f16x2.e4m3x2' must be a register",
+    );
+}
+
+/// ptxas: "Illegal modifier '.sat' for instruction 'cvt'" where the conversion cannot
+/// overflow (`cvt.sat.u64.s32` can: it is accepted).
+#[test]
+fn cvt_sat_needs_a_possible_overflow() {
+    rejects(
+        "cvt.sat.u64.s32 %rd2, %r1;",
+        "cvt.s64.sat.s32 %rd2, %r1;",
+        "12:2: error: '.sat' is not valid for 'cvt.s64.sat.s32': the conversion cannot overflow",
+    );
+}
+
+/// ptxas: "Result register required for instruction 'stackrestore'".
+#[test]
+fn stackrestore_takes_a_register() {
+    rejects(
+        "stackrestore.u64 %rd2;",
+        "stackrestore.u64 255;",
+        "12:19: error: 'stackrestore' takes a register (a value 'stacksave' wrote)",
+    );
+}
+
+/// ptxas: "Unknown modifier '.to'" (`.to` after the state space).
+#[test]
+fn cvta_to_comes_first() {
+    rejects(
+        "cvta.to.shared.u64 %rd2, %rd3;",
+        "cvta.shared.to.u64 %rd2, %rd3;",
+        "12:13: error: '.to' must come before the state space in 'cvta.shared.to.u64'",
+    );
+}
+
+/// Version and target requirements. ptxas: "Modifier '.evict_last' on 'ld' requires PTX
+/// ISA .version 7.4 or later" (`.version 6.5`, sm_70), "... requires .target sm_70 or
+/// higher" (sm_61), "Feature '.relu' requires PTX ISA .version 7.0 or later",
+/// "Feature 'f16 arithemetic and compare instructions' requires .target sm_53".
+#[test]
+fn feature_requirements() {
+    rejects_at(
+        "6.5",
+        "sm_70",
+        "ld.global.u32 %r2, [%rd1];",
+        "ld.global.u32.L1::evict_last %r2, [%rd1];",
+        "12:15: error: '.L1::evict_last' on 'ld' requires PTX ISA .version 7.4 or later (this module is 6.5)",
+    );
+    rejects_at(
+        "7.4",
+        "sm_61",
+        "st.global.u32 [%rd1], %r2;",
+        "st.L1::evict_last.global.u32 [%rd1], %r2;",
+        "12:4: error: '.L1::evict_last' on 'st' requires .target sm_70 or higher (this module targets sm_61)",
+    );
+    rejects_at(
+        "6.5",
+        "sm_75",
+        "cvt.rn.f16.f32 %r1, %f1;",
+        "cvt.relu.rn.f16.f32 %r1, %f1;",
+        "12:5: error: '.relu' on 'cvt' requires PTX ISA .version 7.0 or later (this module is 6.5)",
+    );
+    rejects_at(
+        "6.0",
+        "sm_52",
+        "setp.lt.and.s32 %p1|%p2, %r1, %r2, %p3;",
+        "setp.lt.and.f16x2 %p1|%p2, %r1, %r2, %p3;",
+        "12:13: error: '.f16x2' arithmetic and comparison requires .target sm_53 or higher (this module targets sm_52)",
+    );
+}
+
+/// ptxas: "Arguments mismatch for instruction 'suq'" (a `.b64` destination).
+#[test]
+fn surface_query_result_is_32_bits() {
+    rejects(
+        ".reg .b64 s; suq.width.b32 %r1, [s];",
+        ".reg .b64 s; suq.width.b32 s, [s];",
+        "12:29: error: register 's' has type .b64, which does not fit instruction type .b32",
+    );
+}

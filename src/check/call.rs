@@ -303,15 +303,37 @@ impl Fx<'_, '_> {
         let target = match ops.get(k) {
             Some(ast::Operand::Value(e)) => match self.value(e)? {
                 Val::Func(f) => Ok(f),
-                Val::Reg(r, 0) => {
-                    if !matches!(self.reg_ty(r), Type::U64 | Type::B64 | Type::S64) {
-                        return Err(self.err(
-                            e.loc,
-                            "the address of an indirect call must be a 64-bit integer register",
-                        ));
+                Val::Reg(r, 0) => match self.reg_ty(r) {
+                    Type::U64 | Type::B64 | Type::S64 => Err(r),
+                    // ptxas also takes a 32-bit register and calls through its value (the
+                    // cubin's `CALL.REL` reads one 32-bit register either way): the low
+                    // 32 bits of a function address, here its `FuncId` above
+                    // `FUNC_ADDR_BASE`.
+                    Type::U32 | Type::B32 | Type::S32 => {
+                        let wide = self.new_reg("%__calladdr".into(), Type::B64, e.loc)?;
+                        self.pre.push(InstKind::Cvt {
+                            dst_ty: Type::U64,
+                            src_ty: Type::U32,
+                            rnd: None,
+                            ftz: false,
+                            sat: false,
+                            dst: wide,
+                            src: Operand::Reg(r),
+                        });
+                        self.pre.push(InstKind::Arith {
+                            op: crate::ir::ArithOp::Or,
+                            ty: Type::B64,
+                            fmode: crate::ir::FloatMode::default(),
+                            dst: wide,
+                            srcs: vec![Operand::Reg(wide), Operand::Imm(crate::ir::FUNC_ADDR_BASE)],
+                        });
+                        Err(wide)
                     }
-                    Err(r)
-                }
+                    _ => return Err(self.err(
+                        e.loc,
+                        "the address of an indirect call must be a 32- or 64-bit integer register",
+                    )),
+                },
                 _ => return Err(self.err(e.loc, "expected a function name or register")),
             },
             Some(op) => return Err(self.err(op.loc(), "expected a function name")),

@@ -151,6 +151,9 @@ pub struct Fx<'c, 'a> {
     /// Instructions [`Fx::pred_src`] needs before the instruction being checked (the
     /// dispatcher emits them first, under the same guard).
     pub pre: Vec<InstKind>,
+    /// A narrow load into a `.b128` register: its (low, high) halves and whether the
+    /// type is signed; the high half is filled after the load (`inst/b128.rs`).
+    pub b128_fill: Option<(RegId, RegId, bool)>,
     /// A `.func` that uses `alloca`: the hidden register its entry's `stacksave` writes
     /// and every `ret` restores (`crate::exec::stack`).
     pub stack_saved: Option<RegId>,
@@ -237,6 +240,7 @@ impl<'c, 'a> Fx<'c, 'a> {
             cc: None,
             pred_true: None,
             pre: Vec::new(),
+            b128_fill: None,
             stack_saved: None,
             tex_params: HashMap::new(),
         }

@@ -14,6 +14,7 @@ mod compare;
 mod control;
 mod convert;
 mod data;
+mod feature_req;
 mod fence_proxy;
 mod float;
 mod half;
@@ -296,6 +297,7 @@ impl Fx<'_, '_> {
         let mut m = Mods::new(i);
         m.text = text;
         self.bf16_target(i)?;
+        self.feature_reqs(i)?;
         let lowered = self.lower(i, &mut m)?;
         self.finish_mods(&m)?;
         let id = self.cx.inst_info(i.opcode.loc, m.text.clone(), self.id);
@@ -305,6 +307,9 @@ impl Fx<'_, '_> {
         match lowered {
             Lowered::Insts(ks) => {
                 for k in ks {
+                    self.push(guard, k, id);
+                }
+                if let Some(k) = self.b128_fill() {
                     self.push(guard, k, id);
                 }
             }

@@ -170,7 +170,9 @@ impl Fx<'_, '_> {
                 cop.unwrap_or("")
             ));
         }
-        if (evict.is_some() || prefetch.is_some()) && (sem == Sem::Volatile || mmio) {
+        // ptxas accepts a prefetch size with `.volatile` (`ld.volatile.global.L2::256B`),
+        // not with `.mmio`, and no eviction priority with either.
+        if evict.is_some() && (sem == Sem::Volatile || mmio) || prefetch.is_some() && mmio {
             return bad("'.volatile' and '.mmio' take no cache qualifiers".into());
         }
         if prefetch.is_some() && !matches!(space, Space::Global | Space::Generic) {

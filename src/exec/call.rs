@@ -8,9 +8,7 @@ use crate::ir::{FuncId, Module, MAX_CALL_DEPTH};
 
 pub use crate::exec::ctx::stop_with_error_at;
 
-/// Base of the values `mov.u64 %rd, func;` produces: `FUNC_ADDR_BASE + FuncId`. No host
-/// (and so no device) address is in this range.
-pub const FUNC_ADDR_BASE: u64 = 0xffff_f000_0000_0000;
+pub use crate::ir::FUNC_ADDR_BASE;
 
 /// Host stack that must remain free below the current frame when a call is entered.
 pub const HOST_STACK_MARGIN: usize = 256 * 1024;

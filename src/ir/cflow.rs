@@ -3,6 +3,10 @@
 
 use super::*;
 
+/// Base of the values `mov.u64 %rd, func;` produces: `FUNC_ADDR_BASE + FuncId`. No host
+/// (and so no device) address is in this range.
+pub const FUNC_ADDR_BASE: u64 = 0xffff_f000_0000_0000;
+
 /// A basic block: straight-line instructions and one terminator.
 #[derive(Clone, Debug)]
 pub struct Block {

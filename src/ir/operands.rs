@@ -47,6 +47,10 @@ impl Fit {
         if reg.bits() > 64 || ty.bits() > 64 {
             return false;
         }
+        if ty == Type::BF16 && self == Fit::Cvt {
+            // ptxas takes only 16-bit registers for a `.bf16` `cvt` operand.
+            return reg == ty || reg.is_bits() && reg.bits() == 16;
+        }
         if ty == Type::F16 && self == Fit::Cvt {
             // `cvt` may write an `.f16` result to (and read one from) a wider bit register.
             return reg == ty || reg.is_bits() && reg.bits() >= 16;

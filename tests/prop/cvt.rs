@@ -260,7 +260,7 @@ pub fn forms(types: &[Type]) -> Vec<Form> {
             match (s.is_float(), d.is_float()) {
                 (false, false) => {
                     v.push(form(d, s, None, false, false, None));
-                    // ptxas rejects a .sat that cannot clamp (ptxjit accepts it).
+                    // ptxas rejects a .sat that cannot clamp (so does ptxjit).
                     let (sl, sh) = range(s);
                     let (dl, dh) = range(d);
                     if sl < dl || sh > dh {

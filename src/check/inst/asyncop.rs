@@ -52,11 +52,16 @@ impl Fx<'_, '_> {
         if m.has("commit_group") || m.has("wait_all") || m.has("wait_group") {
             m.has("bulk");
             m.has("read");
-            if !matches!(i.operands.len(), 0 | 1) {
-                return Err(self.err(m.loc, format!("'{}' takes at most 1 operand", m.text)));
-            }
+            // ptxas: `wait_group` takes exactly one integer constant, `commit_group` and
+            // `wait_all` none ("Arguments mismatch" otherwise).
+            let wait_group = m.text.contains(".wait_group");
+            self.nops_range(i, m, wait_group as usize)?;
             if let Some(op) = i.operands.first() {
-                self.src(op, Type::U32, Fit::Strict)?;
+                if self.const_u32(op).is_none() {
+                    return Err(
+                        self.err(op.loc(), format!("'{}' takes an integer constant", m.text))
+                    );
+                }
             }
             // The copies completed when they were issued.
             return Ok(vec![InstKind::OrderPoint]);
@@ -160,7 +165,13 @@ impl Fx<'_, '_> {
             // `cp.async.bulk.prefetch.L2.global [src], size{, policy}`: a hint.
             m.has("L2");
             m.has("global");
-            m.has("L2::cache_hint");
+            let hint = m.has("L2::cache_hint");
+            self.nops_range(i, m, 2 + hint as usize)?;
+            self.address(&i.operands[0], Space::Global)?;
+            self.bulk_size(&i.operands[1], m)?;
+            if hint {
+                self.src(&i.operands[2], Type::B64, Fit::Strict)?;
+            }
             return Ok(vec![]);
         }
         let (ds, ss, complete_tx) = self.bulk_spaces(i, m)?;
@@ -178,10 +189,10 @@ impl Fx<'_, '_> {
             (ds, self.address(&i.operands[0], ds)?),
             (ss, self.address(&i.operands[1], ss)?),
         ];
-        let mut srcs = vec![self.src(&i.operands[2], Type::U32, Fit::Strict)?];
+        let mut srcs = vec![self.bulk_size(&i.operands[2], m)?];
         if complete_tx {
             // The mbarrier is in the destination's CTA.
-            addrs.push((ds, self.address(&i.operands[3], ds)?));
+            addrs.push((ds, self.bulk_mbar(&i.operands[3], ds)?));
         }
         if multicast {
             srcs.push(self.src(&i.operands[4], Type::U16, Fit::Relaxed)?);
@@ -201,16 +212,68 @@ impl Fx<'_, '_> {
         }])
     }
 
+    /// The operation and memory-order qualifiers of `mbarrier.op{.sem}{.scope}...`, as
+    /// ptxas 12.9 checks them: the operation comes first ("Unknown modifier" after
+    /// `mbarrier.cta`); a scope needs a semantics and a semantics a scope ("requires
+    /// order/scope"); `.release` only on arrivals, `.acquire` only on waits, `.relaxed`
+    /// on both and on `expect_tx`/`complete_tx`, none on `init`, `inval`,
+    /// `pending_count` ("Illegal modifier").
+    fn mbar_quals(&self, i: &Instruction, m: &mut Mods) -> Result<(), PtxError> {
+        const OPS: &[&str] = &[
+            "init",
+            "inval",
+            "arrive",
+            "arrive_drop",
+            "expect_tx",
+            "complete_tx",
+            "test_wait",
+            "try_wait",
+            "pending_count",
+        ];
+        let Some(op) = i.mods.first().filter(|x| OPS.contains(&x.name.as_str())) else {
+            let loc = i.mods.first().map(|x| x.loc).unwrap_or(m.loc);
+            return Err(self.err(loc, format!("'{}' must name its operation first", m.text)));
+        };
+        let sem = m.take_if(|x| SEMS.contains(&x));
+        let scope = m.take_if(|x| SCOPES.contains(&x));
+        let allowed: &[&str] = match op.name.as_str() {
+            "arrive" | "arrive_drop" => &["release", "relaxed"],
+            "test_wait" | "try_wait" => &["acquire", "relaxed"],
+            "expect_tx" | "complete_tx" => &["relaxed"],
+            _ => &[],
+        };
+        match (sem, scope) {
+            (None, Some((s, loc))) if allowed.is_empty() => Err(self.err(
+                loc,
+                format!("modifier '.{s}' is not allowed in '{}'", m.text),
+            )),
+            (Some((s, loc)), _) if !allowed.contains(&s) => Err(self.err(
+                loc,
+                format!("modifier '.{s}' is not allowed in '{}'", m.text),
+            )),
+            (Some(_), None) => Err(self.err(
+                m.loc,
+                format!("'{}' needs a scope (.cta, .cluster)", m.text),
+            )),
+            (None, Some((s, loc))) => Err(self.err(
+                loc,
+                format!("scope '.{s}' needs a semantics in '{}'", m.text),
+            )),
+            _ => Ok(()),
+        }
+    }
+
     /// `mbarrier.*`.
     pub(super) fn mbarrier(
         &mut self,
         i: &Instruction,
         m: &mut Mods,
     ) -> Result<Vec<InstKind>, PtxError> {
-        m.one_of(SEMS);
-        m.one_of(SCOPES);
+        self.mbar_quals(i, m)?;
         if m.has("pending_count") {
-            m.has("b64");
+            if !m.has("b64") {
+                return Err(self.err(m.loc, format!("'{}' needs '.b64'", m.text)));
+            }
             self.nops_range(i, m, 2)?;
             let d = self.dst(&i.operands[0], Type::U32, Fit::Strict)?;
             let s = self.src(&i.operands[1], Type::B64, Fit::Strict)?;
@@ -335,6 +398,29 @@ impl Fx<'_, '_> {
     }
 
     /// An integer constant operand.
+    /// The byte count of a bulk copy, reduction or prefetch: a `.u32` register or a
+    /// constant, which ptxas requires to be a multiple of 16 in [0, 1048560] ("expected to
+    /// be multiple of 16", "out of range").
+    pub(super) fn bulk_size(&self, op: &ast::Operand, m: &Mods) -> Result<Operand, PtxError> {
+        if let ast::Operand::Value(e) = op {
+            if let Ok(Val::Const(c)) = self.value(e) {
+                match c.as_i64() {
+                    Some(v) if (0..=1_048_560).contains(&v) && v % 16 == 0 => {}
+                    _ => {
+                        return Err(self.err(
+                            e.loc,
+                            format!(
+                                "the size of '{}' must be a multiple of 16 in [0, 1048560]",
+                                m.text
+                            ),
+                        ))
+                    }
+                }
+            }
+        }
+        self.src(op, Type::U32, Fit::Strict)
+    }
+
     fn const_u32(&self, op: &ast::Operand) -> Option<u32> {
         let ast::Operand::Value(e) = op else {
             return None;

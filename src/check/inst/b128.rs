@@ -4,7 +4,8 @@
 //! `mov.b128 q, {lo, hi}` / `mov.b128 {lo, hi}, q` / `mov.b128 q, r` are moves of the
 //! halves; `ld.b128` / `st.b128` are rewritten to `.v2.b64` accesses of the halves (the
 //! same 16 bytes, the same 16-byte alignment); `atom{.space}.{cas,exch}.b128` is one
-//! 128-bit host atomic ([`AsyncOp::Atom128`]). Other `.b128` uses stay load-time errors.
+//! 128-bit host atomic ([`AsyncOp::Atom128`]); a narrower `ld`/`st` of a `.b128` register
+//! uses its low half. Other `.b128` uses stay load-time errors.
 
 use super::Mods;
 use crate::check::func::{Fx, Sym};
@@ -66,8 +67,11 @@ impl Fx<'_, '_> {
         i: &Instruction,
     ) -> Result<Option<Instruction>, PtxError> {
         let is_mem = matches!(i.opcode.name.as_str(), "ld" | "ldu" | "st");
-        if !is_mem || !i.mods.iter().any(|m| m.name == "b128") {
+        if !is_mem {
             return Ok(None);
+        }
+        if !i.mods.iter().any(|m| m.name == "b128") {
+            return self.narrow_b128(i);
         }
         let mut c = i.clone();
         c.mods = Vec::with_capacity(i.mods.len() + 1);
@@ -96,6 +100,63 @@ impl Fx<'_, '_> {
             }
         }
         Ok(Some(c))
+    }
+
+    /// `ld`/`ldu`/`st` of a scalar type narrower than a `.b128` register operand (the
+    /// ISA's relaxed operand sizes, which ptxas accepts): the access uses the register's
+    /// low half, and a load fills the high half with the sign of a signed type, else
+    /// zeros ([`Fx::b128_fill`], after the load). Oracle: ptxas 12.9 (sm_90) cubins:
+    /// `ld.global.f32 q` / `.u32 q` write zeros above the value, `ldu.global.s64 q` the
+    /// sign; `st.global.s32 [a], q` stores the low 32 bits.
+    fn narrow_b128(&mut self, i: &Instruction) -> Result<Option<Instruction>, PtxError> {
+        if i.mods
+            .iter()
+            .any(|m| matches!(m.name.as_str(), "v2" | "v4" | "v8"))
+        {
+            return Ok(None);
+        }
+        let k = if i.opcode.name == "st" { 1 } else { 0 };
+        let Some(r) = i.operands.get(k).and_then(|op| self.b128_reg(op)) else {
+            return Ok(None);
+        };
+        let loc = i.operands[k].loc();
+        let (lo, hi) = self.b128_halves(r, loc)?;
+        let name = self.b128_sym(r, loc)?;
+        let mut c = i.clone();
+        c.operands[k] = ast::Operand::Value(ast::Expr {
+            kind: ExprKind::Sym {
+                name,
+                comp: Some("x".into()),
+            },
+            loc,
+        });
+        if k == 0 {
+            let signed = i
+                .mods
+                .iter()
+                .any(|m| m.name.starts_with('s') && m.name[1..].parse::<u32>().is_ok());
+            self.b128_fill = Some((lo, hi, signed));
+        }
+        Ok(Some(c))
+    }
+
+    /// The high-half fill of a narrow load into a `.b128` register ([`Fx::narrow_b128`]).
+    pub(super) fn b128_fill(&mut self) -> Option<InstKind> {
+        let (lo, hi, signed) = self.b128_fill.take()?;
+        Some(match signed {
+            true => InstKind::Arith {
+                op: crate::ir::ArithOp::Shr,
+                ty: Type::S64,
+                fmode: crate::ir::FloatMode::default(),
+                dst: hi,
+                srcs: vec![Operand::Reg(lo), Operand::Imm(63)],
+            },
+            false => InstKind::Mov {
+                ty: Type::B64,
+                dst: hi,
+                src: Operand::Imm(0),
+            },
+        })
     }
 
     /// `mov.b128 q, {lo, hi}`, `mov.b128 {lo, hi}, q`, `mov.b128 q, r`.

@@ -14,8 +14,9 @@
 
 use super::Mods;
 use crate::check::func::Fx;
+use crate::check::operand::Val;
 use crate::ir::{AsyncOp, AtomOp, Fit, InstKind, Operand, Space, Type};
-use crate::parse::ast::Instruction;
+use crate::parse::ast::{self, Instruction};
 use crate::parse::PtxError;
 
 const ATOM_OPS: &[&str] = &["add", "min", "max", "inc", "dec", "and", "or", "xor"];
@@ -125,6 +126,26 @@ impl Fx<'_, '_> {
         Ok((ds, ss, complete_tx))
     }
 
+    /// The mbarrier operand of a bulk copy or reduction: `[addr]`, or a bare 64-bit
+    /// register, which ptxas assembles to the cubin of `[reg]`, byte for byte (ptxas
+    /// 12.9, sm_90).
+    pub(super) fn bulk_mbar(
+        &self,
+        op: &ast::Operand,
+        space: Space,
+    ) -> Result<crate::ir::Address, PtxError> {
+        if let ast::Operand::Value(e) = op {
+            if let Ok(Val::Reg(r, 0)) = self.value(e) {
+                let t = self.reg_ty(r);
+                if t.bits() == 64 && !t.is_float() {
+                    let wrapped = ast::Operand::Bracket(vec![op.clone()], e.loc);
+                    return self.address(&wrapped, space);
+                }
+            }
+        }
+        self.address(op, space)
+    }
+
     /// `cp.reduce.async.bulk.dst.src.completion{.L2::cache_hint}.op{.noftz}.type [dst],
     /// [src], size{, [mbar]}{, policy}` (the `.tensor` forms stay errors).
     pub(super) fn cp_reduce_bulk(
@@ -154,9 +175,9 @@ impl Fx<'_, '_> {
             (ds, self.address(&i.operands[0], ds)?),
             (ss, self.address(&i.operands[1], ss)?),
         ];
-        let size = self.src(&i.operands[2], Type::U32, Fit::Strict)?;
+        let size = self.bulk_size(&i.operands[2], m)?;
         if complete_tx {
-            addrs.push((ds, self.address(&i.operands[3], ds)?));
+            addrs.push((ds, self.bulk_mbar(&i.operands[3], ds)?));
         }
         if hint {
             self.src(&i.operands[n - 1], Type::B64, Fit::Strict)?;
@@ -215,13 +236,19 @@ impl Fx<'_, '_> {
         if !valid {
             return Err(self.err(m.loc, format!("'{}' is not a valid form", m.text)));
         }
-        self.nops_range(i, m, 3)?;
+        // Without the mbarrier operand ptxas (12.9; sm_90 and sm_100) accepts the
+        // instruction and assembles nothing for it: the cubin has no store, no reduction.
+        let nops = if i.operands.len() == 2 { 2 } else { 3 };
+        self.nops_range(i, m, nops)?;
         let a = self.address(&i.operands[0], space)?;
         let srcs = if nvec == 1 {
             vec![self.src(&i.operands[1], ty, Fit::Relaxed)?]
         } else {
             self.atom_vec_srcs(&i.operands[1], ty, nvec)?
         };
+        if nops == 2 {
+            return Ok(vec![]);
+        }
         let mbar = self.address(&i.operands[2], space)?;
         let op = match op {
             Some(op) => AsyncOp::RedAsync { op, ty },
@@ -256,7 +283,28 @@ impl Fx<'_, '_> {
             ("st", Some(s)) => s != "acquire",
             (_, Some(s)) => matches!(s, "relaxed" | "release"),
         };
-        m.one_of(&["cta", "cluster", "gpu", "sys"]);
+        // ptxas: a strong semantics needs a scope, a scope needs one ("requires scope",
+        // "requires order", "'.weak' cannot be combined with" a scope).
+        let scope = m.one_of(&["cta", "cluster", "gpu", "sys"]);
+        let strong_sem = matches!(sem, Some("relaxed" | "acquire" | "release"));
+        match (strong_sem, scope) {
+            (true, None) => {
+                return Err(self.err(
+                    m.loc,
+                    format!("'{}' needs a scope (.cta, .cluster, .gpu, .sys)", m.text),
+                ))
+            }
+            (false, Some(sc)) => {
+                return Err(self.err(
+                    m.loc,
+                    format!(
+                        "scope '.{sc}' in '{}' needs .relaxed, .acquire or .release",
+                        m.text
+                    ),
+                ))
+            }
+            _ => {}
+        }
         let space = match m.has("global") {
             true => Space::Global,
             false => Space::Generic,

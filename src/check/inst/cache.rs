@@ -74,18 +74,46 @@ impl Fx<'_, '_> {
                     return bad(self, "wrong number of operands");
                 }
                 let dst = self.dst(&i.operands[0], Type::B64, Fit::Strict)?;
+                // ptxas: the fraction is an `.f32` register or a float in (0, 1], the
+                // range sizes `.u32` registers or constants, primary <= total when both
+                // are constants ("Arguments mismatch", "out of range", "must be less than
+                // or equal to").
+                let mut sizes = Vec::new();
                 for (k, o) in i.operands.iter().enumerate().skip(1) {
                     match (form, k, o) {
                         (Some("range"), 1, _) => {
                             self.address(o, Space::Global)?;
                         }
                         (Some("fractional"), _, _) => {
-                            self.src(o, Type::F32, Fit::Relaxed)?;
+                            if let Operand::Imm(b) = self.src(o, Type::F32, Fit::Strict)? {
+                                let f = f32::from_bits(b as u32);
+                                if !(f > 0.0 && f <= 1.0) {
+                                    return Err(self.err(
+                                        o.loc(),
+                                        format!("the fraction of '{}' must be in (0, 1]", m.text),
+                                    ));
+                                }
+                            }
                         }
                         (_, _, ast::Operand::Value(_)) => {
-                            self.src(o, Type::U64, Fit::Relaxed)?;
+                            let ty = if form == Some("range") {
+                                Type::U32
+                            } else {
+                                Type::U64
+                            };
+                            sizes.push(self.src(o, ty, Fit::Strict)?);
                         }
                         _ => return bad(self, "unexpected operand"),
+                    }
+                }
+                if let (Some("range"), [Operand::Imm(p), Operand::Imm(t)]) =
+                    (form, sizes.as_slice())
+                {
+                    if p > t {
+                        return Err(self.err(
+                            i.operands[2].loc(),
+                            format!("the primary size of '{}' exceeds the total size", m.text),
+                        ));
                     }
                 }
                 Ok(Lowered::Insts(vec![InstKind::Mov {

@@ -65,6 +65,15 @@ impl Fx<'_, '_> {
                     offset,
                 })
             }
+            // ptxas accepts an integer as the address (`mapa.shared::cluster.u32 d, 3, r`
+            // assembles to the cubin of `mapa` on a register holding 3).
+            Val::Const(c) => match c.as_i64() {
+                Some(offset) => Ok(Address {
+                    base: AddrBase::Abs,
+                    offset,
+                }),
+                None => Err(self.err(e.loc, "an absolute address must be an integer")),
+            },
             _ => Err(self.err(e.loc, "expected an address register or variable")),
         }
     }
@@ -82,6 +91,26 @@ impl Fx<'_, '_> {
         let ty = self.cluster_addr_type(m)?;
         let mapa = i.opcode.name == "mapa";
         self.nops(i, m, 2 + mapa as usize)?;
+        // ptxas: a bare address register has the instruction type's size ("Arguments
+        // mismatch" for `getctarank.shared::cluster.u64 d, %r32`); `reg + imm` may be
+        // either size.
+        if let ast::Operand::Value(e) = &i.operands[1] {
+            if let Ok(Val::Reg(r, 0)) = self.value(e) {
+                let t = self.reg_ty(r);
+                if t.bits() != ty.bits() && matches!(t.bits(), 32 | 64) && !t.is_float() {
+                    return Err(self.err(
+                        e.loc,
+                        format!(
+                            "address register '{}' is {}-bit; '{}' needs a {}-bit address",
+                            self.reg_name(r),
+                            t.bits(),
+                            m.text,
+                            ty.bits()
+                        ),
+                    ));
+                }
+            }
+        }
         let a = self.cluster_addr(&i.operands[1], space, m)?;
         let (op, dty, srcs) = if mapa {
             let b = self.src(&i.operands[2], Type::U32, Fit::Relaxed)?;

@@ -152,7 +152,16 @@ impl Fx<'_, '_> {
         let dst = self.dst(&i.operands[0], dty, rule)?;
         let mut srcs = Vec::with_capacity(stys.len());
         for (op, t) in i.operands[1..].iter().zip(stys) {
-            srcs.push(self.src(op, *t, Fit::Strict)?);
+            let s = self.src(op, *t, Fit::Strict)?;
+            // ptxas: packed sources (`.f16x2`, `.bf16x2`, fp8/fp6/fp4 pairs) are
+            // registers ("Arguments mismatch" for `cvt.rn.f16x2.e4m3x2 d, 5`).
+            if matches!(s, Operand::Imm(_)) && *t != Type::F32 {
+                return Err(self.err(
+                    op.loc(),
+                    format!("a {t} source of '{}' must be a register", m.text),
+                ));
+            }
+            srcs.push(s);
         }
         Ok(InstKind::CvtX { op, dst, srcs })
     }
@@ -339,6 +348,24 @@ impl Fx<'_, '_> {
                 m.loc,
                 format!("modifier '.sat' is not valid for '{}'", m.text),
             ));
+        }
+        // ptxas: "Illegal modifier '.sat'" on an integer conversion that cannot
+        // overflow (`cvt.sat.s64.s32`, `cvt.sat.s32.u16`; `cvt.sat.u64.s32` can).
+        if sat && dty.is_int() && sty.is_int() {
+            let fits = match (dty.is_signed(), sty.is_signed()) {
+                (false, true) => false,
+                (true, false) => dty.bits() > sty.bits(),
+                _ => dty.bits() >= sty.bits(),
+            };
+            if fits {
+                return Err(self.err(
+                    m.loc,
+                    format!(
+                        "'.sat' is not valid for '{}': the conversion cannot overflow",
+                        m.text
+                    ),
+                ));
+            }
         }
         self.nops(i, m, 2)?;
         let dst = self.dst(&i.operands[0], dty, Fit::Cvt)?;

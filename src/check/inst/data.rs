@@ -1,5 +1,6 @@
 //! The register-move family: `mov` (registers, immediates, special registers, variable
-//! and function addresses, vector pack/unpack, element-wise `.v2`/`.v4` moves; special registers: `check/sreg.rs`).
+//! and function addresses, vector pack/unpack, element-wise `.v2`/`.v4` moves, a scalar
+//! cut into a vector's elements; special registers: `check/sreg.rs`).
 //! (`prmt` is an [`InstKind::Bits`] operation, built in `int.rs`.)
 
 use super::Mods;
@@ -21,9 +22,14 @@ impl Fx<'_, '_> {
                     ast::Operand::Value(e) => matches!(self.value(e), Ok(Val::VecReg(_))),
                     _ => false,
                 };
-            return match elementwise {
-                true => self.mov_elements(i, m),
-                false => self.mov_sreg_vector(i, m),
+            let sreg = i.operands.len() == 2
+                && matches!(&i.operands[1], ast::Operand::Value(e)
+                    if matches!(&e.kind, ast::ExprKind::Sym { name, .. }
+                        if crate::check::sreg::lookup(name).is_some()));
+            return match (elementwise, sreg) {
+                (true, _) => self.mov_elements(i, m),
+                (false, true) => self.mov_sreg_vector(i, m),
+                (false, false) => self.mov_split_scalar(i, m),
             };
         }
         let ty = self.one_type(m)?;
@@ -86,6 +92,83 @@ impl Fx<'_, '_> {
             _ => self.src(a, ty, Fit::Strict)?,
         };
         Ok(vec![InstKind::Mov { ty, dst, src }])
+    }
+
+    /// `mov.vN.type d, s` with a scalar `s` (a register of `.type` or an immediate):
+    /// `s`'s bits are cut into `N` pieces of `bits(type) / N`, each zero-extended into one
+    /// element, the first the lowest. Oracle: ptxas 12.9 (sm_90) cubins: `mov.v2.b32 {a,
+    /// b}, 0x11223344` gives a = 0x3344, b = 0x1122; `mov.v4.b32` with a register gives its
+    /// four bytes, `mov.v2.b64` its two words, `mov.v2.b16 {a, b}, 0x1234` a = 0x34, b =
+    /// 0x12. Pieces under 8 bits (`.v4.b16`, which ptxas assembles otherwise) are
+    /// unsupported.
+    fn mov_split_scalar(
+        &mut self,
+        i: &Instruction,
+        m: &mut Mods,
+    ) -> Result<Vec<InstKind>, PtxError> {
+        let n: u32 = match m.one_of(&["v2", "v4"]) {
+            Some("v2") => 2,
+            _ => 4,
+        };
+        let ty = self.one_type(m)?;
+        self.nops(i, m, 2)?;
+        let total = ty.bits();
+        let w = total / n;
+        if ty == Type::Pred || total > 64 || w < 8 {
+            return Err(self.unsupported(m));
+        }
+        let (d, a) = (&i.operands[0], &i.operands[1]);
+        let src = self.src(a, ty, Fit::Strict)?;
+        let elems = self.vector_elems(d)?;
+        if elems.len() != n as usize {
+            return Err(self.err(m.loc, format!("'{}' moves vectors of {n} elements", m.text)));
+        }
+        let (tu, tb) = match total {
+            64 => (Type::U64, Type::B64),
+            32 => (Type::U32, Type::B32),
+            _ => (Type::U16, Type::B16),
+        };
+        let whole = self.new_reg("%__split".into(), tb, m.loc)?;
+        let part = self.new_reg("%__split".into(), tb, m.loc)?;
+        let mut out = vec![InstKind::Mov {
+            ty: tb,
+            dst: whole,
+            src,
+        }];
+        for (k, el) in elems.into_iter().enumerate() {
+            let dst = match el {
+                VecElem::Op(ast::Operand::Sink(_)) => continue,
+                VecElem::Op(op) => self.dst(op, ty, Fit::Strict)?,
+                VecElem::Reg(r) => {
+                    self.check_fit(r, ty, Fit::Strict, d.loc())?;
+                    r
+                }
+            };
+            let arith = |op, srcs| InstKind::Arith {
+                op,
+                ty: tb,
+                fmode: FloatMode::default(),
+                dst: part,
+                srcs,
+            };
+            out.push(InstKind::Arith {
+                op: ArithOp::Shr,
+                ty: tu,
+                fmode: FloatMode::default(),
+                dst: part,
+                srcs: vec![Operand::Reg(whole), Operand::Imm((w * k as u32) as u64)],
+            });
+            out.push(arith(
+                ArithOp::And,
+                vec![Operand::Reg(part), Operand::Imm((1u64 << w) - 1)],
+            ));
+            out.push(InstKind::Mov {
+                ty,
+                dst,
+                src: Operand::Reg(part),
+            });
+        }
+        Ok(out)
     }
 
     /// `mov.b64 d, {a, b}` (pack) and `mov.b64 {a, b}, s` (unpack), lowered to shifts,

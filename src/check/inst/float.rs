@@ -166,7 +166,7 @@ impl Fx<'_, '_> {
             "rm" => Rnd::Rm,
             _ => Rnd::Rp,
         });
-        let ftz = m.has("ftz");
+        let mut ftz = m.has("ftz");
         // ISA: `tanh.approx.f32` has no `.ftz` (ptxas: "Illegal modifier '.ftz'").
         if ftz && op == SfuOp::Tanh {
             return Err(self.err(m.loc, format!("'.ftz' is not valid for '{}'", m.text)));
@@ -178,7 +178,11 @@ impl Fx<'_, '_> {
         let f64_ty = ty == Type::F64;
         // `rcp.approx.ftz.f64` / `rsqrt.approx.ftz.f64` are the only f64 forms with
         // `.ftz` (upper-word approximations, see `ops::float::approx_hi_f64`).
-        if ftz && f64_ty && !(approx && matches!(op, SfuOp::Rcp | SfuOp::Rsqrt)) {
+        // ptxas also accepts `rcp.{rn,rz,rm,rp}.ftz.f64` and assembles it to the cubin of
+        // `rcp.{rn,rz,rm,rp}.f64`, byte for byte (ptxas 12.9, sm_90): `.ftz` is dropped.
+        if ftz && f64_ty && op == SfuOp::Rcp && rnd.is_some() {
+            ftz = false;
+        } else if ftz && f64_ty && !(approx && matches!(op, SfuOp::Rcp | SfuOp::Rsqrt)) {
             return Err(self.unsupported(m));
         }
         let exact_ok = matches!(op, SfuOp::Sqrt | SfuOp::Rcp);

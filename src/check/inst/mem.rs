@@ -99,6 +99,14 @@ impl Fx<'_, '_> {
                     offset,
                 })
             }
+            // ptxas: "Immediate addresses allowed only for .local state space".
+            Val::Const(_) if space != Space::Local => Err(self.err(
+                e.loc,
+                format!(
+                    "an immediate address is allowed only in the .local state space, not .{}",
+                    space.name()
+                ),
+            )),
             Val::Const(c) => match c.as_i64() {
                 Some(offset) => Ok(Address {
                     base: AddrBase::Abs,
@@ -290,6 +298,30 @@ impl Fx<'_, '_> {
     }
 
     pub(super) fn cvta(&mut self, i: &Instruction, m: &mut Mods) -> Result<InstKind, PtxError> {
+        // `cvta.to.space`: ptxas rejects `.to` after the state space ("Unknown modifier").
+        let pos = |n: &str| i.mods.iter().position(|x| x.name == n);
+        if let (Some(t), Some(sp)) = (
+            pos("to"),
+            i.mods.iter().position(|x| {
+                matches!(
+                    x.name.as_str(),
+                    "global"
+                        | "shared"
+                        | "shared::cta"
+                        | "shared::cluster"
+                        | "local"
+                        | "const"
+                        | "param"
+                )
+            }),
+        ) {
+            if t > sp {
+                return Err(self.err(
+                    i.mods[t].loc,
+                    format!("'.to' must come before the state space in '{}'", m.text),
+                ));
+            }
+        }
         let to = m.has("to");
         let space = self.space_mod(m, true)?;
         if space == Space::SharedCluster {

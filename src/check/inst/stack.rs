@@ -56,6 +56,13 @@ impl Fx<'_, '_> {
             _ => {
                 self.nops(i, m, 1)?;
                 let a = self.src(&i.operands[0], ty, Fit::Strict)?;
+                // ptxas: "Result register required for instruction 'stackrestore'".
+                if !matches!(a, crate::ir::Operand::Reg(_)) {
+                    return Err(self.err(
+                        i.operands[0].loc(),
+                        "'stackrestore' takes a register (a value 'stacksave' wrote)",
+                    ));
+                }
                 Ok(InstKind::Builtin {
                     op: Builtin::StackRestore { wide },
                     args: vec![a],

@@ -47,6 +47,13 @@ impl Fx<'_, '_> {
         if membar && scope.is_none() {
             return Err(self.err(m.loc, format!("'{}' needs '.cta', '.gl' or '.sys'", m.text)));
         }
+        // ptxas: "Scope modifier required for instruction 'fence'" (`fence`, `fence.sc`).
+        if !membar && scope.is_none() {
+            return Err(self.err(
+                m.loc,
+                format!("'{}' needs a scope (.cta, .cluster, .gpu, .sys)", m.text),
+            ));
+        }
         if !i.operands.is_empty() {
             return Err(self.err(
                 i.operands[0].loc(),

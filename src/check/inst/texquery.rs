@@ -68,7 +68,8 @@ impl Fx<'_, '_> {
             return Err(self.err(m.loc, format!("'{}' needs '.b32'", m.text)));
         }
         self.nops(i, m, 2 + level as usize)?;
-        let dst = self.dst(&i.operands[0], Type::B32, Fit::Relaxed)?;
+        // A 32-bit destination: ptxas rejects a `.b64` one ("Arguments mismatch").
+        let dst = self.dst(&i.operands[0], Type::B32, Fit::Strict)?;
         let obj = match &i.operands[1] {
             ast::Operand::Bracket(v, _) if v.len() == 1 => &v[0],
             o => return Err(self.err(o.loc(), format!("'{}' needs an operand '[object]'", m.text))),

@@ -46,7 +46,7 @@ struct Decorated {
     sel: Option<(String, Loc)>,
 }
 
-fn decorate(o: &ast::Operand) -> Decorated {
+fn decorate(o: &ast::Operand, vmad: bool) -> Decorated {
     let mut d = Decorated {
         operand: o.clone(),
         neg: false,
@@ -55,9 +55,13 @@ fn decorate(o: &ast::Operand) -> Decorated {
     let ast::Operand::Value(mut e) = o.clone() else {
         return d;
     };
-    if let ast::ExprKind::Unary(ast::UnOp::Neg, inner) = e.kind {
-        d.neg = true;
-        e = *inner;
+    // `-` before a name negates the operand (vmad only); before a number it is the
+    // number's sign (ptxas accepts `vset.u32.u32.ne d, a, -1`).
+    if let ast::ExprKind::Unary(ast::UnOp::Neg, inner) = &e.kind {
+        if !matches!(inner.kind, ast::ExprKind::Num(_)) || vmad {
+            d.neg = true;
+            e = (**inner).clone();
+        }
     }
     if let ast::ExprKind::Sym {
         name,
@@ -200,7 +204,11 @@ impl Fx<'_, '_> {
         if lanes > 1 && sat && op2.is_some() {
             return Err(bad(self, "'.sat' cannot be used with '.add'"));
         }
-        let ops: Vec<Decorated> = i.operands.iter().map(decorate).collect();
+        let ops: Vec<Decorated> = i
+            .operands
+            .iter()
+            .map(|o| decorate(o, kind == VideoKind::Mad))
+            .collect();
         let dsel = ops.first().is_some_and(|d| d.sel.is_some());
         let nops = if lanes > 1 || kind == VideoKind::Mad || op2.is_some() || dsel {
             3
@@ -217,6 +225,14 @@ impl Fx<'_, '_> {
             let negatable = kind == VideoKind::Mad && k > 0 && !po;
             if d.neg && !negatable {
                 return Err(self.err(d.operand.loc(), "this operand cannot be negated"));
+            }
+            // ptxas: "Incorrect video selector for operand k" for a SIMD immediate.
+            let reg = matches!(&d.operand, ast::Operand::Value(e) if matches!(e.kind, ast::ExprKind::Sym { .. }));
+            if lanes > 1 && k > 0 && !reg {
+                return Err(self.err(
+                    d.operand.loc(),
+                    format!("a SIMD video operand must be a register ('{}')", m.text),
+                ));
             }
             if d.sel.is_some() && (k == 3 || (kind == VideoKind::Mad && k == 0)) {
                 return Err(self.err(d.operand.loc(), "this operand takes no selector"));

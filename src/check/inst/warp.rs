@@ -4,7 +4,9 @@
 //! warp as their `membermask`.
 
 use super::Mods;
+use crate::check::consts::Const;
 use crate::check::func::Fx;
+use crate::check::operand::Val;
 use crate::ir::Fit;
 use crate::ir::{InstKind, Operand, ReduxOp, RegId, ShflMode, Type, VoteMode, WarpOp};
 use crate::parse::ast::{self, Instruction};
@@ -50,7 +52,7 @@ impl Fx<'_, '_> {
     ) -> Result<InstKind, PtxError> {
         self.need_sync(m)?;
         self.nops(i, m, 1)?;
-        let member = self.src(&i.operands[0], Type::B32, Fit::Strict)?;
+        let member = self.src(&i.operands[0], Type::U32, Fit::Strict)?;
         Ok(warp(WarpOp::WarpSync, Type::B32, None, None, vec![member]))
     }
 
@@ -87,7 +89,9 @@ impl Fx<'_, '_> {
     /// The `membermask` operand at `k`, or the whole warp when a legacy form omits it.
     fn member(&self, i: &Instruction, k: usize, sync: bool) -> Result<Operand, PtxError> {
         match (i.operands.get(k), sync) {
-            (Some(op), _) => self.src(op, Type::B32, Fit::Strict),
+            // An integer register or constant: ptxas rejects a `.f32` register or a
+            // float constant ("Arguments mismatch").
+            (Some(op), _) => self.src(op, Type::U32, Fit::Strict),
             (None, false) => Ok(Operand::Imm(0xffff_ffff)),
             (None, true) => Err(self.err(i.opcode.loc, "missing 'membermask' operand")),
         }
@@ -185,7 +189,7 @@ impl Fx<'_, '_> {
         self.nops(i, m, 3)?;
         let (dst, pred) = self.dst_pair(&i.operands[0], Type::B32, all)?;
         let a = self.src(&i.operands[1], ty, Fit::Strict)?;
-        let member = self.src(&i.operands[2], Type::B32, Fit::Strict)?;
+        let member = self.src(&i.operands[2], Type::U32, Fit::Strict)?;
         Ok(warp(WarpOp::Match { all }, ty, dst, pred, vec![a, member]))
     }
 
@@ -211,8 +215,22 @@ impl Fx<'_, '_> {
         }
         self.nops(i, m, 3)?;
         let dst = self.dst(&i.operands[0], ty, Fit::Strict)?;
-        let a = self.src(&i.operands[1], ty, Fit::Strict)?;
-        let member = self.src(&i.operands[2], Type::B32, Fit::Strict)?;
+        // `.b32` sources are integers too: ptxas rejects `.f32` registers and float
+        // constants ("Arguments mismatch"); `match` takes them.
+        if let ast::Operand::Value(e) = &i.operands[1] {
+            if matches!(self.value(e), Ok(Val::Const(c)) if !matches!(c, Const::Int { .. })) {
+                return Err(self.err(
+                    e.loc,
+                    format!("a float constant cannot be a source of '{}'", m.text),
+                ));
+            }
+        }
+        let a = self.src(
+            &i.operands[1],
+            if ty == Type::B32 { Type::U32 } else { ty },
+            Fit::Strict,
+        )?;
+        let member = self.src(&i.operands[2], Type::U32, Fit::Strict)?;
         Ok(warp(
             WarpOp::Redux(op),
             ty,

@@ -1,0 +1,101 @@
+//! The PTX ISA version and target each modifier or instruction family needs, as ptxas
+//! 12.9 checks them (each row checked against ptxas with a module one version or target
+//! below): a located error naming the modifier and the requirement. `.bf16` types are
+//! checked by `Fx::bf16_target`.
+
+use crate::check::func::Fx;
+use crate::ir::Loc;
+use crate::parse::ast::Instruction;
+use crate::parse::PtxError;
+
+/// One requirement: the feature's name in the error, the PTX version and the target.
+struct Req {
+    what: String,
+    loc: Loc,
+    version: (u32, u32),
+    sm: u32,
+}
+
+impl Fx<'_, '_> {
+    /// The module's `.target sm_NN` number, if it names one.
+    pub(super) fn target_sm(&self) -> Option<u32> {
+        self.cx.m.target.iter().find_map(|t| {
+            let d = t.strip_prefix("sm_")?;
+            let n = d.find(|c: char| !c.is_ascii_digit()).unwrap_or(d.len());
+            d[..n].parse::<u32>().ok()
+        })
+    }
+
+    /// The requirements of instruction `i`'s modifiers (ptxas 12.9's errors):
+    /// - `ld`/`st` `.L1::evict_*`, `.L1::no_allocate`: PTX 7.4, sm_70 ("Modifier
+    ///   '.evict_last' on 'ld' requires PTX ISA .version 7.4", "requires .target sm_70");
+    /// - `.L2::64B/128B/256B` prefetch sizes: PTX 7.4, sm_75 ("cache prefetching");
+    /// - `.L2::cache_hint`: PTX 7.4, sm_80;
+    /// - `cvt` `.relu`: PTX 7.0, sm_80;
+    /// - `.f16`/`.f16x2` `add sub mul fma neg setp`: sm_53 ("f16 arithmetic and compare
+    ///   instructions").
+    fn reqs(&self, i: &Instruction) -> Vec<Req> {
+        let op = i.opcode.name.as_str();
+        let mut out = Vec::new();
+        let mem = matches!(op, "ld" | "st" | "ldu");
+        for m in &i.mods {
+            let n = m.name.as_str();
+            let (version, sm) = match n {
+                _ if mem && (n.starts_with("L1::evict_") || n == "L1::no_allocate") => ((7, 4), 70),
+                "L2::64B" | "L2::128B" | "L2::256B" => ((7, 4), 75),
+                "L2::cache_hint" => ((7, 4), 80),
+                "relu" if op == "cvt" => ((7, 0), 80),
+                _ => continue,
+            };
+            out.push(Req {
+                what: format!("'.{n}' on '{op}'"),
+                loc: m.loc,
+                version,
+                sm,
+            });
+        }
+        if matches!(op, "add" | "sub" | "mul" | "fma" | "neg" | "setp") {
+            if let Some(m) = i
+                .mods
+                .iter()
+                .find(|m| matches!(m.name.as_str(), "f16" | "f16x2"))
+            {
+                out.push(Req {
+                    what: format!("'.{}' arithmetic and comparison", m.name),
+                    loc: m.loc,
+                    version: (0, 0),
+                    sm: 53,
+                });
+            }
+        }
+        out
+    }
+
+    /// A located error for the first requirement the module's `.version` or `.target`
+    /// does not meet.
+    pub(super) fn feature_reqs(&self, i: &Instruction) -> Result<(), PtxError> {
+        let have = self.cx.m.version;
+        let sm = self.target_sm();
+        for r in self.reqs(i) {
+            if have != (0, 0) && have < r.version {
+                return Err(self.err(
+                    r.loc,
+                    format!(
+                        "{} requires PTX ISA .version {}.{} or later (this module is {}.{})",
+                        r.what, r.version.0, r.version.1, have.0, have.1
+                    ),
+                ));
+            }
+            if let Some(s) = sm.filter(|&s| s < r.sm) {
+                return Err(self.err(
+                    r.loc,
+                    format!(
+                        "{} requires .target sm_{} or higher (this module targets sm_{s})",
+                        r.what, r.sm
+                    ),
+                ));
+            }
+        }
+        Ok(())
+    }
+}

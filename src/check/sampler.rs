@@ -1,10 +1,10 @@
 //! `.samplerref` initializers (`{ addr_mode_0 = clamp_to_border, filter_mode = linear,
 //! force_unnormalized_coords = 1 }`): the sampler state, packed into the variable's 8
-//! bytes (`crate::exec::sampler::Sampler::to_bytes`), which the runtime registers at
+//! bytes (`crate::ir::sampler::Sampler::to_bytes`), which the runtime registers at
 //! module load.
 
 use super::Cx;
-use crate::exec::sampler::Sampler;
+use crate::ir::sampler::Sampler;
 use crate::parse::ast::{ExprKind, Init};
 use crate::parse::PtxError;
 

@@ -19,6 +19,7 @@
 
 use crate::exec::ctx::{self, Stopped, WarpCtx, WARP_SIZE};
 use crate::exec::sampler::Sampler;
+pub use crate::ir::sampler::AddressMode;
 use crate::ir::{InstId, TexGeom, TexMip, TexOp, Type};
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -134,27 +135,6 @@ impl TexResource {
         } else {
             1
         }
-    }
-}
-
-/// `CUaddress_mode`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum AddressMode {
-    Wrap = 0,
-    Clamp = 1,
-    Mirror = 2,
-    Border = 3,
-}
-
-impl AddressMode {
-    pub fn from_code(c: u32) -> Option<AddressMode> {
-        Some(match c {
-            0 => AddressMode::Wrap,
-            1 => AddressMode::Clamp,
-            2 => AddressMode::Mirror,
-            3 => AddressMode::Border,
-            _ => return None,
-        })
     }
 }
 

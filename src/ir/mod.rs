@@ -36,6 +36,7 @@ mod index;
 pub use index::{Idx, IdxVec};
 mod int;
 pub use int::{BitOp, PrmtMode};
+pub mod sampler;
 mod texture;
 pub use texture::{
     SurfClamp, TexGeom, TexMip, TexOp, TexQuery, TexRefKind, TexSignature, TEX_QUERIES,

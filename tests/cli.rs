@@ -34,10 +34,10 @@ fn check_reports_kernels_or_a_located_error() {
         "tests/frontend_ptx/instructions.ptx: ok (3 kernels: instrs, clus, clus2)\n"
     );
     // A located error: a module `.samplerref` without `.target texmode_independent`.
-    let o = ptxjit(&["check", "tests/frontend_ptx/samplerref.ptx"]);
+    let o = ptxjit(&["check", "tests/frontend_ptx/invalid/samplerref_unified.ptx"]);
     assert_eq!(o.status.code(), Some(1));
     assert!(
-        stderr(&o).starts_with("tests/frontend_ptx/samplerref.ptx:4:9: error:")
+        stderr(&o).starts_with("tests/frontend_ptx/invalid/samplerref_unified.ptx:7:9: error:")
             && stderr(&o).contains(".samplerref"),
         "{}",
         stderr(&o)

@@ -829,3 +829,41 @@ fn surface_query_result_is_32_bits() {
         "12:29: error: register 's' has type .b64, which does not fit instruction type .b32",
     );
 }
+
+/// Seed-17 rerun: ptxas accepts any integer look-up table for `lop3` and keeps its low 8
+/// bits (`cuobjdump -sass` of the sm_90 cubins: `-1` and `0x1ff` give `LOP3.LUT …, 0xff`,
+/// `0x1fe` gives `0xfe`, `256` gives `0x0`; the `lop3.or … d|p` form likewise).
+/// Inputs a = 0xF0F0F0F0, b = 0xCCCCCCCC, c = 0xAAAAAAAA (the LUT's own bit patterns), so
+/// the result is the LUT byte repeated: 0xff → 0xFFFFFFFF, 0xfe → 0xFEFEFEFE, 0x00 → 0.
+#[test]
+fn lop3_table_keeps_the_low_8_bits() {
+    let lines = [
+        "lop3.b32 %r4, %r1, %r2, %r3, -1;",
+        "lop3.b32 %r4, %r1, %r2, %r3, 0x1fe;",
+        "lop3.b32 %r4, %r1, %r2, %r3, 256;",
+        "lop3.or.b32 %r4|%p1, %r1, %r2, %r3, 0x1fe, 0;",
+    ];
+    let want = [0xFFFF_FFFFu32, 0xFEFE_FEFE, 0, 0xFEFE_FEFE];
+    for (line, want) in lines.iter().zip(want) {
+        let src = module(&format!(
+            "mov.b32 %r1, 0xF0F0F0F0;\n\tmov.b32 %r2, 0xCCCCCCCC;\n\tmov.b32 %r3, 0xAAAAAAAA;\n\t{line}\n\tst.global.u32 [%rd1], %r4;"
+        ));
+        for backend in [Backend::Interp, Backend::Jit] {
+            let dev = device();
+            let m = dev
+                .load_ptx_with(&src, "m.ptx", backend == Backend::Jit)
+                .unwrap_or_else(|e| panic!("{line}: {e}"));
+            let out = zeroed(&dev, 4);
+            launch(
+                &dev,
+                &m,
+                "k",
+                &cfg([1, 1, 1], [1, 1, 1], backend),
+                &[arg(&out)],
+                line,
+            );
+            let got: Vec<u32> = dev.read(&out).expect("read");
+            assert_eq!(got, vec![want], "{line} {backend:?}");
+        }
+    }
+}

@@ -74,7 +74,7 @@ fn invalid_forms_are_located_errors() {
         ("\tlop3.or.b32 %r1|_, %r2, %r3, %r4, 0x3f, %p1;", "e.ptx:11:18: error: expected a destination register"),
         (
             "\tlop3.or.b32 %r1|%p2, %r2, %r3, %r4, %r5, %p1;",
-            "e.ptx:11:38: error: the lop3 look-up table must be an immediate 0..255",
+            "e.ptx:11:38: error: the lop3 look-up table must be an integer immediate",
         ),
         ("\tlop3.or.b32 %r1|%p2, %r2, %r3, %r4, 0x3f, 2;", "e.ptx:11:44: error: expected a predicate or 0 or 1"),
         (

@@ -192,14 +192,15 @@ impl Fx<'_, '_> {
             srcs.push(self.src(o, *t, Fit::Strict)?);
         }
         let op = if lop3 {
-            // The look-up table is an immediate 0..255.
+            // The look-up table is an integer immediate; as ptxas does (its cubins for
+            // -1, 0x1fe and 0x100000000 hold 0xff, 0xfe and 0x0), only its low 8 bits count.
             let lut_op = &i.operands[n];
             match self.src(lut_op, Type::B32, Fit::Strict)? {
-                Operand::Imm(v) if v <= 0xff => BitOp::Lop3 { lut: v as u8 },
+                Operand::Imm(v) => BitOp::Lop3 { lut: v as u8 },
                 _ => {
                     return Err(self.err(
                         lut_op.loc(),
-                        "the lop3 look-up table must be an immediate 0..255",
+                        "the lop3 look-up table must be an integer immediate",
                     ))
                 }
             }

@@ -76,12 +76,13 @@ impl Fx<'_, '_> {
         for o in &i.operands[1..4] {
             srcs.push(self.src(o, Type::B32, Fit::Strict)?);
         }
+        // Only the immediate's low 8 bits count, as in ptxas (see `Cx::bits_with`).
         let lut = match self.src(&i.operands[4], Type::B32, Fit::Strict)? {
-            Operand::Imm(v) if v <= 0xff => v as u8,
+            Operand::Imm(v) => v as u8,
             _ => {
                 return Err(self.err(
                     i.operands[4].loc(),
-                    "the lop3 look-up table must be an immediate 0..255",
+                    "the lop3 look-up table must be an integer immediate",
                 ))
             }
         };

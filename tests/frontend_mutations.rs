@@ -867,3 +867,39 @@ fn lop3_table_keeps_the_low_8_bits() {
         }
     }
 }
+
+/// Seed-17 rerun: `shfl.sync`'s `b` and `c` are `.b32` operands in ptxas 12.9, which
+/// accepts `0f00000002` and an `.f32` register there (and rejects `1.0` and a `.b16`
+/// register). Lane 5 reads lane 5 + 2 = 7 (`down`, c = 0x1f), so the value is 7·3 = 21.
+#[test]
+fn shfl_lane_operands_are_b32() {
+    let body = "mov.u32 %r1, %tid.x;\n\tmul.lo.u32 %r2, %r1, 3;\n\tmov.b32 %f1, 0f0000001f;\n\t{LINE}\n\tsetp.eq.u32 %p2, %r1, 5;\n\t@%p2 st.global.u32 [%rd1], %r3;";
+    for line in [
+        "shfl.sync.down.b32 %r3|%p1, %r2, 0f00000002, %f1, -1;",
+        "shfl.sync.down.b32 %r3|%p1, %r2, 2, 0f0000001f, -1;",
+    ] {
+        let src = module(&body.replace("{LINE}", line));
+        for backend in [Backend::Interp, Backend::Jit] {
+            let dev = device();
+            let m = dev
+                .load_ptx_with(&src, "m.ptx", backend == Backend::Jit)
+                .unwrap_or_else(|e| panic!("{line}: {e}"));
+            let out = zeroed(&dev, 4);
+            launch(
+                &dev,
+                &m,
+                "k",
+                &cfg([1, 1, 1], [32, 1, 1], backend),
+                &[arg(&out)],
+                line,
+            );
+            let got: Vec<u32> = dev.read(&out).expect("read");
+            assert_eq!(got, vec![21], "{line} {backend:?}");
+        }
+    }
+    rejects(
+        "shfl.sync.down.b32 %r3|%p1, %r2, 2, 31, -1;",
+        "shfl.sync.down.b32 %r3|%p1, %r2, 1.0, 31, -1;",
+        "12:35: error: floating-point constant cannot be used with type .b32",
+    );
+}

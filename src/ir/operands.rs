@@ -109,7 +109,7 @@ impl WarpOp {
     pub fn signature(self, ty: Type) -> (Vec<Type>, Option<Type>) {
         use Type::*;
         match self {
-            WarpOp::Shfl(_) => (vec![B32, U32, U32, B32], Some(B32)),
+            WarpOp::Shfl(_) => (vec![B32, B32, B32, B32], Some(B32)),
             WarpOp::Vote(_) => (vec![B32], None),
             WarpOp::Ballot => (vec![B32], Some(B32)),
             WarpOp::Match { .. } => (vec![ty, B32], Some(B32)),

@@ -119,12 +119,12 @@ impl Fx<'_, '_> {
         }
         self.nops(i, m, if sync { 5 } else { 4 })?;
         let (dst, pred) = self.dst_pair(&i.operands[0], Type::B32, true)?;
+        // `b` (lane or offset) and `c` (clamp and segment mask) are `.b32` operands, as in
+        // ptxas 12.9: it accepts an `.f32` register or a `0f…` constant there (their bits),
+        // not a `.b16` register or a decimal float.
         let mut srcs = Vec::with_capacity(4);
-        for (op, t) in i.operands[1..4]
-            .iter()
-            .zip([Type::B32, Type::U32, Type::U32])
-        {
-            srcs.push(self.src(op, t, Fit::Strict)?);
+        for op in &i.operands[1..4] {
+            srcs.push(self.src(op, Type::B32, Fit::Strict)?);
         }
         srcs.push(self.member(i, 4, sync)?);
         Ok(warp(WarpOp::Shfl(mode), ty, dst, pred, srcs))

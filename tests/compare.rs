@@ -270,8 +270,9 @@ both_backends!(set_cases, f16_cases, f16x2_cases);
 
 #[test]
 fn invalid_set_and_setp_forms_are_located_errors() {
-    // sm_80: `.bf16` needs it (below sm_80 that is the first error, as in ptxas).
-    let head = ".version 7.0\n.target sm_80\n.address_size 64\n.visible .entry k()\n{\n\t.reg .pred %p<3>;\n\t.reg .b32 %r<4>;\n\t.reg .b16 %h<4>;\n";
+    // sm_90: `setp`/`set` on `.bf16` need it (below sm_90 that is the first error, as in
+    // ptxas: "Feature 'setp.bf16' requires .target sm_90 or higher").
+    let head = ".version 7.8\n.target sm_90\n.address_size 64\n.visible .entry k()\n{\n\t.reg .pred %p<3>;\n\t.reg .b32 %r<4>;\n\t.reg .b16 %h<4>;\n";
     let err = |body: &str| {
         ptxjit::check::parse_and_check(&format!("{head}{body}\n\tret;\n}}\n"), "e.ptx")
             .unwrap_err()

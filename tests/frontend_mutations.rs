@@ -903,3 +903,28 @@ fn shfl_lane_operands_are_b32() {
         "12:35: error: floating-point constant cannot be used with type .b32",
     );
 }
+
+/// Seed-17 rerun: ptxas 12.9 on sm_86: "Feature 'add.bf16x2' requires .target sm_90 or
+/// higher" (likewise `setp.bf16`, `sub`/`mul`/`set` on `.bf16`/`.bf16x2`); `fma.rn.bf16`
+/// loads on sm_86.
+#[test]
+fn bf16_add_and_setp_need_sm_90() {
+    let sm86 = |line: &str| module(line).replace(".target sm_90", ".target sm_86");
+    for (line, want) in [
+        (
+            "add.bf16x2 %r2, %r3, %r4;",
+            "m.ptx:12:5: error: 'add.bf16x2' requires .target sm_90 or higher (this module targets sm_86)",
+        ),
+        (
+            "setp.eq.bf16x2 %p1|%p2, %r3, %r4;",
+            "m.ptx:12:9: error: 'setp.bf16x2' requires .target sm_90 or higher (this module targets sm_86)",
+        ),
+    ] {
+        assert!(parse_and_check(&module(line), "m.ptx").is_ok(), "{line} on sm_90");
+        match parse_and_check(&sm86(line), "m.ptx") {
+            Ok(_) => panic!("{line} must be rejected on sm_86"),
+            Err(e) => assert_eq!(e.to_string(), want),
+        }
+    }
+    assert!(parse_and_check(&sm86("fma.rn.bf16x2 %r2, %r3, %r4, %r5;"), "m.ptx").is_ok());
+}

@@ -33,7 +33,8 @@ impl Fx<'_, '_> {
     /// - `.L2::cache_hint`: PTX 7.4, sm_80;
     /// - `cvt` `.relu`: PTX 7.0, sm_80;
     /// - `.f16`/`.f16x2` `add sub mul fma neg setp`: sm_53 ("f16 arithmetic and compare
-    ///   instructions").
+    ///   instructions");
+    /// - `.bf16`/`.bf16x2` `add sub mul setp set`: sm_90.
     fn reqs(&self, i: &Instruction) -> Vec<Req> {
         let op = i.opcode.name.as_str();
         let mut out = Vec::new();
@@ -65,6 +66,23 @@ impl Fx<'_, '_> {
                     loc: m.loc,
                     version: (0, 0),
                     sm: 53,
+                });
+            }
+        }
+        // ptxas 12.9: "Feature 'add.bf16x2' requires .target sm_90 or higher" (likewise
+        // `sub mul setp set` on `.bf16`/`.bf16x2`; `fma neg abs min max` need only sm_80,
+        // which `Fx::bf16_target` checks).
+        if matches!(op, "add" | "sub" | "mul" | "setp" | "set") {
+            if let Some(m) = i
+                .mods
+                .iter()
+                .find(|m| matches!(m.name.as_str(), "bf16" | "bf16x2"))
+            {
+                out.push(Req {
+                    what: format!("'{op}.{}'", m.name),
+                    loc: m.loc,
+                    version: (0, 0),
+                    sm: 90,
                 });
             }
         }

@@ -182,6 +182,7 @@ pub fn attribute(attr: i32) -> Option<i32> {
         106 => 32,        // MAX_BLOCKS_PER_MULTIPROCESSOR
         111 => 1024,      // RESERVED_SHARED_MEMORY_PER_BLOCK
         115 => 1,         // MEMORY_POOLS_SUPPORTED
+        125 => 1,         // IPC_EVENT_SUPPORTED (crate::ipc)
         // The other attributes of CUDA 13.5's header (api/attributes.txt).
         a if (0..162).contains(&a) => 0,
         _ => return None,

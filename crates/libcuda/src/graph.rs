@@ -9,8 +9,9 @@
 //! recorded in a capturing stream joins that capture. A node can only depend on nodes
 //! added before it, so the insertion order is a topological order of the graph, and
 //! launching an executable graph runs its nodes in that order, to completion (as every
-//! stream operation here does). Graph memory nodes, conditional nodes, child graphs and
-//! graph updates are not implemented (they stay `CUDA_ERROR_NOT_SUPPORTED`).
+//! stream operation here does). Event, child-graph and memory nodes, cloning and
+//! updates of executable graphs are in [`crate::graph_nodes`]; conditional nodes are
+//! not implemented (they stay `CUDA_ERROR_NOT_SUPPORTED`).
 
 use crate::*;
 use std::collections::HashMap;
@@ -43,6 +44,8 @@ pub struct NodeEntry {
     pub graph: u64,
     pub kind: u32,
     pub op: Op,
+    /// What the node's get/set calls and cloning need besides `op`.
+    pub params: graph_nodes::NodeParams,
 }
 
 #[derive(Default)]
@@ -65,6 +68,10 @@ pub struct GraphTables {
     pub graphs: HashMap<u64, GraphEntry>,
     pub nodes: HashMap<u64, NodeEntry>,
     pub execs: HashMap<u64, Vec<Op>>,
+    /// The node of each operation of an executable graph (for its updates).
+    pub exec_nodes: HashMap<u64, Vec<graph_nodes::ExecNode>>,
+    /// Graph memory: allocations of memory-allocation nodes, by address.
+    pub mem: std::collections::BTreeMap<u64, graph_nodes::GraphAlloc>,
     /// Capturing streams (by handle value) and their capture.
     pub captures: HashMap<u64, Capture>,
     /// Events last recorded in a capturing stream: event handle -> that stream.
@@ -77,7 +84,7 @@ pub fn check_graph(g: CUgraph) -> Res {
     with_ctx(|_, t, _| graph_id(t, g).map(|_| ()))
 }
 
-fn graph_id(t: &Tables, g: *mut c_void) -> Res<u64> {
+pub fn graph_id(t: &Tables, g: *mut c_void) -> Res<u64> {
     match handle_id(Kind::Graph, g) {
         Some(id) if t.graphs.graphs.contains_key(&id) => Ok(id),
         _ => Err(CUDA_ERROR_INVALID_VALUE),
@@ -91,8 +98,27 @@ pub fn capturing(s: CUstream) -> Res<Option<u64>> {
 
 /// Adds a node running `op` to graph `g` (after every node it has); returns its id.
 fn add(t: &mut Tables, g: u64, kind: u32, op: Op) -> Res<u64> {
+    add_with(t, g, kind, op, graph_nodes::NodeParams::None)
+}
+
+/// [`add`] with the node's parameters.
+pub fn add_with(
+    t: &mut Tables,
+    g: u64,
+    kind: u32,
+    op: Op,
+    params: graph_nodes::NodeParams,
+) -> Res<u64> {
     let id = t.new_id();
-    t.graphs.nodes.insert(id, NodeEntry { graph: g, kind, op });
+    t.graphs.nodes.insert(
+        id,
+        NodeEntry {
+            graph: g,
+            kind,
+            op,
+            params,
+        },
+    );
     t.graphs
         .graphs
         .get_mut(&g)
@@ -414,7 +440,7 @@ pub unsafe extern "C" fn cuThreadExchangeStreamCaptureMode(mode: *mut u32) -> CU
     })
 }
 
-fn node_id(t: &Tables, n: CUgraphNode) -> Res<u64> {
+pub fn node_id(t: &Tables, n: CUgraphNode) -> Res<u64> {
     match handle_id(Kind::GraphNode, n) {
         Some(id) if t.graphs.nodes.contains_key(&id) => Ok(id),
         _ => Err(CUDA_ERROR_INVALID_VALUE),
@@ -438,13 +464,9 @@ pub unsafe extern "C" fn cuGraphCreate(pg: *mut CUgraph, flags: u32) -> CUresult
 #[no_mangle]
 pub unsafe extern "C" fn cuGraphDestroy(g: CUgraph) -> CUresult {
     guard(|| {
-        with_ctx(|_, t, _| {
+        with_ctx(|d, t, _| {
             let id = graph_id(t, g)?;
-            if let Some(e) = t.graphs.graphs.remove(&id) {
-                for n in e.nodes {
-                    t.graphs.nodes.remove(&n);
-                }
-            }
+            graph_nodes::destroy_graph(d, t, id);
             Ok(())
         })?;
         userobj::release_owner(g as u64);
@@ -461,10 +483,28 @@ unsafe fn add_node(
     kind: u32,
     op: Op,
 ) -> Res {
+    add_node_with(pn, g, deps, ndeps, |_, _, _| {
+        Ok((kind, op, graph_nodes::NodeParams::None))
+    })
+}
+
+/// Adds an explicit node after checking its dependencies belong to the graph; `make`
+/// gives the node's kind, operation and parameters from the driver, the tables and the
+/// graph's id (under the tables' lock).
+///
+/// # Safety
+/// `deps` must point to `ndeps` node handles.
+pub unsafe fn add_node_with(
+    pn: *mut CUgraphNode,
+    g: CUgraph,
+    deps: *const CUgraphNode,
+    ndeps: usize,
+    make: impl FnOnce(&'static Driver, &mut Tables, u64) -> Res<(u32, Op, graph_nodes::NodeParams)>,
+) -> Res {
     if pn.is_null() || (ndeps > 0 && deps.is_null()) {
         return Err(CUDA_ERROR_INVALID_VALUE);
     }
-    with_ctx(|_, t, _| {
+    with_ctx(|d, t, _| {
         let gid = graph_id(t, g)?;
         for i in 0..ndeps {
             let d = node_id(t, *deps.add(i))?;
@@ -472,7 +512,8 @@ unsafe fn add_node(
                 return Err(CUDA_ERROR_INVALID_VALUE);
             }
         }
-        let id = add(t, gid, kind, op)?;
+        let (kind, op, params) = make(d, t, gid)?;
+        let id = add_with(t, gid, kind, op, params)?;
         out(pn, handle(Kind::GraphNode, id))
     })
 }
@@ -506,7 +547,7 @@ pub struct KernelNodeParamsV2 {
     pub ctx: CUcontext,
 }
 
-unsafe fn kernel_node(p: &KernelNodeParams, f: CUfunction) -> Res<Op> {
+pub unsafe fn kernel_node(p: &KernelNodeParams, f: CUfunction) -> Res<Op> {
     let g = Geometry {
         grid: p.grid,
         block: p.block,
@@ -696,13 +737,10 @@ fn instantiate(pe: *mut CUgraphExec, g: CUgraph) -> Res {
     }
     with_ctx(|_, t, _| {
         let gid = graph_id(t, g)?;
-        let ops: Vec<Op> = t.graphs.graphs[&gid]
-            .nodes
-            .iter()
-            .map(|n| t.graphs.nodes[n].op.clone())
-            .collect();
+        let (nodes, ops) = graph_nodes::flatten(t, gid);
         let id = t.new_id();
         t.graphs.execs.insert(id, ops);
+        t.graphs.exec_nodes.insert(id, nodes);
         // SAFETY: checked non-null.
         unsafe { out(pe, handle(Kind::GraphExec, id)) }?;
         Ok(id)
@@ -829,12 +867,14 @@ pub unsafe extern "C" fn cuGraphUpload_ptsz(e: CUgraphExec, s: CUstream) -> CUre
 pub unsafe extern "C" fn cuGraphExecDestroy(e: CUgraphExec) -> CUresult {
     guard(|| {
         with_ctx(|_, t, _| match handle_id(Kind::GraphExec, e) {
-            Some(id) => t
-                .graphs
-                .execs
-                .remove(&id)
-                .map(|_| ())
-                .ok_or(CUDA_ERROR_INVALID_VALUE),
+            Some(id) => {
+                t.graphs.exec_nodes.remove(&id);
+                t.graphs
+                    .execs
+                    .remove(&id)
+                    .map(|_| ())
+                    .ok_or(CUDA_ERROR_INVALID_VALUE)
+            }
             None => Err(CUDA_ERROR_INVALID_VALUE),
         })?;
         userobj::release_owner(e as u64);

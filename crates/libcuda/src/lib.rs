@@ -31,6 +31,8 @@ pub mod export;
 pub mod export13;
 pub mod fatbin;
 pub mod graph;
+pub mod graph_nodes;
+pub mod ipc;
 pub mod launch;
 pub mod library;
 pub mod link;
@@ -50,6 +52,8 @@ pub use device::*;
 pub use error::*;
 pub use export::*;
 pub use graph::*;
+pub use graph_nodes::*;
+pub use ipc::*;
 pub use launch::*;
 pub use library::*;
 pub use link::*;
@@ -236,6 +240,8 @@ pub struct Tables {
     pub host_bufs: std::collections::HashMap<u64, ptxjit::Buffer>,
     /// CUDA graphs, their nodes and executable graphs, and stream captures.
     pub graphs: graph::GraphTables,
+    /// CUDA IPC: this process's exported allocations and opened handles.
+    pub ipc: ipc::IpcTables,
 }
 
 impl Tables {

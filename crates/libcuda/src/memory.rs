@@ -51,7 +51,11 @@ fn alloc(p: *mut CUdeviceptr, bytes: usize) -> Res {
 
 fn free(p: CUdeviceptr) -> Res {
     with_ctx(|d, t, _| {
+        if let Some(r) = crate::graph_nodes::free_graph_alloc(d, t, p) {
+            return r;
+        }
         let b = t.allocs.remove(&p).ok_or(CUDA_ERROR_INVALID_VALUE)?;
+        crate::ipc::unshare(t, &b)?;
         d.device.free(b).map_err(|_| CUDA_ERROR_INVALID_VALUE)
     })
 }
@@ -140,7 +144,7 @@ pub unsafe extern "C" fn cuMemGetAddressRange_v2(
                 .next_back()
                 .map(|(_, b)| (b.ptr(), b.len()));
             let host = host_range(d, t, p);
-            [dev, host]
+            [dev, host, crate::ipc::imported_range(t, p)]
                 .into_iter()
                 .flatten()
                 .find(|&(s, n)| p < s + n as u64)
@@ -460,11 +464,13 @@ pub unsafe extern "C" fn cuPointerGetAttribute(
                 .range(..=p)
                 .next_back()
                 .map(|(_, b)| *b)
-                .filter(|b| p < b.ptr() + b.len().max(1) as u64);
+                .filter(|b| p < b.ptr() + b.len().max(1) as u64)
+                .map(|b| (b.ptr(), b.len()))
+                .or_else(|| crate::ipc::imported_range(t, p));
             Ok((c, a, host_range(d, t, p)))
         })?;
         let range = match (alloc, host) {
-            (Some(b), _) => (b.ptr(), b.len() as u64, 2u32),
+            (Some((s, n)), _) => (s, n as u64, 2u32),
             (None, Some((s, n))) => (s, n as u64, 1u32),
             (None, None) => return Err(CUDA_ERROR_INVALID_VALUE),
         };

@@ -70,7 +70,10 @@ fn proc_address_table_resolves_versions() {
 #[test]
 fn stubs_say_not_supported_and_errors_have_names() {
     unsafe {
-        assert_eq!(cuda::cuGraphClone(), cuda::CUDA_ERROR_NOT_SUPPORTED);
+        assert_eq!(
+            cuda::cuGraphConditionalHandleCreate(),
+            cuda::CUDA_ERROR_NOT_SUPPORTED
+        );
         let mut p = std::ptr::null();
         assert_eq!(cuda::cuGetErrorName(700, &mut p), 0);
         assert_eq!(

@@ -325,3 +325,66 @@ fn bar_sync_register_operands() {
     }
     assert_eq!(errors[0], errors[1]);
 }
+
+/// The reference of `tests/ptx/bar_live.ptx` for thread `t` of CTA `c`: s + (c + 5) + t,
+/// s the sum over i < k of i + r8, where r8 (7 at first) becomes c * 1000 + i on odd i,
+/// in wrapping u32 arithmetic as the kernel's additions.
+fn live_reference(c: u32, t: u32, k: u32) -> u32 {
+    let mut r8 = 7u32;
+    let mut s = 0u32;
+    for i in 0..k {
+        if i % 2 == 1 {
+            r8 = c.wrapping_mul(1000).wrapping_add(i);
+        }
+        s = s.wrapping_add(i).wrapping_add(r8);
+    }
+    s.wrapping_add(c + 5).wrapping_add(t)
+}
+
+/// Registers live across several continuation barriers (saved once and read barriers
+/// later, written under a guard between barriers, read only after the last one):
+/// the JIT saves and restores only the live ones (`ir::analysis::liveness`); both
+/// backends against the Rust reference, full and partial warps, 1 and 2 workers, in
+/// order and under a random warp order.
+#[test]
+fn bar_live_registers_across_barriers() {
+    for threads in [1, 2] {
+        let dev = Device::with_options(DeviceOptions {
+            threads,
+            ..Default::default()
+        })
+        .expect("device");
+        for backend in [Backend::Jit, Backend::Interp] {
+            let m = module_at(&dev, "tests/ptx/bar_live.ptx", backend);
+            for (grid, block) in [(3u32, 256u32), (2, 40), (1, 32), (4, 96)] {
+                for (k, schedule) in [
+                    (0u32, Schedule::InOrder),
+                    (1, Schedule::InOrder),
+                    (2, Schedule::InOrder),
+                    (7, Schedule::InOrder),
+                    (7, Schedule::Random(5)),
+                ] {
+                    let n = (grid * block) as usize;
+                    let out = dev.alloc_from(&vec![FILL; n]).unwrap();
+                    let c = cfg([grid, 1, 1], [block, 1, 1], backend).schedule(schedule);
+                    let what = format!(
+                        "bar_live {backend:?} {grid}x{block} k={k} {schedule:?} t={threads}"
+                    );
+                    launch(
+                        &dev,
+                        &m,
+                        "bar_live",
+                        &c,
+                        &[arg(&out), KernelArg::U32(k)],
+                        &what,
+                    );
+                    let got: Vec<u32> = dev.read(&out).unwrap();
+                    let want: Vec<u32> = (0..grid)
+                        .flat_map(|c| (0..block).map(move |t| live_reference(c, t, k)))
+                        .collect();
+                    assert_eq!(got, want, "{what}");
+                }
+            }
+        }
+    }
+}

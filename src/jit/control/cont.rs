@@ -3,14 +3,21 @@
 //! elsewhere: `cfg::divergent_blocks` with the shape analysis's uniform branches), and
 //! which makes no call and nothing else that suspends a warp (`bar.arrive`, mbarrier
 //! waits, cluster barriers), a barrier does not switch stacks: the warp records its
-//! arrival, saves its scalar registers (and affine registers' bases) into their slots of the register file, stores
+//! arrival, saves its scalar registers (and affine registers' bases) that are live after
+//! the barrier (`ir::analysis::liveness`) into their slots of the register file, stores
 //! the barrier's next block in `WarpCtx::resume` and returns [`RET_BARRIER`] to the CTA
 //! loop (`runtime::launch`), which runs the other warps. The register file of such a
 //! kernel lives in per-warp memory the launch provides (`WarpCtx::cont_regs`), not in
 //! the stack frame, so the vector registers are already where the next run finds them.
-//! Calling the kernel again with `resume` set restores the scalar registers, sets the
-//! active lanes to the live ones (a convergent block runs with every live lane) and
-//! jumps to the resume block.
+//! Calling the kernel again with `resume` set restores the scalar registers live at the
+//! resume block, sets the active lanes to the live ones (a convergent block runs with
+//! every live lane) and jumps to the resume block.
+//!
+//! A warp that has resumed before saves at a barrier only the live registers some path
+//! may have written since its last resume ([`Writes`]): the slots of the others still
+//! hold the values that resume restored. A variable (`ContLive::resumed`: 0 on the
+//! paths from the kernel's start, 1 on those from a resume) picks, at run time, whether
+//! the other live registers are saved too (the first barrier a warp reaches).
 //!
 //! Every other kernel with barriers keeps the coroutine scheme (`exec::barrier`), as
 //! does the interpreter; both schemes record the same arrivals in the same order, so the
@@ -18,21 +25,46 @@
 
 use crate::exec::barrier::RET_BARRIER;
 use crate::exec::ctx::WarpCtx;
-use crate::ir::{self, Idx, InstId, Operand, PredSrc, RegClass, Terminator};
+use crate::ir::analysis::liveness::{Liveness, RegSet, Writes};
+use crate::ir::{self, BlockId, Idx, InstId, Operand, PredSrc, RegClass, RegId, Terminator};
 use crate::jit::abi::Helper;
 use crate::jit::translate::lanes::{self, N32};
 use crate::jit::translate::FuncTranslator;
 use crate::jit::JitError;
 use cranelift_codegen::ir::condcodes::IntCC;
-use cranelift_codegen::ir::types::{I32, I64};
+use cranelift_codegen::ir::types::{I32, I64, I8};
 use cranelift_codegen::ir::{Block, InstBuilder, JumpTableData, MemFlagsData, Value};
+use cranelift_frontend::{FunctionBuilder, Variable};
 use std::mem::offset_of;
+
+/// What a continuation kernel's barriers and resume block need to know about its
+/// registers.
+pub(crate) struct ContLive {
+    live: Liveness,
+    writes: Writes,
+    /// An `i8`: 0 on the paths from the kernel's start, 1 on the paths from a resume.
+    resumed: Variable,
+}
+
+impl ContLive {
+    pub(crate) fn new(b: &mut FunctionBuilder, f: &ir::Function) -> ContLive {
+        ContLive {
+            live: Liveness::of(f),
+            writes: Writes::of(f),
+            resumed: b.declare_var(I8),
+        }
+    }
+}
 
 impl FuncTranslator<'_> {
     /// In the entry block of a continuation kernel: a warp called with `ctx.resume` set
     /// goes to the resume block (filled by [`Self::build_resume`]), others on to `start`.
     pub(crate) fn cont_entry(&mut self, start: Block, resume: Block) {
         let r = self.load_ctx(I32, offset_of!(WarpCtx, resume), false);
+        if let Some(cl) = &self.cont_live {
+            let zero = self.b.ins().iconst(I8, 0);
+            self.b.def_var(cl.resumed, zero);
+        }
         self.b.ins().brif(r, resume, &[], start, &[]);
     }
 
@@ -128,15 +160,7 @@ impl FuncTranslator<'_> {
             None => lanes::iconst64(&mut self.b, 0),
         };
         self.store_ctx(redv, offset_of!(WarpCtx, bar_red));
-        let fl = MemFlagsData::new().with_notrap().with_aligned();
-        for k in self.f.regs.ids() {
-            if let Some(v) = self.kept_var(k) {
-                let x = self.b.use_var(v);
-                let off = self.rf.offset(k);
-                let base = self.rf.base();
-                self.b.ins().store(fl, x, base, off);
-            }
-        }
+        self.save_live(next)?;
         let r = lanes::iconst32(&mut self.b, next.0 + 1);
         self.store_ctx(r, offset_of!(WarpCtx, resume));
         let ret = lanes::iconst32(&mut self.b, RET_BARRIER);
@@ -144,26 +168,120 @@ impl FuncTranslator<'_> {
         Ok(())
     }
 
-    /// The resume block: clears `ctx.resume`, restores the scalar registers and affine
-    /// bases, makes every
-    /// live lane active with nothing pending and jumps to the block after the barrier.
+    /// The kept registers (scalar registers and affine bases) of `set`.
+    fn kept_of(&self, set: Option<&RegSet>) -> Vec<(RegId, Variable)> {
+        match set {
+            Some(s) => s
+                .iter()
+                .filter_map(|k| self.kept_var(k).map(|v| (k, v)))
+                .collect(),
+            // No liveness (never for a continuation kernel): every kept register.
+            None => (self.f.regs.ids())
+                .filter_map(|k| self.kept_var(k).map(|v| (k, v)))
+                .collect(),
+        }
+    }
+
+    fn store_kept(&mut self, regs: &[(RegId, Variable)]) {
+        let fl = MemFlagsData::new().with_notrap().with_aligned();
+        for &(k, v) in regs {
+            let x = self.b.use_var(v);
+            let off = self.rf.offset(k);
+            let base = self.rf.base();
+            self.b.ins().store(fl, x, base, off);
+        }
+    }
+
+    /// At the barrier ending the block being translated (whose threads go on at
+    /// `next`): saves the kept registers live at `next`; those no path may have written
+    /// since the warp's last resume only when the warp has not resumed yet.
+    fn save_live(&mut self, next: ir::BlockId) -> Result<(), JitError> {
+        let cur = BlockId(self.cur_block as u32);
+        let (live, written, resumed) = match &self.cont_live {
+            Some(cl) => (
+                cl.live.live_in.get(next).cloned(),
+                cl.writes.at_exit.get(cur).cloned(),
+                Some(cl.resumed),
+            ),
+            None => (None, None, None),
+        };
+        let live = self.kept_of(live.as_ref());
+        let (dirty, clean): (Vec<_>, Vec<_>) = live
+            .into_iter()
+            .partition(|(k, _)| written.as_ref().is_none_or(|w| w.contains(*k)));
+        self.store_kept(&dirty);
+        if let (false, Some(rv)) = (clean.is_empty(), resumed) {
+            let first = self.b.create_block();
+            let done = self.b.create_block();
+            let r = self.b.use_var(rv);
+            self.b.ins().brif(r, done, &[], first, &[]);
+            self.b.switch_to_block(first);
+            self.store_kept(&clean);
+            self.b.ins().jump(done, &[]);
+            self.b.switch_to_block(done);
+        }
+        Ok(())
+    }
+
+    /// A block that restores the kept registers live at `next` and jumps there.
+    fn restore_block(&mut self, next: ir::BlockId) -> Result<Block, JitError> {
+        let live = self
+            .cont_live
+            .as_ref()
+            .and_then(|cl| cl.live.live_in.get(next).cloned());
+        let regs = self.kept_of(live.as_ref());
+        let tb = self.block(next)?;
+        let rb = self.b.create_block();
+        self.b.switch_to_block(rb);
+        let fl = MemFlagsData::new().with_notrap().with_aligned();
+        for (k, v) in regs {
+            let ty = match self.f.regs[k].ty.class() {
+                RegClass::R64 => I64,
+                _ => I32,
+            };
+            let off = self.rf.offset(k);
+            let base = self.rf.base();
+            let x = self.b.ins().load(ty, fl, base, off);
+            self.b.def_var(v, x);
+        }
+        self.b.ins().jump(tb, &[]);
+        Ok(rb)
+    }
+
+    /// The resume block: clears `ctx.resume`, makes every live lane active with nothing
+    /// pending and jumps, through the block that restores the scalar registers and
+    /// affine bases live there, to the block after the barrier (`ctx.resume - 1`).
     pub(crate) fn build_resume(&mut self, resume: Block) -> Result<(), JitError> {
+        // Only the blocks after barriers are resume points; each restores the kept
+        // registers live there. A Cranelift jump table indexed by block number, so a
+        // raw vector.
+        let n = self.f.blocks.len();
+        let mut table = vec![self.b.func.dfg.block_call(self.ret_status, &[]); n];
+        let mut targets = Vec::new();
+        for blk in &self.f.blocks {
+            if let Terminator::Barrier { next, .. } = blk.term {
+                if next.index() < n && !targets.contains(&next) {
+                    targets.push(next);
+                }
+            }
+        }
+        let mut restores = Vec::with_capacity(targets.len());
+        for &next in &targets {
+            let rb = self.restore_block(next)?;
+            table[next.index()] = self.b.func.dfg.block_call(rb, &[]);
+            restores.push(rb);
+        }
         self.b.switch_to_block(resume);
-        let r = self.load_ctx(I32, offset_of!(WarpCtx, resume), false);
+        // One resume point: no need to read which.
+        let r = match restores.len() {
+            1 => None,
+            _ => Some(self.load_ctx(I32, offset_of!(WarpCtx, resume), false)),
+        };
         let zero = lanes::iconst32(&mut self.b, 0);
         self.store_ctx(zero, offset_of!(WarpCtx, resume));
-        let fl = MemFlagsData::new().with_notrap().with_aligned();
-        for k in self.f.regs.ids() {
-            if let Some(v) = self.kept_var(k) {
-                let ty = match self.f.regs[k].ty.class() {
-                    RegClass::R64 => I64,
-                    _ => I32,
-                };
-                let off = self.rf.offset(k);
-                let base = self.rf.base();
-                let x = self.b.ins().load(ty, fl, base, off);
-                self.b.def_var(v, x);
-            }
+        if let Some(cl) = &self.cont_live {
+            let one = self.b.ins().iconst(I8, 1);
+            self.b.def_var(cl.resumed, one);
         }
         let live = self.load_ctx(I32, offset_of!(WarpCtx, live), false);
         let act = lanes::mask_from_bits(&mut self.b, live);
@@ -175,27 +293,24 @@ impl FuncTranslator<'_> {
         for k in 0..N32 {
             self.b.def_var(self.next[k], none);
         }
-        // Only the blocks after barriers are resume points. A Cranelift jump table
-        // indexed by block number (`ctx.resume - 1`), so a raw vector.
-        let n = self.f.blocks.len();
-        let mut table = vec![self.b.func.dfg.block_call(self.ret_status, &[]); n];
-        for blk in &self.f.blocks {
-            if let Terminator::Barrier { next, .. } = blk.term {
-                let i = next.index();
-                let tb = self.block(next)?;
-                if let Some(e) = table.get_mut(i) {
-                    *e = self.b.func.dfg.block_call(tb, &[]);
-                }
-            }
-        }
-        let idx = self.b.ins().iadd_imm_s(r, -1);
         let none_live = self.b.ins().icmp_imm_u(IntCC::Equal, live, 0);
         let go = self.b.create_block();
         self.b.ins().brif(none_live, self.ret_status, &[], go, &[]);
         self.b.switch_to_block(go);
-        let def = self.b.func.dfg.block_call(self.ret_status, &[]);
-        let jt = self.b.create_jump_table(JumpTableData::new(def, &table));
-        self.b.ins().br_table(idx, jt);
+        match (r, restores.as_slice()) {
+            (None, [rb]) => {
+                self.b.ins().jump(*rb, &[]);
+            }
+            (Some(r), _) => {
+                let idx = self.b.ins().iadd_imm_s(r, -1);
+                let def = self.b.func.dfg.block_call(self.ret_status, &[]);
+                let jt = self.b.create_jump_table(JumpTableData::new(def, &table));
+                self.b.ins().br_table(idx, jt);
+            }
+            (None, _) => {
+                self.b.ins().jump(self.ret_status, &[]);
+            }
+        }
         Ok(())
     }
 }

@@ -34,6 +34,9 @@ struct Cta {
     red: u16,
     /// Bit i: barrier i completed a generation since the last wake-up.
     done: u16,
+    /// Bit i: the last completed generation of barrier i was a `bar.red`'s (only then
+    /// do the woken warps need its result).
+    red_last: u16,
     /// Live threads of the CTA.
     live: u32,
 }
@@ -51,6 +54,9 @@ impl Cta {
                 self.red_done[id] = (self.red_yes[id], self.arrived[id]);
                 self.red_yes[id] = 0;
                 self.red &= !(1 << id);
+                self.red_last |= 1 << id;
+            } else {
+                self.red_last &= !(1 << id);
             }
             self.arrived[id] = 0;
             self.expected[id] = 0;
@@ -83,7 +89,10 @@ struct Warp {
 }
 
 /// Makes the waiting warps of `warps` whose barrier has completed (a barrier of
-/// `cta.done`) ready (`Barriers::release`'s wake-up), and clears `cta.done`.
+/// `cta.done`) ready (`Barriers::release`'s wake-up), and clears `cta.done`. The
+/// `bar.red` result goes to the warp's environment only after a `bar.red` (the
+/// `InstKind::BarRedResult` reading it follows one; other barriers' stale results
+/// are never read).
 fn wake(cta: &mut Cta, warps: &mut [Warp], slots: &mut [WarpSlot]) {
     let done = cta.done;
     cta.done = 0;
@@ -92,7 +101,9 @@ fn wake(cta: &mut Cta, warps: &mut [Warp], slots: &mut [WarpSlot]) {
         if w.state != WarpState::Waiting || done & (1 << id) == 0 || cta.generation[id] == w.gen {
             continue;
         }
-        slot.env.red_results[id] = cta.red_done[id];
+        if cta.red_last & (1 << id) != 0 {
+            slot.env.red_results[id] = cta.red_done[id];
+        }
         w.state = WarpState::Ready;
     }
 }
@@ -144,42 +155,44 @@ pub(super) fn run(
         .collect();
     let mut order = super::super::schedule::Order::new(sh.cfg.schedule, ctaids[0], n);
     let mut round = Vec::with_capacity(n);
+    // The CTA of each warp (no division per warp step).
+    let cta_of: Vec<usize> = (0..n).map(|w| w / nw.max(1)).collect();
     let mut left = n;
     loop {
         let mut ran = false;
         order.fill_round(&mut round);
         for &w in &round {
-            if warps[w].state != WarpState::Ready {
+            let (Some(warp), Some(&c)) = (warps.get_mut(w), cta_of.get(w)) else {
+                continue;
+            };
+            if warp.state != WarpState::Ready {
                 continue;
             }
             ran = true;
-            let c = w / nw;
             let ctx: &mut WarpCtx = &mut slots[w].ctx;
             // SAFETY: ctx is a valid, fully initialised warp context whose env lives as
             // long, and `f` is the launch's compiled kernel.
             let status = unsafe { f(ctx) };
-            let (warp, cta) = (&mut warps[w], &mut ctas[c]);
+            let cta = &mut ctas[c];
             // (No popcount on the fast path: the build targets plain x86-64.)
             let now = ctx.live;
-            let changed = now != warp.live;
-            if changed {
+            if status == RET_BARRIER && now == warp.live {
+                // The common step: the warp waits at a barrier, no lane exited.
+                arrive(cta, warp, ctx);
+                cta.complete_one(ctx.bar_id as usize & 15);
+            } else {
                 cta.live = cta.live - warp.live.count_ones() + now.count_ones();
                 warp.live = now;
-            }
-            if status == RET_BARRIER {
-                arrive(cta, warp, ctx);
-                if !changed {
-                    cta.complete_one(ctx.bar_id as usize & 15);
+                if status == RET_BARRIER {
+                    arrive(cta, warp, ctx);
+                } else {
+                    warp.state = WarpState::Done;
+                    left -= 1;
+                    if status != STATUS_OK {
+                        return Err(warp_error(sh, &slots[w], w % nw, ctaids[c]));
+                    }
                 }
-            } else {
-                warp.state = WarpState::Done;
-                left -= 1;
-                if status != STATUS_OK {
-                    return Err(warp_error(sh, &slots[w], w % nw, ctaids[c]));
-                }
-            }
-            // Exits change the count of every barrier without a thread count.
-            if changed {
+                // Exits change the count of every barrier without a thread count.
                 cta.complete();
             }
             if cta.done != 0 {

@@ -126,7 +126,8 @@ struct State {
     local_root: u64,
     shared_init: Bits,
     local_init: Bits,
-    shared_race: Vec<ByteRec>,
+    /// The CTA's shared window, by granule (see `paged`).
+    shared_race: paged::WindowRecs,
     /// Global bytes the CTA touched, by page.
     global_race: paged::PagedRecs,
     /// Global memory across the launch's CTAs.
@@ -241,9 +242,7 @@ impl Sanitizer {
             s.local_init.reset(self.local_size * threads);
         }
         if self.opts.racecheck {
-            if s.shared_race.len() as u64 != self.shared_size {
-                s.shared_race = vec![ByteRec::default(); self.shared_size as usize];
-            }
+            s.shared_race.reset(self.shared_size);
             s.global_race.clear();
         }
     }
@@ -521,13 +520,9 @@ impl Sanitizer {
                 }
             };
             match *place {
-                Place::Shared(o) => {
-                    let lo = (o as usize).min(shared_race.len());
-                    let hi = ((o + len) as usize).min(shared_race.len());
-                    shared_race[lo..hi].iter_mut().for_each(check);
-                }
-                Place::Local(_) => return,
                 // (One thread's access: each granule inside it is this thread's.)
+                Place::Shared(o) => shared_race.each_mut(o, o + len, true, |_, rec| check(rec)),
+                Place::Local(_) => return,
                 Place::Global => global_race.each_mut(h, h + len, true, |_, rec| check(rec)),
             }
         }

@@ -92,6 +92,77 @@ impl<R: Copy + Default + Eq> Page<R> {
             self.split &= !(1 << g);
         }
     }
+
+    /// [`PagedRecs::any`] on bytes `[a, stop)` of this page (`a..stop` inside it).
+    fn any_in(&self, a: u64, stop: u64, whole: bool, f: &mut impl FnMut(u64, &R) -> bool) -> bool {
+        let off = a % PAGE;
+        if let Some((g0, g1)) = self.whole_grains(a, stop, whole) {
+            // The common case: whole granules, none split.
+            return (g0..)
+                .zip(&self.grains[g0..g1])
+                .any(|(g, rec)| f(a - off + g as u64 * GRAIN, rec));
+        }
+        let mut b = a;
+        while b < stop {
+            let o = (b % PAGE) as usize;
+            let g = o / 4;
+            let gend = (b - b % GRAIN + GRAIN).min(stop);
+            if self.split >> g & 1 != 0 {
+                for (k, rec) in self.bytes[o..o + (gend - b) as usize].iter().enumerate() {
+                    if f(b + k as u64, rec) {
+                        return true;
+                    }
+                }
+            } else if whole && b.is_multiple_of(GRAIN) && gend - b == GRAIN {
+                if f(b, &self.grains[g]) {
+                    return true;
+                }
+            } else {
+                for x in b..gend {
+                    if f(x, &self.grains[g]) {
+                        return true;
+                    }
+                }
+            }
+            b = gend;
+        }
+        false
+    }
+
+    /// [`PagedRecs::each_mut`] on bytes `[a, stop)` of this page (`a..stop` inside it).
+    fn each_mut_in(&mut self, a: u64, stop: u64, whole: bool, f: &mut impl FnMut(u64, &mut R)) {
+        let off = a % PAGE;
+        if let Some((g0, g1)) = self.whole_grains(a, stop, whole) {
+            for (g, rec) in (g0..).zip(&mut self.grains[g0..g1]) {
+                f(a - off + g as u64 * GRAIN, rec);
+            }
+            return;
+        }
+        let mut b = a;
+        while b < stop {
+            let o = (b % PAGE) as usize;
+            let g = o / 4;
+            let gend = (b - b % GRAIN + GRAIN).min(stop);
+            let full = whole && b.is_multiple_of(GRAIN) && gend - b == GRAIN;
+            if full && self.split >> g & 1 == 0 {
+                f(b, &mut self.grains[g]);
+            } else {
+                if self.split >> g & 1 == 0 {
+                    self.split(g);
+                }
+                for (k, rec) in self.bytes[o..o + (gend - b) as usize]
+                    .iter_mut()
+                    .enumerate()
+                {
+                    f(b + k as u64, rec);
+                }
+                if full {
+                    self.try_merge(g);
+                }
+            }
+            b = gend;
+        }
+    }
 }
 
 /// The shadow of the global bytes the running CTA touched (`R`: a byte's record;
@@ -168,43 +239,10 @@ impl<R: Copy + Default + Eq> PagedRecs<R> {
     pub fn any(&self, h: u64, end: u64, whole: bool, mut f: impl FnMut(u64, &R) -> bool) -> bool {
         let mut a = h;
         while a < end {
-            let (page, off) = (a / PAGE, a % PAGE);
-            let stop = a + (PAGE - off).min(end - a);
-            if let Some(i) = self.find(page) {
-                let p = &self.pages[i as usize];
-                if let Some((g0, g1)) = p.whole_grains(a, stop, whole) {
-                    // The common case: whole granules, none split.
-                    for (g, rec) in (g0..).zip(&p.grains[g0..g1]) {
-                        if f(a - off + g as u64 * GRAIN, rec) {
-                            return true;
-                        }
-                    }
-                    a = stop;
-                    continue;
-                }
-                let mut b = a;
-                while b < stop {
-                    let o = (b % PAGE) as usize;
-                    let g = o / 4;
-                    let gend = (b - b % GRAIN + GRAIN).min(stop);
-                    if p.split >> g & 1 != 0 {
-                        for (k, rec) in p.bytes[o..o + (gend - b) as usize].iter().enumerate() {
-                            if f(b + k as u64, rec) {
-                                return true;
-                            }
-                        }
-                    } else if whole && b.is_multiple_of(GRAIN) && gend - b == GRAIN {
-                        if f(b, &p.grains[g]) {
-                            return true;
-                        }
-                    } else {
-                        for x in b..gend {
-                            if f(x, &p.grains[g]) {
-                                return true;
-                            }
-                        }
-                    }
-                    b = gend;
+            let stop = a + (PAGE - a % PAGE).min(end - a);
+            if let Some(i) = self.find(a / PAGE) {
+                if self.pages[i as usize].any_in(a, stop, whole, &mut f) {
+                    return true;
                 }
             }
             a = stop;
@@ -218,38 +256,61 @@ impl<R: Copy + Default + Eq> PagedRecs<R> {
     pub fn each_mut(&mut self, h: u64, end: u64, whole: bool, mut f: impl FnMut(u64, &mut R)) {
         let mut a = h;
         while a < end {
-            let (page, off) = (a / PAGE, a % PAGE);
-            let stop = a + (PAGE - off).min(end - a);
-            let i = self.find_or_add(page) as usize;
-            let p = &mut self.pages[i];
-            if let Some((g0, g1)) = p.whole_grains(a, stop, whole) {
-                for (g, rec) in (g0..).zip(&mut p.grains[g0..g1]) {
-                    f(a - off + g as u64 * GRAIN, rec);
-                }
-                a = stop;
-                continue;
+            let stop = a + (PAGE - a % PAGE).min(end - a);
+            let i = self.find_or_add(a / PAGE) as usize;
+            self.pages[i].each_mut_in(a, stop, whole, &mut f);
+            a = stop;
+        }
+    }
+}
+
+/// racecheck's shadow of the CTA's shared window, in the same granule pages as
+/// [`PagedRecs`] but indexed directly by offset (`len` bytes; offsets past it are not
+/// tracked). A CTA's start keeps the records (an earlier CTA's are as good as empty) and
+/// only clears the pages' split bits.
+pub(super) struct WindowRecs<R = ByteRec> {
+    pages: Vec<Page<R>>,
+    len: u64,
+}
+
+impl<R> Default for WindowRecs<R> {
+    fn default() -> Self {
+        WindowRecs {
+            pages: Vec::new(),
+            len: 0,
+        }
+    }
+}
+
+impl<R: Copy + Default + Eq> WindowRecs<R> {
+    /// A new CTA with a window of `len` bytes.
+    pub fn reset(&mut self, len: u64) {
+        let n = len.div_ceil(PAGE) as usize;
+        self.pages.truncate(n);
+        self.pages.iter_mut().for_each(|p| p.split = 0);
+        self.pages.resize_with(n, Page::new);
+        self.len = len;
+    }
+
+    /// [`PagedRecs::any`] on window bytes `[o, end)` (clipped to the window).
+    pub fn any(&self, o: u64, end: u64, whole: bool, mut f: impl FnMut(u64, &R) -> bool) -> bool {
+        let (mut a, end) = (o, end.min(self.len));
+        while a < end {
+            let stop = a + (PAGE - a % PAGE).min(end - a);
+            if self.pages[(a / PAGE) as usize].any_in(a, stop, whole, &mut f) {
+                return true;
             }
-            let mut b = a;
-            while b < stop {
-                let o = (b % PAGE) as usize;
-                let g = o / 4;
-                let gend = (b - b % GRAIN + GRAIN).min(stop);
-                let full = whole && b.is_multiple_of(GRAIN) && gend - b == GRAIN;
-                if full && p.split >> g & 1 == 0 {
-                    f(b, &mut p.grains[g]);
-                } else {
-                    if p.split >> g & 1 == 0 {
-                        p.split(g);
-                    }
-                    for (k, rec) in p.bytes[o..o + (gend - b) as usize].iter_mut().enumerate() {
-                        f(b + k as u64, rec);
-                    }
-                    if full {
-                        p.try_merge(g);
-                    }
-                }
-                b = gend;
-            }
+            a = stop;
+        }
+        false
+    }
+
+    /// [`PagedRecs::each_mut`] on window bytes `[o, end)` (clipped to the window).
+    pub fn each_mut(&mut self, o: u64, end: u64, whole: bool, mut f: impl FnMut(u64, &mut R)) {
+        let (mut a, end) = (o, end.min(self.len));
+        while a < end {
+            let stop = a + (PAGE - a % PAGE).min(end - a);
+            self.pages[(a / PAGE) as usize].each_mut_in(a, stop, whole, &mut f);
             a = stop;
         }
     }

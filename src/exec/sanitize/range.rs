@@ -181,7 +181,6 @@ impl Sanitizer {
             tid: cur0.tid + j as u32,
             ..cur0
         };
-        let len = req.len as usize;
         let State {
             epoch,
             warp_epochs,
@@ -196,21 +195,19 @@ impl Sanitizer {
         };
         match *place {
             RunPlace::Shared(o) => {
-                let lo = (o as usize).min(shared_race.len());
-                let hi = ((o + total) as usize).min(shared_race.len());
-                // The run starts at a lane's first byte (or is empty): chunk j is lane j's.
-                let recs = &mut shared_race[lo..hi];
-                let clean = recs.chunks(len).enumerate().all(|(j, lane)| {
-                    let c = cur(j);
-                    lane.iter().all(|rec| now.hazard(rec, &c, write).is_none())
+                let end = o + total;
+                // Whose byte `b` is, and whether lanes cover whole granules (as below).
+                let lane_at = |b: u64| ((b - o) >> req.len.trailing_zeros()) as usize;
+                let whole = req.len >= 4 && o.is_multiple_of(4);
+                let raced = shared_race.any(o, end, whole, |b, rec| {
+                    now.hazard(rec, &cur(lane_at(b)), write).is_some()
                 });
-                if !clean {
+                if raced {
                     return false;
                 }
-                for (j, lane) in recs.chunks_mut(len).enumerate() {
-                    let c = cur(j);
-                    lane.iter_mut().for_each(|rec| now.record(rec, c, write));
-                }
+                shared_race.each_mut(o, end, whole, |b, rec| {
+                    now.record(rec, cur(lane_at(b)), write)
+                });
             }
             RunPlace::Global => {
                 let end = r.h + total;

@@ -656,21 +656,8 @@ impl FuncTranslator<'_> {
             mask: 0,
             inst,
         };
-        let shape = lanes::iconst64(&mut self.b, req.pack_shape());
-        let bits = self.mbits(mask);
-        let instv = lanes::iconst32(&mut self.b, inst.0);
         let pa = self.scratch_addr(0);
-        let pd = self.scratch_addr(SCRATCH_DATA);
-        let h = self.helper(Helper::Access)?;
-        let call = self
-            .b
-            .ins()
-            .call(h, &[self.ctx, shape, bits, instv, pa, pd]);
-        let res = self.b.inst_results(call)[0];
-        let cont = self.b.create_block();
-        self.b.ins().brif(res, self.ret_status, &[], cont, &[]);
-        self.b.switch_to_block(cont);
-        Ok(())
+        self.call_access(Helper::Access, &req, mask, pa)
     }
 
     /// `cvta{.to}.space.size d, a`.

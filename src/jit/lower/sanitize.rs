@@ -10,6 +10,7 @@
 //! construction), else after one vector compare of the 32 lane addresses.
 
 use super::mem::LaneAddr;
+use crate::exec::ctx::AccessReq;
 use crate::ir::{AddrBase, Address, InstId, Operand, RegClass, RegId, Space, Type, WarpOp};
 use crate::jit::abi::Helper;
 use crate::jit::translate::lanes;
@@ -125,7 +126,7 @@ impl FuncTranslator<'_> {
         mask: &mut Mask,
         inst: InstId,
     ) -> Result<(), JitError> {
-        let req = crate::exec::ctx::AccessReq {
+        let req = AccessReq {
             space,
             elem_bytes: eb,
             nvec: 1,
@@ -134,15 +135,29 @@ impl FuncTranslator<'_> {
             mask: 0,
             inst,
         };
+        self.call_access(Helper::AccessRun, &req, mask, a0)
+    }
+
+    /// The call of a checked access helper (`ptxjit_access` with the address of the
+    /// spilled lane addresses, `ptxjit_access_run` with lane 0's address: `addr`) for
+    /// access `req`, the data in the scratch slots; returns from the kernel on a fault.
+    /// Shared with [`FuncTranslator::slow_access`].
+    pub(crate) fn call_access(
+        &mut self,
+        helper: Helper,
+        req: &AccessReq,
+        mask: &mut Mask,
+        addr: Value,
+    ) -> Result<(), JitError> {
         let shape = lanes::iconst64(&mut self.b, req.pack_shape());
         let bits = self.mbits(mask);
-        let instv = lanes::iconst32(&mut self.b, inst.0);
+        let instv = lanes::iconst32(&mut self.b, req.inst.0);
         let pd = self.scratch_addr(SCRATCH_DATA);
-        let h = self.helper(Helper::AccessRun)?;
+        let h = self.helper(helper)?;
         let call = self
             .b
             .ins()
-            .call(h, &[self.ctx, shape, bits, instv, a0, pd]);
+            .call(h, &[self.ctx, shape, bits, instv, addr, pd]);
         let res = self.b.inst_results(call)[0];
         let cont = self.b.create_block();
         self.b.ins().brif(res, self.ret_status, &[], cont, &[]);

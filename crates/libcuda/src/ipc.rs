@@ -413,8 +413,15 @@ fn get_mem_handle(ph: *mut CUipcMemHandle, p: CUdeviceptr) -> Res {
             Some(&(s, _, _)) => s,
             None => {
                 let (lo, hi) = pages_of(p, size);
-                for (a, z) in uncovered(&ipc.exported, lo, hi) {
-                    share_pages(fd, base, a, z).map_err(fail)?;
+                let runs = uncovered(&ipc.exported, lo, hi);
+                for (k, &(a, z)) in runs.iter().enumerate() {
+                    if let Err(e) = share_pages(fd, base, a, z) {
+                        // Back to private memory for the runs already moved.
+                        for &(a, z) in &runs[..k] {
+                            let _ = unshare_pages(fd, base, a, z);
+                        }
+                        return Err(fail(e));
+                    }
                 }
                 ipc.next_serial += 1;
                 ipc.exported.insert(p, (ipc.next_serial, lo, hi));

@@ -400,6 +400,13 @@ pub unsafe fn exec(
         let mut m = Lane { ctx, inst, lane };
         // SAFETY: the caller's contract (every access below).
         out[lane] = unsafe { call(&g, f, &a, cta, key, &mut m)? };
+        // A parameter buffer may reuse a launched one's memory: a new object to racecheck.
+        let buf = matches!(f, CdpFn::GetParameterBuffer | CdpFn::GetParameterBufferV2);
+        // SAFETY: the caller's contract.
+        if let (true, Some(s)) = (buf && out[lane] != 0, unsafe { &(*ctx.env).san }) {
+            let len = g.st().bufs.get(&out[lane]).map_or(0, |b| b.len);
+            s.new_object(out[lane], len);
+        }
     }
     Ok(out)
 }

@@ -171,6 +171,12 @@ impl CtaShadow {
         }
     }
 
+    /// Forgets every access to bytes `[h, h+len)` (a device-heap block handed out anew).
+    pub fn forget(&mut self, h: u64, len: u64) {
+        self.shadow
+            .each_mut(h, h.saturating_add(len), true, |_, r| *r = [0; 2]);
+    }
+
     /// Records access `cur` (`write`) of host bytes `[h, h+len)`; returns the first
     /// race with another CTA.
     pub fn access(&mut self, h: u64, len: u64, cur: CtaAcc, write: bool) -> Option<CtaHazard> {

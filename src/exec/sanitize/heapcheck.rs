@@ -111,11 +111,15 @@ impl Sanitizer {
     }
 
     /// A `malloc` of `len` bytes by `lane` returned `ptr` (0: none): the block starts
-    /// unwritten (initcheck), and memcheck keeps its site for a leak report.
+    /// unwritten (initcheck) and with no access recorded (racecheck: a block freed and
+    /// handed out again is a new object, whose earlier accesses the `free` and the
+    /// `malloc` order before its new owner's), and memcheck keeps its site for a leak
+    /// report.
     pub fn heap_malloc(&self, w: &WarpView, inst: InstId, lane: usize, ptr: u64, len: u64) {
         if ptr == 0 {
             return;
         }
+        self.new_object(ptr, len.max(1));
         if self.opts.initcheck {
             let mut init = self.init.lock().unwrap_or_else(|e| e.into_inner());
             init.add_uninit(ptr, len.max(1));
@@ -129,6 +133,19 @@ impl Sanitizer {
             };
             let mut m = self.mallocs.lock().unwrap_or_else(|e| e.into_inner());
             m.insert(ptr, site);
+        }
+    }
+
+    /// Global bytes `[ptr, ptr+len)` were handed out as a new object (a device-heap block,
+    /// a device-runtime parameter buffer), possibly reused: racecheck forgets their
+    /// accesses, which the release and the new request order before the new owner's.
+    pub fn new_object(&self, ptr: u64, len: u64) {
+        if self.opts.racecheck {
+            let mut s = self.state();
+            let end = ptr.saturating_add(len);
+            s.global_race
+                .each_mut(ptr, end, true, |_, r| *r = Default::default());
+            s.cta_race.forget(ptr, end - ptr);
         }
     }
 

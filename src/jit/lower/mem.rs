@@ -343,7 +343,13 @@ impl FuncTranslator<'_> {
         // Computed here so that it dominates the paths below.
         let bits = self.mbits(mask);
         let proof = (shape.0 == AddrShape::Contiguous).then_some(shape.1);
-        self.branch_fast(space, eb, a, false, inst, mask, fast, slow, proof)?;
+        if self.strided(space, addr, eb) {
+            // Never coalesced (`mem_gather`): the fast path below is unreachable.
+            self.b.append_block_param(fast, I64);
+            self.b.ins().jump(slow, &[]);
+        } else {
+            self.branch_fast(space, eb, a, false, inst, mask, fast, slow, proof)?;
+        }
         // Fast path: whole-vector loads.
         self.b.switch_to_block(fast);
         let h = self.b.block_params(fast)[0];
@@ -351,16 +357,16 @@ impl FuncTranslator<'_> {
         let args: Vec<BlockArg> = v.iter().map(|&x| BlockArg::Value(x)).collect();
         self.b.ins().jump(join, &args);
         self.b.switch_to_block(slow);
-        // The 64-bit lane masks, local to this path (not cached in `mask`: code after
-        // the join is not dominated by this block).
-        let m32 = self.m32(mask);
-        let m64 = lanes::mask64(&mut self.b, &m32);
         let helper = self.b.create_block();
         let v = if space == Space::Shared {
             // Shared memory: a gather when every active lane is aligned and inside the
-            // window (e.g. tiles whose rows are narrower than a warp).
-            self.shared_gather(eb, a, &m64, helper)
+            // window (e.g. tiles whose rows are narrower than a warp; `mem_gather`).
+            self.shared_gather(eb, a, bits, helper)
         } else {
+            // The 64-bit lane masks, local to this path (not cached in `mask`: code
+            // after the join is not dominated by this block).
+            let m32 = self.m32(mask);
+            let m64 = lanes::mask64(&mut self.b, &m32);
             // Every active lane at one address: one scalar load and a splat.
             let mut w =
                 self.uniform_lane_values(space, eb, 1, a, bits, &m64, inst, helper, false)?;
@@ -419,7 +425,8 @@ impl FuncTranslator<'_> {
             && space != Space::Local
             && self.mode == Mode::Conv
             && !self.instrument
-            && !cluster;
+            && !cluster
+            && !self.strided(space, addr, eb);
         if !vectorizable {
             for (e, d) in data.iter().enumerate() {
                 self.spill(d, SCRATCH_DATA + e as i32 * 32 * sb as i32);
@@ -553,64 +560,6 @@ impl FuncTranslator<'_> {
         } else {
             x
         }
-    }
-
-    /// A shared-memory load of one `eb`-byte element per lane from the shared-window
-    /// offsets `a`: branches to `bad` unless every active lane (`m64`) is aligned and
-    /// inside the window; else loads lane by lane (inactive lanes read offset 0) and
-    /// returns the containers (zero-extended).
-    fn shared_gather(&mut self, eb: u32, a: &WarpValue, m64: &[Value], bad: Block) -> Vec<Value> {
-        let size = self.load_ctx(I64, offset_of!(WarpCtx, shared_size), true);
-        let base = self.load_ctx(I64, offset_of!(WarpCtx, shared_base), true);
-        let big = self
-            .b
-            .ins()
-            .icmp_imm_u(IntCC::UnsignedGreaterThanOrEqual, size, eb as i64);
-        let room = self.b.ins().iadd_imm_s(size, -(eb as i64));
-        let room = self.b.ins().splat(I64X2, room);
-        let lowmask = lanes::splat64(&mut self.b, eb as u64 - 1);
-        let zero = lanes::splat64(&mut self.b, 0);
-        let mut offs = Vec::with_capacity(N64);
-        let mut all: Option<Value> = None;
-        for k in 0..N64 {
-            let o = self.b.ins().band(a.v[k], m64[k]);
-            let fits = self.b.ins().icmp(IntCC::UnsignedLessThanOrEqual, o, room);
-            let low = self.b.ins().band(o, lowmask);
-            let al = self.b.ins().icmp(IntCC::Equal, low, zero);
-            let ok = self.b.ins().band(fits, al);
-            all = Some(match all {
-                None => ok,
-                Some(x) => self.b.ins().band(x, ok),
-            });
-            offs.push(o);
-        }
-        let all = all.unwrap_or(zero);
-        let ok = self.b.ins().vall_true(all);
-        let ok = self.b.ins().band(ok, big);
-        let go = self.b.create_block();
-        self.b.ins().brif(ok, go, &[], bad, &[]);
-        self.b.switch_to_block(go);
-        let wide = eb == 8;
-        let per = if wide { 2 } else { 4 };
-        let vty = if wide { I64X2 } else { I32X4 };
-        let mut out = Vec::with_capacity(32 / per);
-        let mut cur: Option<Value> = None;
-        for lane in 0..32usize {
-            let o = self.b.ins().extractlane(offs[lane / 2], (lane % 2) as u8);
-            let h = self.b.ins().iadd(base, o);
-            let x = self.load_container(h, 0, eb, heap_flags());
-            let i = lane % per;
-            cur = Some(if i == 0 {
-                self.b.ins().scalar_to_vector(vty, x)
-            } else {
-                let v = cur.unwrap_or(x);
-                self.b.ins().insertlane(v, x, i as u8)
-            });
-            if i == per - 1 {
-                out.extend(cur.take());
-            }
-        }
-        out
     }
 
     /// The 64-bit value of the lowest lane of `bits` in `a` (16 × i64x2).

@@ -9,7 +9,8 @@
 use cranelift_codegen::ir::condcodes::IntCC;
 use cranelift_codegen::ir::types::{F32X4, F64X2, I32, I32X4, I64, I64X2, I8X16};
 use cranelift_codegen::ir::{
-    ConstantData, Endianness, InstBuilder, MemFlagsData, Type as CType, Value,
+    ConstantData, Endianness, InstBuilder, InstructionData, MemFlagsData, Opcode, Type as CType,
+    Value, ValueDef,
 };
 use cranelift_frontend::FunctionBuilder;
 
@@ -51,6 +52,20 @@ pub fn bitcast(b: &mut FunctionBuilder, ty: CType, v: Value) -> Value {
     if b.func.dfg.value_type(v) == ty {
         return v;
     }
+    // A bitcast back to the type a bitcast came from is that bitcast's operand (a float
+    // result read again as integer bits and back: half the bitcasts of float code).
+    if let ValueDef::Result(inst, 0) = b.func.dfg.value_def(v) {
+        if let InstructionData::LoadNoOffset {
+            opcode: Opcode::Bitcast,
+            arg,
+            ..
+        } = b.func.dfg.insts[inst]
+        {
+            if b.func.dfg.value_type(arg) == ty {
+                return arg;
+            }
+        }
+    }
     b.ins().bitcast(ty, le(), v)
 }
 
@@ -66,9 +81,31 @@ pub fn splat64(b: &mut FunctionBuilder, x: u64) -> Value {
     vconst(b, I64X2, bytes)
 }
 
-/// A 128-bit vector constant from its little-endian bytes.
+/// How many of the current block's last instructions [`vconst`] searches for the same
+/// constant (the quick tier has no GVN: without this, a constant used by each of a warp
+/// value's 8 or 16 parts is 8 or 16 `vconst`s).
+const VCONST_WINDOW: usize = 64;
+
+/// A 128-bit vector constant from its little-endian bytes: the same constant of the
+/// same type materialised among the current block's last [`VCONST_WINDOW`] instructions
+/// is reused (a value defined earlier in the block being built dominates the rest of it).
 pub fn vconst(b: &mut FunctionBuilder, ty: CType, bytes: Vec<u8>) -> Value {
     let c = b.func.dfg.constants.insert(ConstantData::from(bytes));
+    if let Some(blk) = b.current_block() {
+        let dfg = &b.func.dfg;
+        for inst in b.func.layout.block_insts(blk).rev().take(VCONST_WINDOW) {
+            if let InstructionData::UnaryConst {
+                opcode: Opcode::Vconst,
+                constant_handle,
+            } = dfg.insts[inst]
+            {
+                let r = dfg.first_result(inst);
+                if constant_handle == c && dfg.value_type(r) == ty {
+                    return r;
+                }
+            }
+        }
+    }
     b.ins().vconst(ty, c)
 }
 

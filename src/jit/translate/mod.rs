@@ -515,8 +515,13 @@ impl<'a> FuncTranslator<'a> {
     /// The 64-bit form of a mask.
     pub fn m64(&mut self, m: &mut Mask) -> Vec<Value> {
         if m.m64.is_none() {
-            let m32 = self.m32(m);
-            m.m64 = Some(lanes::mask64(&mut self.b, &m32));
+            m.m64 = Some(match (&m.m32, m.bits) {
+                (None, Some(bits)) => self.mask64_of_bits(bits),
+                _ => {
+                    let m32 = self.m32(m);
+                    lanes::mask64(&mut self.b, &m32)
+                }
+            });
         }
         m.m64.clone().unwrap_or_default()
     }

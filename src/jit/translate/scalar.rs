@@ -47,6 +47,8 @@ pub(crate) struct ScalarRegs {
     /// The vector form of the last bit mask expanded, in the block it was built in
     /// (issue 14, item 4: a block's instructions share one expansion of its mask).
     mask_cache: Option<(Block, Value, Vec<Value>)>,
+    /// The same for the 64-bit form (16 × i64x2) of a bit mask.
+    mask64_cache: Option<(Block, Value, Vec<Value>)>,
 }
 
 /// Whether special register `s` is the same in every lane of a warp.
@@ -175,6 +177,7 @@ impl ScalarRegs {
             guard: None,
             slot: None,
             mask_cache: None,
+            mask64_cache: None,
         }
     }
 }
@@ -191,6 +194,23 @@ impl FuncTranslator<'_> {
         let m = lanes::mask_from_bits(&mut self.b, bits);
         if let Some(c) = cur {
             self.sregs.mask_cache = Some((c, bits, m.clone()));
+        }
+        m
+    }
+
+    /// The 16 × i64x2 lane masks of bit mask `bits`, built once per Cranelift block (the
+    /// merge mask of every 64-bit write in a divergent block).
+    pub(crate) fn mask64_of_bits(&mut self, bits: Value) -> Vec<Value> {
+        let cur = self.b.current_block();
+        if let (Some((blk, b, m)), Some(c)) = (&self.sregs.mask64_cache, cur) {
+            if *blk == c && *b == bits {
+                return m.clone();
+            }
+        }
+        let m32 = self.mask_of_bits(bits);
+        let m = lanes::mask64(&mut self.b, &m32);
+        if let Some(c) = cur {
+            self.sregs.mask64_cache = Some((c, bits, m.clone()));
         }
         m
     }

@@ -1,0 +1,123 @@
+//! Compact forms of the memory family's non-coalesced paths (issue 14, item 8: compile
+//! less): the shared-memory gather as a loop over the active lanes instead of 32
+//! unrolled lane loads, and the accesses the shape analysis proves strided, which skip
+//! the coalesced test that cannot pass.
+//!
+//! The unrolled gather was about 290 CLIF instructions per `ld.shared` (the 64-bit lane
+//! masks, a 16-vector range and alignment test, and 32 extract/load/insert steps); the
+//! loop is about 60. Each active lane's offset is read back from the scratch address
+//! slots and checked (aligned to the element, the element inside the window) before
+//! its load, as the vector test did; a failing lane leaves for the helper, which redoes
+//! the whole access (nothing was written). Inactive lanes load nothing: their
+//! containers are whatever the scratch data slot held (the unrolled gather gave them
+//! the element at offset 0); writes merge them away, or they are dead.
+
+use crate::exec::ctx::WarpCtx;
+use crate::ir::analysis::shape::{Fact, Shape};
+use crate::ir::{AddrBase, Address, Space};
+use crate::jit::lower::mem::heap_flags;
+use crate::jit::translate::lanes::WarpValue;
+use crate::jit::translate::{FuncTranslator, SCRATCH_DATA};
+use cranelift_codegen::ir::condcodes::IntCC;
+use cranelift_codegen::ir::types::{I32, I64};
+use cranelift_codegen::ir::{Block, BlockArg, InstBuilder, MemFlagsData, Value};
+use std::mem::offset_of;
+
+impl FuncTranslator<'_> {
+    /// Whether the shape analysis proves the lane addresses of `[addr]` (in this build's
+    /// launches) to be `base + lane × stride` with a stride other than the element size
+    /// `eb`: such an access is never one coalesced vector access, so the coalesced test
+    /// is skipped (taking the per-lane path is always correct; it is only slower for a
+    /// warp whose single active lane the test would have let through).
+    pub(super) fn strided(&self, space: Space, addr: &Address, eb: u32) -> bool {
+        if !matches!(addr.base, AddrBase::Reg(_)) || space == Space::Local {
+            return false;
+        }
+        let strided = |x: Fact| matches!(x.shape, Shape::Affine(s) if s != eb as u64);
+        let any = self
+            .shapes
+            .0
+            .address(self.f, &self.shape_now.0, space, addr);
+        if strided(any) {
+            return true;
+        }
+        // Code built for launches whose `%ntid.x` is a multiple of 32 only.
+        self.affine.rows
+            && strided(
+                self.shapes
+                    .1
+                    .address(self.f, &self.shape_now.1, space, addr),
+            )
+    }
+
+    /// A shared-memory load of one `eb`-byte element per active lane (`bits`, nonzero)
+    /// from the shared-window offsets `a`: a loop over the active lanes, each checked
+    /// (aligned to `eb`, inside the window) before its load; branches to `bad` at the
+    /// first lane that fails. Returns the containers (zero-extended; 8 × i32x4, or
+    /// 16 × i64x2 for 8-byte elements).
+    pub(super) fn shared_gather(
+        &mut self,
+        eb: u32,
+        a: &WarpValue,
+        bits: Value,
+        bad: Block,
+    ) -> Vec<Value> {
+        let len = eb as i64;
+        self.spill(a, 0);
+        let size = self.load_ctx(I64, offset_of!(WarpCtx, shared_size), true);
+        let base = self.load_ctx(I64, offset_of!(WarpCtx, shared_base), true);
+        let lim = self.b.ins().iadd_imm_s(size, -len);
+        let pa = self.scratch_addr(0);
+        let pd = self.scratch_addr(SCRATCH_DATA);
+        let check = self.b.create_block();
+        self.b.append_block_param(check, I32);
+        let done = self.b.create_block();
+        let big = self
+            .b
+            .ins()
+            .icmp_imm_u(IntCC::UnsignedGreaterThanOrEqual, size, len);
+        self.b
+            .ins()
+            .brif(big, check, &[BlockArg::Value(bits)], bad, &[]);
+        self.b.switch_to_block(check);
+        let m = self.b.block_params(check)[0];
+        let body = self.b.create_block();
+        self.b.ins().brif(m, body, &[], done, &[]);
+        self.b.switch_to_block(body);
+        let fl = MemFlagsData::new().with_notrap();
+        let lane = self.b.ins().ctz(m);
+        let lane = self.b.ins().uextend(I64, lane);
+        let lane8 = self.b.ins().ishl_imm_u(lane, 3);
+        let sa = self.b.ins().iadd(pa, lane8);
+        let o = self.b.ins().load(I64, fl, sa, 0);
+        let mut fail = self.b.ins().icmp(IntCC::UnsignedGreaterThan, o, lim);
+        if eb > 1 {
+            let low = self.b.ins().band_imm_u(o, len - 1);
+            let mis = self.b.ins().icmp_imm_u(IntCC::NotEqual, low, 0);
+            fail = self.b.ins().bor(fail, mis);
+        }
+        let ok = self.b.create_block();
+        self.b.ins().brif(fail, bad, &[], ok, &[]);
+        self.b.switch_to_block(ok);
+        let h = self.b.ins().iadd(base, o);
+        let wide = eb == 8;
+        let (cty, lsb) = if wide {
+            (I64, lane8)
+        } else {
+            (I32, self.b.ins().ishl_imm_u(lane, 2))
+        };
+        let hf = heap_flags();
+        let x = match eb {
+            1 => self.b.ins().uload8(cty, hf, h, 0),
+            2 => self.b.ins().uload16(cty, hf, h, 0),
+            _ => self.b.ins().load(cty, hf, h, 0),
+        };
+        let slot = self.b.ins().iadd(pd, lsb);
+        self.b.ins().store(fl, x, slot, 0);
+        let m1 = self.b.ins().iadd_imm_s(m, -1);
+        let rest = self.b.ins().band(m, m1);
+        self.b.ins().jump(check, &[BlockArg::Value(rest)]);
+        self.b.switch_to_block(done);
+        self.unspill(wide, SCRATCH_DATA).v
+    }
+}

@@ -72,6 +72,8 @@ pub struct GraphTables {
     pub exec_nodes: HashMap<u64, Vec<graph_nodes::ExecNode>>,
     /// Graph memory: allocations of memory-allocation nodes, by address.
     pub mem: std::collections::BTreeMap<u64, graph_nodes::GraphAlloc>,
+    /// Nodes made by `cuGraphClone`: clone's node -> the original node.
+    pub cloned_from: HashMap<u64, u64>,
     /// Capturing streams (by handle value) and their capture.
     pub captures: HashMap<u64, Capture>,
     /// Events last recorded in a capturing stream: event handle -> that stream.

@@ -1,6 +1,6 @@
 //! CUDA graph nodes besides kernels, copies, memsets and host functions (see
 //! [`crate::graph`]): event record and wait nodes, child graph nodes, memory allocation
-//! and free nodes; `cuGraphClone`; and updates of executable graphs
+//! and free nodes; `cuGraphClone` and `cuGraphNodeFindInClone`; and updates of executable graphs
 //! (`cuGraph[Exec]KernelNodeSetParams`, `cuGraphExecUpdate`).
 //!
 //! Events: every operation completes when it runs, so an event-record node stamps the
@@ -141,6 +141,7 @@ pub fn destroy_graph(d: &Driver, t: &mut Tables, g: u64) {
         return;
     };
     for n in e.nodes {
+        t.graphs.cloned_from.remove(&n);
         let Some(ne) = t.graphs.nodes.remove(&n) else {
             continue;
         };
@@ -199,7 +200,8 @@ fn clone_graph(t: &mut Tables, g: u64) -> Res<u64> {
             NodeParams::Child(c) => NodeParams::Child(clone_graph(t, c)?),
             p => p,
         };
-        add_with(t, new, kind, op, params)?;
+        let id = add_with(t, new, kind, op, params)?;
+        t.graphs.cloned_from.insert(id, n);
     }
     Ok(new)
 }
@@ -525,6 +527,29 @@ pub unsafe extern "C" fn cuGraphClone(pg: *mut CUgraph, g: CUgraph) -> CUresult 
             clone_graph(t, gid)
         })?;
         out(pg, handle(Kind::Graph, new))
+    })
+}
+
+/// `cuGraphNodeFindInClone`: the node of graph `clone` (made by `cuGraphClone`) copied
+/// from `orig`.
+#[no_mangle]
+pub unsafe extern "C" fn cuGraphNodeFindInClone(
+    pn: *mut CUgraphNode,
+    orig: CUgraphNode,
+    clone: CUgraph,
+) -> CUresult {
+    guard(|| {
+        let found = with_ctx(|_, t, _| {
+            let o = node_id(t, orig)?;
+            let g = graph_id(t, clone)?;
+            t.graphs.graphs[&g]
+                .nodes
+                .iter()
+                .copied()
+                .find(|n| t.graphs.cloned_from.get(n) == Some(&o))
+                .ok_or(CUDA_ERROR_INVALID_VALUE)
+        })?;
+        out(pn, handle(Kind::GraphNode, found))
     })
 }
 

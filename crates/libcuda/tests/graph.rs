@@ -505,6 +505,15 @@ fn child_graph_nodes_and_clone() {
         let mut clone = null_mut();
         assert_eq!(cuGraphClone(&mut clone, parent), 0);
         assert_eq!(cuGraphClone(null_mut(), parent), CUDA_ERROR_INVALID_VALUE);
+        let (mut hn2, mut both) = (null_mut(), [null_mut(); 2]);
+        assert_eq!(cuGraphNodeFindInClone(&mut hn2, hn, clone), 0);
+        assert_eq!(cuGraphGetNodes(clone, both.as_mut_ptr(), &mut 2usize), 0);
+        assert_eq!(hn2, both[1], "the host node's copy");
+        assert_eq!(
+            cuGraphNodeFindInClone(&mut hn2, hn, parent),
+            CUDA_ERROR_INVALID_VALUE,
+            "the parent is not a clone"
+        );
         let exec = run_once(parent);
         assert_eq!(read(dy), saxpy_of(A));
         assert_eq!(count.load(Ordering::SeqCst), 1);

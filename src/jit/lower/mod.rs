@@ -19,6 +19,7 @@ pub(crate) mod logic;
 pub(crate) mod matrix;
 pub(crate) mod mem;
 mod mem_fast;
+mod mem_halves;
 mod mem_local;
 pub(crate) mod mem_uniform;
 pub(crate) mod misc;

@@ -353,7 +353,9 @@ impl FuncTranslator<'_> {
         let args: Vec<BlockArg> = v.iter().map(|&x| BlockArg::Value(x)).collect();
         self.b.ins().jump(join, &args);
         self.b.switch_to_block(slow);
-        if space == Space::Shared && eb == 4 {
+        // (Not where every launch is proven contiguous: the halves then never apply.)
+        let try_halves = eb == 4 && proof != Some(Proof::Always);
+        if space == Space::Shared && try_halves {
             // Half-warp rows (`mem_halves`) before the gather.
             let gather = self.b.create_block();
             self.halves_load(space, a, bits, inst, join, gather)?;
@@ -365,7 +367,7 @@ impl FuncTranslator<'_> {
         let m64 = lanes::mask64(&mut self.b, &m32);
         let helper = self.b.create_block();
         // Elsewhere, half-warp rows (`mem_halves`) when the lanes do not agree.
-        let halves = (space != Space::Shared && eb == 4).then(|| self.b.create_block());
+        let halves = (space != Space::Shared && try_halves).then(|| self.b.create_block());
         let v = if space == Space::Shared {
             // Shared memory: a gather when every active lane is aligned and inside the
             // window (e.g. tiles whose rows are narrower than a warp).

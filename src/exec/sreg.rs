@@ -49,6 +49,17 @@ impl SregCtx {
     /// clusters of `cdim` CTAs (`[1, 1, 1]`: every CTA is its own cluster, as on a GPU
     /// for a launch without clusters). `nctaid` must be a multiple of `cdim`.
     pub fn set_cluster(&mut self, ctaid: [u32; 3], nctaid: [u32; 3], cdim: [u32; 3]) {
+        if cdim.iter().all(|&c| c <= 1) {
+            // Clusters of one CTA (the common case, set per warp of every CTA): the
+            // same values as below without the divisions.
+            self.cluster_nctaid = [1; 3];
+            self.cluster_ctaid = [0; 3];
+            self.clusterid = ctaid;
+            self.nclusterid = nctaid;
+            self.cluster_ctarank = 0;
+            self.cluster_nctarank = 1;
+            return;
+        }
         for d in 0..3 {
             let c = cdim[d].max(1);
             self.cluster_nctaid[d] = c;

@@ -547,14 +547,23 @@ fn worker(sh: &LaunchShared, wm: &WorkerMem, ncta: u64) {
     let stacks = &mut kept.0;
     let mut cache = vec![[0u64; 2]; sh.module.inner.ir.inst_info.len()];
     let mut slots: Vec<WarpSlot> = Vec::new();
+    // CTAs are taken a few at a time in large grids (one shared counter update per
+    // CTA costs as much as a small CTA when the workers contend for it).
+    let chunk = (ncta / (64 * sh.sreg.nsmid.max(1) as u64)).clamp(1, 8);
+    let (mut next, mut end) = (0u64, 0u64);
     loop {
         if sh.abort.load(Ordering::Relaxed) {
             return;
         }
-        let i = sh.next_cta.fetch_add(1, Ordering::Relaxed);
+        if next == end {
+            next = sh.next_cta.fetch_add(chunk, Ordering::Relaxed);
+            end = (next + chunk).min(ncta);
+        }
+        let i = next;
         if i >= ncta {
             return;
         }
+        next += 1;
         let i = sh
             .cta_order
             .as_ref()
@@ -704,7 +713,13 @@ fn run_cta(
         });
     }
     let warps = &mut slots[..nwarps * ctaids.len()];
-    for (k, slot) in warps.iter_mut().enumerate() {
+    // (Warp `k` belongs to CTA `k / nwarps`; counted, not divided.)
+    let (mut rank, mut in_rank) = (0usize, 0usize);
+    for slot in warps.iter_mut() {
+        if in_rank == nwarps {
+            (rank, in_rank) = (rank + 1, 0);
+        }
+        in_rank += 1;
         let env = &mut *slot.env;
         env.fault = None;
         env.error = None;
@@ -715,9 +730,12 @@ fn run_cta(
         env.pending_red = None;
         env.split.reset();
         env.split.stack_bytes = sh.stack_bytes;
-        env.alloca_used = [0; WARP_SIZE];
+        if sh.alloca_bytes > 0 {
+            // (Without an alloca stack nothing changes it.)
+            env.alloca_used = [0; WARP_SIZE];
+        }
         let ctx = &mut *slot.ctx;
-        let ctaid = ctaids[k / nwarps];
+        let ctaid = ctaids[rank];
         ctx.ctaid = ctaid;
         ctx.sreg.set_cluster(ctaid, sh.cfg.grid, sh.cluster);
         ctx.live = slot.live;

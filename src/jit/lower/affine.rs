@@ -43,6 +43,20 @@ impl FuncTranslator<'_> {
                         _ => None,
                     });
                 }
+                // A vector register that holds one value in every lane, as the
+                // translator last wrote or read it (e.g. `cvta.to.global` of a parameter
+                // in divergent code): that value.
+                let rty = self.reg_info(r)?.ty;
+                if self.svar(r).is_none() && rty.bits() == ty.bits() {
+                    let w = self.read(op, ty, false)?;
+                    let want = if wide { I64 } else { I32 };
+                    if let Some(x) = self.scalar_of(&w.v) {
+                        if self.b.func.dfg.value_type(x) == want {
+                            return Ok(Some(x));
+                        }
+                    }
+                    return Ok(None);
+                }
             }
             Operand::Special(SpecialReg::LaneId) => {
                 let ty = if wide { I64 } else { I32 };

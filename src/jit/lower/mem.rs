@@ -11,6 +11,8 @@
 //!   never while lanes are pending): whole-vector loads and stores. A well-shaped access
 //!   that misses the cache asks `ptxjit_region` (one region-table lookup), which fills
 //!   the entry, and then takes the vector path;
+//! - loads of 4-byte elements whose half-warps each read one address or 16
+//!   consecutive elements (`mem_halves`: tile rows), all lanes active;
 //! - loads that are not coalesced, before the helper: in shared memory, lane-by-lane
 //!   loads when every active lane is aligned and inside the window; elsewhere (and for
 //!   `.v2/.v4` loads), one scalar load per element and a splat when every active lane
@@ -357,7 +359,17 @@ impl FuncTranslator<'_> {
         let args: Vec<BlockArg> = v.iter().map(|&x| BlockArg::Value(x)).collect();
         self.b.ins().jump(join, &args);
         self.b.switch_to_block(slow);
+        // (Not where every launch is proven contiguous: the halves then never apply.)
+        let try_halves = eb == 4 && proof != Some(Proof::Always);
+        if space == Space::Shared && try_halves {
+            // Half-warp rows (`mem_halves`) before the gather.
+            let gather = self.b.create_block();
+            self.halves_load(space, a, bits, inst, join, gather)?;
+            self.b.switch_to_block(gather);
+        }
         let helper = self.b.create_block();
+        // Elsewhere, half-warp rows (`mem_halves`) when the lanes do not agree.
+        let halves = (space != Space::Shared && try_halves).then(|| self.b.create_block());
         let v = if space == Space::Shared {
             // Shared memory: a gather when every active lane is aligned and inside the
             // window (e.g. tiles whose rows are narrower than a warp; `mem_gather`).
@@ -368,12 +380,17 @@ impl FuncTranslator<'_> {
             let m32 = self.m32(mask);
             let m64 = lanes::mask64(&mut self.b, &m32);
             // Every active lane at one address: one scalar load and a splat.
+            let other = halves.unwrap_or(helper);
             let mut w =
-                self.uniform_lane_values(space, eb, 1, a, bits, &m64, inst, helper, false)?;
+                self.uniform_lane_values(space, eb, 1, a, bits, &m64, inst, other, false)?;
             w.pop().map(|w| w.v).unwrap_or_default()
         };
         let args: Vec<BlockArg> = v.iter().map(|&x| BlockArg::Value(x)).collect();
         self.b.ins().jump(join, &args);
+        if let Some(h) = halves {
+            self.b.switch_to_block(h);
+            self.halves_load(space, a, bits, inst, join, helper)?;
+        }
         self.b.switch_to_block(helper);
         // Slow path (lane addresses computed again here: values kept across the fast
         // path's blocks and calls cost register allocation time and spills).

@@ -20,6 +20,7 @@ pub(crate) mod matrix;
 pub(crate) mod mem;
 mod mem_fast;
 mod mem_gather;
+mod mem_halves;
 mod mem_local;
 pub(crate) mod mem_uniform;
 pub(crate) mod misc;

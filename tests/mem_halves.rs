@@ -1,0 +1,103 @@
+//! Shared loads whose half-warps each read one address or 16 consecutive words (the
+//! rows of a 16-wide tile; `jit/lower/mem_halves.rs`), also with one lane inactive (the
+//! gather), on both backends against values computed here, and with an offset that
+//! leaves the window, which must report the same fault on both backends
+//! (`tests/ptx/halves.ptx`).
+
+#[allow(unused_macros)]
+#[macro_use]
+mod common;
+use common::*;
+
+const FILE: &str = "tests/ptx/halves.ptx";
+
+/// `tile[i] = 7i + 3` as the kernel stores it.
+fn tile(i: u32) -> u32 {
+    7 * i + 3
+}
+
+#[test]
+fn half_warp_rows() {
+    let mut msgs = Vec::new();
+    for backend in [Backend::Jit, Backend::Interp] {
+        let dev = device();
+        let m = module_at(&dev, FILE, backend);
+        let out = zeroed(&dev, 128 * 4);
+        let c = cfg([1, 1, 1], [128, 1, 1], backend);
+        for off in [0u32, 5] {
+            let args = [arg(&out), ptxjit::KernelArg::U32(off)];
+            launch(&dev, &m, "halves", &c, &args, "halves");
+            let want: Vec<u32> = (0..128u32)
+                .map(|t| {
+                    let row = tile((t / 16) * 16 + off);
+                    let col = tile(t % 16 + off);
+                    let guarded = if t % 32 == 5 { 0 } else { col };
+                    row.wrapping_add(col.wrapping_mul(1000))
+                        .wrapping_add(guarded.wrapping_mul(1_000_000))
+                })
+                .collect();
+            assert_slice_eq(
+                &dev.read::<u32>(&out).unwrap(),
+                &want,
+                &format!("{backend:?} off {off}"),
+            );
+        }
+        // off = 17: warp 3's second half reads word 7*16 + 17 = 129, past the
+        // 128-word tile (warps 0-2 stay inside).
+        let args = [arg(&out), ptxjit::KernelArg::U32(17)];
+        let err = dev
+            .launch(&m, "halves", &c, &args)
+            .expect_err("outside the shared window");
+        let msg = err.to_string();
+        assert!(msg.contains("ld.shared.u32"), "{backend:?}: {msg}");
+        msgs.push(msg);
+    }
+    assert_eq!(
+        msgs[0], msgs[1],
+        "JIT and interpreter report the same fault"
+    );
+}
+
+#[test]
+fn global_half_warp_rows() {
+    // 8 rows of `stride` words: in[i] = 3i + 1.
+    let mut msgs = Vec::new();
+    // One device and buffer, so that both backends fault at the same address.
+    let dev = device();
+    let small: Vec<u32> = (0..150).collect();
+    let sb = dev.alloc_from(&small).unwrap();
+    for backend in [Backend::Jit, Backend::Interp] {
+        let m = module_at(&dev, FILE, backend);
+        let out = zeroed(&dev, 128 * 4);
+        let c = cfg([1, 1, 1], [128, 1, 1], backend);
+        for stride in [16u32, 20, 0] {
+            let input: Vec<u32> = (0..8 * stride.max(16)).map(|i| 3 * i + 1).collect();
+            let inb = dev.alloc_from(&input).unwrap();
+            let args = [arg(&inb), arg(&out), ptxjit::KernelArg::U32(stride)];
+            launch(&dev, &m, "global_halves", &c, &args, "global_halves");
+            let want: Vec<u32> = (0..128u32)
+                .map(|t| {
+                    let row = (t / 16 * stride) as usize;
+                    input[row + (t % 16) as usize].wrapping_add(input[row].wrapping_mul(1000))
+                })
+                .collect();
+            assert_slice_eq(
+                &dev.read::<u32>(&out).unwrap(),
+                &want,
+                &format!("{backend:?} stride {stride}"),
+            );
+        }
+        // Rows 2^20 words apart in a buffer of 150 words: row 1 is 4 MiB past it.
+        let args = [arg(&sb), arg(&out), ptxjit::KernelArg::U32(1 << 20)];
+        let err = dev
+            .launch(&m, "global_halves", &c, &args)
+            .expect_err("past the buffer");
+        let msg = err.to_string();
+        assert!(msg.contains("ld.global.u32"), "{backend:?}: {msg}");
+        msgs.push(msg);
+    }
+    assert_eq!(
+        msgs[0], msgs[1],
+        "JIT and interpreter report the same fault"
+    );
+}

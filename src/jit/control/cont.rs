@@ -15,7 +15,7 @@
 //!
 //! A warp that has resumed before saves at a barrier only the live registers some path
 //! may have written since its last resume ([`Writes`]): the slots of the others still
-//! hold the values that resume restored. A variable (`ContLive::resumed`: 0 on the
+//! hold the values that resume restored. A variable (`translate::cont::ContLive::resumed`: 0 on the
 //! paths from the kernel's start, 1 on those from a resume) picks, at run time, whether
 //! the other live registers are saved too (the first barrier a warp reaches).
 //!
@@ -25,7 +25,7 @@
 
 use crate::exec::barrier::RET_BARRIER;
 use crate::exec::ctx::WarpCtx;
-use crate::ir::analysis::liveness::{Liveness, RegSet, Writes};
+use crate::ir::analysis::liveness::RegSet;
 use crate::ir::{self, BlockId, Idx, InstId, Operand, PredSrc, RegClass, RegId, Terminator};
 use crate::jit::abi::Helper;
 use crate::jit::translate::lanes::{self, N32};
@@ -34,27 +34,8 @@ use crate::jit::JitError;
 use cranelift_codegen::ir::condcodes::IntCC;
 use cranelift_codegen::ir::types::{I32, I64, I8};
 use cranelift_codegen::ir::{Block, InstBuilder, JumpTableData, MemFlagsData, Value};
-use cranelift_frontend::{FunctionBuilder, Variable};
+use cranelift_frontend::Variable;
 use std::mem::offset_of;
-
-/// What a continuation kernel's barriers and resume block need to know about its
-/// registers.
-pub(crate) struct ContLive {
-    live: Liveness,
-    writes: Writes,
-    /// An `i8`: 0 on the paths from the kernel's start, 1 on the paths from a resume.
-    resumed: Variable,
-}
-
-impl ContLive {
-    pub(crate) fn new(b: &mut FunctionBuilder, f: &ir::Function) -> ContLive {
-        ContLive {
-            live: Liveness::of(f),
-            writes: Writes::of(f),
-            resumed: b.declare_var(I8),
-        }
-    }
-}
 
 impl FuncTranslator<'_> {
     /// In the entry block of a continuation kernel: a warp called with `ctx.resume` set

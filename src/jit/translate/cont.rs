@@ -1,8 +1,11 @@
 //! Which kernels run their barriers as continuations (`control::cont` generates the
 //! code): the test on the IR, and the size of the per-warp register file such a kernel
-//! needs (the layout of `regfile`).
+//! needs (the layout of `regfile`), and the liveness facts its barriers use ([`ContLive`]).
 
+use crate::ir::analysis::liveness::{Liveness, Writes};
 use crate::ir::{self, InstKind, RegClass, Terminator};
+use cranelift_codegen::ir::types::I8;
+use cranelift_frontend::{FunctionBuilder, Variable};
 
 /// Whether kernel `f` runs its barriers as continuations, given which blocks can run
 /// while lanes wait elsewhere (`div`). Never for the sanitizers' instrumented code.
@@ -48,4 +51,23 @@ pub fn regfile_bytes(f: &ir::Function) -> u64 {
         })
         .sum::<u64>()
         .max(16)
+}
+
+/// What a continuation kernel's barriers and resume block need to know about its
+/// registers.
+pub(crate) struct ContLive {
+    pub live: Liveness,
+    pub writes: Writes,
+    /// An `i8`: 0 on the paths from the kernel's start, 1 on the paths from a resume.
+    pub resumed: Variable,
+}
+
+impl ContLive {
+    pub(crate) fn new(b: &mut FunctionBuilder, f: &ir::Function) -> ContLive {
+        ContLive {
+            live: Liveness::of(f),
+            writes: Writes::of(f),
+            resumed: b.declare_var(I8),
+        }
+    }
 }

@@ -128,7 +128,7 @@ pub(crate) struct FuncTranslator<'a> {
     /// The resume block of a kernel whose barriers are continuations (`control::cont`).
     pub cont: Option<Block>,
     /// Its registers' liveness at the barriers (`control::cont`).
-    pub cont_live: Option<crate::jit::control::cont::ContLive>,
+    pub cont_live: Option<cont::ContLive>,
     /// Registers kept as their affine base (see `affine`).
     pub affine: affine::AffineRegs,
 }
@@ -204,7 +204,7 @@ pub(crate) fn build(
     let cont = cont::eligible(f, &div, instrument);
     let rf = crate::jit::translate::regfile::RegFile::new(&mut b, f, cont.then_some(ctx));
     let cont = cont.then(|| b.create_block());
-    let cont_live = cont.map(|_| crate::jit::control::cont::ContLive::new(&mut b, f));
+    let cont_live = cont.map(|_| cont::ContLive::new(&mut b, f));
     let affine = affine::AffineRegs::new(
         &mut b,
         f,

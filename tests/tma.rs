@@ -394,7 +394,34 @@ fn load_store_5d(backend: Backend) {
     assert_slice_eq(&dev.read::<u8>(&t).unwrap(), &stored, "5-d store");
 }
 
+/// A `.shared::cta` destination (PTX 8.6), the map in global memory, a generic mbarrier
+/// address for the waits, the 128B swizzle, a box across the left and bottom edges.
+fn load_shared_cta(backend: Backend) {
+    let dev = device();
+    let m = module_at(&dev, HAND, backend);
+    let case = f32_2d([32, 8], 3);
+    let tensor = bytes_of(&Rng::new(61).vec_u32(case.bytes() / 4));
+    let t = dev.alloc_from(&tensor).unwrap();
+    let map = dev.encode_tensor_map_tiled(&case.desc(t.ptr())).unwrap();
+    let mb = dev.alloc_from(&map).unwrap();
+    let n = case.box_bytes();
+    let out = zeroed(&dev, n);
+    let coords = [-8, 15];
+    let args = [
+        arg(&mb),
+        arg(&out),
+        KernelArg::from(coords[0]),
+        KernelArg::from(coords[1]),
+        KernelArg::from(n as u32),
+    ];
+    let c = cfg([1, 1, 1], [1, 1, 1], backend);
+    launch(&dev, &m, "load_cta_2d", &c, &args, "load_cta_2d");
+    let want = case.load(&tensor, &coords);
+    assert_slice_eq(&dev.read::<u8>(&out).unwrap(), &want, "load_cta_2d");
+}
+
 both_backends!(
+    load_shared_cta,
     replace_then_load,
     load_store_5d,
     load_2d,

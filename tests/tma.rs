@@ -420,7 +420,52 @@ fn load_shared_cta(backend: Backend) {
     assert_slice_eq(&dev.read::<u8>(&out).unwrap(), &want, "load_cta_2d");
 }
 
+/// `.min` (u32), `.max` (s32), `.xor` and `.and` (u32) reductions across the right and
+/// bottom edges: each in-bound element becomes op(tensor, box), the others stay.
+fn reduce_ops(backend: Backend) {
+    let dev = device();
+    let m = module_at(&dev, HAND, backend);
+    type Op = fn(u32, u32) -> u32;
+    let ops: [(u32, u32, Op); 4] = [
+        (0, 2, |a, b| a.min(b)),
+        (1, 3, |a, b| (a as i32).max(b as i32) as u32),
+        (2, 2, |a, b| a ^ b),
+        (3, 2, |a, b| a & b),
+    ];
+    for (op, dtype, f) in ops {
+        let mut case = f32_2d([8, 4], 0);
+        case.dtype = dtype;
+        let mut rng = Rng::new(70 + op as u64);
+        let tensor = rng.vec_u32(case.bytes() / 4);
+        let t = dev.alloc_from(&tensor).unwrap();
+        let map = dev.encode_tensor_map_tiled(&case.desc(t.ptr())).unwrap();
+        let n = case.box_bytes();
+        let smem = rng.vec_u32(n / 4);
+        let inb = dev.alloc_from(&smem).unwrap();
+        let coords = [32, 17];
+        let args = [
+            KernelArg::from(map),
+            arg(&inb),
+            KernelArg::from(coords[0]),
+            KernelArg::from(coords[1]),
+            KernelArg::from(n as u32),
+            KernelArg::from(op),
+        ];
+        let c = cfg([1, 1, 1], [1, 1, 1], backend);
+        launch(&dev, &m, "reduce_2d", &c, &args, "reduce_2d");
+        let mut want = tensor.clone();
+        for (k, e) in case.elements(&coords).iter().enumerate() {
+            if let Some(off) = e {
+                want[off / 4] = f(tensor[off / 4], smem[k]);
+            }
+        }
+        let what = format!("reduce_2d op {op}");
+        assert_slice_eq(&dev.read::<u32>(&t).unwrap(), &want, &what);
+    }
+}
+
 both_backends!(
+    reduce_ops,
     load_shared_cta,
     replace_then_load,
     load_store_5d,

@@ -505,17 +505,19 @@ fn unsupported_is_located_at_the_opcode() {
     // The carry chain and min/max .NaN are supported (tests/intfp_frontend.rs).
     // fma.oob is supported too (tests/fma_oob.rs).
     parse_and_check(&kernel("\tfma.rn.oob.f16x2 %r1, %r2, %r3, %r4;"), "e.ptx").unwrap();
-    assert_eq!(
-        body_err("\tcp.reduce.async.bulk.tensor.1d.global.shared::cta.add.tile.bulk_group [%rd1, {%r1}], [%rd1];"),
-        "e.ptx:11:2: error: instruction 'cp.reduce.async.bulk.tensor.1d.global.shared::cta.add.tile.bulk_group' is not supported yet"
-    );
+    // Tensor copies are supported (tests/tma.rs); their im2col modes are not.
+    parse_and_check(
+        &kernel("\tcp.reduce.async.bulk.tensor.1d.global.shared::cta.add.tile.bulk_group [%rd1, {%r1}], [%rd1];"),
+        "e.ptx",
+    )
+    .unwrap();
     assert_eq!(
         body_err("\tmov.u32 %r1, %clock64;"),
         "e.ptx:11:15: error: special register '%clock64' (64-bit) cannot be read with type .u32"
     );
     assert_eq!(
-        body_err("\tcp.async.bulk.tensor.1d.global.shared::cta.bulk_group [%rd1, {%r1}], [%rd1];"),
-        "e.ptx:11:2: error: instruction 'cp.async.bulk.tensor.1d.global.shared::cta.bulk_group' is not supported yet"
+        body_err("\tcp.async.bulk.tensor.3d.global.shared::cta.im2col_no_offs.bulk_group [%rd1, {%r1, %r1, %r1}], [%rd1];"),
+        "e.ptx:11:2: error: 'cp.async.bulk.tensor.3d.global.shared::cta.im2col_no_offs.bulk_group': the .im2col_no_offs mode is not supported yet"
     );
     // Unsupported instructions in unreachable code are still reported.
     assert_eq!(

@@ -27,6 +27,7 @@ mod mem;
 mod minmax3;
 mod stack;
 mod sync;
+mod tensor;
 mod texquery;
 mod texture;
 mod video;
@@ -462,6 +463,7 @@ impl Fx<'_, '_> {
             "membar" | "fence" => self.fence_inst(i, m),
             "cp" => self.cp_async(i, m).map(Lowered::Insts),
             "mbarrier" => self.mbarrier(i, m).map(Lowered::Insts),
+            "tensormap" => self.tensormap_replace(i, m).map(Lowered::Insts),
             "bra" => {
                 let uni = m.has("uni");
                 self.nops(i, m, 1)?;

@@ -240,6 +240,11 @@ pub unsafe fn exec(
         | AsyncOp::RedAsync { .. } => {
             return unsafe { crate::exec::bulk::exec(ctx, op, &c, spaces, addrs, srcs) };
         }
+        AsyncOp::CpTensorLoad { .. }
+        | AsyncOp::CpTensorStore { .. }
+        | AsyncOp::TensormapReplace { .. } => {
+            return unsafe { crate::exec::tma::exec(ctx, op, &c, spaces, addrs, srcs) };
+        }
     }
     Ok(if op.dst_types().is_empty() {
         vec![]

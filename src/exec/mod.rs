@@ -29,9 +29,11 @@ pub mod split;
 pub mod sreg;
 pub mod stack;
 pub mod surface;
+pub mod tensormap;
 pub mod texcube;
 pub mod texquery;
 pub mod texture;
+pub mod tma;
 pub mod wgmma;
 
 /// Addresses the runtime assigned to a module's variables, needed by both backends.

@@ -83,7 +83,39 @@ pub enum AsyncOp {
     /// `red.async.relaxed.cluster{.shared::cluster}.mbarrier::complete_tx::bytes.op.type
     /// [a], b, [mbar]`: addrs `[a, mbar]`, srcs `[b]`.
     RedAsync { op: AtomOp, ty: Type },
+    /// `cp.async.bulk.tensor.Nd.shared::cluster.global{.tile}.mbarrier::complete_tx::bytes
+    /// [dst], [tmap, {c0, ...}], [mbar]` (`crate::exec::tma`): addrs `[dst
+    /// (.shared::cluster), tmap (generic), mbar (.shared::cluster)]`, srcs the `dim`
+    /// coordinates (`.s32`).
+    CpTensorLoad { dim: u8 },
+    /// `cp.async.bulk.tensor.Nd.global.shared::cta{.tile}.bulk_group [tmap, {c0, ...}],
+    /// [src]` (`red` none) and `cp.reduce.async.bulk.tensor.Nd.global.shared::cta.op
+    /// {.tile}.bulk_group` (`red` the operation): addrs `[tmap (generic), src (.shared)]`,
+    /// srcs the `dim` coordinates.
+    CpTensorStore { dim: u8, red: Option<AtomOp> },
+    /// `tensormap.replace.tile.field{.ss}.b1024.type [addr], {ord,} new_val`
+    /// (`crate::exec::tma`): addrs `[addr]`, srcs `[new_val]` (`.b64`); `field` is the
+    /// index of the field in [`TENSORMAP_FIELDS`], `ord` the dimension (0 for fields
+    /// that have none).
+    TensormapReplace { field: u8, ord: u8 },
 }
+
+/// The fields `tensormap.replace` names, in the order of their codes.
+pub const TENSORMAP_FIELDS: [&str; 10] = [
+    "global_address",
+    "rank",
+    "box_dim",
+    "global_dim",
+    "global_stride",
+    "element_stride",
+    "elemtype",
+    "interleave_layout",
+    "swizzle_mode",
+    "fill_mode",
+];
+
+/// Tensor coordinates (`.s32`, up to five).
+static COORDS: [Type; 5] = [Type::S32; 5];
 
 /// Sources of 32-bit and 64-bit elements (`st.async` takes up to four).
 static U32S: [Type; 4] = [Type::U32; 4];
@@ -103,8 +135,10 @@ impl AsyncOp {
             AsyncOp::CpBulk { complete_tx } | AsyncOp::CpReduceBulk { complete_tx, .. } => {
                 2 + complete_tx as usize
             }
-            AsyncOp::CpBulkMulticast => 3,
+            AsyncOp::CpBulkMulticast | AsyncOp::CpTensorLoad { .. } => 3,
+            AsyncOp::CpTensorStore { .. } => 2,
             AsyncOp::StAsync { .. } | AsyncOp::RedAsync { .. } => 2,
+            AsyncOp::TensormapReplace { .. } => 1,
             AsyncOp::PendingCount | AsyncOp::ClusterArrive | AsyncOp::ClusterWait => 0,
             _ => 1,
         }
@@ -132,13 +166,18 @@ impl AsyncOp {
             | AsyncOp::CompleteTx
             | AsyncOp::Mapa { .. }
             | AsyncOp::Wait { parity: true, .. } => &[Type::U32],
-            AsyncOp::Wait { parity: false, .. } | AsyncOp::PendingCount => &[Type::B64],
+            AsyncOp::Wait { parity: false, .. }
+            | AsyncOp::PendingCount
+            | AsyncOp::TensormapReplace { .. } => &[Type::B64],
             AsyncOp::Atom128 { cas: false } => &[Type::B64, Type::B64],
             AsyncOp::Atom128 { cas: true } => &[Type::B64; 4],
             AsyncOp::CpBulkMulticast => &[Type::U32, Type::U16],
             AsyncOp::CpReduceBulk { .. } => &[Type::U32],
             AsyncOp::StAsync { ty, nvec } => elems(ty, nvec as usize),
             AsyncOp::RedAsync { ty, .. } => elems(ty, 1),
+            AsyncOp::CpTensorLoad { dim } | AsyncOp::CpTensorStore { dim, .. } => {
+                &COORDS[..(dim as usize).min(5)]
+            }
         }
     }
 
@@ -195,6 +234,7 @@ impl AsyncOp {
                     | AsyncOp::CpReduceBulk { .. }
                     | AsyncOp::StAsync { .. }
                     | AsyncOp::RedAsync { .. }
+                    | AsyncOp::CpTensorLoad { .. }
             )
     }
 
@@ -230,6 +270,14 @@ impl AsyncOp {
             } => 17 << 16 | op.code() | ty.code() << 4 | b(complete_tx) << 9,
             AsyncOp::StAsync { ty, nvec } => 18 << 16 | ty.code() | (nvec as u64) << 5,
             AsyncOp::RedAsync { op, ty } => 19 << 16 | op.code() | ty.code() << 4,
+            AsyncOp::CpTensorLoad { dim } => 20 << 16 | dim as u64,
+            AsyncOp::CpTensorStore { dim, red } => {
+                let r = red.map_or(0, |o| 1 << 3 | o.code() << 4);
+                21 << 16 | dim as u64 & 7 | r
+            }
+            AsyncOp::TensormapReplace { field, ord } => {
+                22 << 16 | (field as u64 & 0xff) | (ord as u64 & 0xff) << 8
+            }
         }
     }
 
@@ -281,6 +329,18 @@ impl AsyncOp {
             19 => AsyncOp::RedAsync {
                 op: AtomOp::from_code(c & 0xf)?,
                 ty: Type::from_code(c >> 4 & 0x1f)?,
+            },
+            20 => AsyncOp::CpTensorLoad { dim: (c & 7) as u8 },
+            21 => AsyncOp::CpTensorStore {
+                dim: (c & 7) as u8,
+                red: match bit(3) {
+                    true => Some(AtomOp::from_code(c >> 4 & 0xf)?),
+                    false => None,
+                },
+            },
+            22 => AsyncOp::TensormapReplace {
+                field: (c & 0xff) as u8,
+                ord: (c >> 8 & 0xff) as u8,
             },
             _ => return None,
         })
@@ -351,6 +411,13 @@ mod tests {
                 op: AtomOp::Max,
                 ty: Type::S32,
             },
+            AsyncOp::CpTensorLoad { dim: 5 },
+            AsyncOp::CpTensorStore { dim: 1, red: None },
+            AsyncOp::CpTensorStore {
+                dim: 3,
+                red: Some(AtomOp::Xor),
+            },
+            AsyncOp::TensormapReplace { field: 9, ord: 4 },
         ];
         for op in ops {
             assert_eq!(AsyncOp::decode(op.encode()), Some(op));

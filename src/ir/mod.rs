@@ -22,7 +22,7 @@ use std::fmt;
 pub mod analysis;
 mod asyncop;
 mod codes;
-pub use asyncop::AsyncOp;
+pub use asyncop::{AsyncOp, TENSORMAP_FIELDS};
 mod cdp;
 pub use cdp::CdpFn;
 mod half;

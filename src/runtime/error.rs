@@ -59,6 +59,9 @@ pub enum Error {
     /// An invalid CUDA array, texture or surface object or descriptor.
     #[error("{0}")]
     Texture(String),
+    /// A tensor map the driver API's rules refuse (`cuTensorMapEncode*`).
+    #[error(transparent)]
+    TensorMap(#[from] crate::exec::tensormap::TensorMapError),
 }
 
 /// A memory fault: which kernel, instruction, block, thread and address.

@@ -11,5 +11,6 @@ pub mod memory;
 pub(crate) mod pool;
 pub mod sanitize;
 pub(crate) mod schedule;
+pub mod tensormap;
 pub mod texture;
 pub(crate) mod watchdog;

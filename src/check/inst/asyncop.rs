@@ -8,8 +8,7 @@
 //! pending_count}` with their `.sem`/`.scope` qualifiers. Copies complete at issue
 //! (`crate::exec::asyncop`), so the group operations lower to ordering points. A wait's
 //! predicate is a `setp.ne` on a hidden `.u32` result; `ignore-src` is moved to a hidden
-//! `.u32` by a `selp`. `cp.async.bulk.tensor`, `cp.reduce.async.bulk`, multicast and the
-//! other forms stay load-time errors naming the form.
+//! `.u32` by a `selp`. The `.tensor` forms are `crate::check::inst::tensor`'s.
 
 use super::Mods;
 use crate::check::func::Fx;
@@ -46,7 +45,10 @@ impl Fx<'_, '_> {
         if m.has("reduce") {
             return self.cp_reduce_bulk(i, m);
         }
-        if !m.has("async") || m.any(|x| x == "tensor") {
+        if m.any(|x| x == "tensor") {
+            return self.cp_tensor(i, m, false);
+        }
+        if !m.has("async") {
             return Err(self.unsupported(m));
         }
         if m.has("commit_group") || m.has("wait_all") || m.has("wait_group") {
@@ -421,7 +423,7 @@ impl Fx<'_, '_> {
         self.src(op, Type::U32, Fit::Strict)
     }
 
-    fn const_u32(&self, op: &ast::Operand) -> Option<u32> {
+    pub(super) fn const_u32(&self, op: &ast::Operand) -> Option<u32> {
         let ast::Operand::Value(e) = op else {
             return None;
         };

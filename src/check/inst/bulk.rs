@@ -19,9 +19,9 @@ use crate::ir::{AsyncOp, AtomOp, Fit, InstKind, Operand, Space, Type};
 use crate::parse::ast::{self, Instruction};
 use crate::parse::PtxError;
 
-const ATOM_OPS: &[&str] = &["add", "min", "max", "inc", "dec", "and", "or", "xor"];
+pub(super) const ATOM_OPS: &[&str] = &["add", "min", "max", "inc", "dec", "and", "or", "xor"];
 
-fn atom_op(s: &str) -> AtomOp {
+pub(super) fn atom_op(s: &str) -> AtomOp {
     match s {
         "add" => AtomOp::Add,
         "min" => AtomOp::Min,
@@ -147,13 +147,16 @@ impl Fx<'_, '_> {
     }
 
     /// `cp.reduce.async.bulk.dst.src.completion{.L2::cache_hint}.op{.noftz}.type [dst],
-    /// [src], size{, [mbar]}{, policy}` (the `.tensor` forms stay errors).
+    /// [src], size{, [mbar]}{, policy}` (the `.tensor` forms: `crate::check::inst::tensor`).
     pub(super) fn cp_reduce_bulk(
         &mut self,
         i: &Instruction,
         m: &mut Mods,
     ) -> Result<Vec<InstKind>, PtxError> {
-        if !m.has("async") || !m.has("bulk") || m.any(|x| x == "tensor") {
+        if m.any(|x| x == "tensor") {
+            return self.cp_tensor(i, m, true);
+        }
+        if !m.has("async") || !m.has("bulk") {
             return Err(self.unsupported(m));
         }
         let (ds, ss, complete_tx) = self.bulk_spaces(i, m)?;

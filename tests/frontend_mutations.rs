@@ -1134,3 +1134,46 @@ fn tex_integer_depth_compare_is_dropped() {
     }
     assert_eq!(base[0], 2.0);
 }
+
+// ---- Seed 18 (MUTATION_FINDINGS.md, "seed 18"): too lenient ----
+
+/// `multimem.ld_reduce`/`st`/`red` scalar data operands have the type's size; packed
+/// `.u16x2`/`.s16x2` sources are registers. ptxas 12.9 (sm_90): "Arguments mismatch for
+/// instruction 'multimem.ld_reduce'" (and 'multimem.st', 'multimem.red', 'max', 'add').
+#[test]
+fn seed18_lenient_shapes() {
+    let cases = [
+        (
+            "multimem.ld_reduce.and.b32 %r1, [%rd1];",
+            "multimem.ld_reduce.and.b32 %rd2, [%rd1];",
+            "12:29: error: register '%rd2' has type .b64, which does not fit instruction type .b32",
+        ),
+        (
+            "multimem.st.release.cta.global.u32 [%rd1], %r1;",
+            "multimem.st.release.cta.global.u32 [%rd1], %rd2;",
+            "12:45: error: register '%rd2' has type .b64, which does not fit instruction type .u32",
+        ),
+        (
+            "multimem.red.add.u32 [%rd1], %r1;",
+            "multimem.red.add.u32 [%rd1], %rd2;",
+            "12:31: error: register '%rd2' has type .b64, which does not fit instruction type .u32",
+        ),
+        (
+            "max.relu.s16x2 %r1, %r2, %r3;",
+            "max.relu.s16x2 %r1, %r2, 255U;",
+            "12:27: error: 'max.relu.s16x2' takes registers, not constants",
+        ),
+        (
+            "add.s16x2 %r1, %r2, %r3;",
+            "add.s16x2 %r1, %r2, 3;",
+            "12:22: error: 'add.s16x2' takes registers, not constants",
+        ),
+    ];
+    for (original, mutant, want) in cases {
+        rejects(original, mutant, want);
+    }
+    accepts(
+        "multimem.ld_reduce.and.b32 %r1, [%rd1];",
+        "multimem.ld_reduce.and.b32 %f1, [%rd1];",
+    );
+}

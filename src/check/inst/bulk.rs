@@ -402,12 +402,15 @@ impl Fx<'_, '_> {
             32 if half => B32,
             _ => ty,
         };
+        // A scalar data operand has the type's size exactly (ptxas 12.9: "Arguments
+        // mismatch for instruction 'multimem.ld_reduce'" for a `.b64` register in
+        // `.and.b32`, likewise `multimem.st`/`multimem.red`; `.b32` takes an `.f32` one).
         let mut out = Vec::new();
         match kind {
             "ld_reduce" => {
                 let addr = self.address(&i.operands[1], space)?;
                 let dsts = match vec {
-                    None => vec![Some(self.dst(&i.operands[0], mty, Fit::Relaxed)?)],
+                    None => vec![Some(self.dst(&i.operands[0], mty, Fit::Strict)?)],
                     Some(n) => self.atom_vec_dsts(&i.operands[0], mty, n)?,
                 };
                 out.push(InstKind::Ld {
@@ -423,7 +426,7 @@ impl Fx<'_, '_> {
             "st" => {
                 let addr = self.address(&i.operands[0], space)?;
                 let srcs = match vec {
-                    None => vec![self.src(&i.operands[1], mty, Fit::Relaxed)?],
+                    None => vec![self.src(&i.operands[1], mty, Fit::Strict)?],
                     Some(n) => self.atom_vec_srcs(&i.operands[1], mty, n)?,
                 };
                 if sem == Some("release") {
@@ -442,7 +445,7 @@ impl Fx<'_, '_> {
             _ => {
                 let addr = self.address(&i.operands[0], space)?;
                 let srcs: Vec<Operand> = match vec {
-                    None => vec![self.src(&i.operands[1], ty, Fit::Relaxed)?],
+                    None => vec![self.src(&i.operands[1], ty, Fit::Strict)?],
                     Some(n) => self.atom_vec_srcs(&i.operands[1], ty, n)?,
                 };
                 if sem == Some("release") {

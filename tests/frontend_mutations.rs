@@ -1176,4 +1176,10 @@ fn seed18_lenient_shapes() {
         "multimem.ld_reduce.and.b32 %r1, [%rd1];",
         "multimem.ld_reduce.and.b32 %f1, [%rd1];",
     );
+    // "Arguments mismatch for instruction 'mapa'": the CTA rank is a .u32 operand.
+    rejects(
+        "mapa.u64 %rd2, %rd3, %r1;",
+        "mapa.u64 %rd2, %rd3, %rd4;",
+        "12:23: error: register '%rd4' has type .b64, which does not fit instruction type .u32",
+    );
 }

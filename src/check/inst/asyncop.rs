@@ -74,7 +74,13 @@ impl Fx<'_, '_> {
             }
             let noinc = m.has("noinc");
             let space = self.mbar_space(m);
-            m.has("b64");
+            // The type is part of the syntax (PTX ISA, cp.async.mbarrier.arrive:
+            // `cp.async.mbarrier.arrive{.noinc}{.shared{::cta}}.b64 [addr]`); ptxas 12.9
+            // without it: "Unexpected instruction types specified for
+            // 'cp.async.mbarrier.arrive'".
+            if !m.has("b64") {
+                return Err(self.err(m.loc, format!("'{}' needs the type .b64", m.text)));
+            }
             self.nops_range(i, m, 1)?;
             let a = self.address(&i.operands[0], space)?;
             return Ok(vec![InstKind::Async {
@@ -94,15 +100,19 @@ impl Fx<'_, '_> {
         if m.one_of(&["shared", "shared::cta"]).is_none() || !m.has("global") {
             return Err(self.unsupported(m));
         }
+        // PTX ISA, cp.async: the only cache qualifiers are `.level::cache_hint` and
+        // `.level::prefetch_size`, no eviction priority (ptxas 12.9: "Illegal modifier
+        // '.level::eviction_priority' for instruction 'cp.async'").
+        if let Some((p, loc)) = m.take_if(|x| x.contains("::evict_")) {
+            return Err(self.err(
+                loc,
+                format!(
+                    "'.{p}' is not valid for '{}': cp.async takes no eviction priority",
+                    m.text
+                ),
+            ));
+        }
         m.one_of(&["L2::64B", "L2::128B", "L2::256B"]);
-        m.one_of(&[
-            "L1::evict_normal",
-            "L1::evict_first",
-            "L1::evict_last",
-            "L2::evict_normal",
-            "L2::evict_first",
-            "L2::evict_last",
-        ]);
         let hint = m.has("L2::cache_hint");
         let n = i.operands.len();
         if !(3..=5).contains(&n) {
@@ -164,9 +174,13 @@ impl Fx<'_, '_> {
     /// `cp.async.bulk.dst.src.completion [dst], [src], size{, [mbar]}{, policy}`.
     fn cp_async_bulk(&mut self, i: &Instruction, m: &mut Mods) -> Result<Vec<InstKind>, PtxError> {
         if m.has("prefetch") {
-            // `cp.async.bulk.prefetch.L2.global [src], size{, policy}`: a hint.
-            m.has("L2");
-            m.has("global");
+            // `cp.async.bulk.prefetch.L2.global [src], size{, policy}`: a hint. The level
+            // and the space are mandatory (PTX ISA syntax `.L2.src`, `.src = { .global
+            // }`; ptxas 12.9: ".level modifier required", "State space modifier required
+            // for instruction 'cp.async.bulk.prefetch'").
+            if !m.has("L2") || !m.has("global") {
+                return Err(self.err(m.loc, format!("'{}' needs '.L2.global'", m.text)));
+            }
             let hint = m.has("L2::cache_hint");
             self.nops_range(i, m, 2 + hint as usize)?;
             self.address(&i.operands[0], Space::Global)?;

@@ -23,7 +23,20 @@ impl Fx<'_, '_> {
         m: &mut Mods,
     ) -> Result<Vec<InstKind>, PtxError> {
         let red = i.opcode.name == "red";
-        m.one_of(&["relaxed", "acquire", "release", "acq_rel"]);
+        // PTX ISA: `atom`'s `.sem` is `.relaxed .acquire .release .acq_rel`, `red`'s only
+        // `.relaxed .release` (a reduction returns nothing to acquire); ptxas 12.9:
+        // "Illegal modifier '.acquire' for instruction 'red'".
+        if let Some(sem) = m.one_of(&["relaxed", "acquire", "release", "acq_rel"]) {
+            if red && matches!(sem, "acquire" | "acq_rel") {
+                return Err(self.err(
+                    m.loc,
+                    format!(
+                        "'.{sem}' is not valid for '{}': red's .sem is .relaxed or .release",
+                        m.text
+                    ),
+                ));
+            }
+        }
         m.one_of(&["cta", "cluster", "gpu", "sys"]);
         let vec = self.vec_mod(m);
         let hint = m.has("L2::cache_hint");

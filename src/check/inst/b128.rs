@@ -8,10 +8,12 @@
 //! uses its low half. Other `.b128` uses stay load-time errors.
 
 use super::Mods;
+use crate::check::consts::Const;
 use crate::check::func::{Fx, Sym};
 use crate::check::operand::Val;
 use crate::ir::{AsyncOp, Fit, InstKind, Loc, Operand, RegId, Space, Type};
 use crate::parse::ast::{self, ExprKind, Ident, Instruction};
+use crate::parse::lexer::NumLit;
 use crate::parse::PtxError;
 
 impl Fx<'_, '_> {
@@ -87,6 +89,27 @@ impl Fx<'_, '_> {
                 });
             } else {
                 c.mods.push(m.clone());
+            }
+        }
+        // `st.b128 [a], imm`: an integer constant is 64 bits, zero-extended. Oracle: ptxas
+        // 12.9 (sm_90) accepts it and its cubin stores `{imm, 0}` (`MOV`s of the two
+        // 32-bit halves of the constant, `CS2R R6, SRZ` for the high 64 bits, one
+        // `STG.E.128`; `-2` gives 0xfffffffe, 0xffffffff, 0, 0). Floats are "Arguments
+        // mismatch".
+        if i.opcode.name == "st" {
+            if let Some(lo @ ast::Operand::Value(e)) = c.operands.get(1) {
+                if let Ok(Val::Const(Const::Int { .. })) = self.value(e) {
+                    let loc = e.loc;
+                    let zero = ast::Expr {
+                        kind: ExprKind::Num(NumLit::Int {
+                            bits: 0,
+                            unsigned: false,
+                        }),
+                        loc,
+                    };
+                    let v = vec![lo.clone(), ast::Operand::Value(zero)];
+                    c.operands[1] = ast::Operand::Vector(v, loc);
+                }
             }
         }
         for op in c.operands.iter_mut() {

@@ -142,6 +142,18 @@ impl Fx<'_, '_> {
                     return self.address(&wrapped, space);
                 }
             }
+            // Likewise an integer constant is the mbarrier's address value: ptxas 12.9
+            // accepts `cp.reduce.async.bulk…complete_tx::bytes.min.s32 [d], [s], 128, 8`
+            // and `cp.async.bulk… [d], [s], 128, 8` (while `[8]` is "Immediate addresses
+            // allowed only for .local state space").
+            if let Ok(Val::Const(c)) = self.value(e) {
+                if let Some(offset) = c.as_i64() {
+                    return Ok(crate::ir::Address {
+                        base: crate::ir::AddrBase::Abs,
+                        offset,
+                    });
+                }
+            }
         }
         self.address(op, space)
     }
@@ -208,8 +220,18 @@ impl Fx<'_, '_> {
         m.has("async");
         let red = i.opcode.name == "red";
         if red {
-            m.has("relaxed");
-            m.has("cluster");
+            // PTX ISA, red.async: `red.async.relaxed.cluster{.ss}...`, both mandatory
+            // (ptxas 12.9: "order modifier required for instruction 'red.async'",
+            // "Modifier '.relaxed' requires scope with 'red.async' instruction").
+            if !m.has("relaxed") {
+                return Err(self.err(m.loc, format!("'{}' needs the order '.relaxed'", m.text)));
+            }
+            if !m.has("cluster") {
+                return Err(self.err(
+                    m.loc,
+                    format!("'{}': '.relaxed' needs the scope '.cluster'", m.text),
+                ));
+            }
         } else {
             m.has("weak");
         }
@@ -244,10 +266,16 @@ impl Fx<'_, '_> {
         let nops = if i.operands.len() == 2 { 2 } else { 3 };
         self.nops_range(i, m, nops)?;
         let a = self.address(&i.operands[0], space)?;
+        // The data operands have the instruction type's size (unlike `st`'s relaxed
+        // rule): ptxas 12.9 gives "Arguments mismatch for instruction 'st.async'" for a
+        // `.b64` register (or a `.b16` one) in `st.async.….u32` and for `{%rd, %rd}` in
+        // `.v2.u32`, likewise for `red.async`.
         let srcs = if nvec == 1 {
-            vec![self.src(&i.operands[1], ty, Fit::Relaxed)?]
+            vec![self.src(&i.operands[1], ty, Fit::Strict)?]
         } else {
-            self.atom_vec_srcs(&i.operands[1], ty, nvec)?
+            self.vector_srcs(&i.operands[1], &vec![ty; nvec], Fit::Strict, |_| {
+                format!("expected a vector of {nvec} elements")
+            })?
         };
         if nops == 2 {
             return Ok(vec![]);
@@ -260,12 +288,37 @@ impl Fx<'_, '_> {
                 nvec: nvec as u8,
             },
         };
-        Ok(vec![InstKind::Async {
+        // The operation carries the data as bits (`.u32`/`.b64` sources): a float
+        // register (`st.async.f32 … %f`, `st.async.b32 … %f`, which ptxas accepts) is
+        // copied to a bit register first.
+        let mut out = Vec::new();
+        let mut bits = Vec::with_capacity(srcs.len());
+        for s in srcs {
+            match s {
+                Operand::Reg(r) if self.reg_ty(r).is_float() => {
+                    let tb = if ty.bits() == 64 {
+                        Type::B64
+                    } else {
+                        Type::B32
+                    };
+                    let t = self.new_reg("%__st_async".into(), tb, m.loc)?;
+                    out.push(InstKind::Mov {
+                        ty: tb,
+                        dst: t,
+                        src: Operand::Reg(r),
+                    });
+                    bits.push(Operand::Reg(t));
+                }
+                s => bits.push(s),
+            }
+        }
+        out.push(InstKind::Async {
             op,
             dsts: vec![],
             addrs: vec![(space, a), (space, mbar)],
-            srcs,
-        }])
+            srcs: bits,
+        });
+        Ok(out)
     }
 
     /// `multimem.ld_reduce`, `multimem.st`, `multimem.red` on a one-member multicast
@@ -352,12 +405,15 @@ impl Fx<'_, '_> {
             32 if half => B32,
             _ => ty,
         };
+        // A scalar data operand has the type's size exactly (ptxas 12.9: "Arguments
+        // mismatch for instruction 'multimem.ld_reduce'" for a `.b64` register in
+        // `.and.b32`, likewise `multimem.st`/`multimem.red`; `.b32` takes an `.f32` one).
         let mut out = Vec::new();
         match kind {
             "ld_reduce" => {
                 let addr = self.address(&i.operands[1], space)?;
                 let dsts = match vec {
-                    None => vec![Some(self.dst(&i.operands[0], mty, Fit::Relaxed)?)],
+                    None => vec![Some(self.dst(&i.operands[0], mty, Fit::Strict)?)],
                     Some(n) => self.atom_vec_dsts(&i.operands[0], mty, n)?,
                 };
                 out.push(InstKind::Ld {
@@ -373,7 +429,7 @@ impl Fx<'_, '_> {
             "st" => {
                 let addr = self.address(&i.operands[0], space)?;
                 let srcs = match vec {
-                    None => vec![self.src(&i.operands[1], mty, Fit::Relaxed)?],
+                    None => vec![self.src(&i.operands[1], mty, Fit::Strict)?],
                     Some(n) => self.atom_vec_srcs(&i.operands[1], mty, n)?,
                 };
                 if sem == Some("release") {
@@ -392,7 +448,7 @@ impl Fx<'_, '_> {
             _ => {
                 let addr = self.address(&i.operands[0], space)?;
                 let srcs: Vec<Operand> = match vec {
-                    None => vec![self.src(&i.operands[1], ty, Fit::Relaxed)?],
+                    None => vec![self.src(&i.operands[1], ty, Fit::Strict)?],
                     Some(n) => self.atom_vec_srcs(&i.operands[1], ty, n)?,
                 };
                 if sem == Some("release") {

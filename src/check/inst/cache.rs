@@ -60,7 +60,27 @@ impl Fx<'_, '_> {
                 // createpolicy.cvt.L2.b64 d, access-property
                 let form = m.one_of(&["fractional", "range", "cvt"]);
                 m.has("global");
-                while m.take_if(|x| x.starts_with("L2")).is_some() {}
+                // PTX ISA, createpolicy: `.range` and `.fractional` need a
+                // `.level::primary_priority` (ptxas 12.9: "cache eviction priority
+                // modifier required for instruction 'createpolicy.fractional'"), `.cvt`
+                // the level `.L2`; a second priority is `.L2::evict_first` or
+                // `.L2::evict_unchanged`.
+                if form == Some("cvt") {
+                    if !m.has("L2") {
+                        return bad(self, "needs '.L2'");
+                    }
+                } else {
+                    let primary = m.one_of(&[
+                        "L2::evict_last",
+                        "L2::evict_normal",
+                        "L2::evict_first",
+                        "L2::evict_unchanged",
+                    ]);
+                    if form.is_some() && primary.is_none() {
+                        return bad(self, "needs an eviction priority '.L2::evict_*'");
+                    }
+                    m.one_of(&["L2::evict_first", "L2::evict_unchanged"]);
+                }
                 if !m.has("b64") {
                     return bad(self, "needs the type .b64");
                 }

@@ -113,7 +113,9 @@ impl Fx<'_, '_> {
         }
         let a = self.cluster_addr(&i.operands[1], space, m)?;
         let (op, dty, srcs) = if mapa {
-            let b = self.src(&i.operands[2], Type::U32, Fit::Relaxed)?;
+            // The CTA rank is a `.u32` operand of exactly that size (ptxas 12.9:
+            // "Arguments mismatch for instruction 'mapa'" for a `.b64` register).
+            let b = self.src(&i.operands[2], Type::U32, Fit::Strict)?;
             let op = AsyncOp::Mapa {
                 wide: ty == Type::U64,
             };

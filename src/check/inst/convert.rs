@@ -368,7 +368,16 @@ impl Fx<'_, '_> {
             }
         }
         self.nops(i, m, 2)?;
-        let dst = self.dst(&i.operands[0], dty, Fit::Cvt)?;
+        // A `cvt` with a `.bf16` side takes registers of exactly each type's size on both
+        // sides: ptxas 12.9 gives "Arguments mismatch for instruction 'cvt'" for
+        // `cvt.rn.bf16.f32 %rs, %rd`, `cvt.f16.bf16 %r, %rs`, `cvt.rn.bf16.u32 %rs, %rd`
+        // and `cvt.f32.bf16 %f, %r`, while it takes wider registers for `cvt.rn.f16.f32
+        // %rs, %rd` and `cvt.f16.f32`'s `.b64` destination (the relaxed `Fit::Cvt`).
+        let fit = match dty == Type::BF16 || sty == Type::BF16 {
+            true => Fit::Strict,
+            false => Fit::Cvt,
+        };
+        let dst = self.dst(&i.operands[0], dty, fit)?;
         let a = &i.operands[1];
         let src =
             match a {
@@ -384,9 +393,9 @@ impl Fx<'_, '_> {
                         "a special register can only be the source of an integer-to-integer 'cvt'",
                     )),
                     Val::Zero if sty.is_int() => Operand::Imm(0),
-                    _ => self.src(a, sty, Fit::Cvt)?,
+                    _ => self.src(a, sty, fit)?,
                 },
-                _ => self.src(a, sty, Fit::Cvt)?,
+                _ => self.src(a, sty, fit)?,
             };
         Ok(InstKind::Cvt {
             dst_ty: dty,

@@ -63,24 +63,24 @@ impl Fx<'_, '_> {
                 }
                 Operand::FuncAddr(f)
             }
-            // `mov.u32 d, r+20` (ptxas accepts a register plus a constant): an add.
+            // `mov.u32 d, r+20` (ptxas accepts a register plus a constant): an integer add
+            // at the type's width (ptxas 12.9 cubins: `IADD3 R5, R0, 0x14, RZ` for `.u32`
+            // and for `.b16`). Float types stay errors: ptxas 12.9 accepts `mov.f32 d,
+            // r+20` only as dead code and crashes (segmentation fault) where `d` is used.
             Val::Reg(r, off) if off != 0 => {
                 let uty = match ty.bits() {
+                    16 if !ty.is_float() => Type::U16,
                     32 if !ty.is_float() => Type::U32,
                     64 if !ty.is_float() => Type::U64,
                     _ => {
                         return Err(self.err(
                             e.loc,
-                            format!("a register plus a constant needs a 32- or 64-bit integer type, not {ty}"),
+                            format!("a register plus a constant needs a 16-, 32- or 64-bit integer type, not {ty}"),
                         ))
                     }
                 };
                 self.check_fit(r, uty, Fit::Strict, e.loc)?;
-                let mask = if uty == Type::U32 {
-                    u32::MAX as u64
-                } else {
-                    u64::MAX
-                };
+                let mask = u64::MAX >> (64 - uty.bits());
                 return Ok(vec![InstKind::Arith {
                     op: crate::ir::ArithOp::Add,
                     ty: uty,

@@ -16,6 +16,34 @@ struct Req {
     sm: u32,
 }
 
+/// A target an instruction family needs for some operand types.
+struct TypeReq {
+    ops: &'static [&'static str],
+    types: &'static [&'static str],
+    sm: u32,
+    /// The feature's name in the error, from the opcode and the type modifier.
+    what: fn(&str, &str) -> String,
+}
+
+/// Half-precision arithmetic targets. ptxas 12.9: "Feature 'f16 arithmetic and compare
+/// instructions' requires .target sm_53 or higher"; "Feature 'add.bf16x2' requires .target
+/// sm_90 or higher" (likewise `sub mul setp set` on `.bf16`/`.bf16x2`; `fma neg abs min max`
+/// need only sm_80, which `Fx::bf16_target` checks).
+const TYPE_REQS: &[TypeReq] = &[
+    TypeReq {
+        ops: &["add", "sub", "mul", "fma", "neg", "setp"],
+        types: &["f16", "f16x2"],
+        sm: 53,
+        what: |_, t| format!("'.{t}' arithmetic and comparison"),
+    },
+    TypeReq {
+        ops: &["add", "sub", "mul", "setp", "set"],
+        types: &["bf16", "bf16x2"],
+        sm: 90,
+        what: |op, t| format!("'{op}.{t}'"),
+    },
+];
+
 impl Fx<'_, '_> {
     /// The module's `.target sm_NN` number, if it names one.
     pub(super) fn target_sm(&self) -> Option<u32> {
@@ -55,34 +83,16 @@ impl Fx<'_, '_> {
                 sm,
             });
         }
-        if matches!(op, "add" | "sub" | "mul" | "fma" | "neg" | "setp") {
-            if let Some(m) = i
-                .mods
-                .iter()
-                .find(|m| matches!(m.name.as_str(), "f16" | "f16x2"))
-            {
-                out.push(Req {
-                    what: format!("'.{}' arithmetic and comparison", m.name),
-                    loc: m.loc,
-                    version: (0, 0),
-                    sm: 53,
-                });
+        for t in TYPE_REQS {
+            if !t.ops.contains(&op) {
+                continue;
             }
-        }
-        // ptxas 12.9: "Feature 'add.bf16x2' requires .target sm_90 or higher" (likewise
-        // `sub mul setp set` on `.bf16`/`.bf16x2`; `fma neg abs min max` need only sm_80,
-        // which `Fx::bf16_target` checks).
-        if matches!(op, "add" | "sub" | "mul" | "setp" | "set") {
-            if let Some(m) = i
-                .mods
-                .iter()
-                .find(|m| matches!(m.name.as_str(), "bf16" | "bf16x2"))
-            {
+            if let Some(m) = i.mods.iter().find(|m| t.types.contains(&m.name.as_str())) {
                 out.push(Req {
-                    what: format!("'{op}.{}'", m.name),
+                    what: (t.what)(op, &m.name),
                     loc: m.loc,
                     version: (0, 0),
-                    sm: 90,
+                    sm: t.sm,
                 });
             }
         }

@@ -78,6 +78,9 @@ impl Fx<'_, '_> {
             _ => return Err(self.bad_type(m, ty)),
         }
         self.nops(i, m, 3)?;
+        if packed.is_some() {
+            self.packed_16x2_regs(i, m)?;
+        }
         let oty = if packed.is_some() { Type::B32 } else { ty };
         let dst = self.dst(&i.operands[0], oty, Fit::Strict)?;
         let a = self.src(&i.operands[1], oty, Fit::Strict)?;

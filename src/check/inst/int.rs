@@ -236,6 +236,23 @@ impl Fx<'_, '_> {
         self.arith(i, m, op, ty, FloatMode::default())
     }
 
+    /// The sources of a packed `.u16x2`/`.s16x2` instruction are registers: ptxas 12.9
+    /// gives "Arguments mismatch" for any constant there (`max.relu.s16x2 d, a, 255U`,
+    /// `add.s16x2 d, a, 3`, `min.s16x2 d, 0x10001, b`).
+    pub(super) fn packed_16x2_regs(&self, i: &Instruction, m: &Mods) -> Result<(), PtxError> {
+        for o in i.operands.iter().skip(1) {
+            if let crate::parse::ast::Operand::Value(e) = o {
+                if let Ok(crate::check::operand::Val::Const(_)) = self.value(e) {
+                    return Err(self.err(
+                        o.loc(),
+                        format!("'{}' takes registers, not constants", m.text),
+                    ));
+                }
+            }
+        }
+        Ok(())
+    }
+
     /// `add.u16x2` / `add.s16x2 d, a, b` (PTX 8.0): the two half-words added apart,
     /// wrapping; `.b32` operands. The same operation as the SIMD video `vadd2` with its
     /// default selectors and no `.sat`, so it is lowered to that [`InstKind::Video`].
@@ -249,6 +266,7 @@ impl Fx<'_, '_> {
             return Err(self.err(*l, format!("'{}' has too many types", m.text)));
         }
         self.nops(i, m, 3)?;
+        self.packed_16x2_regs(i, m)?;
         let dst = self.dst(&i.operands[0], Type::B32, Fit::Strict)?;
         let a = self.src(&i.operands[1], Type::B32, Fit::Strict)?;
         let b = self.src(&i.operands[2], Type::B32, Fit::Strict)?;

@@ -76,12 +76,16 @@ impl Fx<'_, '_> {
             Val::Var(v, offset, name) => {
                 // A `.shared` variable's address is a `.shared::cluster` address too.
                 let cluster = space == Space::SharedCluster && v.space == Space::Shared;
-                // A `.param` variable has no generic address: ptxas rejects `ld.u32 %r,
-                // [kernel_param]` ("State space mismatch between instruction and address").
-                if space == Space::Generic && v.space == Space::Param {
+                // A generic access may name only a variable of the `.global`, `.shared`
+                // or `.local` window: ptxas 12.9 rejects `ld.u32 %r, [kernel_param]` and
+                // `ld`/`st`/`atom`/`prefetch` naming a `.const` variable ("State space
+                // mismatch between instruction and address"); `cvta.const` gives a
+                // `.const` variable's generic address.
+                if space == Space::Generic && matches!(v.space, Space::Param | Space::Const) {
+                    let s = v.space.name();
                     return Err(self.err(
                         e.loc,
-                        format!("state space mismatch: '{name}' is a .param variable, which only '.param' accesses can name"),
+                        format!("state space mismatch: '{name}' is a .{s} variable, which only '.{s}' accesses can name"),
                     ));
                 }
                 if space != Space::Generic && v.space != space && !cluster {

@@ -13,7 +13,9 @@
 //! errors.
 
 use super::Mods;
+use crate::check::consts::Const;
 use crate::check::func::Fx;
+use crate::check::operand::Val;
 use crate::ir::Fit;
 use crate::ir::{
     AtomOp, InstKind, Operand, RegId, SurfClamp, TexGeom, TexMip, TexOp, TexRefKind, Type, VarRef,
@@ -47,6 +49,14 @@ impl Fx<'_, '_> {
         i: &Instruction,
         m: &mut Mods,
     ) -> Result<InstKind, PtxError> {
+        let stripped;
+        let i = match self.drop_int_depth(i) {
+            Some(c) => {
+                stripped = c;
+                &stripped
+            }
+            None => i,
+        };
         // Independent mode: `[texture, sampler, {coordinates}]`.
         let sampler = matches!(i.opcode.name.as_str(), "tex" | "tld4")
             && matches!(i.operands.get(1), Some(ast::Operand::Bracket(v, _)) if v.len() == 3);
@@ -430,6 +440,40 @@ impl Fx<'_, '_> {
             },
         });
         Ok(Operand::Reg(r))
+    }
+
+    /// `tex`/`tld4` without an integer constant in the depth-compare position (after
+    /// the coordinates, the level of detail or gradients, and an optional offset vector),
+    /// which ptxas 12.9 accepts and drops: the sm_90 cubins of `tex.1d.v4.f32.f32 d, [t,
+    /// {x}], -1` (or `, 1`) and of `tld4.r.2d… d, [t, {x, y}], -1` (or `, 3`) are those
+    /// without the operand, byte for byte, while a register or a float constant there is
+    /// a depth compare and `{-1}` an offset. `None` when there is no such operand.
+    fn drop_int_depth(&self, i: &Instruction) -> Option<Instruction> {
+        if !matches!(i.opcode.name.as_str(), "tex" | "tld4") {
+            return None;
+        }
+        let mip = i.mods.iter().find_map(|m| match m.name.as_str() {
+            "level" => Some(1),
+            "grad" => Some(2),
+            _ => None,
+        });
+        let rest = i.operands.get(2 + mip.unwrap_or(0)..)?;
+        let (last, before) = rest.split_last()?;
+        let ast::Operand::Value(e) = last else {
+            return None;
+        };
+        let int = matches!(self.value(e), Ok(Val::Const(Const::Int { .. })));
+        let position = match before {
+            [] => true,
+            [e] => matches!(e, ast::Operand::Vector(..)),
+            _ => false,
+        };
+        if !(int && position) {
+            return None;
+        }
+        let mut c = i.clone();
+        c.operands.pop();
+        Some(c)
     }
 
     /// Which of `tex`/`tld4`'s optional trailing operands are present after the first

@@ -210,7 +210,11 @@ impl Fx<'_, '_> {
             .map(|o| decorate(o, kind == VideoKind::Mad))
             .collect();
         let dsel = ops.first().is_some_and(|d| d.sel.is_some());
-        let nops = if lanes > 1 || kind == VideoKind::Mad || op2.is_some() || dsel {
+        // The scalar data-merge form `vop... d.dsel, a, b, c` (PTX ISA, scalar video
+        // instructions) without a selector merges the whole word: `optMerge` leaves
+        // `d = tmp` and `c` unused; ptxas 12.9 accepts `vmin.s32.s32.s32.sat d, a, b, c`.
+        let merge = lanes == 1 && ops.len() == 4;
+        let nops = if lanes > 1 || kind == VideoKind::Mad || op2.is_some() || dsel || merge {
             3
         } else {
             2
@@ -279,9 +283,15 @@ impl Fx<'_, '_> {
             op.simd_bsel = self.simd_sel(&ops[2].sel, lanes, db)?;
         }
         let dst = self.dst(&ops[0].operand, Type::U32, Fit::Strict)?;
+        // The whole-word merge's `c` is checked, then dropped (it does not reach `d`).
+        let unused_c = merge && lanes == 1 && op.dsel.is_none() && op2.is_none();
+        let unused_c = unused_c && kind != VideoKind::Mad;
         let mut srcs = Vec::with_capacity(3);
-        for d in &ops[1..] {
-            srcs.push(self.src(&d.operand, Type::U32, Fit::Strict)?);
+        for (k, d) in ops[1..].iter().enumerate() {
+            let s = self.src(&d.operand, Type::U32, Fit::Strict)?;
+            if k < 2 || !unused_c {
+                srcs.push(s);
+            }
         }
         Ok(InstKind::Video { op, dst, srcs })
     }

@@ -47,6 +47,108 @@ fn run(
     r.map(|_| got).map_err(|e| e.to_string())
 }
 
+fn words(n: usize, seed: u32) -> Vec<u8> {
+    (0..n as u32)
+        .flat_map(|i| (i.wrapping_mul(2_654_435_761) ^ seed).to_le_bytes())
+        .collect()
+}
+
+/// Every async-copy kernel of tests/async_kernels.rs runs clean under initcheck and
+/// racecheck and computes what it computes without them (whose results that test
+/// checks against Rust references).
+#[test]
+fn async_copies_and_mbarriers_have_no_findings() {
+    let dev = Device::new().unwrap();
+    let opts = SanitizeOptions::parse("initcheck").unwrap();
+    let x = words(3 * 7 * 128 * 4, 17);
+    // (file, kernel, blocks, output words, ints)
+    let cases: [(&str, &str, u32, usize, &[i32]); 8] = [
+        ("barrier.sm_80.ptx", "bar_copy", 2, 256, &[]),
+        ("barrier.sm_90.ptx", "bar_copy", 2, 256, &[]),
+        ("barrier.sm_80.ptx", "bar_rounds", 2, 256, &[5]),
+        ("barrier.sm_90.ptx", "bar_rounds", 2, 256, &[5]),
+        ("pipeline.sm_80.ptx", "pipe_block", 3, 384, &[7]),
+        ("pipeline.sm_90.ptx", "pipe_block", 3, 384, &[7]),
+        ("pipeline.sm_80.ptx", "pipe_thread", 3, 384, &[7]),
+        ("pipeline.sm_90.ptx", "pipe_thread", 3, 384, &[7]),
+    ];
+    for (file, kernel, blocks, n, ints) in cases {
+        let m = load(&dev, &format!("kernels/async/{file}"));
+        for backend in BACKENDS {
+            let what = format!("{file} {kernel} on {backend:?}");
+            let go = |o| {
+                let g = [blocks, 1, 1];
+                run(
+                    &dev,
+                    &m,
+                    kernel,
+                    g,
+                    128,
+                    std::slice::from_ref(&x),
+                    n * 4,
+                    ints,
+                    backend,
+                    o,
+                )
+            };
+            let plain = go(SanitizeOptions::default()).unwrap_or_else(|e| panic!("{what}: {e}"));
+            let checked = go(opts).unwrap_or_else(|e| panic!("{what} sanitized: {e}"));
+            assert_eq!(plain, checked, "{what}");
+        }
+    }
+    // The GEMM: cp.async tiles read back by ldmatrix (f16 operands of small integers).
+    let m = load(&dev, "kernels/async/gemm.sm_80.ptx");
+    let (mm, nn, kk) = (128usize, 192usize, 96usize);
+    let f16s = |n: usize, s: usize| -> Vec<u8> {
+        (0..n)
+            .flat_map(|i| half_bits(((i * 7 + s) % 9) as i32 - 4).to_le_bytes())
+            .collect()
+    };
+    for backend in BACKENDS {
+        let ins = [f16s(mm * kk, 1), f16s(kk * nn, 2)];
+        let ints = [mm as i32, nn as i32, kk as i32];
+        let grid = [(nn / 64) as u32, (mm / 64) as u32, 1];
+        let go = |o| {
+            run(
+                &dev,
+                &m,
+                "gemm",
+                grid,
+                128,
+                &ins,
+                mm * nn * 4,
+                &ints,
+                backend,
+                o,
+            )
+        };
+        let plain = go(SanitizeOptions::default()).unwrap();
+        let checked = go(opts).unwrap_or_else(|e| panic!("gemm on {backend:?}: {e}"));
+        assert_eq!(plain, checked, "gemm on {backend:?}");
+    }
+    assert!(dev.take_sanitizer_report().is_empty());
+}
+
+/// The f16 bits of a small integer `v` (|v| <= 4): exponent 15 + e, 10-bit mantissa.
+fn half_bits(v: i32) -> u16 {
+    if v == 0 {
+        return 0;
+    }
+    let (s, a) = ((v < 0) as u16, v.unsigned_abs());
+    let e = 31 - a.leading_zeros(); // a = 2^e * (1 + f)
+    let mant = ((a - (1 << e)) << (10 - e)) as u16;
+    s << 15 | ((15 + e) as u16) << 10 | mant
+}
+
+#[test]
+fn half_bits_of_small_integers() {
+    // IEEE binary16: 1.0 = 0x3c00, 2.0 = 0x4000, 3.0 = 0x4200, 4.0 = 0x4400, -1 = 0xbc00.
+    assert_eq!(
+        [1, 2, 3, 4, -1, 0].map(half_bits),
+        [0x3c00, 0x4000, 0x4200, 0x4400, 0xbc00, 0]
+    );
+}
+
 /// memcheck on the device heap: `list` of tests/kernels/heap.cu (thread 0 builds a
 /// linked list of 50 malloc'd nodes, thread 1 walks and frees it after a barrier) runs
 /// clean and sums i*i for i < 50 = 49*50*99/6 = 40425 in each of 3 blocks, whatever

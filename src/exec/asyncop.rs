@@ -505,6 +505,12 @@ impl Call {
                 std::ptr::write_bytes((d as *mut u8).add(len), 0, total - len);
             }
         }
+        // SAFETY: the caller's contract.
+        if let Some(san) = unsafe { (*ctx.env).san.as_ref() } {
+            for lane in lanes(self.mask) {
+                san.async_written(&ctx::view(ctx), host[lane].0, size(lane));
+            }
+        }
         Ok(())
     }
 

@@ -68,6 +68,7 @@ pub struct Fault {
     pub host: Option<u64>,
 }
 
+mod asyncw;
 pub mod ctarace;
 pub mod finding;
 mod heapcheck;

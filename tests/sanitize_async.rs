@@ -5,7 +5,7 @@
 //! that saw the phase complete) and still reports an access the phase does not order;
 //! memcheck on the device heap's linked list of `tests/kernels/heap.cu`.
 
-use ptxjit::{Backend, Device, KernelArg, LaunchConfig, Module, SanitizeOptions};
+use ptxjit::{Backend, Device, FindingKind, KernelArg, LaunchConfig, Module, SanitizeOptions};
 
 const BACKENDS: [Backend; 2] = [Backend::Interp, Backend::Jit];
 
@@ -59,7 +59,7 @@ fn words(n: usize, seed: u32) -> Vec<u8> {
 #[test]
 fn async_copies_and_mbarriers_have_no_findings() {
     let dev = Device::new().unwrap();
-    let opts = SanitizeOptions::parse("initcheck").unwrap();
+    let opts = SanitizeOptions::parse("initcheck,racecheck").unwrap();
     let x = words(3 * 7 * 128 * 4, 17);
     // (file, kernel, blocks, output words, ints)
     let cases: [(&str, &str, u32, usize, &[i32]); 8] = [
@@ -147,6 +147,53 @@ fn half_bits_of_small_integers() {
         [1, 2, 3, 4, -1, 0].map(half_bits),
         [0x3c00, 0x4000, 0x4200, 0x4400, 0xbc00, 0]
     );
+}
+
+/// An mbarrier phase orders a write before one warp's arrival with a read after another
+/// warp's successful wait; a write after the arrival races with the read.
+#[test]
+fn mbarrier_phases_order_accesses_and_real_races_are_reported() {
+    let dev = Device::new().unwrap();
+    let m = load(&dev, "sanitize/mbar_race.ptx");
+    let race = SanitizeOptions::parse("racecheck").unwrap();
+    let report = SanitizeOptions::parse("racecheck,report-only").unwrap();
+    for backend in BACKENDS {
+        let got = run(
+            &dev,
+            &m,
+            "mbar_ordered",
+            [1, 1, 1],
+            64,
+            &[],
+            4,
+            &[],
+            backend,
+            race,
+        )
+        .unwrap_or_else(|e| panic!("mbar_ordered on {backend:?}: {e}"));
+        assert_eq!(got, 7u32.to_le_bytes(), "mbar_ordered on {backend:?}");
+        assert!(dev.take_sanitizer_report().is_empty());
+        run(
+            &dev,
+            &m,
+            "mbar_racy",
+            [1, 1, 1],
+            64,
+            &[],
+            4,
+            &[],
+            backend,
+            report,
+        )
+        .unwrap();
+        let rep = dev.take_sanitizer_report();
+        assert_eq!(rep.findings.len(), 1, "mbar_racy on {backend:?}: {rep}");
+        let f = &rep.findings[0];
+        assert!(
+            matches!(f.kind, FindingKind::RaceRaw | FindingKind::RaceWar),
+            "mbar_racy on {backend:?}: {rep}"
+        );
+    }
 }
 
 /// memcheck on the device heap: `list` of tests/kernels/heap.cu (thread 0 builds a

@@ -176,6 +176,13 @@ pub unsafe fn exec(
                     Ok(())
                 })?
             };
+            // racecheck: the new object's phases order nothing yet.
+            if let Some(san) = unsafe { (*ctx.env).san.clone() } {
+                for lane in lanes(mask) {
+                    let p = unsafe { c.object(ctx, a(0), lane)? };
+                    san.mbar_init(p as u64);
+                }
+            }
         }
         AsyncOp::Inval => unsafe { c.store(ctx, a(0), 0)? },
         AsyncOp::Arrive { drop, expect_tx } => {
@@ -510,6 +517,12 @@ impl Call {
                 std::ptr::write_bytes((d as *mut u8).add(len), 0, total - len);
             }
         }
+        // SAFETY: the caller's contract.
+        if let Some(san) = unsafe { (*ctx.env).san.as_ref() } {
+            for lane in lanes(self.mask) {
+                san.async_written(&ctx::view(ctx), host[lane].0, size(lane));
+            }
+        }
         Ok(())
     }
 
@@ -547,6 +560,15 @@ impl Call {
             unsafe { poll(ctx, self.inst, l, addr(l))? };
             if try_wait {
                 test(ctx, out)?;
+            }
+        }
+        // racecheck: a wait that saw its phase complete acquires the phase's arrivals.
+        // SAFETY: the caller's contract.
+        if let Some(san) = unsafe { (*ctx.env).san.clone() } {
+            for lane in lanes(self.mask).filter(|&l| out[l] == 1) {
+                // SAFETY: the caller's contract.
+                let p = unsafe { self.object(ctx, arg, lane)? };
+                san.mbar_acquire(&ctx::view(ctx), p as u64, want(lane));
             }
         }
         Ok(())
@@ -660,7 +682,13 @@ impl Call {
     unsafe fn store(&self, ctx: &mut WarpCtx, arg: AddrArg, v: u64) -> Result<(), Stopped> {
         for lane in lanes(self.mask) {
             // SAFETY: the caller's contract; `object` checked the 8 bytes.
-            unsafe { self.object(ctx, arg, lane)?.write(v) };
+            let p = unsafe { self.object(ctx, arg, lane)? };
+            // SAFETY: as above.
+            unsafe { p.write(v) };
+            // SAFETY: the caller's contract.
+            if let Some(san) = unsafe { (*ctx.env).san.as_ref() } {
+                san.mbar_init(p as u64);
+            }
         }
         // SAFETY: the caller's contract.
         unsafe { (*ctx.env).mbar.changes += 1 };
@@ -700,6 +728,15 @@ impl Call {
             }
             // SAFETY: as above.
             unsafe { p.write(m.pack()) };
+            // SAFETY: the caller's contract.
+            if let Some(san) = unsafe { (*ctx.env).san.as_ref() } {
+                // racecheck: an arrival releases, a completion publishes the phase.
+                let old = Mbar::unpack(v);
+                let flipped = m.phase != old.phase;
+                let arrived = m.pending < old.pending || (flipped && old.pending > 0);
+                let done = flipped.then_some(old.phase);
+                san.mbar_update(&ctx::view(ctx), p as u64, arrived, done);
+            }
         }
         // SAFETY: the caller's contract.
         unsafe { (*ctx.env).mbar.changes += 1 };

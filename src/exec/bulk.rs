@@ -75,6 +75,11 @@ pub(super) unsafe fn exec(
                     std::ptr::copy_nonoverlapping(bytes.as_ptr(), dst, eb as usize);
                 }
             }
+            if let Some(san) = (*ctx.env).san.as_ref() {
+                for lane in lanes(c.mask) {
+                    san.async_written(&super::ctx::view(ctx), host[lane], len);
+                }
+            }
             yield_first(ctx)?;
             c.update(ctx, a(1), &mut out, |m, _| complete_tx_by(m, len))?;
         },

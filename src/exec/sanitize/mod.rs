@@ -68,9 +68,11 @@ pub struct Fault {
     pub host: Option<u64>,
 }
 
+mod asyncw;
 pub mod ctarace;
 pub mod finding;
 mod heapcheck;
+mod mbar;
 mod paged;
 pub mod race;
 mod range;
@@ -122,6 +124,10 @@ struct State {
     exec: u32,
     epoch: u32,
     warp_epochs: Vec<u32>,
+    /// racecheck's mbarrier ordering between warps (`race::Now::mbar`).
+    mbar_acq: Vec<u32>,
+    /// racecheck's mbarrier objects (`mbar`): host address -> release clocks.
+    mbars: HashMap<u64, mbar::Clocks>,
     ntid: [u32; 3],
     local_root: u64,
     shared_init: Bits,
@@ -242,6 +248,9 @@ impl Sanitizer {
             s.local_init.reset(self.local_size * threads);
         }
         if self.opts.racecheck {
+            s.mbar_acq.clear();
+            s.mbar_acq.resize(nwarps * nwarps, 0);
+            s.mbars.clear();
             s.shared_race.reset(self.shared_size);
             s.global_race.clear();
         }
@@ -504,6 +513,7 @@ impl Sanitizer {
             let State {
                 epoch,
                 warp_epochs,
+                mbar_acq,
                 shared_race,
                 global_race,
                 ..
@@ -511,6 +521,7 @@ impl Sanitizer {
             let now = Now {
                 epoch: *epoch,
                 warp_epochs,
+                mbar: mbar_acq,
             };
             // (Copies the hazard only when there is one: copying the `None` of every
             // byte, as `hit = r` did, stalled on store forwarding.)

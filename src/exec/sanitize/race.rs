@@ -53,6 +53,10 @@ pub struct Now<'a> {
     pub epoch: u32,
     /// Each warp's current epoch.
     pub warp_epochs: &'a [u32],
+    /// mbarrier ordering (`super::mbar`): entry `cur_warp * nwarps + prev_warp` is the
+    /// latest execution serial (`Acc::exec`) of `prev_warp`'s accesses that `cur_warp`
+    /// is ordered after (0: none); empty without mbarriers.
+    pub mbar: &'a [u32],
 }
 
 impl Now<'_> {
@@ -62,8 +66,14 @@ impl Now<'_> {
         if prev.epoch == 0 || prev.epoch != self.epoch || prev.tid == cur.tid {
             return true;
         }
-        let w = (prev.tid / 32) as usize;
-        w == (cur.tid / 32) as usize && self.warp_epochs.get(w).is_some_and(|&e| e != prev.wepoch)
+        let (w, cw) = ((prev.tid / 32) as usize, (cur.tid / 32) as usize);
+        if w == cw && self.warp_epochs.get(w).is_some_and(|&e| e != prev.wepoch) {
+            return true;
+        }
+        let n = self.warp_epochs.len();
+        self.mbar
+            .get(cw * n + w)
+            .is_some_and(|&r| r != 0 && r >= prev.exec)
     }
 
     /// Whether `prev` and `cur` may race: not ordered, and not lanes of one execution.
@@ -147,6 +157,7 @@ mod tests {
         let now = Now {
             epoch: 9,
             warp_epochs: &we,
+            mbar: &[],
         };
         let mut r = ByteRec::default();
         assert_eq!(now.access(&mut r, acc(40, 9, 6), true), None);
@@ -167,6 +178,7 @@ mod tests {
         let later = Now {
             epoch: 10,
             warp_epochs: &we,
+            mbar: &[],
         };
         assert_eq!(later.access(&mut r, acc(7, 10, 5), false), None);
         // Same warp, but the warp synchronised since (warp epoch 5 -> 7): ordered.
@@ -174,6 +186,7 @@ mod tests {
         let synced = Now {
             epoch: 10,
             warp_epochs: &we2,
+            mbar: &[],
         };
         assert_eq!(synced.access(&mut r, acc(8, 10, 7), true), None);
         // Atomics do not race with atomics.

@@ -184,6 +184,7 @@ impl Sanitizer {
         let State {
             epoch,
             warp_epochs,
+            mbar_acq,
             shared_race,
             global_race,
             cta_race,
@@ -192,6 +193,7 @@ impl Sanitizer {
         let now = Now {
             epoch: *epoch,
             warp_epochs,
+            mbar: mbar_acq,
         };
         match *place {
             RunPlace::Shared(o) => {

@@ -290,11 +290,11 @@ impl FuncTranslator<'_> {
             // Vector loads (`ld.v2/.v4`): every active lane at one address is one scalar
             // load per element (e.g. a structure every lane reads); else the helper.
             let bits = self.mbits(mask);
-            let m64 = if proven_uniform {
-                Vec::new()
-            } else {
-                self.m64(mask)
-            };
+            // The 64-bit mask is built here, where it dominates both paths below:
+            // `write` caches it in `mask`, and a form first built in the fast path
+            // would be used by the helper path, which that block does not dominate.
+            let m64 = self.m64(mask);
+            let m64 = if proven_uniform { Vec::new() } else { m64 };
             let done = self.b.create_block();
             let other = self.b.create_block();
             let vals =

@@ -184,6 +184,7 @@ fn against_per_byte<C: Cells>(mut c: C, span: u64, ctas: bool, seed: u64) {
         let now = Now {
             epoch,
             warp_epochs: &warp_epochs,
+            mbar: &[],
         };
         let len = [1u64, 2, 4, 8, 4, 4][rng.below(6) as usize];
         let write = rng.below(2) == 0;

@@ -50,10 +50,20 @@ pub(crate) use scratch::{SCRATCH_BYTES, SCRATCH_DATA};
 
 /// A lane mask: 8 × i32x4, with its 64-bit form and bit form computed on demand (the
 /// vector form too, for the active mask of an unguarded instruction: [`FuncTranslator::m32`]).
+///
+/// The forms built later are cached with the Cranelift block they were built in, and a
+/// cached form is reused only in that block or when it was built in the mask's home
+/// block (where the instruction's lowering starts, which dominates the rest of it): a
+/// form first built in one branch of a lowering must not reach another branch.
 pub(crate) struct Mask {
     m32: Option<Vec<Value>>,
-    m64: Option<Vec<Value>>,
+    m64: Option<(Option<Block>, Vec<Value>)>,
     bits: Option<Value>,
+    /// The block `bits` was computed in by [`FuncTranslator::mbits`]; `None` when it
+    /// came with the mask (valid everywhere in the lowering).
+    bits_block: Option<Block>,
+    /// The block the mask was made in.
+    home: Option<Block>,
     /// Whether writes under this mask must keep the other lanes' values. False for an
     /// unguarded instruction in convergent mode: the lanes outside the mask have exited
     /// (or were never live) and their registers are dead.
@@ -66,6 +76,8 @@ impl Mask {
             m32: Some(m32),
             m64: None,
             bits,
+            bits_block: None,
+            home: None,
             merge: true,
         }
     }
@@ -486,6 +498,8 @@ impl<'a> FuncTranslator<'a> {
                 m32: None,
                 m64: None,
                 bits: Some(self.b.use_var(self.active_bits)),
+                bits_block: None,
+                home: self.b.current_block(),
                 merge: self.mode == Mode::Div,
             },
             Some(g) => {
@@ -496,7 +510,9 @@ impl<'a> FuncTranslator<'a> {
                 } else {
                     lanes::and_masks(&mut self.b, &act, &p)
                 };
-                Mask::new(m, None)
+                let mut m = Mask::new(m, None);
+                m.home = self.b.current_block();
+                m
             }
         }
     }
@@ -514,26 +530,36 @@ impl<'a> FuncTranslator<'a> {
 
     /// The 64-bit form of a mask.
     pub fn m64(&mut self, m: &mut Mask) -> Vec<Value> {
-        if m.m64.is_none() {
-            m.m64 = Some(match (&m.m32, m.bits) {
-                (None, Some(bits)) => self.mask64_of_bits(bits),
-                _ => {
-                    let m32 = self.m32(m);
-                    lanes::mask64(&mut self.b, &m32)
-                }
-            });
+        let cur = self.b.current_block();
+        if let Some((blk, v)) = &m.m64 {
+            if *blk == m.home || *blk == cur {
+                return v.clone();
+            }
         }
-        m.m64.clone().unwrap_or_default()
+        let v = match (&m.m32, m.bits) {
+            (None, Some(bits)) => self.mask64_of_bits(bits),
+            _ => {
+                let m32 = self.m32(m);
+                lanes::mask64(&mut self.b, &m32)
+            }
+        };
+        m.m64 = Some((cur, v.clone()));
+        v
     }
 
     /// The i32 bit form of a mask.
     pub fn mbits(&mut self, m: &mut Mask) -> Value {
+        let cur = self.b.current_block();
         if let Some(b) = m.bits {
-            return b;
+            if m.bits_block.is_none() || m.bits_block == m.home || m.bits_block == cur {
+                return b;
+            }
         }
+        // `m32` is set whenever `bits` was not given with the mask.
         let m32 = self.m32(m);
         let b = lanes::bits_from_mask(&mut self.b, &m32);
         m.bits = Some(b);
+        m.bits_block = cur;
         b
     }
 

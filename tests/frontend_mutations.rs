@@ -1183,3 +1183,23 @@ fn seed18_lenient_shapes() {
         "12:23: error: register '%rd4' has type .b64, which does not fit instruction type .u32",
     );
 }
+
+/// ptxas 12.9: "No state space qualifier expected for instruction
+/// 'createpolicy.fractional'" (and 'createpolicy.cvt'): only `.range` takes `.global`.
+#[test]
+fn createpolicy_state_space_only_on_range() {
+    rejects(
+        "createpolicy.fractional.L2::evict_last.b64 %rd2, 1.0;",
+        "createpolicy.fractional.global.L2::evict_last.b64 %rd2, 1.0;",
+        "12:2: error: 'createpolicy.fractional.global.L2::evict_last.b64': takes no state space; only '.range' allows '.global'",
+    );
+    rejects(
+        "createpolicy.cvt.L2.b64 %rd2, %rd3;",
+        "createpolicy.cvt.global.L2.b64 %rd2, %rd3;",
+        "12:2: error: 'createpolicy.cvt.global.L2.b64': takes no state space; only '.range' allows '.global'",
+    );
+    accepts(
+        "createpolicy.range.L2::evict_last.L2::evict_unchanged.b64 %rd2, [%rd1], 16, 32;",
+        "createpolicy.range.global.L2::evict_last.L2::evict_unchanged.b64 %rd2, [%rd1], 16, 32;",
+    );
+}

@@ -6,6 +6,9 @@
 //! A device pointer is a host address inside the range, so generated code needs no
 //! translation. The range is mapped readable and writable with `MAP_NORESERVE`; pages are
 //! committed on first touch and given back with `madvise(MADV_DONTNEED)` when freed.
+//! The one exception: pages of an allocation exported for CUDA IPC (`cuIpcGetMemHandle`
+//! in the libcuda crate) are remapped `MAP_SHARED` from a process-wide memfd at the same
+//! addresses, and a block of the range is mapped over another process's exported pages.
 
 use crate::exec::freelist::FreeList;
 use crate::exec::region::{Region, RegionKind};

@@ -59,7 +59,11 @@ impl Fx<'_, '_> {
                 // createpolicy.range{.global}.L2::p{.L2::s}.b64 d, [a], primary, total
                 // createpolicy.cvt.L2.b64 d, access-property
                 let form = m.one_of(&["fractional", "range", "cvt"]);
-                m.has("global");
+                // Only `.range` takes the state space (ptxas 12.9: "No state space
+                // qualifier expected for instruction 'createpolicy.fractional'").
+                if m.has("global") && form != Some("range") {
+                    return bad(self, "takes no state space; only '.range' allows '.global'");
+                }
                 // PTX ISA, createpolicy: `.range` and `.fractional` need a
                 // `.level::primary_priority` (ptxas 12.9: "cache eviction priority
                 // modifier required for instruction 'createpolicy.fractional'"), `.cvt`

@@ -49,7 +49,9 @@ def cmps(ty, preds, kind):
     body += f"  %y = load {ty}, ptr addrspace(1) %b\n  %acc0 = add i32 0, 0\n"
     for k, p in enumerate(preds):
         body += f"  %c{k} = {kind} {p} {ty} %x, %y\n  %s{k} = select i1 %c{k}, i32 {1 << k}, i32 0\n  %acc{k + 1} = or i32 %acc{k}, %s{k}\n"
-    body += f"  %m = select i1 %c0, {ty} %x, {ty} %y\n  store {ty} %m, ptr addrspace(1) %b\n"
+    # (Each thread stores to its own a[i]: a store to the b[0] that every thread reads
+    # would race.)
+    body += f"  %m = select i1 %c0, {ty} %x, {ty} %y\n  store {ty} %m, ptr addrspace(1) %pa\n"
     body += f"  %po = getelementptr i32, ptr addrspace(1) %o, i64 %ix\n  store i32 %acc{len(preds)}, ptr addrspace(1) %po\n"
     return HEAD + TID + kernel(f"cmp_{ty}", body, "ptr addrspace(1) %a, ptr addrspace(1) %b, ptr addrspace(1) %o")
 

@@ -12,9 +12,8 @@
 //! The formatted forms ([`formatted`]: `sust.p`, `sured.p`) address samples (texels):
 //! x counts texels. `sust.p` writes its 32-bit values into the first channels of the
 //! texel (values past the channel count are ignored, channels past the values keep their
-//! contents: the ISA leaves them unpredictable); ptxjit does this only for 32-bit
-//! channel formats, where the value is stored as is (the conversion into narrower
-//! formats is not defined by the ISA: a located run-time error). `sured.p.b32` reduces a
+//! contents: the ISA leaves them unpredictable), each converted as [`store_channel`]
+//! says into every channel format of a CUDA array. `sured.p.b32` reduces a
 //! one-channel `u32` or `s32` texel as that type, as the ISA says; `.b64` needs a 64-bit
 //! integer format, which CUDA arrays do not have (an error).
 
@@ -153,19 +152,19 @@ pub fn formatted(
             formatted: true,
             ..
         } => {
-            if res.format.bytes() != 4 {
-                return Err(format!(
-                    "sust.p on a surface of {:?} channels: formatted stores are supported into 32-bit channels only (f32, u32, s32)",
-                    res.format
-                ));
+            let n = geom.ncoords();
+            let mut c = ops.to_vec();
+            for v in c.iter_mut().skip(n) {
+                *v = store_channel(res.format, *v as u32);
             }
-            TexOp::Sust {
+            let sub = TexOp::Sust {
                 geom,
-                bytes: 4,
+                bytes: res.format.bytes() as u8,
                 vec: vec.min(res.channels as u8),
                 clamp,
                 formatted: false,
-            }
+            };
+            return Ok(sample_access(obj, sub, c));
         }
         TexOp::Sured {
             geom,
@@ -197,10 +196,17 @@ pub fn formatted(
         }
         _ => return Ok(access(obj, op, ops)),
     };
+    Ok(sample_access(obj, sub, ops.to_vec()))
+}
+
+/// [`access`] with x a sample index: `c`'s x becomes a byte offset (saturated to the
+/// 32-bit coordinate range: still outside if it was); `.clamp` clamps the sample index
+/// to the last texel.
+fn sample_access(obj: &TexObject, sub: TexOp, mut c: Vec<u64>) -> Result<[u64; 4], SurfFault> {
+    let res = &obj.res;
     // x in bytes (saturated to the 32-bit coordinate range: still outside if it was);
     // `.clamp` clamps the sample index to the last texel.
-    let mut c = ops.to_vec();
-    let mut x = ops[0] as u32 as i32 as i64;
+    let mut x = c[0] as u32 as i32 as i64;
     if matches!(
         sub,
         TexOp::Sust {
@@ -215,7 +221,46 @@ pub fn formatted(
     }
     let xb = x * res.texel_bytes() as i64;
     c[0] = xb.clamp(i32::MIN as i64, i32::MAX as i64) as i32 as u32 as u64;
-    Ok(access(obj, sub, &c))
+    access(obj, sub, &c)
+}
+
+/// The bits `sust.p` stores into a channel of format `f` for source value `v`. The ISA
+/// (surface instructions, `sust`): "If the surface format contains `UNORM`, `SNORM`, or
+/// `FLOAT` data, then `.f32` is assumed; if the surface format contains `UINT` data,
+/// then `.u32` is assumed; if the surface format contains `SINT` data, then `.s32` is
+/// assumed. The source data is then converted from this type to the surface sample
+/// format." It does not say how; ptxjit converts as `cvt` would (not checked against a
+/// GPU): 32-bit formats store `v` as is; `u8`/`u16` as `cvt.sat.u8.u32`/`.u16.u32`,
+/// `s8`/`s16` as `cvt.sat.s8.s32`/`.s16.s32` (saturating); `f16` as `cvt.rn.f16.f32`;
+/// the normalised formats clamp the float to [0, 1] (UNORM) or [-1, 1] (SNORM), scale
+/// it by 2^n - 1 or 2^(n-1) - 1 and round to nearest even (a NaN stores 0), the inverse
+/// of the reads' `v / (2^n - 1)`.
+pub fn store_channel(f: crate::exec::texture::ArrayFormat, v: u32) -> u64 {
+    use crate::exec::texture::ArrayFormat as F;
+    use crate::ir::{Rnd, Type};
+    use crate::ops::convert::cvt;
+    let sat = |dst: Type, src: Type| cvt(dst, src, None, false, true, v as u64);
+    let norm = |lo: f64, max: f64, bits: u32| {
+        let x = f32::from_bits(v) as f64;
+        let q = if x.is_nan() {
+            0.0
+        } else {
+            (x.clamp(lo, 1.0) * max).round_ties_even()
+        };
+        q as i64 as u64 & ((1u64 << bits) - 1)
+    };
+    match f {
+        F::U32 | F::S32 | F::F32 => v as u64,
+        F::U8 => sat(Type::U8, Type::U32),
+        F::U16 => sat(Type::U16, Type::U32),
+        F::S8 => sat(Type::S8, Type::S32) & 0xff,
+        F::S16 => sat(Type::S16, Type::S32) & 0xffff,
+        F::F16 => cvt(Type::F16, Type::F32, Some(Rnd::Rn), false, false, v as u64),
+        F::Unorm8 => norm(0.0, 255.0, 8),
+        F::Unorm16 => norm(0.0, 65535.0, 16),
+        F::Snorm8 => norm(-1.0, 127.0, 8),
+        F::Snorm16 => norm(-1.0, 32767.0, 16),
+    }
 }
 
 /// `sured`: one atomic read-modify-write of the element at host address `p` (aligned to

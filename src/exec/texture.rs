@@ -25,7 +25,9 @@ use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, RwLock};
 
-/// Element formats of CUDA arrays (`CUarray_format`, with the driver's codes).
+/// Element formats of CUDA arrays (`CUarray_format`, with the driver's codes). The
+/// normalised formats (`CU_AD_FORMAT_{UNORM,SNORM}_INT{8,16}X{1,2,4}`, whose codes name
+/// the channel count too) always read as normalised floats.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum ArrayFormat {
     U8,
@@ -36,7 +38,20 @@ pub enum ArrayFormat {
     S32,
     F16,
     F32,
+    Unorm8,
+    Unorm16,
+    Snorm8,
+    Snorm16,
 }
+
+/// The normalised formats in `CUarray_format` order from code 0xc0: three codes (1, 2
+/// and 4 channels) each.
+const NORM_FORMATS: [ArrayFormat; 4] = [
+    ArrayFormat::Unorm8,
+    ArrayFormat::Unorm16,
+    ArrayFormat::Snorm8,
+    ArrayFormat::Snorm16,
+];
 
 impl ArrayFormat {
     /// The format of a `CUarray_format` code.
@@ -50,11 +65,28 @@ impl ArrayFormat {
             0x0a => ArrayFormat::S32,
             0x10 => ArrayFormat::F16,
             0x20 => ArrayFormat::F32,
+            0xc0..=0xcb => NORM_FORMATS[(c - 0xc0) as usize / 3],
             _ => return None,
         })
     }
-    /// The `CUarray_format` code.
-    pub fn code(self) -> u32 {
+    /// The channel count a normalised format's code names (`None` for the others,
+    /// whose count is `NumChannels`).
+    pub fn code_channels(c: u32) -> Option<u32> {
+        match c {
+            0xc0..=0xcb => Some([1, 2, 4][(c - 0xc0) as usize % 3]),
+            _ => None,
+        }
+    }
+    /// The `CUarray_format` code of this format with `channels` channels (1, 2 or 4).
+    pub fn code(self, channels: u32) -> u32 {
+        if let Some(i) = NORM_FORMATS.iter().position(|f| *f == self) {
+            let k = match channels {
+                1 => 0,
+                2 => 1,
+                _ => 2,
+            };
+            return 0xc0 + 3 * i as u32 + k;
+        }
         match self {
             ArrayFormat::U8 => 0x01,
             ArrayFormat::U16 => 0x02,
@@ -64,18 +96,33 @@ impl ArrayFormat {
             ArrayFormat::S32 => 0x0a,
             ArrayFormat::F16 => 0x10,
             ArrayFormat::F32 => 0x20,
+            _ => unreachable!("normalised formats return above"),
         }
     }
     /// Bytes of one channel.
     pub fn bytes(self) -> usize {
         match self {
-            ArrayFormat::U8 | ArrayFormat::S8 => 1,
-            ArrayFormat::U16 | ArrayFormat::S16 | ArrayFormat::F16 => 2,
+            ArrayFormat::U8 | ArrayFormat::S8 | ArrayFormat::Unorm8 | ArrayFormat::Snorm8 => 1,
+            ArrayFormat::U16
+            | ArrayFormat::S16
+            | ArrayFormat::F16
+            | ArrayFormat::Unorm16
+            | ArrayFormat::Snorm16 => 2,
             _ => 4,
         }
     }
-    fn is_float(self) -> bool {
-        matches!(self, ArrayFormat::F16 | ArrayFormat::F32)
+    /// Formats whose fetches return floats whatever the read mode: the float and the
+    /// normalised formats.
+    pub fn is_float(self) -> bool {
+        matches!(
+            self,
+            ArrayFormat::F16
+                | ArrayFormat::F32
+                | ArrayFormat::Unorm8
+                | ArrayFormat::Unorm16
+                | ArrayFormat::Snorm8
+                | ArrayFormat::Snorm16
+        )
     }
 }
 
@@ -255,10 +302,10 @@ fn channel_float(f: ArrayFormat, v: u32) -> f32 {
         ArrayFormat::F32 if v & 0x7f80_0000 == 0 => f32::from_bits(v & 0x8000_0000),
         ArrayFormat::F32 => f32::from_bits(v),
         ArrayFormat::F16 => f16_to_f32(v),
-        ArrayFormat::U8 => v as f32 / 255.0,
-        ArrayFormat::U16 => v as f32 / 65535.0,
-        ArrayFormat::S8 => (v as u8 as i8 as f32 / 127.0).max(-1.0),
-        ArrayFormat::S16 => (v as u16 as i16 as f32 / 32767.0).max(-1.0),
+        ArrayFormat::U8 | ArrayFormat::Unorm8 => v as f32 / 255.0,
+        ArrayFormat::U16 | ArrayFormat::Unorm16 => v as f32 / 65535.0,
+        ArrayFormat::S8 | ArrayFormat::Snorm8 => (v as u8 as i8 as f32 / 127.0).max(-1.0),
+        ArrayFormat::S16 | ArrayFormat::Snorm16 => (v as u16 as i16 as f32 / 32767.0).max(-1.0),
         ArrayFormat::U32 => v as f32,
         ArrayFormat::S32 => v as i32 as f32,
     }
@@ -331,13 +378,13 @@ fn texel_at(res: &TexResource, td: &TextureDesc, idx: &[i64; 3], layer: usize) -
 /// representable value, as an H100 returns 16384/65535 for 0.25 in a `u16` texture).
 fn border_bits(res: &TexResource, td: &TextureDesc) -> [u32; 4] {
     let (lo, max) = match res.format {
-        ArrayFormat::U8 => (0.0, 255.0),
-        ArrayFormat::U16 => (0.0, 65535.0),
-        ArrayFormat::S8 => (-127.0, 127.0),
-        ArrayFormat::S16 => (-32767.0, 32767.0),
+        ArrayFormat::U8 | ArrayFormat::Unorm8 => (0.0, 255.0),
+        ArrayFormat::U16 | ArrayFormat::Unorm16 => (0.0, 65535.0),
+        ArrayFormat::S8 | ArrayFormat::Snorm8 => (-127.0, 127.0),
+        ArrayFormat::S16 | ArrayFormat::Snorm16 => (-32767.0, 32767.0),
         _ => return td.border.map(f32::to_bits),
     };
-    if td.read_as_integer {
+    if td.read_as_integer && !res.format.is_float() {
         return td.border.map(f32::to_bits);
     }
     td.border

@@ -243,8 +243,9 @@ pub unsafe extern "C" fn cuTexRefSetAddress2D_v3(
             return Err(CUDA_ERROR_INVALID_VALUE);
         };
         let format = ArrayFormat::from_code(d.format).ok_or(CUDA_ERROR_INVALID_VALUE)?;
-        let texel = format.bytes() * d.num_channels as usize;
-        if !matches!(d.num_channels, 1 | 2 | 4) || pitch < d.width * texel {
+        let channels = ArrayFormat::code_channels(d.format).unwrap_or(d.num_channels);
+        let texel = format.bytes() * channels as usize;
+        if !matches!(channels, 1 | 2 | 4) || pitch < d.width * texel {
             return Err(CUDA_ERROR_INVALID_VALUE);
         }
         update(h, |s| {
@@ -255,7 +256,7 @@ pub unsafe extern "C" fn cuTexRefSetAddress2D_v3(
                 pitch,
             };
             s.format = format;
-            s.channels = d.num_channels;
+            s.channels = channels;
             Ok(())
         })
     })
@@ -265,6 +266,7 @@ pub unsafe extern "C" fn cuTexRefSetAddress2D_v3(
 pub extern "C" fn cuTexRefSetFormat(h: *mut c_void, fmt: u32, channels: i32) -> CUresult {
     guard(|| {
         let f = ArrayFormat::from_code(fmt).ok_or(CUDA_ERROR_INVALID_VALUE)?;
+        let channels = ArrayFormat::code_channels(fmt).map_or(channels, |c| c as i32);
         if !matches!(channels, 1 | 2 | 4) {
             return Err(CUDA_ERROR_INVALID_VALUE);
         }
@@ -400,7 +402,7 @@ pub unsafe extern "C" fn cuTexRefGetFormat(
         // SAFETY: the caller's contract; `out` checks for null.
         unsafe {
             if !fmt.is_null() {
-                out(fmt, s.format.code())?;
+                out(fmt, s.format.code(s.channels))?;
             }
             if !channels.is_null() {
                 out(channels, s.channels as i32)?;

@@ -60,19 +60,23 @@ fn create(p: *mut *mut c_void, desc: ArrayDesc) -> Res {
     })
 }
 
-fn format(f: u32) -> Res<ArrayFormat> {
-    ArrayFormat::from_code(f).ok_or(CUDA_ERROR_INVALID_VALUE)
+/// The format of `CUarray_format` code `f` and its channel count: the one a normalised
+/// format's code names (`CU_AD_FORMAT_UNORM_INT8X2`: 2), else `channels`.
+fn format(f: u32, channels: u32) -> Res<(ArrayFormat, u32)> {
+    let fmt = ArrayFormat::from_code(f).ok_or(CUDA_ERROR_INVALID_VALUE)?;
+    Ok((fmt, ArrayFormat::code_channels(f).unwrap_or(channels)))
 }
 
 impl CudaArray3dDescriptor {
     /// The array this descriptor asks for.
     fn desc(&self) -> Res<ArrayDesc> {
+        let (format, channels) = format(self.format, self.num_channels)?;
         Ok(ArrayDesc {
             width: self.width,
             height: self.height,
             depth: self.depth,
-            format: format(self.format)?,
-            channels: self.num_channels,
+            format,
+            channels,
             layered: self.flags & ARRAY3D_LAYERED != 0,
             surface: self.flags & ARRAY3D_SURFACE_LDST != 0,
             cubemap: self.flags & ARRAY3D_CUBEMAP != 0,
@@ -415,8 +419,7 @@ fn resource(r: &CudaResourceDesc) -> Res<(TexResource, Option<CudaArray>)> {
             Ok((a.resource(), Some(a)))
         }
         RESOURCE_TYPE_LINEAR => {
-            let fmt = format(r.res[1] as u32)?;
-            let channels = (r.res[1] >> 32) as u32;
+            let (fmt, channels) = format(r.res[1] as u32, (r.res[1] >> 32) as u32)?;
             let bytes = r.res[2] as usize;
             let texel = fmt.bytes() * channels.max(1) as usize;
             Ok((
@@ -435,8 +438,7 @@ fn resource(r: &CudaResourceDesc) -> Res<(TexResource, Option<CudaArray>)> {
             ))
         }
         RESOURCE_TYPE_PITCH2D => {
-            let fmt = format(r.res[1] as u32)?;
-            let channels = (r.res[1] >> 32) as u32;
+            let (fmt, channels) = format(r.res[1] as u32, (r.res[1] >> 32) as u32)?;
             let (width, height, pitch) = (r.res[2] as usize, r.res[3] as usize, r.res[4] as usize);
             if pitch < width.saturating_mul(fmt.bytes() * channels as usize) || height == 0 {
                 return Err(CUDA_ERROR_INVALID_VALUE);
@@ -470,7 +472,7 @@ fn resource_desc(res: &TexResource) -> CudaResourceDesc {
     };
     d.res[0] = res.base;
     if res.linear {
-        d.res[1] = res.format.code() as u64 | (res.channels as u64) << 32;
+        d.res[1] = res.format.code(res.channels) as u64 | (res.channels as u64) << 32;
         if res.pitch != 0 || res.height != 0 {
             d.res_type = RESOURCE_TYPE_PITCH2D;
             d.res[2] = res.width as u64;

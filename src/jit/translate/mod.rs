@@ -143,6 +143,8 @@ pub(crate) struct FuncTranslator<'a> {
     pub cont_live: Option<cont::ContLive>,
     /// Registers kept as their affine base (see `affine`).
     pub affine: affine::AffineRegs,
+    /// Loops run lane by lane (`control::serial`).
+    pub serial: crate::jit::control::serial::Serial,
 }
 
 /// What building any function of a module reads: the module, its layout, and the
@@ -225,6 +227,19 @@ pub(crate) fn build(
         &sregs.vars,
         rows,
     );
+    let serial = crate::jit::control::serial::Serial::new(
+        if instrument || layout.coverage.is_some() || !crate::jit::control::serial_region::enabled()
+        {
+            IdxVec::from_elem(None, f.blocks.len())
+        } else {
+            crate::jit::control::serial_region::serial_regions(
+                f,
+                &shapes,
+                &|r| sregs.vars.get(r).is_some_and(|v| v.is_some()),
+                &|r| affine.vars.get(r).is_some_and(|v| v.is_some()),
+            )
+        },
+    );
     let dispatch = b.create_block();
     let ret_status = b.create_block();
     let scratch = b.create_sized_stack_slot(StackSlotData::new(
@@ -265,6 +280,7 @@ pub(crate) fn build(
         cont,
         cont_live,
         affine,
+        serial,
     };
     tx.entry(entry_mask)?;
     let cov = layout.coverage.as_ref().and_then(|c| c.func_base_addr(fid));
@@ -322,6 +338,7 @@ impl<'a> FuncTranslator<'a> {
                 self.b.switch_to_block(cb);
                 self.cur_block = i;
                 self.rf.recording = Some((i, mode == Mode::Conv));
+                self.serial_driver(id)?;
                 if loop_header[id] {
                     self.stop_check(blk)?;
                 }

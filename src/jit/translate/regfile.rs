@@ -401,6 +401,24 @@ impl FuncTranslator<'_> {
         }
     }
 
+    /// Records an operand read of register `r` (code outside the usual lowerings, such
+    /// as `control::serial`'s per-lane loads, reads the file directly).
+    pub(crate) fn note_read(&mut self, r: RegId) {
+        if let Some(e) = self.rf.slot_events() {
+            e.push(RegEvent::Read {
+                reg: r.0,
+                ir: true,
+                mem: true,
+            });
+        }
+    }
+
+    /// The file's memory flags and register `r`'s byte offset and size in bytes.
+    pub(crate) fn reg_slot(&self, r: RegId) -> (MemFlagsData, i32, i32) {
+        let (off, n, _) = self.rf.regs.get(r).copied().unwrap_or((0, 0, I32X4));
+        (self.rf.flags, off, 16 * n as i32)
+    }
+
     /// Marks the start of an IR instruction's translation.
     pub(crate) fn inst_start(&mut self) -> InstMark {
         self.rf.depth += 1;

@@ -143,6 +143,8 @@ pub(crate) struct FuncTranslator<'a> {
     pub cont_live: Option<cont::ContLive>,
     /// Registers kept as their affine base (see `affine`).
     pub affine: affine::AffineRegs,
+    /// Registers whose NaN bits no read observes (`ir::analysis::nan`).
+    pub nan_blind: crate::ir::analysis::liveness::RegSet,
 }
 
 /// What building any function of a module reads: the module, its layout, and the
@@ -265,6 +267,7 @@ pub(crate) fn build(
         cont,
         cont_live,
         affine,
+        nan_blind: crate::ir::analysis::nan::nan_blind(f),
     };
     tx.entry(entry_mask)?;
     let cov = layout.coverage.as_ref().and_then(|c| c.func_base_addr(fid));
@@ -744,6 +747,9 @@ impl<'a> FuncTranslator<'a> {
         val: WarpValue,
         mask: &mut Mask,
     ) -> Result<(), JitError> {
+        let Some(val) = self.write_float(dst, ty, val, mask)? else {
+            return Ok(());
+        };
         let rty = self.reg_info(dst)?.ty;
         let rwide = match rty.class() {
             RegClass::R32 => false,

@@ -226,8 +226,9 @@ impl FuncTranslator<'_> {
     ) -> Result<Vec<Value>, JitError> {
         let f32 = ty == Type::F32;
         let fty = if f32 { F32X4 } else { F64X2 };
-        let mut x = self.read(a, ty, false)?;
-        let mut y = self.read(b, ty, false)?;
+        // Float vectors (no bitcast from the register file's integer form).
+        let mut x = self.read_float(a, ty)?;
+        let mut y = self.read_float(b, ty)?;
         if ftz && f32 {
             x = lanes::map1(&x, |&v| lanes::flush_f32(&mut self.b, v));
             y = lanes::map1(&y, |&v| lanes::flush_f32(&mut self.b, v));

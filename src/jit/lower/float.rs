@@ -17,7 +17,7 @@ use crate::jit::translate::lanes::WarpValue;
 use crate::jit::translate::{lanes, FuncTranslator, Mask};
 use crate::jit::JitError;
 use cranelift_codegen::ir::condcodes::{FloatCC, IntCC};
-use cranelift_codegen::ir::types::{F32X4, F64X2, I16X8, I32X4, I64X2};
+use cranelift_codegen::ir::types::{F32X4, F64X2, I16X8, I32X4};
 use cranelift_codegen::ir::{InstBuilder, Value};
 
 fn is_nearest(r: Option<Rnd>) -> bool {
@@ -32,6 +32,7 @@ impl FuncTranslator<'_> {
         ty: Type,
         fm: FloatMode,
         srcs: &[Operand],
+        canon: bool,
     ) -> Result<Option<(WarpValue, Type)>, JitError> {
         let f32 = ty == Type::F32;
         let ftz = fm.ftz && f32;
@@ -48,9 +49,18 @@ impl FuncTranslator<'_> {
         if !supported {
             return Ok(None);
         }
+        // The arithmetic reads float vectors (no bitcast); neg/abs/min/max work on bits.
+        let bits = matches!(
+            op,
+            ArithOp::Min | ArithOp::Max | ArithOp::Neg | ArithOp::Abs
+        );
         let mut ops = Vec::with_capacity(3);
         for s in srcs {
-            let v = self.read(s, ty, false)?;
+            let v = if bits {
+                self.read(s, ty, false)?
+            } else {
+                self.read_float(s, ty)?
+            };
             ops.push(if ftz {
                 lanes::map1(&v, |&x| lanes::flush_f32(&mut self.b, x))
             } else {
@@ -76,6 +86,10 @@ impl FuncTranslator<'_> {
                         } else {
                             self.b.ins().band_not(x, s.v[k])
                         };
+                        if !canon {
+                            // Still a NaN, whose bits no read observes.
+                            return r;
+                        }
                         let alt = if f32 {
                             alt.v[k]
                         } else {
@@ -89,7 +103,7 @@ impl FuncTranslator<'_> {
                 return Ok(Some((WarpValue { wide: !f32, v }, ty)));
             }
             ArithOp::Min | ArithOp::Max => {
-                let canon = lanes::splat_w(&mut self.b, !f32, nan);
+                let nanv = lanes::splat_w(&mut self.b, !f32, nan);
                 let v = (0..n)
                     .map(|k| {
                         self.minmax(
@@ -97,7 +111,7 @@ impl FuncTranslator<'_> {
                             fty,
                             ops[0].v[k],
                             ops[1].v[k],
-                            canon.v[k],
+                            canon.then_some(nanv.v[k]),
                         )
                     })
                     .collect();
@@ -113,7 +127,8 @@ impl FuncTranslator<'_> {
                             ArithOp::Sub => self.b.ins().fsub(x, y),
                             ArithOp::Mul(_) => self.b.ins().fmul(x, y),
                             ArithOp::Div(DivMode::Approx) if f32 => {
-                                self.approx_div_f32(x, y, ops[1].v[k])
+                                let bi = lanes::as_int(&mut self.b, ops[1].v[k]);
+                                self.approx_div_f32(x, y, bi)
                             }
                             ArithOp::Div(_) => self.b.ins().fdiv(x, y),
                             _ => {
@@ -121,7 +136,7 @@ impl FuncTranslator<'_> {
                                 self.b.ins().fma(x, y, z)
                             }
                         };
-                        self.float_result(r, fty, fm.sat, ftz, nan)
+                        self.float_result(r, fty, fm.sat, ftz, canon.then_some(nan))
                     })
                     .collect();
                 WarpValue { wide: !f32, v }
@@ -150,34 +165,37 @@ impl FuncTranslator<'_> {
         self.b.ins().bitselect(huge, special, q)
     }
 
-    /// Applies `.sat`, the canonical NaN and `.ftz` to a float result; returns int bits.
+    /// Applies `.sat`, the canonical NaN `nan` (`None`: the result's NaN bits are never
+    /// observed, `crate::ir::analysis::nan`) and `.ftz` to a float result: float vectors
+    /// (`FuncTranslator::write` stores them as they are), int bits with `.ftz`.
     pub(crate) fn float_result(
         &mut self,
         r: Value,
         fty: cranelift_codegen::ir::Type,
         sat: bool,
         ftz: bool,
-        nan: u64,
+        nan: Option<u64>,
     ) -> Value {
         let f32 = fty == F32X4;
-        let ity = if f32 { I32X4 } else { I64X2 };
-        let fconst = |tx: &mut Self, x: f64| {
-            let bits = if f32 {
+        let fconst = |tx: &mut Self, x: u64| {
+            let bytes: Vec<u8> = if f32 {
+                (0..4).flat_map(|_| (x as u32).to_le_bytes()).collect()
+            } else {
+                (0..2).flat_map(|_| x.to_le_bytes()).collect()
+            };
+            lanes::vconst(&mut tx.b, fty, bytes)
+        };
+        let fbits = |x: f64| {
+            if f32 {
                 (x as f32).to_bits() as u64
             } else {
                 x.to_bits()
-            };
-            let c = if f32 {
-                lanes::splat32(&mut tx.b, bits as u32)
-            } else {
-                lanes::splat64(&mut tx.b, bits)
-            };
-            lanes::bitcast(&mut tx.b, fty, c)
+            }
         };
         let mut r = r;
         if sat {
-            let zero = fconst(self, 0.0);
-            let one = fconst(self, 1.0);
+            let zero = fconst(self, fbits(0.0));
+            let one = fconst(self, fbits(1.0));
             // NaN, negatives and -0 become +0.
             let lo = self
                 .b
@@ -189,18 +207,17 @@ impl FuncTranslator<'_> {
             let hi = lanes::bitcast(&mut self.b, fty, hi);
             r = self.b.ins().bitselect(hi, one, r);
         }
-        let un = self.b.ins().fcmp(FloatCC::Unordered, r, r);
-        let ri = lanes::bitcast(&mut self.b, ity, r);
-        let c = if f32 {
-            lanes::splat32(&mut self.b, nan as u32)
-        } else {
-            lanes::splat64(&mut self.b, nan)
-        };
-        let mut out = self.b.ins().bitselect(un, c, ri);
-        if ftz {
-            out = lanes::flush_f32(&mut self.b, out);
+        if let Some(nan) = nan {
+            let un = self.b.ins().fcmp(FloatCC::Unordered, r, r);
+            let un = lanes::bitcast(&mut self.b, fty, un);
+            let c = fconst(self, nan);
+            r = self.b.ins().bitselect(un, c, r);
         }
-        out
+        if ftz {
+            lanes::flush_f32(&mut self.b, r)
+        } else {
+            r
+        }
     }
 }
 
@@ -292,7 +309,8 @@ impl FuncTranslator<'_> {
         src: &Operand,
         mask: &mut Mask,
     ) -> Result<(), JitError> {
-        if let Some(r) = self.sfu_vector(op, ty, approx, rnd, ftz, src)? {
+        let canon = !self.nan_blind.contains(dst);
+        if let Some(r) = self.sfu_vector(op, ty, approx, rnd, ftz, src, canon)? {
             return self.write(dst, ty, r, mask);
         }
         let w = self.read(src, ty, false)?;
@@ -306,6 +324,7 @@ impl FuncTranslator<'_> {
     /// `ops::float` also computes correctly rounded) as vector code: the host's IEEE
     /// `sqrtps`/`divps` (and the f64 forms) give the same bits as `ops::float`, with
     /// the canonical NaN and `.ftz` applied as there. `None`: use the helper.
+    #[allow(clippy::too_many_arguments)]
     pub(crate) fn sfu_vector(
         &mut self,
         op: SfuOp,
@@ -314,6 +333,7 @@ impl FuncTranslator<'_> {
         rnd: Option<Rnd>,
         ftz: bool,
         src: &Operand,
+        canon: bool,
     ) -> Result<Option<lanes::WarpValue>, JitError> {
         let f32 = ty == Type::F32;
         let nearest = matches!(rnd, None | Some(Rnd::Rn));
@@ -322,7 +342,7 @@ impl FuncTranslator<'_> {
             return Ok(None);
         }
         let ftz = ftz && f32;
-        let w = self.read(src, ty, false)?;
+        let w = self.read_float(src, ty)?;
         let fty = if f32 { F32X4 } else { F64X2 };
         let nan = crate::jit::helpers::canonical_nan(ty.bits());
         let one = if f32 {
@@ -343,7 +363,7 @@ impl FuncTranslator<'_> {
                 SfuOp::Sqrt => self.b.ins().sqrt(x),
                 _ => self.b.ins().fdiv(one, x),
             };
-            v.push(self.float_result(r, fty, false, ftz, nan));
+            v.push(self.float_result(r, fty, false, ftz, canon.then_some(nan)));
         }
         Ok(Some(lanes::WarpValue { wide: !f32, v }))
     }
@@ -406,7 +426,7 @@ impl FuncTranslator<'_> {
                 p = self.b.ins().band_not(p, sign);
                 q = self.b.ins().band_not(q, sign);
             }
-            let mut r = self.minmax(op.max, fty, p, q, canon);
+            let mut r = self.minmax(op.max, fty, p, q, Some(canon));
             if op.nan {
                 let un = self.any_nan(fty, p, q);
                 r = self.b.ins().bitselect(un, canon, r);

@@ -212,7 +212,10 @@ impl FuncTranslator<'_> {
         }
         let inline = if ty.is_float() {
             match ty {
-                Type::F32 | Type::F64 => self.float_inline(op, ty, fm, srcs)?,
+                Type::F32 | Type::F64 => {
+                    let canon = !self.nan_blind.contains(dst);
+                    self.float_inline(op, ty, fm, srcs, canon)?
+                }
                 _ => None,
             }
         } else {
@@ -232,7 +235,7 @@ impl FuncTranslator<'_> {
         fty: cranelift_codegen::ir::Type,
         a: Value,
         c: Value,
-        canon: Value,
+        canon: Option<Value>,
     ) -> Value {
         let fa = lanes::bitcast(&mut self.b, fty, a);
         let fc = lanes::bitcast(&mut self.b, fty, c);
@@ -257,6 +260,8 @@ impl FuncTranslator<'_> {
         let cn = self.b.ins().fcmp(FloatCC::Unordered, fc, fc);
         let r = self.b.ins().bitselect(cn, a, r);
         let r = self.b.ins().bitselect(an, c, r);
+        // `canon` `None`: the result's NaN bits are never observed (one of the NaNs).
+        let Some(canon) = canon else { return r };
         let both = self.b.ins().band(an, cn);
         self.b.ins().bitselect(both, canon, r)
     }

@@ -191,7 +191,7 @@ impl FuncTranslator<'_> {
     /// Whether host range `[a, a + len)` lies in instruction `inst`'s entry of the
     /// per-instruction region cache (or the context's empty `no_cache` range when the
     /// cache has no entry for it): an i8.
-    pub(super) fn in_cached_region(&mut self, inst: InstId, a: Value, len: i64) -> Value {
+    pub(crate) fn in_cached_region(&mut self, inst: InstId, a: Value, len: i64) -> Value {
         let (lo, hi) = self.cached_region(inst);
         let c1 = self.b.ins().icmp(IntCC::UnsignedGreaterThanOrEqual, a, lo);
         let c2 = self.b.ins().icmp(IntCC::UnsignedLessThan, a, hi);
@@ -206,7 +206,7 @@ impl FuncTranslator<'_> {
 
     /// The `[lo, hi)` range of instruction `inst`'s entry in the warp context's
     /// per-instruction region cache (`ctx.no_cache`, an empty range, without one).
-    pub(super) fn cached_region(&mut self, inst: InstId) -> (Value, Value) {
+    pub(crate) fn cached_region(&mut self, inst: InstId) -> (Value, Value) {
         let cache = self.load_ctx(I64, offset_of!(WarpCtx, inst_cache), true);
         let n = self.load_ctx(I64, offset_of!(WarpCtx, inst_cache_len), true);
         let has = self

@@ -339,17 +339,31 @@ impl FuncTranslator<'_> {
         }
     }
 
-    /// `splat(base) + [0, s, 2s, ...]` (16 × i64x2 for an i64 base, else 8 × i32x4).
+    /// `splat(base) + [0, s, 2s, ...]` (16 × i64x2 for an i64 base, else 8 × i32x4):
+    /// parts 0 and 1 add their lane offsets, each later part adds the step of two parts
+    /// to the part two before it (wrapping in the lane width, as the per-lane values
+    /// do): 4 constants instead of one per part.
     pub(crate) fn affine_vector(&mut self, base: Value, stride: u64) -> WarpValue {
         let wide = self.b.func.dfg.value_type(base) == I64;
         let w = lanes::splat_scalar(&mut self.b, base);
         let n = if wide { N64 } else { N32 };
-        let v: Vec<Value> = (0..n)
-            .map(|k| {
+        let per = if wide { 2u64 } else { 4 };
+        let step = (2 * per).wrapping_mul(stride);
+        let step = if wide {
+            lanes::splat64(&mut self.b, step)
+        } else {
+            lanes::splat32(&mut self.b, step as u32)
+        };
+        let mut v: Vec<Value> = Vec::with_capacity(n);
+        for k in 0..n {
+            let x = if k < 2 {
                 let c = iota(&mut self.b, wide, k, stride);
                 self.b.ins().iadd(w.v[k], c)
-            })
-            .collect();
+            } else {
+                self.b.ins().iadd(v[k - 2], step)
+            };
+            v.push(x);
+        }
         if let Some(&p) = v.first() {
             self.affine.lane0.insert(p, base);
         }

@@ -66,8 +66,30 @@ pub fn bitcast(b: &mut FunctionBuilder, ty: CType, v: Value) -> Value {
             }
         }
     }
+    // The same bitcast among the current block's last instructions (a mask used by
+    // several float merges, a value read by several float operations).
+    if let Some(blk) = b.current_block() {
+        let dfg = &b.func.dfg;
+        for inst in b.func.layout.block_insts(blk).rev().take(BITCAST_WINDOW) {
+            if let InstructionData::LoadNoOffset {
+                opcode: Opcode::Bitcast,
+                arg,
+                ..
+            } = dfg.insts[inst]
+            {
+                let r = dfg.first_result(inst);
+                if arg == v && dfg.value_type(r) == ty {
+                    return r;
+                }
+            }
+        }
+    }
     b.ins().bitcast(ty, le(), v)
 }
+
+/// How many of the current block's last instructions [`bitcast`] searches for the same
+/// bitcast.
+const BITCAST_WINDOW: usize = 128;
 
 /// `splat` of a 32-bit constant into an i32x4.
 pub fn splat32(b: &mut FunctionBuilder, x: u32) -> Value {

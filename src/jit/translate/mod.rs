@@ -143,6 +143,10 @@ pub(crate) struct FuncTranslator<'a> {
     pub cont_live: Option<cont::ContLive>,
     /// Registers kept as their affine base (see `affine`).
     pub affine: affine::AffineRegs,
+    /// Loops run lane by lane (`control::serial`).
+    pub serial: crate::jit::control::serial::Serial,
+    /// Registers whose NaN bits no read observes (`ir::analysis::nan`).
+    pub nan_blind: crate::ir::analysis::liveness::RegSet,
 }
 
 /// What building any function of a module reads: the module, its layout, and the
@@ -225,6 +229,19 @@ pub(crate) fn build(
         &sregs.vars,
         rows,
     );
+    let serial = crate::jit::control::serial::Serial::new(
+        if instrument || layout.coverage.is_some() || !crate::jit::control::serial_region::enabled()
+        {
+            IdxVec::from_elem(None, f.blocks.len())
+        } else {
+            crate::jit::control::serial_region::serial_regions(
+                f,
+                &shapes,
+                &|r| sregs.vars.get(r).is_some_and(|v| v.is_some()),
+                &|r| affine.vars.get(r).is_some_and(|v| v.is_some()),
+            )
+        },
+    );
     let dispatch = b.create_block();
     let ret_status = b.create_block();
     let scratch = b.create_sized_stack_slot(StackSlotData::new(
@@ -265,6 +282,8 @@ pub(crate) fn build(
         cont,
         cont_live,
         affine,
+        serial,
+        nan_blind: crate::ir::analysis::nan::nan_blind(f),
     };
     tx.entry(entry_mask)?;
     let cov = layout.coverage.as_ref().and_then(|c| c.func_base_addr(fid));
@@ -322,6 +341,7 @@ impl<'a> FuncTranslator<'a> {
                 self.b.switch_to_block(cb);
                 self.cur_block = i;
                 self.rf.recording = Some((i, mode == Mode::Conv));
+                self.serial_driver(id)?;
                 if loop_header[id] {
                     self.stop_check(blk)?;
                 }
@@ -744,6 +764,9 @@ impl<'a> FuncTranslator<'a> {
         val: WarpValue,
         mask: &mut Mask,
     ) -> Result<(), JitError> {
+        let Some(val) = self.write_float(dst, ty, val, mask)? else {
+            return Ok(());
+        };
         let rty = self.reg_info(dst)?.ty;
         let rwide = match rty.class() {
             RegClass::R32 => false,

@@ -20,10 +20,12 @@
 //!   every path through their IR instruction (in the instruction's first or last
 //!   Cranelift block, not in a branch of it). A store is kept when a load may read it.
 
-use crate::ir::{self, Idx, IdxVec, RegClass, RegId};
+use crate::ir::{self, Idx, IdxVec, Operand, RegClass, RegId};
+use crate::jit::translate::lanes::WarpValue;
 use crate::jit::translate::{lanes, FuncTranslator};
+use crate::jit::JitError;
 use cranelift_codegen::ir::condcodes::IntCC;
-use cranelift_codegen::ir::types::{I32X4, I64, I64X2};
+use cranelift_codegen::ir::types::{F32X4, F64X2, I32X4, I64, I64X2};
 use cranelift_codegen::ir::{
     AliasRegionData, Block, Inst, InstBuilder, MemFlagsData, StackSlotData, StackSlotKind, Type,
     Value,
@@ -347,10 +349,21 @@ impl FuncTranslator<'_> {
     /// The container vectors of register `r`; `ir`: an operand read of the instruction
     /// (not the old value a merging write keeps).
     pub(crate) fn reg_load(&mut self, r: RegId, ir: bool) -> Vec<Value> {
+        let ty = self.rf.regs.get(r).map_or(I32X4, |x| x.2);
+        self.reg_load_as(r, ir, ty)
+    }
+
+    /// [`Self::reg_load`] as vectors of type `ty`, the container type or the float
+    /// vector type of the same lanes: a float operand loads its register's slot as
+    /// `F32X4`/`F64X2` directly, and a cached value of the other type is bitcast once
+    /// (the cache then holds that form; a bitcast back is free, see [`lanes::bitcast`]).
+    pub(crate) fn reg_load_as(&mut self, r: RegId, ir: bool, ty: Type) -> Vec<Value> {
         let cur = self.b.current_block();
         let now = self.rf.count;
         let hit = match &self.rf.cache[r] {
-            Some((blk, v, at)) if Some(*blk) == cur && now - at <= CACHE_WINDOW => Some(v.clone()),
+            Some((blk, v, at)) if Some(*blk) == cur && now - at <= CACHE_WINDOW => {
+                Some((v.clone(), *at))
+            }
             _ => None,
         };
         if let Some(e) = self.rf.slot_events() {
@@ -360,10 +373,22 @@ impl FuncTranslator<'_> {
                 mem: hit.is_none(),
             });
         }
-        if let Some(v) = hit {
+        if let Some((v, at)) = hit {
+            if v.first()
+                .is_none_or(|&x| self.b.func.dfg.value_type(x) == ty)
+            {
+                return v;
+            }
+            let v: Vec<Value> = v
+                .iter()
+                .map(|&x| lanes::bitcast(&mut self.b, ty, x))
+                .collect();
+            if let Some(blk) = cur {
+                self.rf.cache[r] = Some((blk, v.clone(), at));
+            }
             return v;
         }
-        let (off, n, ty) = self.rf.regs[r];
+        let (off, n, _) = self.rf.regs[r];
         let a = self.rf.base;
         let v: Vec<Value> = (0..n)
             .map(|k| self.b.ins().load(ty, self.rf.flags, a, off + 16 * k as i32))
@@ -374,7 +399,8 @@ impl FuncTranslator<'_> {
         v
     }
 
-    /// Stores the container vectors of register `r`; `full`: every lane is written.
+    /// Stores the container vectors of register `r` (or float vectors of the same lanes,
+    /// see [`Self::reg_load_as`]); `full`: every lane is written.
     pub(crate) fn reg_store(&mut self, r: RegId, v: &[Value], full: bool) {
         let off = self.rf.regs[r].0;
         let a = self.rf.base;
@@ -399,6 +425,24 @@ impl FuncTranslator<'_> {
         if let Some(blk) = cur {
             self.rf.cache[r] = Some((blk, v.to_vec(), self.rf.count));
         }
+    }
+
+    /// Records an operand read of register `r` (code outside the usual lowerings, such
+    /// as `control::serial`'s per-lane loads, reads the file directly).
+    pub(crate) fn note_read(&mut self, r: RegId) {
+        if let Some(e) = self.rf.slot_events() {
+            e.push(RegEvent::Read {
+                reg: r.0,
+                ir: true,
+                mem: true,
+            });
+        }
+    }
+
+    /// The file's memory flags and register `r`'s byte offset and size in bytes.
+    pub(crate) fn reg_slot(&self, r: RegId) -> (MemFlagsData, i32, i32) {
+        let (off, n, _) = self.rf.regs.get(r).copied().unwrap_or((0, 0, I32X4));
+        (self.rf.flags, off, 16 * n as i32)
     }
 
     /// Marks the start of an IR instruction's translation.
@@ -468,5 +512,99 @@ impl FuncTranslator<'_> {
             }
         }
         self.b.ins().jump(first, &[]);
+    }
+}
+
+impl FuncTranslator<'_> {
+    /// Reads a float source of type `F32`/`F64` as `F32X4`/`F64X2` vectors: a register
+    /// of that width is loaded (or its cached value reused) as floats, an immediate is a
+    /// float constant, with no bitcast from the integer form (issue 14, item 8: the
+    /// bitcasts were a fifth of the CLIF of float code).
+    pub(crate) fn read_float(&mut self, op: &Operand, ty: ir::Type) -> Result<WarpValue, JitError> {
+        let wide = ty.bits() == 64;
+        let (fty, class) = if wide {
+            (F64X2, RegClass::R64)
+        } else {
+            (F32X4, RegClass::R32)
+        };
+        match *op {
+            Operand::Reg(r)
+                if self.reg_info(r)?.ty.class() == class
+                    && self.svar(r).is_none()
+                    && self.avar(r).is_none() =>
+            {
+                let v = self.reg_load_as(r, true, fty);
+                Ok(WarpValue { wide, v })
+            }
+            Operand::Imm(x) => {
+                let bytes: Vec<u8> = if wide {
+                    (0..2).flat_map(|_| x.to_le_bytes()).collect()
+                } else {
+                    (0..4).flat_map(|_| (x as u32).to_le_bytes()).collect()
+                };
+                let c = lanes::vconst(&mut self.b, fty, bytes);
+                Ok(WarpValue {
+                    wide,
+                    v: vec![c; if wide { lanes::N64 } else { lanes::N32 }],
+                })
+            }
+            _ => {
+                let w = self.read(op, ty, false)?;
+                Ok(lanes::map1(&w, |&x| lanes::bitcast(&mut self.b, fty, x)))
+            }
+        }
+    }
+
+    /// The first step of [`FuncTranslator::write`]: a value of float vectors (a float
+    /// lowering's result) that fills a register of its width (not a scalar or affine
+    /// register) is stored as it is, or merged with the old value as floats under
+    /// `mask` (`None`: done); any other float value is turned into the integer
+    /// containers the rest of `write` expects.
+    pub(crate) fn write_float(
+        &mut self,
+        dst: RegId,
+        ty: ir::Type,
+        val: WarpValue,
+        mask: &mut crate::jit::translate::Mask,
+    ) -> Result<Option<WarpValue>, JitError> {
+        let fty = match val.v.first() {
+            Some(&x) if self.b.func.dfg.value_type(x).lane_type().is_float() => {
+                self.b.func.dfg.value_type(x)
+            }
+            _ => return Ok(Some(val)),
+        };
+        let rty = self.reg_info(dst)?.ty;
+        let cw = if val.wide { 64 } else { 32 };
+        let class = if val.wide {
+            RegClass::R64
+        } else {
+            RegClass::R32
+        };
+        if rty.class() != class
+            || rty.bits() != cw
+            || ty.bits() != cw
+            || self.svar(dst).is_some()
+            || self.avar(dst).is_some()
+        {
+            return Ok(Some(lanes::map1(&val, |&x| lanes::as_int(&mut self.b, x))));
+        }
+        if !mask.merge {
+            self.reg_store(dst, &val.v, true);
+            return Ok(None);
+        }
+        let m = if val.wide {
+            self.m64(mask)
+        } else {
+            self.m32(mask)
+        };
+        let old = self.reg_load_as(dst, false, fty);
+        let new: Vec<Value> = (0..old.len())
+            .map(|k| {
+                let mk = lanes::bitcast(&mut self.b, fty, m[k]);
+                self.b.ins().bitselect(mk, val.v[k], old[k])
+            })
+            .collect();
+        self.reg_store(dst, &new, false);
+        Ok(None)
     }
 }

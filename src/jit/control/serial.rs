@@ -15,7 +15,9 @@
 //! exits above the loop). At the loop header, both variants first try the serial form:
 //! - it applies when no lane waits at a block numbered at or below the loop's last
 //!   block (in the convergent variant none waits anywhere) and, if the loop stores to
-//!   local memory, the local window is at most [`LOCAL_SNAP`] bytes (a multiple of 8);
+//!   local memory, the local window is at most [`LOCAL_SNAP`] bytes (a multiple of 8),
+//!   and, if a terminator of the loop asserts `.uni`, `--check-uniform` is off (the
+//!   warp-wide path checks it);
 //! - it saves the registers the loop writes that are live at its exits (their whole
 //!   vectors), the active lanes' local windows, and the lanes' pending blocks (`next`)
 //!   to stack slots;
@@ -188,6 +190,11 @@ impl FuncTranslator<'_> {
                 .b
                 .ins()
                 .icmp_imm_u(IntCC::UnsignedGreaterThan, mn, region.last as i64);
+        }
+        if region.uni {
+            let flag = self.load_ctx(I32, offset_of!(WarpCtx, check_uniform), true);
+            let off = self.b.ins().icmp_imm_u(IntCC::Equal, flag, 0);
+            ok = self.b.ins().band(ok, off);
         }
         if region.local_store {
             let size = self.load_ctx(I64, offset_of!(WarpCtx, local_size), true);

@@ -58,6 +58,9 @@ pub(crate) struct Region {
     pub stores: Vec<RegId>,
     /// Whether the loop stores to local memory.
     pub local_store: bool,
+    /// Whether a terminator of the loop asserts `.uni` (then the scalar form, which
+    /// does not check it, does not run under `--check-uniform`).
+    pub uni: bool,
 }
 
 /// The serial regions of `f` by header. `scalar[r]` / `affine[r]`: register `r` is kept
@@ -144,6 +147,7 @@ fn qualify(
     let mut regs = vec![false; f.regs.len()];
     let mut writes = vec![false; f.regs.len()];
     let mut local_store = false;
+    let mut uni = false;
     for (i, blk) in f.blocks.iter_enumerated() {
         let b = i.index();
         if !inside[b] {
@@ -170,11 +174,18 @@ fn qualify(
         let div = shapes.terminator(i) == Divergence::Divergent;
         match &blk.term {
             Terminator::Jump { .. } => {}
-            Terminator::Branch { guard, .. } => {
+            Terminator::Branch { guard, uni: u, .. } => {
+                uni |= *u;
                 *regs.get_mut(guard.pred.index())? = true;
                 divergent += usize::from(div);
             }
-            Terminator::BrxIdx { guard, index, .. } => {
+            Terminator::BrxIdx {
+                guard,
+                index,
+                uni: u,
+                ..
+            } => {
+                uni |= *u;
                 if let Some(g) = guard {
                     *regs.get_mut(g.pred.index())? = true;
                 }
@@ -229,6 +240,7 @@ fn qualify(
             .collect(),
         regs,
         local_store,
+        uni,
     })
 }
 

@@ -15,15 +15,21 @@
 //! exits above the loop). At the loop header, both variants first try the serial form:
 //! - it applies when no lane waits at a block numbered at or below the loop's last
 //!   block (in the convergent variant none waits anywhere) and, if the loop stores to
-//!   local memory, the local window is at most [`LOCAL_SNAP`] bytes (a multiple of 8);
-//! - it saves the registers the loop writes (their whole vectors) and the active lanes'
-//!   local windows, and the lanes' pending blocks (`next`) to a stack slot;
-//! - for each active lane, lowest first: loads the loop's registers' values of that
-//!   lane into Cranelift variables (an affine register's: its base + lane × stride), runs the loop's blocks translated as scalar code
-//!   (`lower::scalar`'s lowerings with every loop register as a scalar, per-lane
-//!   `ld.local`/`ld.global`/`st.local` with the checks of the warp-wide path), and when
-//!   the lane leaves the loop stores its written registers back to its lanes of the
-//!   file and records the exit block as its pending block;
+//!   local memory, the local window is at most [`LOCAL_SNAP`] bytes (a multiple of 8),
+//!   and, if a terminator of the loop asserts `.uni`, `--check-uniform` is off (the
+//!   warp-wide path checks it);
+//! - it saves the registers the loop writes that are live at its exits (their whole
+//!   vectors), the active lanes' local windows, and the lanes' pending blocks (`next`)
+//!   to stack slots;
+//! - for each active lane, lowest first: loads that lane's values of the loop's
+//!   registers live at the header into Cranelift variables (an affine register's: its
+//!   base plus lane times stride) and its local window's base, runs the loop's blocks
+//!   translated as scalar code (`lower::scalar`'s lowerings with every loop register
+//!   as a scalar, per-lane `ld.local`/`ld.global`/`st.local` with the checks of the
+//!   warp-wide path), and when the lane leaves the loop stores the written registers
+//!   live at the exits back to its lanes of the file (not the loop's temporaries, which
+//!   would otherwise stay live across the whole loop) and records the exit block as its
+//!   pending block;
 //! - then the dispatcher runs the lowest pending block, as after any divergent branch:
 //!   the lanes reconverge at the loop's exits exactly as they would warp-wide.
 //!
@@ -65,6 +71,8 @@ pub(crate) struct Serial {
     pub regions: crate::ir::IdxVec<BlockId, Option<Region>>,
     /// The running lane's variable (an i64) while a scalar form is translated.
     lane: Option<Variable>,
+    /// Its local window's host base and size (i64s, set at the lane's start).
+    local: Option<(Variable, Variable)>,
 }
 
 impl Serial {
@@ -72,6 +80,7 @@ impl Serial {
         Serial {
             regions,
             lane: None,
+            local: None,
         }
     }
 }
@@ -144,7 +153,7 @@ impl FuncTranslator<'_> {
     }
 
     fn serial_slots(&mut self, region: &Region) -> Slots {
-        let bytes: i32 = region.writes.iter().map(|&r| self.reg_slot(r).2).sum();
+        let bytes: i32 = region.stores.iter().map(|&r| self.reg_slot(r).2).sum();
         let mut slot = |n: u32| {
             self.b.create_sized_stack_slot(StackSlotData::new(
                 StackSlotKind::ExplicitSlot,
@@ -181,6 +190,11 @@ impl FuncTranslator<'_> {
                 .b
                 .ins()
                 .icmp_imm_u(IntCC::UnsignedGreaterThan, mn, region.last as i64);
+        }
+        if region.uni {
+            let flag = self.load_ctx(I32, offset_of!(WarpCtx, check_uniform), true);
+            let off = self.b.ins().icmp_imm_u(IntCC::Equal, flag, 0);
+            ok = self.b.ins().band(ok, off);
         }
         if region.local_store {
             let size = self.load_ctx(I64, offset_of!(WarpCtx, local_size), true);
@@ -234,6 +248,7 @@ impl FuncTranslator<'_> {
             failed: false,
         };
         self.serial.lane = Some(st.lane);
+        self.serial.local = Some((self.b.declare_var(I64), self.b.declare_var(I64)));
         self.b.append_block_param(st.exit, I32);
         for (i, &inside) in region.inside.iter().enumerate() {
             if inside {
@@ -329,7 +344,20 @@ impl FuncTranslator<'_> {
         let l = self.b.ins().ctz(m);
         let l = self.b.ins().uextend(I64, l);
         self.b.def_var(st.lane, l);
+        if let Some((lb, ls)) = self.serial.local {
+            let fl = MemFlagsData::new().with_notrap();
+            let l8 = self.b.ins().ishl_imm_u(l, 3);
+            let cb = self.b.ins().iadd(self.ctx, l8);
+            let off = offset_of!(WarpCtx, local_base) as i32;
+            let base = self.b.ins().load(I64, fl, cb, off);
+            self.b.def_var(lb, base);
+            let size = self.load_ctx(I64, offset_of!(WarpCtx, local_size), true);
+            self.b.def_var(ls, size);
+        }
         for &(r, v) in vars {
+            if !region.loads.contains(&r) {
+                continue;
+            }
             let x = match self.avar(r) {
                 // An affine register: base + lane × stride, wrapping in its width.
                 Some((bv, stride)) => {
@@ -353,7 +381,7 @@ impl FuncTranslator<'_> {
         self.b.switch_to_block(st.exit);
         let e = self.b.block_params(st.exit)[0];
         let l = self.b.use_var(st.lane);
-        for &r in &region.writes {
+        for &r in &region.stores {
             let Some(v) = self.svar(r) else { continue };
             let (a, off, fl, _) = self.lane_slot(r, l)?;
             let x = self.b.use_var(v);
@@ -411,7 +439,7 @@ impl FuncTranslator<'_> {
         let ps = self.b.ins().stack_addr(I64, slots.regs, 0);
         let base = self.rf.base();
         let mut pos = 0i32;
-        for &r in &region.writes {
+        for &r in &region.stores {
             let (fl, off, bytes) = self.reg_slot(r);
             for o in (0..bytes).step_by(16) {
                 if save {
@@ -592,22 +620,19 @@ impl FuncTranslator<'_> {
     /// `bail` where `exec::ctx::access` would refuse it (outside the window, host
     /// address not aligned).
     fn serial_local(&mut self, a: Value, eb: i64, bail: Block) -> Value {
-        let fl = MemFlagsData::new().with_notrap();
-        let size = self.load_ctx(I64, offset_of!(WarpCtx, local_size), true);
+        let (base, size) = match self.serial.local {
+            Some((lb, ls)) => (self.b.use_var(lb), self.b.use_var(ls)),
+            None => {
+                let z = self.b.ins().iconst(I64, 0);
+                (z, z)
+            }
+        };
         let big = self
             .b
             .ins()
             .icmp_imm_u(IntCC::UnsignedGreaterThanOrEqual, size, eb);
         let lim = self.b.ins().iadd_imm_s(size, -eb);
         let inside = self.b.ins().icmp(IntCC::UnsignedLessThanOrEqual, a, lim);
-        let lv = self.serial.lane.unwrap_or(Variable::from_u32(0));
-        let l = self.b.use_var(lv);
-        let l8 = self.b.ins().ishl_imm_u(l, 3);
-        let cb = self.b.ins().iadd(self.ctx, l8);
-        let base = self
-            .b
-            .ins()
-            .load(I64, fl, cb, offset_of!(WarpCtx, local_base) as i32);
         let h = self.b.ins().iadd(base, a);
         let low = self.b.ins().band_imm_u(h, eb - 1);
         let aligned = self.b.ins().icmp_imm_u(IntCC::Equal, low, 0);

@@ -51,10 +51,16 @@ pub(crate) struct Region {
     pub last: u32,
     /// Registers the loop reads or writes (its guards and addresses included).
     pub regs: Vec<RegId>,
-    /// Registers the loop writes.
-    pub writes: Vec<RegId>,
+    /// Registers live at the header: each lane's values are loaded at its start.
+    pub loads: Vec<RegId>,
+    /// Registers the loop writes that are live at one of its exits: stored back to the
+    /// file when a lane leaves (the others are the loop's temporaries).
+    pub stores: Vec<RegId>,
     /// Whether the loop stores to local memory.
     pub local_store: bool,
+    /// Whether a terminator of the loop asserts `.uni` (then the scalar form, which
+    /// does not check it, does not run under `--check-uniform`).
+    pub uni: bool,
 }
 
 /// The serial regions of `f` by header. `scalar[r]` / `affine[r]`: register `r` is kept
@@ -75,6 +81,7 @@ pub(crate) fn serial_regions(
             }
         }
     }
+    let live = crate::ir::analysis::liveness::Liveness::of(f);
     let mut taken = vec![false; n];
     for h in 0..n {
         if taken[h] {
@@ -83,7 +90,7 @@ pub(crate) fn serial_regions(
         let Some(inside) = natural_loop(f, &preds, h) else {
             continue;
         };
-        if let Some(r) = qualify(f, shapes, &preds, h, inside, scalar, affine) {
+        if let Some(r) = qualify(f, shapes, &preds, h, inside, scalar, affine, &live) {
             for (t, &i) in taken.iter_mut().zip(&r.inside) {
                 *t |= i;
             }
@@ -123,6 +130,7 @@ fn natural_loop(f: &Function, preds: &[Vec<usize>], h: usize) -> Option<Vec<bool
 }
 
 /// `h`'s loop as a [`Region`] if it qualifies (see the module doc).
+#[allow(clippy::too_many_arguments)]
 fn qualify(
     f: &Function,
     shapes: &Shapes,
@@ -131,6 +139,7 @@ fn qualify(
     inside: Vec<bool>,
     scalar: &dyn Fn(RegId) -> bool,
     affine: &dyn Fn(RegId) -> bool,
+    live: &crate::ir::analysis::liveness::Liveness,
 ) -> Option<Region> {
     let mut last = h;
     let mut brx = false;
@@ -138,6 +147,7 @@ fn qualify(
     let mut regs = vec![false; f.regs.len()];
     let mut writes = vec![false; f.regs.len()];
     let mut local_store = false;
+    let mut uni = false;
     for (i, blk) in f.blocks.iter_enumerated() {
         let b = i.index();
         if !inside[b] {
@@ -164,11 +174,18 @@ fn qualify(
         let div = shapes.terminator(i) == Divergence::Divergent;
         match &blk.term {
             Terminator::Jump { .. } => {}
-            Terminator::Branch { guard, .. } => {
+            Terminator::Branch { guard, uni: u, .. } => {
+                uni |= *u;
                 *regs.get_mut(guard.pred.index())? = true;
                 divergent += usize::from(div);
             }
-            Terminator::BrxIdx { guard, index, .. } => {
+            Terminator::BrxIdx {
+                guard,
+                index,
+                uni: u,
+                ..
+            } => {
+                uni |= *u;
                 if let Some(g) = guard {
                     *regs.get_mut(g.pred.index())? = true;
                 }
@@ -183,18 +200,23 @@ fn qualify(
     if !brx && divergent < MIN_DIVERGENT_BRANCHES {
         return None;
     }
-    // Every exit is numbered above the loop.
+    // Every exit is numbered above the loop; what is live there is stored back.
+    let mut at_exits = crate::ir::analysis::liveness::RegSet::new(f.regs.len());
     for (i, blk) in f.blocks.iter_enumerated() {
-        if inside[i.index()]
-            && blk
-                .term
-                .successors()
-                .iter()
-                .any(|s| !inside[s.index()] && s.index() <= last)
-        {
-            return None;
+        if !inside[i.index()] {
+            continue;
+        }
+        for s in blk.term.successors() {
+            if inside[s.index()] {
+                continue;
+            }
+            if s.index() <= last {
+                return None;
+            }
+            at_exits.union_with(live.live_in.get(s)?);
         }
     }
+    let at_header = live.live_in.get(BlockId(h as u32))?;
     let regs: Vec<RegId> = (0..regs.len())
         .filter(|&r| regs[r])
         .map(|r| RegId(r as u32))
@@ -206,9 +228,19 @@ fn qualify(
     Some(Region {
         inside,
         last: last as u32,
+        loads: regs
+            .iter()
+            .copied()
+            .filter(|&r| at_header.contains(r))
+            .collect(),
+        stores: writes
+            .iter()
+            .copied()
+            .filter(|&r| at_exits.contains(r))
+            .collect(),
         regs,
-        writes,
         local_store,
+        uni,
     })
 }
 

@@ -68,6 +68,8 @@ pub(crate) struct Mask {
     /// unguarded instruction in convergent mode: the lanes outside the mask have exited
     /// (or were never live) and their registers are dead.
     pub merge: bool,
+    /// The mask of an unguarded instruction: the active lanes (see `regfile::merges`).
+    pub unguarded: bool,
 }
 
 impl Mask {
@@ -79,6 +81,7 @@ impl Mask {
             bits_block: None,
             home: None,
             merge: true,
+            unguarded: false,
         }
     }
 }
@@ -147,6 +150,8 @@ pub(crate) struct FuncTranslator<'a> {
     pub serial: crate::jit::control::serial::Serial,
     /// Registers whose NaN bits no read observes (`ir::analysis::nan`).
     pub nan_blind: crate::ir::analysis::liveness::RegSet,
+    /// Registers an unguarded write need not merge (`regfile::block_local_regs`).
+    pub local_regs: crate::ir::analysis::liveness::RegSet,
 }
 
 /// What building any function of a module reads: the module, its layout, and the
@@ -284,6 +289,7 @@ pub(crate) fn build(
         affine,
         serial,
         nan_blind: crate::ir::analysis::nan::nan_blind(f),
+        local_regs: crate::jit::translate::regfile::block_local_regs(f),
     };
     tx.entry(entry_mask)?;
     let cov = layout.coverage.as_ref().and_then(|c| c.func_base_addr(fid));
@@ -521,6 +527,7 @@ impl<'a> FuncTranslator<'a> {
                 bits_block: None,
                 home: self.b.current_block(),
                 merge: self.mode == Mode::Div,
+                unguarded: true,
             },
             Some(g) => {
                 let act = self.active_vals();
@@ -813,7 +820,7 @@ impl<'a> FuncTranslator<'a> {
         if self.avar(dst).is_some() {
             return self.affine_write_vec(dst, &v);
         }
-        if !mask.merge {
+        if !self.merges(dst, mask) {
             self.reg_store(dst, &v.v, true);
             return Ok(());
         }
@@ -838,7 +845,7 @@ impl<'a> FuncTranslator<'a> {
         if self.svar(dst).is_some() {
             return self.scalar_write_pred(dst, val);
         }
-        if !mask.merge {
+        if !self.merges(dst, mask) {
             self.reg_store(dst, val, true);
             return Ok(());
         }

@@ -20,6 +20,7 @@
 //!   every path through their IR instruction (in the instruction's first or last
 //!   Cranelift block, not in a branch of it). A store is kept when a load may read it.
 
+use crate::ir::analysis::liveness::RegSet;
 use crate::ir::{self, Idx, IdxVec, Operand, RegClass, RegId};
 use crate::jit::translate::lanes::WarpValue;
 use crate::jit::translate::{lanes, FuncTranslator};
@@ -588,7 +589,7 @@ impl FuncTranslator<'_> {
         {
             return Ok(Some(lanes::map1(&val, |&x| lanes::as_int(&mut self.b, x))));
         }
-        if !mask.merge {
+        if !self.merges(dst, mask) {
             self.reg_store(dst, &val.v, true);
             return Ok(None);
         }
@@ -606,5 +607,71 @@ impl FuncTranslator<'_> {
             .collect();
         self.reg_store(dst, &new, false);
         Ok(None)
+    }
+}
+
+/// Registers whose value no lane outside those running an unguarded write can need, so
+/// such a write stores without merging (in the divergent variant too): never live at
+/// a block's entry (`ir::analysis::liveness`, per thread: a lane that waits at a block,
+/// or has exited or returned, writes them again before it reads them) and read only by
+/// instructions that read their own lane's value (a `shfl`, `mma`, `match`, ... may read
+/// a lane that is not running, which sees its old value in the interpreter), and by no
+/// terminator but as a branch's guard.
+pub(crate) fn block_local_regs(f: &ir::Function) -> RegSet {
+    use crate::ir::analysis::liveness::{inst_effect, term_effect, Liveness};
+    use crate::ir::{InstKind, Terminator};
+    let n = f.regs.len();
+    let mut not_local = RegSet::new(n);
+    for l in Liveness::of(f).live_in.iter() {
+        not_local.union_with(l);
+    }
+    for b in &f.blocks {
+        for i in &b.insts {
+            let own_lane = matches!(
+                i.kind,
+                InstKind::Mov { .. }
+                    | InstKind::Arith { .. }
+                    | InstKind::Setp { .. }
+                    | InstKind::Selp { .. }
+                    | InstKind::Ld { .. }
+                    | InstKind::St { .. }
+                    | InstKind::Cvta { .. }
+                    | InstKind::Cvt { .. }
+                    | InstKind::Bits { .. }
+                    | InstKind::Set { .. }
+                    | InstKind::SetpPacked { .. }
+                    | InstKind::Sfu { .. }
+                    | InstKind::Half { .. }
+                    | InstKind::MinMax { .. }
+                    | InstKind::Copysign { .. }
+                    | InstKind::Testp { .. }
+            );
+            if !own_lane {
+                for r in inst_effect(f, i).uses {
+                    not_local.insert(r);
+                }
+            }
+        }
+        // A branch reads its guard in the running lanes only (`active & p`).
+        if !matches!(b.term, Terminator::Branch { .. }) {
+            for r in term_effect(f, &b.term).uses {
+                not_local.insert(r);
+            }
+        }
+    }
+    let mut local = RegSet::new(n);
+    for r in f.regs.ids() {
+        if !not_local.contains(r) {
+            local.insert(r);
+        }
+    }
+    local
+}
+
+impl FuncTranslator<'_> {
+    /// Whether a write to `dst` under `mask` keeps the other lanes' old values: not for
+    /// an unguarded write to a block-local register ([`block_local_regs`]).
+    pub(crate) fn merges(&self, dst: RegId, mask: &crate::jit::translate::Mask) -> bool {
+        mask.merge && !(mask.unguarded && self.local_regs.contains(dst))
     }
 }

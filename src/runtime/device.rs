@@ -647,6 +647,15 @@ impl Module {
             .collect()
     }
 
+    /// Whether kernel `name`'s JIT code runs its barriers as continuations
+    /// (`jit::control::cont`; `None`: no such kernel, or no JIT code for it yet).
+    pub fn barriers_as_continuations(&self, name: &str) -> Option<bool> {
+        let (id, _) = self.kernel(name).ok()?;
+        let jit = self.inner.jit.as_ref()?;
+        jit.code(id)?;
+        Some(jit.continuations(id))
+    }
+
     /// The parameters of kernel `name`.
     pub fn kernel_params(&self, name: &str) -> Result<&[ir::Param]> {
         let (_, f) = self.kernel(name)?;

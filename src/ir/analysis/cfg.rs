@@ -42,11 +42,15 @@ pub fn loop_headers(f: &Function) -> IdxVec<BlockId, bool> {
 /// post-order), so when block `b` runs, every waiting lane waits at a block numbered
 /// above `b`, or at a barrier (`exec::barrier::BAR_WAIT` sorts above every block). Those lanes were
 /// sent there by an edge `x -> t` (`t > b`; a barrier's or a split call's edge counts
-/// as `t = ∞`) of a block `x` that ran earlier. Without cycles blocks run in increasing
-/// order, so `x < b`: `b` needs a divergent variant iff some edge jumps over it. With
-/// cycles, a block of a loop may run again after any block of the same loop: for the span `[h, l]` of every
-/// back edge `l -> h` (spans that overlap merged), an edge from a block of the span
-/// counts for every block of the span.
+/// as `t = ∞`) of a block `x` that ran earlier, and `t` has not run since. Every block
+/// that runs between `x` and `t` is below `t` (`t` waits, and the lowest pending block
+/// runs first), and the blocks run in increasing order except where a back edge
+/// `y -> h` (`h <= y`) sends lanes back, which needs `y < t`. So the blocks that can run
+/// while lanes wait at `t` are `[lo, t)`, where `lo` starts above `x` and falls to the
+/// `h` of every back edge `y -> h` with `y` in `[min(x, lo), t)` (until it no longer
+/// falls): an edge inside a loop counts for the loop's earlier blocks only if the loop
+/// can go round before `t` runs. A region that has reconverged (an `if`/`else` whose
+/// arms meet at `t`) leaves the blocks before it convergent, even in a loop.
 ///
 /// The JIT's dispatcher stops the warp with an internal error when a block this
 /// finds never divergent is dispatched divergently.
@@ -63,25 +67,16 @@ pub fn divergent_blocks_given(
     f: &Function,
     uniform: &IdxVec<BlockId, bool>,
 ) -> IdxVec<BlockId, bool> {
-    // Spans and edge targets are compared as numbers (reverse post-order positions,
-    // `usize::MAX` above every block), so the tables below are indexed by `usize`.
+    // Edge targets are compared as numbers (reverse post-order positions, `usize::MAX`
+    // above every block), so the tables below are indexed by `usize`.
     let n = f.blocks.len();
-    // Loop spans: each block's span id (merged overlapping [h, l] ranges).
-    let mut spans: Vec<(usize, usize)> = Vec::new();
-    for (x, blk) in f.blocks.iter().enumerate() {
+    // Back edges `y -> h` (`h <= y`), by source.
+    let mut back: Vec<(usize, usize)> = Vec::new();
+    for (y, blk) in f.blocks.iter().enumerate() {
         for s in blk.term.successors() {
-            let h = s.index();
-            if h <= x {
-                spans.push((h, x));
+            if s.index() <= y {
+                back.push((y, s.index()));
             }
-        }
-    }
-    spans.sort_unstable();
-    let mut merged: Vec<(usize, usize)> = Vec::new();
-    for (h, l) in spans {
-        match merged.last_mut() {
-            Some(last) if h <= last.1 => last.1 = last.1.max(l),
-            _ => merged.push((h, l)),
         }
     }
     // The highest target of an edge from each block (barriers: above every block).
@@ -116,17 +111,28 @@ pub fn divergent_blocks_given(
             }
         })
         .collect();
+    // The lowest target of an edge from each block (`usize::MAX`: none).
+    let near: Vec<usize> = f
+        .blocks
+        .iter()
+        .map(|blk| {
+            let t = blk.term.successors();
+            t.iter().map(|s| s.index()).min().unwrap_or(usize::MAX)
+        })
+        .collect();
     let one_way: Vec<bool> = f
         .blocks
         .iter_enumerated()
         .map(|(x, blk)| {
-            uniform.get(x).copied().unwrap_or(false)
-                && matches!(
-                    blk.term,
-                    Terminator::Branch { .. }
-                        | Terminator::BrxIdx { .. }
-                        | Terminator::Barrier { .. }
-                )
+            // A jump sends every lane one way whatever its shape.
+            matches!(blk.term, Terminator::Jump { .. })
+                || uniform.get(x).copied().unwrap_or(false)
+                    && matches!(
+                        blk.term,
+                        Terminator::Branch { .. }
+                            | Terminator::BrxIdx { .. }
+                            | Terminator::Barrier { .. }
+                    )
         })
         .collect();
     let mut div = vec![false; n];
@@ -140,7 +146,7 @@ pub fn divergent_blocks_given(
                 }
             })
             .collect();
-        let new = spread(&far, &merged);
+        let new = spread(&far, &near, &back);
         let new: Vec<bool> = new.iter().zip(&div).map(|(a, b)| *a || *b).collect();
         if new == div {
             return div.into();
@@ -149,26 +155,44 @@ pub fn divergent_blocks_given(
     }
 }
 
-/// The divergent blocks given each block's highest edge target `far` and the merged
-/// loop spans (see [`divergent_blocks`]).
-fn spread(far: &[usize], merged: &[(usize, usize)]) -> Vec<bool> {
+/// The divergent blocks given each block's highest edge target `far` (0: no edge
+/// that counts) and lowest `near`, and the back edges `back` (see
+/// [`divergent_blocks`]).
+fn spread(far: &[usize], near: &[usize], back: &[(usize, usize)]) -> Vec<bool> {
     let n = far.len();
-    let mut div = vec![false; n];
-    // Edges from earlier blocks: the running maximum of `far` over x < b.
-    let mut reach = 0usize;
-    for b in 0..n {
-        if b > 0 {
-            reach = reach.max(far[b - 1]);
+    // +1 at the start and -1 at the end of each range `[lo, t)` of divergent blocks.
+    let mut diff = vec![0i64; n + 1];
+    for (x, &t) in far.iter().enumerate() {
+        let t = t.min(n);
+        // After `x` the lowest pending block runs: above `x`, or a target of `x`.
+        let first = near.get(x).copied().unwrap_or(usize::MAX);
+        let mut lo = (x + 1).min(first);
+        let mut src = x.min(lo);
+        loop {
+            let fell = back
+                .iter()
+                .filter(|&&(y, h)| y >= src && y < t && h < lo)
+                .map(|&(_, h)| h)
+                .min();
+            match fell {
+                Some(h) => {
+                    lo = h;
+                    src = src.min(h);
+                }
+                None => break,
+            }
         }
-        div[b] = reach > b;
-    }
-    // Edges from blocks of the same loop span.
-    for &(h, l) in merged {
-        let l = l.min(n.saturating_sub(1));
-        let top = (h..=l).map(|x| far[x]).max().unwrap_or(0);
-        for (b, d) in div.iter_mut().enumerate().take(l + 1).skip(h) {
-            *d |= top > b;
+        if lo < t {
+            diff[lo] += 1;
+            diff[t] -= 1;
         }
     }
-    div
+    let mut open = 0i64;
+    diff[..n]
+        .iter()
+        .map(|d| {
+            open += d;
+            open > 0
+        })
+        .collect()
 }

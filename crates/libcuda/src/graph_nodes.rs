@@ -219,6 +219,7 @@ pub fn destroy_graph(d: &Driver, t: &mut Tables, g: u64) {
         }
     }
     t.graphs.conds.retain(|_, h| h.graph != g);
+    t.graphs.body_parent.remove(&g);
 }
 
 /// Whether graph `g` (or a graph nested in it) has memory or conditional nodes: such

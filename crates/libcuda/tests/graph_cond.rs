@@ -381,3 +381,51 @@ fn conditional_node_rules() {
 }
 
 unsafe extern "C" fn noop(_: *mut c_void) {}
+
+/// A graph with an IF node: `set_cond(h, value)`, then body 0 adds `add_by`.
+unsafe fn if_graph(k: &Kernels, out: u64, value: u32, add_by: u32, kind: u32) -> CUgraph {
+    let g = new_graph();
+    let h = new_handle(g, 0, 0);
+    let mut set = Args::new(&[&h.to_le_bytes(), &value.to_le_bytes()]);
+    add_kernel(g, k.set_cond, 1, &mut set);
+    let body = add_cond(g, h, kind, 1).unwrap()[0];
+    let mut add = Args::new(&[&out.to_le_bytes(), &add_by.to_le_bytes()]);
+    add_kernel(body, k.add, 1, &mut add);
+    g
+}
+
+/// `cuGraphExecUpdate` takes another graph's conditional nodes, bodies and handles when
+/// the nodes match (same types, conditional types and body counts), else fails.
+#[test]
+fn executable_graph_update_with_conditional_nodes() {
+    unsafe {
+        let k = setup();
+        let out = zeroed(1);
+        let g1 = if_graph(&k, out, 1, 3, IF);
+        let e = instantiate(g1);
+        assert_eq!(cuGraphLaunch(e, null_mut()), 0);
+        assert_eq!(read(out, 1), [3]);
+        // The same shape with value 1 and +20: 3 + 20 = 23.
+        let g2 = if_graph(&k, out, 1, 20, IF);
+        let mut info = ExecUpdateResultInfo {
+            result: 9,
+            error_node: null_mut(),
+            error_from_node: null_mut(),
+        };
+        assert_eq!(cuGraphExecUpdate_v2(e, g2, &mut info), 0);
+        assert_eq!(info.result, 0);
+        assert_eq!(cuGraphLaunch(e, null_mut()), 0);
+        assert_eq!(read(out, 1), [23]);
+        // A SWITCH in the IF's place: CU_GRAPH_EXEC_UPDATE_ERROR_PARAMETERS_CHANGED (5).
+        let g3 = if_graph(&k, out, 0, 300, SWITCH);
+        assert_eq!(cuGraphExecUpdate_v2(e, g3, &mut info), 910);
+        assert_eq!(info.result, 5);
+        // Still g2's graph: 23 + 20.
+        assert_eq!(cuGraphLaunch(e, null_mut()), 0);
+        assert_eq!(read(out, 1), [43]);
+        assert_eq!(cuGraphExecDestroy(e), 0);
+        for g in [g1, g2, g3] {
+            assert_eq!(cuGraphDestroy(g), 0);
+        }
+    }
+}

@@ -103,7 +103,7 @@ cdp_functions! {
     /// `cudaError_t cudaStreamWaitEvent(cudaStream_t, cudaEvent_t, unsigned)` (`_ptsz`).
     StreamWaitEvent ["StreamWaitEvent", "StreamWaitEvent_ptsz"] (8, 8, 4) -> 4;
     /// `void cudaGraphSetConditional(cudaGraphConditionalHandle handle, unsigned value)`
-    /// (CUDA 12.3; nvcc 13.5 and NVRTC emit `.extern .func cudaGraphSetConditional
+    /// (CUDA 12.3; nvcc 13.5 emits `.extern .func cudaGraphSetConditional
     /// (.param .b64, .param .b32)`), see `crate::exec::graphcond`.
     GraphSetConditional ["GraphSetConditional"] (8, 4) -> 0;
 }

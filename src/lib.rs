@@ -123,6 +123,7 @@ pub mod runtime;
 pub use config::SanitizeOptions;
 pub use exec::coverage::CoverageMap;
 pub use exec::ctx::FaultKind;
+pub use exec::graphcond::{ConditionsRef, GraphConditions};
 pub use exec::sanitize::FindingKind;
 pub use parse::PtxError;
 pub use runtime::device::{

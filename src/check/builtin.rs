@@ -19,7 +19,8 @@ use crate::parse::PtxError;
 pub(super) fn builtin_of(f: &ir::Function) -> Option<Builtin> {
     if let Some(c) = ir::CdpFn::from_name(&f.name) {
         let total = |ps: &[ir::Param]| ps.iter().map(|p| p.size).collect::<Vec<u32>>();
-        let ok = total(&f.params) == c.param_sizes() && total(&f.rets) == [c.result().bytes()];
+        let rets: Vec<u32> = c.result().iter().map(|t| t.bytes()).collect();
+        let ok = total(&f.params) == c.param_sizes() && total(&f.rets) == rets;
         return ok.then_some(Builtin::Cdp(c));
     }
     let sizes = |ps: &[ir::Param]| {

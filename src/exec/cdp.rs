@@ -156,6 +156,9 @@ pub struct CdpGrid {
     kernels: Arc<KernelSigs>,
     /// `CU_LIMIT_MALLOC_HEAP_SIZE` (for `cudaDeviceGetLimit`).
     heap_size: u64,
+    /// The conditional handles of the graph the grid was launched from
+    /// (`cudaGraphSetConditional`, see `crate::exec::graphcond`).
+    pub conditions: Option<Arc<crate::exec::graphcond::GraphConditions>>,
     st: Mutex<GridState>,
 }
 
@@ -171,6 +174,7 @@ impl CdpGrid {
             depth,
             kernels,
             heap_size,
+            conditions: None,
             st: Mutex::new(GridState::default()),
         }
     }
@@ -487,6 +491,18 @@ unsafe fn call(
                 true => ok,
                 false => g.fail(key, INVALID_RESOURCE_HANDLE),
             }
+        }
+        CdpFn::GraphSetConditional => {
+            let (h, v) = (a(0), a(1) as u32);
+            if !g.conditions.as_ref().is_some_and(|c| c.set(h, v)) {
+                let msg = format!(
+                    "cudaGraphSetConditional: {h:#x} is not a conditional handle of the graph this kernel was launched from"
+                );
+                // SAFETY: the caller's contract.
+                unsafe { ctx::stop_with_error_at(m.ctx, msg, m.inst, m.lane as u32) };
+                return Err(Stopped);
+            }
+            0
         }
         CdpFn::GetDevice | CdpFn::GetDeviceCount => {
             let v = (f == CdpFn::GetDeviceCount) as u64;

@@ -19,6 +19,7 @@ pub mod cluster;
 pub mod coverage;
 pub mod ctx;
 pub mod freelist;
+pub mod graphcond;
 pub mod heap;
 pub mod matrix;
 pub mod printf;

@@ -30,7 +30,7 @@ macro_rules! cdp_functions {
             names: &[$($name),+],
             sizes: &[$($size),*],
             params: &[$(operand_type!($size)),*],
-            result: operand_type!($ret),
+            result: result_type!($ret),
         },)*];
     };
 }
@@ -49,13 +49,23 @@ macro_rules! operand_type {
     };
 }
 
+/// The result type of a function returning that many bytes (`None`: `void`).
+macro_rules! result_type {
+    (0) => {
+        None
+    };
+    ($n:tt) => {
+        Some(operand_type!($n))
+    };
+}
+
 /// One entry point, as [`cdp_functions!`] declares it.
 struct Decl {
     f: CdpFn,
     names: &'static [&'static str],
     sizes: &'static [u32],
     params: &'static [Type],
-    result: Type,
+    result: Option<Type>,
 }
 
 cdp_functions! {
@@ -92,6 +102,10 @@ cdp_functions! {
     EventDestroy ["EventDestroy"] (8) -> 4;
     /// `cudaError_t cudaStreamWaitEvent(cudaStream_t, cudaEvent_t, unsigned)` (`_ptsz`).
     StreamWaitEvent ["StreamWaitEvent", "StreamWaitEvent_ptsz"] (8, 8, 4) -> 4;
+    /// `void cudaGraphSetConditional(cudaGraphConditionalHandle handle, unsigned value)`
+    /// (CUDA 12.3; nvcc 13.5 emits `.extern .func cudaGraphSetConditional
+    /// (.param .b64, .param .b32)`), see `crate::exec::graphcond`.
+    GraphSetConditional ["GraphSetConditional"] (8, 4) -> 0;
 }
 
 /// Every function of the device runtime (`cuda_device_runtime_api.h`) ptxjit does not
@@ -152,8 +166,9 @@ impl CdpFn {
         self.decl().params
     }
 
-    /// The return type: a pointer for the parameter buffers, `cudaError_t` otherwise.
-    pub fn result(self) -> Type {
+    /// The return type: a pointer for the parameter buffers, none for
+    /// `cudaGraphSetConditional`, `cudaError_t` otherwise.
+    pub fn result(self) -> Option<Type> {
         self.decl().result
     }
 

@@ -552,7 +552,7 @@ impl Builtin {
             | Builtin::Brkpt
             | Builtin::Free
             | Builtin::StackRestore { .. } => None,
-            Builtin::Cdp(f) => Some(f.result()),
+            Builtin::Cdp(f) => f.result(),
         }
     }
 }

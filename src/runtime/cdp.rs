@@ -109,12 +109,16 @@ impl Device {
         depth: u32,
     ) -> Result<()> {
         let grid = match &module.inner.cdp_kernels {
-            Some(k) => Some(Arc::new(CdpGrid::new(
-                self.cdp_device()?,
-                depth,
-                k.clone(),
-                self.malloc_heap_size(),
-            ))),
+            Some(k) => {
+                let mut g = CdpGrid::new(
+                    self.cdp_device()?,
+                    depth,
+                    k.clone(),
+                    self.malloc_heap_size(),
+                );
+                g.conditions = cfg.conditions.as_ref().map(|c| c.0.clone());
+                Some(Arc::new(g))
+            }
             None => None,
         };
         self.launch_grid(module, func_id, cfg, params, grid.clone())?;

@@ -741,6 +741,10 @@ pub struct LaunchConfig {
     /// `.reqnctapercluster`, else clusters of one CTA. Each dimension must divide the
     /// grid's, and a cluster holds at most 16 CTAs.
     pub cluster: Option<[u32; 3]>,
+    /// The conditional handles of the executable graph this launch is a node of, which
+    /// `cudaGraphSetConditional` sets (`None`: not launched from a graph; see
+    /// `crate::exec::graphcond`).
+    pub conditions: Option<crate::exec::graphcond::ConditionsRef>,
 }
 
 /// The order a launch runs its CTAs and warps in.
@@ -770,6 +774,7 @@ impl LaunchConfig {
             sanitize: None,
             schedule: Schedule::InOrder,
             cluster: None,
+            conditions: None,
         }
     }
     /// See [`LaunchConfig::cluster`].

@@ -23,7 +23,7 @@ pub unsafe extern "C" fn cuDriverGetVersion(version: *mut i32) -> CUresult {
     guard(|| out(version, DRIVER_VERSION))
 }
 
-fn check_dev(dev: CUdevice) -> Res {
+pub(crate) fn check_dev(dev: CUdevice) -> Res {
     driver()?;
     if dev == 0 {
         Ok(())

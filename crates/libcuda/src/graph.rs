@@ -10,8 +10,8 @@
 //! added before it, so the insertion order is a topological order of the graph, and
 //! launching an executable graph runs its nodes in that order, to completion (as every
 //! stream operation here does). Event, child-graph and memory nodes, cloning and
-//! updates of executable graphs are in [`crate::graph_nodes`]; conditional nodes are
-//! not implemented (they stay `CUDA_ERROR_NOT_SUPPORTED`).
+//! updates of executable graphs are in [`crate::graph_nodes`]; conditional nodes,
+//! `cuGraphAddNode` and the executable graphs' plans in [`crate::graph_cond`].
 
 use crate::*;
 use std::collections::HashMap;
@@ -72,6 +72,18 @@ pub struct GraphTables {
     pub exec_nodes: HashMap<u64, Vec<graph_nodes::ExecNode>>,
     /// Graph memory: allocations of memory-allocation nodes, by address.
     pub mem: std::collections::BTreeMap<u64, graph_nodes::GraphAlloc>,
+    /// What each executable graph runs besides its operations (see [`graph_cond`]).
+    pub exec_info: HashMap<u64, graph_cond::ExecInfo>,
+    /// Conditional handles by value.
+    pub conds: HashMap<u64, graph_cond::CondHandle>,
+    /// Conditional nodes (see [`graph_nodes::NodeParams::Conditional`]).
+    pub cond_nodes: HashMap<u64, graph_cond::CondNode>,
+    /// The graph holding the conditional node each body graph belongs to.
+    pub body_parent: HashMap<u64, u64>,
+    /// What each kernel node was given (see [`graph_attr`]).
+    pub kernels: HashMap<u64, graph_attr::KernelInfo>,
+    /// Graph memory high watermarks: used, reserved (see `graph_cond`).
+    pub mem_high: [u64; 2],
     /// Nodes made by `cuGraphClone`: clone's node -> the original node.
     pub cloned_from: HashMap<u64, u64>,
     /// Capturing streams (by handle value) and their capture.
@@ -132,12 +144,17 @@ pub fn add_with(
 
 /// Records an operation issued on a capturing stream into graph `g`.
 pub fn record(g: u64, kind: u32, op: Op) -> Res {
+    record_node(g, kind, op).map(|_| ())
+}
+
+/// [`record`], returning the new node's id.
+pub fn record_node(g: u64, kind: u32, op: Op) -> Res<u64> {
     with_ctx(|_, t, _| {
         let id = add(t, g, kind, op)?;
         for c in t.graphs.captures.values_mut().filter(|c| c.graph == g) {
             c.deps = vec![handle(Kind::GraphNode, id) as u64];
         }
-        Ok(())
+        Ok(id)
     })
 }
 
@@ -541,7 +558,7 @@ pub struct KernelNodeParams {
     pub extra: *mut *mut c_void,
 }
 
-/// `CUDA_KERNEL_NODE_PARAMS_v2`.
+/// `CUDA_KERNEL_NODE_PARAMS_v2` (and `_v3`, the same layout).
 #[repr(C)]
 pub struct KernelNodeParamsV2 {
     pub base: KernelNodeParams,
@@ -549,7 +566,23 @@ pub struct KernelNodeParamsV2 {
     pub ctx: CUcontext,
 }
 
-pub unsafe fn kernel_node(p: &KernelNodeParams, f: CUfunction) -> Res<Op> {
+impl KernelNodeParamsV2 {
+    /// The function to launch: `func`, else the library kernel `kern` (a `CUkernel` is
+    /// a function handle here).
+    pub fn function(&self) -> CUfunction {
+        if self.base.func.is_null() {
+            self.kern
+        } else {
+            self.base.func
+        }
+    }
+}
+
+/// A kernel node's operation and what it keeps for `cuGraphKernelNodeGetParams`.
+pub unsafe fn kernel_node(
+    p: &KernelNodeParams,
+    f: CUfunction,
+) -> Res<(Op, graph_attr::KernelInfo)> {
     let g = Geometry {
         grid: p.grid,
         block: p.block,
@@ -557,7 +590,22 @@ pub unsafe fn kernel_node(p: &KernelNodeParams, f: CUfunction) -> Res<Op> {
         cluster: None,
     };
     let l = launch::prepare(f, &g, p.params, p.extra)?;
-    Ok(Arc::new(move || l.run()))
+    let info = graph_attr::KernelInfo::new(f, &g, l.arg_bytes());
+    Ok((Arc::new(move || l.run()), info))
+}
+
+/// Adds a kernel node running `f` with `p`.
+unsafe fn add_kernel_node(
+    pn: *mut CUgraphNode,
+    g: CUgraph,
+    deps: *const CUgraphNode,
+    ndeps: usize,
+    p: &KernelNodeParams,
+    f: CUfunction,
+) -> Res {
+    let (op, info) = kernel_node(p, f)?;
+    add_node(pn, g, deps, ndeps, NODE_KERNEL, op)?;
+    graph_attr::keep_kernel(handle_id(Kind::GraphNode, *pn).unwrap_or(0), info)
 }
 
 #[no_mangle]
@@ -570,8 +618,7 @@ pub unsafe extern "C" fn cuGraphAddKernelNode(
 ) -> CUresult {
     guard(|| {
         let p = p.as_ref().ok_or(CUDA_ERROR_INVALID_VALUE)?;
-        let op = kernel_node(p, p.func)?;
-        add_node(pn, g, deps, ndeps, NODE_KERNEL, op)
+        add_kernel_node(pn, g, deps, ndeps, p, p.func)
     })
 }
 
@@ -587,13 +634,7 @@ pub unsafe extern "C" fn cuGraphAddKernelNode_v2(
 ) -> CUresult {
     guard(|| {
         let p = p.as_ref().ok_or(CUDA_ERROR_INVALID_VALUE)?;
-        let f = if p.base.func.is_null() {
-            p.kern
-        } else {
-            p.base.func
-        };
-        let op = kernel_node(&p.base, f)?;
-        add_node(pn, g, deps, ndeps, NODE_KERNEL, op)
+        add_kernel_node(pn, g, deps, ndeps, &p.base, p.function())
     })
 }
 
@@ -733,21 +774,21 @@ pub unsafe extern "C" fn cuGraphNodeGetType(node: CUgraphNode, ty: *mut u32) -> 
     guard(|| with_ctx(|_, t, _| out(ty, t.graphs.nodes[&node_id(t, node)?].kind)))
 }
 
-fn instantiate(pe: *mut CUgraphExec, g: CUgraph) -> Res {
+/// Instantiates `g` with `flags`; on failure also the `CUgraphInstantiateResult`.
+fn instantiate(pe: *mut CUgraphExec, g: CUgraph, flags: u64) -> Result<(), (CUresult, u32)> {
     if pe.is_null() {
-        return Err(CUDA_ERROR_INVALID_VALUE);
+        return Err((CUDA_ERROR_INVALID_VALUE, graph_cond::INSTANTIATE_ERROR));
     }
-    with_ctx(|_, t, _| {
+    let id = with_ctx(|_, t, _| {
         let gid = graph_id(t, g)?;
-        let (nodes, ops) = graph_nodes::flatten(t, gid);
-        let id = t.new_id();
-        t.graphs.execs.insert(id, ops);
-        t.graphs.exec_nodes.insert(id, nodes);
-        // SAFETY: checked non-null.
-        unsafe { out(pe, handle(Kind::GraphExec, id)) }?;
-        Ok(id)
+        Ok(graph_cond::instantiate_graph(t, gid, flags))
     })
-    .map(|id| userobj::copy_owner(g as u64, handle(Kind::GraphExec, id) as u64))
+    .map_err(|e| (e, graph_cond::INSTANTIATE_ERROR))??;
+    // SAFETY: checked non-null.
+    unsafe { out(pe, handle(Kind::GraphExec, id)) }
+        .map_err(|e| (e, graph_cond::INSTANTIATE_ERROR))?;
+    userobj::copy_owner(g as u64, handle(Kind::GraphExec, id) as u64);
+    Ok(())
 }
 
 /// `cuGraphInstantiate` (CUDA 10.0 and 11.0 signatures: error node and log buffer,
@@ -760,7 +801,7 @@ pub unsafe extern "C" fn cuGraphInstantiate(
     _log: *mut std::ffi::c_char,
     _log_size: usize,
 ) -> CUresult {
-    guard(|| instantiate(pe, g))
+    guard(|| instantiate(pe, g, 0).map_err(|e| e.0))
 }
 
 #[no_mangle]
@@ -778,9 +819,9 @@ pub unsafe extern "C" fn cuGraphInstantiate_v2(
 pub unsafe extern "C" fn cuGraphInstantiateWithFlags(
     pe: *mut CUgraphExec,
     g: CUgraph,
-    _flags: u64,
+    flags: u64,
 ) -> CUresult {
-    guard(|| instantiate(pe, g))
+    guard(|| instantiate(pe, g, flags).map_err(|e| e.0))
 }
 
 /// `CUDA_GRAPH_INSTANTIATE_PARAMS`.
@@ -801,10 +842,10 @@ pub unsafe extern "C" fn cuGraphInstantiateWithParams(
 ) -> CUresult {
     guard(|| {
         let p = p.as_mut().ok_or(CUDA_ERROR_INVALID_VALUE)?;
-        instantiate(pe, g)?;
+        let r = instantiate(pe, g, p.flags);
         p.err_node = null_mut();
-        p.result = 0;
-        Ok(())
+        p.result = r.err().map_or(0, |e| e.1);
+        r.map_err(|e| e.0)
     })
 }
 
@@ -817,24 +858,11 @@ pub unsafe extern "C" fn cuGraphInstantiateWithParams_ptsz(
     cuGraphInstantiateWithParams(pe, g, p)
 }
 
-fn exec_ops(e: CUgraphExec) -> Res<Vec<Op>> {
-    with_ctx(|_, t, _| match handle_id(Kind::GraphExec, e) {
-        Some(id) => t
-            .graphs
-            .execs
-            .get(&id)
-            .cloned()
-            .ok_or(CUDA_ERROR_INVALID_VALUE),
-        None => Err(CUDA_ERROR_INVALID_VALUE),
-    })
-}
-
-/// `cuGraphLaunch`: runs the nodes in order (recorded as one node when `s` is
+/// `cuGraphLaunch`: runs the executable graph's plan (recorded as one node when `s` is
 /// capturing); the first failing node's error is the result.
 fn graph_launch(e: CUgraphExec, s: CUstream) -> Res {
     stream::check(s)?;
-    let ops = exec_ops(e)?;
-    let run: Op = Arc::new(move || ops.iter().try_for_each(|op| op()));
+    let run = graph_cond::launch_op(e)?;
     match capturing(s)? {
         Some(g) => record(g, NODE_EMPTY, run),
         None => run(),
@@ -856,7 +884,7 @@ pub unsafe extern "C" fn cuGraphLaunch_ptsz(e: CUgraphExec, s: CUstream) -> CUre
 pub unsafe extern "C" fn cuGraphUpload(e: CUgraphExec, s: CUstream) -> CUresult {
     guard(|| {
         stream::check(s)?;
-        exec_ops(e).map(|_| ())
+        graph_cond::launch_op(e).map(|_| ())
     })
 }
 
@@ -871,6 +899,7 @@ pub unsafe extern "C" fn cuGraphExecDestroy(e: CUgraphExec) -> CUresult {
         with_ctx(|_, t, _| match handle_id(Kind::GraphExec, e) {
             Some(id) => {
                 t.graphs.exec_nodes.remove(&id);
+                t.graphs.exec_info.remove(&id);
                 t.graphs
                     .execs
                     .remove(&id)

@@ -58,6 +58,8 @@ pub enum NodeParams {
     MemAlloc(u64),
     /// A memory free node's address.
     MemFree(u64),
+    /// A conditional node (its entry in `GraphTables::cond_nodes`).
+    Conditional(u64),
 }
 
 /// One operation of an executable graph: the node it came from.
@@ -66,6 +68,8 @@ pub struct ExecNode {
     pub node: u64,
     pub kind: u32,
     pub params: NodeParams,
+    /// In the body of a conditional node.
+    pub in_body: bool,
 }
 
 /// `CUmemPoolProps` (the Windows security attributes pointer kept as an address).
@@ -105,31 +109,70 @@ pub struct GraphAlloc {
     pub params: MemAllocNodeParams,
 }
 
-/// The operations of graph `g` in order, child graphs expanded, with their nodes.
-pub fn flatten(t: &Tables, g: u64) -> (Vec<ExecNode>, Vec<Op>) {
-    let (mut nodes, mut ops) = (Vec::new(), Vec::new());
-    flatten_into(t, g, &mut nodes, &mut ops);
-    (nodes, ops)
+/// Graph `g` flattened for instantiation: every operation with its node (child graphs
+/// expanded; a conditional node's place holds a no-op and its bodies' operations follow
+/// it), the plan that runs them, and the graphs walked (`g`, child graphs, bodies).
+#[derive(Default)]
+pub struct Flat {
+    pub nodes: Vec<ExecNode>,
+    pub ops: Vec<Op>,
+    pub steps: Vec<graph_cond::Step>,
+    pub graphs: Vec<u64>,
 }
 
-fn flatten_into(t: &Tables, g: u64, nodes: &mut Vec<ExecNode>, ops: &mut Vec<Op>) {
+/// See [`Flat`].
+pub fn flatten(t: &Tables, g: u64) -> Flat {
+    let mut f = Flat::default();
+    let mut steps = Vec::new();
+    flatten_into(t, g, false, &mut f, &mut steps);
+    f.steps = steps;
+    f
+}
+
+fn flatten_into(
+    t: &Tables,
+    g: u64,
+    in_body: bool,
+    f: &mut Flat,
+    steps: &mut Vec<graph_cond::Step>,
+) {
     let Some(e) = t.graphs.graphs.get(&g) else {
         return;
     };
+    f.graphs.push(g);
     for &n in &e.nodes {
         let Some(ne) = t.graphs.nodes.get(&n) else {
             continue;
         };
+        if let NodeParams::Child(c) = ne.params {
+            flatten_into(t, c, in_body, f, steps);
+            continue;
+        }
+        f.nodes.push(ExecNode {
+            node: n,
+            kind: ne.kind,
+            params: ne.params,
+            in_body,
+        });
+        f.ops.push(ne.op.clone());
         match ne.params {
-            NodeParams::Child(c) => flatten_into(t, c, nodes, ops),
-            params => {
-                nodes.push(ExecNode {
-                    node: n,
-                    kind: ne.kind,
-                    params,
+            NodeParams::Conditional(c) => {
+                let Some(cn) = t.graphs.cond_nodes.get(&c) else {
+                    continue;
+                };
+                let mut bodies = Vec::new();
+                for &b in &cn.bodies {
+                    let mut s = Vec::new();
+                    flatten_into(t, b, true, f, &mut s);
+                    bodies.push(s);
+                }
+                steps.push(graph_cond::Step::Cond {
+                    handle: cn.handle,
+                    kind: cn.kind,
+                    bodies,
                 });
-                ops.push(ne.op.clone());
             }
+            _ => steps.push(graph_cond::Step::Op(f.ops.len() - 1)),
         }
     }
 }
@@ -142,6 +185,7 @@ pub fn destroy_graph(d: &Driver, t: &mut Tables, g: u64) {
     };
     for n in e.nodes {
         t.graphs.cloned_from.remove(&n);
+        t.graphs.kernels.remove(&n);
         let Some(ne) = t.graphs.nodes.remove(&n) else {
             continue;
         };
@@ -164,22 +208,35 @@ pub fn destroy_graph(d: &Driver, t: &mut Tables, g: u64) {
                     }
                 }
             }
+            NodeParams::Conditional(c) => {
+                if let Some(cn) = t.graphs.cond_nodes.remove(&c) {
+                    for b in cn.bodies {
+                        destroy_graph(d, t, b);
+                    }
+                }
+            }
             NodeParams::None | NodeParams::Event(_) => {}
         }
     }
+    t.graphs.conds.retain(|_, h| h.graph != g);
+    t.graphs.body_parent.remove(&g);
 }
 
-/// Whether graph `g` (or a child of it) has memory nodes.
-fn has_mem_nodes(t: &Tables, g: u64) -> bool {
-    let (nodes, _) = flatten(t, g);
-    nodes
-        .iter()
-        .any(|n| matches!(n.kind, NODE_MEM_ALLOC | NODE_MEM_FREE))
+/// Whether graph `g` (or a graph nested in it) has memory or conditional nodes: such
+/// a graph cannot be cloned or made a child graph, and has at most one executable
+/// graph at a time (the driver's rules).
+pub fn has_restricted_nodes(t: &Tables, g: u64) -> bool {
+    flatten(t, g).nodes.iter().any(|n| {
+        matches!(
+            n.kind,
+            NODE_MEM_ALLOC | NODE_MEM_FREE | graph_cond::NODE_CONDITIONAL
+        )
+    })
 }
 
 /// A copy of graph `g` (child graphs copied too); returns the new graph's id.
 fn clone_graph(t: &mut Tables, g: u64) -> Res<u64> {
-    if has_mem_nodes(t, g) {
+    if has_restricted_nodes(t, g) {
         return Err(CUDA_ERROR_INVALID_VALUE);
     }
     let nodes = t
@@ -202,6 +259,9 @@ fn clone_graph(t: &mut Tables, g: u64) -> Res<u64> {
         };
         let id = add_with(t, new, kind, op, params)?;
         t.graphs.cloned_from.insert(id, n);
+        if let Some(k) = t.graphs.kernels.get(&n).map(|k| k.duplicate()) {
+            t.graphs.kernels.insert(id, k);
+        }
     }
     Ok(new)
 }
@@ -237,6 +297,7 @@ fn alloc_op(p: u64) -> Op {
             a.live = true;
             let buf = a.buf;
             t.allocs.insert(p, buf);
+            graph_attr::note_mem(t);
             Ok(())
         })
     })
@@ -304,6 +365,7 @@ pub unsafe extern "C" fn cuGraphAddMemAllocNode(
                     params: kept,
                 },
             );
+            graph_attr::note_mem(t);
             Ok((NODE_MEM_ALLOC, alloc_op(ptr), NodeParams::MemAlloc(ptr)))
         })?;
         params.dptr = ptr;
@@ -562,7 +624,7 @@ unsafe fn set_kernel(
     f: CUfunction,
 ) -> Res {
     // Prepared outside the tables' lock (it looks the function up).
-    let op = kernel_node(p, f)?;
+    let (op, info) = kernel_node(p, f)?;
     with_ctx(|_, t, _| {
         let nid = node_id(t, n)?;
         let Some(e) = e else {
@@ -575,6 +637,7 @@ unsafe fn set_kernel(
                 return Err(CUDA_ERROR_INVALID_VALUE);
             }
             ne.op = op;
+            t.graphs.kernels.insert(nid, info);
             return Ok(());
         };
         let eid = handle_id(Kind::GraphExec, e).ok_or(CUDA_ERROR_INVALID_VALUE)?;
@@ -617,12 +680,7 @@ pub unsafe extern "C" fn cuGraphExecKernelNodeSetParams_v2(
 ) -> CUresult {
     guard(|| {
         let p = p.as_ref().ok_or(CUDA_ERROR_INVALID_VALUE)?;
-        let f = if p.base.func.is_null() {
-            p.kern
-        } else {
-            p.base.func
-        };
-        set_kernel(Some(e), n, &p.base, f)
+        set_kernel(Some(e), n, &p.base, p.function())
     })
 }
 
@@ -644,12 +702,7 @@ pub unsafe extern "C" fn cuGraphKernelNodeSetParams_v2(
 ) -> CUresult {
     guard(|| {
         let p = p.as_ref().ok_or(CUDA_ERROR_INVALID_VALUE)?;
-        let f = if p.base.func.is_null() {
-            p.kern
-        } else {
-            p.base.func
-        };
-        set_kernel(None, n, &p.base, f)
+        set_kernel(None, n, &p.base, p.function())
     })
 }
 
@@ -668,26 +721,29 @@ fn exec_update(e: CUgraphExec, g: CUgraph) -> Res<(u32, CUgraphNode)> {
         let eid = handle_id(Kind::GraphExec, e)
             .filter(|id| t.graphs.execs.contains_key(id))
             .ok_or(CUDA_ERROR_INVALID_VALUE)?;
-        let (nodes, ops) = flatten(t, gid);
+        let flat = flatten(t, gid);
         let old = t
             .graphs
             .exec_nodes
             .get(&eid)
             .ok_or(CUDA_ERROR_INVALID_VALUE)?;
-        if old.len() != nodes.len() {
+        if old.len() != flat.nodes.len() {
             return Ok((UPDATE_TOPOLOGY_CHANGED, null_mut()));
         }
-        for (o, n) in old.iter().zip(&nodes) {
+        for (o, n) in old.iter().zip(&flat.nodes) {
             let at = handle(Kind::GraphNode, n.node);
-            if o.kind != n.kind {
+            if o.kind != n.kind || o.in_body != n.in_body {
                 return Ok((UPDATE_NODE_TYPE_CHANGED, at));
             }
             let mem = matches!(n.kind, NODE_MEM_ALLOC | NODE_MEM_FREE);
             if mem && o.params != n.params {
                 return Ok((UPDATE_PARAMETERS_CHANGED, at));
             }
+            if !graph_cond::same_conditional(t, &o.params, &n.params) {
+                return Ok((UPDATE_PARAMETERS_CHANGED, at));
+            }
         }
-        t.graphs.execs.insert(eid, ops);
+        graph_cond::update_exec(t, eid, flat);
         Ok((UPDATE_SUCCESS, null_mut()))
     })
 }

@@ -59,7 +59,11 @@ pub unsafe fn launch(
     stream::check(s)?;
     let l = prepare(f, g, params, extra)?;
     match graph::capturing(s)? {
-        Some(gr) => graph::record(gr, graph::NODE_KERNEL, Arc::new(move || l.run())),
+        Some(gr) => {
+            let info = graph_attr::KernelInfo::new(f, g, l.arg_bytes());
+            let id = graph::record_node(gr, graph::NODE_KERNEL, Arc::new(move || l.run()))?;
+            graph_attr::keep_kernel(id, info)
+        }
         None => l.run(),
     }
 }
@@ -74,10 +78,42 @@ pub struct Prepared {
 }
 
 impl Prepared {
+    /// The arguments' bytes.
+    pub fn arg_bytes(&self) -> Vec<Vec<u8>> {
+        self.args
+            .iter()
+            .map(|a| match a {
+                KernelArg::Bytes(b) => b.clone(),
+                KernelArg::U8(v) => v.to_le_bytes().to_vec(),
+                KernelArg::U16(v) => v.to_le_bytes().to_vec(),
+                KernelArg::U32(v) => v.to_le_bytes().to_vec(),
+                KernelArg::U64(v) | KernelArg::Ptr(v) => v.to_le_bytes().to_vec(),
+                KernelArg::I8(v) => v.to_le_bytes().to_vec(),
+                KernelArg::I16(v) => v.to_le_bytes().to_vec(),
+                KernelArg::I32(v) => v.to_le_bytes().to_vec(),
+                KernelArg::I64(v) => v.to_le_bytes().to_vec(),
+                KernelArg::F32(v) => v.to_le_bytes().to_vec(),
+                KernelArg::F64(v) => v.to_le_bytes().to_vec(),
+            })
+            .collect()
+    }
+
     pub fn run(&self) -> Res {
         let d = driver()?;
+        // A kernel node of a graph launch gets the graph's conditional handles.
+        let with_conds;
+        let cfg = match crate::graph_cond::current_conditions() {
+            Some(c) => {
+                with_conds = LaunchConfig {
+                    conditions: Some(c),
+                    ..self.cfg.clone()
+                };
+                &with_conds
+            }
+            None => &self.cfg,
+        };
         d.device
-            .launch(&self.module, &self.name, &self.cfg, &self.args)
+            .launch(&self.module, &self.name, cfg, &self.args)
             .map_err(|e| {
                 log(&format!("ptxjit-cuda: {e}"));
                 error_code(&e)

@@ -71,7 +71,7 @@ fn proc_address_table_resolves_versions() {
 fn stubs_say_not_supported_and_errors_have_names() {
     unsafe {
         assert_eq!(
-            cuda::cuGraphConditionalHandleCreate(),
+            cuda::cuGraphAddBatchMemOpNode(),
             cuda::CUDA_ERROR_NOT_SUPPORTED
         );
         let mut p = std::ptr::null();

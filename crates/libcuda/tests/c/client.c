@@ -54,7 +54,7 @@ CUresult cuEventElapsedTime(float *, CUevent, CUevent);
 CUresult cuEventDestroy_v2(CUevent);
 CUresult cuGetErrorName(CUresult, const char **);
 CUresult cuGetProcAddress_v2(const char *, void **, int, unsigned long long, int *);
-CUresult cuGraphConditionalHandleCreate(void *, void *, void *, unsigned, unsigned);
+CUresult cuGraphAddBatchMemOpNode(void *, void *, const void *, size_t, const void *);
 
 static int passed, failed;
 #define CHECK(cond, ...)                                                                        \
@@ -208,7 +208,7 @@ int main(int argc, char **argv) {
     CHECK(cuLaunchKernel(saxpy, 1, 1, 1, 1, 1, 1, 0, (CUstream)0x99, params, 0) == 400, "bad stream: INVALID_HANDLE");
     CHECK(cuLaunchKernel(saxpy, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0) == 1, "no parameters: INVALID_VALUE");
     CHECK(cuEventElapsedTime(&ms, e0, (CUevent)0) == 400, "null event: INVALID_HANDLE");
-    CHECK(cuGraphConditionalHandleCreate(0, 0, 0, 0, 0) == 801, "unimplemented: NOT_SUPPORTED");
+    CHECK(cuGraphAddBatchMemOpNode(0, 0, 0, 0, 0) == 801, "unimplemented: NOT_SUPPORTED");
     OK(cuMemFree_v2(dx));
     CHECK(cuMemFree_v2(dx) == 1, "double free: INVALID_VALUE");
     CHECK(cuMemcpyDtoH_v2(r, dx, 4) == 1, "copy from freed memory: INVALID_VALUE");

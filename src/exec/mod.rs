@@ -21,6 +21,7 @@ pub mod ctx;
 pub mod freelist;
 pub mod heap;
 pub mod matrix;
+pub mod mipmap;
 pub mod printf;
 pub mod region;
 pub mod sampler;

@@ -173,6 +173,16 @@ fn tex_level_picks_and_blends_levels_on_both_backends() {
         // (3, 0) of level 2 is outside its 1x1 extent: 0.
         let r = run(&dev, &m, "ilod2d", texel, &[1, 1, 1, 1, 1, 0, 3, 0, 2], b).expect("s32");
         assert_eq!(r, [103.0, 5.0, 0.0], "{b:?} s32");
+        // txq: 3 levels; level 1 is 2 wide, level 2 is 1 high; .width is level 0's.
+        let o = dev.alloc_zeroed(16).expect("out");
+        let cfg = LaunchConfig::new(1, 1).backend(b);
+        dev.launch(&m, "query", &cfg, &[KernelArg::from(point), (&o).into()])
+            .expect("query");
+        assert_eq!(
+            dev.read::<u32>(&o).expect("read"),
+            [3, 2, 1, 4],
+            "{b:?} txq"
+        );
         // tex.grad: a located run-time error on a mipmapped texture.
         let e = run(&dev, &m, "grad2d", point, &at(&[1.0]), b).expect_err("grad");
         let msg = e.to_string();

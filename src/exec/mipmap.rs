@@ -18,6 +18,7 @@
 //! by that level's extent. Integer reads use point mipmap filtering. `tex.grad` on a
 //! mipmapped texture is a located run-time error (its gradient operands do not reach
 //! the fetch yet); `tld4` reads level 0, as the ISA's `tld4` has no level operand.
+//! `txq` ([`query`]) counts the levels and answers `txq.level` for each.
 
 use crate::exec::texture::{fetch as fetch_level, TexObject, TexResource};
 use crate::ir::{TexMip, TexOp, Type};
@@ -116,4 +117,29 @@ pub fn fetch(
         out[c] = (v as f32).to_bits();
     }
     Ok(out)
+}
+
+/// `txq` on a mipmapped texture: `.num_mipmap_levels` counts the levels, the other
+/// queries answer for level `lod` (`txq.level`; 0 otherwise) as
+/// [`crate::exec::texquery::query`] does for a texture of that level alone.
+pub fn query(
+    chain: &MipChain,
+    obj: &TexObject,
+    query: crate::ir::TexQuery,
+    lod: i32,
+) -> Result<u32, String> {
+    if query == crate::ir::TexQuery::NumMipmapLevels {
+        return Ok(chain.levels.len() as u32);
+    }
+    let n = chain.levels.len();
+    let Some(res) = usize::try_from(lod).ok().and_then(|l| chain.levels.get(l)) else {
+        return Err(format!(
+            "txq.level: level {lod} does not exist (the texture has {n} mipmap levels)"
+        ));
+    };
+    let o = TexObject {
+        res: *res,
+        tex: obj.tex,
+    };
+    crate::exec::texquery::query(&o, query, false, 0)
 }

@@ -621,7 +621,12 @@ pub unsafe fn exec(
                 level,
             } => {
                 let lod = if level { coords[0] as u32 as i32 } else { 0 };
-                match crate::exec::texquery::query(&obj, query, surface, lod) {
+                let chain = table.as_ref().and_then(|t| t.mip(h)).filter(|_| !surface);
+                let r = match chain {
+                    Some(c) => crate::exec::mipmap::query(&c, &obj, query, lod),
+                    None => crate::exec::texquery::query(&obj, query, surface, lod),
+                };
+                match r {
                     Ok(v) => [v as u64, 0, 0, 0],
                     Err(msg) => return stop(ctx, inst, lane, &msg),
                 }

@@ -22,6 +22,7 @@ pub mod freelist;
 pub mod graphcond;
 pub mod heap;
 pub mod matrix;
+pub mod mipmap;
 pub mod printf;
 pub mod region;
 pub mod sampler;

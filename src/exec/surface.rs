@@ -278,3 +278,31 @@ fn reduce(p: usize, op: crate::ir::AtomOp, ty: crate::ir::Type, v: u64) {
         let _ = a.fetch_update(SeqCst, SeqCst, |o| Some(f(o as u64) as u32));
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::exec::texture::ArrayFormat;
+
+    #[test]
+    fn normalised_format_codes_round_trip() {
+        // cuda.h: CU_AD_FORMAT_UNORM_INT8X1 = 0xc0 ... CU_AD_FORMAT_SNORM_INT16X4 = 0xcb,
+        // in the order UNORM8, UNORM16, SNORM8, SNORM16, each with 1, 2, 4 channels.
+        let want = [
+            ArrayFormat::Unorm8,
+            ArrayFormat::Unorm16,
+            ArrayFormat::Snorm8,
+            ArrayFormat::Snorm16,
+        ];
+        for c in 0xc0..=0xcbu32 {
+            let f = ArrayFormat::from_code(c).expect("a normalised code");
+            let ch = ArrayFormat::code_channels(c).expect("channels");
+            assert_eq!(f, want[(c - 0xc0) as usize / 3], "{c:#x}");
+            assert_eq!(ch, [1, 2, 4][(c - 0xc0) as usize % 3], "{c:#x}");
+            assert_eq!(f.code(ch), c, "{c:#x}");
+        }
+        assert_eq!(ArrayFormat::code_channels(0x01), None);
+        assert_eq!(ArrayFormat::U8.code(4), 0x01);
+        assert_eq!(ArrayFormat::from_code(0xcc), None);
+        assert_eq!(ArrayFormat::from_code(0x50), None, "UNORM_INT_101010_2");
+    }
+}

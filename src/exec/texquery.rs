@@ -6,10 +6,12 @@
 //! - `.filter_mode`: `enum { nearest, linear }`; `.addr_mode_N`: `enum { wrap, mirror,
 //!   clamp_ogl, clamp_to_edge, clamp_to_border }` (CUDA's clamp is clamp-to-edge);
 //! - `.normalized_coords` 1 or 0; `.force_unnormalized_coords` 0 (texture objects carry
-//!   no separate sampler); `.num_mipmap_levels` and `.num_samples` 0 (ptxjit's textures
-//!   have neither mipmaps nor samples); `suq.memory_layout` 1 for linear memory.
+//!   no separate sampler); `.num_mipmap_levels` and `.num_samples` 0 (a texture that is
+//!   not mipmapped; mipmapped ones: `crate::exec::mipmap::query`; ptxjit has no
+//!   multisample textures); `suq.memory_layout` 1 for linear memory.
 //!
-//! `txq.level` answers for level 0 (the only level); another level is a located error.
+//! `txq.level` answers for level 0 (the only level of a texture that is not mipmapped);
+//! another level is a located error.
 //! Sampler queries on a surface object are errors too.
 
 use crate::exec::texture::{AddressMode, TexObject};

@@ -213,6 +213,8 @@ pub struct TextureTable {
     objects: RwLock<HashMap<u64, TexObject>>,
     /// Samplers of the independent texturing mode (`crate::exec::sampler`).
     samplers: RwLock<HashMap<u64, Sampler>>,
+    /// The levels of mipmapped texture objects (`crate::exec::mipmap`).
+    mips: RwLock<HashMap<u64, Arc<crate::exec::mipmap::MipChain>>>,
     next: AtomicU64,
 }
 
@@ -247,8 +249,26 @@ impl TextureTable {
             None => self.get(handle)?.tex.as_ref().map(Sampler::of_texture),
         }
     }
+    /// Registers a mipmapped texture: `obj` (level 0) and its levels.
+    pub fn insert_mip(&self, obj: TexObject, chain: crate::exec::mipmap::MipChain) -> u64 {
+        let h = self.insert(obj);
+        self.mips
+            .write()
+            .unwrap_or_else(|e| e.into_inner())
+            .insert(h, Arc::new(chain));
+        h
+    }
+    /// The levels of a mipmapped texture object.
+    pub fn mip(&self, handle: u64) -> Option<Arc<crate::exec::mipmap::MipChain>> {
+        let m = self.mips.read().unwrap_or_else(|e| e.into_inner());
+        m.get(&handle).cloned()
+    }
     /// Removes an object or sampler; false if `handle` is not live.
     pub fn remove(&self, handle: u64) -> bool {
+        self.mips
+            .write()
+            .unwrap_or_else(|e| e.into_inner())
+            .remove(&handle);
         let s = self
             .samplers
             .write()
@@ -601,7 +621,12 @@ pub unsafe fn exec(
                 level,
             } => {
                 let lod = if level { coords[0] as u32 as i32 } else { 0 };
-                match crate::exec::texquery::query(&obj, query, surface, lod) {
+                let chain = table.as_ref().and_then(|t| t.mip(h)).filter(|_| !surface);
+                let r = match chain {
+                    Some(c) => crate::exec::mipmap::query(&c, &obj, query, lod),
+                    None => crate::exec::texquery::query(&obj, query, surface, lod),
+                };
+                match r {
                     Ok(v) => [v as u64, 0, 0, 0],
                     Err(msg) => return stop(ctx, inst, lane, &msg),
                 }
@@ -616,7 +641,13 @@ pub unsafe fn exec(
                     Ok(off) => off,
                     Err(msg) => return stop(ctx, inst, lane, msg),
                 };
-                let r = if geom.cube() {
+                let chain = table.as_ref().and_then(|t| t.mip(h));
+                let r = if let Some(chain) = chain {
+                    match crate::exec::mipmap::fetch(&chain, &obj, op, &coords, off) {
+                        Ok(r) => r,
+                        Err(msg) => return stop(ctx, inst, lane, msg),
+                    }
+                } else if geom.cube() {
                     crate::exec::texcube::fetch_cube(&obj, geom, &coords)
                 } else {
                     fetch(&obj, geom, ctype, &coords, off)

@@ -8,6 +8,7 @@ pub mod device;
 pub mod error;
 pub mod launch;
 pub mod memory;
+pub mod mipmap;
 pub(crate) mod pool;
 pub mod sanitize;
 pub(crate) mod schedule;

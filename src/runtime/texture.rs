@@ -229,7 +229,7 @@ impl Device {
         self.inner.textures.get(handle)
     }
 
-    fn check_resource(&self, res: &TexResource) -> Result<()> {
+    pub(crate) fn check_resource(&self, res: &TexResource) -> Result<()> {
         if res.width == 0 || !matches!(res.channels, 1 | 2 | 4) {
             return Err(bad(format!("invalid texture resource {res:?}")));
         }

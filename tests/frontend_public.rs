@@ -288,8 +288,12 @@ fn run_globals(src: &str) -> (Vec<f32>, Vec<f64>) {
             .load_ptx_with(src, "m.ptx", backend == Backend::Jit)
             .unwrap_or_else(|e| panic!("{backend:?}: {e}"));
         launch(&dev, &m, "k", &cfg([1, 1, 1], [1, 1, 1], backend), &[], "k");
-        let fa = dev.read::<f32>(&m.global("fa").expect("fa")).expect("read fa");
-        let da = dev.read::<f64>(&m.global("da").expect("da")).expect("read da");
+        let fa = dev
+            .read::<f32>(&m.global("fa").expect("fa"))
+            .expect("read fa");
+        let da = dev
+            .read::<f64>(&m.global("da").expect("da"))
+            .expect("read da");
         got.push((fa, da));
     }
     assert_eq!(got[0], got[1], "interpreter vs JIT");
@@ -307,7 +311,11 @@ fn ptx_1_3_defaults() {
     let (fa, da) = run_globals(V13_DEFAULTS);
     assert_eq!(fa[3], 1.5);
     assert!((fa[4] - 4.0).abs() <= 4.0 * 2f32.powi(-21), "ex2 {}", fa[4]);
-    assert!((fa[5] - 2.0).abs() <= 2.0 * 2f32.powi(-21), "sqrt {}", fa[5]);
+    assert!(
+        (fa[5] - 2.0).abs() <= 2.0 * 2f32.powi(-21),
+        "sqrt {}",
+        fa[5]
+    );
     assert_eq!(&da[2..], &[1.5, 9.0, 2f64.sqrt()]);
     let explicit = V13_DEFAULTS
         .replace(".version 1.3", ".version 1.4")
@@ -318,7 +326,10 @@ fn ptx_1_3_defaults() {
         .replace("mad.f64", "mad.rn.f64")
         .replace("sqrt.f64", "sqrt.rn.f64");
     let (fe, de) = run_globals(&explicit);
-    assert_eq!(fa.iter().map(|x| x.to_bits()).collect::<Vec<_>>(), fe.iter().map(|x| x.to_bits()).collect::<Vec<_>>());
+    assert_eq!(
+        fa.iter().map(|x| x.to_bits()).collect::<Vec<_>>(),
+        fe.iter().map(|x| x.to_bits()).collect::<Vec<_>>()
+    );
     assert_eq!(da, de);
     // From 1.4 the modifiers are required (ptxas: "Rounding modifier or '.approx'
     // modifier required for instruction 'div'").

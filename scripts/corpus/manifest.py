@@ -62,6 +62,10 @@ def main():
     def one(item):
         gen, path = item
         target, ver = header(path)
+        # ptxas 12.9 no longer compiles for sm_1x ... sm_3x; such files (tests/corpus/public)
+        # are validated for sm_52, the oldest target it has.
+        if int(re.match(r"sm_(\d+)", target).group(1)) < 50:
+            target = "sm_52"
         verdict, msg = ptxas_verdict(ptxas, path, target)
         return os.path.relpath(path, ROOT), gen, target, ver, verdict, msg
 

@@ -194,6 +194,9 @@ pub fn check_function(
     let perf = fx.perf(&f.directives)?;
     let blocks = match &f.body {
         Some(body) => {
+            for v in fx.cx.module_regs.clone() {
+                fx.var(&v)?;
+            }
             fx.block(body, 0)?;
             if let Some(e) = fx.deferred.borrow_mut().take() {
                 return Err(e);

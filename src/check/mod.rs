@@ -206,6 +206,9 @@ pub struct Cx<'a> {
     pub remote_shared: bool,
     /// The `.texref`/`.samplerref`/`.surfref` module variables.
     pub tex_refs: HashMap<GlobalId, ir::TexRefKind>,
+    /// Module-scope `.reg` declarations (PTX ISA < 3.0), declared again in every
+    /// function body ([`Cx::module_reg`]).
+    pub module_regs: Vec<ast::VarDecl>,
 }
 
 /// Layout of a declared variable: element type, element count and alignment.
@@ -327,6 +330,7 @@ impl<'a> Cx<'a> {
                         self.shared_in_block(b, 0, &f.name.name)?;
                     }
                 }
+                Item::Var(v) if v.space == DeclSpace::Reg => self.module_reg(v, ast)?,
                 Item::Var(v) => self.declare_module_var(v, i)?,
                 Item::Alias { .. } => {}
             }
@@ -585,6 +589,42 @@ impl<'a> Cx<'a> {
         });
         self.global_at
             .insert((n.name.loc.line, n.name.loc.col), (space, id));
+        Ok(())
+    }
+
+    /// A module-scope `.reg` declaration: nvopencc's PTX ISA 1.x/2.x output declares its
+    /// argument registers there (`.reg .u32 %ra<17>;`). ptxas 12.9 accepts it before PTX
+    /// ISA 3.0 ("Use of module scoped .local or .reg variable ... found, disabling ABI")
+    /// and rejects it from 3.0 ("Module-scoped variables in .reg state space are not
+    /// allowed with ABI"). The registers are per thread; each function gets its own copy,
+    /// which is exact while no function calls another (then the copies could pass values),
+    /// so a module with calls is a located unsupported-feature error.
+    fn module_reg(&mut self, v: &ast::VarDecl, ast: &ast::Module) -> Result<(), PtxError> {
+        let ver = self.m.version;
+        if ver == (0, 0) || ver >= (3, 0) {
+            return Err(self.err(
+                v.loc,
+                "module-scope '.reg' variables are not allowed with the ABI (PTX ISA 3.0 and later)",
+            ));
+        }
+        fn calls(b: &ast::Block) -> bool {
+            b.stmts.iter().any(|s| match s {
+                ast::Stmt::Inst(i) => i.opcode.name == "call",
+                ast::Stmt::Block(b) => calls(b),
+                _ => false,
+            })
+        }
+        let any_call = ast.items.iter().any(|it| match it {
+            Item::Func(f) => f.body.as_ref().is_some_and(calls),
+            _ => false,
+        });
+        if any_call {
+            return Err(self.err(
+                v.loc,
+                "module-scope '.reg' variables in a module with calls are not supported yet",
+            ));
+        }
+        self.module_regs.push(v.clone());
         Ok(())
     }
 

@@ -728,6 +728,11 @@ impl<'a> Parser<'a> {
             None
         } else if self.is_punct('{') {
             Some(self.block()?)
+        } else if matches!(self.peek().tok, Tok::Dot(_) | Tok::Eof) {
+            // A header followed by the next directive is a declaration without its
+            // `;`: nvopencc (PTX ISA 1.x/2.x) writes `.visible .func (...) f (...)` then
+            // `.file` or the definition, and ptxas 12.9 accepts it.
+            None
         } else {
             return Err(self.unexpected("'{' or ';'"));
         };

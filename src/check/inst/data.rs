@@ -99,8 +99,8 @@ impl Fx<'_, '_> {
     /// element, the first the lowest. Oracle: ptxas 12.9 (sm_90) cubins: `mov.v2.b32 {a,
     /// b}, 0x11223344` gives a = 0x3344, b = 0x1122; `mov.v4.b32` with a register gives its
     /// four bytes, `mov.v2.b64` its two words, `mov.v2.b16 {a, b}, 0x1234` a = 0x34, b =
-    /// 0x12. Pieces under 8 bits (`.v4.b16`, which ptxas assembles otherwise) are
-    /// unsupported.
+    /// 0x12. `.v4` of a 16-bit type (pieces of 4 bits by that rule) follows ptxas's own
+    /// rule instead: [`Fx::mov_split_v4_16`].
     fn mov_split_scalar(
         &mut self,
         i: &Instruction,
@@ -114,10 +114,13 @@ impl Fx<'_, '_> {
         self.nops(i, m, 2)?;
         let total = ty.bits();
         let w = total / n;
+        let (d, a) = (&i.operands[0], &i.operands[1]);
+        if ty != Type::Pred && total == 16 && n == 4 {
+            return self.mov_split_v4_16(m, ty, d, a);
+        }
         if ty == Type::Pred || total > 64 || w < 8 {
             return Err(self.unsupported(m));
         }
-        let (d, a) = (&i.operands[0], &i.operands[1]);
         let src = self.src(a, ty, Fit::Strict)?;
         let elems = self.vector_elems(d)?;
         if elems.len() != n as usize {
@@ -167,6 +170,52 @@ impl Fx<'_, '_> {
                 dst,
                 src: Operand::Reg(part),
             });
+        }
+        Ok(out)
+    }
+
+    /// `mov.v4.{b16,u16,s16} d, s` with a scalar `s`: element `k` receives bits `32k ..
+    /// 32k+15` of `s` taken as a 64-bit value (a constant as written, sign-extended when
+    /// negative; a register zero-extended), so elements 2 and 3 are always 0. Oracle:
+    /// ptxas 12.9 (sm_90) cubins read with nvdisasm: at -O0 the constant is built in two
+    /// 32-bit registers (`MOV R2, 0x76543210; MOV R4, 0xfedcba98; MOV R5, RZ; MOV R6,
+    /// RZ`) and element k is stored from the k-th (`STG.E.U16 [p+2k], R2/R4/R5/R6`);
+    /// -O3 folds the same values: `0x8877665544332211` gives {0x2211, 0x6655, 0, 0}, `-1`
+    /// {0xffff, 0xffff, 0, 0}, `0x12345678` {0x5678, 0, 0, 0}, a `.u16` register `h` {h,
+    /// 0, 0, 0} (tests/corpus/MUTATION_FINDINGS.md has the excerpts).
+    fn mov_split_v4_16(
+        &mut self,
+        m: &Mods,
+        ty: Type,
+        d: &ast::Operand,
+        a: &ast::Operand,
+    ) -> Result<Vec<InstKind>, PtxError> {
+        let src = self.src(a, ty, Fit::Strict)?;
+        let words = match (&src, a) {
+            (Operand::Imm(_), ast::Operand::Value(e)) => {
+                let Val::Const(c) = self.value(e)? else {
+                    return Err(self.err(e.loc, "expected a constant"));
+                };
+                let v = self.cx.const_bits(c, Type::B64, e.loc)?;
+                [v & 0xffff, (v >> 32) & 0xffff, 0, 0].map(Operand::Imm)
+            }
+            _ => [src, Operand::Imm(0), Operand::Imm(0), Operand::Imm(0)],
+        };
+        let elems = self.vector_elems(d)?;
+        if elems.len() != 4 {
+            return Err(self.err(m.loc, format!("'{}' moves vectors of 4 elements", m.text)));
+        }
+        let mut out = Vec::new();
+        for (el, src) in elems.into_iter().zip(words) {
+            let dst = match el {
+                VecElem::Op(ast::Operand::Sink(_)) => continue,
+                VecElem::Op(op) => self.dst(op, ty, Fit::Strict)?,
+                VecElem::Reg(r) => {
+                    self.check_fit(r, ty, Fit::Strict, d.loc())?;
+                    r
+                }
+            };
+            out.push(InstKind::Mov { ty, dst, src });
         }
         Ok(out)
     }

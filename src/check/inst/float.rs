@@ -189,6 +189,20 @@ impl Fx<'_, '_> {
             return Err(self.unsupported(m));
         }
         let exact_ok = matches!(op, SfuOp::Sqrt | SfuOp::Rcp);
+        // PTX ISA 1.0 ... 1.3 (each instruction's "PTX ISA Notes"): without modifiers the
+        // `.f32` forms are `.approx.ftz`, `sqrt.f64` is `.rn`, `rsqrt.f64` `.approx`
+        // (ptxas 12.9 accepts them before 1.4; it reads `rcp.f64` as `rcp.approx.f64` and
+        // rejects it for the missing `.ftz`, so that one stays an error).
+        let (mut approx, mut rnd) = (approx, rnd);
+        let v = self.cx.m.version;
+        if !approx && rnd.is_none() && v != (0, 0) && v < (1, 4) && op != SfuOp::Tanh {
+            match (f64_ty, op) {
+                (false, _) => (approx, ftz) = (true, true),
+                (true, SfuOp::Sqrt) => rnd = Some(Rnd::Rn),
+                (true, SfuOp::Rsqrt) => approx = true,
+                _ => {}
+            }
+        }
         match (approx, rnd) {
             (true, Some(_)) => {
                 return Err(self.err(

@@ -314,7 +314,21 @@ impl Fx<'_, '_> {
                     format!("'.lo/.hi/.wide' are not valid for floats in '{}'", m.text),
                 ));
             }
-            let fm = self.fmode(m, ty, FRND, true)?;
+            let mut fm = self.fmode(m, ty, FRND, true)?;
+            // `mad.f32` without a rounding modifier: PTX ISA <= 3.1 (ptxas 12.9 accepts it
+            // there, 3.1 with a warning, and rejects it from 3.2). ptxas compiles it to
+            // `FFMA` (`fma.rn.f32`), `FFMA.FTZ` under an sm_1x `.target` (the ISA: "when
+            // JIT-compiled for SM 2.0 devices, mad.f32 is implemented as fma.rn.ftz.f32").
+            let v = self.cx.m.version;
+            if mad && fm.rnd.is_none() && ty == Type::F32 && v != (0, 0) && v <= (3, 1) {
+                fm.rnd = Some(crate::ir::Rnd::Rn);
+                fm.ftz |= self.target_sm().is_some_and(|s| s < 20);
+            }
+            // "Legacy mad.f64 instructions having no rounding modifier will map to
+            // mad.rn.f64" (the ISA); ptxas 12.9 accepts them before PTX ISA 1.4.
+            if mad && fm.rnd.is_none() && ty == Type::F64 && v != (0, 0) && v < (1, 4) {
+                fm.rnd = Some(crate::ir::Rnd::Rn);
+            }
             if mad && fm.rnd.is_none() {
                 return Err(self.err(
                     m.loc,
@@ -367,8 +381,20 @@ impl Fx<'_, '_> {
             return Err(self.bad_type(m, ty));
         }
         let flavour = m.one_of(&["approx", "full"]);
-        let fm = self.fmode(m, ty, FRND, false)?;
+        let mut fm = self.fmode(m, ty, FRND, false)?;
+        // PTX ISA 1.0 ... 1.3: "div.f32 defaults to div.approx.ftz.f32, and div.f64
+        // defaults to div.rn.f64" (ptxas 12.9 accepts both before 1.4).
+        let v = self.cx.m.version;
+        let old_ptx = v != (0, 0) && v < (1, 4);
         let mode = match (flavour, fm.rnd) {
+            (None, None) if old_ptx && ty == Type::F32 => {
+                fm.ftz = true;
+                DivMode::Approx
+            }
+            (None, None) if old_ptx => {
+                fm.rnd = Some(crate::ir::Rnd::Rn);
+                DivMode::Ieee
+            }
             (Some(_), Some(_)) => {
                 return Err(self.err(
                     m.loc,

@@ -163,7 +163,20 @@ impl Fx<'_, '_> {
             srcs.push(self.tex_handle(&parts[1], m, TexRefKind::Sampler)?);
         }
         let (first, nc) = (op.first_coord(), op.geom().ncoords());
-        srcs.extend(self.tex_sources(&parts[first], &sig.srcs[first..first + nc], m)?);
+        let coords = &sig.srcs[first..first + nc];
+        srcs.extend(match (&op, &parts[first]) {
+            // The ISA's `tex` notes: "For compatibility with prior versions of PTX, ...
+            // `.v4` coordinate vectors are allowed for any geometry, with the extra
+            // elements being ignored" (nvopencc writes `[t, {%r1, %r2, %r3, %r4}]` for 1d).
+            (TexOp::Tex { .. }, ast::Operand::Vector(v, _)) if v.len() == 4 && nc < 4 => {
+                let mut tys = coords.to_vec();
+                tys.resize(4, coords[nc - 1]);
+                let mut all = self.tex_sources(&parts[first], &tys, m)?;
+                all.truncate(nc);
+                all
+            }
+            _ => self.tex_sources(&parts[first], coords, m)?,
+        });
         let mut dsts = Vec::new();
         if store {
             srcs.extend(self.tex_sources(res_op, &sig.srcs[first + nc..], m)?);

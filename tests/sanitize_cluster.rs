@@ -7,7 +7,9 @@
 //! compute what they compute without; the buggy ones are each reported exactly: a
 //! `bar.sync` where `barrier.cluster` is needed (racecheck), a read of another CTA's
 //! unwritten shared memory (initcheck), a read past another CTA's window (memcheck), a
-//! store after the remote mbarrier arrival (racecheck). Expected values are derived by
+//! store after the remote mbarrier arrival (racecheck); global memory passed between the
+//! cluster's CTAs is clean across a `barrier.cluster` and a race across a `bar.sync`
+//! only. Expected values are derived by
 //! hand in the comments (the kernels' header says what each computes).
 
 use ptxjit::ir::Space;
@@ -74,6 +76,11 @@ fn correct_cluster_kernels_have_no_findings() {
         }
         let got = run(&dev, &m, "mbar_remote_ok", 2, backend, all());
         assert_eq!(got.as_ref(), Ok(&want), "mbar_remote_ok on {backend:?}");
+        // global_cluster_ok: rank 1 stores t + 3 to out[32 + t], rank 0 copies it to
+        // out[t] after the cluster barrier.
+        let want: Vec<u32> = (0..64).map(|i| i % 32 + 3).collect();
+        let got = run(&dev, &m, "global_cluster_ok", 2, backend, all());
+        assert_eq!(got.as_ref(), Ok(&want), "global_cluster_ok on {backend:?}");
     }
     assert!(dev.take_sanitizer_report().is_empty());
 
@@ -237,5 +244,38 @@ fn cluster_bugs_are_reported_exactly() {
             assert!(e.contains(w.kernel), "{who}: {e}");
             dev.take_sanitizer_report();
         }
+    }
+}
+
+/// Global memory between the CTAs of a cluster ordered by a `bar.sync` only: block 0's
+/// thread 0 reads out[32] (byte 128 of the output) that block 1's thread 0 wrote.
+#[test]
+fn cluster_global_race_is_reported() {
+    let dev = Device::new().unwrap();
+    let m = load(&dev, HAND);
+    for backend in BACKENDS {
+        let o = dev.alloc_zeroed(64 * 4).unwrap();
+        let opts = SanitizeOptions::parse("racecheck,report-only").unwrap();
+        let cfg = LaunchConfig::new([2, 1, 1], [32, 1, 1])
+            .backend(backend)
+            .sanitize(opts);
+        dev.launch(&m, "global_cta_sync", &cfg, &[KernelArg::from(&o)])
+            .unwrap();
+        let rep = dev.take_sanitizer_report();
+        assert_eq!(rep.findings.len(), 1, "{backend:?}: {rep}");
+        let f = &rep.findings[0];
+        assert_eq!(f.kind, FindingKind::RaceRaw, "{backend:?}: {rep}");
+        assert_eq!((f.block, f.thread), ([0; 3], [0; 3]), "{backend:?}: {rep}");
+        assert_eq!(f.addr, o.ptr() + 128, "{backend:?}: {rep}");
+        assert_eq!(f.at.as_ref().map(|a| a.line), Some(328), "{backend:?}");
+        let other = f.other.as_ref().map(|o| (o.at.line, o.thread, o.write));
+        assert_eq!(other, Some((325, [0, 0, 0], true)), "{backend:?}: {rep}");
+        assert_eq!(
+            f.detail,
+            "the other access is by block (1,0,0): CTAs of a launch run concurrently, and \
+             no atomic orders the accesses",
+            "{backend:?}"
+        );
+        dev.free(o).unwrap();
     }
 }

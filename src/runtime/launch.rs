@@ -749,7 +749,7 @@ fn run_cta(
                 local_root: wm.local_base + rank as u64 * cta_local,
             })
             .collect();
-        s.unit_start(ntid, nwarps, &ctas, sh.cluster);
+        s.unit_start(ntid, nwarps, &ctas);
     }
     if !sh.uses_barriers {
         for w in super::schedule::warp_order(sh.cfg.schedule, ctaids[0], warps.len()) {

@@ -76,16 +76,15 @@ impl State {
 
 impl Sanitizer {
     /// A cluster of CTAs `ctas` (by rank; one CTA without clusters) starts, each of
-    /// `ntid` threads in `nwarps` warps, in a launch whose clusters are `cdim` CTAs:
-    /// their shared and local memory are unwritten, and no access of them happened yet.
-    pub fn unit_start(&self, ntid: [u32; 3], nwarps: usize, ctas: &[UnitCta], cdim: [u32; 3]) {
+    /// `ntid` threads in `nwarps` warps: their shared and local memory are unwritten,
+    /// and no access of them happened yet.
+    pub fn unit_start(&self, ntid: [u32; 3], nwarps: usize, ctas: &[UnitCta]) {
         let mut s = self.state();
         let n = ctas.len().max(1);
         s.ntid = ntid;
         s.nwarps = nwarps as u32;
         s.ctas.clear();
         s.ctas.extend_from_slice(ctas);
-        s.cdim = cdim;
         s.shared_stride = self.shared_size.next_multiple_of(256);
         let e = s.tick();
         s.cluster_epoch = e;

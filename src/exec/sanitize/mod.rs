@@ -141,8 +141,6 @@ struct State {
     nwarps: u32,
     /// The running cluster's CTAs, by rank (see `cluster`).
     ctas: Vec<UnitCta>,
-    /// `%cluster_nctaid` of the launch.
-    cdim: [u32; 3],
     /// Offset between two ranks' windows in the shared shadows (the window size rounded
     /// up to a page): rank r's byte o is `r * shared_stride + o`.
     shared_stride: u64,
@@ -279,7 +277,7 @@ impl Sanitizer {
             shared_base: 0,
             local_root,
         };
-        self.unit_start(ntid, nwarps, &[cta], [1; 3]);
+        self.unit_start(ntid, nwarps, &[cta]);
     }
 
     /// Records a finding found outside an instruction's execution (barriers, leaks).

@@ -670,6 +670,7 @@ pub const SANITIZER_STOP: &str = "stopped by a sanitizer finding";
 pub(crate) fn view(ctx: &WarpCtx) -> WarpView<'_> {
     WarpView {
         ctaid: ctx.ctaid,
+        rank: ctx.sreg.cluster_ctarank,
         warpid: ctx.warpid,
         tid: &ctx.tid,
         shared_base: ctx.shared_base,

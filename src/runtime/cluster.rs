@@ -171,6 +171,11 @@ impl ClusterBarrier {
         Ok(())
     }
 
+    /// The number of phases completed so far.
+    pub(super) fn phases(&self) -> u64 {
+        self.generation
+    }
+
     /// Whether warp `w` waits for a phase that has not completed.
     pub(super) fn blocked(&self, w: usize) -> bool {
         self.waiting[w].is_some()

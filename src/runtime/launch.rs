@@ -350,10 +350,6 @@ impl Device {
             .sanitize
             .or(self.inner.opts.sanitize)
             .filter(|o| o.any());
-        if san_opts.is_some() && shape.cluster_ctas() > 1 {
-            let msg = "the sanitizers do not support clusters of more than one CTA yet";
-            return Err(bad(msg.into()));
-        }
         // memcheck alone needs no instrumented code: every bad access leaves the JIT's
         // fast paths for the checked helper, which reports it.
         let instrument = san_opts.is_some_and(|o| o.initcheck || o.racecheck || o.synccheck);
@@ -745,8 +741,15 @@ fn run_cta(
     }
 
     if let Some(s) = &sh.san {
-        // (Sanitized launches have clusters of one CTA.)
-        s.cta_start(ntid, nwarps, wm.local_base);
+        // The cluster's CTAs by rank, with their shared windows and `.local` areas.
+        let ctas: Vec<crate::exec::sanitize::UnitCta> = (ctaids.iter().enumerate())
+            .map(|(rank, &ctaid)| crate::exec::sanitize::UnitCta {
+                ctaid,
+                shared_base: wm.cluster_shared.get(rank).copied().unwrap_or(0),
+                local_root: wm.local_base + rank as u64 * cta_local,
+            })
+            .collect();
+        s.unit_start(ntid, nwarps, &ctas);
     }
     if !sh.uses_barriers {
         for w in super::schedule::warp_order(sh.cfg.schedule, ctaids[0], warps.len()) {

@@ -368,7 +368,7 @@ impl BarrierCheck {
 
     /// Barrier `id` completed: a new generation starts.
     pub(crate) fn completed(&mut self, id: usize) {
-        self.san.barrier_completed();
+        self.san.barrier_completed(self.ctaid);
         self.first[id] = None;
     }
 

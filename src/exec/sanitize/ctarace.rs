@@ -15,7 +15,10 @@
 //!   the access and B executed a global atomic before its own (the flag handoff of
 //!   `__threadfence(); atomicAdd(&count, 1)` and "last block" reductions). Whether A
 //!   fenced before its atomic, and whether B's atomic read A's, is not checked: such
-//!   code is taken as ordered (a missed race, never a false one).
+//!   code is taken as ordered (a missed race, never a false one);
+//! - the CTAs of a cluster run together: a completed `barrier.cluster` phase counts as
+//!   an atomic of each of them (what each did before it is ordered before what the
+//!   others do after it).
 
 use super::paged::PagedRecs;
 
@@ -60,8 +63,8 @@ pub struct CtaShadow {
     ctaids: Vec<[u32; 3]>,
     /// Per CTA index: the time of its last global atomic (0: none).
     release: Vec<u32>,
-    /// Whether the current CTA executed a global atomic yet.
-    acquired: bool,
+    /// Per CTA index: whether it executed a global atomic yet.
+    acquired: Vec<bool>,
 }
 
 /// What [`CtaShadow::access`] needs to order two accesses.
@@ -101,10 +104,17 @@ impl CtaShadow {
     /// The index (plus one) of CTA `ctaid`, starting a new CTA when it changes.
     pub fn cta(&mut self, ctaid: [u32; 3]) -> u32 {
         if self.ctaids.last() != Some(&ctaid) {
-            self.ctaids.push(ctaid);
-            self.release.push(0);
-            self.acquired = false;
+            return self.start(ctaid);
         }
+        self.ctaids.len() as u32
+    }
+
+    /// Starts CTA `ctaid` (one of a cluster's, whose CTAs run together); returns its
+    /// index (plus one).
+    pub fn start(&mut self, ctaid: [u32; 3]) -> u32 {
+        self.ctaids.push(ctaid);
+        self.release.push(0);
+        self.acquired.push(false);
         self.ctaids.len() as u32
     }
 
@@ -116,12 +126,25 @@ impl CtaShadow {
             .unwrap_or_default()
     }
 
-    /// The current CTA executed a global atomic at `time`.
+    /// CTA `cta` executed a global atomic at `time` (or completed a cluster barrier
+    /// before the access of that time: every access of its before it is released, and
+    /// its later ones acquire).
     pub fn atomic(&mut self, cta: u32, time: u32) {
-        if let Some(r) = self.release.get_mut((cta as usize).wrapping_sub(1)) {
+        let i = (cta as usize).wrapping_sub(1);
+        if let Some(r) = self.release.get_mut(i) {
             *r = time;
         }
-        self.acquired = true;
+        if let Some(a) = self.acquired.get_mut(i) {
+            *a = true;
+        }
+    }
+
+    /// Whether CTA `cta` executed a global atomic yet.
+    fn acquired(&self, cta: u32) -> bool {
+        self.acquired
+            .get((cta as usize).wrapping_sub(1))
+            .copied()
+            .unwrap_or(false)
     }
 
     /// The log key of lane `tid % 32`'s part of execution `time` of instruction `inst`
@@ -166,7 +189,7 @@ impl CtaShadow {
         Order {
             log: &self.log,
             release: &self.release,
-            acquired: self.acquired,
+            acquired: self.acquired(cta),
             cta,
         }
     }
@@ -188,7 +211,7 @@ impl CtaShadow {
         let ord = Order {
             log: &self.log,
             release: &self.release,
-            acquired: self.acquired,
+            acquired: self.acquired(cur.cta),
             cta: cur.cta,
         };
         // (One thread's access: each granule inside it is this thread's.)
@@ -242,7 +265,7 @@ impl CtaShadow {
         let ord = Order {
             log: &self.log,
             release: &self.release,
-            acquired: self.acquired,
+            acquired: self.acquired(cur.cta),
             cta: cur.cta,
         };
         // Each granule lies in one lane's bytes when lanes cover whole granules.

@@ -48,7 +48,7 @@ impl Sanitizer {
         }
         let mut s = self.state();
         let n = s.warp_epochs.len();
-        let v = w.warpid as usize;
+        let v = s.warp_of(w) as usize;
         if v >= n || s.mbar_acq.len() < n * n {
             return;
         }
@@ -72,7 +72,7 @@ impl Sanitizer {
         }
         let mut s = self.state();
         let n = s.warp_epochs.len();
-        let v = w.warpid as usize;
+        let v = s.warp_of(w) as usize;
         let Some(done) = s
             .mbars
             .get(&h)

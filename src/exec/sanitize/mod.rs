@@ -26,6 +26,8 @@
 /// What the checks need of a warp (built by `exec::ctx` from its `WarpCtx`).
 pub struct WarpView<'a> {
     pub ctaid: [u32; 3],
+    /// The CTA's rank in its cluster (`%cluster_ctarank`; 0 without clusters).
+    pub rank: u32,
     pub warpid: u32,
     /// `%tid.{x,y,z}` of each lane.
     pub tid: &'a [[u32; 32]; 3],
@@ -69,6 +71,7 @@ pub struct Fault {
 }
 
 mod asyncw;
+mod cluster;
 pub mod ctarace;
 pub mod finding;
 mod heapcheck;
@@ -87,6 +90,7 @@ pub use crate::config::SanitizeOptions;
 pub fn lane_run(mask: u32, addrs: &[u64; 32], len: u64) -> Option<(u32, u32, u64)> {
     range::Run::of(mask, addrs, len).map(|r| (r.l0, r.n, r.h))
 }
+pub use cluster::UnitCta;
 pub use finding::{FindingKind, OtherAccess, RawFinding};
 pub use heapcheck::{FreeError, HeapAccess, HeapBlocks, MallocSite};
 
@@ -122,14 +126,24 @@ struct State {
     counter: u32,
     /// Serial number of the instruction execution being checked (see `race::Acc::exec`).
     exec: u32,
-    epoch: u32,
+    /// Each CTA's barrier epoch, by rank in the running cluster (one CTA without
+    /// clusters), and the epoch of the cluster's last `barrier.cluster` (see `race`).
+    epochs: Vec<u32>,
+    cluster_epoch: u32,
+    /// Per warp of the running cluster (warp `rank * nwarps + warpid`).
     warp_epochs: Vec<u32>,
     /// racecheck's mbarrier ordering between warps (`race::Now::mbar`).
     mbar_acq: Vec<u32>,
     /// racecheck's mbarrier objects (`mbar`): host address -> release clocks.
     mbars: HashMap<u64, mbar::Clocks>,
     ntid: [u32; 3],
-    local_root: u64,
+    /// Warps per CTA.
+    nwarps: u32,
+    /// The running cluster's CTAs, by rank (see `cluster`).
+    ctas: Vec<UnitCta>,
+    /// Offset between two ranks' windows in the shared shadows (the window size rounded
+    /// up to a page): rank r's byte o is `r * shared_stride + o`.
+    shared_stride: u64,
     shared_init: Bits,
     local_init: Bits,
     /// The CTA's shared window, by granule (see `paged`).
@@ -138,6 +152,8 @@ struct State {
     global_race: paged::PagedRecs,
     /// Global memory across the launch's CTAs.
     cta_race: ctarace::CtaShadow,
+    /// The running cluster's CTAs' indices in `cta_race`, by rank.
+    race_ctas: Vec<u32>,
 }
 
 /// A multiplicative hash of a byte address (std's SipHash is several times slower, and
@@ -164,9 +180,30 @@ impl State {
         self.counter = self.counter.wrapping_add(1).max(1);
         self.counter
     }
+    /// `%tid` of thread `t` (numbered across the cluster: its CTA's own number).
     fn thread3(&self, t: u32) -> [u32; 3] {
+        let t = t % (self.nwarps.max(1) * 32);
         let (nx, ny) = (self.ntid[0].max(1), self.ntid[1].max(1));
         [t % nx, (t / nx) % ny, t / (nx * ny)]
+    }
+    /// The running cluster's warp number of warp `w`.
+    fn warp_of(&self, w: &WarpView) -> u32 {
+        w.rank * self.nwarps + w.warpid
+    }
+    /// The running cluster's number of lane `lane` of warp `w`.
+    fn tid_of(&self, w: &WarpView, lane: usize) -> u32 {
+        self.warp_of(w) * 32 + lane as u32
+    }
+    /// The barrier epoch of rank `rank`'s CTA.
+    fn epoch(&self, rank: u32) -> u32 {
+        self.epochs.get(rank as usize).copied().unwrap_or(0)
+    }
+    /// Threads per CTA in the cluster's numbering; 0 for one CTA (`race::Now`).
+    fn cta_threads(&self) -> u32 {
+        match self.ctas.len() {
+            0 | 1 => 0,
+            _ => self.nwarps * 32,
+        }
     }
     /// Records a finding unless one with the same key was recorded.
     fn push(&mut self, f: RawFinding) {
@@ -230,37 +267,17 @@ impl Sanitizer {
         self.state.lock().unwrap_or_else(|e| e.into_inner())
     }
 
-    /// A CTA of `ntid` threads in `nwarps` warps starts: its shared and local memory
-    /// are unwritten, and no access of it happened yet. `local_root`: host address of
-    /// thread 0's `.local` area (thread t's is `local_size` bytes at `local_root + t *
-    /// local_size`, whatever call frames are pushed).
+    /// A CTA of `ntid` threads in `nwarps` warps starts (a cluster of one CTA: see
+    /// [`Sanitizer::unit_start`]). `local_root`: host address of thread 0's `.local`
+    /// area (thread t's is `local_size` bytes at `local_root + t * local_size`, whatever
+    /// call frames are pushed).
     pub fn cta_start(&self, ntid: [u32; 3], nwarps: usize, local_root: u64) {
-        let mut s = self.state();
-        s.ntid = ntid;
-        s.local_root = local_root;
-        s.epoch = s.tick();
-        let e = s.tick();
-        s.warp_epochs.clear();
-        s.warp_epochs.resize(nwarps, e);
-        if self.opts.initcheck {
-            s.shared_init.reset(self.shared_size);
-            let threads = nwarps as u64 * 32;
-            s.local_init.reset(self.local_size * threads);
-        }
-        if self.opts.racecheck {
-            s.mbar_acq.clear();
-            s.mbar_acq.resize(nwarps * nwarps, 0);
-            s.mbars.clear();
-            s.shared_race.reset(self.shared_size);
-            s.global_race.clear();
-        }
-    }
-
-    /// A barrier of the running CTA completed: later accesses are ordered after
-    /// earlier ones.
-    pub fn barrier_completed(&self) {
-        let mut s = self.state();
-        s.epoch = s.tick();
+        let cta = UnitCta {
+            ctaid: [0; 3],
+            shared_base: 0,
+            local_root,
+        };
+        self.unit_start(ntid, nwarps, &[cta]);
     }
 
     /// Records a finding found outside an instruction's execution (barriers, leaks).
@@ -318,11 +335,15 @@ impl Sanitizer {
     }
 
     fn place(&self, s: &State, w: &WarpView, lane: usize, h: u64) -> Place {
-        let lo = s.local_root + (w.warpid as u64 * 32 + lane as u64) * self.local_size;
         if h >= w.shared_base && h < w.shared_base + w.shared_size {
-            Place::Shared(h - w.shared_base)
-        } else if self.local_size > 0 && h >= lo && h < lo + self.local_size {
+            return Place::Shared(w.rank as u64 * s.shared_stride + h - w.shared_base);
+        }
+        let root = s.ctas.get(w.rank as usize).map_or(0, |c| c.local_root);
+        let lo = root + (w.warpid as u64 * 32 + lane as u64) * self.local_size;
+        if self.local_size > 0 && h >= lo && h < lo + self.local_size {
             Place::Local(h - lo)
+        } else if let Some(o) = s.remote_shared(w, h) {
+            Place::Shared(o)
         } else {
             Place::Global
         }
@@ -343,7 +364,7 @@ impl Sanitizer {
             if let Place::Local(o) =
                 self.place(&s, w, lane, w.local_base[lane].wrapping_add_signed(off))
             {
-                let t = w.warpid as u64 * 32 + lane as u64;
+                let t = s.tid_of(w, lane) as u64;
                 let bit = t * self.local_size + o;
                 s.local_init.set(bit, len.min(self.local_size - o));
             }
@@ -435,7 +456,7 @@ impl Sanitizer {
         atomic: bool,
     ) {
         let len = req.len;
-        let t = w.warpid as u64 * 32 + lane as u64;
+        let t = s.tid_of(w, lane) as u64;
         // Only the bytes a `used_bytes_mask` names are read.
         let (ulo, ulen) = match req.write {
             false => self.used_span(req.inst, len).unwrap_or((0, len)),
@@ -456,10 +477,11 @@ impl Sanitizer {
             }
         };
         if let Some(off) = uninit {
-            let what = match place {
-                Place::Shared(_) => "shared memory not written by any thread of this CTA",
-                Place::Local(_) => "local memory not written by this thread",
-                Place::Global => "global memory not written since it was allocated",
+            let what = match *place {
+                Place::Shared(o) if o / s.shared_stride.max(1) != w.rank as u64 => s.remote_what(o),
+                Place::Shared(_) => "shared memory not written by any thread of this CTA".into(),
+                Place::Local(_) => "local memory not written by this thread".into(),
+                Place::Global => "global memory not written since it was allocated".into(),
             };
             s.push(RawFinding {
                 kind: FindingKind::Uninit,
@@ -497,12 +519,14 @@ impl Sanitizer {
         atomic: bool,
     ) {
         let len = req.len;
-        let tid = view.warpid * 32 + lane as u32;
-        let w = view.warpid as usize;
+        let tid = s.tid_of(view, lane);
+        let w = s.warp_of(view) as usize;
+        let epoch = s.epoch(view.rank);
+        let cta_threads = s.cta_threads();
         let cur = Acc {
             tid,
             inst: req.inst.0,
-            epoch: s.epoch,
+            epoch,
             wepoch: s.warp_epochs.get(w).copied().unwrap_or(0),
             exec: s.exec,
             atomic,
@@ -511,7 +535,7 @@ impl Sanitizer {
         let mut hit = None;
         {
             let State {
-                epoch,
+                cluster_epoch,
                 warp_epochs,
                 mbar_acq,
                 shared_race,
@@ -519,9 +543,12 @@ impl Sanitizer {
                 ..
             } = &mut *s;
             let now = Now {
-                epoch: *epoch,
+                epoch,
                 warp_epochs,
                 mbar: mbar_acq,
+                cluster_epoch: *cluster_epoch,
+                cta_threads,
+                other_ctas: matches!(place, Place::Shared(_)),
             };
             // (Copies the hazard only when there is one: copying the `None` of every
             // byte, as `hit = r` did, stalled on store forwarding.)
@@ -554,6 +581,7 @@ impl Sanitizer {
             atomic: prev.atomic,
         };
         let same_warp = prev.tid / 32 == tid / 32;
+        let other_cta = s.other_block(prev.tid, tid);
         s.push(RawFinding {
             kind,
             inst: Some(req.inst),
@@ -565,12 +593,16 @@ impl Sanitizer {
             write,
             atomic,
             other: Some(other),
-            detail: if same_warp {
-                "both threads are in one warp and no __syncwarp/bar.warp.sync or barrier \
-                 orders the accesses"
-                    .into()
-            } else {
-                "no barrier between the accesses".into()
+            detail: match other_cta {
+                Some(b) => format!(
+                    "the other access is by block ({},{},{}) of the cluster, and no \
+                     barrier.cluster or mbarrier phase orders the accesses",
+                    b[0], b[1], b[2]
+                ),
+                None if same_warp => "both threads are in one warp and no \
+                                      __syncwarp/bar.warp.sync or barrier orders the accesses"
+                    .into(),
+                None => "no barrier between the accesses".into(),
             },
         });
     }
@@ -587,7 +619,7 @@ impl Sanitizer {
         h: u64,
         atomic: bool,
     ) {
-        let cta = s.cta_race.cta(view.ctaid);
+        let cta = s.race_cta(view);
         let cur = ctarace::CtaAcc {
             cta,
             tid: view.warpid * 32 + lane as u32,
@@ -646,7 +678,8 @@ impl Sanitizer {
         let mut s = self.state();
         if warp_sync {
             let e = s.tick();
-            if let Some(x) = s.warp_epochs.get_mut(w.warpid as usize) {
+            let v = s.warp_of(w) as usize;
+            if let Some(x) = s.warp_epochs.get_mut(v) {
                 *x = e;
             }
         }

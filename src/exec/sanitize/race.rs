@@ -11,6 +11,10 @@
 //! in ptxjit, so "between" is the order of execution, and an access is only ever
 //! ordered after a barrier that every thread reached in between: the check reports no
 //! race in correctly synchronised code, whatever the schedule.
+//!
+//! In a cluster of several CTAs (`super::cluster`) each CTA has its own epoch, and
+//! accesses of different CTAs are ordered only by a completed `barrier.cluster` phase
+//! (the cluster's epoch, [`Now::cluster_epoch`]) or an mbarrier.
 
 /// One recorded access (`epoch == 0`: none).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -57,13 +61,34 @@ pub struct Now<'a> {
     /// latest execution serial (`Acc::exec`) of `prev_warp`'s accesses that `cur_warp`
     /// is ordered after (0: none); empty without mbarriers.
     pub mbar: &'a [u32],
+    /// The epoch the running cluster's last `barrier.cluster` completed in (or the
+    /// cluster started in): accesses of an earlier epoch are ordered before every
+    /// later access of any of its CTAs.
+    pub cluster_epoch: u32,
+    /// Threads per CTA in the cluster's thread numbering (`tid / cta_threads` is the
+    /// CTA's rank); 0 for a cluster of one CTA.
+    pub cta_threads: u32,
+    /// Whether accesses of the cluster's other CTAs are checked here (shared memory);
+    /// if not (global memory, which `super::ctarace` checks across CTAs), they count as
+    /// ordered.
+    pub other_ctas: bool,
 }
 
 impl Now<'_> {
     /// Whether `prev` is ordered before `cur` (or is no access, or the same thread's).
     #[inline]
     fn ordered(&self, prev: &Acc, cur: &Acc) -> bool {
-        if prev.epoch == 0 || prev.epoch != self.epoch || prev.tid == cur.tid {
+        if prev.epoch == 0 || prev.tid == cur.tid {
+            return true;
+        }
+        // A barrier of the CTA orders its own threads' accesses; only a cluster barrier
+        // orders another CTA's.
+        if prev.epoch != self.epoch
+            && (prev.epoch < self.cluster_epoch || self.same_cta(prev.tid, cur.tid))
+        {
+            return true;
+        }
+        if !self.other_ctas && !self.same_cta(prev.tid, cur.tid) {
             return true;
         }
         let (w, cw) = ((prev.tid / 32) as usize, (cur.tid / 32) as usize);
@@ -74,6 +99,12 @@ impl Now<'_> {
         self.mbar
             .get(cw * n + w)
             .is_some_and(|&r| r != 0 && r >= prev.exec)
+    }
+
+    /// Whether threads `a` and `b` (numbered across the cluster) are of one CTA.
+    #[inline]
+    fn same_cta(&self, a: u32, b: u32) -> bool {
+        self.cta_threads == 0 || a / self.cta_threads == b / self.cta_threads
     }
 
     /// Whether `prev` and `cur` may race: not ordered, and not lanes of one execution.
@@ -158,6 +189,9 @@ mod tests {
             epoch: 9,
             warp_epochs: &we,
             mbar: &[],
+            cluster_epoch: 1,
+            cta_threads: 0,
+            other_ctas: true,
         };
         let mut r = ByteRec::default();
         assert_eq!(now.access(&mut r, acc(40, 9, 6), true), None);
@@ -179,6 +213,9 @@ mod tests {
             epoch: 10,
             warp_epochs: &we,
             mbar: &[],
+            cluster_epoch: 1,
+            cta_threads: 0,
+            other_ctas: true,
         };
         assert_eq!(later.access(&mut r, acc(7, 10, 5), false), None);
         // Same warp, but the warp synchronised since (warp epoch 5 -> 7): ordered.
@@ -187,6 +224,9 @@ mod tests {
             epoch: 10,
             warp_epochs: &we2,
             mbar: &[],
+            cluster_epoch: 1,
+            cta_threads: 0,
+            other_ctas: true,
         };
         assert_eq!(synced.access(&mut r, acc(8, 10, 7), true), None);
         // Atomics do not race with atomics.

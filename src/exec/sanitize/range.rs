@@ -51,7 +51,7 @@ impl Run {
 
 /// Where a run lies.
 enum RunPlace {
-    /// In the CTA's shared window, at this offset.
+    /// In a shared window of the cluster, at this offset of the shared shadows.
     Shared(u64),
     Global,
 }
@@ -63,14 +63,27 @@ impl Sanitizer {
         let (lo, end) = (r.h, r.h + total);
         let (sb, se) = (w.shared_base, w.shared_base.saturating_add(w.shared_size));
         if lo >= sb && end <= se {
-            return Some(RunPlace::Shared(lo - sb));
+            return Some(RunPlace::Shared(w.rank as u64 * s.shared_stride + lo - sb));
         }
         if end > sb && lo < se {
             return None;
         }
+        if s.ctas.len() > 1 {
+            // Another CTA's window, whole or not at all.
+            for (k, c) in s.ctas.iter().enumerate() {
+                let (cb, ce) = (c.shared_base, c.shared_base.saturating_add(w.shared_size));
+                if lo >= cb && end <= ce {
+                    return Some(RunPlace::Shared(k as u64 * s.shared_stride + lo - cb));
+                }
+                if end > cb && lo < ce {
+                    return None;
+                }
+            }
+        }
         if self.local_size > 0 {
             let t0 = w.warpid as u64 * 32 + r.l0 as u64;
-            let fl = s.local_root + t0 * self.local_size;
+            let root = s.ctas.get(w.rank as usize).map_or(0, |c| c.local_root);
+            let fl = root + t0 * self.local_size;
             let fe = fl + r.n as u64 * self.local_size;
             if end > fl && lo < fe {
                 return None;
@@ -167,11 +180,12 @@ impl Sanitizer {
         total: u64,
     ) -> bool {
         let write = req.write;
-        let wi = w.warpid as usize;
+        let wi = s.warp_of(w) as usize;
+        let (epoch, cta_threads, cta) = (s.epoch(w.rank), s.cta_threads(), s.race_cta(w));
         let cur0 = Acc {
-            tid: w.warpid * 32 + r.l0,
+            tid: s.tid_of(w, r.l0 as usize),
             inst: req.inst.0,
-            epoch: s.epoch,
+            epoch,
             wepoch: s.warp_epochs.get(wi).copied().unwrap_or(0),
             exec: s.exec,
             atomic: false,
@@ -182,7 +196,7 @@ impl Sanitizer {
             ..cur0
         };
         let State {
-            epoch,
+            cluster_epoch,
             warp_epochs,
             mbar_acq,
             shared_race,
@@ -190,10 +204,13 @@ impl Sanitizer {
             cta_race,
             ..
         } = s;
-        let now = Now {
-            epoch: *epoch,
+        let mut now = Now {
+            epoch,
             warp_epochs,
             mbar: mbar_acq,
+            cluster_epoch: *cluster_epoch,
+            cta_threads,
+            other_ctas: true,
         };
         match *place {
             RunPlace::Shared(o) => {
@@ -212,6 +229,8 @@ impl Sanitizer {
                 });
             }
             RunPlace::Global => {
+                // (Other CTAs of the cluster: `cta_race` below.)
+                now.other_ctas = false;
                 let end = r.h + total;
                 // The CTA's own accesses (`lane_at`: whose byte `b` is).
                 let lane_at = |b: u64| ((b - r.h) >> req.len.trailing_zeros()) as usize;
@@ -224,10 +243,9 @@ impl Sanitizer {
                     return false;
                 }
                 // The launch's other CTAs.
-                let cta = cta_race.cta(w.ctaid);
                 let cacc = CtaAcc {
                     cta,
-                    tid: cur0.tid,
+                    tid: w.warpid * 32 + r.l0,
                     inst: req.inst.0,
                     time: cur0.exec,
                     atomic: false,

@@ -243,11 +243,15 @@ pub(super) fn run_cta_with_barriers(
                 // Exits and arrivals may complete barriers.
                 bars[c].refresh(wl, &warps[cta.clone()]);
                 bars[c].release(&mut warps[cta.clone()], &mut state[cta], Some(wl));
+                let phase = cluster.phases();
                 for v in cluster.complete(|k| warps[k].ctx.live) {
                     let (c2, v2) = (v / nw, v % nw);
                     let cta2 = c2 * nw..(c2 + 1) * nw;
                     bars[c2].blocked[v2] = false;
                     bars[c2].release(&mut warps[cta2.clone()], &mut state[cta2], Some(v2));
+                }
+                if let Some(s) = sh.san.as_ref().filter(|_| cluster.phases() != phase) {
+                    s.cluster_barrier_completed();
                 }
                 if bars[c].check.as_ref().is_some_and(|c| c.must_stop()) {
                     return Err(Error::Host("stopped by a sanitizer finding".into()));

@@ -185,6 +185,9 @@ fn against_per_byte<C: Cells>(mut c: C, span: u64, ctas: bool, seed: u64) {
             epoch,
             warp_epochs: &warp_epochs,
             mbar: &[],
+            cluster_epoch: 0,
+            cta_threads: 0,
+            other_ctas: true,
         };
         let len = [1u64, 2, 4, 8, 4, 4][rng.below(6) as usize];
         let write = rng.below(2) == 0;

@@ -105,6 +105,7 @@ fn differential(opts: SanitizeOptions, seed: u64, steps: usize) -> (usize, usize
         let warpid = rng.below(WARPS as u64) as u32;
         let view = WarpView {
             ctaid,
+            rank: 0,
             warpid,
             tid: &tid,
             shared_base: SHARED_BASE,
@@ -115,7 +116,7 @@ fn differential(opts: SanitizeOptions, seed: u64, steps: usize) -> (usize, usize
         let mut run = false;
         let both = |f: &dyn Fn(&Sanitizer)| [&ranged, &lanes].into_iter().for_each(f);
         match rng.below(40) {
-            0 | 1 => both(&|s| s.barrier_completed()),
+            0 | 1 => both(&|s| s.barrier_completed(ctaid)),
             2 => {
                 let members = [u32::MAX; 32];
                 let r = [&ranged, &lanes]

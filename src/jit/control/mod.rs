@@ -1,6 +1,6 @@
 //! Control flow in the JIT: predication, branches and the dispatcher with divergence
 //! bookkeeping (`dispatch`), which blocks need a divergent variant (`divergence`),
-//! indirect branches (`brx`), loops run lane by lane (`serial`, `serial_region`), calls (`call`) and split calls (`split`), barriers
+//! indirect branches (`brx`), loops run lane by lane (`serial`; which loops: `translate::serial_region`), calls (`call`) and split calls (`split`), barriers
 //! (`barrier`), the watchdog's loop-header checks (`watchdog`), `--check-uniform`
 //! (`uniform`) and the kernel coverage counters (`coverage`).
 
@@ -12,7 +12,6 @@ pub(crate) mod coverage;
 pub(crate) mod dispatch;
 pub(crate) mod divergence;
 pub(crate) mod serial;
-pub(crate) mod serial_region;
 pub(crate) mod split;
 pub(crate) mod uniform;
 pub(crate) mod watchdog;

@@ -11,7 +11,7 @@
 //! a cheaper scheduler would still pay the 32-lane width for each case block; running
 //! the lanes one after another makes each step a few scalar instructions.
 //!
-//! Which loops: [`super::serial_region`] (lane-private, scalar-lowerable, one entry,
+//! Which loops: [`crate::jit::translate::serial_region`] (lane-private, scalar-lowerable, one entry,
 //! exits above the loop). At the loop header, both variants first try the serial form:
 //! - it applies when no lane waits at a block numbered at or below the loop's last
 //!   block (in the convergent variant none waits anywhere) and, if the loop stores to
@@ -40,7 +40,6 @@
 //! faults, and which thread they name, are those of the warp-wide path. The watchdog's
 //! stop check stays at every loop header of the scalar form.
 
-use super::serial_region::Region;
 use crate::exec::ctx::WarpCtx;
 use crate::ir::analysis::cfg;
 use crate::ir::{
@@ -49,6 +48,7 @@ use crate::ir::{
 use crate::ir::{Space, Terminator, Type};
 use crate::jit::abi::Helper;
 use crate::jit::translate::lanes::{self, N32};
+use crate::jit::translate::serial_region::Region;
 use crate::jit::translate::{FuncTranslator, Mode};
 use crate::jit::JitError;
 use cranelift_codegen::ir::condcodes::IntCC;
@@ -64,26 +64,6 @@ use std::mem::offset_of;
 /// The largest local window (bytes per lane) saved for a loop that stores to local
 /// memory; a larger one runs warp-wide.
 pub(crate) const LOCAL_SNAP: u32 = 256;
-
-/// A function's serial regions and the translator's state for them.
-pub(crate) struct Serial {
-    /// Per block: the region it heads.
-    pub regions: crate::ir::IdxVec<BlockId, Option<Region>>,
-    /// The running lane's variable (an i64) while a scalar form is translated.
-    lane: Option<Variable>,
-    /// Its local window's host base and size (i64s, set at the lane's start).
-    local: Option<(Variable, Variable)>,
-}
-
-impl Serial {
-    pub(crate) fn new(regions: crate::ir::IdxVec<BlockId, Option<Region>>) -> Serial {
-        Serial {
-            regions,
-            lane: None,
-            local: None,
-        }
-    }
-}
 
 /// The translator's state for one scalar form of a loop.
 struct Lanes {

@@ -22,6 +22,8 @@ pub(crate) mod lanes;
 pub(crate) mod regfile;
 pub(crate) mod scalar;
 pub(crate) mod scratch;
+pub(crate) mod serial;
+pub(crate) mod serial_region;
 
 use crate::exec::ctx::WarpCtx;
 use crate::exec::ModuleLayout;
@@ -147,7 +149,7 @@ pub(crate) struct FuncTranslator<'a> {
     /// Registers kept as their affine base (see `affine`).
     pub affine: affine::AffineRegs,
     /// Loops run lane by lane (`control::serial`).
-    pub serial: crate::jit::control::serial::Serial,
+    pub serial: serial::Serial,
     /// Registers whose NaN bits no read observes (`ir::analysis::nan`).
     pub nan_blind: crate::ir::analysis::liveness::RegSet,
     /// Registers an unguarded write need not merge (`regfile::block_local_regs`).
@@ -234,12 +236,11 @@ pub(crate) fn build(
         &sregs.vars,
         rows,
     );
-    let serial = crate::jit::control::serial::Serial::new(
-        if instrument || layout.coverage.is_some() || !crate::jit::control::serial_region::enabled()
-        {
+    let serial = serial::Serial::new(
+        if instrument || layout.coverage.is_some() || !serial_region::enabled() {
             IdxVec::from_elem(None, f.blocks.len())
         } else {
-            crate::jit::control::serial_region::serial_regions(
+            serial_region::serial_regions(
                 f,
                 &shapes,
                 &|r| sregs.vars.get(r).is_some_and(|v| v.is_some()),

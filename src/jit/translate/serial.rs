@@ -1,0 +1,27 @@
+//! The translator's state for loops run lane by lane: which loops qualify
+//! ([`super::serial_region`]) and the running lane while a scalar form is translated
+//! (`control::serial` emits the code).
+
+use super::serial_region::Region;
+use crate::ir::BlockId;
+use cranelift_frontend::Variable;
+
+/// A function's serial regions and the translator's state for them.
+pub(crate) struct Serial {
+    /// Per block: the region it heads.
+    pub regions: crate::ir::IdxVec<BlockId, Option<Region>>,
+    /// The running lane's variable (an i64) while a scalar form is translated.
+    pub lane: Option<Variable>,
+    /// Its local window's host base and size (i64s, set at the lane's start).
+    pub local: Option<(Variable, Variable)>,
+}
+
+impl Serial {
+    pub(crate) fn new(regions: crate::ir::IdxVec<BlockId, Option<Region>>) -> Serial {
+        Serial {
+            regions,
+            lane: None,
+            local: None,
+        }
+    }
+}

@@ -55,7 +55,7 @@ fn c_client_runs_against_libcuda() {
 /// each run under a 60 s watchdog (it takes well under a second; a hang fails the test
 /// instead of stalling the suite): every check passes, the deliberate fault being the
 /// memcheck finding client.c expects in each mode, logged with its PTX location (or
-/// reported at exit with `report-only`).
+/// reported at exit with `report-only`), and the program's four leaks are reported.
 #[test]
 fn c_client_under_memcheck_finishes_and_passes() {
     let lib = common::lib_dir();
@@ -96,6 +96,15 @@ fn c_client_under_memcheck_finishes_and_passes() {
                 && log.contains("kernels.ptx:122:5"),
             "[{mode}] {log}"
         );
+        // client.c never frees dy (1000 floats), din (100000 u32), dout (one u32) and
+        // dbins (37 u32): four leaks, each its own finding at exit.
+        let mut leaks: Vec<&str> = log
+            .lines()
+            .filter_map(|l| l.strip_prefix("memcheck: leak: "))
+            .filter_map(|l| l.split(" bytes").next())
+            .collect();
+        leaks.sort_unstable();
+        assert_eq!(leaks, ["148", "4", "4000", "400000"], "[{mode}] {log}");
     }
 }
 

@@ -298,6 +298,19 @@ fn leaks_and_schedules() {
     assert_eq!(leaks.findings[0].kind, FindingKind::Leak);
     assert_eq!(leaks.findings[0].addr, b.ptr());
     assert_eq!(leaks.findings[0].size, 100);
+    // Each live allocation is its own leak (unlocated leaks are not merged).
+    let c = dev.alloc_zeroed(200).unwrap();
+    let mut got: Vec<(u64, u32)> = dev
+        .leaks()
+        .findings
+        .iter()
+        .map(|f| (f.addr, f.size))
+        .collect();
+    got.sort_unstable();
+    let mut want = vec![(b.ptr(), 100), (c.ptr(), 200)];
+    want.sort_unstable();
+    assert_eq!(got, want);
+    dev.free(c).unwrap();
     dev.free(b).unwrap();
     assert!(dev.leaks().is_empty());
     // A racy kernel under random schedules: the same seed gives the same output, and

@@ -48,8 +48,14 @@ pub struct OtherSite {
     pub atomic: bool,
 }
 
-/// What findings are deduplicated by: kind, instruction, other instruction.
-type FindingKey = (FindingKind, Option<(String, u32, u32)>, Option<(u32, u32)>);
+/// What findings are deduplicated by: kind, instruction, other instruction, and the
+/// address of a leak without a location (each leaked allocation is its own finding).
+type FindingKey = (
+    FindingKind,
+    Option<(String, u32, u32)>,
+    Option<(u32, u32)>,
+    Option<u64>,
+);
 
 /// One located sanitizer finding.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -112,12 +118,15 @@ impl Finding {
         }
     }
 
-    /// The key findings are deduplicated by (kind and instruction pair).
+    /// The key findings are deduplicated by (kind and instruction pair); leaks with no
+    /// location (host `cuMemAlloc`s, device-heap blocks of unsanitized launches) have no
+    /// instruction, so their address tells them apart.
     fn key(&self) -> FindingKey {
         (
             self.kind,
             self.at.as_ref().map(|a| (a.file.clone(), a.line, a.col)),
             self.other.as_ref().map(|o| (o.at.line, o.at.col)),
+            (self.kind == FindingKind::Leak && self.at.is_none()).then_some(self.addr),
         )
     }
 

@@ -160,10 +160,20 @@ fn no_complete_needs_a_count() {
 /// 0xFFFFFFFF * 0xFFFFFFFF = 0xFFFFFFFE_00000001: low word 1, + c = 0xFFFFFFFF gives
 /// 0x1_00000000, so the result is 0 with carry-out 1, which `addc 0, 0` reads as 1.
 /// `add.sat.sat.s32` 0x7FFFFFFF + 1 clamps to 0x7FFFFFFF; `bfind.shiftamt.shiftamt.u32`
-/// of 0x10 (msb at bit 4) is 31 - 4 = 27.
+/// of 0x10 (msb at bit 4) is 31 - 4 = 27. First `add.cc.cc` 0xFFFFFFFF + 1 = 0 with
+/// carry 1, and `addc.cc.cc` 0 + 0 + 1 = 1 without a carry, so word 4 is 1 and the
+/// next `addc` gives 0 + 0 + 0 = 0 (word 5); `bra.uni.uni` skips the store of 9.
 #[test]
 fn repeated_flag_modifiers() {
     let body = "\tmov.b32 %r2, 0xFFFFFFFF;
+	add.cc.cc.u32 %r1, %r2, 1;
+	addc.cc.cc.u32 %r1, 0, 0;
+	addc.u32 %r3, 0, 0;
+	st.global.v2.u32 [%rd1+16], {%r1, %r3};
+	bra.uni.uni $skip;
+	st.global.u32 [%rd1+24], 9;
+$skip:
+	mov.b32 %r2, 0xFFFFFFFF;
 	mov.b32 %r3, 0xFFFFFFFF;
 	mov.b32 %r4, 0xFFFFFFFF;
 	mad.lo.cc.cc.u32 %r1, %r2, %r3, %r4;
@@ -173,7 +183,10 @@ fn repeated_flag_modifiers() {
 	mov.b32 %r7, 0x10;
 	bfind.shiftamt.shiftamt.u32 %r7, %r7;
 	st.global.v4.u32 [%rd1], {%r1, %r5, %r6, %r7};";
-    assert_eq!(run_both(body, &[0u32; 4]), vec![0, 1, 0x7FFF_FFFF, 27]);
+    assert_eq!(
+        run_both(body, &[0u32; 7]),
+        vec![0, 1, 0x7FFF_FFFF, 27, 1, 0, 0]
+    );
     rejects(
         "\tadd.ftz.ftz.f32 %f1, %f2, %f3;",
         "16:9: error: instruction 'add.ftz.ftz.f32' is not supported yet (modifier '.ftz')",

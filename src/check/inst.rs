@@ -67,12 +67,15 @@ impl<'i> Mods<'i> {
         None
     }
 
-    /// Takes modifier `name`. ptxas 12.9 accepts a repeated `.sync`, `.sat` or `.approx`
-    /// (`shfl.sync.bfly.b32.sync`), so those take every occurrence; other repeated
-    /// modifiers (`.ftz.ftz`, `.volatile.volatile`) stay and are rejected as unused.
+    /// Takes modifier `name`. ptxas 12.9 accepts a repeat of the flag modifiers `.sync`,
+    /// `.sat`, `.approx`, `.cc`, `.uni` and `.shiftamt` (`shfl.sync.bfly.b32.sync`,
+    /// `mad.lo.cc.cc.u32`, `bra.uni.uni`), which mean what one does, so those take every
+    /// occurrence; other repeated modifiers stay and are rejected as unused, as ptxas
+    /// rejects them ("Duplicate .ftz modifier", "Duplicate .volatile modifier", "Multiple
+    /// rounding modifiers specified", "Multiple .noComplete modifiers specified").
     pub fn has(&mut self, name: &str) -> bool {
         let found = self.take_if(|m| m == name).is_some();
-        if found && matches!(name, "sync" | "sat" | "approx") {
+        if found && matches!(name, "sync" | "sat" | "approx" | "cc" | "uni" | "shiftamt") {
             while self.take_if(|m| m == name).is_some() {}
         }
         found

@@ -58,8 +58,12 @@ impl Fx<'_, '_> {
             // `wait_all` none ("Arguments mismatch" otherwise).
             let wait_group = m.text.contains(".wait_group");
             self.nops_range(i, m, wait_group as usize)?;
+            // ptxas 12.9 takes any 64-bit integer constant and keeps its low 32 bits
+            // (the cubins for `wait_group.read 4294967296` and `0` are identical, as are
+            // those for 2^32+1 and 1). The copies complete when issued, so every count
+            // has the same effect here.
             if let Some(op) = i.operands.first() {
-                if self.const_u32(op).is_none() {
+                if self.const_low_u32(op).is_none() {
                     return Err(
                         self.err(op.loc(), format!("'{}' takes an integer constant", m.text))
                     );
@@ -349,9 +353,17 @@ impl Fx<'_, '_> {
             }
             "arrive" | "arrive_drop" => {
                 let expect_tx = m.has("expect_tx");
-                m.has("noComplete");
+                let no_complete = m.has("noComplete");
                 if !matches!(ops.len(), 2 | 3) || expect_tx && ops.len() != 3 {
                     return Err(self.err(m.loc, format!("'{}' takes 2 or 3 operands", m.text)));
+                }
+                // ptxas 12.9: "Illegal modifier '.noComplete' for instruction
+                // 'mbarrier.arrive without count argument'" (arrive_drop likewise).
+                if no_complete && ops.len() == 2 {
+                    return Err(self.err(
+                        m.loc,
+                        format!("'{}': .noComplete needs a count operand", m.text),
+                    ));
                 }
                 let dst = match &ops[0] {
                     ast::Operand::Sink(_) => None,
@@ -435,6 +447,17 @@ impl Fx<'_, '_> {
             }
         }
         self.src(op, Type::U32, Fit::Strict)
+    }
+
+    /// An integer constant operand of any size, truncated to its low 32 bits.
+    pub(super) fn const_low_u32(&self, op: &ast::Operand) -> Option<u32> {
+        let ast::Operand::Value(e) = op else {
+            return None;
+        };
+        match self.value(e).ok()? {
+            Val::Const(c) => c.as_i64().map(|v| v as u32),
+            _ => None,
+        }
     }
 
     pub(super) fn const_u32(&self, op: &ast::Operand) -> Option<u32> {

@@ -62,7 +62,8 @@ impl Fx<'_, '_> {
     /// - `cvt` `.relu`: PTX 7.0, sm_80;
     /// - `.f16`/`.f16x2` `add sub mul fma neg setp`: sm_53 ("f16 arithmetic and compare
     ///   instructions");
-    /// - `.bf16`/`.bf16x2` `add sub mul setp set`: sm_90.
+    /// - `.bf16`/`.bf16x2` `add sub mul setp set`: sm_90;
+    /// - generic addressing (`ld st atom red` without a state space): PTX 2.0, sm_20.
     fn reqs(&self, i: &Instruction) -> Vec<Req> {
         let op = i.opcode.name.as_str();
         let mut out = Vec::new();
@@ -81,6 +82,29 @@ impl Fx<'_, '_> {
                 loc: m.loc,
                 version,
                 sm,
+            });
+        }
+        // ptxas 12.9: "Feature 'generic addressing' requires .target sm_20 or higher" (and
+        // "PTX ISA .version 2.0") for `ld`, `st`, `atom` and `red` without a state space.
+        let spaces = [
+            "global",
+            "shared",
+            "shared::cta",
+            "shared::cluster",
+            "local",
+            "const",
+            "param",
+            "param::entry",
+            "param::func",
+        ];
+        if matches!(op, "ld" | "st" | "atom" | "red")
+            && !i.mods.iter().any(|m| spaces.contains(&m.name.as_str()))
+        {
+            out.push(Req {
+                what: format!("generic addressing ('{op}' without a state space)"),
+                loc: i.opcode.loc,
+                version: (2, 0),
+                sm: 20,
             });
         }
         for t in TYPE_REQS {

@@ -8,9 +8,10 @@
 use super::Mods;
 use super::FRND;
 use crate::check::func::Fx;
+use crate::check::operand::Val;
 use crate::ir::Fit;
 use crate::ir::{ArithOp, BitOp, DivMode, FloatMode, InstKind, MulMode, Operand, PrmtMode, Type};
-use crate::parse::ast::Instruction;
+use crate::parse::ast::{self, Instruction};
 use crate::parse::PtxError;
 
 /// The opcodes [`Fx::bits_op`] lowers into [`InstKind::Bits`].
@@ -190,6 +191,27 @@ impl Fx<'_, '_> {
         let mut srcs = Vec::with_capacity(stys.len());
         for (o, t) in i.operands[1..].iter().zip(&stys) {
             srcs.push(self.src(o, *t, Fit::Strict)?);
+        }
+        // The position and length of `bfe` (operands 2, 3) and `bfi` (operands 3, 4), when
+        // constants, must lie in [0, 255] (ptxas 12.9: "Argument 3 of instruction 'bfe':
+        // value '256' out of range, expected to be in range [0..255]", for every type and
+        // for -1 and 2^32 too).
+        let first_field = match op {
+            BitOp::Bfe => 2,
+            BitOp::Bfi => 3,
+            _ => usize::MAX,
+        };
+        for o in i.operands.iter().skip(first_field) {
+            if let ast::Operand::Value(e) = o {
+                if let Ok(Val::Const(c)) = self.value(e) {
+                    if !c.as_i64().is_some_and(|v| (0..=255).contains(&v)) {
+                        return Err(self.err(
+                            o.loc(),
+                            format!("'{}': a bit position or length must be in 0..=255", m.text),
+                        ));
+                    }
+                }
+            }
         }
         let op = if lop3 {
             // The look-up table is an integer immediate; as ptxas does (its cubins for

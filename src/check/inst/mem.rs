@@ -5,7 +5,7 @@
 use super::Mods;
 use crate::check::func::Fx;
 use crate::check::memqual::{MemOp, MemQuals, Sem};
-use crate::check::operand::Val;
+use crate::check::operand::{Val, VecElem};
 use crate::ir::Fit;
 use crate::ir::{AddrBase, Address, AsyncOp, InstKind, Operand, Space, Type};
 use crate::parse::ast::{self, Instruction};
@@ -242,6 +242,10 @@ impl Fx<'_, '_> {
         self.vec_size(m, q, vec.unwrap_or(1), ty, space, ldu)?;
         self.cache_hint(i, m, hint, 2)?;
         let d = &i.operands[0];
+        let ty = match vec {
+            Some(_) => self.vec_reg_ty(d, ty),
+            None => ty,
+        };
         let dsts = match vec {
             Some(n) => self.vector_dsts(d, &vec![ty; n], Fit::Relaxed, |found| {
                 format!("'{}' needs a vector of {n} registers, not {found}", m.text)
@@ -263,6 +267,41 @@ impl Fx<'_, '_> {
         Ok(out)
     }
 
+    /// The type a vector `ld`/`st` operand's registers are checked against. ptxas 12.9
+    /// lets a `.f32`/`.f64` vector consist of integer registers of exactly that size, all
+    /// of one type (`st.global.v4.f32 [a], {%r0, %r1, %r2, %r3}` with `.s32` registers);
+    /// it rejects the scalar form, wider or narrower registers ("Arguments mismatch for
+    /// instruction 'st'") and mixed ones ("Vector with elements of different types are
+    /// not allowed"). The bits move unchanged, so such an access is checked and run as
+    /// `.bN`.
+    fn vec_reg_ty(&self, op: &ast::Operand, ty: Type) -> Type {
+        let bit_ty = match ty {
+            Type::F32 => Type::B32,
+            Type::F64 => Type::B64,
+            _ => return ty,
+        };
+        let Ok(elems) = self.vector_elems(op) else {
+            return ty;
+        };
+        let reg_ty = |el: &VecElem| match el {
+            VecElem::Reg(r) => Some(self.reg_ty(*r)),
+            VecElem::Op(ast::Operand::Value(e)) => match self.value(e) {
+                Ok(Val::Reg(r, 0)) => Some(self.reg_ty(r)),
+                _ => None,
+            },
+            VecElem::Op(_) => None,
+        };
+        let tys: Vec<_> = elems.iter().map(reg_ty).collect();
+        match tys.first() {
+            Some(Some(t))
+                if t.is_int() && t.bits() == ty.bits() && tys.iter().all(|x| *x == Some(*t)) =>
+            {
+                bit_ty
+            }
+            _ => ty,
+        }
+    }
+
     pub(super) fn st(&mut self, i: &Instruction, m: &mut Mods) -> Result<Vec<InstKind>, PtxError> {
         if m.any(|x| x == "async" || x == "bulk") {
             return Err(self.unsupported(m));
@@ -279,6 +318,10 @@ impl Fx<'_, '_> {
         let addr = self.address(&i.operands[0], space)?;
         let space = param_space(space, &addr);
         let s = &i.operands[1];
+        let ty = match vec {
+            Some(_) => self.vec_reg_ty(s, ty),
+            None => ty,
+        };
         let srcs = match vec {
             Some(n) => self.vector_srcs(s, &vec![ty; n], Fit::Relaxed, |found| {
                 format!("'{}' needs a vector of {n} values, not {found}", m.text)

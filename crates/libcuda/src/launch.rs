@@ -80,22 +80,7 @@ pub struct Prepared {
 impl Prepared {
     /// The arguments' bytes.
     pub fn arg_bytes(&self) -> Vec<Vec<u8>> {
-        self.args
-            .iter()
-            .map(|a| match a {
-                KernelArg::Bytes(b) => b.clone(),
-                KernelArg::U8(v) => v.to_le_bytes().to_vec(),
-                KernelArg::U16(v) => v.to_le_bytes().to_vec(),
-                KernelArg::U32(v) => v.to_le_bytes().to_vec(),
-                KernelArg::U64(v) | KernelArg::Ptr(v) => v.to_le_bytes().to_vec(),
-                KernelArg::I8(v) => v.to_le_bytes().to_vec(),
-                KernelArg::I16(v) => v.to_le_bytes().to_vec(),
-                KernelArg::I32(v) => v.to_le_bytes().to_vec(),
-                KernelArg::I64(v) => v.to_le_bytes().to_vec(),
-                KernelArg::F32(v) => v.to_le_bytes().to_vec(),
-                KernelArg::F64(v) => v.to_le_bytes().to_vec(),
-            })
-            .collect()
+        self.args.iter().map(KernelArg::to_bytes).collect()
     }
 
     pub fn run(&self) -> Res {

@@ -86,17 +86,7 @@ impl Fx<'_, '_> {
         }
         // ptxas 12.9: "Feature 'generic addressing' requires .target sm_20 or higher" (and
         // "PTX ISA .version 2.0") for `ld`, `st`, `atom` and `red` without a state space.
-        let spaces = [
-            "global",
-            "shared",
-            "shared::cta",
-            "shared::cluster",
-            "local",
-            "const",
-            "param",
-            "param::entry",
-            "param::func",
-        ];
+        let spaces = super::mem::STATE_SPACES;
         if matches!(op, "ld" | "st" | "atom" | "red")
             && !i.mods.iter().any(|m| spaces.contains(&m.name.as_str()))
         {

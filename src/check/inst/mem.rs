@@ -11,20 +11,23 @@ use crate::ir::{AddrBase, Address, AsyncOp, InstKind, Operand, Space, Type};
 use crate::parse::ast::{self, Instruction};
 use crate::parse::PtxError;
 
+/// The state-space modifiers of memory instructions (absent: generic addressing).
+pub(super) const STATE_SPACES: &[&str] = &[
+    "global",
+    "shared",
+    "shared::cta",
+    "shared::cluster",
+    "local",
+    "const",
+    "param",
+    "param::entry",
+    "param::func",
+];
+
 impl Fx<'_, '_> {
     /// The state-space modifier (`Generic` when absent).
     pub(super) fn space_mod(&self, m: &mut Mods, required: bool) -> Result<Space, PtxError> {
-        let s = m.one_of(&[
-            "global",
-            "shared",
-            "shared::cta",
-            "shared::cluster",
-            "local",
-            "const",
-            "param",
-            "param::entry",
-            "param::func",
-        ]);
+        let s = m.one_of(STATE_SPACES);
         Ok(match s {
             None if required => {
                 return Err(self.err(m.loc, format!("'{}' needs a state space", m.text)))

@@ -231,11 +231,9 @@ impl FuncTranslator<'_> {
         self.store_ctx(nl, offset_of!(WarpCtx, live));
     }
 
-    /// The dispatcher: runs the lowest-numbered pending block with the lanes waiting there
-    /// (its convergent variant if no other lane is pending, its divergent one otherwise),
-    /// or returns `ctx.status` when no lane is pending.
-    pub(crate) fn build_dispatch(&mut self) -> Result<(), JitError> {
-        self.b.switch_to_block(self.dispatch);
+    /// The lowest block number pending in any lane (an i32; `u32::MAX` when no lane is
+    /// pending): the minimum over the warp's `next` vectors.
+    pub(crate) fn lowest_pending_block(&mut self) -> Value {
         let n: Vec<Value> = (0..N32).map(|k| self.b.use_var(self.next[k])).collect();
         let mut mn = n[0];
         for &v in &n[1..] {
@@ -246,7 +244,17 @@ impl FuncTranslator<'_> {
             .collect();
         let a = self.b.ins().umin(l[0], l[1]);
         let c = self.b.ins().umin(l[2], l[3]);
-        let mn = self.b.ins().umin(a, c);
+        self.b.ins().umin(a, c)
+    }
+
+    /// The dispatcher: runs the lowest-numbered pending block with the lanes waiting there
+    /// (its convergent variant if no other lane is pending, its divergent one otherwise),
+    /// or returns `ctx.status` when no lane is pending.
+    pub(crate) fn build_dispatch(&mut self) -> Result<(), JitError> {
+        self.b.switch_to_block(self.dispatch);
+        let mn = self.lowest_pending_block();
+        // The same values `lowest_pending_block` read (`use_var` in one block).
+        let n: Vec<Value> = (0..N32).map(|k| self.b.use_var(self.next[k])).collect();
         let done = self.b.ins().icmp_imm_u(IntCC::Equal, mn, u32::MAX as i64);
         let go = self.b.create_block();
         self.b.ins().brif(done, self.ret_status, &[], go, &[]);

@@ -155,17 +155,7 @@ impl FuncTranslator<'_> {
         let mut ok = self.b.ins().iconst(cranelift_codegen::ir::types::I8, 1);
         if mode == Mode::Div {
             // The active lanes' entries are `u32::MAX` (the dispatcher set them).
-            let n: Vec<Value> = (0..N32).map(|k| self.b.use_var(self.next[k])).collect();
-            let mut mn = n[0];
-            for &v in &n[1..] {
-                mn = self.b.ins().umin(mn, v);
-            }
-            let l: Vec<Value> = (0..4)
-                .map(|i| self.b.ins().extractlane(mn, i as u8))
-                .collect();
-            let a = self.b.ins().umin(l[0], l[1]);
-            let c = self.b.ins().umin(l[2], l[3]);
-            let mn = self.b.ins().umin(a, c);
+            let mn = self.lowest_pending_block();
             ok = self
                 .b
                 .ins()

@@ -684,9 +684,7 @@ impl<'a> Cx<'a> {
                         "module-scope '.local' variables are not supported yet",
                     ));
                 }
-                DeclSpace::Tex => {
-                    return Err(self.err(v.loc, "'.tex' variables are not supported yet"))
-                }
+                DeclSpace::Tex => self.declare_tex_var(v, n)?,
                 DeclSpace::Reg | DeclSpace::Param => {
                     return Err(self.err(
                         v.loc,
@@ -700,6 +698,29 @@ impl<'a> Cx<'a> {
             self.syms.insert(n.name.name.clone(), ModSym::Var(sym));
         }
         Ok(())
+    }
+
+    /// A module-scope `.tex .u32 name;` / `.tex .u64 name;` (PTX ISA 1.x, deprecated): the
+    /// ISA's texture state space says it is equivalent to `.global .texref name;`, so it
+    /// becomes that texture reference. As ptxas: the type must be `.u32` or `.u64`, and
+    /// `.tex` is an error from PTX ISA 1.5 ("not supported as of PTX version 1.5").
+    fn declare_tex_var(&mut self, v: &ast::VarDecl, n: &ast::DeclName) -> Result<VarSym, PtxError> {
+        if self.m.version >= (1, 5) {
+            return Err(self.err(
+                v.loc,
+                "'.tex' variables are not supported as of PTX ISA 1.5 (use '.global .texref')",
+            ));
+        }
+        if !matches!(v.dtype.ty, ElemType::Scalar(Type::U32 | Type::U64)) {
+            return Err(self.err(
+                v.dtype.ty_loc,
+                "a '.tex' variable must be type '.u32' or '.u64'",
+            ));
+        }
+        let mut g = v.clone();
+        g.space = DeclSpace::Global;
+        g.dtype.ty = ElemType::Opaque("texref".to_string());
+        self.declare_tex_ref(&g, n)
     }
 
     /// A module-scope `.global .texref/.samplerref/.surfref name;`: an 8-byte global

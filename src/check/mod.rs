@@ -330,7 +330,9 @@ impl<'a> Cx<'a> {
                         self.shared_in_block(b, 0, &f.name.name)?;
                     }
                 }
-                Item::Var(v) if v.space == DeclSpace::Reg => self.module_reg(v, ast)?,
+                Item::Var(v) if matches!(v.space, DeclSpace::Reg | DeclSpace::Local) => {
+                    self.module_reg(v, ast)?
+                }
                 Item::Var(v) => self.declare_module_var(v, i)?,
                 Item::Alias { .. } => {}
             }
@@ -598,13 +600,19 @@ impl<'a> Cx<'a> {
     /// and rejects it from 3.0 ("Module-scoped variables in .reg state space are not
     /// allowed with ABI"). The registers are per thread; each function gets its own copy,
     /// which is exact while no function calls another (then the copies could pass values),
-    /// so a module with calls is a located unsupported-feature error.
+    /// so a module with calls is a located unsupported-feature error. A module-scope
+    /// `.local` follows the same rule in ptxas 12.9 (accepted before 3.0 with the same
+    /// warning, "Module-scoped variables in .local state space are not allowed with ABI"
+    /// from 3.0): per-thread local memory, each function its own copy.
     fn module_reg(&mut self, v: &ast::VarDecl, ast: &ast::Module) -> Result<(), PtxError> {
         let ver = self.m.version;
         if ver == (0, 0) || ver >= (3, 0) {
             return Err(self.err(
                 v.loc,
-                "module-scope '.reg' variables are not allowed with the ABI (PTX ISA 3.0 and later)",
+                format!(
+                    "module-scope '.{}' variables are not allowed with the ABI (PTX ISA 3.0 and later)",
+                    v.space.name()
+                ),
             ));
         }
         fn calls(b: &ast::Block) -> bool {
@@ -621,7 +629,10 @@ impl<'a> Cx<'a> {
         if any_call {
             return Err(self.err(
                 v.loc,
-                "module-scope '.reg' variables in a module with calls are not supported yet",
+                format!(
+                    "module-scope '.{}' variables in a module with calls are not supported yet",
+                    v.space.name()
+                ),
             ));
         }
         self.module_regs.push(v.clone());
@@ -678,14 +689,8 @@ impl<'a> Cx<'a> {
                         call_param: false,
                     }
                 }
-                DeclSpace::Local => {
-                    return Err(self.err(
-                        v.loc,
-                        "module-scope '.local' variables are not supported yet",
-                    ));
-                }
                 DeclSpace::Tex => self.declare_tex_var(v, n)?,
-                DeclSpace::Reg | DeclSpace::Param => {
+                DeclSpace::Reg | DeclSpace::Local | DeclSpace::Param => {
                     return Err(self.err(
                         v.loc,
                         format!(

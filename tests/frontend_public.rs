@@ -209,6 +209,59 @@ fn module_scope_registers_in_old_ptx() {
     );
 }
 
+const MODULE_LOCAL: &str = r#".version 2.3
+.target sm_20
+.address_size 64
+.local .u32 lv[4];
+.entry k (.param .u64 p)
+{
+	.reg .u32 %r<4>;
+	.reg .u64 %rd<4>;
+	ld.param.u64 %rd1, [p];
+	mov.u32 %r1, %tid.x;
+	mul.lo.u32 %r2, %r1, 3;
+	st.local.u32 [lv+4], %r2;
+	bar.sync 0;
+	ld.local.u32 %r3, [lv+4];
+	mul.wide.u32 %rd2, %r1, 4;
+	add.u64 %rd3, %rd1, %rd2;
+	st.global.u32 [%rd3], %r3;
+	exit;
+}
+"#;
+
+/// Module-scope `.local` (ptxas 12.9: accepted before PTX ISA 3.0 with "Use of module
+/// scoped .local or .reg variable 'lv' found, disabling ABI"; from 3.0 "Module-scoped
+/// variables in .local state space are not allowed with ABI"): per-thread local memory.
+/// Each of 4 threads stores 3 * tid to lv[1], waits at a barrier, reads it back: a
+/// shared copy would give every thread the last writer's value; per-thread gives
+/// [0, 3, 6, 9].
+#[test]
+fn module_scope_local_in_old_ptx() {
+    for backend in [Backend::Interp, Backend::Jit] {
+        let dev = device();
+        let m = dev
+            .load_ptx_with(MODULE_LOCAL, "m.ptx", backend == Backend::Jit)
+            .unwrap_or_else(|e| panic!("{backend:?}: {e}"));
+        let buf = dev.alloc_from(&[7u32; 4]).expect("alloc");
+        let c = cfg([1, 1, 1], [4, 1, 1], backend);
+        launch(&dev, &m, "k", &c, &[arg(&buf)], "k");
+        assert_eq!(
+            dev.read::<u32>(&buf).expect("read"),
+            [0, 3, 6, 9],
+            "{backend:?}"
+        );
+    }
+    let v30 = MODULE_LOCAL.replace(".version 2.3", ".version 3.0");
+    assert!(
+        load_error(&v30).starts_with(
+            "m.ptx:4:1: error: module-scope '.local' variables are not allowed with the ABI"
+        ),
+        "{}",
+        load_error(&v30)
+    );
+}
+
 const TEX_V4_COORDS: &str = r#".version 2.3
 .target sm_20
 .address_size 64

@@ -254,6 +254,79 @@ fn reference_misuse_is_a_load_error() {
     }
 }
 
+/// `.tex .u32 line;` / `.tex .u64 img;` (`tests/kernels/tex_legacy.ptx`, PTX ISA 1.4,
+/// passes ptxas): each is a `.global .texref`, found by `Module::tex_ref` and bound the
+/// same way. Point sampling, unnormalised integer coordinates, all in range: thread
+/// `t` (0..6) reads `line[t]` and `img(t, 1)`.
+#[test]
+fn legacy_tex_variables_are_texrefs_on_both_backends() {
+    let dev = Device::new().expect("device");
+    let a = array(&dev, W, H, ArrayFormat::F32, false);
+    let data: Vec<u8> = (0..H as i64)
+        .flat_map(|j| (0..W as i64).map(move |i| texel(i, j)))
+        .flat_map(|v| v.to_le_bytes())
+        .collect();
+    dev.write_array(&a, &data).expect("write");
+    // line[k] = 1.5 k + 0.25: 0.25, 1.75, 3.25, 4.75, 6.25, 7.75, 9.25, 10.75.
+    let line: Vec<f32> = (0..8).map(|k| 1.5 * k as f32 + 0.25).collect();
+    let line_buf = dev.alloc_from(&line).expect("line");
+    // Hand-computed: (line[t], (t^2 + 3) * 0.5) for t = 0..6.
+    let want: [f32; 12] = [
+        0.25, 1.5, 1.75, 2.0, 3.25, 3.5, 4.75, 6.0, 6.25, 9.5, 7.75, 14.0,
+    ];
+    for b in [Backend::Interp, Backend::Jit] {
+        let m = dev
+            .load_ptx_with(
+                include_str!("kernels/tex_legacy.ptx"),
+                "tex_legacy.ptx",
+                b == Backend::Jit,
+            )
+            .expect("load");
+        let lr = m.tex_ref("line").expect("line");
+        let ir = m.tex_ref("img").expect("img");
+        assert_eq!(
+            (lr.kind, ir.kind),
+            (TexRefKind::Texture, TexRefKind::Texture)
+        );
+        dev.bind_tex_ref(
+            &lr,
+            linear_res(&line_buf, 8),
+            desc(AddressMode::Clamp, false, false),
+        )
+        .expect("bind line");
+        dev.bind_tex_ref(&ir, a.resource(), desc(AddressMode::Clamp, false, false))
+            .expect("bind img");
+        let out = dev.alloc_zeroed(4 * want.len()).expect("out");
+        dev.launch(
+            &m,
+            "fetch",
+            &LaunchConfig::new(1, 6).backend(b),
+            &[KernelArg::from(&out)],
+        )
+        .expect("launch");
+        assert_eq!(dev.read::<f32>(&out).expect("read"), want, "{b:?}");
+    }
+    // As ptxas: only `.u32`/`.u64`, and only before PTX ISA 1.5.
+    let bad = [
+        (
+            ".version 1.4\n.target sm_10\n.tex .f32 t;\n",
+            "must be type '.u32' or '.u64'",
+        ),
+        (
+            ".version 1.5\n.target sm_10\n.tex .u32 t;\n",
+            "not supported as of PTX ISA 1.5",
+        ),
+    ];
+    for (head, msg) in bad {
+        let src = format!("{head}.entry k ()\n{{\n\texit;\n}}\n");
+        let e = match dev.load_ptx(&src, "k.ptx") {
+            Ok(_) => panic!("{head} must not load"),
+            Err(e) => e.to_string(),
+        };
+        assert!(e.contains(msg) && e.contains("k.ptx:3:"), "{head}: {e}");
+    }
+}
+
 /// A linear-memory resource of `n` f32 texels over `buf`.
 fn linear_res(buf: &ptxjit::Buffer, n: usize) -> TexResource {
     TexResource {

@@ -330,7 +330,9 @@ impl<'a> Cx<'a> {
                         self.shared_in_block(b, 0, &f.name.name)?;
                     }
                 }
-                Item::Var(v) if v.space == DeclSpace::Reg => self.module_reg(v, ast)?,
+                Item::Var(v) if matches!(v.space, DeclSpace::Reg | DeclSpace::Local) => {
+                    self.module_reg(v, ast)?
+                }
                 Item::Var(v) => self.declare_module_var(v, i)?,
                 Item::Alias { .. } => {}
             }
@@ -598,13 +600,19 @@ impl<'a> Cx<'a> {
     /// and rejects it from 3.0 ("Module-scoped variables in .reg state space are not
     /// allowed with ABI"). The registers are per thread; each function gets its own copy,
     /// which is exact while no function calls another (then the copies could pass values),
-    /// so a module with calls is a located unsupported-feature error.
+    /// so a module with calls is a located unsupported-feature error. A module-scope
+    /// `.local` follows the same rule in ptxas 12.9 (accepted before 3.0 with the same
+    /// warning, "Module-scoped variables in .local state space are not allowed with ABI"
+    /// from 3.0): per-thread local memory, each function its own copy.
     fn module_reg(&mut self, v: &ast::VarDecl, ast: &ast::Module) -> Result<(), PtxError> {
         let ver = self.m.version;
         if ver == (0, 0) || ver >= (3, 0) {
             return Err(self.err(
                 v.loc,
-                "module-scope '.reg' variables are not allowed with the ABI (PTX ISA 3.0 and later)",
+                format!(
+                    "module-scope '.{}' variables are not allowed with the ABI (PTX ISA 3.0 and later)",
+                    v.space.name()
+                ),
             ));
         }
         fn calls(b: &ast::Block) -> bool {
@@ -621,7 +629,10 @@ impl<'a> Cx<'a> {
         if any_call {
             return Err(self.err(
                 v.loc,
-                "module-scope '.reg' variables in a module with calls are not supported yet",
+                format!(
+                    "module-scope '.{}' variables in a module with calls are not supported yet",
+                    v.space.name()
+                ),
             ));
         }
         self.module_regs.push(v.clone());
@@ -678,16 +689,8 @@ impl<'a> Cx<'a> {
                         call_param: false,
                     }
                 }
-                DeclSpace::Local => {
-                    return Err(self.err(
-                        v.loc,
-                        "module-scope '.local' variables are not supported yet",
-                    ));
-                }
-                DeclSpace::Tex => {
-                    return Err(self.err(v.loc, "'.tex' variables are not supported yet"))
-                }
-                DeclSpace::Reg | DeclSpace::Param => {
+                DeclSpace::Tex => self.declare_tex_var(v, n)?,
+                DeclSpace::Reg | DeclSpace::Local | DeclSpace::Param => {
                     return Err(self.err(
                         v.loc,
                         format!(
@@ -700,6 +703,29 @@ impl<'a> Cx<'a> {
             self.syms.insert(n.name.name.clone(), ModSym::Var(sym));
         }
         Ok(())
+    }
+
+    /// A module-scope `.tex .u32 name;` / `.tex .u64 name;` (PTX ISA 1.x, deprecated): the
+    /// ISA's texture state space says it is equivalent to `.global .texref name;`, so it
+    /// becomes that texture reference. As ptxas: the type must be `.u32` or `.u64`, and
+    /// `.tex` is an error from PTX ISA 1.5 ("not supported as of PTX version 1.5").
+    fn declare_tex_var(&mut self, v: &ast::VarDecl, n: &ast::DeclName) -> Result<VarSym, PtxError> {
+        if self.m.version >= (1, 5) {
+            return Err(self.err(
+                v.loc,
+                "'.tex' variables are not supported as of PTX ISA 1.5 (use '.global .texref')",
+            ));
+        }
+        if !matches!(v.dtype.ty, ElemType::Scalar(Type::U32 | Type::U64)) {
+            return Err(self.err(
+                v.dtype.ty_loc,
+                "a '.tex' variable must be type '.u32' or '.u64'",
+            ));
+        }
+        let mut g = v.clone();
+        g.space = DeclSpace::Global;
+        g.dtype.ty = ElemType::Opaque("texref".to_string());
+        self.declare_tex_ref(&g, n)
     }
 
     /// A module-scope `.global .texref/.samplerref/.surfref name;`: an 8-byte global

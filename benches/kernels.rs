@@ -24,6 +24,8 @@
 use ptxjit::{Backend, Device, KernelArg, LaunchConfig};
 use std::time::Duration;
 
+#[path = "parts/bytecode.rs"]
+mod bytecode;
 #[path = "parts/collectives.rs"]
 mod collectives;
 #[path = "parts/compute.rs"]
@@ -34,6 +36,7 @@ mod pocl;
 mod table;
 #[path = "parts/timing.rs"]
 mod timing;
+use bytecode::*;
 use timing::best_of;
 
 use pocl::{bytes, f32s, u32s, Arg, Pocl};
@@ -441,24 +444,6 @@ fn bench_mandelbrot(dev: &Device, pocl: Option<&Pocl>, reps: usize, threads: usi
     );
 }
 
-// Opcodes of the stack machine in tests/kernels/bytecode.cu.
-const OP_PUSH: u32 = 0;
-const OP_DUP: u32 = 1;
-const OP_SWAP: u32 = 2;
-const OP_DROP: u32 = 3;
-const OP_ADD: u32 = 4;
-const OP_SUB: u32 = 5;
-const OP_MUL: u32 = 6;
-const OP_XOR: u32 = 7;
-const OP_AND: u32 = 8;
-const OP_SHL: u32 = 9;
-const OP_SHR: u32 = 10;
-const OP_JNZ: u32 = 11;
-const OP_JMP: u32 = 12;
-const OP_DEC: u32 = 13;
-const OP_IN: u32 = 14;
-const OP_HALT: u32 = 15;
-
 /// `iters` rounds of: xorshift the value, then (data-dependent branch) either add and
 /// shift it or multiply and xor it; a counter on the stack drives the loop.
 fn bytecode_program(iters: u32) -> Vec<u32> {
@@ -496,71 +481,6 @@ fn bytecode_program(iters: u32) -> Vec<u32> {
     p
 }
 
-/// The native equivalent of `bytecode` in tests/kernels/bytecode.cu: (output, steps).
-fn bytecode_native(code: &[u32], input: u32, max_steps: u32) -> (u32, u32) {
-    let mut st = [0u32; 8];
-    let (mut sp, mut pc, mut steps) = (0u32, 0u32, 0u32);
-    let len = code.len() as u32;
-    macro_rules! push {
-        ($v:expr) => {{
-            let v = $v;
-            st[(sp & 7) as usize] = v;
-            sp = sp.wrapping_add(1);
-        }};
-    }
-    macro_rules! pop {
-        () => {{
-            sp = sp.wrapping_sub(1);
-            st[(sp & 7) as usize]
-        }};
-    }
-    macro_rules! binop {
-        ($f:expr) => {{
-            let b = pop!();
-            let a = pop!();
-            push!($f(a, b));
-        }};
-    }
-    while steps < max_steps && pc < len {
-        let ins = code[pc as usize];
-        let imm = ins >> 8;
-        pc += 1;
-        steps += 1;
-        match ins & 15 {
-            OP_PUSH => push!(imm),
-            OP_DUP => push!(st[(sp.wrapping_sub(1) & 7) as usize]),
-            OP_SWAP => {
-                let b = pop!();
-                let a = pop!();
-                push!(b);
-                push!(a);
-            }
-            OP_DROP => sp = sp.wrapping_sub(1),
-            OP_ADD => binop!(u32::wrapping_add),
-            OP_SUB => binop!(u32::wrapping_sub),
-            OP_MUL => binop!(u32::wrapping_mul),
-            OP_XOR => binop!(|a, b| a ^ b),
-            OP_AND => binop!(|a, b| a & b),
-            OP_SHL => binop!(|a: u32, b: u32| a << (b & 31)),
-            OP_SHR => binop!(|a: u32, b: u32| a >> (b & 31)),
-            OP_JNZ => {
-                if pop!() != 0 {
-                    pc = imm;
-                }
-            }
-            OP_JMP => pc = imm,
-            OP_DEC => {
-                let t = &mut st[(sp.wrapping_sub(1) & 7) as usize];
-                *t = t.wrapping_sub(1);
-            }
-            OP_IN => push!(input),
-            _ => pc = len, // OP_HALT
-        }
-    }
-    let top = st[(sp.wrapping_sub(1) & 7) as usize];
-    (top.wrapping_add(0x9e37_79b9u32.wrapping_mul(steps)), steps)
-}
-
 fn bench_bytecode(dev: &Device, pocl: Option<&Pocl>, reps: usize, threads: usize) {
     let brx = dev
         .load_ptx(
@@ -583,7 +503,7 @@ fn bench_bytecode(dev: &Device, pocl: Option<&Pocl>, reps: usize, threads: usize
         .collect();
     let expect: Vec<(u32, u32)> = input
         .iter()
-        .map(|&x| bytecode_native(&code, x, max_steps))
+        .map(|&x| bytecode::run(&code, x, max_steps))
         .collect();
     let steps_of = |k: usize| expect[..k].iter().map(|e| e.1 as usize).sum::<usize>();
     let steps = steps_of(n);
@@ -622,14 +542,14 @@ fn bench_bytecode(dev: &Device, pocl: Option<&Pocl>, reps: usize, threads: usize
     let mut out = vec![0u32; n];
     let t_native = best_of(reps, || {
         for (o, &x) in out.iter_mut().zip(&input) {
-            *o = bytecode_native(std::hint::black_box(&code), x, max_steps).0;
+            *o = bytecode::run(std::hint::black_box(&code), x, max_steps).0;
         }
         std::hint::black_box(&mut out);
     });
     let t_native_mt = best_of(reps, || {
         split_threads(&mut out, threads, |start, c| {
             for (o, &x) in c.iter_mut().zip(&input[start..]) {
-                *o = bytecode_native(std::hint::black_box(&code), x, max_steps).0;
+                *o = bytecode::run(std::hint::black_box(&code), x, max_steps).0;
             }
         });
         std::hint::black_box(&mut out);

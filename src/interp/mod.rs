@@ -340,28 +340,7 @@ impl Warp<'_> {
         t: &Terminator,
         active: u32,
     ) -> Option<(crate::ir::InstId, u32)> {
-        let (guard, index, inst) = match t {
-            Terminator::Branch {
-                guard,
-                uni: true,
-                inst,
-                ..
-            } => (Some(*guard), None, *inst),
-            Terminator::BrxIdx {
-                guard,
-                index,
-                uni: true,
-                inst,
-                ..
-            } => (*guard, Some(*index), *inst),
-            Terminator::Call {
-                guard,
-                uni: true,
-                inst,
-                ..
-            } => (*guard, None, *inst),
-            _ => return None,
-        };
+        let (guard, index, inst) = t.uni_operands()?;
         if active == 0 {
             return None;
         }

@@ -195,6 +195,34 @@ impl Terminator {
         }
     }
 
+    /// For a terminator that asserts `.uni` (`bra.uni`, `brx.idx.uni`, `call.uni`): the
+    /// values its active lanes must agree on (its guard, its `brx.idx` index) and its
+    /// instruction; `None` for any other terminator.
+    pub fn uni_operands(&self) -> Option<(Option<Guard>, Option<Operand>, InstId)> {
+        match *self {
+            Terminator::Branch {
+                guard,
+                uni: true,
+                inst,
+                ..
+            } => Some((Some(guard), None, inst)),
+            Terminator::BrxIdx {
+                guard,
+                index,
+                uni: true,
+                inst,
+                ..
+            } => Some((guard, Some(index), inst)),
+            Terminator::Call {
+                guard,
+                uni: true,
+                inst,
+                ..
+            } => Some((guard, None, inst)),
+            _ => None,
+        }
+    }
+
     /// Blocks this terminator can transfer control to.
     pub fn successors(&self) -> Vec<BlockId> {
         match self {

@@ -315,95 +315,45 @@ impl Failures {
 // ---------------------------------------------------------------------------------------
 // PTX semantics that Rust's operators do not spell directly.
 
-/// PTX `min.f32` (no .NaN): a NaN operand yields the other operand, two NaNs a NaN, and
-/// -0.0 < +0.0.
-pub fn ptx_min_f32(a: f32, b: f32) -> f32 {
-    match (a.is_nan(), b.is_nan()) {
-        (true, true) => f32::NAN,
-        (true, false) => b,
-        (false, true) => a,
-        _ if a == 0.0 && b == 0.0 => {
-            if a.is_sign_negative() {
-                a
-            } else {
-                b
+/// PTX `min`/`max` on floats (no `.NaN`): a NaN operand yields the other operand, two NaNs
+/// a NaN, and -0.0 < +0.0. `$cmp` picks `a` over `b`; `$zero_a` says whether `a` wins
+/// between two zeros.
+macro_rules! ptx_float_minmax {
+    ($(#[$doc:meta] $name:ident: $t:ty, $cmp:tt, $zero_a:ident;)*) => {$(
+        #[$doc]
+        pub fn $name(a: $t, b: $t) -> $t {
+            match (a.is_nan(), b.is_nan()) {
+                (true, true) => <$t>::NAN,
+                (true, false) => b,
+                (false, true) => a,
+                _ if a == 0.0 && b == 0.0 => {
+                    if a.$zero_a() {
+                        a
+                    } else {
+                        b
+                    }
+                }
+                _ => {
+                    if a $cmp b {
+                        a
+                    } else {
+                        b
+                    }
+                }
             }
         }
-        _ => {
-            if a < b {
-                a
-            } else {
-                b
-            }
-        }
-    }
+    )*};
 }
 
-/// PTX `max.f32`: as `ptx_min_f32` with +0.0 > -0.0.
-pub fn ptx_max_f32(a: f32, b: f32) -> f32 {
-    match (a.is_nan(), b.is_nan()) {
-        (true, true) => f32::NAN,
-        (true, false) => b,
-        (false, true) => a,
-        _ if a == 0.0 && b == 0.0 => {
-            if a.is_sign_positive() {
-                a
-            } else {
-                b
-            }
-        }
-        _ => {
-            if a > b {
-                a
-            } else {
-                b
-            }
-        }
-    }
-}
-
-pub fn ptx_min_f64(a: f64, b: f64) -> f64 {
-    match (a.is_nan(), b.is_nan()) {
-        (true, true) => f64::NAN,
-        (true, false) => b,
-        (false, true) => a,
-        _ if a == 0.0 && b == 0.0 => {
-            if a.is_sign_negative() {
-                a
-            } else {
-                b
-            }
-        }
-        _ => {
-            if a < b {
-                a
-            } else {
-                b
-            }
-        }
-    }
-}
-
-pub fn ptx_max_f64(a: f64, b: f64) -> f64 {
-    match (a.is_nan(), b.is_nan()) {
-        (true, true) => f64::NAN,
-        (true, false) => b,
-        (false, true) => a,
-        _ if a == 0.0 && b == 0.0 => {
-            if a.is_sign_positive() {
-                a
-            } else {
-                b
-            }
-        }
-        _ => {
-            if a > b {
-                a
-            } else {
-                b
-            }
-        }
-    }
+ptx_float_minmax! {
+    /// PTX `min.f32`.
+    ptx_min_f32: f32, <, is_sign_negative;
+    /// PTX `max.f32` (+0.0 > -0.0).
+    ptx_max_f32: f32, >, is_sign_positive;
+    /// PTX `min.f64`.
+    ptx_min_f64: f64, <, is_sign_negative;
+    /// PTX `max.f64`.
+    ptx_max_f64: f64, >, is_sign_positive;
 }
 
 /// `cvt.rz.f32.f64`: f64 to f32 rounding toward zero. Rust's `as f32` rounds to

@@ -3,7 +3,7 @@
 //! a located error instead of running as a divergent instruction.
 
 use crate::exec::ctx::WarpCtx;
-use crate::ir::{Guard, Operand, Terminator, Type};
+use crate::ir::{Operand, Terminator, Type};
 use crate::jit::abi::Helper;
 use crate::jit::translate::lanes::{self, WarpValue};
 use crate::jit::translate::FuncTranslator;
@@ -16,27 +16,8 @@ use std::mem::offset_of;
 impl FuncTranslator<'_> {
     /// Emits the `.uni` check for `t` (nothing for terminators without `.uni`).
     pub(crate) fn check_uni(&mut self, t: &Terminator) -> Result<(), JitError> {
-        let (guard, index, inst): (Option<Guard>, Option<Operand>, _) = match t {
-            Terminator::Branch {
-                guard,
-                uni: true,
-                inst,
-                ..
-            } => (Some(*guard), None, *inst),
-            Terminator::BrxIdx {
-                guard,
-                index,
-                uni: true,
-                inst,
-                ..
-            } => (*guard, Some(*index), *inst),
-            Terminator::Call {
-                guard,
-                uni: true,
-                inst,
-                ..
-            } => (*guard, None, *inst),
-            _ => return Ok(()),
+        let Some((guard, index, inst)) = t.uni_operands() else {
+            return Ok(());
         };
         let flag = self.load_ctx(I32, offset_of!(WarpCtx, check_uniform), true);
         let check = self.b.create_block();

@@ -3,9 +3,10 @@
 //! both backends (`tests/kernels/tex_modes.ptx`). Expected values are worked out by hand
 //! (comments) from the CUDA programming guide's texture-fetching appendix for float
 //! coordinates: point sampling reads texel `floor(x)` (normalised: `floor(x N)`), clamp
-//! takes it into `[0, N-1]`, border gives the border colour outside, wrap and mirror
-//! apply to normalised coordinates only (`cuTexObjectCreate`: "only supported with
-//! normalized coordinates"; with unnormalised ones they clamp).
+//! takes it into `[0, N-1]`, border gives the border colour outside; wrap and mirror
+//! are supported with normalised coordinates only (the guide's address-mode section),
+//! and with unnormalised ones ptxjit clamps (`exec::texture`'s rule; no H100 recording
+//! covers that combination).
 //!
 //! Integer (`.s32`) coordinates have no address modes. The guide does not cover them
 //! (CUDA C++ reaches them only through `tex1Dfetch`); the oracle is the H100 recording of

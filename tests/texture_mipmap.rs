@@ -4,7 +4,8 @@
 //! and the programming guide do not give it): LOD + bias clamped to [min, max] and to
 //! the levels; point mipmap filtering takes `ceil(lod + 1/2) - 1` (0 up to 1/2), linear
 //! blends `floor(lod)` and the next level with weight `frac(lod)` in 1/256. Expected
-//! values are worked out by hand in the comments. Not checked against a GPU.
+//! values are worked out by hand in the comments. `tex.grad`'s level of detail is
+//! OpenGL's `log2(max(|dP/dx|, |dP/dy|))` in level-0 texels. Not checked against a GPU.
 
 use ptxjit::runtime::mipmap::MipmapDesc;
 use ptxjit::runtime::texture::{AddressMode, ArrayDesc, ArrayFormat, TextureDesc};
@@ -183,13 +184,11 @@ fn tex_level_picks_and_blends_levels_on_both_backends() {
             [3, 2, 1, 4],
             "{b:?} txq"
         );
-        // tex.grad: a located run-time error on a mipmapped texture.
-        let e = run(&dev, &m, "grad2d", point, &at(&[1.0]), b).expect_err("grad");
-        let msg = e.to_string();
-        assert!(
-            msg.contains("tex.grad on a mipmapped texture"),
-            "{b:?}: {msg}"
-        );
-        assert!(msg.contains("tex_mipmap.ptx:"), "{b:?}: {msg}");
+        // tex.grad, dPdx = (g, g), dPdy = 0 (normalised; level 0 is 4 x 4): rho = 4 g
+        // sqrt(2), lod = log2(rho). g 0.25: sqrt(2) -> 0.5 -> level 0 (up to 1/2): 9;
+        // g 0.5: 2 sqrt(2) -> 1.5 -> ceil(2) - 1 = 1: 102; g 1: 4 sqrt(2) -> 2.5 ->
+        // ceil(3) - 1 = 2: 1000; g 0: log2(0) = -inf -> level 0: 9.
+        let r = run(&dev, &m, "grad2d", point, &at(&[0.25, 0.5, 1.0, 0.0]), b).expect("grad");
+        assert_eq!(r, [9.0, 102.0, 1000.0, 9.0], "{b:?} grad");
     }
 }

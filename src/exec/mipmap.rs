@@ -15,9 +15,19 @@
 //! level `floor(lod)` and the next with weight `frac(lod)` in 8-bit fixed point (as the
 //! spatial weights), the sum of the two float fetches rounded once. Each level is
 //! sampled with the texture's filter and address modes, normalised coordinates scaling
-//! by that level's extent. Integer reads use point mipmap filtering. `tex.grad` on a
-//! mipmapped texture is a located run-time error (its gradient operands do not reach
-//! the fetch yet); `tld4` reads level 0, as the ISA's `tld4` has no level operand.
+//! by that level's extent. Integer reads use point mipmap filtering. `tld4` reads
+//! level 0, as the ISA's `tld4` has no level operand.
+//!
+//! `.grad` (lod gradient) "Requires two `.f32` vectors, `dPdx` and `dPdy`, that specify
+//! the partials" (ISA). The LOD is OpenGL's (OpenGL 4.6 core profile, section 8.14.1
+//! "Scale Factor and Level of Detail", equations 8.7 and 8.8 with isotropic filtering;
+//! CUDA's `tex2DGrad` names the gradients but gives no formula): the gradients are
+//! scaled into level-0 texels (`du/dx = dPdx.x * width` with normalised coordinates,
+//! the gradient itself otherwise), `rho = max(|dP/dx|, |dP/dy|)` over the texture's
+//! dimensions (Euclidean lengths), `lod = log2(rho)` (so `rho` 0 gives -inf, clamped
+//! to level 0), then the bias, clamps and level filtering above. Anisotropic filtering
+//! (`maxAnisotropy` > 1) is not modelled: the isotropic LOD is used. A mipmapped
+//! cubemap's `tex.grad` (direction-vector gradients) is a located run-time error.
 //! `txq` ([`query`]) counts the levels and answers `txq.level` for each.
 
 use crate::exec::texture::{fetch as fetch_level, TexObject, TexResource};
@@ -62,7 +72,7 @@ impl MipChain {
 }
 
 /// One lane's `tex` on a mipmapped texture (`obj` is level 0 with the sampler state in
-/// effect); `Err` for `tex.grad`.
+/// effect); `Err` for `tex.grad` on a cubemap.
 pub fn fetch(
     chain: &MipChain,
     obj: &TexObject,
@@ -98,9 +108,7 @@ pub fn fetch(
                 v as i32 as f32
             }
         }
-        TexMip::Grad => {
-            return Err("tex.grad on a mipmapped texture: level selection from gradients is not supported (tex.level and tex.base are)")
-        }
+        TexMip::Grad => grad_lod(obj, geom, &coords[geom.ncoords()..])?,
     };
     let Some(td) = obj.tex else { return Ok([0; 4]) };
     let float = obj.res.format.is_float() || !td.read_as_integer && obj.res.format.bytes() < 4;
@@ -117,6 +125,33 @@ pub fn fetch(
         out[c] = (v as f32).to_bits();
     }
     Ok(out)
+}
+
+/// The level of detail of `tex.grad`'s gradients `g` (dPdx then dPdy, `dims` elements
+/// each) on level 0 of `obj`, before bias and clamps (the module doc gives the rule).
+fn grad_lod(obj: &TexObject, geom: crate::ir::TexGeom, g: &[u64]) -> Result<f32, &'static str> {
+    if geom.cube() {
+        return Err("tex.grad on a mipmapped cubemap: the level of detail from direction-vector gradients is not supported (tex.level and tex.base are)");
+    }
+    let n = geom.dims();
+    let normalized = obj.tex.is_some_and(|t| t.normalized);
+    let ext = [obj.res.width, obj.res.height, obj.res.depth];
+    // The gradient in texels of level 0: normalised coordinates scale by the extent.
+    let len = |v: &[u64]| -> f64 {
+        let mut sq = 0f64;
+        for (d, w) in v.iter().enumerate() {
+            let x = f32::from_bits(*w as u32) as f64;
+            let x = if normalized {
+                x * ext[d].max(1) as f64
+            } else {
+                x
+            };
+            sq += x * x;
+        }
+        sq.sqrt()
+    };
+    let rho = len(&g[..n]).max(len(&g[n..2 * n]));
+    Ok(rho.log2() as f32)
 }
 
 /// `txq` on a mipmapped texture: `.num_mipmap_levels` counts the levels, the other

@@ -229,7 +229,20 @@ impl TextureTable {
     /// module `.texref`/`.surfref`, keyed by the reference variable's device address
     /// (far above the handles [`TextureTable::insert`] hands out).
     pub fn insert_at(&self, key: u64, obj: TexObject) {
+        self.mips
+            .write()
+            .unwrap_or_else(|e| e.into_inner())
+            .remove(&key);
         self.write().insert(key, obj);
+    }
+    /// Registers a mipmapped texture (`obj` level 0, `chain` its levels) under `key`, as
+    /// [`TextureTable::insert_at`] does.
+    pub fn insert_mip_at(&self, key: u64, obj: TexObject, chain: crate::exec::mipmap::MipChain) {
+        self.write().insert(key, obj);
+        self.mips
+            .write()
+            .unwrap_or_else(|e| e.into_inner())
+            .insert(key, Arc::new(chain));
     }
     /// Registers sampler `s` under `key` (a module `.samplerref`'s address), or under a
     /// new handle with `key` `None`; returns the key.
@@ -723,8 +736,8 @@ fn half_results(dtype: Type, r: [u32; 4]) -> [u64; 4] {
 }
 
 /// The texel offsets of a `tex`/`tld4` lane's operands (after the coordinates and any
-/// level of detail, which picks level 0 of the non-mipmapped textures ptxjit has; the
-/// gradients are not sources); a depth-compare operand is an error: its comparison function is sampler
+/// level of detail or gradients, which a texture without mipmaps ignores: it has level
+/// 0 alone); a depth-compare operand is an error: its comparison function is sampler
 /// state that CUDA texture objects do not define.
 fn lookup_extras(op: TexOp, ops: &[u64]) -> Result<[i64; 3], &'static str> {
     let (geom, mip, offset, depth) = match op {
@@ -752,7 +765,7 @@ fn lookup_extras(op: TexOp, ops: &[u64]) -> Result<[i64; 3], &'static str> {
             + match mip {
                 TexMip::Base => 0,
                 TexMip::Level => 1,
-                TexMip::Grad => 0,
+                TexMip::Grad => 2 * geom.dims(),
             };
         for (d, o) in off.iter_mut().enumerate().take(geom.dims()) {
             *o = texel_offset(ops[at + d]);

@@ -143,8 +143,8 @@ pub enum TexMip {
 /// The operations of [`super::InstKind::Texture`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum TexOp {
-    /// `tex{.mip}.geom.v4.dtype.ctype d, [t, c]{, lod | dPdx, dPdy}{, e}{, f}` (sources: no
-    /// gradients, see [`TexOp::signature`]): `dtype` `F32`/`S32`/`U32`, `F16` (`.v4.f16`)
+    /// `tex{.mip}.geom.v4.dtype.ctype d, [t, c]{, lod | dPdx, dPdy}{, e}{, f}` (sources:
+    /// see [`TexOp::signature`]): `dtype` `F32`/`S32`/`U32`, `F16` (`.v4.f16`)
     /// or `F16x2` (`.v2.f16x2`: two results), `ctype` `F32`/`S32`; `offset`: the `.s32`
     /// offset vector `e`;
     /// `depth`: the `.f32` depth-compare operand `f`; `sampler`: the independent
@@ -285,9 +285,9 @@ impl TexOp {
         match mip {
             TexMip::Base => {}
             TexMip::Level => srcs.push(coord),
-            // The gradients only choose a mipmap level, and ptxjit's textures have one:
-            // the checker validates them and leaves them out.
-            TexMip::Grad => {}
+            // dPdx then dPdy, `dims` elements each (the ISA's fourth element of a 3d or
+            // cube gradient is ignored and not a source).
+            TexMip::Grad => srcs.extend(std::iter::repeat_n(Type::F32, 2 * geom.dims())),
         }
         if offset {
             srcs.extend(std::iter::repeat_n(Type::S32, geom.noffsets()));

@@ -6,7 +6,7 @@
 
 use super::device::Device;
 use super::error::{Error, Result};
-use super::texture::{ArrayDesc, CudaArray, TextureDesc};
+use super::texture::{ArrayDesc, CudaArray, TexRef, TexRefKind, TextureDesc};
 use crate::exec::mipmap::MipChain;
 use crate::exec::texture::TexObject;
 
@@ -90,6 +90,37 @@ impl Device {
         desc: TextureDesc,
         mip: MipmapDesc,
     ) -> Result<u64> {
+        let (obj, chain) = self.mip_chain(m, desc, mip)?;
+        Ok(self.inner.textures.insert_mip(obj, chain))
+    }
+
+    /// Binds a `.texref` to every level of `m` (what `cuTexRefSetMipmappedArray` and
+    /// the `cuTexRefSetMipmap*` calls set up), replacing any binding.
+    pub fn bind_mipmapped_tex_ref(
+        &self,
+        r: &TexRef,
+        m: &MipmappedArray,
+        desc: TextureDesc,
+        mip: MipmapDesc,
+    ) -> Result<()> {
+        if r.kind != TexRefKind::Texture {
+            return Err(bad(format!(
+                "bind_mipmapped_tex_ref on a .{}",
+                r.kind.name()
+            )));
+        }
+        let (obj, chain) = self.mip_chain(m, desc, mip)?;
+        self.inner.textures.insert_mip_at(r.addr, obj, chain);
+        Ok(())
+    }
+
+    /// Level 0 as a texture object with sampler state `desc`, and the levels.
+    fn mip_chain(
+        &self,
+        m: &MipmappedArray,
+        desc: TextureDesc,
+        mip: MipmapDesc,
+    ) -> Result<(TexObject, MipChain)> {
         let Some(first) = m.levels.first() else {
             return Err(bad("a mipmapped array without levels"));
         };
@@ -108,6 +139,6 @@ impl Device {
             res: first.resource(),
             tex: Some(desc),
         };
-        Ok(self.inner.textures.insert_mip(obj, chain))
+        Ok((obj, chain))
     }
 }

@@ -255,7 +255,10 @@ pub unsafe extern "C" fn cuModuleUnload(h: CUmodule) -> CUresult {
 /// Removes module `h` and its functions from the tables.
 pub(crate) fn unload(t: &mut Tables, h: CUmodule) -> Res {
     let id = module_id(t, h)?;
-    t.modules.remove(&id);
+    if let Some(m) = t.modules.remove(&id) {
+        // A later module may reuse the addresses of its reference variables.
+        crate::texref::forget(&m.module);
+    }
     t.functions.retain(|_, f| f.module_id != id);
     Ok(())
 }

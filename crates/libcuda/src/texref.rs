@@ -1,8 +1,13 @@
 //! Module texture and surface references (the legacy driver API): `cuModuleGetTexRef`,
 //! `cuModuleGetSurfRef`, `cuTexRefSetArray`, `cuTexRefSetAddress_v2`,
 //! `cuTexRefSetAddress2D_v3`, `cuTexRefSetFormat`, `cuTexRefSetAddressMode`,
-//! `cuTexRefSetFilterMode`, `cuTexRefSetFlags`, `cuTexRefSetBorderColor`, their
-//! `cuTexRefGet*` counterparts, and `cuSurfRefSetArray`/`cuSurfRefGetArray`.
+//! `cuTexRefSetFilterMode`, `cuTexRefSetFlags`, `cuTexRefSetBorderColor`, the mipmap
+//! calls (`cuTexRefSetMipmappedArray`, `cuTexRefSetMipmapFilterMode`,
+//! `cuTexRefSetMipmapLevelBias`, `cuTexRefSetMipmapLevelClamp`,
+//! `cuTexRefSetMaxAnisotropy`), their `cuTexRefGet*` counterparts, and
+//! `cuSurfRefSetArray`/`cuSurfRefGetArray`. A new reference's mipmap state is CUDA's
+//! `texture<>` default: point filtering between levels, bias 0, both clamps 0 (so a
+//! mipmapped array reads level 0 until `cuTexRefSetMipmapLevelClamp` widens them).
 //!
 //! A `CUtexref`/`CUsurfref` is the device address of the module's reference variable
 //! (`ptxjit::runtime::texture::TexRef`). The state the `Set` calls build up is kept
@@ -11,6 +16,7 @@
 
 use crate::texture::{array, CudaArrayDescriptor};
 use crate::*;
+use ptxjit::runtime::mipmap::MipmapDesc;
 use ptxjit::runtime::texture::{
     AddressMode, ArrayFormat, CudaArray, TexRef, TexRefKind, TexResource, TextureDesc,
 };
@@ -34,6 +40,8 @@ enum Source {
         height: usize,
         pitch: usize,
     },
+    /// `cuTexRefSetMipmappedArray`: the `CUmipmappedArray` handle.
+    Mipmapped(u64),
 }
 
 /// A reference's state.
@@ -47,6 +55,11 @@ struct RefState {
     filter: u32,
     flags: u32,
     border: [f32; 4],
+    mip_filter: u32,
+    bias: f32,
+    min_clamp: f32,
+    max_clamp: f32,
+    max_anisotropy: u32,
 }
 
 static REFS: Mutex<Option<HashMap<u64, RefState>>> = Mutex::new(None);
@@ -75,6 +88,10 @@ impl RefState {
         let res = match self.src {
             Source::None => return Ok(None),
             Source::Array(a) => a.resource(),
+            Source::Mipmapped(h) => {
+                let m = crate::mipmap::mipmapped(h)?;
+                m.levels.first().ok_or(CUDA_ERROR_INVALID_VALUE)?.resource()
+            }
             Source::Linear { base, bytes } => {
                 let texel = self.format.bytes() * self.channels.max(1) as usize;
                 linear(base, bytes / texel, 0, 0)
@@ -99,6 +116,15 @@ impl RefState {
             border: self.border,
         };
         Ok(Some((res, desc)))
+    }
+    /// The mipmap state set with the `cuTexRefSetMipmap*` calls.
+    fn mip(&self) -> MipmapDesc {
+        MipmapDesc {
+            linear: self.mip_filter == 1,
+            bias: self.bias,
+            min_clamp: self.min_clamp,
+            max_clamp: self.max_clamp,
+        }
     }
 }
 
@@ -127,10 +153,26 @@ fn get_ref(p: *mut *mut c_void, h: CUmodule, name: *const c_char, kind: TexRefKi
             filter: 0,
             flags: 0,
             border: [0.0; 4],
+            mip_filter: 0,
+            bias: 0.0,
+            min_clamp: 0.0,
+            max_clamp: 0.0,
+            max_anisotropy: 0,
         })
         .r = r;
     // SAFETY: `out` checks for null.
     unsafe { out(p, r.addr as *mut c_void) }
+}
+
+/// Drops the state of module `m`'s reference variables (at `cuModuleUnload`).
+pub(crate) fn forget(m: &ptxjit::Module) {
+    let mut g = refs();
+    let Some(map) = g.as_mut() else { return };
+    for name in m.ir().tex_refs.keys() {
+        if let Some(r) = m.tex_ref(name) {
+            map.remove(&r.addr);
+        }
+    }
 }
 
 /// Runs `f` on a texture reference's state, then binds it again.
@@ -146,13 +188,21 @@ fn update(h: *mut c_void, f: impl FnOnce(&mut RefState) -> Res) -> Res {
         *st
     };
     let binding = st.binding()?;
+    let mm = match st.src {
+        Source::Mipmapped(h) => Some(crate::mipmap::mipmapped(h)?),
+        _ => None,
+    };
     with_ctx(|d, _, _| {
-        match binding {
-            Some((res, desc)) => d
+        match (binding, mm) {
+            (Some((_, desc)), Some(m)) => d
+                .device
+                .bind_mipmapped_tex_ref(&st.r, &m, desc, st.mip())
+                .map_err(|_| CUDA_ERROR_INVALID_VALUE)?,
+            (Some((res, desc)), None) => d
                 .device
                 .bind_tex_ref(&st.r, res, desc)
                 .map_err(|_| CUDA_ERROR_INVALID_VALUE)?,
-            None => d.device.unbind_ref(&st.r),
+            (None, _) => d.device.unbind_ref(&st.r),
         }
         Ok(())
     })
@@ -462,4 +512,124 @@ pub unsafe extern "C" fn cuSurfRefGetArray(p: *mut *mut c_void, h: *mut c_void) 
         // SAFETY: `out` checks for null.
         unsafe { out(p, a.ptr as *mut c_void) }
     })
+}
+
+#[no_mangle]
+pub extern "C" fn cuTexRefSetMipmappedArray(
+    h: *mut c_void,
+    m: *mut c_void,
+    _flags: u32,
+) -> CUresult {
+    guard(|| {
+        let mm = crate::mipmap::mipmapped(m as u64)?;
+        let l0 = mm.levels.first().ok_or(CUDA_ERROR_INVALID_VALUE)?.desc;
+        update(h, |s| {
+            s.src = Source::Mipmapped(m as u64);
+            s.format = l0.format;
+            s.channels = l0.channels;
+            Ok(())
+        })
+    })
+}
+
+#[no_mangle]
+pub extern "C" fn cuTexRefSetMipmapFilterMode(h: *mut c_void, mode: u32) -> CUresult {
+    guard(|| {
+        if mode > 1 {
+            return Err(CUDA_ERROR_INVALID_VALUE);
+        }
+        update(h, |s| {
+            s.mip_filter = mode;
+            Ok(())
+        })
+    })
+}
+
+#[no_mangle]
+pub extern "C" fn cuTexRefSetMipmapLevelBias(h: *mut c_void, bias: f32) -> CUresult {
+    guard(|| {
+        update(h, |s| {
+            s.bias = bias;
+            Ok(())
+        })
+    })
+}
+
+#[no_mangle]
+pub extern "C" fn cuTexRefSetMipmapLevelClamp(h: *mut c_void, min: f32, max: f32) -> CUresult {
+    guard(|| {
+        update(h, |s| {
+            s.min_clamp = min;
+            s.max_clamp = max;
+            Ok(())
+        })
+    })
+}
+
+#[no_mangle]
+pub extern "C" fn cuTexRefSetMaxAnisotropy(h: *mut c_void, max: u32) -> CUresult {
+    guard(|| {
+        update(h, |s| {
+            s.max_anisotropy = max;
+            Ok(())
+        })
+    })
+}
+
+/// # Safety
+/// `p` valid for a write.
+#[no_mangle]
+pub unsafe extern "C" fn cuTexRefGetMipmappedArray(
+    p: *mut *mut c_void,
+    h: *mut c_void,
+) -> CUresult {
+    guard(|| {
+        let Source::Mipmapped(m) = state(h, TexRefKind::Texture)?.src else {
+            return Err(CUDA_ERROR_INVALID_VALUE);
+        };
+        // SAFETY: `out` checks for null.
+        unsafe { out(p, m as *mut c_void) }
+    })
+}
+
+/// # Safety
+/// `p` valid for a write.
+#[no_mangle]
+pub unsafe extern "C" fn cuTexRefGetMipmapFilterMode(p: *mut u32, h: *mut c_void) -> CUresult {
+    // SAFETY: `out` checks for null.
+    guard(|| unsafe { out(p, state(h, TexRefKind::Texture)?.mip_filter) })
+}
+
+/// # Safety
+/// `p` valid for a write.
+#[no_mangle]
+pub unsafe extern "C" fn cuTexRefGetMipmapLevelBias(p: *mut f32, h: *mut c_void) -> CUresult {
+    // SAFETY: `out` checks for null.
+    guard(|| unsafe { out(p, state(h, TexRefKind::Texture)?.bias) })
+}
+
+/// # Safety
+/// `min` and `max` valid for a write.
+#[no_mangle]
+pub unsafe extern "C" fn cuTexRefGetMipmapLevelClamp(
+    min: *mut f32,
+    max: *mut f32,
+    h: *mut c_void,
+) -> CUresult {
+    guard(|| {
+        let s = state(h, TexRefKind::Texture)?;
+        // SAFETY: `out` checks for null.
+        unsafe {
+            out(min, s.min_clamp)?;
+            out(max, s.max_clamp)
+        }
+    })
+}
+
+/// # Safety
+/// `p` valid for a write.
+#[no_mangle]
+pub unsafe extern "C" fn cuTexRefGetMaxAnisotropy(p: *mut i32, h: *mut c_void) -> CUresult {
+    // SAFETY: `out` checks for null.
+    guard(|| unsafe { out(p, state(h, TexRefKind::Texture)?.max_anisotropy as i32) })
 }

@@ -3,9 +3,14 @@
 //! and array operands), `cuTexObjectCreate`/`Destroy` (array, linear and pitch-2D
 //! resources), `cuTexObjectGetResourceDesc`, `cuSurfObjectCreate`/`Destroy` and
 //! `cuSurfObjectGetResourceDesc` over `ptxjit::runtime::texture`. A `CUarray` is the array's device address (its
-//! texels live in device memory); the table below maps it to the array.
+//! texels live in device memory); the table below maps it to the array. A texture
+//! object over a mipmapped array (`CU_RESOURCE_TYPE_MIPMAPPED_ARRAY`, [`crate::mipmap`])
+//! takes the descriptor's `mipmapFilterMode`, `mipmapLevelBias` and
+//! `min`/`maxMipmapLevelClamp`; `maxAnisotropy` is kept and read back (sampling is
+//! isotropic: `ptxjit::exec::mipmap`).
 
 use crate::*;
+use ptxjit::runtime::mipmap::MipmapDesc;
 use ptxjit::runtime::texture::{
     AddressMode, ArrayDesc, ArrayFormat, CudaArray, TexResource, TextureDesc,
 };
@@ -15,6 +20,40 @@ static ARRAYS: Mutex<Option<HashMap<u64, CudaArray>>> = Mutex::new(None);
 
 fn arrays() -> MutexGuard<'static, Option<HashMap<u64, CudaArray>>> {
     ARRAYS.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// Registers an array made elsewhere (a mipmapped array's level).
+pub(crate) fn register_array(a: CudaArray) {
+    arrays().get_or_insert_with(HashMap::new).insert(a.ptr, a);
+}
+
+/// Forgets an array handle.
+pub(crate) fn unregister_array(ptr: u64) {
+    if let Some(m) = arrays().as_mut() {
+        m.remove(&ptr);
+    }
+}
+
+/// The descriptor fields of a texture object that its sampler state does not hold:
+/// the mipmapped array it reads (if any), the mipmap state and `maxAnisotropy`.
+#[derive(Clone, Copy)]
+struct Extra {
+    mipmapped: Option<u64>,
+    mip_filter: u32,
+    bias: f32,
+    min_clamp: f32,
+    max_clamp: f32,
+    max_anisotropy: u32,
+}
+
+static EXTRAS: Mutex<Option<HashMap<u64, Extra>>> = Mutex::new(None);
+
+fn extras() -> MutexGuard<'static, Option<HashMap<u64, Extra>>> {
+    EXTRAS.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+fn extra(h: u64) -> Option<Extra> {
+    extras().as_ref().and_then(|m| m.get(&h).copied())
 }
 
 pub(crate) fn array(h: *mut c_void) -> Res<CudaArray> {
@@ -69,7 +108,7 @@ fn format(f: u32, channels: u32) -> Res<(ArrayFormat, u32)> {
 
 impl CudaArray3dDescriptor {
     /// The array this descriptor asks for.
-    fn desc(&self) -> Res<ArrayDesc> {
+    pub(crate) fn desc(&self) -> Res<ArrayDesc> {
         let (format, channels) = format(self.format, self.num_channels)?;
         Ok(ArrayDesc {
             width: self.width,
@@ -389,6 +428,7 @@ pub struct CudaTextureDesc {
 }
 
 const RESOURCE_TYPE_ARRAY: u32 = 0;
+const RESOURCE_TYPE_MIPMAPPED_ARRAY: u32 = 1;
 const RESOURCE_TYPE_LINEAR: u32 = 2;
 const RESOURCE_TYPE_PITCH2D: u32 = 3;
 const TRSF_READ_AS_INTEGER: u32 = 1;
@@ -408,6 +448,19 @@ impl CudaTextureDesc {
             normalized: self.flags & TRSF_NORMALIZED_COORDINATES != 0,
             read_as_integer: self.flags & TRSF_READ_AS_INTEGER != 0,
             border: self.border_color,
+        })
+    }
+    /// The mipmap state this descriptor asks for (`CU_TR_FILTER_MODE_POINT` 0 or
+    /// `LINEAR` 1 between levels).
+    fn mip(&self) -> Res<MipmapDesc> {
+        if self.mipmap_filter_mode > 1 {
+            return Err(CUDA_ERROR_INVALID_VALUE);
+        }
+        Ok(MipmapDesc {
+            linear: self.mipmap_filter_mode == 1,
+            bias: self.mipmap_level_bias,
+            min_clamp: self.min_mipmap_level_clamp,
+            max_clamp: self.max_mipmap_level_clamp,
         })
     }
 }
@@ -497,13 +550,17 @@ pub unsafe extern "C" fn cuTexObjectGetResourceDesc(p: *mut CudaResourceDesc, h:
                 .filter(|o| o.tex.is_some())
                 .ok_or(CUDA_ERROR_INVALID_HANDLE)
         })?;
+        let mut rd = resource_desc(&obj.res);
+        if let Some(m) = extra(h).and_then(|e| e.mipmapped) {
+            rd.res_type = RESOURCE_TYPE_MIPMAPPED_ARRAY;
+            rd.res[0] = m;
+        }
         // SAFETY: `out` checks for null.
-        unsafe { out(p, resource_desc(&obj.res)) }
+        unsafe { out(p, rd) }
     })
 }
 
-/// The `CUDA_TEXTURE_DESC` of a texture object (mipmap fields 0: ptxjit's texture
-/// objects are not mipmapped).
+/// The `CUDA_TEXTURE_DESC` of a texture object.
 ///
 /// # Safety
 /// `p` valid for a write of a `CUDA_TEXTURE_DESC`.
@@ -525,15 +582,23 @@ pub unsafe extern "C" fn cuTexObjectGetTextureDesc(p: *mut CudaTextureDesc, h: u
         } else {
             0
         };
+        let e = extra(h).unwrap_or(Extra {
+            mipmapped: None,
+            mip_filter: 0,
+            bias: 0.0,
+            min_clamp: 0.0,
+            max_clamp: 0.0,
+            max_anisotropy: 0,
+        });
         let desc = CudaTextureDesc {
             address_mode: td.address.map(|m| m as u32),
             filter_mode: td.linear as u32,
             flags,
-            max_anisotropy: 0,
-            mipmap_filter_mode: 0,
-            mipmap_level_bias: 0.0,
-            min_mipmap_level_clamp: 0.0,
-            max_mipmap_level_clamp: 0.0,
+            max_anisotropy: e.max_anisotropy,
+            mipmap_filter_mode: e.mip_filter,
+            mipmap_level_bias: e.bias,
+            min_mipmap_level_clamp: e.min_clamp,
+            max_mipmap_level_clamp: e.max_clamp,
             border_color: td.border,
             reserved: [0; 12],
         };
@@ -575,16 +640,38 @@ pub unsafe extern "C" fn cuTexObjectCreate(
         if !view.is_null() {
             return Err(CUDA_ERROR_NOT_SUPPORTED);
         }
-        let (res, _) = resource(r)?;
         let desc = t.desc()?;
-        with_ctx(|d, _, _| {
-            let h = d
-                .device
-                .create_texture_object(res, desc)
-                .map_err(|_| CUDA_ERROR_INVALID_VALUE)?;
-            // SAFETY: `out` checks for null.
-            unsafe { out(p, h) }
-        })
+        let mip = t.mip()?;
+        let mm = if r.res_type == RESOURCE_TYPE_MIPMAPPED_ARRAY {
+            Some((r.res[0], crate::mipmap::mipmapped(r.res[0])?))
+        } else {
+            None
+        };
+        let res = match mm {
+            Some(_) => None,
+            None => Some(resource(r)?.0),
+        };
+        let h = with_ctx(|d, _, _| {
+            match (&mm, res) {
+                (Some((_, m)), _) => d.device.create_mipmapped_texture_object(m, desc, mip),
+                (None, Some(res)) => d.device.create_texture_object(res, desc),
+                (None, None) => return Err(CUDA_ERROR_INVALID_VALUE),
+            }
+            .map_err(|_| CUDA_ERROR_INVALID_VALUE)
+        })?;
+        extras().get_or_insert_with(HashMap::new).insert(
+            h,
+            Extra {
+                mipmapped: mm.map(|(k, _)| k),
+                mip_filter: t.mipmap_filter_mode,
+                bias: mip.bias,
+                min_clamp: mip.min_clamp,
+                max_clamp: mip.max_clamp,
+                max_anisotropy: t.max_anisotropy,
+            },
+        );
+        // SAFETY: `out` checks for null.
+        unsafe { out(p, h) }
     })
 }
 
@@ -595,7 +682,11 @@ pub extern "C" fn cuTexObjectDestroy(h: u64) -> CUresult {
             d.device
                 .destroy_tex_object(h)
                 .map_err(|_| CUDA_ERROR_INVALID_VALUE)
-        })
+        })?;
+        if let Some(m) = extras().as_mut() {
+            m.remove(&h);
+        }
+        Ok(())
     })
 }
 

@@ -294,8 +294,8 @@ impl Fx<'_, '_> {
         self.cx.m.target.iter().any(|t| t == "texmode_independent")
     }
 
-    /// `tex`/`tld4`'s operands after `[t, c]`: the level of detail (gradients are
-    /// checked and dropped), the offset vector and the depth-compare value, one operand
+    /// `tex`/`tld4`'s operands after `[t, c]`: the level of detail or the gradients
+    /// (their first `dims` elements each), the offset vector and the depth-compare value, one operand
     /// each, of types `tys_all` in order.
     fn lookup_operands(
         &self,
@@ -313,14 +313,16 @@ impl Fx<'_, '_> {
             ..
         } = op
         {
-            // dPdx and dPdy: checked, then dropped (they only pick a mipmap level).
+            // dPdx and dPdy: vectors of `noffsets` elements (four for 3d and cube, the
+            // last ignored); the first `dims` of each are sources.
             let tys = vec![Type::F32; geom.noffsets()];
             if rest.len() < 2 {
                 return Err(self.err(m.loc, format!("'{}' needs dPdx and dPdy", m.text)));
             }
             for o in rest.iter().take(2) {
-                self.tex_sources(o, &tys, m)?;
+                out.extend(self.tex_sources(o, &tys, m)?.into_iter().take(geom.dims()));
             }
+            k = 2 * geom.dims();
             rest = rest.get(2..).unwrap_or_default();
         }
         for o in rest {

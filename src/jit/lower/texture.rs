@@ -9,12 +9,13 @@ use crate::ir::{InstId, Operand, RegId, TexOp};
 use crate::jit::abi::Helper;
 use crate::jit::helpers::texture::{encode, layout};
 use crate::jit::translate::lanes;
+use crate::jit::translate::scratch::{DATA_SLOTS, SLOT_BYTES};
 use crate::jit::translate::{FuncTranslator, Mask, SCRATCH_DATA};
 use crate::jit::JitError;
 use cranelift_codegen::ir::InstBuilder;
 
 /// Bytes of the scratch data area.
-const DATA_BYTES: i32 = 2048;
+const DATA_BYTES: i32 = DATA_SLOTS * SLOT_BYTES;
 
 impl FuncTranslator<'_> {
     pub(crate) fn texture(

@@ -15,10 +15,12 @@ use cranelift_codegen::ir::{Inst, InstBuilder, Value};
 
 /// Bytes of one data slot: 32 lanes × 8 bytes.
 pub(crate) const SLOT_BYTES: i32 = 256;
-/// Slots in the data area.
-pub(crate) const DATA_SLOTS: i32 = 8;
+/// Slots in the data area: 9, for the largest texture instruction's sources
+/// (`tex.grad.3d` in the independent mode with offsets: 2 handles, 4 coordinates, 6
+/// gradients and 4 offsets, 2304 bytes).
+pub(crate) const DATA_SLOTS: i32 = 9;
 /// Bytes of the per-function scratch stack slot: 32 lane addresses (256 B) followed by
-/// the data area (2 KiB).
+/// the data area (2.25 KiB).
 pub(crate) const SCRATCH_BYTES: u32 = 256 + (DATA_SLOTS * SLOT_BYTES) as u32;
 /// Offset of the data area in the scratch slot.
 pub(crate) const SCRATCH_DATA: i32 = 256;

@@ -50,8 +50,10 @@ pub struct NodeEntry {
 
 #[derive(Default)]
 pub struct GraphEntry {
-    /// Node ids in insertion (= execution) order.
+    /// Node ids in insertion order.
     pub nodes: Vec<u64>,
+    /// Dependency edges in the order they were added (see [`graph_topo`]).
+    pub edges: Vec<graph_topo::Edge>,
 }
 
 /// A stream capture: the graph it records into, its unique id, the stream that began
@@ -86,6 +88,13 @@ pub struct GraphTables {
     pub mem_high: [u64; 2],
     /// Nodes made by `cuGraphClone`: clone's node -> the original node.
     pub cloned_from: HashMap<u64, u64>,
+    /// The parameters of copy, memset and host nodes (see [`graph_params`]).
+    pub op_params: HashMap<u64, graph_params::OpParams>,
+    /// The attributes set on kernel nodes (see [`graph_attr`]).
+    pub kernel_attrs:
+        HashMap<u64, std::collections::BTreeMap<u32, graph_attr::KernelNodeAttrValue>>,
+    /// Disabled nodes of executable graphs: (exec, operation index) -> the operation.
+    pub disabled: HashMap<(u64, usize), Op>,
     /// Capturing streams (by handle value) and their capture.
     pub captures: HashMap<u64, Capture>,
     /// Events last recorded in a capturing stream: event handle -> that stream.
@@ -147,10 +156,21 @@ pub fn record(g: u64, kind: u32, op: Op) -> Res {
     record_node(g, kind, op).map(|_| ())
 }
 
-/// [`record`], returning the new node's id.
+/// [`record`], returning the new node's id: it depends on the capture's dependency set
+/// (of every stream capturing into `g`).
 pub fn record_node(g: u64, kind: u32, op: Op) -> Res<u64> {
     with_ctx(|_, t, _| {
+        let mut deps: Vec<u64> = Vec::new();
+        for c in t.graphs.captures.values().filter(|c| c.graph == g) {
+            for &h in &c.deps {
+                let n = node_id(t, h as CUgraphNode)?;
+                if !deps.contains(&n) {
+                    deps.push(n);
+                }
+            }
+        }
         let id = add(t, g, kind, op)?;
+        graph_topo::link(t, g, &deps, id);
         for c in t.graphs.captures.values_mut().filter(|c| c.graph == g) {
             c.deps = vec![handle(Kind::GraphNode, id) as u64];
         }
@@ -194,7 +214,9 @@ pub fn note_event(e: CUevent, s: CUstream) -> Res {
     })
 }
 
-fn begin(s: CUstream, graph: Option<CUgraph>) -> Res {
+/// Begins a capture on `s` into `graph` (a new graph if `None`), its first nodes
+/// depending on `deps` (node handles).
+fn begin(s: CUstream, graph: Option<CUgraph>, deps: Vec<u64>) -> Res {
     stream::check(s)?;
     with_ctx(|_, t, _| {
         // The legacy NULL stream cannot capture (the per-thread one can).
@@ -212,6 +234,11 @@ fn begin(s: CUstream, graph: Option<CUgraph>) -> Res {
                 g
             }
         };
+        for &h in &deps {
+            if t.graphs.nodes[&node_id(t, h as CUgraphNode)?].graph != g {
+                return Err(CUDA_ERROR_INVALID_VALUE);
+            }
+        }
         t.graphs.next_capture += 1;
         let id = t.graphs.next_capture;
         t.graphs.captures.insert(
@@ -220,7 +247,7 @@ fn begin(s: CUstream, graph: Option<CUgraph>) -> Res {
                 graph: g,
                 id,
                 origin: s as u64,
-                deps: Vec::new(),
+                deps,
             },
         );
         Ok(())
@@ -230,36 +257,43 @@ fn begin(s: CUstream, graph: Option<CUgraph>) -> Res {
 /// `cuStreamBeginCapture` (CUDA 10.0: no mode argument; every mode behaves alike here).
 #[no_mangle]
 pub unsafe extern "C" fn cuStreamBeginCapture(s: CUstream) -> CUresult {
-    guard(|| begin(s, None))
+    guard(|| begin(s, None, Vec::new()))
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn cuStreamBeginCapture_v2(s: CUstream, _mode: u32) -> CUresult {
-    guard(|| begin(s, None))
+    guard(|| begin(s, None, Vec::new()))
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn cuStreamBeginCapture_ptsz(s: CUstream) -> CUresult {
-    guard(|| begin(s, None))
+    guard(|| begin(s, None, Vec::new()))
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn cuStreamBeginCapture_v2_ptsz(s: CUstream, _mode: u32) -> CUresult {
-    guard(|| begin(s, None))
+    guard(|| begin(s, None, Vec::new()))
 }
 
-/// `cuStreamBeginCaptureToGraph`: captures into an existing graph, after its nodes
-/// (the dependencies are implied by the order).
+/// `cuStreamBeginCaptureToGraph`: captures into an existing graph, the first captured
+/// nodes depending on `deps` (default edges only).
 #[no_mangle]
 pub unsafe extern "C" fn cuStreamBeginCaptureToGraph(
     s: CUstream,
     g: CUgraph,
-    _deps: *const CUgraphNode,
-    _edge_data: *const c_void,
-    _ndeps: usize,
+    deps: *const CUgraphNode,
+    edge_data: *const c_void,
+    ndeps: usize,
     _mode: u32,
 ) -> CUresult {
-    guard(|| begin(s, Some(g)))
+    guard(|| {
+        if ndeps > 0 && deps.is_null() {
+            return Err(CUDA_ERROR_INVALID_VALUE);
+        }
+        graph_topo::check_default_data(edge_data, ndeps)?;
+        let deps = (0..ndeps).map(|i| *deps.add(i) as u64).collect();
+        begin(s, Some(g), deps)
+    })
 }
 
 fn end(s: CUstream, pg: *mut CUgraph) -> Res {
@@ -435,11 +469,14 @@ pub unsafe extern "C" fn cuStreamUpdateCaptureDependencies(
 pub unsafe extern "C" fn cuStreamUpdateCaptureDependencies_v2(
     s: CUstream,
     deps: *mut CUgraphNode,
-    _edge_data: *const c_void,
+    edge_data: *const c_void,
     n: usize,
     flags: u32,
 ) -> CUresult {
-    guard(|| update_deps(s, deps, n, flags))
+    guard(|| {
+        graph_topo::check_default_data(edge_data, n)?;
+        update_deps(s, deps, n, flags)
+    })
 }
 
 thread_local! {
@@ -525,14 +562,19 @@ pub unsafe fn add_node_with(
     }
     with_ctx(|d, t, _| {
         let gid = graph_id(t, g)?;
+        let mut from = Vec::with_capacity(ndeps);
         for i in 0..ndeps {
             let d = node_id(t, *deps.add(i))?;
             if t.graphs.nodes[&d].graph != gid {
                 return Err(CUDA_ERROR_INVALID_VALUE);
             }
+            if !from.contains(&d) {
+                from.push(d);
+            }
         }
         let (kind, op, params) = make(d, t, gid)?;
         let id = add_with(t, gid, kind, op, params)?;
+        graph_topo::link(t, gid, &from, id);
         out(pn, handle(Kind::GraphNode, id))
     })
 }
@@ -640,6 +682,7 @@ pub unsafe extern "C" fn cuGraphAddKernelNode_v2(
 
 /// `CUDA_MEMSET_NODE_PARAMS`.
 #[repr(C)]
+#[derive(Clone, Copy, Debug)]
 pub struct MemsetNodeParams {
     pub dst: CUdeviceptr,
     pub pitch: usize,
@@ -658,41 +701,19 @@ pub unsafe extern "C" fn cuGraphAddMemsetNode(
     p: *const MemsetNodeParams,
     _ctx: CUcontext,
 ) -> CUresult {
-    guard(|| {
-        let p = p.as_ref().ok_or(CUDA_ERROR_INVALID_VALUE)?;
-        let es = p.element_size as usize;
-        if !matches!(es, 1 | 2 | 4) || (p.height > 1 && p.pitch < p.width * es) {
-            return Err(CUDA_ERROR_INVALID_VALUE);
-        }
-        let pattern = p.value.to_le_bytes()[..es].to_vec();
-        let (dst, pitch, width, height) = (p.dst, p.pitch as u64, p.width, p.height);
-        let op: Op = Arc::new(move || {
-            for row in 0..height as u64 {
-                memory::memset(dst + row * pitch, &pattern, width, None)?;
-            }
-            Ok(())
-        });
-        add_node(pn, g, deps, ndeps, NODE_MEMSET, op)
-    })
+    guard(|| add_op_node(pn, g, deps, ndeps, graph_params::memset_params(p)?))
 }
 
-/// A `CUDA_MEMCPY3D` kept in a node (its host pointers are the caller's, used at each
-/// launch as the driver API documents).
-struct Copy3d(texture::CudaMemcpy3d);
-// SAFETY: plain addresses, dereferenced only by `cuMemcpy3D_v2` under the caller's
-// contract for graph memcpy nodes.
-unsafe impl Send for Copy3d {}
-// SAFETY: as above; the struct is never written after creation.
-unsafe impl Sync for Copy3d {}
-
-impl Copy3d {
-    fn run(&self) -> Res {
-        // SAFETY: the node's parameters, valid at launch by the caller's contract.
-        match unsafe { texture::cuMemcpy3D_v2(&self.0) } {
-            CUDA_SUCCESS => Ok(()),
-            e => Err(e),
-        }
-    }
+/// Adds a copy, memset or host node with parameters `p`.
+unsafe fn add_op_node(
+    pn: *mut CUgraphNode,
+    g: CUgraph,
+    deps: *const CUgraphNode,
+    ndeps: usize,
+    p: graph_params::OpParams,
+) -> Res {
+    add_node(pn, g, deps, ndeps, p.kind(), p.op())?;
+    graph_params::keep(*pn, p)
 }
 
 #[no_mangle]
@@ -704,18 +725,12 @@ pub unsafe extern "C" fn cuGraphAddMemcpyNode(
     p: *const texture::CudaMemcpy3d,
     _ctx: CUcontext,
 ) -> CUresult {
-    guard(|| {
-        if p.is_null() {
-            return Err(CUDA_ERROR_INVALID_VALUE);
-        }
-        let c = Copy3d(std::ptr::read(p));
-        let op: Op = Arc::new(move || c.run());
-        add_node(pn, g, deps, ndeps, NODE_MEMCPY, op)
-    })
+    guard(|| add_op_node(pn, g, deps, ndeps, graph_params::memcpy_params(p)?))
 }
 
 /// `CUDA_HOST_NODE_PARAMS`.
 #[repr(C)]
+#[derive(Clone, Copy)]
 pub struct HostNodeParams {
     pub f: Option<unsafe extern "C" fn(*mut c_void)>,
     pub data: *mut c_void,
@@ -739,11 +754,7 @@ pub unsafe extern "C" fn cuGraphAddHostNode(
     ndeps: usize,
     p: *const HostNodeParams,
 ) -> CUresult {
-    guard(|| {
-        let p = p.as_ref().ok_or(CUDA_ERROR_INVALID_VALUE)?;
-        let f = p.f.ok_or(CUDA_ERROR_INVALID_VALUE)?;
-        add_node(pn, g, deps, ndeps, NODE_HOST, host_op(f, p.data))
-    })
+    guard(|| add_op_node(pn, g, deps, ndeps, graph_params::host_params(p)?))
 }
 
 /// `cuGraphGetNodes`: the nodes in insertion order (the count alone when `nodes` is NULL).
@@ -898,6 +909,7 @@ pub unsafe extern "C" fn cuGraphExecDestroy(e: CUgraphExec) -> CUresult {
     guard(|| {
         with_ctx(|_, t, _| match handle_id(Kind::GraphExec, e) {
             Some(id) => {
+                graph_params::forget_exec(t, id);
                 t.graphs.exec_nodes.remove(&id);
                 t.graphs.exec_info.remove(&id);
                 t.graphs

@@ -142,6 +142,9 @@ pub fn instantiate_graph(t: &mut Tables, gid: u64, flags: u64) -> Result<u64, (C
         return Err(invalid(INSTANTIATE_ERROR));
     }
     let flat = graph_nodes::flatten(t, gid);
+    if flat.cycle {
+        return Err(invalid(INSTANTIATE_INVALID_STRUCTURE));
+    }
     let allowed = [
         NODE_KERNEL,
         NODE_EMPTY,
@@ -202,6 +205,7 @@ pub fn update_exec(t: &mut Tables, eid: u64, flat: Flat) {
         i.allocs = Arc::new(allocs);
     }
     t.graphs.execs.insert(eid, flat.ops);
+    graph_params::after_update(t, eid);
 }
 
 /// Whether two nodes' parameters agree for `cuGraphExecUpdate`: conditional nodes of
@@ -489,8 +493,7 @@ fn res(r: CUresult) -> Res {
 }
 
 /// `cuGraphAddNode` for every node type this driver has (`CU_GRAPH_NODE_TYPE_*`): each
-/// is added as its own `cuGraphAdd*Node` call adds it. Edge data is not kept: nodes run
-/// one after the other here, which every edge type allows.
+/// is added as its own `cuGraphAdd*Node` call adds it.
 unsafe fn add_node_params(
     pn: *mut CUgraphNode,
     g: CUgraph,
@@ -591,17 +594,24 @@ pub unsafe extern "C" fn cuGraphAddNode(
     guard(|| add_node_params(pn, g, deps, ndeps, p))
 }
 
-/// `cuGraphAddNode_v2` (CUDA 12.3): with edge data.
+/// `cuGraphAddNode_v2` (CUDA 12.3): with edge data (see [`graph_topo`]); the node is
+/// not added when the data are invalid.
 #[no_mangle]
 pub unsafe extern "C" fn cuGraphAddNode_v2(
     pn: *mut CUgraphNode,
     g: CUgraph,
     deps: *const CUgraphNode,
-    _edge_data: *const c_void,
+    edge_data: *const c_void,
     ndeps: usize,
     p: *mut GraphNodeParams,
 ) -> CUresult {
-    guard(|| add_node_params(pn, g, deps, ndeps, p))
+    guard(|| {
+        add_node_params(pn, g, deps, ndeps, p)?;
+        let data = edge_data as *const graph_topo::EdgeData;
+        graph_topo::set_edge_data(*pn, deps, data, ndeps).inspect_err(|_| {
+            graph_topo::cuGraphDestroyNode(*pn);
+        })
+    })
 }
 
 /// `cuGraphAddNode_v3` (CUDA 13.4): as `_v2`.

@@ -24,8 +24,8 @@
 //!
 //! Executable graphs hold each node's operation as it was at instantiation;
 //! `cuGraphExecKernelNodeSetParams` replaces one kernel's, and `cuGraphExecUpdate` takes
-//! every operation of a graph with the same nodes (count and types, in order, and the
-//! same allocations for memory nodes; edges are implied by the order here).
+//! every operation of a graph with the same nodes (count and types, in the order a launch
+//! runs them, and the same allocations for memory nodes).
 
 use crate::graph::*;
 use crate::*;
@@ -109,8 +109,8 @@ pub struct GraphAlloc {
     pub params: MemAllocNodeParams,
 }
 
-/// Graph `g` flattened for instantiation: every operation with its node (child graphs
-/// expanded; a conditional node's place holds a no-op and its bodies' operations follow
+/// Graph `g` flattened for instantiation: every operation with its node, in the order
+/// of [`graph_topo::order`] (child graphs expanded; a conditional node's place holds a no-op and its bodies' operations follow
 /// it), the plan that runs them, and the graphs walked (`g`, child graphs, bodies).
 #[derive(Default)]
 pub struct Flat {
@@ -118,6 +118,8 @@ pub struct Flat {
     pub ops: Vec<Op>,
     pub steps: Vec<graph_cond::Step>,
     pub graphs: Vec<u64>,
+    /// A graph walked has a dependency cycle (its nodes are then in insertion order).
+    pub cycle: bool,
 }
 
 /// See [`Flat`].
@@ -140,7 +142,11 @@ fn flatten_into(
         return;
     };
     f.graphs.push(g);
-    for &n in &e.nodes {
+    let order = graph_topo::order(t, g).unwrap_or_else(|| {
+        f.cycle = true;
+        e.nodes.clone()
+    });
+    for &n in &order {
         let Some(ne) = t.graphs.nodes.get(&n) else {
             continue;
         };
@@ -184,42 +190,49 @@ pub fn destroy_graph(d: &Driver, t: &mut Tables, g: u64) {
         return;
     };
     for n in e.nodes {
-        t.graphs.cloned_from.remove(&n);
-        t.graphs.kernels.remove(&n);
-        let Some(ne) = t.graphs.nodes.remove(&n) else {
-            continue;
-        };
-        match ne.params {
-            NodeParams::Child(c) => destroy_graph(d, t, c),
-            NodeParams::MemAlloc(p) => {
-                if let Some(a) = t.graphs.mem.get_mut(&p) {
-                    a.owner = None;
-                    if !a.live {
-                        if let Some(a) = t.graphs.mem.remove(&p) {
-                            let _ = d.device.free(a.buf);
-                        }
-                    }
-                }
-            }
-            NodeParams::MemFree(p) => {
-                if let Some(a) = t.graphs.mem.get_mut(&p) {
-                    if a.freed_in == Some(g) {
-                        a.freed_in = None;
-                    }
-                }
-            }
-            NodeParams::Conditional(c) => {
-                if let Some(cn) = t.graphs.cond_nodes.remove(&c) {
-                    for b in cn.bodies {
-                        destroy_graph(d, t, b);
-                    }
-                }
-            }
-            NodeParams::None | NodeParams::Event(_) => {}
-        }
+        destroy_node(d, t, g, n);
     }
     t.graphs.conds.retain(|_, h| h.graph != g);
     t.graphs.body_parent.remove(&g);
+}
+
+/// Removes node `n` of graph `g` from the tables (not from the graph's lists) and what
+/// it owns: a child graph, conditional bodies, an allocation's reservation unless live.
+pub fn destroy_node(d: &Driver, t: &mut Tables, g: u64, n: u64) {
+    t.graphs.cloned_from.remove(&n);
+    t.graphs.kernels.remove(&n);
+    graph_params::forget(t, n);
+    let Some(ne) = t.graphs.nodes.remove(&n) else {
+        return;
+    };
+    match ne.params {
+        NodeParams::Child(c) => destroy_graph(d, t, c),
+        NodeParams::MemAlloc(p) => {
+            if let Some(a) = t.graphs.mem.get_mut(&p) {
+                a.owner = None;
+                if !a.live {
+                    if let Some(a) = t.graphs.mem.remove(&p) {
+                        let _ = d.device.free(a.buf);
+                    }
+                }
+            }
+        }
+        NodeParams::MemFree(p) => {
+            if let Some(a) = t.graphs.mem.get_mut(&p) {
+                if a.freed_in == Some(g) {
+                    a.freed_in = None;
+                }
+            }
+        }
+        NodeParams::Conditional(c) => {
+            if let Some(cn) = t.graphs.cond_nodes.remove(&c) {
+                for b in cn.bodies {
+                    destroy_graph(d, t, b);
+                }
+            }
+        }
+        NodeParams::None | NodeParams::Event(_) => {}
+    }
 }
 
 /// Whether graph `g` (or a graph nested in it) has memory or conditional nodes: such
@@ -248,6 +261,7 @@ fn clone_graph(t: &mut Tables, g: u64) -> Res<u64> {
         .clone();
     let new = t.new_id();
     t.graphs.graphs.insert(new, GraphEntry::default());
+    let mut map = std::collections::HashMap::new();
     for n in nodes {
         let Some(ne) = t.graphs.nodes.get(&n) else {
             continue;
@@ -259,10 +273,13 @@ fn clone_graph(t: &mut Tables, g: u64) -> Res<u64> {
         };
         let id = add_with(t, new, kind, op, params)?;
         t.graphs.cloned_from.insert(id, n);
+        map.insert(n, id);
         if let Some(k) = t.graphs.kernels.get(&n).map(|k| k.duplicate()) {
             t.graphs.kernels.insert(id, k);
         }
+        graph_params::copy(t, n, id);
     }
+    graph_topo::copy_edges(t, g, new, &map);
     Ok(new)
 }
 
@@ -444,7 +461,7 @@ fn event_id(t: &Tables, e: CUevent) -> Res<u64> {
 }
 
 /// The operation of an event node: recording stamps the time; waiting checks the event.
-fn event_op(e: u64, kind: u32) -> Op {
+pub fn event_op(e: u64, kind: u32) -> Op {
     Arc::new(move || {
         with_ctx(|_, t, _| {
             let id = event_id(t, e as CUevent)?;
@@ -626,8 +643,8 @@ unsafe fn set_kernel(
     // Prepared outside the tables' lock (it looks the function up).
     let (op, info) = kernel_node(p, f)?;
     with_ctx(|_, t, _| {
-        let nid = node_id(t, n)?;
         let Some(e) = e else {
+            let nid = node_id(t, n)?;
             let ne = t
                 .graphs
                 .nodes
@@ -640,23 +657,7 @@ unsafe fn set_kernel(
             t.graphs.kernels.insert(nid, info);
             return Ok(());
         };
-        let eid = handle_id(Kind::GraphExec, e).ok_or(CUDA_ERROR_INVALID_VALUE)?;
-        let at = t
-            .graphs
-            .exec_nodes
-            .get(&eid)
-            .and_then(|v| v.iter().position(|x| x.node == nid))
-            .ok_or(CUDA_ERROR_INVALID_VALUE)?;
-        if t.graphs.exec_nodes[&eid][at].kind != NODE_KERNEL {
-            return Err(CUDA_ERROR_INVALID_VALUE);
-        }
-        let ops = t
-            .graphs
-            .execs
-            .get_mut(&eid)
-            .ok_or(CUDA_ERROR_INVALID_VALUE)?;
-        ops[at] = op;
-        Ok(())
+        graph_params::set_exec_op(t, e, n, NODE_KERNEL, op)
     })
 }
 
@@ -727,7 +728,7 @@ fn exec_update(e: CUgraphExec, g: CUgraph) -> Res<(u32, CUgraphNode)> {
             .exec_nodes
             .get(&eid)
             .ok_or(CUDA_ERROR_INVALID_VALUE)?;
-        if old.len() != flat.nodes.len() {
+        if old.len() != flat.nodes.len() || flat.cycle {
             return Ok((UPDATE_TOPOLOGY_CHANGED, null_mut()));
         }
         for (o, n) in old.iter().zip(&flat.nodes) {

@@ -3,7 +3,9 @@
 //! `cuGraphAddDependencies` (memset, then saxpy, then a copy), so its result depends on
 //! the edges; the topology queries against the edges added; removing edges, cycles,
 //! destroying nodes; parameter round trips of memset, memcpy and host nodes; updates of
-//! single nodes of an executable graph; disabled nodes. Expected values are computed
+//! single nodes of an executable graph and of child graphs; disabled nodes; clones
+//! keeping edges; kernel node attributes; edge data of `cuGraphAddNode_v2`; the DOT
+//! dump and ids. Expected values are computed
 //! in the test (f32 `mul_add`, the kernel's `fma.rn.f32`).
 
 use cuda::*;
@@ -198,118 +200,127 @@ const INVALID_STRUCTURE: u32 = 2;
 fn edges_added_later_order_the_launch() {
     unsafe {
         let f = setup();
-        let [x, y, z] = buffers();
-        let mut args = Args::new(x, y);
-        let mut g = null_mut();
-        assert_eq!(cuGraphCreate(&mut g, 0), 0);
-        // Added kernel, memset, copy, none depending on another.
-        let (mut k, mut s, mut c) = (null_mut(), null_mut(), null_mut());
-        assert_eq!(cuGraphAddKernelNode(&mut k, g, null(), 0, &args.node(f)), 0);
-        assert_eq!(
-            cuGraphAddMemsetNode(&mut s, g, null(), 0, &fill(y, 1.0), null_mut()),
-            0
-        );
-        assert_eq!(
-            cuGraphAddMemcpyNode(&mut c, g, null(), 0, &copy(y, z), null_mut()),
-            0
-        );
-        assert_eq!(roots(g), vec![k, s, c]);
-        // memset -> kernel -> copy.
-        let from = [s, k];
-        let to = [k, c];
-        assert_eq!(cuGraphAddDependencies(g, from.as_ptr(), to.as_ptr(), 2), 0);
-        assert_eq!(edges(g), vec![(s, k), (k, c)]);
-        assert_eq!(roots(g), vec![s]);
-        assert_eq!(list(cuGraphNodeGetDependencies, k), vec![s]);
-        assert_eq!(list(cuGraphNodeGetDependentNodes, k), vec![c]);
-        assert_eq!(list(cuGraphNodeGetDependencies, s), vec![]);
-        // An array larger than the edges: the rest NULL, the count written back.
-        let mut n = 4usize;
-        let (mut fr, mut tt) = ([x as CUgraphNode; 4], [x as CUgraphNode; 4]);
-        let mut data = [EdgeData {
-            from_port: 9,
-            to_port: 9,
-            kind: 9,
-            reserved: [9; 5],
-        }; 4];
-        let r = cuGraphGetEdges_v2(
-            g,
-            fr.as_mut_ptr(),
-            tt.as_mut_ptr(),
-            data.as_mut_ptr(),
-            &mut n,
-        );
-        assert_eq!((r, n), (0, 2));
-        assert_eq!(
-            (fr, tt),
-            (
-                [s, k, null_mut(), null_mut()],
-                [k, c, null_mut(), null_mut()]
-            )
-        );
-        assert!(data.iter().all(|d| *d == EdgeData::default()));
-        // An array smaller: that many entries.
-        let mut n = 1usize;
-        let r = cuGraphGetEdges(g, fr.as_mut_ptr(), tt.as_mut_ptr(), &mut n);
-        assert_eq!((r, n, fr[0], tt[0]), (0, 1, s, k));
-        // An existing edge, a self-edge, non-default data off kernel nodes: refused.
-        assert_eq!(cuGraphAddDependencies(g, &s, &k, 1), INVALID);
-        assert_eq!(cuGraphAddDependencies(g, &s, &s, 1), INVALID);
-        let prog = EdgeData {
-            from_port: 0,
-            to_port: 0,
-            kind: 1,
-            reserved: [0; 5],
-        };
-        assert_eq!(cuGraphAddDependencies_v2(g, &c, &s, &prog, 1), INVALID);
-
-        // memset y = 1, y = A*x + y, z = y.
-        let e1 = instantiate(g);
-        launch(e1);
-        let want = saxpy(&[1.0; N]);
-        assert_eq!(read(z), want);
-
-        // Without memset -> kernel, the kernel (added first) runs first, then the memset
-        // (y = 1), then the copy (after the kernel): z = 1.
-        assert_eq!(cuGraphRemoveDependencies(g, &s, &k, 1), 0);
-        assert_eq!(cuGraphRemoveDependencies(g, &s, &k, 1), INVALID);
-        assert_eq!(edges(g), vec![(k, c)]);
-        assert_eq!(roots(g), vec![k, s]);
-        let e2 = instantiate(g);
-        launch(e2);
-        assert_eq!(read(z), vec![1.0; N]);
-        assert_eq!(read(y), vec![1.0; N]);
-        // The first executable graph keeps its order.
-        launch(e1);
-        assert_eq!(read(z), want);
-
-        // A cycle fails instantiation.
-        assert_eq!(cuGraphAddDependencies(g, &c, &k, 1), 0);
-        let mut p = InstantiateParams {
-            flags: 0,
-            upload_stream: null_mut(),
-            err_node: null_mut(),
-            result: 0,
-        };
-        let mut e3 = null_mut();
-        assert_eq!(cuGraphInstantiateWithParams(&mut e3, g, &mut p), INVALID);
-        assert_eq!(p.result, INVALID_STRUCTURE);
-
-        // Destroying the copy node takes its edges.
-        assert_eq!(cuGraphDestroyNode(c), 0);
-        assert_eq!(edges(g), vec![]);
-        let mut n = 0usize;
-        assert_eq!(cuGraphGetNodes(g, null_mut(), &mut n), 0);
-        assert_eq!(n, 2);
-        let mut owner = null_mut();
-        assert_eq!(cuGraphNodeGetContainingGraph(k, &mut owner), 0);
-        assert_eq!(owner, g);
-        assert_eq!(cuGraphNodeGetContainingGraph(c, &mut owner), INVALID);
-        for e in [e1, e2] {
-            assert_eq!(cuGraphExecDestroy(e), 0);
+        for backend in ["jit", "interp"] {
+            std::env::set_var("PTXJIT_CUDA_BACKEND", backend);
+            order_by_edges(f);
         }
-        assert_eq!(cuGraphDestroy(g), 0);
+        std::env::remove_var("PTXJIT_CUDA_BACKEND");
     }
+}
+
+/// See [`edges_added_later_order_the_launch`].
+unsafe fn order_by_edges(f: CUfunction) {
+    let [x, y, z] = buffers();
+    let mut args = Args::new(x, y);
+    let mut g = null_mut();
+    assert_eq!(cuGraphCreate(&mut g, 0), 0);
+    // Added kernel, memset, copy, none depending on another.
+    let (mut k, mut s, mut c) = (null_mut(), null_mut(), null_mut());
+    assert_eq!(cuGraphAddKernelNode(&mut k, g, null(), 0, &args.node(f)), 0);
+    assert_eq!(
+        cuGraphAddMemsetNode(&mut s, g, null(), 0, &fill(y, 1.0), null_mut()),
+        0
+    );
+    assert_eq!(
+        cuGraphAddMemcpyNode(&mut c, g, null(), 0, &copy(y, z), null_mut()),
+        0
+    );
+    assert_eq!(roots(g), vec![k, s, c]);
+    // memset -> kernel -> copy.
+    let from = [s, k];
+    let to = [k, c];
+    assert_eq!(cuGraphAddDependencies(g, from.as_ptr(), to.as_ptr(), 2), 0);
+    assert_eq!(edges(g), vec![(s, k), (k, c)]);
+    assert_eq!(roots(g), vec![s]);
+    assert_eq!(list(cuGraphNodeGetDependencies, k), vec![s]);
+    assert_eq!(list(cuGraphNodeGetDependentNodes, k), vec![c]);
+    assert_eq!(list(cuGraphNodeGetDependencies, s), vec![]);
+    // An array larger than the edges: the rest NULL, the count written back.
+    let mut n = 4usize;
+    let (mut fr, mut tt) = ([x as CUgraphNode; 4], [x as CUgraphNode; 4]);
+    let mut data = [EdgeData {
+        from_port: 9,
+        to_port: 9,
+        kind: 9,
+        reserved: [9; 5],
+    }; 4];
+    let r = cuGraphGetEdges_v2(
+        g,
+        fr.as_mut_ptr(),
+        tt.as_mut_ptr(),
+        data.as_mut_ptr(),
+        &mut n,
+    );
+    assert_eq!((r, n), (0, 2));
+    assert_eq!(
+        (fr, tt),
+        (
+            [s, k, null_mut(), null_mut()],
+            [k, c, null_mut(), null_mut()]
+        )
+    );
+    assert!(data.iter().all(|d| *d == EdgeData::default()));
+    // An array smaller: that many entries.
+    let mut n = 1usize;
+    let r = cuGraphGetEdges(g, fr.as_mut_ptr(), tt.as_mut_ptr(), &mut n);
+    assert_eq!((r, n, fr[0], tt[0]), (0, 1, s, k));
+    // An existing edge, a self-edge, non-default data off kernel nodes: refused.
+    assert_eq!(cuGraphAddDependencies(g, &s, &k, 1), INVALID);
+    assert_eq!(cuGraphAddDependencies(g, &s, &s, 1), INVALID);
+    let prog = EdgeData {
+        from_port: 0,
+        to_port: 0,
+        kind: 1,
+        reserved: [0; 5],
+    };
+    assert_eq!(cuGraphAddDependencies_v2(g, &c, &s, &prog, 1), INVALID);
+
+    // memset y = 1, y = A*x + y, z = y.
+    let e1 = instantiate(g);
+    launch(e1);
+    let want = saxpy(&[1.0; N]);
+    assert_eq!(read(z), want);
+
+    // Without memset -> kernel, the kernel (added first) runs first, then the memset
+    // (y = 1), then the copy (after the kernel): z = 1.
+    assert_eq!(cuGraphRemoveDependencies(g, &s, &k, 1), 0);
+    assert_eq!(cuGraphRemoveDependencies(g, &s, &k, 1), INVALID);
+    assert_eq!(edges(g), vec![(k, c)]);
+    assert_eq!(roots(g), vec![k, s]);
+    let e2 = instantiate(g);
+    launch(e2);
+    assert_eq!(read(z), vec![1.0; N]);
+    assert_eq!(read(y), vec![1.0; N]);
+    // The first executable graph keeps its order.
+    launch(e1);
+    assert_eq!(read(z), want);
+
+    // A cycle fails instantiation.
+    assert_eq!(cuGraphAddDependencies(g, &c, &k, 1), 0);
+    let mut p = InstantiateParams {
+        flags: 0,
+        upload_stream: null_mut(),
+        err_node: null_mut(),
+        result: 0,
+    };
+    let mut e3 = null_mut();
+    assert_eq!(cuGraphInstantiateWithParams(&mut e3, g, &mut p), INVALID);
+    assert_eq!(p.result, INVALID_STRUCTURE);
+
+    // Destroying the copy node takes its edges.
+    assert_eq!(cuGraphDestroyNode(c), 0);
+    assert_eq!(edges(g), vec![]);
+    let mut n = 0usize;
+    assert_eq!(cuGraphGetNodes(g, null_mut(), &mut n), 0);
+    assert_eq!(n, 2);
+    let mut owner = null_mut();
+    assert_eq!(cuGraphNodeGetContainingGraph(k, &mut owner), 0);
+    assert_eq!(owner, g);
+    assert_eq!(cuGraphNodeGetContainingGraph(c, &mut owner), INVALID);
+    for e in [e1, e2] {
+        assert_eq!(cuGraphExecDestroy(e), 0);
+    }
+    assert_eq!(cuGraphDestroy(g), 0);
 }
 
 #[test]
@@ -519,6 +530,188 @@ fn node_parameters_round_trip_and_exec_updates() {
         for e in [e, e2] {
             assert_eq!(cuGraphExecDestroy(e), 0);
         }
+        assert_eq!(cuGraphDestroy(g), 0);
+    }
+}
+
+unsafe fn tools_id(n: CUgraphNode) -> u64 {
+    let mut id = 0u64;
+    assert_eq!(cuGraphNodeGetToolsId(n, &mut id), 0);
+    id
+}
+
+/// memset y = `v`, then saxpy (y = A*x + y), added in reverse order and ordered by an
+/// edge; returns the graph and its (memset, kernel) nodes.
+unsafe fn fill_then_saxpy(
+    f: CUfunction,
+    args: &mut Args,
+    y: u64,
+    v: f32,
+) -> (CUgraph, CUgraphNode, CUgraphNode) {
+    let mut g = null_mut();
+    assert_eq!(cuGraphCreate(&mut g, 0), 0);
+    let (mut k, mut s) = (null_mut(), null_mut());
+    assert_eq!(cuGraphAddKernelNode(&mut k, g, null(), 0, &args.node(f)), 0);
+    assert_eq!(
+        cuGraphAddMemsetNode(&mut s, g, null(), 0, &fill(y, v), null_mut()),
+        0
+    );
+    assert_eq!(cuGraphAddDependencies(g, &s, &k, 1), 0);
+    (g, s, k)
+}
+
+#[test]
+fn clones_child_graphs_attributes_and_ids() {
+    unsafe {
+        let f = setup();
+        let [x, y, _] = buffers();
+        let mut args = Args::new(x, y);
+        let (g, s, k) = fill_then_saxpy(f, &mut args, y, 1.0);
+
+        // A clone keeps the edges.
+        let mut c = null_mut();
+        assert_eq!(cuGraphClone(&mut c, g), 0);
+        let (mut cs, mut ck) = (null_mut(), null_mut());
+        assert_eq!(cuGraphNodeFindInClone(&mut cs, s, c), 0);
+        assert_eq!(cuGraphNodeFindInClone(&mut ck, k, c), 0);
+        assert_eq!(edges(c), vec![(cs, ck)]);
+        let (mut gi, mut ci) = (0u32, 0u32);
+        assert_eq!(cuGraphGetId(g, &mut gi), 0);
+        assert_eq!(cuGraphGetId(c, &mut ci), 0);
+        assert_ne!(gi, ci);
+        let (mut li, mut lk) = (0u32, 0u32);
+        assert_eq!(cuGraphNodeGetLocalId(s, &mut li), 0);
+        assert_eq!(cuGraphNodeGetLocalId(k, &mut lk), 0);
+        assert_ne!(li, lk);
+
+        // A child graph node runs the child in its edges' order; the executable graph's
+        // child node takes another graph of the same shape.
+        let mut parent = null_mut();
+        assert_eq!(cuGraphCreate(&mut parent, 0), 0);
+        let mut child = null_mut();
+        assert_eq!(
+            cuGraphAddChildGraphNode(&mut child, parent, null(), 0, g),
+            0
+        );
+        let e = instantiate(parent);
+        let mut ei = 0u32;
+        assert_eq!(cuGraphExecGetId(e, &mut ei), 0);
+        launch(e);
+        assert_eq!(read(y), saxpy(&[1.0; N]));
+        let (g2, _, _) = fill_then_saxpy(f, &mut args, y, 2.0);
+        assert_eq!(cuGraphExecChildGraphNodeSetParams(e, child, g2), 0);
+        launch(e);
+        assert_eq!(read(y), saxpy(&[2.0; N]));
+        let mut g3 = null_mut();
+        assert_eq!(cuGraphCreate(&mut g3, 0), 0);
+        let mut empty = null_mut();
+        assert_eq!(cuGraphAddEmptyNode(&mut empty, g3, null(), 0), 0);
+        assert_eq!(cuGraphExecChildGraphNodeSetParams(e, child, g3), INVALID);
+
+        // Kernel node attributes: kept, copied; the cluster dimension is honoured (2
+        // blocks in one cluster of 2 computes the same).
+        let mut v = [0u32; 16];
+        assert_eq!(cuGraphKernelNodeGetAttribute(k, 8, &mut v), 0);
+        assert_eq!(v, [0; 16]);
+        let mut prio = [0u32; 16];
+        prio[0] = 3;
+        assert_eq!(cuGraphKernelNodeSetAttribute(k, 8, &prio), 0);
+        let mut cluster = [0u32; 16];
+        cluster[..3].copy_from_slice(&[2, 1, 1]);
+        assert_eq!(cuGraphKernelNodeSetAttribute(k, 4, &cluster), 0);
+        assert_eq!(cuGraphKernelNodeCopyAttributes(ck, k), 0);
+        assert_eq!(cuGraphKernelNodeGetAttribute(ck, 8, &mut v), 0);
+        assert_eq!(v, prio);
+        assert_eq!(cuGraphKernelNodeGetAttribute(ck, 4, &mut v), 0);
+        assert_eq!(v, cluster);
+        assert_eq!(cuGraphKernelNodeGetAttribute(s, 8, &mut v), INVALID);
+        let ge = instantiate(g);
+        launch(ge);
+        assert_eq!(read(y), saxpy(&[1.0; N]));
+
+        // `cuGraphAddNode_v2`: programmatic edge data from a memset is refused and the
+        // node not added.
+        let mut gp = GraphNodeParams {
+            kind: 5,
+            reserved0: [0; 3],
+            data: [0; 29],
+            reserved2: 0,
+        };
+        let prog = EdgeData {
+            from_port: 0,
+            to_port: 0,
+            kind: 1,
+            reserved: [0; 5],
+        };
+        let mut n2 = null_mut();
+        let r = cuGraphAddNode_v2(
+            &mut n2,
+            g,
+            &s,
+            &prog as *const EdgeData as *const c_void,
+            1,
+            &mut gp,
+        );
+        assert_eq!(r, INVALID);
+        let mut n = 0usize;
+        assert_eq!(cuGraphGetNodes(g, null_mut(), &mut n), 0);
+        assert_eq!(n, 2);
+
+        // The DOT dump: both nodes and the edge.
+        let path = std::env::temp_dir().join(format!("ptxjit-graph-{}.dot", std::process::id()));
+        let cpath = CString::new(path.to_str().unwrap()).unwrap();
+        assert_eq!(cuGraphDebugDotPrint(g, cpath.as_ptr(), 0), 0);
+        let dot = std::fs::read_to_string(&path).unwrap();
+        let _ = std::fs::remove_file(&path);
+        let (is, ik) = (tools_id(s), tools_id(k));
+        assert!(dot.starts_with("digraph"), "{dot}");
+        assert!(
+            dot.contains(&format!("n{is} [label=\"MEMSET {is}\"]")),
+            "{dot}"
+        );
+        assert!(
+            dot.contains(&format!("n{ik} [label=\"KERNEL {ik}\"]")),
+            "{dot}"
+        );
+        assert!(dot.contains(&format!("n{is} -> n{ik};")), "{dot}");
+
+        for e in [e, ge] {
+            assert_eq!(cuGraphExecDestroy(e), 0);
+        }
+        for g in [g, c, g2, g3, parent] {
+            assert_eq!(cuGraphDestroy(g), 0);
+        }
+    }
+}
+
+#[test]
+fn executable_event_nodes_take_another_event() {
+    unsafe {
+        setup();
+        let (mut e1, mut e2) = (null_mut(), null_mut());
+        assert_eq!(cuEventCreate(&mut e1, 0), 0);
+        assert_eq!(cuEventCreate(&mut e2, 0), 0);
+        let mut g = null_mut();
+        assert_eq!(cuGraphCreate(&mut g, 0), 0);
+        let mut r = null_mut();
+        assert_eq!(cuGraphAddEventRecordNode(&mut r, g, null(), 0, e1), 0);
+        let e = instantiate(g);
+        assert_eq!(cuGraphExecEventRecordNodeSetEvent(e, r, e2), 0);
+        assert_eq!(
+            cuGraphExecEventWaitNodeSetEvent(e, r, e2),
+            INVALID,
+            "not a wait node"
+        );
+        launch(e);
+        // e2 was recorded by the launch, e1 never was.
+        let mut ms = 0f32;
+        assert_eq!(cuEventElapsedTime(&mut ms, e2, e2), 0);
+        assert_ne!(cuEventElapsedTime(&mut ms, e1, e1), 0);
+        // The graph's node still records e1.
+        let mut got = null_mut();
+        assert_eq!(cuGraphEventRecordNodeGetEvent(r, &mut got), 0);
+        assert_eq!(got, e1);
+        assert_eq!(cuGraphExecDestroy(e), 0);
         assert_eq!(cuGraphDestroy(g), 0);
     }
 }

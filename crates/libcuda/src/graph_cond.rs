@@ -98,6 +98,8 @@ pub struct ExecInfo {
     pub defaults: Arc<Vec<(u64, u32)>>,
     /// The addresses of its allocation nodes.
     pub allocs: Arc<Vec<u64>>,
+    /// Its graph's edges (see [`Flat::shape`]).
+    pub shape: Vec<(usize, usize, usize)>,
 }
 
 /// The plan's parts of `flat` for an executable graph: values, defaults, allocations.
@@ -187,6 +189,7 @@ pub fn instantiate_graph(t: &mut Tables, gid: u64, flags: u64) -> Result<u64, (C
             conds: Arc::new(conds),
             defaults: Arc::new(defaults),
             allocs: Arc::new(allocs),
+            shape: flat.shape,
         },
     );
     t.graphs.execs.insert(id, flat.ops);

@@ -120,6 +120,9 @@ pub struct Flat {
     pub graphs: Vec<u64>,
     /// A graph walked has a dependency cycle (its nodes are then in insertion order).
     pub cycle: bool,
+    /// The edges of the graphs walked, sorted: (index in `graphs`, the positions of
+    /// their ends in that graph's order), for `cuGraphExecUpdate`'s topology check.
+    pub shape: Vec<(usize, usize, usize)>,
 }
 
 /// See [`Flat`].
@@ -128,6 +131,7 @@ pub fn flatten(t: &Tables, g: u64) -> Flat {
     let mut steps = Vec::new();
     flatten_into(t, g, false, &mut f, &mut steps);
     f.steps = steps;
+    f.shape.sort_unstable();
     f
 }
 
@@ -146,6 +150,14 @@ fn flatten_into(
         f.cycle = true;
         e.nodes.clone()
     });
+    let gi = f.graphs.len() - 1;
+    let pos: std::collections::HashMap<u64, usize> =
+        order.iter().enumerate().map(|(i, &n)| (n, i)).collect();
+    for x in &e.edges {
+        if let (Some(&a), Some(&b)) = (pos.get(&x.from), pos.get(&x.to)) {
+            f.shape.push((gi, a, b));
+        }
+    }
     for &n in &order {
         let Some(ne) = t.graphs.nodes.get(&n) else {
             continue;
@@ -728,7 +740,8 @@ fn exec_update(e: CUgraphExec, g: CUgraph) -> Res<(u32, CUgraphNode)> {
             .exec_nodes
             .get(&eid)
             .ok_or(CUDA_ERROR_INVALID_VALUE)?;
-        if old.len() != flat.nodes.len() || flat.cycle {
+        let old_shape = t.graphs.exec_info.get(&eid).map(|i| &i.shape);
+        if old.len() != flat.nodes.len() || flat.cycle || old_shape != Some(&flat.shape) {
             return Ok((UPDATE_TOPOLOGY_CHANGED, null_mut()));
         }
         for (o, n) in old.iter().zip(&flat.nodes) {

@@ -195,6 +195,9 @@ unsafe fn roots(g: CUgraph) -> Vec<CUgraphNode> {
 const INVALID: CUresult = 1;
 const LOSSY: CUresult = 402;
 const INVALID_STRUCTURE: u32 = 2;
+/// `CUDA_ERROR_GRAPH_EXEC_UPDATE_FAILURE`, `CU_GRAPH_EXEC_UPDATE_ERROR_TOPOLOGY_CHANGED`.
+const UPDATE_FAILURE: CUresult = 910;
+const TOPOLOGY_CHANGED: u32 = 2;
 
 #[test]
 fn edges_added_later_order_the_launch() {
@@ -287,6 +290,14 @@ unsafe fn order_by_edges(f: CUfunction) {
     assert_eq!(cuGraphRemoveDependencies(g, &s, &k, 1), INVALID);
     assert_eq!(edges(g), vec![(k, c)]);
     assert_eq!(roots(g), vec![k, s]);
+    // The executable graph cannot take the new topology by an update.
+    let mut info = ExecUpdateResultInfo {
+        result: 0,
+        error_node: null_mut(),
+        error_from_node: null_mut(),
+    };
+    assert_eq!(cuGraphExecUpdate_v2(e1, g, &mut info), UPDATE_FAILURE);
+    assert_eq!(info.result, TOPOLOGY_CHANGED);
     let e2 = instantiate(g);
     launch(e2);
     assert_eq!(read(z), vec![1.0; N]);

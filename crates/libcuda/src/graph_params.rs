@@ -2,7 +2,7 @@
 //! `cuGraph{Memcpy,Memset,Host}NodeGetParams` / `SetParams`, the executable graph's
 //! updates of single nodes (`cuGraphExec{Memcpy,Memset,Host,ChildGraph}NodeSetParams`,
 //! `cuGraphExecEvent{Record,Wait}NodeSetEvent`), the generic `cuGraphNodeSetParams` and
-//! `cuGraphExecNodeSetParams`, and enabling/disabling nodes of an executable graph
+//! `cuGraphExecNodeSetParams`, `cuGraphNodeGetParams`, and enabling/disabling nodes of an executable graph
 //! (`cuGraphNodeSetEnabled` / `GetEnabled`).
 //!
 //! A node's parameters are copied when it is added or set; a copy node keeps the
@@ -14,7 +14,7 @@
 //! node until it is enabled again; updates made meanwhile take effect then.
 
 use crate::graph::*;
-use crate::graph_cond::GraphNodeParams;
+use crate::graph_cond::{self, GraphNodeParams};
 use crate::graph_nodes::*;
 use crate::*;
 use std::sync::Arc;
@@ -511,4 +511,63 @@ pub unsafe extern "C" fn cuGraphExecNodeSetParams(
     p: *mut GraphNodeParams,
 ) -> CUresult {
     guard(|| node_set(Some(e), n, p))
+}
+
+/// `cuGraphNodeGetParams` (CUDA 13.2): node `n`'s type and parameters as each type's own
+/// `Get*` call returns them, the rest of `p` zeroed (copy and memset contexts NULL: the
+/// current one; a child graph node's graph is the copy it owns).
+unsafe fn node_get(n: CUgraphNode, p: *mut GraphNodeParams) -> Res {
+    let p = p.as_mut().ok_or(CUDA_ERROR_INVALID_VALUE)?;
+    let (kind, params) = with_ctx(|_, t, _| {
+        let e = &t.graphs.nodes[&node_id(t, n)?];
+        Ok((e.kind, e.params))
+    })?;
+    std::ptr::write_bytes(p as *mut GraphNodeParams, 0, 1);
+    p.kind = kind;
+    let data = p.data.as_mut_ptr() as *mut u8;
+    let word = data as *mut usize;
+    let r = match kind {
+        NODE_KERNEL => cuGraphKernelNodeGetParams_v2(n, data as *mut _),
+        NODE_MEMCPY => cuGraphMemcpyNodeGetParams(n, data.add(16) as *mut _),
+        NODE_MEMSET => cuGraphMemsetNodeGetParams(n, data as *mut _),
+        NODE_HOST => cuGraphHostNodeGetParams(n, data as *mut _),
+        NODE_GRAPH => cuGraphChildGraphNodeGetGraph(n, word as *mut CUgraph),
+        NODE_EMPTY => CUDA_SUCCESS,
+        NODE_EVENT_RECORD => cuGraphEventRecordNodeGetEvent(n, word as *mut CUevent),
+        NODE_WAIT_EVENT => cuGraphEventWaitNodeGetEvent(n, word as *mut CUevent),
+        NODE_MEM_ALLOC => cuGraphMemAllocNodeGetParams(n, data as *mut _),
+        NODE_MEM_FREE => cuGraphMemFreeNodeGetParams(n, word as *mut CUdeviceptr),
+        graph_cond::NODE_CONDITIONAL => {
+            let NodeParams::Conditional(c) = params else {
+                return Err(CUDA_ERROR_INVALID_VALUE);
+            };
+            let cp = with_ctx(|_, t, _| {
+                let cn = t
+                    .graphs
+                    .cond_nodes
+                    .get(&c)
+                    .ok_or(CUDA_ERROR_INVALID_VALUE)?;
+                Ok(graph_cond::CondNodeParams {
+                    handle: cn.handle,
+                    kind: cn.kind,
+                    size: cn.bodies.len() as u32,
+                    graphs_out: cn.out.as_ptr() as *mut CUgraph,
+                    ctx: std::ptr::null_mut(),
+                })
+            })?;
+            std::ptr::write(data as *mut graph_cond::CondNodeParams, cp);
+            CUDA_SUCCESS
+        }
+        _ => CUDA_ERROR_NOT_SUPPORTED,
+    };
+    match r {
+        CUDA_SUCCESS => Ok(()),
+        e => Err(e),
+    }
+}
+
+/// `cuGraphNodeGetParams` (CUDA 13.2).
+#[no_mangle]
+pub unsafe extern "C" fn cuGraphNodeGetParams(n: CUgraphNode, p: *mut GraphNodeParams) -> CUresult {
+    guard(|| node_get(n, p))
 }

@@ -456,6 +456,25 @@ fn node_parameters_round_trip_and_exec_updates() {
         assert_eq!(cuGraphHostNodeGetParams(h, &mut hq), 0);
         assert_eq!(hq.data, hp.data);
         assert_eq!(cuGraphMemsetNodeGetParams(k, &mut m), INVALID);
+        // The generic getter: type and the type's parameters.
+        let mut gp = GraphNodeParams {
+            kind: 99,
+            reserved0: [0; 3],
+            data: [-1; 29],
+            reserved2: 0,
+        };
+        assert_eq!(cuGraphNodeGetParams(s, &mut gp), 0);
+        let ms = std::ptr::read(gp.data.as_ptr() as *const MemsetNodeParams);
+        assert_eq!((gp.kind, ms.dst, ms.value), (2, y, 1.0f32.to_bits()));
+        assert_eq!(gp.data[6], 0, "the memset's context: NULL");
+        assert_eq!(cuGraphNodeGetParams(k, &mut gp), 0);
+        let kp = std::ptr::read(gp.data.as_ptr() as *const KernelNodeParamsV2);
+        assert_eq!((gp.kind, kp.base.func, kp.base.grid), (0, f, [2, 1, 1]));
+        assert_eq!(cuGraphNodeGetParams(c, &mut gp), 0);
+        let cq = std::ptr::read((gp.data.as_ptr() as *const u8).add(16) as *const CudaMemcpy3d);
+        assert_eq!((gp.kind, cq.src_device, cq.dst_device), (1, y, z));
+        assert_eq!(cuGraphNodeGetParams(h, &mut gp), 0);
+        assert_eq!((gp.kind, gp.data[1] as usize), (3, hp.data as usize));
 
         let e = instantiate(g);
         // Graph-level set: later instantiations only.

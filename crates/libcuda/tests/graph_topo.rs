@@ -400,8 +400,34 @@ fn captured_work_depends_on_the_capture_sequence() {
         let e = instantiate(g);
         launch(e);
         assert_eq!(read(y), saxpy(&[1.0; N]));
+
+        // Capturing into an existing graph after a given node: a memset y = 2 node
+        // (added after the kernel) comes first through the dependency.
+        let mut m = null_mut();
+        assert_eq!(
+            cuGraphAddMemsetNode(&mut m, g, null(), 0, &fill(y, 2.0), null_mut()),
+            0
+        );
+        assert_eq!(cuStreamBeginCaptureToGraph(s, g, &m, null(), 1, 0), 0);
+        let r = cuLaunchKernel(f, 2, 1, 1, 32, 1, 1, 0, s, kp.as_mut_ptr(), null_mut());
+        assert_eq!(r, 0);
+        let mut g2 = null_mut();
+        assert_eq!(cuStreamEndCapture(s, &mut g2), 0);
+        assert_eq!(g2, g);
+        let mut all = [null_mut(); 4];
+        let mut n = 4usize;
+        assert_eq!(cuGraphGetNodes(g, all.as_mut_ptr(), &mut n), 0);
+        assert_eq!(n, 4);
+        assert_eq!(edges(g), vec![(nodes[0], nodes[1]), (m, all[3])]);
+        // memset 1, saxpy | memset 2, saxpy: the first pair runs first (insertion order
+        // among ready nodes), then y = A*x + 2.
+        let e2 = instantiate(g);
+        launch(e2);
+        assert_eq!(read(y), saxpy(&[2.0; N]));
         let _ = &mut args;
-        assert_eq!(cuGraphExecDestroy(e), 0);
+        for e in [e, e2] {
+            assert_eq!(cuGraphExecDestroy(e), 0);
+        }
         assert_eq!(cuGraphDestroy(g), 0);
     }
 }

@@ -620,16 +620,18 @@ impl KernelNodeParamsV2 {
     }
 }
 
-/// A kernel node's operation and what it keeps for `cuGraphKernelNodeGetParams`.
+/// A kernel node's operation (launching with `cluster`, see [`Geometry`]) and what it
+/// keeps for `cuGraphKernelNodeGetParams`.
 pub unsafe fn kernel_node(
     p: &KernelNodeParams,
     f: CUfunction,
+    cluster: Option<[u32; 3]>,
 ) -> Res<(Op, graph_attr::KernelInfo)> {
     let g = Geometry {
         grid: p.grid,
         block: p.block,
         shared: p.shared,
-        cluster: None,
+        cluster,
     };
     let l = launch::prepare(f, &g, p.params, p.extra)?;
     let info = graph_attr::KernelInfo::new(f, &g, l.arg_bytes());
@@ -645,7 +647,7 @@ unsafe fn add_kernel_node(
     p: &KernelNodeParams,
     f: CUfunction,
 ) -> Res {
-    let (op, info) = kernel_node(p, f)?;
+    let (op, info) = kernel_node(p, f, None)?;
     add_node(pn, g, deps, ndeps, NODE_KERNEL, op)?;
     graph_attr::keep_kernel(handle_id(Kind::GraphNode, *pn).unwrap_or(0), info)
 }

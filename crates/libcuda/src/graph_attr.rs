@@ -197,7 +197,7 @@ const LAUNCH_ATTRIBUTE_MAX: u32 = 16;
 
 /// `cuGraphKernelNodeSetAttribute`: kept for `GetAttribute` and `CopyAttributes`; the
 /// cluster dimension (`CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION`) also sets the clusters
-/// the node launches with (until its parameters are set again), as `cuLaunchKernelEx`
+/// the node launches with (kept when its parameters are set), as `cuLaunchKernelEx`
 /// honours it; the others are hints a launch that runs to completion needs no more of.
 #[no_mangle]
 pub unsafe extern "C" fn cuGraphKernelNodeSetAttribute(
@@ -212,6 +212,13 @@ pub unsafe extern "C" fn cuGraphKernelNodeSetAttribute(
         }
         set_attribute(n, attr, v)
     })
+}
+
+/// The cluster dimension set on kernel node `n`, if any (all zero: none).
+pub fn cluster_of(t: &Tables, n: u64) -> Option<[u32; 3]> {
+    let a = t.graphs.kernel_attrs.get(&n)?;
+    let v = a.get(&launch::CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION)?;
+    (v[..3] != [0; 3]).then_some([v[0], v[1], v[2]])
 }
 
 /// Sets attribute `attr` of kernel node `n` to `v` (see `cuGraphKernelNodeSetAttribute`).

@@ -652,8 +652,10 @@ unsafe fn set_kernel(
     p: &KernelNodeParams,
     f: CUfunction,
 ) -> Res {
-    // Prepared outside the tables' lock (it looks the function up).
-    let (op, info) = kernel_node(p, f)?;
+    // The node's cluster attribute stays; prepared outside the tables' lock (it looks
+    // the function up).
+    let cluster = with_ctx(|_, t, _| Ok(graph_attr::cluster_of(t, node_id(t, n)?)))?;
+    let (op, info) = kernel_node(p, f, cluster)?;
     with_ctx(|_, t, _| {
         let Some(e) = e else {
             let nid = node_id(t, n)?;

@@ -684,6 +684,16 @@ fn clones_child_graphs_attributes_and_ids() {
         let ge = instantiate(g);
         launch(ge);
         assert_eq!(read(y), saxpy(&[1.0; N]));
+        // A cluster of 3 does not divide the grid of 2 blocks; setting the kernel's
+        // parameters keeps the attribute.
+        cluster[0] = 3;
+        assert_eq!(cuGraphKernelNodeSetAttribute(k, 4, &cluster), 0);
+        assert_eq!(cuGraphKernelNodeSetParams(k, &args.node(f)), 0);
+        let mut bad = null_mut();
+        let r = cuGraphInstantiateWithFlags(&mut bad, g, 0);
+        assert_eq!(r, 0);
+        assert_ne!(cuGraphLaunch(bad, null_mut()), 0, "cluster 3 over 2 blocks");
+        assert_eq!(cuGraphExecDestroy(bad), 0);
 
         // `cuGraphAddNode_v2`: programmatic edge data from a memset is refused and the
         // node not added.

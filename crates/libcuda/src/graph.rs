@@ -97,8 +97,9 @@ pub struct GraphTables {
     pub disabled: HashMap<(u64, usize), Op>,
     /// Capturing streams (by handle value) and their capture.
     pub captures: HashMap<u64, Capture>,
-    /// Events last recorded in a capturing stream: event handle -> that stream.
-    pub captured_events: HashMap<u64, u64>,
+    /// Events last recorded in a capturing stream: event handle -> that stream and its
+    /// capture's dependency set at the record.
+    pub captured_events: HashMap<u64, (u64, Vec<u64>)>,
     next_capture: u64,
 }
 
@@ -114,9 +115,19 @@ pub fn graph_id(t: &Tables, g: *mut c_void) -> Res<u64> {
     }
 }
 
+thread_local! {
+    /// The stream this thread last found capturing (the operation it records next is
+    /// issued on it: see [`record_node`]).
+    static CAPTURE_STREAM: std::cell::Cell<u64> = const { std::cell::Cell::new(0) };
+}
+
 /// The graph that stream `s` is capturing into, if it is capturing.
 pub fn capturing(s: CUstream) -> Res<Option<u64>> {
-    with_ctx(|_, t, _| Ok(t.graphs.captures.get(&(s as u64)).map(|c| c.graph)))
+    let g = with_ctx(|_, t, _| Ok(t.graphs.captures.get(&(s as u64)).map(|c| c.graph)))?;
+    if g.is_some() {
+        CAPTURE_STREAM.with(|c| c.set(s as u64));
+    }
+    Ok(g)
 }
 
 /// Adds a node running `op` to graph `g` (after every node it has); returns its id.
@@ -156,12 +167,20 @@ pub fn record(g: u64, kind: u32, op: Op) -> Res {
     record_node(g, kind, op).map(|_| ())
 }
 
-/// [`record`], returning the new node's id: it depends on the capture's dependency set
-/// (of every stream capturing into `g`).
+/// [`record`], returning the new node's id: it depends on the dependency set of the
+/// capturing stream it was issued on (the one [`capturing`] last found on this thread),
+/// and becomes that set.
 pub fn record_node(g: u64, kind: u32, op: Op) -> Res<u64> {
+    let s = CAPTURE_STREAM.with(|c| c.get());
     with_ctx(|_, t, _| {
+        let on_s = t.graphs.captures.get(&s).is_some_and(|c| c.graph == g);
         let mut deps: Vec<u64> = Vec::new();
-        for c in t.graphs.captures.values().filter(|c| c.graph == g) {
+        for (_, c) in t
+            .graphs
+            .captures
+            .iter()
+            .filter(|(&k, c)| c.graph == g && (!on_s || k == s))
+        {
             for &h in &c.deps {
                 let n = node_id(t, h as CUgraphNode)?;
                 if !deps.contains(&n) {
@@ -171,8 +190,14 @@ pub fn record_node(g: u64, kind: u32, op: Op) -> Res<u64> {
         }
         let id = add(t, g, kind, op)?;
         graph_topo::link(t, g, &deps, id);
-        for c in t.graphs.captures.values_mut().filter(|c| c.graph == g) {
-            c.deps = vec![handle(Kind::GraphNode, id) as u64];
+        let new = vec![handle(Kind::GraphNode, id) as u64];
+        for (_, c) in t
+            .graphs
+            .captures
+            .iter_mut()
+            .filter(|(&k, c)| c.graph == g && (!on_s || k == s))
+        {
+            c.deps = new.clone();
         }
         Ok(id)
     })
@@ -182,22 +207,36 @@ pub fn record_node(g: u64, kind: u32, op: Op) -> Res<u64> {
 /// joins that capture.
 pub fn join(s: CUstream, e: CUevent) -> Res {
     with_ctx(|_, t, _| {
-        let Some(from) = t.graphs.captured_events.get(&(e as u64)).copied() else {
+        let Some((from, deps)) = t.graphs.captured_events.get(&(e as u64)).cloned() else {
             return Ok(());
         };
         let Some(c) = t.graphs.captures.get(&from) else {
             return Ok(());
         };
-        let (graph, id, origin, deps) = (c.graph, c.id, c.origin, c.deps.clone());
+        let (graph, id, origin) = (c.graph, c.id, c.origin);
         if matches!(s as u64, 0 | 1) {
             return Err(CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED);
         }
-        t.graphs.captures.entry(s as u64).or_insert(Capture {
-            graph,
-            id,
-            origin,
-            deps,
-        });
+        // A stream of the same capture adds the event's dependencies to its own.
+        if let Some(c) = t.graphs.captures.get_mut(&(s as u64)) {
+            if c.id == id {
+                for d in deps {
+                    if !c.deps.contains(&d) {
+                        c.deps.push(d);
+                    }
+                }
+            }
+            return Ok(());
+        }
+        t.graphs.captures.insert(
+            s as u64,
+            Capture {
+                graph,
+                id,
+                origin,
+                deps,
+            },
+        );
         Ok(())
     })
 }
@@ -205,8 +244,9 @@ pub fn join(s: CUstream, e: CUevent) -> Res {
 /// `cuEventRecord` on stream `s`: remembers whether the event was recorded in a capture.
 pub fn note_event(e: CUevent, s: CUstream) -> Res {
     with_ctx(|_, t, _| {
-        if t.graphs.captures.contains_key(&(s as u64)) {
-            t.graphs.captured_events.insert(e as u64, s as u64);
+        if let Some(c) = t.graphs.captures.get(&(s as u64)) {
+            let deps = c.deps.clone();
+            t.graphs.captured_events.insert(e as u64, (s as u64, deps));
         } else {
             t.graphs.captured_events.remove(&(e as u64));
         }

@@ -781,3 +781,54 @@ fn executable_event_nodes_take_another_event() {
         assert_eq!(cuGraphDestroy(g), 0);
     }
 }
+
+/// Host functions for the fork/join capture: each appends its tag to the order list.
+static ORDER: std::sync::Mutex<Vec<u32>> = std::sync::Mutex::new(Vec::new());
+
+unsafe extern "C" fn note(data: *mut c_void) {
+    ORDER.lock().unwrap().push(data as usize as u32);
+}
+
+#[test]
+fn fork_join_capture_keeps_each_streams_dependencies() {
+    unsafe {
+        setup();
+        let (mut a, mut b) = (null_mut(), null_mut());
+        assert_eq!(cuStreamCreate(&mut a, 1), 0);
+        assert_eq!(cuStreamCreate(&mut b, 1), 0);
+        let (mut fork, mut join) = (null_mut(), null_mut());
+        assert_eq!(cuEventCreate(&mut fork, 2), 0);
+        assert_eq!(cuEventCreate(&mut join, 2), 0);
+        let host = |s: CUstream, tag: usize| {
+            assert_eq!(cuLaunchHostFunc(s, Some(note), tag as *mut c_void), 0);
+        };
+        // a: 1, fork; b: wait fork, 2, join; a: 3, wait join, 4.
+        assert_eq!(cuStreamBeginCapture_v2(a, 0), 0);
+        host(a, 1);
+        assert_eq!(cuEventRecord(fork, a), 0);
+        assert_eq!(cuStreamWaitEvent(b, fork, 0), 0);
+        host(b, 2);
+        assert_eq!(cuEventRecord(join, b), 0);
+        host(a, 3);
+        assert_eq!(cuStreamWaitEvent(a, join, 0), 0);
+        host(a, 4);
+        let mut g = null_mut();
+        assert_eq!(cuStreamEndCapture(a, &mut g), 0);
+        let mut n = [null_mut(); 4];
+        let mut count = 4usize;
+        assert_eq!(cuGraphGetNodes(g, n.as_mut_ptr(), &mut count), 0);
+        assert_eq!(count, 4);
+        // 1 -> 2 and 1 -> 3 (the fork), 3 -> 4 and 2 -> 4 (the join).
+        assert_eq!(
+            edges(g),
+            vec![(n[0], n[1]), (n[0], n[2]), (n[2], n[3]), (n[1], n[3])]
+        );
+        assert_eq!(roots(g), vec![n[0]]);
+        ORDER.lock().unwrap().clear();
+        let e = instantiate(g);
+        launch(e);
+        assert_eq!(*ORDER.lock().unwrap(), [1, 2, 3, 4]);
+        assert_eq!(cuGraphExecDestroy(e), 0);
+        assert_eq!(cuGraphDestroy(g), 0);
+    }
+}

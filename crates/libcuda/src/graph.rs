@@ -5,11 +5,12 @@
 //! A node is a recorded operation: a kernel launch with its arguments copied, a copy,
 //! a memset, a host function, or nothing (empty, event and join nodes). Operations
 //! issued on a capturing stream are recorded in its graph instead of run (launches,
-//! async copies and memsets, host functions); a stream that waits on an event
-//! recorded in a capturing stream joins that capture. A node can only depend on nodes
-//! added before it, so the insertion order is a topological order of the graph, and
-//! launching an executable graph runs its nodes in that order, to completion (as every
-//! stream operation here does). Event, child-graph and memory nodes, cloning and
+//! async copies and memsets, host functions), each depending on that stream's
+//! dependency set; a stream that waits on an event recorded in a capturing stream joins
+//! that capture. Graphs keep their dependency edges ([`crate::graph_topo`]); launching
+//! an executable graph runs its nodes one at a time in a topological order of them,
+//! each to completion (as every stream operation here does). Node parameters and
+//! single-node updates of executable graphs are in [`crate::graph_params`]. Event, child-graph and memory nodes, cloning and
 //! updates of executable graphs are in [`crate::graph_nodes`]; conditional nodes,
 //! `cuGraphAddNode` and the executable graphs' plans in [`crate::graph_cond`].
 
@@ -384,7 +385,8 @@ pub unsafe extern "C" fn cuStreamIsCapturing_ptsz(s: CUstream, status: *mut u32)
 }
 
 /// The capture information of `s`: status, id, graph, and its dependency set (the
-/// last node recorded; the array stays valid until the next capture call on `s`).
+/// nodes its next captured node will depend on; the array stays valid until the next
+/// capture call on `s`).
 unsafe fn capture_info(
     s: CUstream,
     status: *mut u32,
@@ -466,8 +468,8 @@ pub unsafe extern "C" fn cuStreamGetCaptureInfo_v3(
     })
 }
 
-/// `cuStreamUpdateCaptureDependencies`: nodes run in the order they are recorded, so
-/// a dependency set changes nothing; it is checked and kept for `GetCaptureInfo`.
+/// `cuStreamUpdateCaptureDependencies`: adds to (flag 0) or replaces (flag 1) the
+/// dependency set the stream's next captured node depends on.
 unsafe fn update_deps(s: CUstream, deps: *const CUgraphNode, n: usize, flags: u32) -> Res {
     if flags > 1 || (n > 0 && deps.is_null()) {
         return Err(CUDA_ERROR_INVALID_VALUE);

@@ -371,7 +371,8 @@ pub unsafe extern "C" fn cuGraphExecEventWaitNodeSetEvent(
 
 /// `cuGraphExecChildGraphNodeSetParams`: the operations of child graph node `n`'s
 /// nodes in executable graph `e` become those of graph `child`, which must have the
-/// same nodes (count and types, in the order a launch runs them) as the node's graph.
+/// same nodes (count and types, in the order a launch runs them) and edges as the
+/// node's graph.
 #[no_mangle]
 pub unsafe extern "C" fn cuGraphExecChildGraphNodeSetParams(
     e: CUgraphExec,
@@ -387,6 +388,7 @@ pub unsafe extern "C" fn cuGraphExecChildGraphNodeSetParams(
             let new = graph_nodes::flatten(t, graph_id(t, child)?);
             let was = graph_nodes::flatten(t, old);
             let same = !new.cycle
+                && new.shape == was.shape
                 && new.nodes.len() == was.nodes.len()
                 && new
                     .nodes

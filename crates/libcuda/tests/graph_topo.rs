@@ -663,6 +663,23 @@ fn clones_child_graphs_attributes_and_ids() {
         let mut empty = null_mut();
         assert_eq!(cuGraphAddEmptyNode(&mut empty, g3, null(), 0), 0);
         assert_eq!(cuGraphExecChildGraphNodeSetParams(e, child, g3), INVALID);
+        // The same nodes in the same order without the edge: another topology.
+        let mut g4 = null_mut();
+        assert_eq!(cuGraphCreate(&mut g4, 0), 0);
+        let (mut s4, mut k4) = (null_mut(), null_mut());
+        assert_eq!(
+            cuGraphAddMemsetNode(&mut s4, g4, null(), 0, &fill(y, 4.0), null_mut()),
+            0
+        );
+        assert_eq!(
+            cuGraphAddKernelNode(&mut k4, g4, null(), 0, &args.node(f)),
+            0
+        );
+        assert_eq!(cuGraphExecChildGraphNodeSetParams(e, child, g4), INVALID);
+        assert_eq!(cuGraphAddDependencies(g4, &s4, &k4, 1), 0);
+        assert_eq!(cuGraphExecChildGraphNodeSetParams(e, child, g4), 0);
+        launch(e);
+        assert_eq!(read(y), saxpy(&[4.0; N]));
 
         // Kernel node attributes: kept, copied; the cluster dimension is honoured (2
         // blocks in one cluster of 2 computes the same).
@@ -744,7 +761,7 @@ fn clones_child_graphs_attributes_and_ids() {
         for e in [e, ge] {
             assert_eq!(cuGraphExecDestroy(e), 0);
         }
-        for g in [g, c, g2, g3, parent] {
+        for g in [g, c, g2, g3, g4, parent] {
             assert_eq!(cuGraphDestroy(g), 0);
         }
     }

@@ -1,6 +1,7 @@
 //! Graph memory accounting (`cuDeviceGetGraphMemAttribute`,
-//! `cuDeviceSetGraphMemAttribute`, `cuDeviceGraphMemTrim`) and kernel node queries
-//! (`cuGraphKernelNodeGetParams`).
+//! `cuDeviceSetGraphMemAttribute`, `cuDeviceGraphMemTrim`), kernel node queries
+//! (`cuGraphKernelNodeGetParams`) and kernel node attributes
+//! (`cuGraphKernelNode{Set,Get}Attribute`, `cuGraphKernelNodeCopyAttributes`).
 //!
 //! Graph memory: an allocation node reserves its memory when it is added and keeps it
 //! while its graph exists or the allocation is live (see [`crate::graph_nodes`]), so the

@@ -5,11 +5,12 @@
 //! A node is a recorded operation: a kernel launch with its arguments copied, a copy,
 //! a memset, a host function, or nothing (empty, event and join nodes). Operations
 //! issued on a capturing stream are recorded in its graph instead of run (launches,
-//! async copies and memsets, host functions); a stream that waits on an event
-//! recorded in a capturing stream joins that capture. A node can only depend on nodes
-//! added before it, so the insertion order is a topological order of the graph, and
-//! launching an executable graph runs its nodes in that order, to completion (as every
-//! stream operation here does). Event, child-graph and memory nodes, cloning and
+//! async copies and memsets, host functions), each depending on that stream's
+//! dependency set; a stream that waits on an event recorded in a capturing stream joins
+//! that capture. Graphs keep their dependency edges ([`crate::graph_topo`]); launching
+//! an executable graph runs its nodes one at a time in a topological order of them,
+//! each to completion (as every stream operation here does). Node parameters and
+//! single-node updates of executable graphs are in [`crate::graph_params`]. Event, child-graph and memory nodes, cloning and
 //! updates of executable graphs are in [`crate::graph_nodes`]; conditional nodes,
 //! `cuGraphAddNode` and the executable graphs' plans in [`crate::graph_cond`].
 
@@ -50,8 +51,10 @@ pub struct NodeEntry {
 
 #[derive(Default)]
 pub struct GraphEntry {
-    /// Node ids in insertion (= execution) order.
+    /// Node ids in insertion order.
     pub nodes: Vec<u64>,
+    /// Dependency edges in the order they were added (see [`graph_topo`]).
+    pub edges: Vec<graph_topo::Edge>,
 }
 
 /// A stream capture: the graph it records into, its unique id, the stream that began
@@ -86,10 +89,18 @@ pub struct GraphTables {
     pub mem_high: [u64; 2],
     /// Nodes made by `cuGraphClone`: clone's node -> the original node.
     pub cloned_from: HashMap<u64, u64>,
+    /// The parameters of copy, memset and host nodes (see [`graph_params`]).
+    pub op_params: HashMap<u64, graph_params::OpParams>,
+    /// The attributes set on kernel nodes (see [`graph_attr`]).
+    pub kernel_attrs:
+        HashMap<u64, std::collections::BTreeMap<u32, graph_attr::KernelNodeAttrValue>>,
+    /// Disabled nodes of executable graphs: (exec, operation index) -> the operation.
+    pub disabled: HashMap<(u64, usize), Op>,
     /// Capturing streams (by handle value) and their capture.
     pub captures: HashMap<u64, Capture>,
-    /// Events last recorded in a capturing stream: event handle -> that stream.
-    pub captured_events: HashMap<u64, u64>,
+    /// Events last recorded in a capturing stream: event handle -> that stream and its
+    /// capture's dependency set at the record.
+    pub captured_events: HashMap<u64, (u64, Vec<u64>)>,
     next_capture: u64,
 }
 
@@ -105,9 +116,19 @@ pub fn graph_id(t: &Tables, g: *mut c_void) -> Res<u64> {
     }
 }
 
+thread_local! {
+    /// The stream this thread last found capturing (the operation it records next is
+    /// issued on it: see [`record_node`]).
+    static CAPTURE_STREAM: std::cell::Cell<u64> = const { std::cell::Cell::new(0) };
+}
+
 /// The graph that stream `s` is capturing into, if it is capturing.
 pub fn capturing(s: CUstream) -> Res<Option<u64>> {
-    with_ctx(|_, t, _| Ok(t.graphs.captures.get(&(s as u64)).map(|c| c.graph)))
+    let g = with_ctx(|_, t, _| Ok(t.graphs.captures.get(&(s as u64)).map(|c| c.graph)))?;
+    if g.is_some() {
+        CAPTURE_STREAM.with(|c| c.set(s as u64));
+    }
+    Ok(g)
 }
 
 /// Adds a node running `op` to graph `g` (after every node it has); returns its id.
@@ -147,12 +168,37 @@ pub fn record(g: u64, kind: u32, op: Op) -> Res {
     record_node(g, kind, op).map(|_| ())
 }
 
-/// [`record`], returning the new node's id.
+/// [`record`], returning the new node's id: it depends on the dependency set of the
+/// capturing stream it was issued on (the one [`capturing`] last found on this thread),
+/// and becomes that set.
 pub fn record_node(g: u64, kind: u32, op: Op) -> Res<u64> {
+    let s = CAPTURE_STREAM.with(|c| c.get());
     with_ctx(|_, t, _| {
+        let on_s = t.graphs.captures.get(&s).is_some_and(|c| c.graph == g);
+        let mut deps: Vec<u64> = Vec::new();
+        for (_, c) in t
+            .graphs
+            .captures
+            .iter()
+            .filter(|(&k, c)| c.graph == g && (!on_s || k == s))
+        {
+            for &h in &c.deps {
+                let n = node_id(t, h as CUgraphNode)?;
+                if !deps.contains(&n) {
+                    deps.push(n);
+                }
+            }
+        }
         let id = add(t, g, kind, op)?;
-        for c in t.graphs.captures.values_mut().filter(|c| c.graph == g) {
-            c.deps = vec![handle(Kind::GraphNode, id) as u64];
+        graph_topo::link(t, g, &deps, id);
+        let new = vec![handle(Kind::GraphNode, id) as u64];
+        for (_, c) in t
+            .graphs
+            .captures
+            .iter_mut()
+            .filter(|(&k, c)| c.graph == g && (!on_s || k == s))
+        {
+            c.deps = new.clone();
         }
         Ok(id)
     })
@@ -162,22 +208,36 @@ pub fn record_node(g: u64, kind: u32, op: Op) -> Res<u64> {
 /// joins that capture.
 pub fn join(s: CUstream, e: CUevent) -> Res {
     with_ctx(|_, t, _| {
-        let Some(from) = t.graphs.captured_events.get(&(e as u64)).copied() else {
+        let Some((from, deps)) = t.graphs.captured_events.get(&(e as u64)).cloned() else {
             return Ok(());
         };
         let Some(c) = t.graphs.captures.get(&from) else {
             return Ok(());
         };
-        let (graph, id, origin, deps) = (c.graph, c.id, c.origin, c.deps.clone());
+        let (graph, id, origin) = (c.graph, c.id, c.origin);
         if matches!(s as u64, 0 | 1) {
             return Err(CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED);
         }
-        t.graphs.captures.entry(s as u64).or_insert(Capture {
-            graph,
-            id,
-            origin,
-            deps,
-        });
+        // A stream of the same capture adds the event's dependencies to its own.
+        if let Some(c) = t.graphs.captures.get_mut(&(s as u64)) {
+            if c.id == id {
+                for d in deps {
+                    if !c.deps.contains(&d) {
+                        c.deps.push(d);
+                    }
+                }
+            }
+            return Ok(());
+        }
+        t.graphs.captures.insert(
+            s as u64,
+            Capture {
+                graph,
+                id,
+                origin,
+                deps,
+            },
+        );
         Ok(())
     })
 }
@@ -185,8 +245,9 @@ pub fn join(s: CUstream, e: CUevent) -> Res {
 /// `cuEventRecord` on stream `s`: remembers whether the event was recorded in a capture.
 pub fn note_event(e: CUevent, s: CUstream) -> Res {
     with_ctx(|_, t, _| {
-        if t.graphs.captures.contains_key(&(s as u64)) {
-            t.graphs.captured_events.insert(e as u64, s as u64);
+        if let Some(c) = t.graphs.captures.get(&(s as u64)) {
+            let deps = c.deps.clone();
+            t.graphs.captured_events.insert(e as u64, (s as u64, deps));
         } else {
             t.graphs.captured_events.remove(&(e as u64));
         }
@@ -194,7 +255,9 @@ pub fn note_event(e: CUevent, s: CUstream) -> Res {
     })
 }
 
-fn begin(s: CUstream, graph: Option<CUgraph>) -> Res {
+/// Begins a capture on `s` into `graph` (a new graph if `None`), its first nodes
+/// depending on `deps` (node handles).
+fn begin(s: CUstream, graph: Option<CUgraph>, deps: Vec<u64>) -> Res {
     stream::check(s)?;
     with_ctx(|_, t, _| {
         // The legacy NULL stream cannot capture (the per-thread one can).
@@ -212,6 +275,11 @@ fn begin(s: CUstream, graph: Option<CUgraph>) -> Res {
                 g
             }
         };
+        for &h in &deps {
+            if t.graphs.nodes[&node_id(t, h as CUgraphNode)?].graph != g {
+                return Err(CUDA_ERROR_INVALID_VALUE);
+            }
+        }
         t.graphs.next_capture += 1;
         let id = t.graphs.next_capture;
         t.graphs.captures.insert(
@@ -220,7 +288,7 @@ fn begin(s: CUstream, graph: Option<CUgraph>) -> Res {
                 graph: g,
                 id,
                 origin: s as u64,
-                deps: Vec::new(),
+                deps,
             },
         );
         Ok(())
@@ -230,36 +298,43 @@ fn begin(s: CUstream, graph: Option<CUgraph>) -> Res {
 /// `cuStreamBeginCapture` (CUDA 10.0: no mode argument; every mode behaves alike here).
 #[no_mangle]
 pub unsafe extern "C" fn cuStreamBeginCapture(s: CUstream) -> CUresult {
-    guard(|| begin(s, None))
+    guard(|| begin(s, None, Vec::new()))
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn cuStreamBeginCapture_v2(s: CUstream, _mode: u32) -> CUresult {
-    guard(|| begin(s, None))
+    guard(|| begin(s, None, Vec::new()))
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn cuStreamBeginCapture_ptsz(s: CUstream) -> CUresult {
-    guard(|| begin(s, None))
+    guard(|| begin(s, None, Vec::new()))
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn cuStreamBeginCapture_v2_ptsz(s: CUstream, _mode: u32) -> CUresult {
-    guard(|| begin(s, None))
+    guard(|| begin(s, None, Vec::new()))
 }
 
-/// `cuStreamBeginCaptureToGraph`: captures into an existing graph, after its nodes
-/// (the dependencies are implied by the order).
+/// `cuStreamBeginCaptureToGraph`: captures into an existing graph, the first captured
+/// nodes depending on `deps` (default edges only).
 #[no_mangle]
 pub unsafe extern "C" fn cuStreamBeginCaptureToGraph(
     s: CUstream,
     g: CUgraph,
-    _deps: *const CUgraphNode,
-    _edge_data: *const c_void,
-    _ndeps: usize,
+    deps: *const CUgraphNode,
+    edge_data: *const c_void,
+    ndeps: usize,
     _mode: u32,
 ) -> CUresult {
-    guard(|| begin(s, Some(g)))
+    guard(|| {
+        if ndeps > 0 && deps.is_null() {
+            return Err(CUDA_ERROR_INVALID_VALUE);
+        }
+        graph_topo::check_default_data(edge_data, ndeps)?;
+        let deps = (0..ndeps).map(|i| *deps.add(i) as u64).collect();
+        begin(s, Some(g), deps)
+    })
 }
 
 fn end(s: CUstream, pg: *mut CUgraph) -> Res {
@@ -310,7 +385,8 @@ pub unsafe extern "C" fn cuStreamIsCapturing_ptsz(s: CUstream, status: *mut u32)
 }
 
 /// The capture information of `s`: status, id, graph, and its dependency set (the
-/// last node recorded; the array stays valid until the next capture call on `s`).
+/// nodes its next captured node will depend on; the array stays valid until the next
+/// capture call on `s`).
 unsafe fn capture_info(
     s: CUstream,
     status: *mut u32,
@@ -392,8 +468,8 @@ pub unsafe extern "C" fn cuStreamGetCaptureInfo_v3(
     })
 }
 
-/// `cuStreamUpdateCaptureDependencies`: nodes run in the order they are recorded, so
-/// a dependency set changes nothing; it is checked and kept for `GetCaptureInfo`.
+/// `cuStreamUpdateCaptureDependencies`: adds to (flag 0) or replaces (flag 1) the
+/// dependency set the stream's next captured node depends on.
 unsafe fn update_deps(s: CUstream, deps: *const CUgraphNode, n: usize, flags: u32) -> Res {
     if flags > 1 || (n > 0 && deps.is_null()) {
         return Err(CUDA_ERROR_INVALID_VALUE);
@@ -435,11 +511,14 @@ pub unsafe extern "C" fn cuStreamUpdateCaptureDependencies(
 pub unsafe extern "C" fn cuStreamUpdateCaptureDependencies_v2(
     s: CUstream,
     deps: *mut CUgraphNode,
-    _edge_data: *const c_void,
+    edge_data: *const c_void,
     n: usize,
     flags: u32,
 ) -> CUresult {
-    guard(|| update_deps(s, deps, n, flags))
+    guard(|| {
+        graph_topo::check_default_data(edge_data, n)?;
+        update_deps(s, deps, n, flags)
+    })
 }
 
 thread_local! {
@@ -525,14 +604,19 @@ pub unsafe fn add_node_with(
     }
     with_ctx(|d, t, _| {
         let gid = graph_id(t, g)?;
+        let mut from = Vec::with_capacity(ndeps);
         for i in 0..ndeps {
             let d = node_id(t, *deps.add(i))?;
             if t.graphs.nodes[&d].graph != gid {
                 return Err(CUDA_ERROR_INVALID_VALUE);
             }
+            if !from.contains(&d) {
+                from.push(d);
+            }
         }
         let (kind, op, params) = make(d, t, gid)?;
         let id = add_with(t, gid, kind, op, params)?;
+        graph_topo::link(t, gid, &from, id);
         out(pn, handle(Kind::GraphNode, id))
     })
 }
@@ -578,16 +662,18 @@ impl KernelNodeParamsV2 {
     }
 }
 
-/// A kernel node's operation and what it keeps for `cuGraphKernelNodeGetParams`.
+/// A kernel node's operation (launching with `cluster`, see [`Geometry`]) and what it
+/// keeps for `cuGraphKernelNodeGetParams`.
 pub unsafe fn kernel_node(
     p: &KernelNodeParams,
     f: CUfunction,
+    cluster: Option<[u32; 3]>,
 ) -> Res<(Op, graph_attr::KernelInfo)> {
     let g = Geometry {
         grid: p.grid,
         block: p.block,
         shared: p.shared,
-        cluster: None,
+        cluster,
     };
     let l = launch::prepare(f, &g, p.params, p.extra)?;
     let info = graph_attr::KernelInfo::new(f, &g, l.arg_bytes());
@@ -603,7 +689,7 @@ unsafe fn add_kernel_node(
     p: &KernelNodeParams,
     f: CUfunction,
 ) -> Res {
-    let (op, info) = kernel_node(p, f)?;
+    let (op, info) = kernel_node(p, f, None)?;
     add_node(pn, g, deps, ndeps, NODE_KERNEL, op)?;
     graph_attr::keep_kernel(handle_id(Kind::GraphNode, *pn).unwrap_or(0), info)
 }
@@ -640,6 +726,7 @@ pub unsafe extern "C" fn cuGraphAddKernelNode_v2(
 
 /// `CUDA_MEMSET_NODE_PARAMS`.
 #[repr(C)]
+#[derive(Clone, Copy, Debug)]
 pub struct MemsetNodeParams {
     pub dst: CUdeviceptr,
     pub pitch: usize,
@@ -658,41 +745,19 @@ pub unsafe extern "C" fn cuGraphAddMemsetNode(
     p: *const MemsetNodeParams,
     _ctx: CUcontext,
 ) -> CUresult {
-    guard(|| {
-        let p = p.as_ref().ok_or(CUDA_ERROR_INVALID_VALUE)?;
-        let es = p.element_size as usize;
-        if !matches!(es, 1 | 2 | 4) || (p.height > 1 && p.pitch < p.width * es) {
-            return Err(CUDA_ERROR_INVALID_VALUE);
-        }
-        let pattern = p.value.to_le_bytes()[..es].to_vec();
-        let (dst, pitch, width, height) = (p.dst, p.pitch as u64, p.width, p.height);
-        let op: Op = Arc::new(move || {
-            for row in 0..height as u64 {
-                memory::memset(dst + row * pitch, &pattern, width, None)?;
-            }
-            Ok(())
-        });
-        add_node(pn, g, deps, ndeps, NODE_MEMSET, op)
-    })
+    guard(|| add_op_node(pn, g, deps, ndeps, graph_params::memset_params(p)?))
 }
 
-/// A `CUDA_MEMCPY3D` kept in a node (its host pointers are the caller's, used at each
-/// launch as the driver API documents).
-struct Copy3d(texture::CudaMemcpy3d);
-// SAFETY: plain addresses, dereferenced only by `cuMemcpy3D_v2` under the caller's
-// contract for graph memcpy nodes.
-unsafe impl Send for Copy3d {}
-// SAFETY: as above; the struct is never written after creation.
-unsafe impl Sync for Copy3d {}
-
-impl Copy3d {
-    fn run(&self) -> Res {
-        // SAFETY: the node's parameters, valid at launch by the caller's contract.
-        match unsafe { texture::cuMemcpy3D_v2(&self.0) } {
-            CUDA_SUCCESS => Ok(()),
-            e => Err(e),
-        }
-    }
+/// Adds a copy, memset or host node with parameters `p`.
+unsafe fn add_op_node(
+    pn: *mut CUgraphNode,
+    g: CUgraph,
+    deps: *const CUgraphNode,
+    ndeps: usize,
+    p: graph_params::OpParams,
+) -> Res {
+    add_node(pn, g, deps, ndeps, p.kind(), p.op())?;
+    graph_params::keep(*pn, p)
 }
 
 #[no_mangle]
@@ -704,18 +769,12 @@ pub unsafe extern "C" fn cuGraphAddMemcpyNode(
     p: *const texture::CudaMemcpy3d,
     _ctx: CUcontext,
 ) -> CUresult {
-    guard(|| {
-        if p.is_null() {
-            return Err(CUDA_ERROR_INVALID_VALUE);
-        }
-        let c = Copy3d(std::ptr::read(p));
-        let op: Op = Arc::new(move || c.run());
-        add_node(pn, g, deps, ndeps, NODE_MEMCPY, op)
-    })
+    guard(|| add_op_node(pn, g, deps, ndeps, graph_params::memcpy_params(p)?))
 }
 
 /// `CUDA_HOST_NODE_PARAMS`.
 #[repr(C)]
+#[derive(Clone, Copy)]
 pub struct HostNodeParams {
     pub f: Option<unsafe extern "C" fn(*mut c_void)>,
     pub data: *mut c_void,
@@ -739,11 +798,7 @@ pub unsafe extern "C" fn cuGraphAddHostNode(
     ndeps: usize,
     p: *const HostNodeParams,
 ) -> CUresult {
-    guard(|| {
-        let p = p.as_ref().ok_or(CUDA_ERROR_INVALID_VALUE)?;
-        let f = p.f.ok_or(CUDA_ERROR_INVALID_VALUE)?;
-        add_node(pn, g, deps, ndeps, NODE_HOST, host_op(f, p.data))
-    })
+    guard(|| add_op_node(pn, g, deps, ndeps, graph_params::host_params(p)?))
 }
 
 /// `cuGraphGetNodes`: the nodes in insertion order (the count alone when `nodes` is NULL).
@@ -898,6 +953,7 @@ pub unsafe extern "C" fn cuGraphExecDestroy(e: CUgraphExec) -> CUresult {
     guard(|| {
         with_ctx(|_, t, _| match handle_id(Kind::GraphExec, e) {
             Some(id) => {
+                graph_params::forget_exec(t, id);
                 t.graphs.exec_nodes.remove(&id);
                 t.graphs.exec_info.remove(&id);
                 t.graphs

@@ -1,6 +1,7 @@
 //! Graph memory accounting (`cuDeviceGetGraphMemAttribute`,
-//! `cuDeviceSetGraphMemAttribute`, `cuDeviceGraphMemTrim`) and kernel node queries
-//! (`cuGraphKernelNodeGetParams`).
+//! `cuDeviceSetGraphMemAttribute`, `cuDeviceGraphMemTrim`), kernel node queries
+//! (`cuGraphKernelNodeGetParams`) and kernel node attributes
+//! (`cuGraphKernelNode{Set,Get}Attribute`, `cuGraphKernelNodeCopyAttributes`).
 //!
 //! Graph memory: an allocation node reserves its memory when it is added and keeps it
 //! while its graph exists or the allocation is live (see [`crate::graph_nodes`]), so the
@@ -185,6 +186,118 @@ pub unsafe extern "C" fn cuGraphKernelNodeGetParams_v2(
         let p = p.as_mut().ok_or(CUDA_ERROR_INVALID_VALUE)?;
         p.kern = kernel_params(n, &mut p.base)?;
         p.ctx = std::ptr::null_mut();
+        Ok(())
+    })
+}
+
+/// `CUkernelNodeAttrValue` (= `CUlaunchAttributeValue`): a 64-byte union.
+pub type KernelNodeAttrValue = [u32; 16];
+
+/// The largest `CUlaunchAttributeID` (`CU_LAUNCH_ATTRIBUTE_NVLINK_UTIL_CENTRIC_SCHEDULING`).
+const LAUNCH_ATTRIBUTE_MAX: u32 = 16;
+
+/// `cuGraphKernelNodeSetAttribute`: kept for `GetAttribute` and `CopyAttributes`; the
+/// cluster dimension (`CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION`) also sets the clusters
+/// the node launches with (kept when its parameters are set), as `cuLaunchKernelEx`
+/// honours it; the others are hints a launch that runs to completion needs no more of.
+#[no_mangle]
+pub unsafe extern "C" fn cuGraphKernelNodeSetAttribute(
+    n: CUgraphNode,
+    attr: u32,
+    value: *const KernelNodeAttrValue,
+) -> CUresult {
+    guard(|| {
+        let v = *value.as_ref().ok_or(CUDA_ERROR_INVALID_VALUE)?;
+        if attr == 0 || attr > LAUNCH_ATTRIBUTE_MAX {
+            return Err(CUDA_ERROR_INVALID_VALUE);
+        }
+        set_attribute(n, attr, v)
+    })
+}
+
+/// The cluster dimension set on kernel node `n`, if any (all zero: none).
+pub fn cluster_of(t: &Tables, n: u64) -> Option<[u32; 3]> {
+    let a = t.graphs.kernel_attrs.get(&n)?;
+    let v = a.get(&launch::CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION)?;
+    (v[..3] != [0; 3]).then_some([v[0], v[1], v[2]])
+}
+
+/// Sets attribute `attr` of kernel node `n` to `v` (see `cuGraphKernelNodeSetAttribute`).
+fn set_attribute(n: CUgraphNode, attr: u32, v: KernelNodeAttrValue) -> Res {
+    let (id, info) = with_ctx(|_, t, _| {
+        let id = node_id(t, n)?;
+        let k = t.graphs.kernels.get(&id).ok_or(CUDA_ERROR_INVALID_VALUE)?;
+        Ok((id, k.duplicate()))
+    })?;
+    let mut op = None;
+    if attr == launch::CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION {
+        let g = Geometry {
+            grid: info.grid,
+            block: info.block,
+            shared: info.shared,
+            cluster: (v[..3] != [0; 3]).then_some([v[0], v[1], v[2]]),
+        };
+        let ptrs = info.ptrs.as_ptr() as *mut *mut c_void;
+        // SAFETY: `ptrs` points at the copy's arguments, alive while `l` is prepared.
+        let l =
+            unsafe { launch::prepare(info.func as CUfunction, &g, ptrs, std::ptr::null_mut()) }?;
+        let run: Op = std::sync::Arc::new(move || l.run());
+        op = Some(run);
+    }
+    with_ctx(|_, t, _| {
+        let ne = t
+            .graphs
+            .nodes
+            .get_mut(&id)
+            .ok_or(CUDA_ERROR_INVALID_VALUE)?;
+        if let Some(op) = op {
+            ne.op = op;
+        }
+        t.graphs.kernel_attrs.entry(id).or_default().insert(attr, v);
+        Ok(())
+    })
+}
+
+/// `cuGraphKernelNodeGetAttribute`: the value last set (zero if never set).
+#[no_mangle]
+pub unsafe extern "C" fn cuGraphKernelNodeGetAttribute(
+    n: CUgraphNode,
+    attr: u32,
+    value: *mut KernelNodeAttrValue,
+) -> CUresult {
+    guard(|| {
+        if attr == 0 || attr > LAUNCH_ATTRIBUTE_MAX {
+            return Err(CUDA_ERROR_INVALID_VALUE);
+        }
+        let v = with_ctx(|_, t, _| {
+            let id = node_id(t, n)?;
+            if t.graphs.nodes[&id].kind != NODE_KERNEL {
+                return Err(CUDA_ERROR_INVALID_VALUE);
+            }
+            let set = t.graphs.kernel_attrs.get(&id).and_then(|a| a.get(&attr));
+            Ok(set.copied().unwrap_or_default())
+        })?;
+        out(value, v)
+    })
+}
+
+/// `cuGraphKernelNodeCopyAttributes`: kernel node `dst` gets every attribute of `src`.
+#[no_mangle]
+pub unsafe extern "C" fn cuGraphKernelNodeCopyAttributes(
+    dst: CUgraphNode,
+    src: CUgraphNode,
+) -> CUresult {
+    guard(|| {
+        let attrs = with_ctx(|_, t, _| {
+            let (s, d) = (node_id(t, src)?, node_id(t, dst)?);
+            if t.graphs.nodes[&s].kind != NODE_KERNEL || t.graphs.nodes[&d].kind != NODE_KERNEL {
+                return Err(CUDA_ERROR_INVALID_VALUE);
+            }
+            Ok(t.graphs.kernel_attrs.get(&s).cloned().unwrap_or_default())
+        })?;
+        for (attr, v) in attrs {
+            set_attribute(dst, attr, v)?;
+        }
         Ok(())
     })
 }

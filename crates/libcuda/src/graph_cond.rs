@@ -98,6 +98,8 @@ pub struct ExecInfo {
     pub defaults: Arc<Vec<(u64, u32)>>,
     /// The addresses of its allocation nodes.
     pub allocs: Arc<Vec<u64>>,
+    /// Its graph's edges (see [`Flat::shape`]).
+    pub shape: Vec<(usize, usize, usize)>,
 }
 
 /// The plan's parts of `flat` for an executable graph: values, defaults, allocations.
@@ -142,6 +144,9 @@ pub fn instantiate_graph(t: &mut Tables, gid: u64, flags: u64) -> Result<u64, (C
         return Err(invalid(INSTANTIATE_ERROR));
     }
     let flat = graph_nodes::flatten(t, gid);
+    if flat.cycle {
+        return Err(invalid(INSTANTIATE_INVALID_STRUCTURE));
+    }
     let allowed = [
         NODE_KERNEL,
         NODE_EMPTY,
@@ -184,6 +189,7 @@ pub fn instantiate_graph(t: &mut Tables, gid: u64, flags: u64) -> Result<u64, (C
             conds: Arc::new(conds),
             defaults: Arc::new(defaults),
             allocs: Arc::new(allocs),
+            shape: flat.shape,
         },
     );
     t.graphs.execs.insert(id, flat.ops);
@@ -202,6 +208,7 @@ pub fn update_exec(t: &mut Tables, eid: u64, flat: Flat) {
         i.allocs = Arc::new(allocs);
     }
     t.graphs.execs.insert(eid, flat.ops);
+    graph_params::after_update(t, eid);
 }
 
 /// Whether two nodes' parameters agree for `cuGraphExecUpdate`: conditional nodes of
@@ -489,8 +496,7 @@ fn res(r: CUresult) -> Res {
 }
 
 /// `cuGraphAddNode` for every node type this driver has (`CU_GRAPH_NODE_TYPE_*`): each
-/// is added as its own `cuGraphAdd*Node` call adds it. Edge data is not kept: nodes run
-/// one after the other here, which every edge type allows.
+/// is added as its own `cuGraphAdd*Node` call adds it.
 unsafe fn add_node_params(
     pn: *mut CUgraphNode,
     g: CUgraph,
@@ -591,17 +597,24 @@ pub unsafe extern "C" fn cuGraphAddNode(
     guard(|| add_node_params(pn, g, deps, ndeps, p))
 }
 
-/// `cuGraphAddNode_v2` (CUDA 12.3): with edge data.
+/// `cuGraphAddNode_v2` (CUDA 12.3): with edge data (see [`graph_topo`]); the node is
+/// not added when the data are invalid.
 #[no_mangle]
 pub unsafe extern "C" fn cuGraphAddNode_v2(
     pn: *mut CUgraphNode,
     g: CUgraph,
     deps: *const CUgraphNode,
-    _edge_data: *const c_void,
+    edge_data: *const c_void,
     ndeps: usize,
     p: *mut GraphNodeParams,
 ) -> CUresult {
-    guard(|| add_node_params(pn, g, deps, ndeps, p))
+    guard(|| {
+        add_node_params(pn, g, deps, ndeps, p)?;
+        let data = edge_data as *const graph_topo::EdgeData;
+        graph_topo::set_edge_data(*pn, deps, data, ndeps).inspect_err(|_| {
+            graph_topo::cuGraphDestroyNode(*pn);
+        })
+    })
 }
 
 /// `cuGraphAddNode_v3` (CUDA 13.4): as `_v2`.

@@ -24,8 +24,8 @@
 //!
 //! Executable graphs hold each node's operation as it was at instantiation;
 //! `cuGraphExecKernelNodeSetParams` replaces one kernel's, and `cuGraphExecUpdate` takes
-//! every operation of a graph with the same nodes (count and types, in order, and the
-//! same allocations for memory nodes; edges are implied by the order here).
+//! every operation of a graph with the same nodes (count and types, in the order a launch
+//! runs them, and the same allocations for memory nodes).
 
 use crate::graph::*;
 use crate::*;
@@ -109,8 +109,8 @@ pub struct GraphAlloc {
     pub params: MemAllocNodeParams,
 }
 
-/// Graph `g` flattened for instantiation: every operation with its node (child graphs
-/// expanded; a conditional node's place holds a no-op and its bodies' operations follow
+/// Graph `g` flattened for instantiation: every operation with its node, in the order
+/// of [`graph_topo::order`] (child graphs expanded; a conditional node's place holds a no-op and its bodies' operations follow
 /// it), the plan that runs them, and the graphs walked (`g`, child graphs, bodies).
 #[derive(Default)]
 pub struct Flat {
@@ -118,6 +118,11 @@ pub struct Flat {
     pub ops: Vec<Op>,
     pub steps: Vec<graph_cond::Step>,
     pub graphs: Vec<u64>,
+    /// A graph walked has a dependency cycle (its nodes are then in insertion order).
+    pub cycle: bool,
+    /// The edges of the graphs walked, sorted: (index in `graphs`, the positions of
+    /// their ends in that graph's order), for `cuGraphExecUpdate`'s topology check.
+    pub shape: Vec<(usize, usize, usize)>,
 }
 
 /// See [`Flat`].
@@ -126,6 +131,7 @@ pub fn flatten(t: &Tables, g: u64) -> Flat {
     let mut steps = Vec::new();
     flatten_into(t, g, false, &mut f, &mut steps);
     f.steps = steps;
+    f.shape.sort_unstable();
     f
 }
 
@@ -140,7 +146,19 @@ fn flatten_into(
         return;
     };
     f.graphs.push(g);
-    for &n in &e.nodes {
+    let order = graph_topo::order(t, g).unwrap_or_else(|| {
+        f.cycle = true;
+        e.nodes.clone()
+    });
+    let gi = f.graphs.len() - 1;
+    let pos: std::collections::HashMap<u64, usize> =
+        order.iter().enumerate().map(|(i, &n)| (n, i)).collect();
+    for x in &e.edges {
+        if let (Some(&a), Some(&b)) = (pos.get(&x.from), pos.get(&x.to)) {
+            f.shape.push((gi, a, b));
+        }
+    }
+    for &n in &order {
         let Some(ne) = t.graphs.nodes.get(&n) else {
             continue;
         };
@@ -184,42 +202,49 @@ pub fn destroy_graph(d: &Driver, t: &mut Tables, g: u64) {
         return;
     };
     for n in e.nodes {
-        t.graphs.cloned_from.remove(&n);
-        t.graphs.kernels.remove(&n);
-        let Some(ne) = t.graphs.nodes.remove(&n) else {
-            continue;
-        };
-        match ne.params {
-            NodeParams::Child(c) => destroy_graph(d, t, c),
-            NodeParams::MemAlloc(p) => {
-                if let Some(a) = t.graphs.mem.get_mut(&p) {
-                    a.owner = None;
-                    if !a.live {
-                        if let Some(a) = t.graphs.mem.remove(&p) {
-                            let _ = d.device.free(a.buf);
-                        }
-                    }
-                }
-            }
-            NodeParams::MemFree(p) => {
-                if let Some(a) = t.graphs.mem.get_mut(&p) {
-                    if a.freed_in == Some(g) {
-                        a.freed_in = None;
-                    }
-                }
-            }
-            NodeParams::Conditional(c) => {
-                if let Some(cn) = t.graphs.cond_nodes.remove(&c) {
-                    for b in cn.bodies {
-                        destroy_graph(d, t, b);
-                    }
-                }
-            }
-            NodeParams::None | NodeParams::Event(_) => {}
-        }
+        destroy_node(d, t, g, n);
     }
     t.graphs.conds.retain(|_, h| h.graph != g);
     t.graphs.body_parent.remove(&g);
+}
+
+/// Removes node `n` of graph `g` from the tables (not from the graph's lists) and what
+/// it owns: a child graph, conditional bodies, an allocation's reservation unless live.
+pub fn destroy_node(d: &Driver, t: &mut Tables, g: u64, n: u64) {
+    t.graphs.cloned_from.remove(&n);
+    t.graphs.kernels.remove(&n);
+    graph_params::forget(t, n);
+    let Some(ne) = t.graphs.nodes.remove(&n) else {
+        return;
+    };
+    match ne.params {
+        NodeParams::Child(c) => destroy_graph(d, t, c),
+        NodeParams::MemAlloc(p) => {
+            if let Some(a) = t.graphs.mem.get_mut(&p) {
+                a.owner = None;
+                if !a.live {
+                    if let Some(a) = t.graphs.mem.remove(&p) {
+                        let _ = d.device.free(a.buf);
+                    }
+                }
+            }
+        }
+        NodeParams::MemFree(p) => {
+            if let Some(a) = t.graphs.mem.get_mut(&p) {
+                if a.freed_in == Some(g) {
+                    a.freed_in = None;
+                }
+            }
+        }
+        NodeParams::Conditional(c) => {
+            if let Some(cn) = t.graphs.cond_nodes.remove(&c) {
+                for b in cn.bodies {
+                    destroy_graph(d, t, b);
+                }
+            }
+        }
+        NodeParams::None | NodeParams::Event(_) => {}
+    }
 }
 
 /// Whether graph `g` (or a graph nested in it) has memory or conditional nodes: such
@@ -248,6 +273,7 @@ fn clone_graph(t: &mut Tables, g: u64) -> Res<u64> {
         .clone();
     let new = t.new_id();
     t.graphs.graphs.insert(new, GraphEntry::default());
+    let mut map = std::collections::HashMap::new();
     for n in nodes {
         let Some(ne) = t.graphs.nodes.get(&n) else {
             continue;
@@ -259,10 +285,13 @@ fn clone_graph(t: &mut Tables, g: u64) -> Res<u64> {
         };
         let id = add_with(t, new, kind, op, params)?;
         t.graphs.cloned_from.insert(id, n);
+        map.insert(n, id);
         if let Some(k) = t.graphs.kernels.get(&n).map(|k| k.duplicate()) {
             t.graphs.kernels.insert(id, k);
         }
+        graph_params::copy(t, n, id);
     }
+    graph_topo::copy_edges(t, g, new, &map);
     Ok(new)
 }
 
@@ -444,7 +473,7 @@ fn event_id(t: &Tables, e: CUevent) -> Res<u64> {
 }
 
 /// The operation of an event node: recording stamps the time; waiting checks the event.
-fn event_op(e: u64, kind: u32) -> Op {
+pub fn event_op(e: u64, kind: u32) -> Op {
     Arc::new(move || {
         with_ctx(|_, t, _| {
             let id = event_id(t, e as CUevent)?;
@@ -623,11 +652,13 @@ unsafe fn set_kernel(
     p: &KernelNodeParams,
     f: CUfunction,
 ) -> Res {
-    // Prepared outside the tables' lock (it looks the function up).
-    let (op, info) = kernel_node(p, f)?;
+    // The node's cluster attribute stays; prepared outside the tables' lock (it looks
+    // the function up).
+    let cluster = with_ctx(|_, t, _| Ok(graph_attr::cluster_of(t, node_id(t, n)?)))?;
+    let (op, info) = kernel_node(p, f, cluster)?;
     with_ctx(|_, t, _| {
-        let nid = node_id(t, n)?;
         let Some(e) = e else {
+            let nid = node_id(t, n)?;
             let ne = t
                 .graphs
                 .nodes
@@ -640,23 +671,7 @@ unsafe fn set_kernel(
             t.graphs.kernels.insert(nid, info);
             return Ok(());
         };
-        let eid = handle_id(Kind::GraphExec, e).ok_or(CUDA_ERROR_INVALID_VALUE)?;
-        let at = t
-            .graphs
-            .exec_nodes
-            .get(&eid)
-            .and_then(|v| v.iter().position(|x| x.node == nid))
-            .ok_or(CUDA_ERROR_INVALID_VALUE)?;
-        if t.graphs.exec_nodes[&eid][at].kind != NODE_KERNEL {
-            return Err(CUDA_ERROR_INVALID_VALUE);
-        }
-        let ops = t
-            .graphs
-            .execs
-            .get_mut(&eid)
-            .ok_or(CUDA_ERROR_INVALID_VALUE)?;
-        ops[at] = op;
-        Ok(())
+        graph_params::set_exec_op(t, e, n, NODE_KERNEL, op)
     })
 }
 
@@ -727,7 +742,8 @@ fn exec_update(e: CUgraphExec, g: CUgraph) -> Res<(u32, CUgraphNode)> {
             .exec_nodes
             .get(&eid)
             .ok_or(CUDA_ERROR_INVALID_VALUE)?;
-        if old.len() != flat.nodes.len() {
+        let old_shape = t.graphs.exec_info.get(&eid).map(|i| &i.shape);
+        if old.len() != flat.nodes.len() || flat.cycle || old_shape != Some(&flat.shape) {
             return Ok((UPDATE_TOPOLOGY_CHANGED, null_mut()));
         }
         for (o, n) in old.iter().zip(&flat.nodes) {

@@ -147,3 +147,39 @@ fn c_conditional_graph_nodes() {
         "{stdout}"
     );
 }
+
+/// Graph topology from C (tests/c/graph_topo.c): the CUDA 12.9 layouts of
+/// `CUgraphEdgeData` and the memset/host node parameters; host nodes chained backwards by
+/// `cuGraphAddDependencies_v2` run in reverse insertion order; a disabled memset node
+/// leaves memory as it was (the program's hand-computed values).
+#[test]
+fn c_graph_topology() {
+    let lib = common::lib_dir();
+    let dir = common::scratch("c_graph_topo");
+    let exe = dir.join("graph_topo");
+    let src = common::crate_dir().join("tests/c/graph_topo.c");
+    let out = Command::new("gcc")
+        .args(["-O1", "-Wall", "-Werror", "-o"])
+        .arg(&exe)
+        .arg(&src)
+        .arg(format!("-L{}", lib.display()))
+        .arg("-lcuda")
+        .output()
+        .expect("run gcc (install it: apt-get install gcc)");
+    assert!(
+        out.status.success(),
+        "gcc failed:\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let out = Command::new(&exe)
+        .env("LD_LIBRARY_PATH", lib)
+        .output()
+        .expect("run graph_topo");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    println!("{stdout}");
+    assert!(out.status.success(), "graph_topo failed:\n{stdout}");
+    assert!(
+        stdout.contains("C graph_topo: ") && stdout.contains(" passed, 0 failed"),
+        "{stdout}"
+    );
+}

@@ -208,3 +208,82 @@ fn malloc_and_free_declared_in_a_linked_module_use_the_device_heap() {
         assert_eq!(got, want, "{backend:?}");
     }
 }
+
+/// Functions no kernel reaches are dropped before the undefined-reference check, as
+/// NVIDIA's linker does (nvJitLink 12.9 links dce_main.ptx + dce_lib.ptx, and reports
+/// "Undefined reference to 'missing'" when dce_table.ptx or dce_addr.ptx is added:
+/// `src/link/reach.rs`). out[i] = twice(i) = 2 * i. The error is located at the first
+/// declaration of the undefined name (dce_lib.ptx's).
+#[test]
+fn functions_no_kernel_reaches_may_call_undefined_functions() {
+    let n = 100u32;
+    for backend in [Backend::Interp, Backend::Jit] {
+        let dev = device();
+        let m =
+            link(&dev, &["dce_main.ptx", "dce_lib.ptx"], backend).unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(m.kernels(), vec!["fill"]);
+        let out = zeroed(&dev, 4 * n as usize);
+        launch(
+            &dev,
+            &m,
+            "fill",
+            &cfg([1, 1, 1], [128, 1, 1], backend),
+            &[arg(&out), n.into()],
+            "fill",
+        );
+        let got: Vec<u32> = dev.read(&out).expect("read");
+        assert_eq!(
+            got,
+            (0..n).map(|i| 2 * i).collect::<Vec<_>>(),
+            "{backend:?}"
+        );
+    }
+    let dev = device();
+    for (extra, want) in [
+        (
+            "dce_table.ptx",
+            "tests/ptx_link/dce_lib.ptx:8:31: error: link error: undefined symbol 'missing'",
+        ),
+        (
+            "dce_addr.ptx",
+            "tests/ptx_link/dce_lib.ptx:8:31: error: link error: undefined symbol 'missing'",
+        ),
+    ] {
+        let e = link(&dev, &["dce_main.ptx", "dce_lib.ptx", extra], Backend::Jit)
+            .expect_err("link must fail");
+        assert!(e.starts_with(want), "{extra}:\n{e}\nwant: {want}");
+    }
+}
+
+/// A declaration with a return value its definition lacks (numba-cuda's C-ABI
+/// `declare_device` of a `void` function): nvJitLink 12.9 links proto_use.ptx with
+/// proto_def.ptx by name ("Prototype doesn't match" in its log, and a cubin); ptxjit
+/// links them and the extra return value reads 0 (`src/link/adapt.rs`). store_twice
+/// writes out[i] = 2 * i for i < n; ret[i] = the return variable after the call, 0
+/// (it held 12345 before the call); threads i >= n skip the call and store nothing.
+#[test]
+fn a_declared_return_value_the_definition_lacks_reads_zero() {
+    let (n, threads) = (100u32, 128u32);
+    for backend in [Backend::Interp, Backend::Jit] {
+        let dev = device();
+        let m = link(&dev, &["proto_use.ptx", "proto_def.ptx"], backend)
+            .unwrap_or_else(|e| panic!("{e}"));
+        let out = zeroed(&dev, 4 * threads as usize);
+        let ret = zeroed(&dev, 8 * threads as usize);
+        launch(
+            &dev,
+            &m,
+            "twice_and_ret",
+            &cfg([1, 1, 1], [threads, 1, 1], backend),
+            &[arg(&out), arg(&ret), n.into()],
+            "twice_and_ret",
+        );
+        let got: Vec<u32> = dev.read(&out).expect("read");
+        let want: Vec<u32> = (0..threads)
+            .map(|i| if i < n { 2 * i } else { 0 })
+            .collect();
+        assert_eq!(got, want, "{backend:?}");
+        let got: Vec<u64> = dev.read(&ret).expect("read");
+        assert_eq!(got, vec![0u64; threads as usize], "{backend:?}");
+    }
+}

@@ -528,5 +528,12 @@ unsafe fn call(
             unsafe { m.store(a(0), 8, v)? };
             ok
         }
+        CdpFn::CgsGetIntrinsicHandle | CdpFn::CgsSync => {
+            // `crate::exec::printf::exec` hands these to `crate::exec::gridsync`.
+            let msg = format!("internal error: {f:?} reached the device-runtime dispatcher");
+            // SAFETY: the caller's contract.
+            unsafe { ctx::stop_with_error_at(m.ctx, msg, m.inst, m.lane as u32) };
+            return Err(Stopped);
+        }
     })
 }

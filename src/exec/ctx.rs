@@ -272,6 +272,8 @@ pub struct WarpEnv {
     pub alloca_bytes: u64,
     /// Per lane: bytes of that stack in use.
     pub alloca_used: [u64; WARP_SIZE],
+    /// The launch is cooperative: its grid group has a handle (`crate::exec::gridsync`).
+    pub cooperative: bool,
 }
 
 impl WarpEnv {
@@ -296,6 +298,7 @@ impl WarpEnv {
             cdp: None,
             alloca_bytes: 0,
             alloca_used: [0; WARP_SIZE],
+            cooperative: false,
         }
     }
 }

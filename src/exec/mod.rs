@@ -20,6 +20,7 @@ pub mod coverage;
 pub mod ctx;
 pub mod freelist;
 pub mod graphcond;
+pub mod gridsync;
 pub mod heap;
 pub mod matrix;
 pub mod mipmap;

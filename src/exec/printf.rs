@@ -15,7 +15,7 @@
 
 use crate::exec::ctx::{self, AccessReq, Stopped, WarpCtx, WARP_SIZE};
 use crate::exec::heap::FreeError;
-use crate::ir::{Builtin, InstId, Space};
+use crate::ir::{Builtin, CdpFn, InstId, Space};
 
 /// Longest format or `%s` string read (bytes before the NUL).
 pub const MAX_STRING: usize = 1 << 16;
@@ -40,6 +40,10 @@ pub unsafe fn exec(
     inst: InstId,
     args: &[[u64; WARP_SIZE]],
 ) -> Result<[u64; WARP_SIZE], Stopped> {
+    if let Builtin::Cdp(f @ (CdpFn::CgsGetIntrinsicHandle | CdpFn::CgsSync)) = op {
+        // SAFETY: the caller's contract.
+        return unsafe { crate::exec::gridsync::exec(ctx, f, mask, inst, args) };
+    }
     if let Builtin::Cdp(f) = op {
         // SAFETY: the caller's contract.
         return unsafe { crate::exec::cdp::exec(ctx, f, mask, inst, args) };

@@ -4,7 +4,10 @@
 //! and `__cudaCDP2LaunchDeviceV2`, which on a GPU come from `libcudadevrt`. Each function
 //! is recognised by name (the `__cudaCDP2` names of CUDA 12 and the plain `cuda` names of
 //! older toolkits) and by its parameter and return sizes, exactly as
-//! `cuda_device_runtime_api.h` declares them. Semantics: `crate::exec::cdp`.
+//! `cuda_device_runtime_api.h` declares them. Semantics: `crate::exec::cdp`. The grid
+//! group's system calls (`__cuda_syscall_CGS_*`, which `libcudadevrt`'s PTX calls for
+//! `cudaCGGetIntrinsicHandle` and `cudaCGSynchronize`, as `libcudadevrt`'s PTX of
+//! CUDA 12.9 declares them) are rows of the same table: `crate::exec::gridsync`.
 //!
 //! A `dim3` parameter (12 bytes, passed by value in a `.param .b8 [12]` array) becomes
 //! the state-space address of the call-site `.param` variable (a `.local` address; the
@@ -106,6 +109,13 @@ cdp_functions! {
     /// (CUDA 12.3; nvcc 13.5 emits `.extern .func cudaGraphSetConditional
     /// (.param .b64, .param .b32)`), see `crate::exec::graphcond`.
     GraphSetConditional ["GraphSetConditional"] (8, 4) -> 0;
+    /// `unsigned long long __cuda_syscall_CGS_get_intrinsic_handle(unsigned scope)`: the
+    /// driver's system call behind `cudaCGGetIntrinsicHandle` in `libcudadevrt`'s PTX
+    /// (scope 1: the grid, 2: the multi-device grid), see `crate::exec::gridsync`.
+    CgsGetIntrinsicHandle ["CGS_get_intrinsic_handle"] (4) -> 8;
+    /// `int __cuda_syscall_CGS_sync(unsigned long long handle, unsigned flags)`: the
+    /// grid barrier behind `cudaCGSynchronize` (0 on success), see `crate::exec::gridsync`.
+    CgsSync ["CGS_sync"] (8, 4) -> 4;
 }
 
 /// Every function of the device runtime (`cuda_device_runtime_api.h`) ptxjit does not
@@ -128,9 +138,11 @@ const UNSUPPORTED: [&str; 15] = [
     "GraphLaunch",
 ];
 
-/// The name without the device runtime's prefix, if it has one.
+/// The name without the device runtime's prefix (`__cudaCDP2`, `cuda`, or the
+/// `__cuda_syscall_` of the driver's system calls `libcudadevrt` calls), if it has one.
 fn stem(name: &str) -> Option<&str> {
     name.strip_prefix("__cudaCDP2")
+        .or_else(|| name.strip_prefix("__cuda_syscall_"))
         .or_else(|| name.strip_prefix("cuda"))
 }
 

@@ -5,6 +5,19 @@
 use super::*;
 
 impl InstKind {
+    /// Whether this is the grid barrier of a cooperative launch
+    /// (`__cuda_syscall_CGS_sync`, `crate::exec::gridsync`), which suspends the warp as
+    /// a barrier does.
+    pub fn waits_for_grid(&self) -> bool {
+        matches!(
+            self,
+            InstKind::Builtin {
+                op: Builtin::Cdp(CdpFn::CgsSync),
+                ..
+            }
+        )
+    }
+
     /// The registers this instruction writes.
     pub fn defs(&self) -> Vec<RegId> {
         use InstKind::*;

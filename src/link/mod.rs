@@ -10,7 +10,10 @@
 //!   declarations resolve against the definition. Two `.visible` definitions, a name
 //!   that is a function in one module and a variable in another, differing function
 //!   signatures, and an `.extern` (or body-less) declaration that no module defines are
-//!   link errors.
+//!   link errors; for a function, only if a kernel reaches it: functions no kernel
+//!   reaches are dropped first, as NVIDIA's linker does ([`reach`]). A declaration
+//!   with more return values than its definition is the one signature mismatch
+//!   accepted: calls through it read zero in the extra ones ([`adapt`]).
 //! - Names without linkage (internal) belong to their module: where another module
 //!   uses the same name, the internal one is renamed (`name$ptxjit.N`, a name no PTX
 //!   source can spell since `.` may not appear in identifiers) in every reference.
@@ -28,6 +31,8 @@ use crate::ir::{self, Linkage, Loc};
 use crate::parse::{self, ast, PtxError};
 use std::collections::{HashMap, HashSet};
 
+mod adapt;
+mod reach;
 mod rename;
 
 /// What a module-scope name is.
@@ -291,17 +296,23 @@ fn resolve(name: &str, decls: &[Decl], spans: &[Span]) -> Result<Option<(usize, 
         .or_else(|| defs.first().copied());
     match chosen {
         Some(d) => Ok(Some((d.module, d.loc))),
-        None if first.kind == SymKind::Func
-            && (RUNTIME_FUNCS.contains(&name) || ir::CdpFn::from_name(name).is_some()) =>
-        {
-            Ok(None)
-        }
-        None => Err(err_at(
-            spans,
-            first.loc,
-            format!("link error: undefined symbol '{name}' (declared but defined in no module)"),
-        )),
+        // A name no module defines: the caller reports it (a function only if a kernel
+        // reaches it, `reach`; the runtime's functions are built-ins).
+        None => Ok(None),
     }
+}
+
+fn undefined(spans: &[Span], name: &str, loc: Loc) -> PtxError {
+    err_at(
+        spans,
+        loc,
+        format!("link error: undefined symbol '{name}' (declared but defined in no module)"),
+    )
+}
+
+/// Whether `name` is a function the runtime provides (no module needs to define it).
+fn runtime_func(name: &str) -> bool {
+    RUNTIME_FUNCS.contains(&name) || ir::CdpFn::from_name(name).is_some()
 }
 
 /// Compares two parameter lists by space, type, vector width, alignment and dimensions.
@@ -315,12 +326,20 @@ fn same_params(a: &[ast::ParamDecl], b: &[ast::ParamDecl]) -> bool {
         })
 }
 
-fn merge(asts: Vec<ast::Module>, spans: &[Span]) -> Result<ast::Module, PtxError> {
+fn merge(mut asts: Vec<ast::Module>, spans: &[Span]) -> Result<ast::Module, PtxError> {
     let (linked, order, internal) = symbols(&asts);
     let mut chosen: HashMap<String, (usize, Loc)> = HashMap::new();
+    // Undefined names in order: (name, first declaration, is a function).
+    let mut missing: Vec<(&str, Loc, bool)> = Vec::new();
     for name in &order {
-        if let Some(c) = resolve(name, &linked[name], spans)? {
-            chosen.insert(name.clone(), c);
+        let first = &linked[name][0];
+        let func = first.kind == SymKind::Func;
+        match resolve(name, &linked[name], spans)? {
+            Some(c) => {
+                chosen.insert(name.clone(), c);
+            }
+            None if !(func && runtime_func(name)) => missing.push((name.as_str(), first.loc, func)),
+            None => {}
         }
     }
     // Function signatures must agree with the definition.
@@ -334,7 +353,9 @@ fn merge(asts: Vec<ast::Module>, spans: &[Span]) -> Result<ast::Module, PtxError
             }
         }
     }
-    for a in &asts {
+    // (module, name, return values kept, extra ones) of the declarations `adapt` fixes.
+    let mut adapts: Vec<(usize, String, usize, Vec<ir::Type>)> = Vec::new();
+    for (m, a) in asts.iter().enumerate() {
         for item in &a.items {
             if let ast::Item::Func(f) = item {
                 let Some(def) = sigs.get(f.name.name.as_str()) else {
@@ -347,6 +368,11 @@ fn merge(asts: Vec<ast::Module>, spans: &[Span]) -> Result<ast::Module, PtxError
                     || !same_params(&def.params, &f.params)
                     || !same_params(&def.rets, &f.rets)
                 {
+                    let extra = adapt::extra_rets(def, f, same_params);
+                    if let (Some(extra), None) = (extra, &f.body) {
+                        adapts.push((m, f.name.name.clone(), def.rets.len(), extra));
+                        continue;
+                    }
                     return Err(err_at(
                         spans,
                         f.name.loc,
@@ -358,6 +384,9 @@ fn merge(asts: Vec<ast::Module>, spans: &[Span]) -> Result<ast::Module, PtxError
                 }
             }
         }
+    }
+    for (m, name, kept, extra) in &adapts {
+        adapt::adapt_calls(&mut asts[*m], name, *kept, extra);
     }
     // Internal names another module also uses get a module-specific name.
     let mut all: HashMap<&str, usize> = HashMap::new();
@@ -410,6 +439,14 @@ fn merge(asts: Vec<ast::Module>, spans: &[Span]) -> Result<ast::Module, PtxError
             keep_item(item, m, &chosen, &mut shared_seen, &mut out.items);
         }
     }
+    let keep = reach::reachable(&out.items);
+    if let Some((name, loc, _)) = missing
+        .iter()
+        .find(|(n, _, func)| !func || keep.contains(*n))
+    {
+        return Err(undefined(spans, name, *loc));
+    }
+    reach::prune(&mut out.items, &keep);
     Ok(out)
 }
 

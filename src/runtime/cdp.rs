@@ -130,6 +130,7 @@ impl Device {
                 grid: child.grid,
                 block: child.block,
                 shared_bytes: child.shared_bytes,
+                cooperative: false,
                 ..cfg.clone()
             };
             self.launch_tree(module, child.func, &ccfg, &child.params, depth + 1)?;

@@ -96,8 +96,11 @@ pub(super) fn ctas(grid: [u32; 3], cdim: [u32; 3], unit: u64) -> Vec<[u32; 3]> {
 const NONE: u64 = u64::MAX;
 
 /// The cluster barrier of one running cluster, over the warps of all its CTAs (warp
-/// `w` of the scheduling unit).
+/// `w` of the scheduling unit); with the id [`crate::exec::gridsync::GRID_BARRIER`]
+/// the grid barrier of a cooperative grid, whose CTAs are one scheduling unit.
 pub(super) struct ClusterBarrier {
+    /// The arrivals' barrier id: [`CLUSTER_BARRIER`] or the grid barrier's.
+    id: u32,
     /// Lanes of each warp that arrived in the current phase.
     arrived: Vec<u32>,
     /// Per warp and lane: the phase the lane arrived in and has not waited for yet.
@@ -112,7 +115,13 @@ pub(super) struct ClusterBarrier {
 
 impl ClusterBarrier {
     pub(super) fn new(nwarps: usize) -> ClusterBarrier {
+        ClusterBarrier::with_id(nwarps, CLUSTER_BARRIER)
+    }
+
+    /// A barrier counting the arrivals with id `id`.
+    pub(super) fn with_id(nwarps: usize, id: u32) -> ClusterBarrier {
         ClusterBarrier {
+            id,
             arrived: vec![0; nwarps],
             phase_of: vec![[NONE; WARP_SIZE]; nwarps],
             generation: 0,
@@ -128,16 +137,16 @@ impl ClusterBarrier {
         w: usize,
         env: &mut WarpEnv,
     ) -> Result<(), (String, InstId, u32)> {
-        if !env.arrivals.iter().any(|a| a.id == CLUSTER_BARRIER) {
+        if !env.arrivals.iter().any(|a| a.id == self.id) {
             return Ok(());
         }
         let mine: Vec<Arrival> = env
             .arrivals
             .iter()
-            .filter(|a| a.id == CLUSTER_BARRIER)
+            .filter(|a| a.id == self.id)
             .copied()
             .collect();
-        env.arrivals.retain(|a| a.id != CLUSTER_BARRIER);
+        env.arrivals.retain(|a| a.id != self.id);
         for a in mine {
             let lanes = (0..WARP_SIZE).filter(|l| a.mask >> l & 1 != 0);
             if !a.wait {

@@ -745,6 +745,12 @@ pub struct LaunchConfig {
     /// `cudaGraphSetConditional` sets (`None`: not launched from a graph; see
     /// `crate::exec::graphcond`).
     pub conditions: Option<crate::exec::graphcond::ConditionsRef>,
+    /// A cooperative launch (`cuLaunchCooperativeKernel`,
+    /// `cudaLaunchAttributeCooperative`): every CTA of the grid runs at once (one
+    /// scheduling unit on one worker), and the grid group has a handle whose
+    /// `cudaCGSynchronize` is a barrier over the whole grid (`crate::exec::gridsync`).
+    /// Clusters of more than one CTA cannot be combined with it.
+    pub cooperative: bool,
 }
 
 /// The order a launch runs its CTAs and warps in.
@@ -775,7 +781,13 @@ impl LaunchConfig {
             schedule: Schedule::InOrder,
             cluster: None,
             conditions: None,
+            cooperative: false,
         }
+    }
+    /// See [`LaunchConfig::cooperative`].
+    pub fn cooperative(mut self, on: bool) -> Self {
+        self.cooperative = on;
+        self
     }
     /// See [`LaunchConfig::cluster`].
     pub fn cluster(mut self, dims: impl Into<Dim3>) -> Self {

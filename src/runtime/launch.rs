@@ -69,6 +69,8 @@ pub(super) struct LaunchShared<'a> {
     sreg: SregCtx,
     /// Cluster shape (`[1, 1, 1]` without `.reqnctapercluster`).
     cluster: [u32; 3],
+    /// A cooperative launch: all CTAs are one scheduling unit (`exec::gridsync`).
+    cooperative: bool,
     /// Bytes per thread of the local area (the kernel's frame, then its call stack).
     local_size: u64,
     /// Bytes of the kernel's own frame, zeroed in every CTA.
@@ -120,12 +122,23 @@ struct Shape {
     cluster: [u32; 3],
     /// Bytes of shared memory per block.
     shared_size: u64,
+    /// [`LaunchConfig::cooperative`].
+    cooperative: bool,
 }
 
 impl Shape {
     /// CTAs per cluster.
     fn cluster_ctas(&self) -> u64 {
         self.cluster.iter().map(|&c| c as u64).product()
+    }
+
+    /// CTAs per scheduling unit: the whole grid of a cooperative launch (so that its
+    /// grid barrier can complete), else a cluster.
+    fn unit_ctas(&self) -> u64 {
+        match self.cooperative {
+            true => self.ncta,
+            false => self.cluster_ctas(),
+        }
     }
 }
 
@@ -179,6 +192,11 @@ fn check_shape(
         }
     }
     let cluster = super::cluster::shape(func, cfg)?;
+    if cfg.cooperative && cluster != [1, 1, 1] {
+        return Err(format!(
+            "a cooperative launch with clusters of {cluster:?} CTAs (ptxjit runs cooperative grids of one-CTA clusters)"
+        ));
+    }
     // The window covers every offset the kernel can touch: its own static variables,
     // or the dynamic array at the module-wide `dyn_shared_offset`. The limit counts
     // what a GPU counts: the kernel's static bytes plus the dynamic bytes.
@@ -199,6 +217,7 @@ fn check_shape(
         ncta: gx as u64 * gy as u64 * gz as u64,
         cluster,
         shared_size,
+        cooperative: cfg.cooperative,
     })
 }
 
@@ -285,7 +304,7 @@ fn alloc_memory(
     owned.push(param_base);
     mem.write(param_base, params)?;
     let mut wmem = Vec::with_capacity(workers);
-    let ctas = shape.cluster_ctas();
+    let ctas = shape.unit_ctas();
     for index in 0..workers as u32 {
         let mut cluster_shared = Vec::with_capacity(ctas as usize);
         for _ in 0..ctas {
@@ -345,7 +364,7 @@ impl Device {
             msg,
         };
         let shape = check_shape(module.ir(), func, cfg).map_err(bad)?;
-        let units = shape.ncta / shape.cluster_ctas();
+        let units = shape.ncta / shape.unit_ctas();
         let san_opts = cfg
             .sanitize
             .or(self.inner.opts.sanitize)
@@ -434,6 +453,7 @@ impl Device {
                     }
                 },
                 cluster: shape.cluster,
+                cooperative: shape.cooperative,
                 local_size,
                 frame_size,
                 alloca_bytes,
@@ -582,7 +602,11 @@ fn worker(sh: &LaunchShared, wm: &WorkerMem, ncta: u64) {
             sh.abort.store(true, Ordering::Relaxed);
             return;
         }
-        let ctaids = super::cluster::ctas(sh.cfg.grid, sh.cluster, i);
+        let ctaids = match sh.cooperative {
+            // Every CTA, x fastest.
+            true => super::cluster::ctas(sh.cfg.grid, sh.cfg.grid, 0),
+            false => super::cluster::ctas(sh.cfg.grid, sh.cluster, i),
+        };
         if let Err(e) = run_cta(sh, wm, &ctaids, stacks, &mut cache, &mut slots) {
             let mut slot = sh.error.lock().unwrap_or_else(|e| e.into_inner());
             if slot.is_none() {
@@ -672,6 +696,7 @@ fn run_cta(
         env.output = Some(sh.output.clone());
         env.heap = sh.heap.clone();
         env.cdp = sh.cdp.clone();
+        env.cooperative = sh.cooperative;
         env.textures = Some(sh.textures.clone());
         env.frame_margin = sh.frame_margin;
         env.alloca_bytes = sh.alloca_bytes;
@@ -679,7 +704,9 @@ fn run_cta(
         ctx.env = &mut *env;
         ctx.param_base = sh.param_base;
         ctx.shared_base = wm.cluster_shared[rank];
-        ctx.cluster_shared = wm.cluster_shared.as_ptr();
+        // The windows of the CTA's own cluster (a unit may hold several clusters).
+        let cluster_ctas = sh.cluster.iter().product::<u32>().max(1) as usize;
+        ctx.cluster_shared = wm.cluster_shared[rank - rank % cluster_ctas..].as_ptr();
         ctx.shared_size = sh.shared_size;
         ctx.local_size = sh.local_size;
         ctx.inst_cache = cache.as_mut_ptr();

@@ -674,6 +674,7 @@ pub unsafe fn kernel_node(
         block: p.block,
         shared: p.shared,
         cluster,
+        cooperative: false,
     };
     let l = launch::prepare(f, &g, p.params, p.extra)?;
     let info = graph_attr::KernelInfo::new(f, &g, l.arg_bytes());

@@ -134,6 +134,7 @@ impl KernelInfo {
             block: self.block,
             shared: self.shared,
             cluster: None,
+            cooperative: false,
         };
         let args = self.args.iter().map(|a| a.to_vec()).collect();
         KernelInfo::new(self.func as CUfunction, &g, args)

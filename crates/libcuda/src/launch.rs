@@ -42,6 +42,24 @@ pub struct Geometry {
     /// Cluster dimensions (`CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION`; `None`: the
     /// kernel's `.reqnctapercluster`, else none).
     pub cluster: Option<[u32; 3]>,
+    /// A cooperative launch (`cuLaunchCooperativeKernel`,
+    /// `CU_LAUNCH_ATTRIBUTE_COOPERATIVE`): see [`LaunchConfig::cooperative`].
+    pub cooperative: bool,
+}
+
+/// The most CTAs of `block_threads` threads that a cooperative launch may have: the
+/// blocks per multiprocessor [`cuOccupancyMaxActiveBlocksPerMultiprocessor`] reports
+/// times the multiprocessor count (`CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT`), as a
+/// GPU allows; more is `CUDA_ERROR_COOPERATIVE_LAUNCH_TOO_LARGE`.
+pub fn max_cooperative_ctas(block_threads: u64) -> u64 {
+    let sms = device::attribute(16).unwrap_or(1).max(1) as u64;
+    blocks_per_sm(block_threads) * sms
+}
+
+/// Blocks of `block_threads` threads per "multiprocessor" (worker thread): limited by
+/// 2048 threads, at most 32.
+fn blocks_per_sm(block_threads: u64) -> u64 {
+    (2048 / block_threads.max(1)).clamp(1, 32)
 }
 
 /// Launches `f` with arguments from `params` (an array of pointers to each argument) or
@@ -188,9 +206,20 @@ pub unsafe fn prepare(
         Ok("interp") => Backend::Interp,
         _ => Backend::Jit,
     };
+    if g.cooperative {
+        let ctas = g.grid.iter().map(|&d| d as u64).product::<u64>();
+        let max = max_cooperative_ctas(g.block.iter().map(|&d| d as u64).product());
+        if ctas > max {
+            log(&format!(
+                "ptxjit-cuda: cooperative launch of '{name}' with {ctas} blocks; at most {max} can be resident at once (cuOccupancyMaxActiveBlocksPerMultiprocessor x the multiprocessor count)"
+            ));
+            return Err(CUDA_ERROR_COOPERATIVE_LAUNCH_TOO_LARGE);
+        }
+    }
     let mut cfg = LaunchConfig::new(g.grid, g.block)
         .shared_bytes(g.shared)
-        .backend(backend);
+        .backend(backend)
+        .cooperative(g.cooperative);
     cfg.cluster = g.cluster;
     Ok(Prepared {
         module,
@@ -220,6 +249,7 @@ pub unsafe extern "C" fn cuLaunchKernel(
         block: [bx, by, bz],
         shared,
         cluster: None,
+        cooperative: false,
     };
     guard(|| launch(f, &g, s, params, extra))
 }
@@ -242,9 +272,10 @@ pub unsafe extern "C" fn cuLaunchKernel_ptsz(
     cuLaunchKernel(f, gx, gy, gz, bx, by, bz, shared, s, params, extra)
 }
 
-/// A cooperative launch: every CTA of a ptxjit grid may run at once only up to the
-/// worker count, but grid-wide synchronization is not used by ptxjit kernels, so this
-/// is a plain launch.
+/// A cooperative launch: all CTAs run at once (one scheduling unit of the runtime), so
+/// the grid group's `cudaCGSynchronize` is a grid-wide barrier (`ptxjit::exec::gridsync`);
+/// a grid of more CTAs than [`max_cooperative_ctas`] is
+/// `CUDA_ERROR_COOPERATIVE_LAUNCH_TOO_LARGE`.
 #[allow(clippy::too_many_arguments)]
 #[no_mangle]
 pub unsafe extern "C" fn cuLaunchCooperativeKernel(
@@ -259,19 +290,14 @@ pub unsafe extern "C" fn cuLaunchCooperativeKernel(
     s: CUstream,
     params: *mut *mut c_void,
 ) -> CUresult {
-    cuLaunchKernel(
-        f,
-        gx,
-        gy,
-        gz,
-        bx,
-        by,
-        bz,
+    let g = Geometry {
+        grid: [gx, gy, gz],
+        block: [bx, by, bz],
         shared,
-        s,
-        params,
-        std::ptr::null_mut(),
-    )
+        cluster: None,
+        cooperative: true,
+    };
+    guard(|| launch(f, &g, s, params, std::ptr::null_mut()))
 }
 
 /// `CUlaunchConfig`.
@@ -295,9 +321,12 @@ pub struct CUlaunchAttribute {
 
 /// `CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION` (value: `x, y, z` as `unsigned int`s).
 pub const CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION: u32 = 4;
+/// `CU_LAUNCH_ATTRIBUTE_COOPERATIVE` (value: an `int`, nonzero for a cooperative launch).
+pub const CU_LAUNCH_ATTRIBUTE_COOPERATIVE: u32 = 2;
 
 /// `cuLaunchKernelEx`: the cluster dimension attribute sets the launch's clusters (else
-/// the kernel's `.reqnctapercluster`); the other attributes (cooperative, priority,
+/// the kernel's `.reqnctapercluster`) and the cooperative attribute makes the launch
+/// cooperative (as [`cuLaunchCooperativeKernel`]); the other attributes (priority,
 /// access policy, ...) are hints a launch that runs to completion needs no more of.
 #[no_mangle]
 pub unsafe extern "C" fn cuLaunchKernelEx(
@@ -311,7 +340,7 @@ pub unsafe extern "C" fn cuLaunchKernelEx(
             return Err(CUDA_ERROR_INVALID_VALUE);
         }
         let c = &*cfg;
-        let mut cluster = None;
+        let (mut cluster, mut cooperative) = (None, false);
         if c.num_attrs > 0 {
             if c.attrs.is_null() {
                 return Err(CUDA_ERROR_INVALID_VALUE);
@@ -321,6 +350,9 @@ pub unsafe extern "C" fn cuLaunchKernelEx(
                 if a.id == CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION {
                     cluster = Some([a.value[0], a.value[1], a.value[2]]);
                 }
+                if a.id == CU_LAUNCH_ATTRIBUTE_COOPERATIVE {
+                    cooperative = a.value[0] != 0;
+                }
             }
         }
         let g = Geometry {
@@ -328,6 +360,7 @@ pub unsafe extern "C" fn cuLaunchKernelEx(
             block: c.block,
             shared: c.shared,
             cluster,
+            cooperative,
         };
         launch(f, &g, c.stream, params, extra)
     })
@@ -400,7 +433,7 @@ pub unsafe extern "C" fn cuOccupancyMaxActiveBlocksPerMultiprocessor(
         if block <= 0 {
             return Err(CUDA_ERROR_INVALID_VALUE);
         }
-        out(n, (2048 / block).clamp(1, 32))
+        out(n, blocks_per_sm(block as u64) as i32)
     })
 }
 

@@ -111,6 +111,7 @@ pub const CUDA_ERROR_HOST_MEMORY_ALREADY_REGISTERED: CUresult = 712;
 pub const CUDA_ERROR_HOST_MEMORY_NOT_REGISTERED: CUresult = 713;
 pub const CUDA_ERROR_MISALIGNED_ADDRESS: CUresult = 716;
 pub const CUDA_ERROR_LAUNCH_FAILED: CUresult = 719;
+pub const CUDA_ERROR_COOPERATIVE_LAUNCH_TOO_LARGE: CUresult = 720;
 pub const CUDA_ERROR_NOT_SUPPORTED: CUresult = 801;
 pub const CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED: CUresult = 900;
 pub const CUDA_ERROR_STREAM_CAPTURE_UNMATCHED: CUresult = 903;
@@ -265,10 +266,25 @@ impl Tables {
 
 static DRIVER: OnceLock<Result<Driver, String>> = OnceLock::new();
 static INIT_CALLED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+/// Set in a child process forked after the driver was initialized.
+static FORKED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
 
-/// Creates the driver state (idempotent).
+/// `pthread_atfork`'s child handler: the driver state (its worker threads, device
+/// memory shared with nothing) is not usable in the child.
+extern "C" fn forked_child() {
+    FORKED.store(true, std::sync::atomic::Ordering::SeqCst);
+}
+
+/// Creates the driver state (idempotent). In a process forked after that, every call
+/// (`cuInit` too) returns `CUDA_ERROR_NOT_INITIALIZED`, as NVIDIA's driver does
+/// (numba-cuda's fork detection waits for that code).
 pub fn init() -> Res<&'static Driver> {
+    if FORKED.load(std::sync::atomic::Ordering::SeqCst) {
+        return Err(CUDA_ERROR_NOT_INITIALIZED);
+    }
     let d = DRIVER.get_or_init(|| {
+        // SAFETY: the handler only stores to an atomic (async-signal-safe).
+        unsafe { libc::pthread_atfork(None, None, Some(forked_child)) };
         ptxjit::Device::new()
             .map(|device| Driver {
                 device,
@@ -289,9 +305,12 @@ pub fn init() -> Res<&'static Driver> {
     }
 }
 
-/// The driver state, or `CUDA_ERROR_NOT_INITIALIZED` before `cuInit`.
+/// The driver state, or `CUDA_ERROR_NOT_INITIALIZED` before `cuInit` (and in a
+/// child forked after it, see [`init`]).
 pub fn driver() -> Res<&'static Driver> {
-    if !INIT_CALLED.load(std::sync::atomic::Ordering::SeqCst) {
+    if !INIT_CALLED.load(std::sync::atomic::Ordering::SeqCst)
+        || FORKED.load(std::sync::atomic::Ordering::SeqCst)
+    {
         return Err(CUDA_ERROR_NOT_INITIALIZED);
     }
     match DRIVER.get() {

@@ -66,14 +66,14 @@ pub fn has_calls(m: &Module, f: FuncId) -> bool {
     callees(m, f).next().is_some()
 }
 
-/// Whether `f` or a function it can call contains a barrier.
+/// Whether `f` or a function it can call contains a barrier (the grid barrier too).
 pub fn reaches_barrier(m: &Module, f: FuncId) -> bool {
     reachable(m, f).0.iter().any(|g| {
         m.functions[*g].blocks.iter().any(|b| {
             matches!(b.term, Terminator::Barrier { .. })
-                || b.insts
-                    .iter()
-                    .any(|i| matches!(i.kind, InstKind::BarArrive { .. }))
+                || b.insts.iter().any(|i| {
+                    matches!(i.kind, InstKind::BarArrive { .. }) || i.kind.waits_for_grid()
+                })
         })
     })
 }

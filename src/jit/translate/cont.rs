@@ -18,7 +18,7 @@ pub(crate) fn eligible(f: &ir::Function, div: &[bool], instrument: bool) -> bool
         let suspends = blk.insts.iter().any(|i| match i.kind {
             InstKind::BarArrive { .. } => true,
             InstKind::Async { op, .. } => op.polls(),
-            _ => false,
+            ref k => k.waits_for_grid(),
         });
         if suspends {
             return false;

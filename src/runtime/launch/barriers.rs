@@ -194,6 +194,9 @@ pub(super) fn run_cta_with_barriers(
         .map(|c| Barriers::for_cta(sh, &warps[c * nw..(c + 1) * nw], ctaids[c]))
         .collect();
     let mut cluster = crate::runtime::cluster::ClusterBarrier::new(n);
+    // The grid barrier of a cooperative grid (all its CTAs are this unit).
+    let mut grid =
+        crate::runtime::cluster::ClusterBarrier::with_id(n, crate::exec::gridsync::GRID_BARRIER);
     let mut order = crate::runtime::schedule::Order::new(sh.cfg.schedule, ctaids[0], n);
     // Rounds in which warps only polled mbarriers that did not change.
     let mut stalled = 0u32;
@@ -213,14 +216,17 @@ pub(super) fn run_cta_with_barriers(
                 let polled = match step {
                     CoroutineResult::Yield(WarpYield::Poll) => true,
                     CoroutineResult::Yield(y @ (WarpYield::Wait | WarpYield::Arrive)) => {
-                        if let Err((msg, inst, lane)) = cluster.take(w, &mut warps[w].env) {
+                        let took = cluster
+                            .take(w, &mut warps[w].env)
+                            .and_then(|()| grid.take(w, &mut warps[w].env));
+                        if let Err((msg, inst, lane)) = took {
                             let slot = &mut warps[w];
                             let e = crate::runtime::cluster::misuse(
                                 sh, slot, wl, ctaids[c], msg, inst, lane,
                             );
                             return Err(e);
                         }
-                        bars[c].blocked[wl] = cluster.blocked(w);
+                        bars[c].blocked[wl] = cluster.blocked(w) || grid.blocked(w);
                         bars[c].arrive(wl, &mut warps[w]);
                         if y == WarpYield::Wait {
                             state[w] = WarpState::Waiting;
@@ -244,10 +250,12 @@ pub(super) fn run_cta_with_barriers(
                 bars[c].refresh(wl, &warps[cta.clone()]);
                 bars[c].release(&mut warps[cta.clone()], &mut state[cta], Some(wl));
                 let phase = cluster.phases();
-                for v in cluster.complete(|k| warps[k].ctx.live) {
+                let mut woken = cluster.complete(|k| warps[k].ctx.live);
+                woken.extend(grid.complete(|k| warps[k].ctx.live));
+                for v in woken {
                     let (c2, v2) = (v / nw, v % nw);
                     let cta2 = c2 * nw..(c2 + 1) * nw;
-                    bars[c2].blocked[v2] = false;
+                    bars[c2].blocked[v2] = cluster.blocked(v) || grid.blocked(v);
                     bars[c2].release(&mut warps[cta2.clone()], &mut state[cta2], Some(v2));
                 }
                 if let Some(s) = sh.san.as_ref().filter(|_| cluster.phases() != phase) {

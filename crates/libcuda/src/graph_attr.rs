@@ -237,6 +237,7 @@ fn set_attribute(n: CUgraphNode, attr: u32, v: KernelNodeAttrValue) -> Res {
             block: info.block,
             shared: info.shared,
             cluster: (v[..3] != [0; 3]).then_some([v[0], v[1], v[2]]),
+            cooperative: false,
         };
         let ptrs = info.ptrs.as_ptr() as *mut *mut c_void;
         // SAFETY: `ptrs` points at the copy's arguments, alive while `l` is prepared.

@@ -213,7 +213,7 @@ pub fn destroy_graph(d: &Driver, t: &mut Tables, g: u64) {
 pub fn destroy_node(d: &Driver, t: &mut Tables, g: u64, n: u64) {
     t.graphs.cloned_from.remove(&n);
     t.graphs.kernels.remove(&n);
-    graph_params::forget(t, n);
+    graph_params::forget_node(t, n);
     let Some(ne) = t.graphs.nodes.remove(&n) else {
         return;
     };

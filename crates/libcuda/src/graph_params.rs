@@ -135,7 +135,7 @@ pub fn keep(n: CUgraphNode, p: OpParams) -> Res {
 }
 
 /// Forgets node `n`'s parameters and kernel attributes (it is destroyed).
-pub fn forget(t: &mut Tables, n: u64) {
+pub fn forget_node(t: &mut Tables, n: u64) {
     t.graphs.op_params.remove(&n);
     t.graphs.kernel_attrs.remove(&n);
 }

@@ -589,9 +589,9 @@ fn load_err(body: &str) -> String {
 
 #[test]
 fn unsupported_forms_are_located_errors() {
-    let sparse = "mma.sp.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%f0,%f1,%f2,%f3}, {%r0,%r1}, {%r2,%r3}, {%f4,%f5,%f6,%f7}, %r4, 0x1;";
+    let sparse = "mma.sp.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%f0,%f1,%f2,%f3}, {%r0,%r1}, {%r2,%r3}, {%f4,%f5,%f6,%f7}, %r4, 4;";
     let cases = [
-        (sparse, "e.ptx:9:119: error: instruction 'mma.sp.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32' is not supported yet (sparsity selector other than 0)"),
+        (sparse, "e.ptx:9:119: error: sparsity selector 4 of 'mma.sp.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32' is out of range (0..=3)"),
         ("stmatrix.sync.aligned.m16n8.x1.trans.shared.b8 [%r0], {%r1};",
          "e.ptx:9:1: error: instruction 'stmatrix.sync.aligned.m16n8.x1.trans.shared.b8' is not supported yet (only '.m8n8')"),
         ("wmma.load.a.sync.aligned.row.m16n16k16.local.f16 {%r0,%r1,%r2,%r3,%r4,%r5,%r6,%r7}, [%rd0], 16;",

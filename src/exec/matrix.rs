@@ -1,8 +1,8 @@
 //! The runtime side of the warp-level matrix instructions ([`InstKind::Matrix`]:
 //! `ldmatrix`, `stmatrix`, `movmatrix`, `mma.sync`, `wmma`), shared by both backends:
 //! the whole-warp requirement, the memory accesses of `ldmatrix`/`stmatrix` and
-//! `wmma.load/store` through the checked access path, then `crate::ops::matrix` for the
-//! data.
+//! `wmma.load/store` through the checked access path, the `mma.sp` sparsity selectors
+//! the ISA leaves undefined, then `crate::ops::matrix` for the data.
 //!
 //! [`InstKind::Matrix`]: crate::ir::InstKind::Matrix
 
@@ -86,6 +86,22 @@ pub unsafe fn exec(
             vec![]
         }
         MatrixOp::Wgmma(w) => unsafe { crate::exec::wgmma::exec(ctx, w, inst, &words)? },
+        MatrixOp::Mma(m) if m.sparse => {
+            // The selector is the last source (an immediate: the same in every lane).
+            let sel = words.last().map_or(0, |w| w[0]);
+            let n = matrix_ops::sparse_selectors(m).unwrap_or(1);
+            if sel >= n {
+                let msg = format!(
+                    "mma.sp sparsity selector {sel} of {} .{}: the PTX ISA defines only 0..={} (ptxas accepts it; the result is undefined)",
+                    m.shape.name(),
+                    m.atype.name(),
+                    n - 1,
+                );
+                // SAFETY: the caller's contract.
+                return unsafe { fail(ctx, msg, inst, 0) };
+            }
+            matrix_ops::eval(op, &words, &rows)
+        }
         _ => matrix_ops::eval(op, &words, &rows),
     };
     Ok(matrix_ops::from_words(sig.dtype, sig.dsts, &out))

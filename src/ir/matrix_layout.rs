@@ -270,6 +270,45 @@ pub fn compressed_shape(op: MmaOp) -> Option<MmaShape> {
     })
 }
 
+/// How many threads of each group of four hold `mma.sp`'s metadata for one sparsity
+/// selector: 1, 2 or 4. The metadata is one nibble per sparse group of a row of A (4
+/// elements; `.tf32`: 2; `.s4`/`.u4`: 8, as 4 pairs), 32 bits per thread, spread over
+/// the 8 groups of four threads: `m * (k / group) / 64` threads per group (the PTX
+/// ISA's "Sparse matrix storage": one thread for `m16n8k16` `.f16`/`.bf16` and
+/// `m16n8k8` `.tf32`; a thread pair for `m16n8k32` `.f16`/`.bf16`, `m16n8k16` `.tf32`,
+/// `m16n8k32` `.s8`/`.u8` and `m16n8k64` `.s4`/`.u4`; all four for `m16n8k64`
+/// `.s8`/`.u8`/`.e4m3`/`.e5m2` and `m16n8k128` `.s4`/`.u4`).
+pub fn sparse_meta_threads(op: MmaOp) -> Option<usize> {
+    compressed_shape(op)?;
+    let (m, _, k) = op.shape.mnk();
+    let group = match class(op.atype) {
+        Class::Tf32 => 2,
+        Class::Nibble => 8,
+        _ => 4,
+    };
+    Some(m * (k / group) / 64)
+}
+
+/// The sparsity selectors the PTX ISA defines for `op`: `0..n` with `n = 4 /`
+/// [`sparse_meta_threads`]; selector `s` names threads `s * t .. s * t + t - 1` of each
+/// group of four (`t` threads per group: "0 (threads T0, T1) or 1 (threads T2, T3)").
+/// Any other value "results in an undefined behavior".
+pub fn sparse_selectors(op: MmaOp) -> Option<u32> {
+    Some(4 / sparse_meta_threads(op)? as u32)
+}
+
+/// The sparsity selectors `ptxas` 12.9 accepts for `op` (it rejects the others, "value
+/// '2' out of range, expected to be in range [0..1]"): the ISA's
+/// ([`sparse_selectors`]), except that it accepts `0..3` for `m16n8k32`
+/// `.f32.f16.f16.f32` (probed for sm_80, sm_89 and sm_90; the selector goes unchanged
+/// into the instruction's 2-bit field, and the ISA leaves 2 and 3 undefined).
+pub fn ptxas_sparse_selectors(op: MmaOp) -> Option<u32> {
+    let isa = sparse_selectors(op)?;
+    let quirk =
+        op.shape == MmaShape::M16n8k32 && op.atype == ElemType::F16 && op.dtype == ElemType::F32;
+    Some(if quirk { 4 } else { isa })
+}
+
 /// Registers of `mma.sp`'s compressed A fragment.
 pub fn sparse_a_regs(op: MmaOp) -> Option<usize> {
     frag_regs(false, compressed_shape(op)?, Frag::A, op.atype)
@@ -328,7 +367,11 @@ pub fn mma_supported(wmma: bool, op: MmaOp) -> bool {
             F16 => op.btype == F16 && f16_or_f32_pair(c, d),
             BF16 | TF32 => op.btype == a && c == F32 && d == F32,
             S8 | U8 | S4 | U4 => mixed_int_pair(a, op.btype) && c == S32 && d == S32,
-            E4M3 | E5M2 => matches!(op.btype, E4M3 | E5M2) && f16_or_f32_pair(c, d),
+            // Only `m16n8k64` `.f32` (the `.f16` accumulators need `.kind::f8f6f4`; ptxas
+            // 12.9 rejects sparse fp8 `m16n8k32` and `.f16` C/D for sm_80..sm_120a).
+            E4M3 | E5M2 => {
+                matches!(op.btype, E4M3 | E5M2) && op.shape == M16n8k64 && c == F32 && d == F32
+            }
             _ => false,
         };
         return !wmma && types && op.arow && !op.brow && compressed_shape(op).is_some();

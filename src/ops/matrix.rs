@@ -21,7 +21,8 @@
 
 use super::matrix_num;
 pub use crate::ir::matrix_layout::{
-    compressed_shape, frag_regs, layout, mma_supported, sparse_a_regs, Layout,
+    compressed_shape, frag_regs, layout, mma_supported, sparse_a_regs, sparse_meta_threads,
+    sparse_selectors, Layout,
 };
 use crate::ir::{ElemType, Frag, MatrixOp, MmaOp, MmaShape, PopcOp, Type, WmmaFrag};
 
@@ -324,7 +325,8 @@ fn mma(wmma: bool, op: MmaOp, words: &[[u32; WARP]]) -> Vec<[u32; WARP]> {
     let d = if op.sparse {
         let compressed = gather(&la, op.atype, &part(0, wa), k / 2, m * k / 2);
         let meta = part(wa + wb + wc, 1)[0];
-        let (a, kept) = decompress(op, &compressed, &meta);
+        let selector = part(wa + wb + wc + 1, 1)[0][0];
+        let (a, kept) = decompress(op, &compressed, &meta, selector);
         matmul_kept(op, &a, &b, &c, Some(&kept))
     } else {
         let a = gather(&la, op.atype, &part(0, wa), k, m * k);
@@ -333,26 +335,43 @@ fn mma(wmma: bool, op: MmaOp, words: &[[u32; WARP]]) -> Vec<[u32; WARP]> {
     scatter(&ld, op.dtype, &d, n)
 }
 
-/// `mma.sp`'s A (`m x k`) from its compressed form (`m x k/2`, row-major) and the
-/// metadata register of every lane (sparsity selector 0). `.tf32`: see the code (1:2
-/// groups). Otherwise row `r`'s `k` splits into
-/// groups of 4 elements (8 for `.s4`/`.u4`, as 4 pairs); a group's nibble holds two
-/// 2-bit indices (low: the position of the group's first kept element or pair, high:
-/// the second's), and the group's kept elements are its compressed ones in order. The
-/// nibble of group `q` of row `r` is, in the metadata register of lane `4 * (r % 8) + t`
-/// (fitted to the H100's results for every recorded `mma.sp` form, `tests/golden`):
-/// `.f16`/`.bf16`: nibble `q % 4 + 4 * (r / 8)` of `t = q / 4`; the other types: nibble
-/// `q % 8` of `t = r / 8 + 2 * (q / 8)`.
+/// `mma.sp`'s A (`m x k`) from its compressed form (`m x k/2`, row-major), the
+/// metadata register of every lane and the sparsity selector. `.tf32`: see the code
+/// (1:2 groups). Otherwise row `r`'s `k` splits into groups of 4 elements (8 for
+/// `.s4`/`.u4`, as 4 pairs); a group's nibble holds two 2-bit indices (low: the
+/// position of the group's first kept element or pair, high: the second's), and the
+/// group's kept elements are its compressed ones in order.
+///
+/// Where the nibbles are: each group of four lanes `4g .. 4g + 3` holds the nibbles of
+/// rows `g` and `g + 8` in `n` of its lanes ([`sparse_meta_threads`]: 1, 2 or 4). With
+/// selector 0 the nibble of group `q` of row `r` is, in the metadata register of lane
+/// `4 * (r % 8) + t` (fitted to the H100's results for every recorded `mma.sp` form,
+/// `tests/golden`, all with selector 0): `.f16`/`.bf16`/`.tf32`: nibble
+/// `q % 4 + 4 * (r / 8)` of `t = q / 4`; the other types: nibble `q % 8` of
+/// `t = r / 8 + 2 * (q / 8)`. Selector `s` moves the same bits to lane
+/// `4 * (r % 8) + s * n + t`: the PTX ISA ("Sparse matrix storage") names the thread
+/// `s` of the group when one thread holds the metadata, the pair `2s, 2s + 1` ("0
+/// (threads T0, T1) or 1 (threads T2, T3)") when two do, and allows only 0 when all
+/// four do. Selectors the ISA leaves undefined stop the launch before they get here
+/// (`crate::exec::matrix`).
 ///
 /// Also returns which elements of A are kept: the products of the others are not
 /// computed (an infinity or NaN in B where A is pruned does not reach D, as on the
 /// H100).
-fn decompress(op: MmaOp, compressed: &[u64], meta: &[u32; WARP]) -> (Vec<u64>, Vec<bool>) {
+fn decompress(
+    op: MmaOp,
+    compressed: &[u64],
+    meta: &[u32; WARP],
+    selector: u32,
+) -> (Vec<u64>, Vec<bool>) {
     let (m, _, k) = op.shape.mnk();
     let pair = op.atype.bits() == 4;
     let gs = if pair { 8 } else { 4 };
     let per = if pair { 2 } else { 1 };
     let half = op.atype.bits() == 16;
+    let first = selector as usize * sparse_meta_threads(op).unwrap_or(1);
+    let nibble =
+        |r: usize, t: usize, j: usize| meta[(4 * (r % 8) + first + t) % WARP] >> (4 * j) & 0xf;
     let mut a = vec![0u64; m * k];
     let mut kept = vec![false; m * k];
     if op.atype == ElemType::TF32 {
@@ -360,8 +379,7 @@ fn decompress(op: MmaOp, compressed: &[u64], meta: &[u32; WARP]) -> (Vec<u64>, V
         // the first element, 0xE: the second), placed as for `.f16`.
         for r in 0..m {
             for q in 0..k / 2 {
-                let (t, j) = (q / 4, q % 4 + 4 * (r / 8));
-                let nib = meta[(4 * (r % 8) + t) % WARP] >> (4 * j) & 0xf;
+                let nib = nibble(r, q / 4, q % 4 + 4 * (r / 8));
                 let dst = r * k + 2 * q + (nib & 3) as usize / 2;
                 a[dst] = compressed[r * k / 2 + q];
                 kept[dst] = true;
@@ -371,12 +389,11 @@ fn decompress(op: MmaOp, compressed: &[u64], meta: &[u32; WARP]) -> (Vec<u64>, V
     }
     for r in 0..m {
         for q in 0..k / gs {
-            let (t, j) = if half {
-                (q / 4, q % 4 + 4 * (r / 8))
+            let nib = if half {
+                nibble(r, q / 4, q % 4 + 4 * (r / 8))
             } else {
-                (r / 8 + 2 * (q / 8), q % 8)
+                nibble(r, r / 8 + 2 * (q / 8), q % 8)
             };
-            let nib = meta[(4 * (r % 8) + t) % WARP] >> (4 * j) & 0xf;
             for (h, i) in [nib & 3, nib >> 2].into_iter().enumerate() {
                 for e in 0..per {
                     let src = r * k / 2 + q * gs / 2 + h * per + e;

@@ -1,15 +1,16 @@
 //! Lowering of the warp-level matrix instructions into [`InstKind::Matrix`]:
 //! `ldmatrix`/`stmatrix.sync.aligned.m8n8.{x1,x2,x4}{.trans}{.shared{::cta}}.b16`,
 //! `movmatrix.sync.aligned.m8n8.trans.b16 d, a` and every `mma.sync.aligned` form that
-//! `crate::ops::matrix::mma_supported` accepts (`wmma`: `matrix_wmma.rs`). Every other
-//! shape, type or qualifier (`mma.sp`, `m8n8k4` `.f16`, the sm_100 forms) is a located
-//! "not supported yet" error naming the instruction. Fragment registers may be any
+//! `crate::ops::matrix::mma_supported` accepts (`wmma`: `matrix_wmma.rs`), `mma.sp`
+//! with every sparsity selector `ptxas` accepts. Every other shape, type or qualifier
+//! (the sm_100 forms) is a located "not supported yet" error naming the instruction. Fragment registers may be any
 //! register of the fragment's register size (`.f32` accumulators: `.f32` or `.b32`;
 //! `.s32`: integer or bit registers; `.f64`: 64-bit); `_` may replace a result register.
 
 use super::Mods;
+use crate::check::consts::Const;
 use crate::check::func::Fx;
-use crate::check::operand::VecElem;
+use crate::check::operand::{Val, VecElem};
 use crate::ir::Fit;
 use crate::ir::{
     ElemType, InstKind, MatrixOp, MmaOp, MmaShape, Operand, PopcOp, RegId, Space, Type,
@@ -236,19 +237,8 @@ impl Fx<'_, '_> {
         }
         if mo.sparse {
             srcs.push(self.src(&i.operands[4], Type::B32, Fit::Strict)?);
-            // Only sparsity selector 0 is implemented (the one recorded on an H100).
-            match self.src(&i.operands[5], Type::U32, Fit::Strict)? {
-                Operand::Imm(0) => srcs.push(Operand::Imm(0)),
-                _ => {
-                    return Err(self.err(
-                        i.operands[5].loc(),
-                        format!(
-                        "instruction '{}' is not supported yet (sparsity selector other than 0)",
-                        m.text
-                    ),
-                    ))
-                }
-            }
+            let sel = self.sparsity_selector(&i.operands[5], mo, m)?;
+            srcs.push(Operand::Imm(sel));
         }
         Ok(InstKind::Matrix {
             op,
@@ -256,6 +246,44 @@ impl Fx<'_, '_> {
             srcs,
             addr: None,
         })
+    }
+
+    /// `mma.sp`'s sparsity selector: an integer constant in the range `ptxas` accepts
+    /// for the form (`crate::ir::matrix_layout::ptxas_sparse_selectors`; the run time
+    /// stops on the ones the ISA leaves undefined, `crate::exec::matrix`).
+    fn sparsity_selector(
+        &self,
+        op: &ast::Operand,
+        mo: crate::ir::MmaOp,
+        m: &Mods,
+    ) -> Result<u64, PtxError> {
+        let n = crate::ir::matrix_layout::ptxas_sparse_selectors(mo).unwrap_or(1) as u64;
+        let value = match op {
+            ast::Operand::Value(e) => match self.value(e) {
+                Ok(Val::Const(Const::Int { bits, .. })) => Some(bits),
+                _ => None,
+            },
+            _ => None,
+        };
+        match value {
+            Some(v) if v < n => Ok(v),
+            Some(v) => Err(self.err(
+                op.loc(),
+                format!(
+                    "sparsity selector {} of '{}' is out of range (0..={})",
+                    v as i64,
+                    m.text,
+                    n - 1
+                ),
+            )),
+            None => Err(self.err(
+                op.loc(),
+                format!(
+                    "the sparsity selector of '{}' must be an integer constant",
+                    m.text
+                ),
+            )),
+        }
     }
 
     /// A `{d0, ..}` result vector of `n` registers of type `ty` (`_` allowed).

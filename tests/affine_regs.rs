@@ -5,7 +5,8 @@
 //! used both as affine and as varying ones, affine addresses (contiguous loads and
 //! stores with 4- and 8-byte strides), a loop-carried affine index, and an affine-looking
 //! value defined in divergent code. Blocks of 64, 50 (not a multiple of 32: the last
-//! warp is partial) and 96 threads. Kernels: `tests/ptx/affine_regs.ptx`
+//! warp is partial), 96, 33 and 34 threads (a last warp of one lane and of two: the
+//! load through an affine address with one lane, or two distinct lanes, active). Kernels: `tests/ptx/affine_regs.ptx`
 //! (ptxas-validated). Expected values come from the formulas in the kernel's comments,
 //! computed here with Rust's wrapping integer arithmetic; both backends run every case,
 //! the interpreter with the shape checker on.
@@ -50,7 +51,7 @@ fn values(t: u32, n: u32) -> ([u32; 10], u64) {
 #[test]
 fn affine_values_wrap_and_mix_with_varying_ones() {
     let dev = Device::new().unwrap();
-    for nt in [64u32, 50, 96] {
+    for nt in [64u32, 50, 96, 33, 34] {
         for n in [0u32, 5, 0xFFFF_FFF0] {
             let mut want_out = vec![0u32; 12 * nt as usize];
             let mut want_aux = vec![0u32; 32 * 4];

@@ -127,9 +127,14 @@ impl FuncTranslator<'_> {
         mask: &mut Mask,
     ) -> Result<(), JitError> {
         let r = self.compare_masks(cmp, ty, ftz, a, b, mask)?;
+        // The complement `q` only where the second destination is written.
+        let neg = dst_neg.is_some();
         let (p, q): (Vec<Value>, Vec<Value>) = match combine {
             None => {
-                let q = r.iter().map(|&x| self.b.ins().bnot(x)).collect();
+                let q = match neg {
+                    true => r.iter().map(|&x| self.b.ins().bnot(x)).collect(),
+                    false => Vec::new(),
+                };
                 (r, q)
             }
             Some((bop, src)) => {
@@ -137,14 +142,16 @@ impl FuncTranslator<'_> {
                 let mut p = Vec::with_capacity(N32);
                 let mut q = Vec::with_capacity(N32);
                 for k in 0..N32 {
-                    let nr = self.b.ins().bnot(r[k]);
                     let f = |b: &mut cranelift_frontend::FunctionBuilder, x: Value| match bop {
                         BoolOp::And => b.ins().band(x, c[k]),
                         BoolOp::Or => b.ins().bor(x, c[k]),
                         BoolOp::Xor => b.ins().bxor(x, c[k]),
                     };
                     p.push(f(&mut self.b, r[k]));
-                    q.push(f(&mut self.b, nr));
+                    if neg {
+                        let nr = self.b.ins().bnot(r[k]);
+                        q.push(f(&mut self.b, nr));
+                    }
                 }
                 (p, q)
             }

@@ -377,8 +377,13 @@ impl FuncTranslator<'_> {
         } else {
             // The 64-bit lane masks, local to this path (not cached in `mask`: code
             // after the join is not dominated by this block).
-            let m32 = self.m32(mask);
-            let m64 = lanes::mask64(&mut self.b, &m32);
+            // (Not needed where the lanes' addresses are known distinct.)
+            let m64 = if self.affine_distinct(a) {
+                Vec::new()
+            } else {
+                let m32 = self.m32(mask);
+                lanes::mask64(&mut self.b, &m32)
+            };
             // Every active lane at one address: one scalar load and a splat.
             let other = halves.unwrap_or(helper);
             let mut w =
@@ -514,6 +519,13 @@ impl FuncTranslator<'_> {
         let shape = if proven {
             // The shape analysis proved that the active lanes agree.
             aligned
+        } else if self.affine_distinct(a) {
+            // Lanes at distinct addresses (an affine register's): they agree when one
+            // lane is active.
+            let less = self.b.ins().iadd_imm_s(bits, -1);
+            let rest = self.b.ins().band(bits, less);
+            let one = self.b.ins().icmp_imm_u(IntCC::Equal, rest, 0);
+            self.b.ins().band(one, aligned)
         } else {
             let s = self.b.ins().splat(I64X2, a0w);
             let mut all: Option<Value> = None;
@@ -581,6 +593,9 @@ impl FuncTranslator<'_> {
 
     /// The 64-bit value of the lowest lane of `bits` in `a` (16 × i64x2).
     pub(super) fn first_lane_u64(&mut self, a: &WarpValue, bits: Value) -> Value {
+        if let Some(x) = self.affine_first_lane(a, bits) {
+            return x;
+        }
         self.spill(a, 0);
         let lane = self.b.ins().ctz(bits);
         let lane = self.b.ins().uextend(I64, lane);

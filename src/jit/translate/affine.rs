@@ -51,6 +51,10 @@ pub(crate) struct AffineRegs {
     cache: Vec<(Block, RegId, Value, Vec<Value>)>,
     /// Lane 0's value of vectors built here (first part → scalar).
     lane0: HashMap<Value, Value>,
+    /// Lane addresses built by [`FuncTranslator::affine_lane_addrs`] (first part →
+    /// (base, stride)): lane `l` holds `base + l × stride` in the base's width (i64, or
+    /// i32 zero-extended to 64 bits), in every lane, active or not.
+    addrs: HashMap<Value, (Value, u64)>,
     /// The code is for launches whose `%ntid.x` is a multiple of 32 (`%tid.x` is
     /// affine, lane 0's value its base).
     pub rows: bool,
@@ -301,6 +305,7 @@ impl AffineRegs {
             local,
             cache: Vec::new(),
             lane0: HashMap::new(),
+            addrs: HashMap::new(),
             rows,
         }
     }
@@ -396,18 +401,70 @@ impl FuncTranslator<'_> {
         let (var, s) = self.avar(r)?;
         let base = self.b.use_var(var);
         if self.b.func.dfg.value_type(base) == I64 {
-            let a = self.b.ins().iadd_imm_s(base, off);
-            return Some(self.affine_vector(a, s));
+            let a = match off {
+                0 => base,
+                _ => self.b.ins().iadd_imm_s(base, off),
+            };
+            let w = self.affine_vector(a, s);
+            if let Some(&p) = w.v.first() {
+                self.affine.addrs.insert(p, (a, s));
+            }
+            return Some(w);
         }
         // A 32-bit address wraps in 32 bits: add the offset, then widen each lane.
-        let a = self.b.ins().iadd_imm_s(base, off as i32 as i64);
+        let a = match off as i32 {
+            0 => base,
+            o => self.b.ins().iadd_imm_s(base, o as i64),
+        };
         let n = self.affine_vector(a, s);
         let w = lanes::widen_w(&mut self.b, &n, false);
         let a0 = self.b.ins().uextend(I64, a);
         if let Some(&p) = w.v.first() {
             self.affine.lane0.insert(p, a0);
+            self.affine.addrs.insert(p, (a, s));
         }
         Some(w)
+    }
+
+    /// Whether the lane addresses `a` (see [`Self::affine_lane_addrs`]) are known to be
+    /// `a0 + l × eb` in every lane `l` (a 64-bit base with stride `eb`): the coalesced
+    /// test's lane comparison always passes.
+    pub(crate) fn affine_contiguous(&self, a: &WarpValue, eb: u32) -> bool {
+        a.v.first()
+            .and_then(|p| self.affine.addrs.get(p))
+            .is_some_and(|&(base, s)| self.b.func.dfg.value_type(base) == I64 && s == eb as u64)
+    }
+
+    /// Whether the lane addresses `a` (see [`Self::affine_lane_addrs`]) are known to
+    /// differ in every two lanes: `l × stride` is nonzero in the base's width for every
+    /// lane distance `0 < l < 32` (the stride has fewer trailing zeros than the width
+    /// minus 5, as 32 > l has at most 4 factors of 2).
+    pub(crate) fn affine_distinct(&self, a: &WarpValue) -> bool {
+        a.v.first()
+            .and_then(|p| self.affine.addrs.get(p))
+            .is_some_and(|&(base, s)| {
+                if self.b.func.dfg.value_type(base) == I64 {
+                    s.trailing_zeros() < 60
+                } else {
+                    (s as u32).trailing_zeros() < 28
+                }
+            })
+    }
+
+    /// The 64-bit address of the lowest lane of `bits` in lane addresses `a` built by
+    /// [`Self::affine_lane_addrs`] (`base + lane × stride`, no vector spilled); `None`
+    /// for other vectors.
+    pub(crate) fn affine_first_lane(&mut self, a: &WarpValue, bits: Value) -> Option<Value> {
+        let &(base, s) = self.affine.addrs.get(a.v.first()?)?;
+        let lane = self.b.ins().ctz(bits);
+        if self.b.func.dfg.value_type(base) == I64 {
+            let l = self.b.ins().uextend(I64, lane);
+            let ls = self.b.ins().imul_imm_u(l, s as i64);
+            return Some(self.b.ins().iadd(base, ls));
+        }
+        let ls = self.b.ins().imul_imm_u(lane, s as u32 as i64);
+        let x = self.b.ins().iadd(base, ls);
+        Some(self.b.ins().uextend(I64, x))
     }
 
     /// Sets affine register `dst` to base `x` (its container type) where the

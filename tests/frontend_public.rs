@@ -392,3 +392,384 @@ fn ptx_1_3_defaults() {
         "m.ptx:11:2: error: rounding modifier required for 'div.f32'"
     );
 }
+
+const UNSIZED_PARAM: &str = r#".version 7.0
+.target sm_80
+.address_size 64
+
+// sum(n, args): the sum of the first n (at most 3) words of args.
+.func (.param .u32 rv) sum(.param .u32 n, .param .align 4 .b8 args[])
+{
+	.reg .u32 %r<6>;
+	.reg .pred %p<4>;
+	ld.param.u32 %r1, [n];
+	mov.u32 %r2, 0;
+	setp.lt.u32 %p1, %r1, 1;
+	@%p1 bra DONE;
+	ld.param.u32 %r3, [args];
+	add.u32 %r2, %r2, %r3;
+	setp.lt.u32 %p2, %r1, 2;
+	@%p2 bra DONE;
+	ld.param.u32 %r3, [args+4];
+	add.u32 %r2, %r2, %r3;
+	setp.lt.u32 %p3, %r1, 3;
+	@%p3 bra DONE;
+	ld.param.u32 %r3, [args+8];
+	add.u32 %r2, %r2, %r3;
+DONE:
+	st.param.u32 [rv], %r2;
+	ret;
+}
+
+.visible .entry k(.param .u64 out)
+{
+	.reg .u64 %rd<3>;
+	.reg .u32 %r<5>;
+	ld.param.u64 %rd1, [out];
+	{
+		.param .u32 n;
+		.param .align 4 .b8 a[12];
+		.param .u32 rv;
+		st.param.u32 [n], 3;
+		st.param.u32 [a], 5;
+		st.param.u32 [a+4], 10;
+		st.param.u32 [a+8], 20;
+		call (rv), sum, (n, a);
+		ld.param.u32 %r1, [rv];
+	}
+	{
+		.param .u32 n;
+		.param .b32 a[1];
+		.param .u32 rv;
+		st.param.u32 [n], 1;
+		st.param.b32 [a], 7;
+		call (rv), sum, (n, a);
+		ld.param.u32 %r2, [rv];
+	}
+	{
+		.param .u32 n;
+		.param .u32 rv;
+		st.param.u32 [n], 0;
+		call (rv), sum, (n);
+		ld.param.u32 %r3, [rv];
+	}
+	{
+		.param .u32 n;
+		.param .u32 a[2];
+		.param .u32 rv;
+		st.param.u32 [n], 2;
+		st.param.u32 [a], 100;
+		st.param.u32 [a+4], 200;
+		mov.u64 %rd2, sum;
+		proto: .callprototype (.param .u32 _) _ (.param .u32 _, .param .align 4 .b8 _[]);
+		call (rv), %rd2, (n, a), proto;
+		ld.param.u32 %r4, [rv];
+	}
+	st.global.v4.u32 [%rd1], {%r1, %r2, %r3, %r4};
+	ret;
+}
+"#;
+
+/// An unsized `.param` array as the last parameter of a `.func` (ZLUDA's
+/// `.param .b32 foobar[]`; the ISA's `.func` directive: "The last parameter ... may be a
+/// `.param` array ... with no size specified", "the last argument may be omitted"). Hand
+/// arithmetic: sum(3, {5, 10, 20}) = 35, sum(1, {7}) = 7, sum(0) with the argument
+/// omitted = 0, and through a `.callprototype` with `_[]` sum(2, {100, 200}) = 300.
+#[test]
+fn unsized_param_array_of_a_func() {
+    let got = run_both(UNSIZED_PARAM, "k", &[0u32; 4]);
+    assert_eq!(got, vec![35, 7, 0, 300]);
+}
+
+/// What ptxas 12.9 rejects about unsized `.param` arrays, rejected at the same place:
+/// "Parameter to entry function cannot be an incomplete array", "Only the last input
+/// parameter can be an incomplete array", "Output parameter cannot be an incomplete
+/// array", "Incomplete array parameters must be in '.param' space", a second dimension
+/// (a syntax error), PTX ISA before 6.0 ("requires PTX ISA .version 6.0"), `call f;`
+/// without the list ("Call has wrong number of parameters"), a scalar or a register as
+/// the argument ("Type of argument does not match formal parameter"), another
+/// alignment ("Alignment of argument does not match"). Element types may differ.
+#[test]
+fn unsized_param_array_rules() {
+    let module = |version: &str, func: &str, call: &str| {
+        format!(
+            ".version {version}\n.target sm_80\n.address_size 64\n{func}\n{{\nret;\n}}\n.visible .entry k(.param .u64 o)\n{{\n.reg .b32 r;\n{call}\nret;\n}}\n"
+        )
+    };
+    let f = ".visible .func f(.param .b32 a[])";
+    let cases = [
+        ("7.0", ".visible .func f(.param .b32 a[], .param .b32 b)", "", "m.ptx:4:30: error: only the last input parameter can be an unsized array (not a return value)"),
+        ("7.0", ".visible .func (.param .b32 r[]) f(.param .b32 a)", "", "m.ptx:4:29: error: only the last input parameter can be an unsized array (not a return value)"),
+        ("7.0", ".visible .func f(.reg .b32 a[])", "", "m.ptx:4:28: error: an unsized array parameter must be in the '.param' space"),
+        ("7.0", ".visible .func f(.param .b32 a[][2])", "", "m.ptx:4:30: error: an unsized array parameter has one dimension"),
+        ("5.0", f, "", "m.ptx:4:30: error: unsized array parameters require PTX ISA .version 6.0 or later (this module is 5.0)"),
+        ("7.0", f, "call f;", "m.ptx:11:1: error: 'f' takes 1 argument(s), not 0"),
+        ("7.0", f, ".param .b32 p; call f, (p);", "m.ptx:11:25: error: 'p' is not a one-dimensional array; unsized array parameter 'a' takes one"),
+        ("7.0", f, "call f, (r);", "m.ptx:11:10: error: unsized array parameter 'a' takes a call-site '.param' array"),
+        ("7.0", f, ".param .b64 p[2]; call f, (p);", "m.ptx:11:28: error: 'p' is aligned to 8 bytes; unsized array parameter 'a' to 4"),
+        ("7.0", f, ".param .align 8 .b32 p[2]; call f, (p);", "m.ptx:11:37: error: 'p' is aligned to 8 bytes; unsized array parameter 'a' to 4"),
+        ("7.0", f, ".param .b32 p[2][2]; call f, (p);", "m.ptx:11:31: error: 'p' is not a one-dimensional array; unsized array parameter 'a' takes one"),
+    ];
+    for (version, func, call, want) in cases {
+        assert_eq!(
+            load_error(&module(version, func, call)),
+            want,
+            "{func} / {call}"
+        );
+    }
+    let kernel = ".version 7.0\n.target sm_80\n.address_size 64\n.visible .entry k(.param .b32 a[])\n{\nret;\n}\n";
+    assert_eq!(
+        load_error(kernel),
+        "m.ptx:4:31: error: a kernel parameter cannot be an unsized array"
+    );
+    for (func, call) in [
+        (f, "call f, ();"),
+        (f, ".param .f32 p[3]; call f, (p);"),
+        (
+            ".visible .func f(.param .align 4 .b8 a[])",
+            ".param .b32 p[3]; call f, (p);",
+        ),
+    ] {
+        parse_and_check(&module("7.0", func, call), "m.ptx")
+            .unwrap_or_else(|e| panic!("{func} / {call}: {e}"));
+    }
+}
+
+const REG_PLUS_CONST: &str = r#".version 7.8
+.target sm_90
+.address_size 64
+.visible .entry k(.param .u64 p)
+{
+	.reg .u64 %rd<4>;
+	.reg .b64 %b1;
+	.reg .u32 %r<6>;
+	.reg .s32 %s1;
+	.reg .b16 %h<3>;
+	.reg .u8 %q1;
+	.reg .pred %p<3>;
+	ld.param.u64 %rd1, [p];
+	ld.global.b64 %b1, [%rd1];
+	ld.global.u32 %r1, [%rd1+8];
+	ld.global.b16 %h1, [%rd1+12];
+	ld.global.u8 %q1, [%rd1+14];
+	ld.global.s32 %s1, [%rd1+16];
+	st.global.u64 [%rd1+24], %b1 + 1;
+	st.global.u32 [%rd1+32], %r1 + -1;
+	cvt.u32.u16 %r2, %h1 + 0xffff;
+	st.global.u32 [%rd1+36], %r2;
+	add.u32 %r3, %r1 + 1 + 1, %r1;
+	st.global.u32 [%rd1+40], %r3;
+	setp.eq.u32 %p1, %r1 + 2*3, 11;
+	selp.u32 %r4, 1, 2, %p1;
+	st.global.u32 [%rd1+44], %r4;
+	cvt.s64.s32 %rd2, %s1 + 0xffffffff;
+	st.global.u64 [%rd1+48], %rd2;
+	st.global.u8 [%rd1+56], %q1 + 1;
+	setp.ne.u32 %p2, %r1, %r1;
+	@%p2 st.global.u32 [%rd1+60], %r1 + 3;
+	@!%p2 st.global.u32 [%rd1+64], %r1 + 3;
+	ret;
+}
+"#;
+
+/// A register plus a constant as a source operand (ZLUDA's `st.u64 [a], temp + 1`):
+/// ptxas 12.9 adds the constant at the register's width. Oracle: its sm_90 cubin of this
+/// module (nvdisasm): `IADD3 R6, P1, R4, 0x1, RZ; IMAD.X R7, RZ, RZ, R5, P1` (b + 1 with
+/// the carry: 0xFFFFFFFF + 1 = 0x1_0000_0000), `VIADD R10, R0, 0xffffffff` (5 + -1 = 4),
+/// `VIADD R11, R6, 0xffff; LOP3.LUT R11, R11, 0xffff` (cvt.u32.u16 of h + 0xffff at 16
+/// bits: 1 + 0xffff = 0), `IADD3 R12, R0, 0x2, R0` (5 + 1 + 1 + 5 = 12), `VIADD R9, R0,
+/// 0x6; ISETP.NE` (5 + 2*3 == 11: selp gives 1), `IADD3 R4, R7, -0x1; SHF.R.S32.HI`
+/// (cvt.s64.s32 of 0 + 0xffffffff: -1 sign-extended), `IADD3 R9, R8, 0x1; STG.E.U8`
+/// (0xFF + 1: byte 0), the guarded store under a false predicate left out, the other
+/// one 5 + 3 = 8.
+#[test]
+fn register_plus_constant_source() {
+    let mut init = vec![0x5555_5555u32; 18];
+    init[..5].copy_from_slice(&[0xFFFF_FFFF, 0, 5, 0x00FF_0001, 0]);
+    let got = run_both(REG_PLUS_CONST, "k", &init);
+    let mut want = init.clone();
+    want[6..17].copy_from_slice(&[
+        0,
+        1,
+        4,
+        0,
+        12,
+        1,
+        0xFFFF_FFFF,
+        0xFFFF_FFFF,
+        0x5555_5500,
+        0x5555_5555,
+        8,
+    ]);
+    assert_eq!(got, want);
+}
+
+/// Module for the rejection cases of register operands: `LINE` is the case.
+const OPERAND_CASE: &str = r#".version 7.8
+.target sm_90
+.address_size 64
+.visible .entry k(.param .u64 p)
+{
+	.reg .u64 %rd1;
+	.reg .u32 %r<3>;
+	.reg .b32 %w1;
+	.reg .f32 %f<3>;
+	.reg .pred %p1;
+	.reg .v2 .u32 v, v2;
+	.reg .v2 .b16 x;
+	.reg .v4 .u32 z;
+	.reg .b64 %b1;
+	ld.param.u64 %rd1, [p];
+	LINE
+	ret;
+}
+"#;
+
+/// What ptxas 12.9 rejects about a register plus a constant, or gives no meaning to,
+/// rejected: `r - 1` (a syntax error, as are `{r + 1, s}`, `v.x + 1` and `1 + r`), a
+/// destination, a predicate ("Arguments mismatch"), a float constant ("Integer
+/// constant expression expected"); floating point, where ptxas's cubin drops the
+/// instruction (`st.global.f32 [a], f + 1` and `add.f32 d, w + 1, f` store nothing) or
+/// ptxas crashes (`mov.b32 d, f + 1` where `d` is used); and other operand sizes than
+/// the plain register's (ptxas accepts `st.global.u64 [a], r + 1` of a `.u32` `r` and
+/// `add.u64 d, r + 1, b`, whose cubin takes the sum's high word from R1, the stack
+/// pointer).
+#[test]
+fn register_plus_constant_rules() {
+    let cases = [
+        ("st.global.u32 [%rd1], %r1 - 1;", "m.ptx:16:24: error: '%r1 - constant' is not an operand (ptxas: syntax error); write '%r1 + -constant'"),
+        ("add.u32 %r1 + 1, %r1, %r1;", "m.ptx:16:10: error: a register plus a constant is not a destination"),
+        ("st.global.u32 [%rd1], %p1 + 1;", "m.ptx:16:24: error: '%p1 + constant' needs an integer or bit register, not .pred (ptxas drops or rejects the instruction)"),
+        ("st.global.u32 [%rd1], %r1 + 1.5;", "m.ptx:16:30: error: expected an integer constant"),
+        ("st.global.v2.u32 [%rd1], {%r1 + 1, %r1};", "m.ptx:16:28: error: expected a register or constant operand"),
+        ("st.global.u32 [%rd1], v.x + 1;", "m.ptx:16:24: error: expected a register or constant operand"),
+        ("st.global.u32 [%rd1], 1 + %r1;", "m.ptx:16:28: error: '%r1' is not a constant"),
+        ("st.global.f32 [%rd1], %f1 + 1;", "m.ptx:16:24: error: '%f1 + constant' needs an integer or bit register, not .f32 (ptxas drops or rejects the instruction)"),
+        ("add.f32 %f2, %w1 + 1, %f1;", "m.ptx:16:15: error: '%w1+1' (a register plus a constant) is an integer operand, not .f32 (ptxas drops such an instruction)"),
+        ("mov.b32 %r2, %f1 + 1;", "m.ptx:16:15: error: '%f1 + constant' needs an integer or bit register, not .f32 (ptxas drops or rejects the instruction)"),
+        ("st.global.u64 [%rd1], %r1 + 1;", "m.ptx:16:24: error: register '%r1+1' has type .u32, which does not fit instruction type .u64"),
+    ];
+    for (line, want) in cases {
+        assert_eq!(
+            load_error(&OPERAND_CASE.replace("LINE", line)),
+            want,
+            "{line}"
+        );
+    }
+}
+
+const VECTOR_AS_SCALAR: &str = r#".version 7.8
+.target sm_90
+.address_size 64
+.visible .entry k(.param .u64 p)
+{
+	.reg .u64 %rd1;
+	.reg .b64 %b<3>;
+	.reg .u32 %r<4>;
+	.reg .b16 %h1;
+	.reg .pred %p1;
+	.reg .v2 .u32 v, w;
+	.reg .v2 .b16 x;
+	.reg .v4 .b8 y;
+	.reg .v4 .u32 z;
+	.reg .v2 .f32 f;
+	ld.param.u64 %rd1, [p];
+	ld.global.v2.u32 v, [%rd1];
+	mov.b64 %b1, v;
+	st.global.b64 [%rd1+8], %b1;
+	ld.global.b64 %b2, [%rd1];
+	mov.b64 w, %b2;
+	add.u32 w.x, w.x, 1;
+	st.global.v2.u32 [%rd1+16], w;
+	ld.global.u32 %r1, [%rd1];
+	mov.b32 x, %r1;
+	st.global.b16 [%rd1+24], x.y;
+	mov.b16 %h1, x.x;
+	st.global.b16 [%rd1+26], %h1;
+	mov.b32 y, 0x04030201;
+	mov.b32 %r2, y;
+	st.global.u32 [%rd1+28], %r2;
+	st.global.b8 [%rd1+32], y.w;
+	ld.global.v4.u32 z, [%rd1];
+	mad.lo.u32 z.r, z.g, 3, z.a;
+	setp.eq.u32 %p1, z.b, 0;
+	selp.u32 z.b, 9, 8, %p1;
+	st.global.v4.u32 [%rd1+48], z;
+	ld.global.u32 w.y, [%rd1+4];
+	st.global.u32 [%rd1+64], w.y;
+	ld.global.v2.f32 f, [%rd1];
+	mov.b64 %b1, f;
+	st.global.b64 [%rd1+72], %b1;
+	ret;
+}
+"#;
+
+/// A whole vector register as the scalar of a `.b16`/`.b32`/`.b64` `mov` (ZLUDA's
+/// `mov.b64 packed, temp` of a `.v2 .u32`, `mov.b32 x16_0, x0` into a `.v2 .b16`), and
+/// element selectors `.x .y .z .w` / `.r .g .b .a` as sources and destinations of any
+/// instruction (`add`, `mad`, `setp`, `selp`, `ld`, `st`). Oracle: ptxas 12.9's sm_90
+/// cubin of this module (nvdisasm): the pack is the `{x, y}` pack (`STG.E.64 [p+0x8]` of
+/// the loaded pair), the unpack gives x = low word (`IADD3 R10, R16, 0x1`: w.x + 1),
+/// `PRMT R14, R0, 0x5432, R0` stores x.y then x.x (0x1111, 0x2222), `mov.b32 y,
+/// 0x04030201` then `mov.b32 r, y` gives the constant back and y.w = 4, `IMAD R4, R5,
+/// 0x3, R7` (z.r = z.g * 3 + z.a = 4 * 0x33334444 = 0xCCCD1110: z is words 0..3 after
+/// the pair was stored to words 2..3), `SEL R6, R6, 0x8, !P0` (z.b != 0: 8), and the
+/// `.v2 .f32` pair's bits.
+#[test]
+fn vector_register_as_scalar_and_elements() {
+    let mut init = vec![0x5555_5555u32; 20];
+    init[..4].copy_from_slice(&[0x1111_2222, 0x3333_4444, 0, 7]);
+    let got = run_both(VECTOR_AS_SCALAR, "k", &init);
+    let want = [
+        0x1111_2222,
+        0x3333_4444,
+        0x1111_2222,
+        0x3333_4444,
+        0x1111_2223,
+        0x3333_4444,
+        0x2222_1111,
+        0x0403_0201,
+        0x5555_5504,
+        0x5555_5555,
+        0x5555_5555,
+        0x5555_5555,
+        0xCCCD_1110,
+        0x3333_4444,
+        8,
+        0x3333_4444,
+        0x3333_4444,
+        0x5555_5555,
+        0x1111_2222,
+        0x3333_4444,
+    ];
+    assert_eq!(got, want);
+}
+
+/// What ptxas 12.9 rejects about vector registers as scalars, rejected: another type
+/// than `.bN` or another total size ("Arguments mismatch"), vectors on both sides
+/// ("Illegal vector-vector operands for vector-scalar or scalar-vector mov
+/// instruction"), any instruction but `mov` ("Vector operand is not allowed", "Argument
+/// vector size mismatch"), an element of another size, an unknown selector ("Unknown
+/// vector selector"); and `v.z` of a `.v2` register, which ptxas accepts and crashes on
+/// (segmentation fault) where it is used.
+#[test]
+fn vector_register_as_scalar_rules() {
+    let cases = [
+        ("mov.u64 %b1, v;", "m.ptx:16:2: error: invalid vector operand for 'mov.u64'"),
+        ("mov.b64 %b1, z;", "m.ptx:16:10: error: register 'z.x' has type .u32, which does not fit instruction type .b16"),
+        ("mov.b32 %r2, v;", "m.ptx:16:10: error: register 'v.x' has type .u32, which does not fit instruction type .b16"),
+        ("mov.b64 v2, v;", "m.ptx:16:2: error: 'mov.b64' with a scalar type moves between a vector and a scalar, not two vectors (use '.v2'/'.v4')"),
+        ("add.u64 %b1, v, 1;", "m.ptx:16:15: error: expected a register or constant operand"),
+        ("st.global.b64 [%rd1], v;", "m.ptx:16:24: error: expected a register or constant operand"),
+        ("mov.b32 %r2, x.y;", "m.ptx:16:15: error: register 'x.y' has type .b16, which does not fit instruction type .b32"),
+        ("mov.u32 %r2, v.q;", "m.ptx:16:16: error: expected ';' but found '.q'"),
+        ("mov.u32 %r2, v.z;", "m.ptx:16:15: error: vector register 'v' has no component '.z'"),
+    ];
+    for (line, want) in cases {
+        assert_eq!(
+            load_error(&OPERAND_CASE.replace("LINE", line)),
+            want,
+            "{line}"
+        );
+    }
+}

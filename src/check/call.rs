@@ -20,8 +20,8 @@ pub fn signature(cx: &mut Cx, f: &ast::FuncDecl, id: FuncId) -> Result<(), PtxEr
     let (params, rets, size) = {
         let mut fx = Fx::new(cx, f.kind, id);
         let mut offset = 0u32;
-        let params = fx.params(&f.params, &mut offset)?;
-        let rets = fx.params(&f.rets, &mut offset)?;
+        let params = fx.params(&f.params, &mut offset, Some(fx.cx.unsized_args.of(id)))?;
+        let rets = fx.params(&f.rets, &mut offset, None)?;
         (params, rets, offset)
     };
     cx.total_regs = saved;
@@ -340,12 +340,13 @@ impl Fx<'_, '_> {
             None => return Err(self.err(m.loc, "'call' needs a function")),
         };
         k += 1;
-        let arg_ops: &[ast::Operand] = match ops.get(k) {
+        // `None`: no argument list (`call f;`), unlike `call f, ();`.
+        let arg_ops: Option<&[ast::Operand]> = match ops.get(k) {
             Some(ast::Operand::List(v, _)) => {
                 k += 1;
-                v
+                Some(v)
             }
-            _ => &[],
+            _ => None,
         };
         let rest = ops.get(k..).unwrap_or(&[]);
         match target {
@@ -360,7 +361,7 @@ impl Fx<'_, '_> {
         &mut self,
         func: FuncId,
         rest: &[ast::Operand],
-        arg_ops: &[ast::Operand],
+        arg_ops: Option<&[ast::Operand]>,
         ret_ops: &[ast::Operand],
         m: &Mods,
         uni: bool,
@@ -383,7 +384,7 @@ impl Fx<'_, '_> {
                 ),
             ));
         }
-        if let Some(insts) = self.builtin_call(func, arg_ops, ret_ops, m.loc)? {
+        if let Some(insts) = self.builtin_call(func, arg_ops.unwrap_or(&[]), ret_ops, m.loc)? {
             return Ok(Lowered::Insts(insts));
         }
         let Some(callee) = self.cx.m.functions.get(func) else {
@@ -404,7 +405,7 @@ impl Fx<'_, '_> {
         &mut self,
         addr: ir::RegId,
         rest: &[ast::Operand],
-        arg_ops: &[ast::Operand],
+        arg_ops: Option<&[ast::Operand]>,
         ret_ops: &[ast::Operand],
         m: &Mods,
     ) -> Result<Lowered, PtxError> {
@@ -545,8 +546,12 @@ impl Fx<'_, '_> {
         self.scopes.push(std::collections::HashMap::new());
         let mut offset = 0u32;
         let r = (|| {
-            let params = self.params(&proto.params, &mut offset)?;
-            let rets = self.params(&proto.rets, &mut offset)?;
+            let params = self.params(
+                &proto.params,
+                &mut offset,
+                Some(self.cx.unsized_args.indirect),
+            )?;
+            let rets = self.params(&proto.rets, &mut offset, None)?;
             Ok((params, rets))
         })();
         self.scopes.pop();
@@ -559,13 +564,18 @@ impl Fx<'_, '_> {
     fn call_operands(
         &mut self,
         name: &str,
-        arg_ops: &[ast::Operand],
+        arg_ops: Option<&[ast::Operand]>,
         ret_ops: &[ast::Operand],
         params: &[ir::Param],
         prets: &[ir::Param],
         loc: Loc,
     ) -> Result<CallOperands, PtxError> {
-        if arg_ops.len() != params.len() {
+        // The ISA: an unsized last argument "may be omitted from the `call` instruction if
+        // no parameter is passed through it" (ptxas: `call f, ();`, not `call f;`).
+        let omitted = arg_ops.is_some_and(|a| a.len() + 1 == params.len())
+            && params.last().is_some_and(|p| p.unsized_array);
+        let arg_ops = arg_ops.unwrap_or(&[]);
+        if arg_ops.len() != params.len() && !omitted {
             return Err(self.err(
                 loc,
                 format!(
@@ -596,6 +606,15 @@ impl Fx<'_, '_> {
                         size: eb,
                     });
                 }
+                continue;
+            }
+            if p.unsized_array {
+                let (o, size) = self.unsized_arg(op, p)?;
+                ops.args.push(CallArg {
+                    src: CallSrc::Local(o),
+                    dst: p.offset,
+                    size,
+                });
                 continue;
             }
             let src = match self.param_var(op, p)? {
@@ -687,6 +706,64 @@ impl Fx<'_, '_> {
         Ok(None)
     }
 
+    /// The argument of unsized array parameter `p`: a one-dimensional call-site `.param`
+    /// array of `p`'s alignment (ptxas 12.9: "Type of argument does not match formal
+    /// parameter" for a scalar or a register, "Alignment of argument does not match" for
+    /// another alignment; element types may differ), as its offset and size.
+    fn unsized_arg(&self, op: &ast::Operand, p: &ir::Param) -> Result<(u32, u32), PtxError> {
+        let ast::Operand::Value(e) = op else {
+            return Err(self.err(op.loc(), "expected a call argument"));
+        };
+        let var = match &e.kind {
+            ast::ExprKind::Sym { .. } => match self.value(e)? {
+                Val::Var(v, 0, name) if v.call_param => match v.vref {
+                    VarRef::Local(o) => Some((o, name)),
+                    _ => None,
+                },
+                _ => None,
+            },
+            _ => None,
+        };
+        let Some((o, name)) = var else {
+            return Err(self.err(
+                e.loc,
+                format!(
+                    "unsized array parameter '{}' takes a call-site '.param' array",
+                    p.name
+                ),
+            ));
+        };
+        let Some(&align) = self.call_param_arrays.get(&o) else {
+            return Err(self.err(
+                e.loc,
+                format!(
+                    "'{name}' is not a one-dimensional array; unsized array parameter '{}' takes one",
+                    p.name
+                ),
+            ));
+        };
+        if align != p.align {
+            return Err(self.err(
+                e.loc,
+                format!(
+                    "'{name}' is aligned to {align} bytes; unsized array parameter '{}' to {}",
+                    p.name, p.align
+                ),
+            ));
+        }
+        let size = self.call_params.get(&o).copied().unwrap_or(0);
+        if size > p.size {
+            return Err(self.err(
+                e.loc,
+                format!(
+                    "internal error: '{name}' ({size} bytes) exceeds the slot of '{}' ({} bytes)",
+                    p.name, p.size
+                ),
+            ));
+        }
+        Ok((o, size))
+    }
+
     fn call_var(
         &self,
         v: VarSym,
@@ -727,9 +804,10 @@ fn reg_elems(p: &ir::Param) -> impl Iterator<Item = (&ir::Param, u32, ir::RegId)
 fn same_layout(a: &[ir::Param], b: &[ir::Param]) -> bool {
     a.len() == b.len()
         && a.iter().zip(b).all(|(p, q)| {
-            p.size == q.size
+            // An unsized array's slot size depends on the calls (`check/open_array.rs`).
+            (p.size == q.size && p.count == q.count || p.unsized_array && q.unsized_array)
+                && p.unsized_array == q.unsized_array
                 && p.offset == q.offset
-                && p.count == q.count
                 && p.ty.bits() == q.ty.bits()
         })
 }

@@ -132,6 +132,9 @@ pub struct Fx<'c, 'a> {
     pub btlists: Vec<Vec<u32>>,
     /// Call-site `.param` variables: local-frame offset -> size in bytes.
     pub call_params: HashMap<u32, u32>,
+    /// The alignment of each one-dimensional call-site `.param` array (by offset): the
+    /// arguments an unsized array parameter takes.
+    pub call_param_arrays: HashMap<u32, u32>,
     /// `.reg` return values of this `.func`: stored to their frame slots at every `ret`.
     pub reg_rets: Vec<(RegId, Type, u32)>,
     /// A `.u16` scratch register for moving `.reg .pred` parameters and return values of
@@ -151,6 +154,9 @@ pub struct Fx<'c, 'a> {
     /// Instructions [`Fx::pred_src`] needs before the instruction being checked (the
     /// dispatcher emits them first, under the same guard).
     pub pre: Vec<InstKind>,
+    /// Hidden registers holding a `reg + constant` source operand (`inst/reg_plus.rs`):
+    /// never destinations nor floating-point operands.
+    pub plus_regs: std::collections::HashSet<RegId>,
     /// A narrow load into a `.b128` register: its (low, high) halves and whether the
     /// type is signed; the high half is filled after the load (`inst/b128.rs`).
     pub b128_fill: Option<(RegId, RegId, bool)>,
@@ -183,8 +189,8 @@ pub fn check_function(
         return Err(fx.cx.err(f.name.loc, "a kernel cannot have return values"));
     }
     let mut offset = 0u32;
-    let params = fx.params(&f.params, &mut offset)?;
-    let rets = fx.params(&f.rets, &mut offset)?;
+    let params = fx.params(&f.params, &mut offset, Some(fx.cx.unsized_args.of(id)))?;
+    let rets = fx.params(&f.rets, &mut offset, None)?;
     if f.kind == FuncKind::Func {
         fx.func_frame(&params, &rets, offset, f.name.loc)?;
         if f.body.as_ref().is_some_and(uses_alloca) {
@@ -236,6 +242,7 @@ impl<'c, 'a> Fx<'c, 'a> {
             local_align: 1,
             deferred: std::cell::RefCell::new(None),
             call_params: HashMap::new(),
+            call_param_arrays: HashMap::new(),
             reg_rets: Vec::new(),
             pred_slot_tmp: None,
             btlists: Vec::new(),
@@ -243,6 +250,7 @@ impl<'c, 'a> Fx<'c, 'a> {
             cc: None,
             pred_true: None,
             pre: Vec::new(),
+            plus_regs: std::collections::HashSet::new(),
             b128_fill: None,
             stack_saved: None,
             tex_params: HashMap::new(),
@@ -284,13 +292,16 @@ impl Fx<'_, '_> {
         Ok(self.regs.push_id(RegInfo { name, ty }))
     }
 
+    /// Lays out parameters (`open: Some(n)`: the inputs, whose last one may be an
+    /// unsized `.param` array of `n` bytes, [`super::unsized`]) or return values (`None`).
     pub(super) fn params(
         &mut self,
         ps: &[ast::ParamDecl],
         offset: &mut u32,
+        open: Option<u32>,
     ) -> Result<Vec<ir::Param>, PtxError> {
         let mut out = Vec::new();
-        for p in ps {
+        for (k, p) in ps.iter().enumerate() {
             let tex = self.tex_param_kind(p);
             let ty = match tex {
                 Some(_) => Type::U64,
@@ -298,7 +309,15 @@ impl Fx<'_, '_> {
             };
             let vec = p.dtype.vec.unwrap_or(1);
             let mut count = vec;
-            for d in &p.dims {
+            if super::open_array::is_unsized(p) {
+                let last = open.is_some() && k + 1 == ps.len();
+                count = self.unsized_param(p, ty, last, open.unwrap_or(0))?;
+            }
+            for d in p
+                .dims
+                .iter()
+                .skip(usize::from(super::open_array::is_unsized(p)))
+            {
                 let Some(e) = d else {
                     return Err(self.err(p.name.loc, "a parameter array needs a size"));
                 };
@@ -335,6 +354,7 @@ impl Fx<'_, '_> {
                 offset: 0,
                 regs: Vec::new(),
                 ptr_space,
+                unsized_array: super::open_array::is_unsized(p),
             };
             match p.space {
                 DeclSpace::Reg => {
@@ -630,6 +650,9 @@ impl Fx<'_, '_> {
                         return Err(self.err(n.name.loc, "a '.param' array needs a size"));
                     }
                     let off = self.call_param_slot(lay.size(), lay.align, n.name.loc)?;
+                    if n.dims.len() == 1 {
+                        self.call_param_arrays.insert(off, lay.align);
+                    }
                     let sym = VarSym {
                         space: Space::Param,
                         vref: VarRef::Local(off),

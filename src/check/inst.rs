@@ -25,6 +25,7 @@ mod matrix_wgmma;
 mod matrix_wmma;
 mod mem;
 mod minmax3;
+mod reg_plus;
 mod stack;
 mod sync;
 mod tensor;
@@ -273,6 +274,14 @@ impl Fx<'_, '_> {
             &unparened
         } else {
             i
+        };
+        let plus;
+        let i = match self.rewrite_reg_plus(i)? {
+            Some(p) => {
+                plus = p;
+                &plus
+            }
+            None => i,
         };
         let wide;
         let text = i.text();

@@ -69,6 +69,7 @@ mod func;
 mod init;
 mod inst;
 mod memqual;
+mod open_array;
 mod operand;
 mod resume;
 mod sampler;
@@ -112,6 +113,7 @@ pub fn check(ast: &ast::Module, file: &str) -> Result<ir::Module, PtxError> {
     cx.header(ast)?;
     cx.declare(ast)?;
     cx.initializers(ast)?;
+    cx.unsized_args = open_array::scan(&cx, ast);
     for (i, item) in ast.items.iter().enumerate() {
         if let Item::Func(f) = item {
             let Some(ModSym::Func(id)) = cx.syms.get(&f.name.name).cloned() else {
@@ -209,6 +211,8 @@ pub struct Cx<'a> {
     /// Module-scope `.reg` declarations (PTX ISA < 3.0), declared again in every
     /// function body ([`Cx::module_reg`]).
     pub module_regs: Vec<ast::VarDecl>,
+    /// Slot sizes of unsized `.param` array parameters ([`open_array::scan`]).
+    pub unsized_args: open_array::UnsizedArgs,
 }
 
 /// Layout of a declared variable: element type, element count and alignment.

@@ -133,9 +133,8 @@ impl Fx<'_, '_> {
     pub fn value(&self, e: &Expr) -> Result<Val, PtxError> {
         match &e.kind {
             ExprKind::Sym { name, comp } => self.sym_value(name, comp.as_deref(), e.loc),
-            ExprKind::Binary(op @ (BinOp::Add | BinOp::Sub), a, b)
-                if matches!(a.kind, ExprKind::Sym { .. }) =>
-            {
+            // `r + 4`, `A - 4`, `r + 1 + 1` (ptxas: `[b + 1 + 1]`).
+            ExprKind::Binary(op @ (BinOp::Add | BinOp::Sub), a, b) if sym_based(a) => {
                 let base = self.value(a)?;
                 let off = self.cx.eval_int(b)?;
                 let off = if *op == BinOp::Sub {
@@ -175,6 +174,15 @@ impl Fx<'_, '_> {
 
     /// Checks that register `r` fits type `ty`.
     pub fn check_fit(&self, r: RegId, ty: Type, rule: Fit, loc: Loc) -> Result<(), PtxError> {
+        if (ty.is_float() || ty == Type::Pred) && self.plus_regs.contains(&r) {
+            return Err(self.cx.err(
+                loc,
+                format!(
+                    "'{}' (a register plus a constant) is an integer operand, not {ty} (ptxas drops such an instruction)",
+                    self.reg_name(r)
+                ),
+            ));
+        }
         if rule.fits(self.reg_ty(r), ty) {
             Ok(())
         } else {
@@ -211,6 +219,9 @@ impl Fx<'_, '_> {
             return Err(self.cx.err(op.loc(), "expected a destination register"));
         };
         match self.value(e)? {
+            Val::Reg(r, 0) if self.plus_regs.contains(&r) => Err(self
+                .cx
+                .err(e.loc, "a register plus a constant is not a destination")),
             Val::Reg(r, 0) => {
                 self.check_fit(r, ty, rule, e.loc)?;
                 Ok(r)
@@ -344,6 +355,16 @@ impl Fx<'_, '_> {
             },
             _ => Err(self.cx.err(op.loc(), "expected a vector operand '{...}'")),
         }
+    }
+}
+
+/// Whether `e` is a name, or a name plus constants (`r + 1`): the left operand of an
+/// address or value offset.
+fn sym_based(e: &Expr) -> bool {
+    match &e.kind {
+        ExprKind::Sym { .. } => true,
+        ExprKind::Binary(BinOp::Add, a, _) => sym_based(a),
+        _ => false,
     }
 }
 

@@ -20,7 +20,7 @@ impl Checker {
     pub fn new(ctx: &WarpCtx, f: &Function) -> Option<Checker> {
         (ctx.check_shapes != 0).then(|| Checker {
             shapes: Shapes::analyze(f, LaunchShape::of_block(ctx.ntid)),
-            state: State::new(),
+            state: State::default(),
         })
     }
 }

@@ -242,6 +242,10 @@ pub struct Param {
     pub regs: Vec<RegId>,
     /// `.ptr` attribute state space and alignment, informational.
     pub ptr_space: Option<Space>,
+    /// An unsized `.param` array (`.param .b8 args[]`, the last input of a `.func`):
+    /// `size` is the largest array a call in the module passes (`check/open_array.rs`);
+    /// a call passes one of at most that size, or none.
+    pub unsized_array: bool,
 }
 
 /// A declared register (every `%r<N>` range is expanded into N registers).

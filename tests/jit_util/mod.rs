@@ -92,6 +92,7 @@ impl KB {
             offset: off,
             regs: Vec::new(),
             ptr_space: None,
+            unsized_array: false,
         });
         self.f.param_size = off + size;
         off

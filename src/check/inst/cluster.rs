@@ -93,11 +93,12 @@ impl Fx<'_, '_> {
         self.nops(i, m, 2 + mapa as usize)?;
         // ptxas: a bare address register has the instruction type's size ("Arguments
         // mismatch" for `getctarank.shared::cluster.u64 d, %r32`); `reg + imm` may be
-        // either size.
+        // either size (the dispatcher made it a register of the sum, `reg_plus.rs`).
         if let ast::Operand::Value(e) = &i.operands[1] {
             if let Ok(Val::Reg(r, 0)) = self.value(e) {
                 let t = self.reg_ty(r);
-                if t.bits() != ty.bits() && matches!(t.bits(), 32 | 64) && !t.is_float() {
+                let bare = !self.plus_regs.contains(&r);
+                if bare && t.bits() != ty.bits() && matches!(t.bits(), 32 | 64) && !t.is_float() {
                     return Err(self.err(
                         e.loc,
                         format!(

@@ -35,7 +35,20 @@ impl Fx<'_, '_> {
         let ty = self.one_type(m)?;
         self.nops(i, m, 2)?;
         let (d, a) = (&i.operands[0], &i.operands[1]);
-        if matches!(d, ast::Operand::Vector(..)) || matches!(a, ast::Operand::Vector(..)) {
+        // A `{a, b}` list or a whole vector register (`.reg .v2 .u32 v;` as `v`) on one
+        // side packs or unpacks (ptxas: `mov.b64 d, v`, `mov.b32 v, s`; both sides
+        // vectors: "Illegal vector-vector operands").
+        let (dv, av) = (self.is_vector_operand(d), self.is_vector_operand(a));
+        if dv && av {
+            return Err(self.err(
+                m.loc,
+                format!(
+                    "'{}' with a scalar type moves between a vector and a scalar, not two vectors (use '.v2'/'.v4')",
+                    m.text
+                ),
+            ));
+        }
+        if dv || av {
             return self.mov_vector(i, m, ty);
         }
         let dst = self.dst(d, ty, Fit::Strict)?;
@@ -63,32 +76,7 @@ impl Fx<'_, '_> {
                 }
                 Operand::FuncAddr(f)
             }
-            // `mov.u32 d, r+20` (ptxas accepts a register plus a constant): an integer add
-            // at the type's width (ptxas 12.9 cubins: `IADD3 R5, R0, 0x14, RZ` for `.u32`
-            // and for `.b16`). Float types stay errors: ptxas 12.9 accepts `mov.f32 d,
-            // r+20` only as dead code and crashes (segmentation fault) where `d` is used.
-            Val::Reg(r, off) if off != 0 => {
-                let uty = match ty.bits() {
-                    16 if !ty.is_float() => Type::U16,
-                    32 if !ty.is_float() => Type::U32,
-                    64 if !ty.is_float() => Type::U64,
-                    _ => {
-                        return Err(self.err(
-                            e.loc,
-                            format!("a register plus a constant needs a 16-, 32- or 64-bit integer type, not {ty}"),
-                        ))
-                    }
-                };
-                self.check_fit(r, uty, Fit::Strict, e.loc)?;
-                let mask = u64::MAX >> (64 - uty.bits());
-                return Ok(vec![InstKind::Arith {
-                    op: crate::ir::ArithOp::Add,
-                    ty: uty,
-                    fmode: crate::ir::FloatMode::default(),
-                    dst,
-                    srcs: vec![Operand::Reg(r), Operand::Imm(off as u64 & mask)],
-                }]);
-            }
+            // `mov.u32 d, r + 20`: `inst/reg_plus.rs` (the dispatcher rewrites it).
             _ => self.src(a, ty, Fit::Strict)?,
         };
         Ok(vec![InstKind::Mov { ty, dst, src }])
@@ -220,8 +208,6 @@ impl Fx<'_, '_> {
         Ok(out)
     }
 
-    /// `mov.b64 d, {a, b}` (pack) and `mov.b64 {a, b}, s` (unpack), lowered to shifts,
-    /// conversions and ors through temporary registers.
     /// `mov.v2.type d, a` / `mov.v4.type d, a`: element-wise, each side a vector register
     /// or a `{a, b, ...}` list (`_` as a destination skips the element).
     fn mov_elements(&mut self, i: &Instruction, m: &mut Mods) -> Result<Vec<InstKind>, PtxError> {
@@ -257,6 +243,18 @@ impl Fx<'_, '_> {
         Ok(out)
     }
 
+    /// Whether `op` is a `{...}` list or a whole vector register.
+    fn is_vector_operand(&self, op: &ast::Operand) -> bool {
+        match op {
+            ast::Operand::Vector(..) => true,
+            ast::Operand::Value(e) => matches!(self.value(e), Ok(Val::VecReg(_))),
+            _ => false,
+        }
+    }
+
+    /// `mov.bN d, {a, b}` / `mov.bN d, v` (pack) and `mov.bN {a, b}, s` / `mov.bN v, s`
+    /// (unpack), `v` a `.v2`/`.v4` register whose elements fill `N` bits exactly,
+    /// lowered to shifts, conversions and ors through temporary registers.
     pub(super) fn mov_vector(
         &mut self,
         i: &Instruction,
@@ -264,7 +262,7 @@ impl Fx<'_, '_> {
         ty: Type,
     ) -> Result<Vec<InstKind>, PtxError> {
         let (d, a) = (&i.operands[0], &i.operands[1]);
-        let packing = matches!(a, ast::Operand::Vector(..));
+        let packing = self.is_vector_operand(a);
         let elems = self.vector_elems(if packing { a } else { d })?;
         let n = elems.len() as u32;
         let total = ty.bits();

@@ -46,7 +46,7 @@ const TYPE_REQS: &[TypeReq] = &[
 
 impl Fx<'_, '_> {
     /// The module's `.target sm_NN` number, if it names one.
-    pub(super) fn target_sm(&self) -> Option<u32> {
+    pub(in crate::check) fn target_sm(&self) -> Option<u32> {
         self.cx.m.target.iter().find_map(|t| {
             let d = t.strip_prefix("sm_")?;
             let n = d.find(|c: char| !c.is_ascii_digit()).unwrap_or(d.len());

@@ -26,7 +26,7 @@
 //! a memory access whose address register is affine knows lane 0's address as a scalar
 //! (`mem.rs` takes it from [`FuncTranslator::affine_lane0`]).
 
-use crate::ir::analysis::shape::{strong_load, Shape, Shapes};
+use crate::ir::analysis::shape::{strong_load, Shape, Shapes, State};
 use crate::ir::{
     self, AddrBase, BlockId, CallSrc, IdxVec, InstKind, Operand, RegClass, RegId, Space,
     Terminator, Type,
@@ -199,9 +199,10 @@ pub(crate) fn affine_set(
             _ => ok[r] = false,
         }
     };
+    let mut st = State::default();
     for (b, blk) in f.blocks.iter_enumerated() {
         let conv = !div.get(b).copied().unwrap_or(true);
-        let mut st = shapes.block_entry(b);
+        shapes.enter(b, &mut st);
         if st.len() != n {
             return IdxVec::from_elem(None, n);
         }

@@ -282,7 +282,7 @@ pub(crate) fn build(
         callee_refs: HashMap::new(),
         ret_bits,
         shapes: (shapes, shapes_rows),
-        shape_now: (State::new(), State::new()),
+        shape_now: (State::default(), State::default()),
         instrument,
         sregs,
         cont,
@@ -353,7 +353,8 @@ impl<'a> FuncTranslator<'a> {
                     self.stop_check(blk)?;
                 }
                 self.count_block(cov, i);
-                self.shape_now = (self.shapes.0.block_entry(id), self.shapes.1.block_entry(id));
+                self.shapes.0.enter(id, &mut self.shape_now.0);
+                self.shapes.1.enter(id, &mut self.shape_now.1);
                 for (k, inst) in blk.insts.iter().enumerate() {
                     self.inst(inst)?;
                     let strong = strong_load(blk, k);

@@ -2,7 +2,7 @@
 //! module's doc): the registers forced to varying at those blocks' entries.
 
 use super::transfer::term_writes;
-use super::{Fact, Shape, State};
+use super::{Fact, State};
 use crate::ir::{BlockId, Function, Idx, IdxVec, RegId, Terminator};
 
 /// A set of registers (one bit each).
@@ -24,18 +24,18 @@ impl RegSet {
             *a |= b;
         }
     }
-    fn contains(&self, r: RegId) -> bool {
+    pub fn contains(&self, r: RegId) -> bool {
         let r = r.index();
         self.0.get(r / 64).is_some_and(|w| w >> (r % 64) & 1 != 0)
     }
     /// Makes the registers of the set varying in `st`.
     pub fn apply(&self, st: &mut State) {
-        if self.0.iter().all(|w| *w == 0) {
-            return;
-        }
-        for r in st.ids() {
-            if self.contains(r) {
-                st[r] = Fact::VARYING;
+        for (k, &w) in self.0.iter().enumerate() {
+            let mut w = w;
+            while w != 0 {
+                let b = w.trailing_zeros() as usize;
+                w &= w - 1;
+                st.set(RegId((k * 64 + b) as u32), Fact::VARYING);
             }
         }
     }
@@ -52,12 +52,8 @@ pub(super) fn block_defs(f: &Function) -> IdxVec<BlockId, RegSet> {
                     s.insert(r);
                 }
             }
-            let mut tmp = State::from_elem(Fact::UNIFORM, f.regs.len());
-            term_writes(&blk.term, &mut tmp);
-            for (r, x) in tmp.iter_enumerated() {
-                if x.shape == Shape::Varying {
-                    s.insert(r);
-                }
+            for r in term_writes(&blk.term) {
+                s.insert(r);
             }
             s
         })

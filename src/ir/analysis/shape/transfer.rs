@@ -101,9 +101,7 @@ impl Shapes {
                 Some(Shape::Uniform) => st.get(r).map_or(Fact::VARYING, |old| old.meet(x)),
                 Some(_) => Fact::VARYING,
             };
-            if let Some(slot) = st.get_mut(r) {
-                *slot = new;
-            }
+            st.set(r, new);
         }
     }
 
@@ -342,15 +340,16 @@ fn arith(op: ArithOp, ty: Type, srcs: &[Operand], src: &dyn Fn(usize) -> Fact) -
 }
 
 /// Registers written by a terminator (call results: varying).
-pub(super) fn term_writes(t: &Terminator, st: &mut State) {
-    if let Terminator::Call { rets, .. } | Terminator::CallIndirect { rets, .. } = t {
-        for r in rets {
-            if let CallDst::Reg(d, _) = r.dst {
-                if let Some(s) = st.get_mut(d) {
-                    *s = Fact::VARYING;
-                }
-            }
-        }
+pub(super) fn term_writes(t: &Terminator) -> Vec<RegId> {
+    match t {
+        Terminator::Call { rets, .. } | Terminator::CallIndirect { rets, .. } => rets
+            .iter()
+            .filter_map(|r| match r.dst {
+                CallDst::Reg(d, _) => Some(d),
+                CallDst::Local(_) => None,
+            })
+            .collect(),
+        _ => Vec::new(),
     }
 }
 

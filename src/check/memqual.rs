@@ -101,11 +101,7 @@ impl Fx<'_, '_> {
         let cop = self.at_most_one(m, if op == MemOp::St { ST_COPS } else { LD_COPS })?;
         let nc = op != MemOp::St && m.has("nc");
         let evict = self.at_most_one(m, EVICTIONS)?;
-        let l2_evict = if op == MemOp::Ldu {
-            None
-        } else {
-            self.at_most_one(m, L2_EVICTIONS)?
-        };
+        let l2_evict = self.at_most_one(m, L2_EVICTIONS)?;
         let prefetch = if op == MemOp::St {
             None
         } else {
@@ -121,6 +117,12 @@ impl Fx<'_, '_> {
         };
         if op == MemOp::Ldu && (sem_name.is_some() || mmio || scope.is_some()) {
             return bad("'ldu' takes no memory ordering".into());
+        }
+        // ptxas 12.9 rejects every cache qualifier on `ldu` ("Illegal modifier '.cs' for
+        // instruction 'ldu'"; the same for `.nc`, eviction priorities and prefetch sizes).
+        let cache = cop.or(evict).or(l2_evict).or(prefetch);
+        if let Some(x) = cache.or(nc.then_some("nc")).filter(|_| op == MemOp::Ldu) {
+            return bad(format!("'.{x}' is not a qualifier of 'ldu'"));
         }
         let ordered = matches!(sem, Sem::Relaxed | Sem::Acquire | Sem::Release);
         match (ordered, scope) {

@@ -447,6 +447,15 @@ impl<'a> Parser<'a> {
                 }
                 _ => {
                     // The type itself; `.ptr` may still follow it (`.u64 .ptr .align 1`).
+                    // `.bf16`/`.bf16x2` are instruction types only: ptxas 12.9 rejects
+                    // them in `.reg`, variable and parameter declarations ("Parsing error
+                    // near '.bf16'"); their values live in `.b16`/`.b32` storage.
+                    if matches!(d, "bf16" | "bf16x2") {
+                        return Err(self.err_at(
+                            t.loc,
+                            format!("'.{d}' cannot be a declared type (use .b16 or .b32)"),
+                        ));
+                    }
                     let ty = if let Some(ty) = Type::from_name(d) {
                         ElemType::Scalar(ty)
                     } else if is_opaque_type(d) {

@@ -425,15 +425,18 @@ impl Fx<'_, '_> {
         }
     }
 
-    /// An integer constant operand.
     /// The byte count of a bulk copy, reduction or prefetch: a `.u32` register or a
     /// constant, which ptxas requires to be a multiple of 16 in [0, 1048560] ("expected to
-    /// be multiple of 16", "out of range").
+    /// be multiple of 16", "out of range"). ptxas 12.9 checks a constant's low 32 bits, read
+    /// as signed: 4294967296 is 0 and 4294967312 is 16 (both load), 4294967297 is 1 and
+    /// -16 is below 0 (both rejected); so the operand is those low bits.
     pub(super) fn bulk_size(&self, op: &ast::Operand, m: &Mods) -> Result<Operand, PtxError> {
         if let ast::Operand::Value(e) = op {
             if let Ok(Val::Const(c)) = self.value(e) {
-                match c.as_i64() {
-                    Some(v) if (0..=1_048_560).contains(&v) && v % 16 == 0 => {}
+                match c.as_i64().map(|v| v as u32 as i32) {
+                    Some(v) if (0..=1_048_560).contains(&v) && v % 16 == 0 => {
+                        return Ok(Operand::Imm(v as u64));
+                    }
                     _ => {
                         return Err(self.err(
                             e.loc,

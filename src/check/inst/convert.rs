@@ -7,7 +7,7 @@
 use super::{Mods, Val};
 use crate::check::func::Fx;
 use crate::ir::Fit;
-use crate::ir::{CvtXOp, CvtXRnd, InstKind, MiniFmt, Operand, Rnd, Type};
+use crate::ir::{CvtXOp, CvtXRnd, InstKind, Loc, MiniFmt, Operand, RegId, Rnd, Type};
 use crate::parse::ast::{self, Instruction};
 use crate::parse::PtxError;
 
@@ -150,20 +150,97 @@ impl Fx<'_, '_> {
         );
         let rule = if single_f16 { Fit::Cvt } else { Fit::Strict };
         let dst = self.dst(&i.operands[0], dty, rule)?;
+        self.cvtx_reg(m, op, dst, true, i.operands[0].loc())?;
         let mut srcs = Vec::with_capacity(stys.len());
-        for (op, t) in i.operands[1..].iter().zip(stys) {
-            let s = self.src(op, *t, Fit::Strict)?;
+        for (o, t) in i.operands[1..].iter().zip(stys) {
+            let s = self.src(o, *t, Fit::Strict)?;
+            if let (Operand::Reg(r), false) = (s, *t == Type::F32) {
+                self.cvtx_reg(m, op, r, false, o.loc())?;
+            }
             // ptxas: packed sources (`.f16x2`, `.bf16x2`, fp8/fp6/fp4 pairs) are
             // registers ("Arguments mismatch" for `cvt.rn.f16x2.e4m3x2 d, 5`).
             if matches!(s, Operand::Imm(_)) && *t != Type::F32 {
                 return Err(self.err(
-                    op.loc(),
+                    o.loc(),
                     format!("a {t} source of '{}' must be a register", m.text),
                 ));
             }
             srcs.push(s);
         }
         Ok(InstKind::CvtX { op, dst, srcs })
+    }
+
+    /// ptxas 12.9's register rule for a packed or narrow operand of a `cvt` (otherwise
+    /// "Arguments mismatch for instruction 'cvt'"): a bit register of exactly the packed
+    /// size (`.b32` for `.f16x2`/`.bf16x2`/`.tf32`, `.b16` for fp8/fp6 pairs, `.b8` for fp4
+    /// pairs), or an `.f16x2` register where the packed format is `.f16x2`; never an
+    /// integer or other float register. Two exceptions, as ptxas: a single `.f16` result
+    /// (`cvt.rn.relu.f16.f32`) may go to an `.f16` or any wider bit register, and the
+    /// `.bf16x2` side of a `.ue8m0x2` conversion takes any 32-bit register (checked by
+    /// the caller's size rule).
+    fn cvtx_reg(
+        &self,
+        m: &Mods,
+        op: CvtXOp,
+        r: RegId,
+        is_dst: bool,
+        loc: Loc,
+    ) -> Result<(), PtxError> {
+        let reg = self.reg_ty(r);
+        let (srcs, dty) = op.signature();
+        let bits = if is_dst {
+            dty.bits()
+        } else {
+            srcs.first().map_or(0, |t| t.bits())
+        };
+        let f16x2 = match op {
+            CvtXOp::FromF32 {
+                fmt: MiniFmt::F16,
+                pair: false,
+                ..
+            } => {
+                if reg == Type::F16 || reg.is_bits() && reg.bits() >= 16 {
+                    return Ok(());
+                }
+                let want = "an .f16 register or a bit register of at least 16 bits";
+                return Err(self.cvtx_reg_error(m, r, want, loc));
+            }
+            CvtXOp::FromX2 {
+                fmt: MiniFmt::Ue8m0,
+                ..
+            } if !is_dst => return Ok(()),
+            CvtXOp::ToX2 {
+                fmt: MiniFmt::Ue8m0,
+                ..
+            } if is_dst => return Ok(()),
+            CvtXOp::FromF32 {
+                fmt: MiniFmt::F16, ..
+            }
+            | CvtXOp::ToX2 { .. } => is_dst,
+            CvtXOp::FromX2 { .. } => !is_dst,
+            _ => false,
+        };
+        if reg.is_bits() && reg.bits() == bits || f16x2 && reg == Type::F16x2 {
+            return Ok(());
+        }
+        let want = if f16x2 {
+            format!("a .b{bits} or .f16x2 register")
+        } else {
+            format!("a .b{bits} register")
+        };
+        Err(self.cvtx_reg_error(m, r, &want, loc))
+    }
+
+    fn cvtx_reg_error(&self, m: &Mods, r: RegId, want: &str, loc: Loc) -> PtxError {
+        self.err(
+            loc,
+            format!(
+                "register '{}' has type {}; this operand of '{}' needs {want}",
+                self.reg_name(r),
+                self.reg_ty(r),
+                m.text
+            ),
+        )
     }
 
     /// A `cvt` to a narrow format (`.tf32`, fp8/fp6/fp4 pairs, `.ue8m0x2`) from `t`.

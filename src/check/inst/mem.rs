@@ -238,6 +238,15 @@ impl Fx<'_, '_> {
                 format!("'{}' is only valid for global memory", m.text),
             ));
         }
+        if ldu && hint {
+            return Err(self.err(
+                m.loc,
+                format!(
+                    "'.L2::cache_hint' is not a qualifier of 'ldu' in '{}'",
+                    m.text
+                ),
+            ));
+        }
         let q = self.mem_quals(m, if ldu { MemOp::Ldu } else { MemOp::Ld }, space)?;
         let sem = q.sem;
         let vec = self.vec_mod(m);

@@ -285,3 +285,35 @@ fn bf16_is_not_a_declared_type() {
         panic!("bf16 values in .b16/.b32 registers must load: {e}");
     }
 }
+
+// ---- seed 23: ptxas accepts, ptxjit stopped with an internal error ----
+
+/// `setp.eq.b32 %p, %r, %f` with an `.f32` register (seed 23): a bit type takes any
+/// register of its size, and the comparison is of the bits, not of the float values.
+/// ptxas 12.9 accepts it; ptxjit's checker let it through but lowered it to a `.u32`
+/// comparison the IR validator refused for the `.f32` register ("internal error").
+/// Bits: 1.0 = 0x3F800000 equals `%r1` = 0x3F800000 (1); -0.0 = 0x80000000 differs
+/// from 0 (0, where `setp.eq.f32` would say equal); `set.ne.u32.b32` of the same pair
+/// gives 0xFFFFFFFF, and `set.eq.u32.b32` of the NaN 0x7FC00000 with itself gives
+/// 0xFFFFFFFF (the bits are equal, though a NaN is unequal to itself as a float).
+#[test]
+fn setp_bits_of_a_float_register() {
+    let body = "\t{
+	.reg .pred %p<3>;
+	mov.f32 %f1, 0f3F800000;
+	mov.b32 %r1, 0x3F800000;
+	setp.eq.b32 %p1, %r1, %f1;
+	selp.u32 %r2, 1, 0, %p1;
+	mov.f32 %f2, 0f80000000;
+	setp.eq.b32 %p2, %f2, 0;
+	selp.u32 %r3, 1, 0, %p2;
+	set.ne.u32.b32 %r4, %f2, 0;
+	mov.f32 %f3, 0f7FC00000;
+	set.eq.u32.b32 %r5, %f3, %f3;
+	st.global.v4.b32 [%rd1], {%r2, %r3, %r4, %r5};
+	}";
+    assert_eq!(
+        run_both(body, &[7u32; 4]),
+        vec![1, 0, 0xFFFF_FFFF, 0xFFFF_FFFF]
+    );
+}

@@ -4,7 +4,7 @@
 use super::Mods;
 use crate::check::func::Fx;
 use crate::ir::Fit;
-use crate::ir::{BoolOp, CmpOp, InstKind, RegId, Type};
+use crate::ir::{self, BoolOp, CmpOp, InstKind, RegId, Type};
 use crate::parse::ast::{self, Instruction, Operand};
 use crate::parse::PtxError;
 
@@ -172,8 +172,12 @@ impl Fx<'_, '_> {
             Some(bo) => Some((bo, self.pred_src(&i.operands[3])?)),
             None => None,
         };
-        if ty.is_bits() {
-            // Bit-size equality is the unsigned comparison of the same width.
+        let float_reg =
+            |o: &ir::Operand| matches!(o, ir::Operand::Reg(r) if self.reg_ty(*r).is_float());
+        if ty.is_bits() && !float_reg(&a) && !float_reg(&b) {
+            // Bit-size equality is the unsigned comparison of the same width. A float
+            // register (any register of the size fits a bit type) keeps the bit type,
+            // which the backends compare as unsigned bits too.
             ty = ty.to_unsigned();
         }
         if matches!(ty, Type::F16x2 | Type::BF16x2) {

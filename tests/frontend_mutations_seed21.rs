@@ -317,3 +317,89 @@ fn setp_bits_of_a_float_register() {
         vec![1, 0, 0xFFFF_FFFF, 0xFFFF_FFFF]
     );
 }
+
+// ---- seed 23: too lenient (ptxas rejects, so must ptxjit) ----
+
+/// Seed 23's lenient forms, each with ptxas 12.9's error on the same module:
+/// - `.ftz` with `.oob` on `fma` (any half type): "Modifier '.ftz' cannot be combined
+///   with modifier '.oob'";
+/// - `.read` on `cp.async.wait_group`/`wait_all` (only `cp.async.bulk.wait_group` has
+///   it): "Illegal modifier '.read' for instruction 'cp.async.wait_group'";
+/// - a floating-point `lop3` look-up table: "Arguments mismatch for instruction 'lop3'";
+/// - `st` into `.const`, modifiers in either order: "State space incorrect for
+///   instruction 'st'";
+/// - a constant `cp.async` src-size outside [0, cp-size]: "Argument 3 of instruction
+///   'cp.async': value '7' out of range, expected to be in range [0..4]" (and '-1' for
+///   [0..16]).
+#[test]
+fn seed23_lenient_forms_are_rejected() {
+    let cases = [
+        (
+            "\tfma.ftz.rn.oob.relu.f16x2 %r1, %r2, %r3, %r4;",
+            "16:5: error: modifier '.ftz' is not valid for 'fma.ftz.rn.oob.relu.f16x2' together with '.oob'",
+        ),
+        (
+            "\tfma.rn.oob.ftz.f16 %h1, %h2, %h3, %h1;",
+            "16:12: error: modifier '.ftz' is not valid for 'fma.rn.oob.ftz.f16' together with '.oob'",
+        ),
+        (
+            "\tcp.async.wait_group.read 0;",
+            "16:21: error: '.read' is only valid on 'cp.async.bulk.wait_group', not in 'cp.async.wait_group.read'",
+        ),
+        (
+            "\tcp.async.wait_all.read;",
+            "16:19: error: '.read' is only valid on 'cp.async.bulk.wait_group', not in 'cp.async.wait_all.read'",
+        ),
+        (
+            "\tlop3.b32 %r1, %r2, %r3, %r4, 0f3F800000;",
+            "16:31: error: the lop3 look-up table must be an integer immediate",
+        ),
+        (
+            "\tst.b16.const [%rd1], %h1;",
+            "16:2: error: 'st.b16.const' cannot write the .const state space",
+        ),
+        (
+            "\tst.const.u32 [%rd1], %r1;",
+            "16:2: error: 'st.const.u32' cannot write the .const state space",
+        ),
+        (
+            "\tcp.async.ca.shared.global [sh], [%rd1], 4, 7;",
+            "16:45: error: the src-size 7 of 'cp.async.ca.shared.global' is out of range [0, 4]",
+        ),
+        (
+            "\tcp.async.cg.shared.global [sh], [%rd1], 16, -1;",
+            "16:46: error: the src-size -1 of 'cp.async.cg.shared.global' is out of range [0, 16]",
+        ),
+    ];
+    for (body, want) in cases {
+        rejects(body, want);
+    }
+}
+
+/// `.relu` on `fma` needs sm_80 and `.oob` sm_90 (ptxas 12.9: "Modifier '.relu' requires
+/// .target sm_80 or higher", "Modifier '.oob' requires .target sm_90 or higher"); the
+/// same instructions load on the targets that have them.
+#[test]
+fn seed23_fma_modifier_targets() {
+    let src = |sm: u32, inst: &str| {
+        format!(
+            ".version 8.5\n.target sm_{sm}\n.address_size 64\n.visible .entry k()\n{{\n\t.reg .b16 %h<4>;\n\t{inst}\n\tret;\n}}\n"
+        )
+    };
+    let relu = "fma.rn.relu.f16 %h1, %h2, %h3, %h1;";
+    let oob = "fma.rn.oob.f16 %h1, %h2, %h3, %h1;";
+    for (sm, inst, want) in [
+        (75, relu, "m.ptx:7:8: error: '.relu' on 'fma' requires .target sm_80 or higher (this module targets sm_75)"),
+        (80, oob, "m.ptx:7:8: error: '.oob' on 'fma' requires .target sm_90 or higher (this module targets sm_80)"),
+    ] {
+        match parse_and_check(&src(sm, inst), "m.ptx") {
+            Ok(_) => panic!("'{inst}' must be rejected under sm_{sm}"),
+            Err(e) => assert_eq!(e.to_string(), want),
+        }
+    }
+    for (sm, inst) in [(80, relu), (90, oob)] {
+        if let Err(e) = parse_and_check(&src(sm, inst), "m.ptx") {
+            panic!("'{inst}' must load under sm_{sm}: {e}");
+        }
+    }
+}

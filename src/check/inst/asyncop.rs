@@ -52,8 +52,21 @@ impl Fx<'_, '_> {
             return Err(self.unsupported(m));
         }
         if m.has("commit_group") || m.has("wait_all") || m.has("wait_group") {
-            m.has("bulk");
-            m.has("read");
+            // `.read` only waits for the reads of bulk copies: ptxas 12.9 rejects
+            // `cp.async.wait_group.read` and `cp.async.wait_all.read` ("Illegal modifier
+            // '.read'").
+            let bulk = m.has("bulk");
+            if let Some((_, loc)) = m.take_if(|x| x == "read") {
+                if !bulk {
+                    return Err(self.err(
+                        loc,
+                        format!(
+                            "'.read' is only valid on 'cp.async.bulk.wait_group', not in '{}'",
+                            m.text
+                        ),
+                    ));
+                }
+            }
             // ptxas: `wait_group` takes exactly one integer constant, `commit_group` and
             // `wait_all` none ("Arguments mismatch" otherwise).
             let wait_group = m.text.contains(".wait_group");
@@ -158,6 +171,20 @@ impl Fx<'_, '_> {
                 srcs.push(Operand::Reg(t));
                 ignore_src = true;
             } else {
+                // ptxas 12.9: a constant src-size is in [0, cp-size] ("Argument 3 of
+                // instruction 'cp.async': value '7' out of range, expected to be in range
+                // [0..4]").
+                if let Some(v) = self.const_i64(op) {
+                    if !(0..=size as i64).contains(&v) {
+                        return Err(self.err(
+                            op.loc(),
+                            format!(
+                                "the src-size {v} of '{}' is out of range [0, {size}]",
+                                m.text
+                            ),
+                        ));
+                    }
+                }
                 srcs.push(self.src(op, Type::U32, Fit::Strict)?);
                 src_size = true;
             }
@@ -464,11 +491,16 @@ impl Fx<'_, '_> {
     }
 
     pub(super) fn const_u32(&self, op: &ast::Operand) -> Option<u32> {
+        self.const_i64(op).and_then(|v| u32::try_from(v).ok())
+    }
+
+    /// An integer constant operand.
+    pub(super) fn const_i64(&self, op: &ast::Operand) -> Option<i64> {
         let ast::Operand::Value(e) = op else {
             return None;
         };
         match self.value(e).ok()? {
-            Val::Const(c) => c.as_i64().and_then(|v| u32::try_from(v).ok()),
+            Val::Const(c) => c.as_i64(),
             _ => None,
         }
     }

@@ -59,7 +59,8 @@ impl Fx<'_, '_> {
     ///   '.evict_last' on 'ld' requires PTX ISA .version 7.4", "requires .target sm_70");
     /// - `.L2::64B/128B/256B` prefetch sizes: PTX 7.4, sm_75 ("cache prefetching");
     /// - `.L2::cache_hint`: PTX 7.4, sm_80;
-    /// - `cvt` `.relu`: PTX 7.0, sm_80;
+    /// - `cvt` and `fma` `.relu`: PTX 7.0, sm_80 ("Modifier '.relu' requires .target sm_80");
+    /// - `fma` `.oob`: PTX 8.1, sm_90;
     /// - `.f16`/`.f16x2` `add sub mul fma neg setp`: sm_53 ("f16 arithmetic and compare
     ///   instructions");
     /// - `.bf16`/`.bf16x2` `add sub mul setp set`: sm_90;
@@ -74,7 +75,8 @@ impl Fx<'_, '_> {
                 _ if mem && (n.starts_with("L1::evict_") || n == "L1::no_allocate") => ((7, 4), 70),
                 "L2::64B" | "L2::128B" | "L2::256B" => ((7, 4), 75),
                 "L2::cache_hint" => ((7, 4), 80),
-                "relu" if op == "cvt" => ((7, 0), 80),
+                "relu" if op == "cvt" || op == "fma" => ((7, 0), 80),
+                "oob" if op == "fma" => ((8, 1), 90),
                 _ => continue,
             };
             out.push(Req {

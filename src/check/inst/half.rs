@@ -137,6 +137,10 @@ impl Fx<'_, '_> {
             HalfOp::Tanh => false,
             _ => !bf,
         };
+        if let (Some((_, l)), Some(_)) = (ftz, oob) {
+            // ptxas 12.9: "Modifier '.ftz' cannot be combined with modifier '.oob'".
+            return Err(invalid(self, l, "ftz", " together with '.oob'"));
+        }
         if let Some((_, l)) = ftz {
             if !ftz_ok {
                 let why = if bf { " (no '.ftz' for bf16)" } else { "" };

@@ -216,9 +216,10 @@ impl Fx<'_, '_> {
         let op = if lop3 {
             // The look-up table is an integer immediate; as ptxas does (its cubins for
             // -1, 0x1fe and 0x100000000 hold 0xff, 0xfe and 0x0), only its low 8 bits count.
+            // A floating-point constant is refused ("Arguments mismatch", ptxas 12.9).
             let lut_op = &i.operands[n];
             match self.src(lut_op, Type::B32, Fit::Strict)? {
-                Operand::Imm(v) => BitOp::Lop3 { lut: v as u8 },
+                Operand::Imm(v) if self.const_i64(lut_op).is_some() => BitOp::Lop3 { lut: v as u8 },
                 _ => {
                     return Err(self.err(
                         lut_op.loc(),

@@ -78,7 +78,7 @@ impl Fx<'_, '_> {
         }
         // Only the immediate's low 8 bits count, as in ptxas (see `Cx::bits_with`).
         let lut = match self.src(&i.operands[4], Type::B32, Fit::Strict)? {
-            Operand::Imm(v) => v as u8,
+            Operand::Imm(v) if self.const_i64(&i.operands[4]).is_some() => v as u8,
             _ => {
                 return Err(self.err(
                     i.operands[4].loc(),

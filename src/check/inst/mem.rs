@@ -320,6 +320,14 @@ impl Fx<'_, '_> {
         }
         let hint = m.has("L2::cache_hint");
         let space = self.space_mod(m, false)?;
+        if space == Space::Const {
+            // The constant bank is read-only to kernels (ptxas 12.9: "State space incorrect
+            // for instruction 'st'").
+            return Err(self.err(
+                m.loc,
+                format!("'{}' cannot write the .const state space", m.text),
+            ));
+        }
         let q = self.mem_quals(m, MemOp::St, space)?;
         let sem = q.sem;
         let vec = self.vec_mod(m);

@@ -9,7 +9,6 @@
 mod common;
 use common::*;
 use ptxjit::check::parse_and_check;
-use ptxjit::Backend;
 
 const HEAD: &str = ".version 8.5
 .target sm_90
@@ -30,40 +29,17 @@ const HEAD: &str = ".version 8.5
 
 /// `body` (lines starting at line 16) in the sm_90 kernel above.
 fn module(body: &str) -> String {
-    format!("{HEAD}{body}\n\tret;\n}}\n")
+    finding_module(HEAD, body)
 }
 
 /// `body` must fail to load with `m.ptx:<want>`.
 fn rejects(body: &str, want: &str) {
-    match parse_and_check(&module(body), "m.ptx") {
-        Ok(_) => panic!("'{body}' must be rejected"),
-        Err(e) => assert_eq!(e.to_string(), format!("m.ptx:{want}"), "{body}"),
-    }
+    finding_rejects(HEAD, body, want)
 }
 
-/// Runs the kernel of `body` with one thread on both backends with `init` at `p`; the
-/// backends must agree; returns the words at `p` afterwards.
+/// `body` run on both backends (see [`finding_run_both`]).
 fn run_both<T: ptxjit::DeviceCopy + PartialEq + std::fmt::Debug>(body: &str, init: &[T]) -> Vec<T> {
-    let src = module(body);
-    let mut got = Vec::new();
-    for backend in [Backend::Interp, Backend::Jit] {
-        let dev = device();
-        let m = dev
-            .load_ptx_with(&src, "m.ptx", backend == Backend::Jit)
-            .unwrap_or_else(|e| panic!("{backend:?}: {e}"));
-        let buf = dev.alloc_from(init).expect("alloc");
-        launch(
-            &dev,
-            &m,
-            "k",
-            &cfg([1, 1, 1], [1, 1, 1], backend),
-            &[arg(&buf)],
-            "k",
-        );
-        got.push(dev.read::<T>(&buf).expect("read"));
-    }
-    assert_eq!(got[0], got[1], "interpreter vs JIT");
-    got.swap_remove(0)
+    finding_run_both(HEAD, body, init)
 }
 
 // ---- too lenient: ptxas rejects, so must ptxjit ----

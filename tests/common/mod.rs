@@ -472,3 +472,49 @@ pub fn assert_fault_message(
         "fault message does not give the address {addr:#x}: {msg}"
     );
 }
+
+// ---------------------------------------------------------------------------------------
+// Mutation-differential findings (tests/frontend_mutations_seed*.rs): one-thread kernels
+// `k(.param .u64 p)` made of a test file's `head` (declarations, `%rd1` = `p`) and a body.
+
+/// `body` in the kernel `head` opens, closed with `ret;`.
+pub fn finding_module(head: &str, body: &str) -> String {
+    format!("{head}{body}\n\tret;\n}}\n")
+}
+
+/// `body` in `head`'s kernel must fail to load with `m.ptx:<want>`.
+pub fn finding_rejects(head: &str, body: &str, want: &str) {
+    match ptxjit::check::parse_and_check(&finding_module(head, body), "m.ptx") {
+        Ok(_) => panic!("'{body}' must be rejected"),
+        Err(e) => assert_eq!(e.to_string(), format!("m.ptx:{want}"), "{body}"),
+    }
+}
+
+/// Runs `body` in `head`'s kernel with one thread on both backends with `init` at `p`;
+/// the backends must agree; returns the words at `p` afterwards.
+pub fn finding_run_both<T: ptxjit::DeviceCopy + PartialEq + Debug>(
+    head: &str,
+    body: &str,
+    init: &[T],
+) -> Vec<T> {
+    let src = finding_module(head, body);
+    let mut got = Vec::new();
+    for backend in [Backend::Interp, Backend::Jit] {
+        let dev = device();
+        let m = dev
+            .load_ptx_with(&src, "m.ptx", backend == Backend::Jit)
+            .unwrap_or_else(|e| panic!("{backend:?}: {e}"));
+        let buf = dev.alloc_from(init).expect("alloc");
+        launch(
+            &dev,
+            &m,
+            "k",
+            &cfg([1, 1, 1], [1, 1, 1], backend),
+            &[arg(&buf)],
+            "k",
+        );
+        got.push(dev.read::<T>(&buf).expect("read"));
+    }
+    assert_eq!(got[0], got[1], "interpreter vs JIT");
+    got.swap_remove(0)
+}

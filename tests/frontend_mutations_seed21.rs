@@ -379,3 +379,52 @@ fn seed23_fma_modifier_targets() {
         }
     }
 }
+
+// ---- seed 23: too strict (ptxas accepts, so must ptxjit) ----
+
+/// `fns.b32`'s `base` and `offset` (typed `.u32`/`.s32` by the ISA) take any 32-bit
+/// register and hexadecimal float constants in ptxas 12.9, as bits (a decimal `1.0`
+/// stays "Arguments mismatch"). By the ISA's pseudo-code, with mask 0xAAAAAAAA (the odd
+/// bits): base = the bits 3 of `%f1` (0f00000003), offset 1 → the first set bit from 3
+/// up: 3; base 0, offset = the bits 2 of `%f2` → the second set bit from 0 up: 3; base =
+/// 0f00000005, offset 1 → 5; offset 0f3F800000 = 1,065,353,216 → no such bit: 0xFFFFFFFF.
+#[test]
+fn fns_takes_bit_operands() {
+    let body = "\tmov.b32 %f1, 0f00000003;
+	mov.b32 %f2, 0f00000002;
+	fns.b32 %r1, 0xAAAAAAAA, %f1, 1;
+	fns.b32 %r2, 0xAAAAAAAA, 0, %f2;
+	fns.b32 %r3, 0xAAAAAAAA, 0f00000005, 1;
+	fns.b32 %r4, 0xAAAAAAAA, 0, 0f3F800000;
+	st.global.v4.b32 [%rd1], {%r1, %r2, %r3, %r4};";
+    assert_eq!(run_both(body, &[7u32; 4]), vec![3, 3, 5, 0xFFFF_FFFF]);
+    rejects(
+        "\tfns.b32 %r1, %r2, 1.0, -1;",
+        "16:20: error: floating-point constant cannot be used with type .b32",
+    );
+}
+
+/// `mapa` and `getctarank` take `.s32`/`.s64` as well as `.u32`/`.u64` (ptxas 12.9;
+/// `.b32`/`.b64` are "Unexpected instruction types"). `getctarank.s64` of the CTA's own
+/// shared array in a launch without clusters (a cluster of one) is rank 0.
+#[test]
+fn cluster_address_types_may_be_signed() {
+    for ok in [
+        "\tmapa.shared::cluster.s64 %rd2, %rd1, 0;",
+        "\tmapa.s64 %rd2, %rd1, 0;",
+        "\tmapa.shared::cluster.s32 %r2, %r3, 0;",
+        "\tgetctarank.shared::cluster.s32 %r1, %r2;",
+    ] {
+        if let Err(e) = parse_and_check(&module(ok), "m.ptx") {
+            panic!("'{ok}' must load: {e}");
+        }
+    }
+    rejects(
+        "\tmapa.shared::cluster.b64 %rd2, %rd1, 0;",
+        "16:2: error: 'mapa.shared::cluster.b64' needs .u32 or .u64",
+    );
+    let body = "\tmov.u64 %rd2, sh;
+	getctarank.shared::cluster.s64 %r1, %rd2;
+	st.global.b32 [%rd1], %r1;";
+    assert_eq!(run_both(body, &[7u32]), vec![0]);
+}

@@ -80,7 +80,9 @@ impl BitOp {
             BitOp::Mul24 { .. } => (vec![ty, ty], ty),
             BitOp::Mad24 { .. } | BitOp::Sad => (vec![ty, ty, ty], ty),
             BitOp::Dp4a { .. } | BitOp::Dp2a { .. } => (vec![U32, U32, ty], ty),
-            BitOp::Fns => (vec![B32, U32, S32], B32),
+            // The ISA types `base` .u32 and `offset` .s32, but ptxas 12.9 takes any 32-bit
+            // register and hexadecimal float constants for all three (as bits, like `prmt`).
+            BitOp::Fns => (vec![B32, B32, B32], B32),
             BitOp::Bmsk { .. } => (vec![B32, U32], B32),
             BitOp::Szext { .. } => (vec![ty, U32], ty),
             BitOp::AddSat | BitOp::SubSat => (vec![S32, S32], S32),

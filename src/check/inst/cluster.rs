@@ -15,10 +15,12 @@ use crate::parse::ast::{self, Instruction};
 use crate::parse::PtxError;
 
 impl Fx<'_, '_> {
-    /// The `.u32`/`.u64` type of a cluster address instruction.
+    /// The `.u32`/`.u64` type of a cluster address instruction (ptxas 12.9 also takes
+    /// `.s32`/`.s64` for `mapa` and `getctarank`, the same address widths; `.b32`/`.b64`
+    /// are "Unexpected instruction types").
     fn cluster_addr_type(&self, m: &mut Mods) -> Result<Type, PtxError> {
-        match m.one_of(&["u32", "u64"]) {
-            Some("u32") => Ok(Type::U32),
+        match m.one_of(&["u32", "u64", "s32", "s64"]) {
+            Some("u32" | "s32") => Ok(Type::U32),
             Some(_) => Ok(Type::U64),
             None => Err(self.err(m.loc, format!("'{}' needs .u32 or .u64", m.text))),
         }

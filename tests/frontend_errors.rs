@@ -503,8 +503,19 @@ fn unsupported_is_located_at_the_opcode() {
         "e.ptx:11:2: error: type .u32 is not valid for 'add.sat.u32'"
     );
     // The carry chain and min/max .NaN are supported (tests/intfp_frontend.rs).
-    // fma.oob is supported too (tests/fma_oob.rs).
-    parse_and_check(&kernel("\tfma.rn.oob.f16x2 %r1, %r2, %r3, %r4;"), "e.ptx").unwrap();
+    // fma.oob is supported too (tests/fma_oob.rs), from PTX 8.1 and sm_90 as in ptxas
+    // (this file's kernel is PTX 7.0 for sm_70).
+    let oob = kernel("\tfma.rn.oob.f16x2 %r1, %r2, %r3, %r4;");
+    parse_and_check(
+        &oob.replace(".version 7.0", ".version 8.1")
+            .replace(".target sm_70", ".target sm_90"),
+        "e.ptx",
+    )
+    .unwrap();
+    assert_eq!(
+        err(&oob),
+        "e.ptx:11:8: error: '.oob' on 'fma' requires PTX ISA .version 8.1 or later (this module is 7.0)"
+    );
     // Tensor copies are supported (tests/tma.rs); their im2col modes are not.
     parse_and_check(
         &kernel("\tcp.reduce.async.bulk.tensor.1d.global.shared::cta.add.tile.bulk_group [%rd1, {%r1}], [%rd1];"),

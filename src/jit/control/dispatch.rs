@@ -101,8 +101,7 @@ impl FuncTranslator<'_> {
     /// The active lanes as 8 × i32x4 masks, rebuilt from `active_bits` (vector values
     /// kept across blocks and calls are costly to allocate registers for).
     pub(crate) fn active_vals(&mut self) -> Vec<Value> {
-        let bits = self.b.use_var(self.active_bits);
-        self.mask_of_bits(bits)
+        self.active_mask()
     }
 
     /// Lanes in `m` wait for block `target`.

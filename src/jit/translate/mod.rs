@@ -355,7 +355,9 @@ impl<'a> FuncTranslator<'a> {
                 self.count_block(cov, i);
                 self.shapes.0.enter(id, &mut self.shape_now.0);
                 self.shapes.1.enter(id, &mut self.shape_now.1);
+                self.spine_clear();
                 for (k, inst) in blk.insts.iter().enumerate() {
+                    self.spine_mark();
                     self.inst(inst)?;
                     let strong = strong_load(blk, k);
                     self.shapes
@@ -365,6 +367,7 @@ impl<'a> FuncTranslator<'a> {
                         .1
                         .step(self.f, &mut self.shape_now.1, inst, strong);
                 }
+                self.spine_clear();
                 self.terminator(&blk.term)?;
             }
         }
@@ -552,6 +555,7 @@ impl<'a> FuncTranslator<'a> {
     pub fn m32(&mut self, m: &Mask) -> Vec<Value> {
         match (&m.m32, m.bits) {
             (Some(v), _) => v.clone(),
+            (None, _) if m.unguarded => self.active_vals(),
             (None, Some(bits)) => self.mask_of_bits(bits),
             (None, None) => self.active_vals(),
         }
@@ -566,6 +570,7 @@ impl<'a> FuncTranslator<'a> {
             }
         }
         let v = match (&m.m32, m.bits) {
+            (None, _) if m.unguarded => self.active_mask64(),
             (None, Some(bits)) => self.mask64_of_bits(bits),
             _ => {
                 let m32 = self.m32(m);

@@ -49,6 +49,17 @@ pub(crate) struct ScalarRegs {
     mask_cache: Option<(Block, Value, Vec<Value>)>,
     /// The same for the 64-bit form (16 × i64x2) of a bit mask.
     mask64_cache: Option<(Block, Value, Vec<Value>)>,
+    /// The Cranelift blocks current at the start of each instruction of the IR block
+    /// being translated so far (its *spine*). A lowering that branches (a memory
+    /// path's fast and slow paths) ends in a join block that the block it started in
+    /// dominates, so each spine block dominates the later ones; and no instruction
+    /// (terminators aside) redefines the active mask.
+    spine: Vec<Block>,
+    /// The vector forms (8 × i32x4, 16 × i64x2) of the active mask built in a spine
+    /// block: valid in every later spine block (issue 14, item 4: one expansion per IR
+    /// block, not one per memory path's join).
+    active_cache: Option<Vec<Value>>,
+    active64_cache: Option<Vec<Value>>,
 }
 
 /// Whether special register `s` is the same in every lane of a warp.
@@ -178,11 +189,69 @@ impl ScalarRegs {
             slot: None,
             mask_cache: None,
             mask64_cache: None,
+            spine: Vec::new(),
+            active_cache: None,
+            active64_cache: None,
         }
     }
 }
 
 impl FuncTranslator<'_> {
+    /// Starts the spine of an IR block, or ends it where its terminator starts
+    /// (terminators may redefine the active mask): forgets the active mask's forms.
+    pub(crate) fn spine_clear(&mut self) {
+        self.sregs.spine.clear();
+        self.sregs.active_cache = None;
+        self.sregs.active64_cache = None;
+    }
+
+    /// Records the current block as the start of the next instruction.
+    pub(crate) fn spine_mark(&mut self) {
+        if let Some(c) = self.b.current_block() {
+            if self.sregs.spine.last() != Some(&c) {
+                self.sregs.spine.push(c);
+            }
+        }
+    }
+
+    /// Whether the current block is the latest spine block.
+    fn on_spine(&self) -> bool {
+        let c = self.b.current_block();
+        c.is_some() && self.sregs.spine.last() == c.as_ref()
+    }
+
+    /// The active lanes as 8 × i32x4 masks: built once per IR block where its
+    /// instructions start (see `spine`), else once per Cranelift block.
+    pub(crate) fn active_mask(&mut self) -> Vec<Value> {
+        let spine = self.on_spine();
+        if spine {
+            if let Some(m) = &self.sregs.active_cache {
+                return m.clone();
+            }
+        }
+        let bits = self.b.use_var(self.active_bits);
+        let m = self.mask_of_bits(bits);
+        if spine {
+            self.sregs.active_cache = Some(m.clone());
+        }
+        m
+    }
+
+    /// The active lanes as 16 × i64x2 masks, built like [`Self::active_mask`].
+    pub(crate) fn active_mask64(&mut self) -> Vec<Value> {
+        if !self.on_spine() {
+            let bits = self.b.use_var(self.active_bits);
+            return self.mask64_of_bits(bits);
+        }
+        if let Some(m) = &self.sregs.active64_cache {
+            return m.clone();
+        }
+        let m32 = self.active_mask();
+        let m = lanes::mask64(&mut self.b, &m32);
+        self.sregs.active64_cache = Some(m.clone());
+        m
+    }
+
     /// The 8 × i32x4 lane masks of bit mask `bits`, built once per Cranelift block.
     pub(crate) fn mask_of_bits(&mut self, bits: Value) -> Vec<Value> {
         let cur = self.b.current_block();

@@ -262,7 +262,9 @@ impl Gen<'_, '_> {
     // Converged, uniform sections (never in exit mode).
 
     /// Shared-memory exchange between barriers, or a barrier reduction.
-    pub(super) fn exchange(&mut self) -> Result<()> {
+    /// With a `partial` last warp, the partner is `(tid + x) % ntid` (a thread that
+    /// exists), else also `tid ^ x`.
+    pub(super) fn exchange(&mut self, partial: bool) -> Result<()> {
         let c = Ctx::kernel(0, false);
         let bar = self.pick(&[
             "bar.sync 0;",
@@ -295,7 +297,7 @@ impl Gen<'_, '_> {
         self.line("add.s64 %td1, %td1, %td0;");
         self.line(&format!("st.shared.{ty} [%td1], {a};"));
         self.line(bar);
-        if self.chance(1, 2)? {
+        if !partial && self.chance(1, 2)? {
             let x = self.below(32)?;
             self.line(&format!("xor.b32 %t0, %tx, {x};"));
         } else {

@@ -27,12 +27,17 @@
 //! - Per-thread memory: the thread's own scratch words in `out` and a `.local` array.
 //! - Rarely, a load that may go out of bounds (a fault both backends must report alike),
 //!   and, in "exit mode" (no barriers or warp operations at all), guarded `exit`.
+//! - Shape sections (`shape.rs`): loops with a uniform trip count, loads at affine
+//!   addresses whose arithmetic wraps around, values a divergent `if`/`else` leaves
+//!   uniform or varying; and a quarter of the blocks of any size (1 to 128 threads, a
+//!   partial last warp: no warp collectives then).
 
 use arbitrary::{Arbitrary, Result, Unstructured};
 use std::fmt::Write as _;
 
 mod arith;
 mod flow;
+mod shape;
 
 /// Bytes of a thread's input row: r0..7 (u32), rd0..5 (u64), f0..5 (f32), fd0..3 (f64).
 pub const IN_ROW: u32 = 136;
@@ -454,7 +459,14 @@ impl<'u, 'a> Gen<'u, 'a> {
 
     fn program(mut self) -> Result<Program> {
         let grid = self.u.int_in_range(1..=MAX_GRID)?;
-        let block = 32 * self.u.int_in_range(1..=MAX_BLOCK / 32)?;
+        // A quarter of the blocks are any size (a partial last warp: `%tid.x` is not
+        // affine, and no warp collective may name the missing lanes).
+        let block = if self.chance(1, 4)? {
+            self.u.int_in_range(1..=MAX_BLOCK)?
+        } else {
+            32 * self.u.int_in_range(1..=MAX_BLOCK / 32)?
+        };
+        let partial = block % 32 != 0;
         let seed: u64 = self.u.arbitrary()?;
         self.exit_mode = self.chance(1, 5)?;
         let nfuncs = self.u.int_in_range(0..=3u32)?;
@@ -519,15 +531,20 @@ impl<'u, 'a> Gen<'u, 'a> {
         let c = Ctx::kernel(nfuncs, shared_atoms);
         let nseg = self.u.int_in_range(1..=4u32)?;
         for sgi in 0..nseg {
-            let kind = if self.exit_mode { 0 } else { self.below(4)? };
+            let kind = if self.exit_mode {
+                self.pick(&[0, 0, 0, 4])?
+            } else {
+                self.below(5)?
+            };
             match kind {
                 0 | 1 => self.region(&c, &format!("R{sgi}_"), self.exit_mode)?,
-                2 => self.exchange()?,
-                _ => {
+                2 => self.exchange(partial)?,
+                3 if !partial => {
                     for _ in 0..self.u.int_in_range(1..=3u32)? {
                         self.warp()?;
                     }
                 }
+                _ => self.shape(&c)?,
             }
         }
         self.store_row("", 0xE0D);

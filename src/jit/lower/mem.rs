@@ -269,14 +269,18 @@ impl FuncTranslator<'_> {
             .flatten();
         let mut pre = None;
         if let Some(r) = memo {
+            // The first load from `r` in the block only remembers (the state is zero).
+            let seen = self.halves_seen(r);
             let bits = self.mbits(mask);
             let join = self.b.create_block();
             for _ in 0..N32 {
                 self.b.append_block_param(join, I32X4);
             }
-            let miss = self.b.create_block();
-            self.halves_memo_load(r, space, addr.offset, bits, inst, join, miss)?;
-            self.b.switch_to_block(miss);
+            if seen {
+                let miss = self.b.create_block();
+                self.halves_memo_load(r, space, addr.offset, bits, inst, join, miss)?;
+                self.b.switch_to_block(miss);
+            }
             pre = Some((join, r));
         }
         let la = self.lane_addrs(space, addr)?;

@@ -225,7 +225,7 @@ impl FuncTranslator<'_> {
     }
 
     fn halves_vars(&mut self, r: RegId) -> [Variable; 3] {
-        if let Some(v) = self.halves_memo.get(&r) {
+        if let Some((v, _)) = self.halves_memo.get(&r) {
             return *v;
         }
         let v = [
@@ -233,8 +233,18 @@ impl FuncTranslator<'_> {
             self.b.declare_var(I64),
             self.b.declare_var(I64),
         ];
-        self.halves_memo.insert(r, v);
+        self.halves_memo.insert(r, (v, false));
         v
+    }
+
+    /// Whether a load from `r` was translated since the IR block's start or `r`'s last
+    /// write (otherwise its state is known to be zero: nothing to test); marks it so.
+    pub(super) fn halves_seen(&mut self, r: RegId) -> bool {
+        self.halves_vars(r);
+        match self.halves_memo.get_mut(&r) {
+            Some((_, seen)) => std::mem::replace(seen, true),
+            None => false,
+        }
     }
 
     /// Records register `r`'s shape (`shaped`, i8) and halves (first lane address of the
@@ -255,17 +265,18 @@ impl FuncTranslator<'_> {
     /// them).
     pub(crate) fn halves_forget(&mut self, regs: &[RegId]) {
         for r in regs {
-            if let Some(&[st, ..]) = self.halves_memo.get(r) {
-                self.b.def_var(st, self.zero8);
+            if let Some(([st, ..], seen)) = self.halves_memo.get_mut(r) {
+                *seen = false;
+                self.b.def_var(*st, self.zero8);
             }
         }
     }
 
     /// Forgets every remembered shape (at the start of an IR block).
     pub(crate) fn halves_forget_all(&mut self) {
-        let vars: Vec<Variable> = self.halves_memo.values().map(|v| v[0]).collect();
-        for st in vars {
-            self.b.def_var(st, self.zero8);
+        for ([st, ..], seen) in self.halves_memo.values_mut() {
+            *seen = false;
+            self.b.def_var(*st, self.zero8);
         }
     }
 

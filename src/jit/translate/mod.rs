@@ -155,9 +155,11 @@ pub(crate) struct FuncTranslator<'a> {
     /// Registers an unguarded write need not merge (`regfile::block_local_regs`).
     pub local_regs: crate::ir::analysis::liveness::RegSet,
     /// Address registers whose half-warp shape a load found (`lower::mem_halves`): per
-    /// register, the variables of its state (i8) and its halves' first addresses (i64).
-    /// Forgotten at each IR block's start and after each write of the register.
-    pub halves_memo: HashMap<RegId, [Variable; 3]>,
+    /// register, the variables of its state (i8) and its halves' first addresses (i64),
+    /// and whether a load from it was translated since the IR block's start or its last
+    /// write (only then can the state be set). Forgotten at each IR block's start and
+    /// after each write of the register.
+    pub halves_memo: HashMap<RegId, ([Variable; 3], bool)>,
     /// An i8 zero made in the entry block (dominates every use; defining a variable
     /// with it inserts no instruction).
     pub zero8: Value,

@@ -2,7 +2,11 @@
 //! rows of a 16-wide tile; `jit/lower/mem_halves.rs`), also with one lane inactive (the
 //! gather), on both backends against values computed here, and with an offset that
 //! leaves the window, which must report the same fault on both backends
-//! (`tests/ptx/halves.ptx`).
+//! (`tests/ptx/halves.ptx`). Then loads whose 64-bit address register's shape an
+//! earlier load in the block found (`tests/ptx/halves_memo.ptx`): again with one lane
+//! inactive, after the register is rewritten to a shape that is not half-warp rows,
+//! from blocks of whole-warp rows and of 16-wide rows (the two compiled variants), and
+//! with an offset that leaves the window at a remembered register's last load.
 
 #[allow(unused_macros)]
 #[macro_use]
@@ -100,4 +104,104 @@ fn global_half_warp_rows() {
         msgs[0], msgs[1],
         "JIT and interpreter report the same fault"
     );
+}
+
+const MEMO: &str = "tests/ptx/halves_memo.ptx";
+
+#[test]
+fn remembered_half_warp_rows() {
+    let mut msgs = Vec::new();
+    for backend in [Backend::Jit, Backend::Interp] {
+        let dev = device();
+        let m = module_at(&dev, MEMO, backend);
+        let out = zeroed(&dev, 128 * 4);
+        for block in [[128, 1, 1], [16, 8, 1]] {
+            let c = cfg([1, 1, 1], block, backend);
+            for off in [0u32, 5, 12] {
+                let args = [arg(&out), ptxjit::KernelArg::U32(off)];
+                launch(&dev, &m, "halves_memo", &c, &args, "halves_memo");
+                let want: Vec<u32> = (0..128u32)
+                    .map(|t| {
+                        let (row, col) = ((t / 16) * 16 + off, t % 16 + off);
+                        let rev = 31 - t % 32 + off;
+                        let g = if t % 32 == 5 { 0 } else { tile(col + 48) };
+                        [
+                            (tile(row), 1u32),
+                            (tile(col), 3),
+                            (tile(row + 1), 5),
+                            (tile(col + 16), 7),
+                            (tile(row + 2), 11),
+                            (tile(col + 32), 13),
+                            (g, 17),
+                            (tile(rev + 1), 19),
+                            (tile(row + 3), 23),
+                        ]
+                        .iter()
+                        .fold(0u32, |a, &(x, w)| a.wrapping_add(x.wrapping_mul(w)))
+                    })
+                    .collect();
+                assert_slice_eq(
+                    &dev.read::<u32>(&out).unwrap(),
+                    &want,
+                    &format!("{backend:?} block {block:?} off {off}"),
+                );
+            }
+            // off = 13: the last row load of warp 3's second half reads word
+            // 112 + 13 + 3 = 128, past the 128-word tile; every earlier load is inside.
+            let args = [arg(&out), ptxjit::KernelArg::U32(13)];
+            let err = dev
+                .launch(&m, "halves_memo", &c, &args)
+                .expect_err("outside the shared window");
+            let msg = err.to_string();
+            assert!(msg.contains("ld.shared.u32"), "{backend:?}: {msg}");
+            msgs.push(msg);
+        }
+    }
+    // [JIT 128, JIT 16 × 8, interpreter 128, interpreter 16 × 8].
+    assert_eq!(msgs.len(), 4);
+    assert_eq!(
+        msgs[0], msgs[2],
+        "JIT and interpreter report the same fault"
+    );
+    assert_eq!(
+        msgs[1], msgs[3],
+        "JIT and interpreter report the same fault"
+    );
+}
+
+#[test]
+fn remembered_global_half_warp_rows() {
+    for backend in [Backend::Jit, Backend::Interp] {
+        let dev = device();
+        let m = module_at(&dev, MEMO, backend);
+        let out = zeroed(&dev, 128 * 4);
+        let c = cfg([1, 1, 1], [128, 1, 1], backend);
+        for stride in [16u32, 20, 0] {
+            let input: Vec<u32> = (0..8 * stride.max(16) + 2).map(|i| 3 * i + 1).collect();
+            let inb = dev.alloc_from(&input).unwrap();
+            let args = [arg(&inb), arg(&out), ptxjit::KernelArg::U32(stride)];
+            launch(
+                &dev,
+                &m,
+                "global_halves_memo",
+                &c,
+                &args,
+                "global_halves_memo",
+            );
+            let want: Vec<u32> = (0..128u32)
+                .map(|t| {
+                    let r = (t / 16 * stride) as usize;
+                    let c = r + (t % 16) as usize;
+                    [(r, 1u32), (r + 1, 3), (r + 2, 5), (c, 7), (c + 1, 11)]
+                        .iter()
+                        .fold(0u32, |a, &(i, w)| a.wrapping_add(input[i].wrapping_mul(w)))
+                })
+                .collect();
+            assert_slice_eq(
+                &dev.read::<u32>(&out).unwrap(),
+                &want,
+                &format!("{backend:?} stride {stride}"),
+            );
+        }
+    }
 }

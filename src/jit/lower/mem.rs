@@ -260,8 +260,31 @@ impl FuncTranslator<'_> {
             return Ok(());
         }
         let shape = self.addr_shape(space, addr, eb);
+        // A register whose half-warp shape an earlier load found (`mem_halves`): its
+        // test first, the usual paths (which remember the shape) on a miss.
+        let proven = shape.1 == Proof::Always
+            && matches!(shape.0, AddrShape::Uniform | AddrShape::Contiguous);
+        let memo = (eb == 4 && n == 1 && space != Space::Local && !proven)
+            .then(|| self.halves_memo_reg(addr))
+            .flatten();
+        let mut pre = None;
+        if let Some(r) = memo {
+            // The first load from `r` in the block only remembers (the state is zero).
+            let seen = self.halves_seen(r);
+            let bits = self.mbits(mask);
+            let join = self.b.create_block();
+            for _ in 0..N32 {
+                self.b.append_block_param(join, I32X4);
+            }
+            if seen {
+                let miss = self.b.create_block();
+                self.halves_memo_load(r, space, addr.offset, bits, inst, join, miss)?;
+                self.b.switch_to_block(miss);
+            }
+            pre = Some((join, r));
+        }
         let la = self.lane_addrs(space, addr)?;
-        self.ld_lanes(space, ty, (eb, sb), dsts, addr, &la, mask, inst, shape)
+        self.ld_lanes(space, ty, (eb, sb), dsts, addr, &la, mask, inst, shape, pre)
     }
 
     /// `ld` through per-lane addresses: the coalesced vector path or the helper.
@@ -277,6 +300,7 @@ impl FuncTranslator<'_> {
         mask: &mut Mask,
         inst: InstId,
         shape: (AddrShape, Proof),
+        pre: Option<(Block, RegId)>,
     ) -> Result<(), JitError> {
         let n = dsts.len();
         let wide = sb == 8;
@@ -336,10 +360,17 @@ impl FuncTranslator<'_> {
         };
         let vty = if wide { I64X2 } else { I32X4 };
         let nparts = if wide { N64 } else { N32 };
-        let join = self.b.create_block();
-        for _ in 0..nparts {
-            self.b.append_block_param(join, vty);
-        }
+        let join = match pre {
+            Some((j, _)) => j,
+            None => {
+                let j = self.b.create_block();
+                for _ in 0..nparts {
+                    self.b.append_block_param(j, vty);
+                }
+                j
+            }
+        };
+        let memo = pre.map(|(_, r)| (r, addr.offset));
         let fast = self.b.create_block();
         let slow = self.b.create_block();
         // Computed here so that it dominates the paths below.
@@ -364,7 +395,7 @@ impl FuncTranslator<'_> {
         if space == Space::Shared && try_halves {
             // Half-warp rows (`mem_halves`) before the gather.
             let gather = self.b.create_block();
-            self.halves_load(space, a, bits, inst, join, gather)?;
+            self.halves_load(space, a, bits, inst, join, gather, memo)?;
             self.b.switch_to_block(gather);
         }
         let helper = self.b.create_block();
@@ -394,7 +425,7 @@ impl FuncTranslator<'_> {
         self.b.ins().jump(join, &args);
         if let Some(h) = halves {
             self.b.switch_to_block(h);
-            self.halves_load(space, a, bits, inst, join, helper)?;
+            self.halves_load(space, a, bits, inst, join, helper, memo)?;
         }
         self.b.switch_to_block(helper);
         // Slow path (lane addresses computed again here: values kept across the fast

@@ -7,8 +7,17 @@
 //! and a splat or four vector loads, after one alignment and range check per half
 //! (inside the shared window, or inside the instruction's cached region, asking
 //! `ptxjit_region` once on a miss). Anything else continues where it would have.
+//!
+//! The shape depends only on the address register's 32 values, not on the load's
+//! constant offset, so a load whose base is a 64-bit register kept in the file
+//! remembers it (`FuncTranslator::halves_memo`: whether it holds, which halves are
+//! consecutive, each half's first address) until the register is written or the IR
+//! block ends. A later load from the same register (sgemm's 16 `As[ty][k]` and
+//! `Bs[k][tx]` loads per tile are `[%rd6+4k]` and `[%rd7+64k]`) then tests only the
+//! mask, alignment and range of its two half addresses before loading, with no lane
+//! addresses built or compared.
 
-use crate::ir::{InstId, Space};
+use crate::ir::{AddrBase, Address, InstId, RegClass, RegId, Space};
 use crate::jit::abi::Helper;
 use crate::jit::translate::lanes::{self, WarpValue};
 use crate::jit::translate::FuncTranslator;
@@ -16,6 +25,7 @@ use crate::jit::JitError;
 use cranelift_codegen::ir::condcodes::IntCC;
 use cranelift_codegen::ir::types::{I32, I32X4, I64, I64X2, I8};
 use cranelift_codegen::ir::{Block, BlockArg, InstBuilder, Value};
+use cranelift_frontend::Variable;
 
 use super::mem::heap_flags;
 
@@ -26,7 +36,9 @@ impl FuncTranslator<'_> {
     /// Tests the lane addresses `a` (16 × i64x2; shared-window offsets in `.shared`) of
     /// a 4-byte load for the half-warp shapes with all lanes active (`bits`); on a hit,
     /// loads and jumps to `join` with the 8 × i32x4 containers; otherwise jumps to
-    /// `miss`.
+    /// `miss`. `memo`: the address register and the load's offset, whose shape is then
+    /// remembered (see the module doc).
+    #[allow(clippy::too_many_arguments)]
     pub(super) fn halves_load(
         &mut self,
         space: Space,
@@ -35,9 +47,12 @@ impl FuncTranslator<'_> {
         inst: InstId,
         join: Block,
         miss: Block,
+        memo: Option<(RegId, i64)>,
     ) -> Result<(), JitError> {
         let full = self.b.ins().icmp_imm_u(IntCC::Equal, bits, u32::MAX as i64);
         let mut ok = full;
+        // Both halves one address or consecutive (i8), whatever the mask and offset.
+        let mut shaped: Option<Value> = None;
         // Per half: (address of its first lane, consecutive (i8)).
         let mut halves = Vec::with_capacity(2);
         for h in 0..2usize {
@@ -65,11 +80,32 @@ impl FuncTranslator<'_> {
             let uni = self.b.ins().vall_true(uni);
             let either = self.b.ins().bor(cons, uni);
             ok = self.b.ins().band(ok, either);
+            shaped = Some(match shaped {
+                None => either,
+                Some(y) => self.b.ins().band(y, either),
+            });
             let low = self.b.ins().band_imm_u(base, EB as i64 - 1);
             let al = self.b.ins().icmp_imm_u(IntCC::Equal, low, 0);
             ok = self.b.ins().band(ok, al);
             halves.push((base, cons));
         }
+        if let (Some((r, off)), Some(shaped)) = (memo, shaped) {
+            self.halves_remember(r, off, shaped, &halves);
+        }
+        self.halves_place(space, inst, &halves, ok, join, miss)
+    }
+
+    /// From the halves' (first address, consecutive) and `ok` (i8: shape, mask and
+    /// alignment hold): the range checks, then the loads, to `join`; else `miss`.
+    fn halves_place(
+        &mut self,
+        space: Space,
+        inst: InstId,
+        halves: &[(Value, Value)],
+        ok: Value,
+        join: Block,
+        miss: Block,
+    ) -> Result<(), JitError> {
         let go = self.b.create_block();
         for _ in 0..2 {
             self.b.append_block_param(go, I64);
@@ -80,7 +116,7 @@ impl FuncTranslator<'_> {
         if space == Space::Shared {
             let mut inside = None;
             let mut hosts = Vec::with_capacity(2);
-            for &(base, cons) in &halves {
+            for &(base, cons) in halves {
                 let (in64, host) = self.in_shared_window(base, 16 * EB as i64);
                 let (in4, _) = self.in_shared_window(base, EB as i64);
                 let x = self.b.ins().select(cons, in64, in4);
@@ -90,11 +126,11 @@ impl FuncTranslator<'_> {
                 });
                 hosts.push(BlockArg::Value(host));
             }
-            let inside = inside.unwrap_or(full);
+            let inside = inside.unwrap_or(ok);
             self.b.ins().brif(inside, go, &hosts, miss, &[]);
         } else {
             let hosts: Vec<BlockArg> = halves.iter().map(|&(x, _)| BlockArg::Value(x)).collect();
-            let inside = self.halves_cached(inst, &halves);
+            let inside = self.halves_cached(inst, halves);
             let lookup = self.b.create_block();
             self.b.ins().brif(inside, go, &hosts, lookup, &[]);
             // A cache miss: one region-table lookup for the first half, then the test
@@ -112,13 +148,13 @@ impl FuncTranslator<'_> {
             let again = self.b.create_block();
             self.b.ins().brif(found, again, &[], miss, &[]);
             self.b.switch_to_block(again);
-            let inside = self.halves_cached(inst, &halves);
+            let inside = self.halves_cached(inst, halves);
             self.b.ins().brif(inside, go, &hosts, miss, &[]);
         }
         self.b.switch_to_block(go);
         let hosts = self.b.block_params(go).to_vec();
         let mut out = Vec::with_capacity(8);
-        for (h, &(_, cons)) in hosts.into_iter().zip(&halves) {
+        for (h, &(_, cons)) in hosts.into_iter().zip(halves) {
             out.extend(self.half_values(h, cons));
         }
         let args: Vec<BlockArg> = out.iter().map(|&x| BlockArg::Value(x)).collect();
@@ -167,5 +203,123 @@ impl FuncTranslator<'_> {
         self.b.ins().jump(done, &v);
         self.b.switch_to_block(done);
         self.b.block_params(done).to_vec()
+    }
+}
+
+/// Bits of a remembered state (the memo's i8 variable; zero: nothing known): the
+/// register's halves are each one address or consecutive, half 0 and half 1 consecutive.
+const SHAPED: i64 = 1;
+const CONS: [i64; 2] = [2, 4];
+
+impl FuncTranslator<'_> {
+    /// The address register of a 4-byte, one-element load whose half-warp shape may be
+    /// remembered: a 64-bit register kept in the file (not a scalar or affine base,
+    /// whose loads take their own paths), outside the lane-by-lane forms.
+    pub(super) fn halves_memo_reg(&self, addr: &Address) -> Option<RegId> {
+        let AddrBase::Reg(r) = addr.base else {
+            return None;
+        };
+        let kept = self.avar(r).is_some() || self.sregs.vars.get(r).is_some_and(|v| v.is_some());
+        let r64 = self.f.regs.get(r)?.ty.class() == RegClass::R64;
+        (r64 && !kept && self.rf.recording.is_some()).then_some(r)
+    }
+
+    fn halves_vars(&mut self, r: RegId) -> [Variable; 3] {
+        if let Some((v, _)) = self.halves_memo.get(&r) {
+            return *v;
+        }
+        let v = [
+            self.b.declare_var(I8),
+            self.b.declare_var(I64),
+            self.b.declare_var(I64),
+        ];
+        self.halves_memo.insert(r, (v, false));
+        v
+    }
+
+    /// Whether a load from `r` was translated since the IR block's start or `r`'s last
+    /// write (otherwise its state is known to be zero: nothing to test); marks it so.
+    pub(super) fn halves_seen(&mut self, r: RegId) -> bool {
+        self.halves_vars(r);
+        match self.halves_memo.get_mut(&r) {
+            Some((_, seen)) => std::mem::replace(seen, true),
+            None => false,
+        }
+    }
+
+    /// Records register `r`'s shape (`shaped`, i8) and halves (first lane address of the
+    /// load at offset `off`, consecutive).
+    fn halves_remember(&mut self, r: RegId, off: i64, shaped: Value, halves: &[(Value, Value)]) {
+        let [st, b0, b1] = self.halves_vars(r);
+        let mut s = shaped;
+        for (&(base, cons), (bv, bit)) in halves.iter().zip([(b0, CONS[0]), (b1, CONS[1])]) {
+            let reg = self.b.ins().iadd_imm_s(base, off.wrapping_neg());
+            self.b.def_var(bv, reg);
+            let c = self.b.ins().imul_imm_s(cons, bit);
+            s = self.b.ins().bor(s, c);
+        }
+        self.b.def_var(st, s);
+    }
+
+    /// Forgets what loads found about registers `regs` (after an instruction writes
+    /// them).
+    pub(crate) fn halves_forget(&mut self, regs: &[RegId]) {
+        for r in regs {
+            if let Some(([st, ..], seen)) = self.halves_memo.get_mut(r) {
+                *seen = false;
+                self.b.def_var(*st, self.zero8);
+            }
+        }
+    }
+
+    /// Forgets every remembered shape (at the start of an IR block).
+    pub(crate) fn halves_forget_all(&mut self) {
+        for ([st, ..], seen) in self.halves_memo.values_mut() {
+            *seen = false;
+            self.b.def_var(*st, self.zero8);
+        }
+    }
+
+    /// A 4-byte load `[r+off]` whose register's shape a load found: with all 32 lanes
+    /// active, each half's address aligned and in place, loads and jumps to `join`
+    /// with the 8 × i32x4 containers; otherwise (or when nothing is known) jumps to
+    /// `miss`.
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn halves_memo_load(
+        &mut self,
+        r: RegId,
+        space: Space,
+        off: i64,
+        bits: Value,
+        inst: InstId,
+        join: Block,
+        miss: Block,
+    ) -> Result<(), JitError> {
+        let [st, b0, b1] = self.halves_vars(r);
+        let s = self.b.use_var(st);
+        let full = self.b.ins().icmp_imm_u(IntCC::Equal, bits, u32::MAX as i64);
+        let shaped = self.b.ins().band_imm_u(s, SHAPED);
+        let shaped = self.b.ins().icmp_imm_u(IntCC::NotEqual, shaped, 0);
+        let known = self.b.ins().band(full, shaped);
+        let hit = self.b.create_block();
+        self.b.ins().brif(known, hit, &[], miss, &[]);
+        self.b.switch_to_block(hit);
+        let mut ok = None;
+        let mut halves = Vec::with_capacity(2);
+        for (bv, bit) in [(b0, CONS[0]), (b1, CONS[1])] {
+            let reg = self.b.use_var(bv);
+            let base = self.b.ins().iadd_imm_s(reg, off);
+            let c = self.b.ins().band_imm_u(s, bit);
+            let cons = self.b.ins().icmp_imm_u(IntCC::NotEqual, c, 0);
+            let low = self.b.ins().band_imm_u(base, EB as i64 - 1);
+            let al = self.b.ins().icmp_imm_u(IntCC::Equal, low, 0);
+            ok = Some(match ok {
+                None => al,
+                Some(y) => self.b.ins().band(y, al),
+            });
+            halves.push((base, cons));
+        }
+        let ok = ok.unwrap_or(known);
+        self.halves_place(space, inst, &halves, ok, join, miss)
     }
 }

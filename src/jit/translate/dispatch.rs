@@ -11,6 +11,9 @@ impl FuncTranslator<'_> {
     pub(super) fn inst(&mut self, i: &Inst) -> Result<(), JitError> {
         let mark = self.inst_start();
         let r = self.inst_kind(i);
+        if !self.halves_memo.is_empty() {
+            self.halves_forget(&i.kind.defs());
+        }
         self.inst_done(mark);
         r
     }

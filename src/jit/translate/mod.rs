@@ -36,7 +36,7 @@ use crate::ir::{
 use crate::jit::abi::{Helper, HelperIds};
 use crate::jit::JitError;
 use cranelift_codegen::ir::condcodes::IntCC;
-use cranelift_codegen::ir::types::{I32, I32X4, I64, I64X2};
+use cranelift_codegen::ir::types::{I32, I32X4, I64, I64X2, I8};
 use cranelift_codegen::ir::{
     Block, FuncRef, Function, InstBuilder, MemFlagsData, StackSlot, StackSlotData, StackSlotKind,
     Value,
@@ -154,6 +154,15 @@ pub(crate) struct FuncTranslator<'a> {
     pub nan_blind: crate::ir::analysis::liveness::RegSet,
     /// Registers an unguarded write need not merge (`regfile::block_local_regs`).
     pub local_regs: crate::ir::analysis::liveness::RegSet,
+    /// Address registers whose half-warp shape a load found (`lower::mem_halves`): per
+    /// register, the variables of its state (i8) and its halves' first addresses (i64),
+    /// and whether a load from it was translated since the IR block's start or its last
+    /// write (only then can the state be set). Forgotten at each IR block's start and
+    /// after each write of the register.
+    pub halves_memo: HashMap<RegId, ([Variable; 3], bool)>,
+    /// An i8 zero made in the entry block (dominates every use; defining a variable
+    /// with it inserts no instruction).
+    pub zero8: Value,
 }
 
 /// What building any function of a module reads: the module, its layout, and the
@@ -197,6 +206,7 @@ pub(crate) fn build(
     b.append_block_params_for_function_params(entry);
     b.switch_to_block(entry);
     let ctx = b.block_params(entry)[0];
+    let zero8 = b.ins().iconst(I8, 0);
     let is_func = f.kind == ir::FuncKind::Func;
     let entry_mask = if is_func {
         b.block_params(entry).get(1).copied()
@@ -291,6 +301,8 @@ pub(crate) fn build(
         serial,
         nan_blind: crate::ir::analysis::nan::nan_blind(f),
         local_regs: crate::jit::translate::regfile::block_local_regs(f),
+        halves_memo: HashMap::new(),
+        zero8,
     };
     tx.entry(entry_mask)?;
     let cov = layout.coverage.as_ref().and_then(|c| c.func_base_addr(fid));
@@ -353,6 +365,7 @@ impl<'a> FuncTranslator<'a> {
                     self.stop_check(blk)?;
                 }
                 self.count_block(cov, i);
+                self.halves_forget_all();
                 self.shapes.0.enter(id, &mut self.shape_now.0);
                 self.shapes.1.enter(id, &mut self.shape_now.1);
                 self.spine_clear();

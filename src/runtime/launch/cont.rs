@@ -17,7 +17,9 @@
 //! lane exited in its step) goes on with the next warp in the same call, as the loop
 //! would have: that arrival completes nothing and wakes nobody. The loop then records
 //! the chained warps' arrivals at once, handles the last warp's status as usual, and
-//! skips the chained warps in the round.
+//! skips the chained warps in the round. When the chain was the whole CTA and its last
+//! warp completes the barrier, nothing is noted per warp: they all waited there and are
+//! all woken.
 
 use super::{warp_error, Barriers, LaunchShared, WarpSlot, WarpState};
 use crate::exec::barrier::RET_BARRIER;
@@ -146,6 +148,52 @@ fn arrive(cta: &mut Cta, warp: &mut Warp, ctx: &WarpCtx) {
     warp.state = WarpState::Waiting;
 }
 
+/// The warps a call ran before its last one (see the module's doc): they arrived, whole,
+/// at barrier `id` with `lanes` threads in all, which leaves `left_need` threads for it
+/// to wait for.
+struct Chained {
+    id: usize,
+    lanes: u32,
+    left_need: u32,
+}
+
+impl Chained {
+    /// Records the chained warps `warps` (what `arrive` records for each): they wait.
+    fn record(&self, cta: &mut Cta, warps: &mut [Warp]) {
+        let gen = cta.generation[self.id];
+        for x in warps {
+            x.state = WarpState::Waiting;
+            x.id = self.id as u8;
+            x.gen = gen;
+        }
+        cta.arrived[self.id] += self.lanes;
+        cta.open |= 1 << self.id;
+    }
+
+    /// When the chain ran the whole CTA in order and its last warp (`last`, whose live
+    /// lanes were `live`) arrived, whole, at the same barrier and completes it: records
+    /// it all at once (what `arrive` for each warp, `complete_one` and `wake` do, with
+    /// nothing left to note per warp: they all waited there and are all woken, and no
+    /// `bar.red` result is passed on) and returns true; otherwise changes nothing.
+    #[inline]
+    fn whole_cta(&self, cta: &mut Cta, last: &WarpCtx, live: u32) -> bool {
+        let id = self.id;
+        let whole = last.live == live
+            && last.bar_id as usize & 15 == id
+            && last.bar_count == 0
+            && last.bar_red == 0
+            && last.bar_lanes >= self.left_need
+            && cta.red & (1 << id) == 0;
+        if whole {
+            cta.arrived[id] += self.lanes + last.bar_lanes;
+            cta.open |= 1 << id;
+            cta.complete_one(id);
+            cta.done = 0;
+        }
+        whole
+    }
+}
+
 /// Runs the warps `slots` of the CTAs `ctaids` with kernel `f` (`run_cta_with_barriers`
 /// for a kernel whose barriers are continuations, run on this stack).
 pub(super) fn run(
@@ -225,19 +273,23 @@ pub(super) fn run(
             if k > 0 {
                 ctx0.chain_left = 0;
                 let ran = ctx0.chain_ran as usize;
+                let chained = Chained {
+                    id: cid,
+                    lanes: need0 - ctx0.chain_need,
+                    left_need: ctx0.chain_need,
+                };
                 if ran > 0 {
-                    // Warps w0 .. w0 + ran arrived, whole, at barrier `cid` without
-                    // completing it (what `arrive` records for each).
-                    let gen = cta.generation[cid];
-                    for x in &mut warps[w0..w0 + ran] {
-                        x.state = WarpState::Waiting;
-                        x.id = cid as u8;
-                        x.gen = gen;
-                    }
-                    cta.arrived[cid] += need0 - ctx0.chain_need;
-                    cta.open |= 1 << cid;
-                    w = w0 + ran;
                     i += ran;
+                    w = w0 + ran;
+                    let last = &slots[w].ctx;
+                    if w0 == c * nw
+                        && w + 1 == end
+                        && status == RET_BARRIER
+                        && chained.whole_cta(cta, last, warps[w].live)
+                    {
+                        continue;
+                    }
+                    chained.record(cta, &mut warps[w0..w]);
                 }
             }
             let warp = &mut warps[w];

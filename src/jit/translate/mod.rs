@@ -227,8 +227,7 @@ pub(crate) fn build(
         .collect();
     let sregs = scalar::ScalarRegs::new(&mut b, f, &div);
     let cont = cont::eligible(f, &div, instrument);
-    // A continuation kernel may run several warps per call: from the chain's head
-    // block on, the warp context is that block's parameter.
+    // (A continuation kernel's warp context: its chain head's parameter, `ContLive`.)
     let cont_live = cont.then(|| cont::ContLive::new(&mut b, f, ctx));
     let ctx = cont_live.as_ref().map_or(ctx, |cl| cl.ctx(&b));
     let rf = crate::jit::translate::regfile::RegFile::new(&mut b, f, cont.then_some(ctx));

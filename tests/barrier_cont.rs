@@ -388,3 +388,141 @@ fn bar_live_registers_across_barriers() {
         }
     }
 }
+
+/// The reference of `tests/ptx/bar_chain.ptx`'s `bar_ticket` for one CTA of `n` threads
+/// in the in-order schedule: every round runs the CTA's warps in order and each warp's
+/// lanes in ascending order, so the tickets go in `%tid.x` order, round after round;
+/// threads at or above `lim` exit in round `e`, before taking its ticket.
+fn ticket_reference(n: usize, k: u32, lim: usize, e: u32) -> Vec<u32> {
+    let mut out = vec![FILL; n * k as usize];
+    let mut next = 0u32;
+    for i in 0..k {
+        for t in 0..n {
+            if i < e || t < lim {
+                out[i as usize * n + t] = next;
+                next += 1;
+            }
+        }
+    }
+    out
+}
+
+/// Warps chained in one call (`runtime::launch::cont`'s in-order fast path): the
+/// tickets each thread draws between barriers give the order the warps ran in, which
+/// must be the CTA loop's round order (the Rust reference) on both backends, with
+/// lanes and whole warps exiting in a given round, partial warps, one-warp CTAs, 1 and
+/// 2 workers; under a random warp order the JIT must draw the interpreter's tickets.
+#[test]
+fn bar_chain_runs_warps_in_round_order() {
+    for threads in [1, 2] {
+        let dev = Device::with_options(DeviceOptions {
+            threads,
+            ..Default::default()
+        })
+        .expect("device");
+        let mut random = Vec::new();
+        for backend in [Backend::Jit, Backend::Interp] {
+            let m = module_at(&dev, "tests/ptx/bar_chain.ptx", backend);
+            let mut drawn = Vec::new();
+            for (grid, block, lim, e) in [
+                (3u32, 256u32, 256u32, 0u32),
+                (2, 256, 70, 2),
+                (2, 160, 33, 0),
+                (4, 96, 0, 3),
+                (2, 45, 45, 0),
+                (3, 200, 64, 1),
+                (2, 32, 5, 1),
+            ] {
+                for schedule in [Schedule::InOrder, Schedule::Random(11)] {
+                    let k = 5u32;
+                    let n = (grid * block * k) as usize;
+                    let out = dev.alloc_from(&vec![FILL; n]).unwrap();
+                    let ctr = zeroed(&dev, 4 * grid as usize);
+                    let c = cfg([grid, 1, 1], [block, 1, 1], backend).schedule(schedule);
+                    let what = format!(
+                        "bar_ticket {backend:?} {grid}x{block} lim={lim} e={e} {schedule:?} t={threads}"
+                    );
+                    let args = [
+                        arg(&out),
+                        arg(&ctr),
+                        KernelArg::U32(k),
+                        KernelArg::U32(lim),
+                        KernelArg::U32(e),
+                    ];
+                    launch(&dev, &m, "bar_ticket", &c, &args, &what);
+                    let got: Vec<u32> = dev.read(&out).unwrap();
+                    if schedule == Schedule::InOrder {
+                        let one = ticket_reference(block as usize, k, lim as usize, e);
+                        let want: Vec<u32> = (0..grid).flat_map(|_| one.clone()).collect();
+                        assert_eq!(got, want, "{what}");
+                    } else {
+                        drawn.push((what, got));
+                    }
+                }
+            }
+            random.push(drawn);
+        }
+        for ((what, jit), (_, interp)) in random[0].iter().zip(&random[1]) {
+            assert_eq!(jit, interp, "{what} against the interpreter");
+        }
+    }
+}
+
+/// Warps of one CTA waiting at different barriers (odd warps at 1, even ones at 0): a
+/// chain that meets another barrier stops there, and both backends report the same
+/// deadlock; a one-warp CTA passes.
+#[test]
+fn bar_chain_split_barriers_deadlock() {
+    for threads in [1, 2] {
+        let dev = Device::with_options(DeviceOptions {
+            threads,
+            ..Default::default()
+        })
+        .expect("device");
+        let mut errors = Vec::new();
+        for backend in [Backend::Jit, Backend::Interp] {
+            let m = module_at(&dev, "tests/ptx/bar_chain.ptx", backend);
+            let out = dev.alloc_from(&[FILL; 32]).unwrap();
+            let c = cfg([2, 1, 1], [32, 1, 1], backend);
+            launch(&dev, &m, "bar_split", &c, &[arg(&out)], "bar_split 2x32");
+            let got: Vec<u32> = dev.read(&out).unwrap();
+            assert_eq!(got, (0..32).collect::<Vec<u32>>(), "bar_split {backend:?}");
+            let out = dev.alloc_from(&[FILL; 256]).unwrap();
+            let c = cfg([2, 1, 1], [256, 1, 1], backend);
+            match dev.launch(&m, "bar_split", &c, &[arg(&out)]) {
+                Err(ptxjit::Error::Deadlock(msg)) => errors.push(msg),
+                r => panic!("bar_split {backend:?} 2x256 t={threads}: {r:?}"),
+            }
+        }
+        assert_eq!(errors[0], errors[1], "t={threads}");
+    }
+}
+
+/// A fault in a warp that runs chained to the warps before it (or first, or last, in
+/// its CTA) after some barriers: both backends stop with the same error, which names
+/// the faulting warp's lanes.
+#[test]
+fn bar_chain_fault_names_its_warp() {
+    let dev = Device::new().expect("device");
+    for (fw, fi) in [(3u32, 2u32), (0, 1), (7, 3), (5, 0)] {
+        let mut errors = Vec::new();
+        for backend in [Backend::Jit, Backend::Interp] {
+            let m = module_at(&dev, "tests/ptx/bar_chain.ptx", backend);
+            let out = dev.alloc_from(&[FILL; 256]).unwrap();
+            let c = cfg([1, 1, 1], [256, 1, 1], backend);
+            let args = [
+                arg(&out),
+                KernelArg::U32(4),
+                KernelArg::U32(fw),
+                KernelArg::U32(fi),
+            ];
+            match dev.launch(&m, "bar_fault", &c, &args) {
+                Err(e) => errors.push(e.to_string()),
+                Ok(_) => panic!("bar_fault {backend:?} fw={fw} fi={fi} ran"),
+            }
+        }
+        let thread = format!("thread ({},0,0)", fw * 32);
+        assert!(errors[0].contains(&thread), "fw={fw}: {}", errors[0]);
+        assert_eq!(errors[0], errors[1], "fw={fw} fi={fi}");
+    }
+}

@@ -96,6 +96,20 @@ pub struct WarpCtx {
     pub bar_lanes: u32,
     pub bar_inst: u32,
     pub bar_red: u64,
+    /// Warps chained in one call (the continuation CTA loop's in-order fast path,
+    /// `runtime::launch::cont`): a warp of a continuation kernel whose whole-warp
+    /// arrival at barrier `chain_id` (no thread count, not `bar.red`, no lane exited in
+    /// the step) leaves it incomplete goes on, in the same call, with the context
+    /// `chain_next` (the next warp of its CTA), at most `chain_left` times. These fields
+    /// are read in the context the kernel was called with: `chain_need` holds the
+    /// threads the barrier still waits for (each chained arrival lowers it; a warp whose
+    /// lanes would reach it returns instead), and the code counts the chained warps in
+    /// `chain_ran`. `chain_left` 0: no chaining (every other caller).
+    pub chain_next: *mut WarpCtx,
+    pub chain_left: u32,
+    pub chain_id: u32,
+    pub chain_need: u32,
+    pub chain_ran: u32,
 }
 
 /// The stop flag of contexts that belong to no launch: never set.
@@ -192,6 +206,11 @@ impl WarpCtx {
             bar_lanes: 0,
             bar_inst: 0,
             bar_red: 0,
+            chain_next: std::ptr::null_mut(),
+            chain_left: 0,
+            chain_id: 0,
+            chain_need: 0,
+            chain_ran: 0,
         }
     }
 }

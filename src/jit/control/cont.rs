@@ -19,6 +19,13 @@
 //! paths from the kernel's start, 1 on those from a resume) picks, at run time, whether
 //! the other live registers are saved too (the first barrier a warp reaches).
 //!
+//! A call may run several warps of a CTA ([`FuncTranslator::chain_hop`], the in-order
+//! fast path of `runtime::launch::cont`): a warp whose arrival leaves the barrier
+//! incomplete stores what it would store before returning and jumps, with the next
+//! warp's context, to the chain's head block (`translate::cont::ContLive`), which
+//! starts or resumes that warp as a call would; the CTA loop records the chained
+//! arrivals after the call.
+//!
 //! Every other kernel with barriers keeps the coroutine scheme (`exec::barrier`), as
 //! does the interpreter; both schemes record the same arrivals in the same order, so the
 //! barriers complete, and the warps run, exactly as before.
@@ -123,30 +130,86 @@ impl FuncTranslator<'_> {
             self.b.ins().jump(self.ret_status, &[]);
             self.b.switch_to_block(fast);
         }
-        self.store_ctx(id, offset_of!(WarpCtx, bar_id));
-        self.store_ctx(cnt, offset_of!(WarpCtx, bar_count));
-        self.store_ctx(bits, offset_of!(WarpCtx, bar_mask));
         let n = self.b.ins().popcnt(bits);
-        self.store_ctx(n, offset_of!(WarpCtx, bar_lanes));
-        let instv = lanes::iconst32(&mut self.b, inst.0);
-        self.store_ctx(instv, offset_of!(WarpCtx, bar_inst));
         let redv = match red {
             Some(c) => {
                 let p = self.read_pred(&Operand::Reg(c.reg), c.negate)?;
                 let pb = lanes::bits_from_mask(&mut self.b, &p);
                 let yes = self.b.ins().band(pb, bits);
                 let yes = self.b.ins().uextend(I64, yes);
-                self.b.ins().bor_imm_u(yes, 1i64 << 32)
+                Some(self.b.ins().bor_imm_u(yes, 1i64 << 32))
             }
-            None => lanes::iconst64(&mut self.b, 0),
+            None => None,
         };
-        self.store_ctx(redv, offset_of!(WarpCtx, bar_red));
         self.save_live(next)?;
         let r = lanes::iconst32(&mut self.b, next.0 + 1);
         self.store_ctx(r, offset_of!(WarpCtx, resume));
+        if count.is_none() && red.is_none() {
+            self.chain_hop(id, bits, n);
+        }
+        // The arrival, for the CTA loop (a chained warp's is counted by the chain).
+        self.store_ctx(id, offset_of!(WarpCtx, bar_id));
+        self.store_ctx(cnt, offset_of!(WarpCtx, bar_count));
+        self.store_ctx(bits, offset_of!(WarpCtx, bar_mask));
+        self.store_ctx(n, offset_of!(WarpCtx, bar_lanes));
+        let instv = lanes::iconst32(&mut self.b, inst.0);
+        self.store_ctx(instv, offset_of!(WarpCtx, bar_inst));
+        let redv = match redv {
+            Some(v) => v,
+            None => lanes::iconst64(&mut self.b, 0),
+        };
+        self.store_ctx(redv, offset_of!(WarpCtx, bar_red));
         let ret = lanes::iconst32(&mut self.b, RET_BARRIER);
         self.b.ins().return_(&[ret]);
         Ok(())
+    }
+
+    /// After a warp's arrival (lanes `bits`, `n` of them) at barrier `id` without a
+    /// thread count: when the chain may go on (`WarpCtx::chain_*`: a warp left to chain,
+    /// the chain's barrier, no lane exited since the warp's step began, and the barrier
+    /// still waiting for more than `n` threads), counts the arrival and starts the
+    /// chain's next warp; otherwise falls through to the warp's return.
+    fn chain_hop(&mut self, id: Value, bits: Value, n: Value) {
+        let Some(cl) = &self.cont_live else {
+            return;
+        };
+        let (left_v, need_v, ran_v, live_v) = (cl.left, cl.need, cl.ran, cl.step_live);
+        let (ctx0, head) = (cl.ctx0, cl.head);
+        let left = self.b.use_var(left_v);
+        let need = self.b.use_var(need_v);
+        let live0 = self.b.use_var(live_v);
+        let fl = MemFlagsData::new().with_notrap();
+        let cid = self
+            .b
+            .ins()
+            .load(I32, fl, ctx0, offset_of!(WarpCtx, chain_id) as i32);
+        let has = self.b.ins().icmp_imm_u(IntCC::NotEqual, left, 0);
+        let same = self.b.ins().icmp(IntCC::Equal, id, cid);
+        let whole = self.b.ins().icmp(IntCC::Equal, bits, live0);
+        let short = self.b.ins().icmp(IntCC::UnsignedLessThan, n, need);
+        let a = self.b.ins().band(has, same);
+        let c = self.b.ins().band(whole, short);
+        let go = self.b.ins().band(a, c);
+        let hop = self.b.create_block();
+        let stay = self.b.create_block();
+        self.b.ins().brif(go, hop, &[], stay, &[]);
+        self.b.switch_to_block(hop);
+        let need = self.b.ins().isub(need, n);
+        let left = self.b.ins().iadd_imm_s(left, -1);
+        let ran = self.b.use_var(ran_v);
+        let ran = self.b.ins().iadd_imm_s(ran, 1);
+        self.b.def_var(need_v, need);
+        self.b.def_var(left_v, left);
+        self.b.def_var(ran_v, ran);
+        self.b
+            .ins()
+            .store(fl, need, ctx0, offset_of!(WarpCtx, chain_need) as i32);
+        self.b
+            .ins()
+            .store(fl, ran, ctx0, offset_of!(WarpCtx, chain_ran) as i32);
+        let nxt = self.load_ctx(I64, offset_of!(WarpCtx, chain_next), false);
+        self.b.ins().jump(head, &[nxt.into()]);
+        self.b.switch_to_block(stay);
     }
 
     /// The kept registers (scalar registers and affine bases) of `set`.
@@ -265,6 +328,9 @@ impl FuncTranslator<'_> {
             self.b.def_var(cl.resumed, one);
         }
         let live = self.load_ctx(I32, offset_of!(WarpCtx, live), false);
+        if let Some(cl) = &self.cont_live {
+            self.b.def_var(cl.step_live, live);
+        }
         let act = lanes::mask_from_bits(&mut self.b, live);
         for k in 0..N32 {
             self.b.def_var(self.active[k], act[k]);

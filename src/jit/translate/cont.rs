@@ -2,10 +2,13 @@
 //! code): the test on the IR, and the size of the per-warp register file such a kernel
 //! needs (the layout of `regfile`), and the liveness facts its barriers use ([`ContLive`]).
 
+use crate::exec::ctx::WarpCtx;
 use crate::ir::analysis::liveness::{Liveness, Writes};
 use crate::ir::{self, InstKind, RegClass, Terminator};
-use cranelift_codegen::ir::types::I8;
+use cranelift_codegen::ir::types::{I32, I64, I8};
+use cranelift_codegen::ir::{Block, InstBuilder, MemFlagsData, Value};
 use cranelift_frontend::{FunctionBuilder, Variable};
+use std::mem::offset_of;
 
 /// Whether kernel `f` runs its barriers as continuations, given which blocks can run
 /// while lanes wait elsewhere (`div`). Never for the sanitizers' instrumented code.
@@ -60,14 +63,57 @@ pub(crate) struct ContLive {
     pub writes: Writes,
     /// An `i8`: 0 on the paths from the kernel's start, 1 on the paths from a resume.
     pub resumed: Variable,
+    /// Warps chained in one call (`WarpCtx::chain_*`, `control::cont`): the context
+    /// the kernel was called with, ...
+    pub ctx0: Value,
+    /// ... the block every warp of the chain starts at (its parameter: the warp's
+    /// context, `FuncTranslator::ctx`), ...
+    pub head: Block,
+    /// ... the warps it may still chain, the threads the barrier still waits for and
+    /// the warps chained so far (`i32`s), ...
+    pub left: Variable,
+    pub need: Variable,
+    pub ran: Variable,
+    /// ... and the warp's live lanes when its step began (`i32`).
+    pub step_live: Variable,
 }
 
 impl ContLive {
-    pub(crate) fn new(b: &mut FunctionBuilder, f: &ir::Function) -> ContLive {
+    /// In the entry block (the current one) of continuation kernel `f` called with
+    /// context `ctx0`: reads the chain's fields, jumps to the chain's head block and
+    /// makes it the current block. Its parameter is the warp context from there on.
+    pub(crate) fn new(b: &mut FunctionBuilder, f: &ir::Function, ctx0: Value) -> ContLive {
+        let fl = MemFlagsData::new().with_notrap();
+        let (left, need, ran) = (b.declare_var(I32), b.declare_var(I32), b.declare_var(I32));
+        let l = b
+            .ins()
+            .load(I32, fl, ctx0, offset_of!(WarpCtx, chain_left) as i32);
+        let nd = b
+            .ins()
+            .load(I32, fl, ctx0, offset_of!(WarpCtx, chain_need) as i32);
+        let zero = b.ins().iconst(I32, 0);
+        b.def_var(left, l);
+        b.def_var(need, nd);
+        b.def_var(ran, zero);
+        let head = b.create_block();
+        b.append_block_param(head, I64);
+        b.ins().jump(head, &[ctx0.into()]);
+        b.switch_to_block(head);
         ContLive {
             live: Liveness::of(f),
             writes: Writes::of(f),
             resumed: b.declare_var(I8),
+            ctx0,
+            head,
+            left,
+            need,
+            ran,
+            step_live: b.declare_var(I32),
         }
+    }
+
+    /// The warp context (the chain head's parameter).
+    pub(crate) fn ctx(&self, b: &FunctionBuilder) -> Value {
+        b.func.dfg.block_params(self.head)[0]
     }
 }

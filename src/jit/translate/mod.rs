@@ -109,7 +109,9 @@ pub(crate) struct FuncTranslator<'a> {
     cm: &'a mut JITModule,
     helpers: &'a HelperIds,
     helper_refs: HashMap<Helper, FuncRef>,
-    /// The `*mut WarpCtx` parameter (defined in the entry block, so usable everywhere).
+    /// The `*mut WarpCtx` parameter (defined in the entry block, so usable everywhere;
+    /// in a continuation kernel, the parameter of the chain's head block, which every
+    /// block but the entry follows: `translate::cont::ContLive`).
     pub ctx: Value,
     /// The PTX registers (see `regfile`).
     pub rf: crate::jit::translate::regfile::RegFile,
@@ -235,9 +237,11 @@ pub(crate) fn build(
         .collect();
     let sregs = scalar::ScalarRegs::new(&mut b, f, &div);
     let cont = cont::eligible(f, &div, instrument);
+    // (A continuation kernel's warp context: its chain head's parameter, `ContLive`.)
+    let cont_live = cont.then(|| cont::ContLive::new(&mut b, f, ctx));
+    let ctx = cont_live.as_ref().map_or(ctx, |cl| cl.ctx(&b));
     let rf = crate::jit::translate::regfile::RegFile::new(&mut b, f, cont.then_some(ctx));
     let cont = cont.then(|| b.create_block());
-    let cont_live = cont.map(|_| cont::ContLive::new(&mut b, f));
     let affine = affine::AffineRegs::new(
         &mut b,
         f,
@@ -399,6 +403,9 @@ impl<'a> FuncTranslator<'a> {
             Some(m) => m,
             None => self.load_ctx(I32, offset_of!(WarpCtx, live), false),
         };
+        if let Some(cl) = &self.cont_live {
+            self.b.def_var(cl.step_live, live);
+        }
         if let Some(rb) = self.ret_bits {
             let z = lanes::iconst32(&mut self.b, 0);
             self.b.def_var(rb, z);

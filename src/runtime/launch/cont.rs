@@ -8,11 +8,24 @@
 //! one) is reached, exited lanes counted out. The warps run in the rounds of the general
 //! loop (`run_cta_with_barriers`): each round runs every ready warp once, in the
 //! schedule's order, so the warps run, and the barriers complete, exactly as there.
+//!
+//! In the in-order schedule a call may run several warps of a CTA (`WarpCtx::chain_*`):
+//! before calling warp `w`, the loop tells the code how many of the warps after it in
+//! the CTA are ready (they are the next ones of the round), which barrier the CTA's
+//! warps last arrived at, and how many threads that barrier still waits for. A warp
+//! whose whole arrival there leaves it incomplete (no thread count, not `bar.red`, no
+//! lane exited in its step) goes on with the next warp in the same call, as the loop
+//! would have: that arrival completes nothing and wakes nobody. The loop then records
+//! the chained warps' arrivals at once, handles the last warp's status as usual, and
+//! skips the chained warps in the round. When the chain was the whole CTA and its last
+//! warp completes the barrier, nothing is noted per warp: they all waited there and are
+//! all woken.
 
 use super::{warp_error, Barriers, LaunchShared, WarpSlot, WarpState};
 use crate::exec::barrier::RET_BARRIER;
 use crate::exec::ctx::{WarpCtx, STATUS_OK};
 use crate::jit::KernelFn;
+use crate::runtime::device::Schedule;
 use crate::runtime::error::Result;
 
 /// One CTA's barriers (the fields of [`Barriers`] a continuation kernel uses).
@@ -39,17 +52,24 @@ struct Cta {
     red_last: u16,
     /// Live threads of the CTA.
     live: u32,
+    /// The barrier the CTA's warps last arrived at (the one chained arrivals use).
+    last_id: u8,
 }
 
 impl Cta {
+    /// The threads barrier `id`'s current generation waits for.
+    #[inline]
+    fn need(&self, id: usize) -> u32 {
+        match self.expected[id] {
+            0 => self.live,
+            c => c,
+        }
+    }
+
     /// Completes barrier `id` if its count is reached.
     #[inline]
     fn complete_one(&mut self, id: usize) {
-        let need = match self.expected[id] {
-            0 => self.live,
-            c => c,
-        };
-        if self.arrived[id] >= need {
+        if self.arrived[id] >= self.need(id) {
             if self.red & (1 << id) != 0 {
                 self.red_done[id] = (self.red_yes[id], self.arrived[id]);
                 self.red_yes[id] = 0;
@@ -122,9 +142,56 @@ fn arrive(cta: &mut Cta, warp: &mut Warp, ctx: &WarpCtx) {
         cta.red |= 1 << id;
     }
     cta.open |= 1 << id;
+    cta.last_id = id as u8;
     warp.id = id as u8;
     warp.gen = cta.generation[id];
     warp.state = WarpState::Waiting;
+}
+
+/// The warps a call ran before its last one (see the module's doc): they arrived, whole,
+/// at barrier `id` with `lanes` threads in all, which leaves `left_need` threads for it
+/// to wait for.
+struct Chained {
+    id: usize,
+    lanes: u32,
+    left_need: u32,
+}
+
+impl Chained {
+    /// Records the chained warps `warps` (what `arrive` records for each): they wait.
+    fn record(&self, cta: &mut Cta, warps: &mut [Warp]) {
+        let gen = cta.generation[self.id];
+        for x in warps {
+            x.state = WarpState::Waiting;
+            x.id = self.id as u8;
+            x.gen = gen;
+        }
+        cta.arrived[self.id] += self.lanes;
+        cta.open |= 1 << self.id;
+    }
+
+    /// When the chain ran the whole CTA in order and its last warp (`last`, whose live
+    /// lanes were `live`) arrived, whole, at the same barrier and completes it: records
+    /// it all at once (what `arrive` for each warp, `complete_one` and `wake` do, with
+    /// nothing left to note per warp: they all waited there and are all woken, and no
+    /// `bar.red` result is passed on) and returns true; otherwise changes nothing.
+    #[inline]
+    fn whole_cta(&self, cta: &mut Cta, last: &WarpCtx, live: u32) -> bool {
+        let id = self.id;
+        let whole = last.live == live
+            && last.bar_id as usize & 15 == id
+            && last.bar_count == 0
+            && last.bar_red == 0
+            && last.bar_lanes >= self.left_need
+            && cta.red & (1 << id) == 0;
+        if whole {
+            cta.arrived[id] += self.lanes + last.bar_lanes;
+            cta.open |= 1 << id;
+            cta.complete_one(id);
+            cta.done = 0;
+        }
+        whole
+    }
 }
 
 /// Runs the warps `slots` of the CTAs `ctaids` with kernel `f` (`run_cta_with_barriers`
@@ -158,22 +225,75 @@ pub(super) fn run(
     // The CTA of each warp (no division per warp step).
     let cta_of: Vec<usize> = (0..n).map(|w| w / nw.max(1)).collect();
     let mut left = n;
+    // Chaining (see the module's doc) needs the in-order round: warp w + 1 next.
+    let chain = matches!(sh.cfg.schedule, Schedule::InOrder);
+    if chain {
+        for w in 0..n.saturating_sub(1) {
+            if (w + 1) % nw.max(1) != 0 {
+                let next: *mut WarpCtx = &mut *slots[w + 1].ctx;
+                slots[w].ctx.chain_next = next;
+            }
+        }
+    }
     loop {
         let mut ran = false;
         order.fill_round(&mut round);
-        for &w in &round {
-            let (Some(warp), Some(&c)) = (warps.get_mut(w), cta_of.get(w)) else {
+        let mut i = 0;
+        while let Some(&w0) = round.get(i) {
+            i += 1;
+            let (Some(warp), Some(&c)) = (warps.get(w0), cta_of.get(w0)) else {
                 continue;
             };
             if warp.state != WarpState::Ready {
                 continue;
             }
             ran = true;
-            let ctx: &mut WarpCtx = &mut slots[w].ctx;
-            // SAFETY: ctx is a valid, fully initialised warp context whose env lives as
-            // long, and `f` is the launch's compiled kernel.
-            let status = unsafe { f(ctx) };
+            let end = (c + 1) * nw;
+            let mut k = 0;
+            if chain {
+                while w0 + 1 + k < end && warps[w0 + 1 + k].state == WarpState::Ready {
+                    k += 1;
+                }
+            }
             let cta = &mut ctas[c];
+            let ctx0: &mut WarpCtx = &mut slots[w0].ctx;
+            let cid = cta.last_id as usize & 15;
+            let need0 = cta.need(cid).saturating_sub(cta.arrived[cid]);
+            ctx0.chain_left = k as u32;
+            if k > 0 {
+                ctx0.chain_id = cid as u32;
+                ctx0.chain_need = need0;
+                ctx0.chain_ran = 0;
+            }
+            // SAFETY: ctx0 is a valid, fully initialised warp context whose env lives
+            // as long, its `chain_next` chain (at most `chain_left` links) runs through
+            // the CTA's next warps' contexts, and `f` is the launch's compiled kernel.
+            let status = unsafe { f(ctx0) };
+            let mut w = w0;
+            if k > 0 {
+                ctx0.chain_left = 0;
+                let ran = ctx0.chain_ran as usize;
+                let chained = Chained {
+                    id: cid,
+                    lanes: need0 - ctx0.chain_need,
+                    left_need: ctx0.chain_need,
+                };
+                if ran > 0 {
+                    i += ran;
+                    w = w0 + ran;
+                    let last = &slots[w].ctx;
+                    if w0 == c * nw
+                        && w + 1 == end
+                        && status == RET_BARRIER
+                        && chained.whole_cta(cta, last, warps[w].live)
+                    {
+                        continue;
+                    }
+                    chained.record(cta, &mut warps[w0..w]);
+                }
+            }
+            let warp = &mut warps[w];
+            let ctx: &WarpCtx = &slots[w].ctx;
             // (No popcount on the fast path: the build targets plain x86-64.)
             let now = ctx.live;
             if status == RET_BARRIER && now == warp.live {

@@ -260,30 +260,33 @@ impl FuncTranslator<'_> {
         } else {
             lanes::iconst64(&mut self.b, 0)
         };
-        let (lov, topv, addv) = (
+        // In range: (x - lo) <= (top - lo) unsigned, compared signed with the sign bits
+        // flipped (one compare per vector); aligned: the OR of all host addresses.
+        let span = self.b.ins().isub(top, lo);
+        let sign = lanes::iconst64(&mut self.b, 1 << 63);
+        let lim = self.b.ins().bxor(span, sign);
+        let (lov, limv, addv, signv) = (
             self.b.ins().splat(I64X2, lo),
-            self.b.ins().splat(I64X2, top),
+            self.b.ins().splat(I64X2, lim),
             self.b.ins().splat(I64X2, add),
+            self.b.ins().splat(I64X2, sign),
         );
         let lowmask = lanes::splat64(&mut self.b, len as u64 - 1);
         let zero = lanes::splat64(&mut self.b, 0);
-        let mut all: Option<Value> = None;
+        let (mut bad, mut ors) = (zero, zero);
         for k in 0..N64 {
             let x = self.b.ins().bitselect(m64[k], addrs.v[k], lov);
-            let ge = self.b.ins().icmp(IntCC::UnsignedGreaterThanOrEqual, x, lov);
-            let le = self.b.ins().icmp(IntCC::UnsignedLessThanOrEqual, x, topv);
+            let d = self.b.ins().isub(x, lov);
+            let dx = self.b.ins().bxor(d, signv);
+            let out = self.b.ins().icmp(IntCC::SignedGreaterThan, dx, limv);
             let h = self.b.ins().iadd(x, addv);
-            let low = self.b.ins().band(h, lowmask);
-            let al = self.b.ins().icmp(IntCC::Equal, low, zero);
-            let in_range = self.b.ins().band(ge, le);
-            let lane_ok = self.b.ins().band(in_range, al);
-            all = Some(match all {
-                None => lane_ok,
-                Some(y) => self.b.ins().band(y, lane_ok),
-            });
+            bad = self.b.ins().bor(bad, out);
+            ors = self.b.ins().bor(ors, h);
         }
-        let all = all.unwrap_or(zero);
-        let vok = self.b.ins().vall_true(all);
+        let low = self.b.ins().band(ors, lowmask);
+        let fails = self.b.ins().bor(bad, low);
+        let any = self.b.ins().vany_true(fails);
+        let vok = self.b.ins().icmp_imm_u(IntCC::Equal, any, 0);
         let pass = self.b.ins().band(vok, good);
         self.b.ins().brif(pass, ok, &[], other, &[]);
     }

@@ -10,10 +10,22 @@
 //! first; the loop runs where it fails. Any lane that fails sends the whole
 //! instruction to the helper, which checks every lane before any access exactly as
 //! before, so faults are reported as they always were. When every lane passes, an
-//! access loop performs one host atomic per active lane in ascending lane order
-//! (`atomic_rmw` for add/and/or/xor/exch/min/max, `atomic_cas` for cas, a
-//! compare-exchange loop computing the new value inline for inc/dec and `.f32` add), as
-//! `crate::exec::atomic` does.
+//! access loop performs one read-modify-write per active lane (the new value as
+//! `crate::exec::atomic` computes it):
+//! - `.global`: host atomics (`atomic_rmw` for add/and/or/xor/exch/min/max,
+//!   `atomic_cas` for cas, a compare-exchange loop computing the new value inline for
+//!   inc/dec and `.f32` add), the lanes taken by 64-byte host line: the lowest
+//!   remaining lane and every remaining lane on its line, ascending, then the next
+//!   line. Lanes at one address keep ascending order (so each gets the old value the
+//!   interpreter's lane order gives it), and the lanes of one instruction are
+//!   different threads with no order between their accesses to different addresses.
+//!   The grouping makes the worker take each line once per instruction instead of
+//!   once per lane, which is what other workers' atomics on the same lines (a
+//!   histogram) make expensive.
+//! - `.shared`: ascending lanes, a plain load, the new value and a store: a CTA's
+//!   warps, and all the CTAs of a cluster, run on one OS thread (`runtime::launch`,
+//!   `exec::cluster`), and warps switch only at barriers and calls, never inside an
+//!   instruction, so no other thread can touch the window meanwhile.
 //!
 //! `.f32` add flushes subnormals on global memory but not on shared memory (the helper
 //! decides by the host address): the inline global form also requires the lane's
@@ -21,7 +33,8 @@
 //! cluster windows.
 //!
 //! **Combining.** Where the shape analysis proves the address uniform (for every
-//! launch), integer add/and/or/xor/min/max perform one atomic with the operands of the
+//! launch), integer add/and/or/xor/min/max perform one atomic (on `.shared`, one
+//! plain read-modify-write) with the operands of the
 //! active lanes combined in ascending lane order; lane `i` receives the old value
 //! combined with the operands of the active lanes below it: the value the per-lane
 //! sequence gives it, bit for bit (add wraps in the type's width as each step would).
@@ -40,6 +53,9 @@ use cranelift_codegen::ir::condcodes::{FloatCC, IntCC};
 use cranelift_codegen::ir::types::{F32, I32, I32X4, I64, I64X2};
 use cranelift_codegen::ir::{AtomicRmwOp, Block, InstBuilder, MemFlagsData, Value};
 use std::mem::offset_of;
+
+/// log2 of the line size the global access loop groups lanes by (a host cache line).
+const LINE_SHIFT: i64 = 6;
 
 /// How the inline form computes an operation's new value.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -244,30 +260,33 @@ impl FuncTranslator<'_> {
         } else {
             lanes::iconst64(&mut self.b, 0)
         };
-        let (lov, topv, addv) = (
+        // In range: (x - lo) <= (top - lo) unsigned, compared signed with the sign bits
+        // flipped (one compare per vector); aligned: the OR of all host addresses.
+        let span = self.b.ins().isub(top, lo);
+        let sign = lanes::iconst64(&mut self.b, 1 << 63);
+        let lim = self.b.ins().bxor(span, sign);
+        let (lov, limv, addv, signv) = (
             self.b.ins().splat(I64X2, lo),
-            self.b.ins().splat(I64X2, top),
+            self.b.ins().splat(I64X2, lim),
             self.b.ins().splat(I64X2, add),
+            self.b.ins().splat(I64X2, sign),
         );
         let lowmask = lanes::splat64(&mut self.b, len as u64 - 1);
         let zero = lanes::splat64(&mut self.b, 0);
-        let mut all: Option<Value> = None;
+        let (mut bad, mut ors) = (zero, zero);
         for k in 0..N64 {
             let x = self.b.ins().bitselect(m64[k], addrs.v[k], lov);
-            let ge = self.b.ins().icmp(IntCC::UnsignedGreaterThanOrEqual, x, lov);
-            let le = self.b.ins().icmp(IntCC::UnsignedLessThanOrEqual, x, topv);
+            let d = self.b.ins().isub(x, lov);
+            let dx = self.b.ins().bxor(d, signv);
+            let out = self.b.ins().icmp(IntCC::SignedGreaterThan, dx, limv);
             let h = self.b.ins().iadd(x, addv);
-            let low = self.b.ins().band(h, lowmask);
-            let al = self.b.ins().icmp(IntCC::Equal, low, zero);
-            let in_range = self.b.ins().band(ge, le);
-            let lane_ok = self.b.ins().band(in_range, al);
-            all = Some(match all {
-                None => lane_ok,
-                Some(y) => self.b.ins().band(y, lane_ok),
-            });
+            bad = self.b.ins().bor(bad, out);
+            ors = self.b.ins().bor(ors, h);
         }
-        let all = all.unwrap_or(zero);
-        let vok = self.b.ins().vall_true(all);
+        let low = self.b.ins().band(ors, lowmask);
+        let fails = self.b.ins().bor(bad, low);
+        let any = self.b.ins().vany_true(fails);
+        let vok = self.b.ins().icmp_imm_u(IntCC::Equal, any, 0);
         let pass = self.b.ins().band(vok, good);
         self.b.ins().brif(pass, ok, &[], other, &[]);
     }
@@ -358,8 +377,9 @@ impl FuncTranslator<'_> {
         self.b.ins().band(nocl, out)
     }
 
-    /// The access loop: one host atomic per active lane, ascending; old values to
-    /// [`SLOT_OUT`]; ends with a jump to `cont`.
+    /// The access loop; old values to [`SLOT_OUT`]; ends with a jump to `cont`. Shared
+    /// memory: the active lanes in ascending order, plain read-modify-writes. Global
+    /// memory: the lanes grouped by 64-byte line (see the module documentation).
     fn atom_each(
         &mut self,
         a: &AtomInst,
@@ -367,6 +387,51 @@ impl FuncTranslator<'_> {
         bits: Value,
         cont: Block,
     ) -> Result<(), JitError> {
+        if a.space == Space::Shared {
+            self.atom_lanes(a, form, bits, cont);
+            return Ok(());
+        }
+        let keys = self.line_keys();
+        let outer = self.b.create_block();
+        self.b.append_block_param(outer, I32);
+        let next = self.b.create_block();
+        self.b.ins().jump(outer, &[bits.into()]);
+        self.b.switch_to_block(outer);
+        let rem = self.b.block_params(outer)[0];
+        let lead = self.b.ins().ctz(rem);
+        let addr = self.spilled_addr(lead);
+        let line = self.b.ins().ushr_imm_u(addr, LINE_SHIFT);
+        let key = self.b.ins().ireduce(I32, line);
+        let ks = self.b.ins().splat(I32X4, key);
+        let eq: Vec<Value> = keys
+            .iter()
+            .map(|&k| self.b.ins().icmp(IntCC::Equal, k, ks))
+            .collect();
+        let same = lanes::bits_from_mask(&mut self.b, &eq);
+        let group = self.b.ins().band(same, rem);
+        let left = self.b.ins().band_not(rem, group);
+        self.atom_lanes(a, form, group, next);
+        self.b.switch_to_block(next);
+        self.b.ins().brif(left, outer, &[left.into()], cont, &[]);
+        Ok(())
+    }
+
+    /// The low 32 bits of each lane's line number (address >> [`LINE_SHIFT`]), from the
+    /// scratch address area: 8 × i32x4.
+    fn line_keys(&mut self) -> Vec<Value> {
+        let addrs = self.unspill(true, 0);
+        (0..N32)
+            .map(|k| {
+                let lo = self.b.ins().ushr_imm_u(addrs.v[2 * k], LINE_SHIFT);
+                let hi = self.b.ins().ushr_imm_u(addrs.v[2 * k + 1], LINE_SHIFT);
+                lanes::narrow_pair(&mut self.b, lo, hi)
+            })
+            .collect()
+    }
+
+    /// One read-modify-write per lane of `bits` (non-zero), ascending; old values to
+    /// [`SLOT_OUT`]; ends with a jump to `cont`.
+    fn atom_lanes(&mut self, a: &AtomInst, form: Form, bits: Value, cont: Block) {
         let wide = a.ty.bits() > 32;
         let ity = if wide { I64 } else { I32 };
         let head = self.b.create_block();
@@ -376,7 +441,8 @@ impl FuncTranslator<'_> {
         let rem = self.b.block_params(head)[0];
         let lane = self.b.ins().ctz(rem);
         let addr = self.spilled_addr(lane);
-        let h = if a.space == Space::Shared {
+        let shared = a.space == Space::Shared;
+        let h = if shared {
             let base = self.load_ctx(I64, offset_of!(WarpCtx, shared_base), true);
             self.b.ins().iadd(base, addr)
         } else {
@@ -384,14 +450,17 @@ impl FuncTranslator<'_> {
         };
         let pb = self.slot_entry(slot(0), lane, wide);
         let bv = self.b.ins().load(ity, flags(), pb, 0);
-        let old = match form {
-            Form::Rmw(op) => self.b.ins().atomic_rmw(ity, flags(), op, h, bv),
-            Form::Cas => {
-                let pc = self.slot_entry(slot(1), lane, wide);
-                let cv = self.b.ins().load(ity, flags(), pc, 0);
-                self.b.ins().atomic_cas(flags(), h, bv, cv)
-            }
-            Form::Loop => self.atom_cas_loop(a, h, bv),
+        let cv = if form == Form::Cas {
+            let pc = self.slot_entry(slot(1), lane, wide);
+            Some(self.b.ins().load(ity, flags(), pc, 0))
+        } else {
+            None
+        };
+        let old = match (form, cv) {
+            _ if shared => self.atom_plain(a, form, h, bv, cv),
+            (Form::Rmw(op), _) => self.b.ins().atomic_rmw(ity, flags(), op, h, bv),
+            (Form::Cas, Some(cv)) => self.b.ins().atomic_cas(flags(), h, bv, cv),
+            _ => self.atom_cas_loop(a, h, bv),
         };
         if a.dst.is_some() {
             let po = self.slot_entry(SLOT_OUT, lane, wide);
@@ -400,7 +469,32 @@ impl FuncTranslator<'_> {
         let rest = self.b.ins().iadd_imm_s(rem, -1);
         let rest = self.b.ins().band(rem, rest);
         self.b.ins().brif(rest, head, &[rest.into()], cont, &[]);
-        Ok(())
+    }
+
+    /// A plain load, the new value and a store at host address `h` of the executing
+    /// CTA's (or cluster's) shared memory, which only this OS thread accesses while the
+    /// instruction runs; returns the old value. `cv`: the `cas` swap operand.
+    fn atom_plain(
+        &mut self,
+        a: &AtomInst,
+        form: Form,
+        h: Value,
+        bv: Value,
+        cv: Option<Value>,
+    ) -> Value {
+        let ity = if a.ty.bits() > 32 { I64 } else { I32 };
+        let cur = self.b.ins().load(ity, flags(), h, 0);
+        let new = match (form, cv) {
+            (Form::Rmw(AtomicRmwOp::Xchg), _) => bv,
+            (Form::Rmw(op), _) => combine(&mut self.b, op, cur, bv),
+            (Form::Cas, Some(cv)) => {
+                let eq = self.b.ins().icmp(IntCC::Equal, cur, bv);
+                self.b.ins().select(eq, cv, cur)
+            }
+            _ => self.loop_new(a, cur, bv),
+        };
+        self.b.ins().store(flags(), new, h, 0);
+        cur
     }
 
     /// A compare-exchange loop at host address `h` applying inc, dec or `.f32` add with
@@ -414,7 +508,20 @@ impl FuncTranslator<'_> {
         self.b.ins().jump(lp, &[first.into()]);
         self.b.switch_to_block(lp);
         let cur = self.b.block_params(lp)[0];
-        let new = match a.op {
+        let new = self.loop_new(a, cur, b);
+        let got = self.b.ins().atomic_cas(flags(), h, cur, new);
+        let same = self.b.ins().icmp(IntCC::Equal, got, cur);
+        self.b
+            .ins()
+            .brif(same, done, &[cur.into()], lp, &[got.into()]);
+        self.b.switch_to_block(done);
+        self.b.block_params(done)[0]
+    }
+
+    /// The new value inc, dec or `.f32` add (flushing on global memory) makes of `cur`
+    /// with operand `b` (i32).
+    fn loop_new(&mut self, a: &AtomInst, cur: Value, b: Value) -> Value {
+        match a.op {
             AtomOp::Inc => {
                 // inc(r, s) = r >= s ? 0 : r + 1
                 let ge = self.b.ins().icmp(IntCC::UnsignedGreaterThanOrEqual, cur, b);
@@ -431,14 +538,7 @@ impl FuncTranslator<'_> {
                 self.b.ins().select(reset, b, dec)
             }
             _ => self.f32_atom_add(cur, b, a.space == Space::Global),
-        };
-        let got = self.b.ins().atomic_cas(flags(), h, cur, new);
-        let same = self.b.ins().icmp(IntCC::Equal, got, cur);
-        self.b
-            .ins()
-            .brif(same, done, &[cur.into()], lp, &[got.into()]);
-        self.b.switch_to_block(done);
-        self.b.block_params(done)[0]
+        }
     }
 
     /// `ops::atomic::apply` for `.f32` add on i32 bits: inputs and result flushed with
@@ -515,7 +615,11 @@ impl FuncTranslator<'_> {
         );
         self.b.switch_to_block(done);
         let total = self.b.block_params(done)[0];
-        let old = self.b.ins().atomic_rmw(ity, flags(), rop, h, total);
+        let old = if a.space == Space::Shared {
+            self.atom_plain(a, form, h, total, None)
+        } else {
+            self.b.ins().atomic_rmw(ity, flags(), rop, h, total)
+        };
         if !want {
             return;
         }

@@ -96,6 +96,11 @@ pub struct WarpCtx {
     pub bar_lanes: u32,
     pub bar_inst: u32,
     pub bar_red: u64,
+    /// The next warp a kernel's code runs when this one returns OK (null: return). The
+    /// CTA loop chains the warps of a barrier-free kernel this way so that one call of
+    /// the generated code runs them all (`jit::translate`: every kernel but those whose
+    /// barriers are continuations); [`WarpCtx::status`] tells which warp stopped.
+    pub next: *mut WarpCtx,
 }
 
 /// The stop flag of contexts that belong to no launch: never set.
@@ -192,6 +197,7 @@ impl WarpCtx {
             bar_lanes: 0,
             bar_inst: 0,
             bar_red: 0,
+            next: std::ptr::null_mut(),
         }
     }
 }

@@ -818,7 +818,22 @@ fn run_cta(
             STATUS_OK => Ok(()),
             _ => Err(warp_error(sh, &warps[w], w % nwarps, ctaids[w / nwarps])),
         };
-        if sh.cfg.schedule == super::device::Schedule::InOrder {
+        if let (Exec::Jit(f), super::device::Schedule::InOrder) = (sh.exec, sh.cfg.schedule) {
+            // One call runs the unit's warps in order, chained through `WarpCtx::next`;
+            // it returns at the first warp that stops.
+            let mut next: *mut WarpCtx = std::ptr::null_mut();
+            for slot in warps.iter_mut().rev() {
+                slot.ctx.next = next;
+                next = &mut *slot.ctx;
+            }
+            // SAFETY: every context is valid and initialised, their envs live as long,
+            // and the chain links the unit's warps (boxed: their addresses are fixed).
+            if unsafe { f(next) } != STATUS_OK {
+                if let Some(w) = warps.iter().position(|s| s.ctx.status != STATUS_OK) {
+                    return Err(warp_error(sh, &warps[w], w % nwarps, ctaids[w / nwarps]));
+                }
+            }
+        } else if sh.cfg.schedule == super::device::Schedule::InOrder {
             // (The in-order schedule is warp 0, 1, ...: no order to draw.)
             for w in 0..warps.len() {
                 run(w, warps)?;

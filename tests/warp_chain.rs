@@ -88,3 +88,18 @@ fn a_fault_in_a_later_warp_names_its_block_and_thread() {
         }
     }
 }
+
+#[test]
+fn registers_start_at_zero_in_every_chained_warp() {
+    let dev = device();
+    for backend in [Backend::Interp, Backend::Jit] {
+        let what = format!("stale {backend:?}");
+        let m = module_at(&dev, PTX, backend);
+        let out = zeroed(&dev, 256 * 4);
+        let c = cfg([1, 1, 1], [256, 1, 1], backend);
+        launch(&dev, &m, "stale", &c, &[arg(&out)], &what);
+        let got: Vec<u32> = dev.read(&out).unwrap();
+        let want: Vec<u32> = (0..256).map(|t| if t < 32 { 7 + t } else { 0 }).collect();
+        assert_slice_eq(&got, &want, &what);
+    }
+}

@@ -1,7 +1,8 @@
 //! Barrier-free kernels run a CTA's warps from one call of the JIT's code, chained
 //! through `WarpCtx::next` (`runtime::launch`): every warp runs, lanes that exit early
-//! stop only their own warp, partial last warps keep their lanes, and a fault in a
-//! later warp of a CTA names that warp's block and thread. Both backends, one and two
+//! stop only their own warp, partial last warps keep their lanes, registers start at
+//! zero in every warp (nothing of the warp before leaks in), and a fault in a later
+//! warp of a CTA names that warp's block and thread. Both backends, one and two
 //! workers, the in-order and a random schedule (whose warps are not chained); the
 //! expected values come from the Rust reference below.
 #[allow(unused_macros)]

@@ -4,7 +4,8 @@
 //! scheduler that runs a CTA's warps and implements barriers.
 //!
 //! A CTA runs all its warps on one OS thread. Kernels without barriers run their warps
-//! one after the other on the worker's stack; kernels with barriers run each warp in a
+//! one after the other on the worker's stack (JIT code in order: one call runs the
+//! warps chained by `WarpCtx::next`); kernels with barriers run each warp in a
 //! stackful coroutine (corosensei) that suspends inside `bar.sync`, so barriers work at
 //! any call depth in both backends. When no warp can run and some wait at a barrier that
 //! can never complete, the launch ends with [`Error::Deadlock`]. JIT kernels whose

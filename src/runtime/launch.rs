@@ -815,38 +815,53 @@ fn run_cta(
         s.unit_start(ntid, nwarps, &ctas);
     }
     if !sh.uses_barriers {
-        let run = |w: usize, warps: &mut [WarpSlot]| match run_warp(sh, &mut warps[w].ctx) {
-            STATUS_OK => Ok(()),
-            _ => Err(warp_error(sh, &warps[w], w % nwarps, ctaids[w / nwarps])),
-        };
-        if let (Exec::Jit(f), super::device::Schedule::InOrder) = (sh.exec, sh.cfg.schedule) {
-            // One call runs the unit's warps in order, chained through `WarpCtx::next`;
-            // it returns at the first warp that stops.
-            let mut next: *mut WarpCtx = std::ptr::null_mut();
-            for slot in warps.iter_mut().rev() {
-                slot.ctx.next = next;
-                next = &mut *slot.ctx;
-            }
-            // SAFETY: every context is valid and initialised, their envs live as long,
-            // and the chain links the unit's warps (boxed: their addresses are fixed).
-            if unsafe { f(next) } != STATUS_OK {
-                if let Some(w) = warps.iter().position(|s| s.ctx.status != STATUS_OK) {
-                    return Err(warp_error(sh, &warps[w], w % nwarps, ctaids[w / nwarps]));
-                }
-            }
-        } else if sh.cfg.schedule == super::device::Schedule::InOrder {
-            // (The in-order schedule is warp 0, 1, ...: no order to draw.)
-            for w in 0..warps.len() {
-                run(w, warps)?;
-            }
-        } else {
-            for w in super::schedule::warp_order(sh.cfg.schedule, ctaids[0], warps.len()) {
-                run(w, warps)?;
-            }
-        }
-        return Ok(());
+        return run_warps(sh, warps, ctaids, nwarps);
     }
     run_cta_with_barriers(sh, warps, ctaids, stacks)
+}
+
+/// Runs the warps of a unit of a kernel without barriers (`nwarps` per CTA) to their
+/// end, in the schedule's order; the first warp that stops is the launch's error.
+fn run_warps(
+    sh: &LaunchShared,
+    warps: &mut [WarpSlot],
+    ctaids: &[[u32; 3]],
+    nwarps: usize,
+) -> Result<()> {
+    let run = |w: usize, warps: &mut [WarpSlot]| match run_warp(sh, &mut warps[w].ctx) {
+        STATUS_OK => Ok(()),
+        _ => Err(warp_error(sh, &warps[w], w % nwarps, ctaids[w / nwarps])),
+    };
+    if let (Exec::Jit(f), super::device::Schedule::InOrder) = (sh.exec, sh.cfg.schedule) {
+        // One call runs the unit's warps in order, chained through `WarpCtx::next`;
+        // it returns at the first warp that stops.
+        let mut next: *mut WarpCtx = std::ptr::null_mut();
+        for slot in warps.iter_mut().rev() {
+            slot.ctx.next = next;
+            next = &mut *slot.ctx;
+        }
+        // SAFETY: every context is valid and initialised, their envs live as long,
+        // and the chain links the unit's warps (boxed: their addresses are fixed).
+        let st = unsafe { f(next) };
+        if st != STATUS_OK {
+            return match warps.iter().position(|s| s.ctx.status != STATUS_OK) {
+                Some(w) => Err(warp_error(sh, &warps[w], w % nwarps, ctaids[w / nwarps])),
+                None => Err(Error::Host(format!(
+                    "the kernel's code returned status {st} but no chained warp records it"
+                ))),
+            };
+        }
+    } else if sh.cfg.schedule == super::device::Schedule::InOrder {
+        // (The in-order schedule is warp 0, 1, ...: no order to draw.)
+        for w in 0..warps.len() {
+            run(w, warps)?;
+        }
+    } else {
+        for w in super::schedule::warp_order(sh.cfg.schedule, ctaids[0], warps.len()) {
+            run(w, warps)?;
+        }
+    }
+    Ok(())
 }
 
 /// `%tid` of lane `lane` of a warp.

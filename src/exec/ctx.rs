@@ -110,6 +110,11 @@ pub struct WarpCtx {
     pub chain_id: u32,
     pub chain_need: u32,
     pub chain_ran: u32,
+    /// The next warp a kernel's code runs when this one returns OK (null: return). The
+    /// CTA loop chains the warps of a barrier-free kernel this way so that one call of
+    /// the generated code runs them all (`jit::translate`: every kernel but those whose
+    /// barriers are continuations); [`WarpCtx::status`] tells which warp stopped.
+    pub next: *mut WarpCtx,
 }
 
 /// The stop flag of contexts that belong to no launch: never set.
@@ -211,6 +216,7 @@ impl WarpCtx {
             chain_id: 0,
             chain_need: 0,
             chain_ran: 0,
+            next: std::ptr::null_mut(),
         }
     }
 }

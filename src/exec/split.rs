@@ -93,7 +93,18 @@ impl Default for SplitState {
 impl SplitState {
     /// Drops every suspended child without running it further (at the end of a CTA,
     /// or when the launch stops), and makes the warp's coroutine own every lane again.
+    #[inline]
     pub fn reset(&mut self) {
+        if !self.children.is_empty() {
+            self.drop_children();
+        }
+        self.owned = u32::MAX;
+    }
+
+    /// [`SplitState::reset`]'s work when children are suspended (kept out of line: the
+    /// CTA loop resets every warp of every CTA, which almost never has any).
+    #[inline(never)]
+    fn drop_children(&mut self) {
         for mut c in self.children.drain(..) {
             if !c.co.done() {
                 // SAFETY: nothing on a child's stack needs dropping for correctness
@@ -102,7 +113,6 @@ impl SplitState {
             }
             self.spare.push(c.co.into_stack());
         }
-        self.owned = u32::MAX;
     }
 }
 

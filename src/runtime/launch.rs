@@ -4,7 +4,8 @@
 //! scheduler that runs a CTA's warps and implements barriers.
 //!
 //! A CTA runs all its warps on one OS thread. Kernels without barriers run their warps
-//! one after the other on the worker's stack; kernels with barriers run each warp in a
+//! one after the other on the worker's stack (JIT code in order: one call runs the
+//! warps chained by `WarpCtx::next`); kernels with barriers run each warp in a
 //! stackful coroutine (corosensei) that suspends inside `bar.sync`, so barriers work at
 //! any call depth in both backends. When no warp can run and some wait at a barrier that
 //! can never complete, the launch ends with [`Error::Deadlock`]. JIT kernels whose
@@ -567,6 +568,10 @@ fn worker(sh: &LaunchShared, wm: &WorkerMem, ncta: u64) {
     // CTA costs as much as a small CTA when the workers contend for it).
     let chunk = (ncta / (64 * sh.sreg.nsmid.max(1) as u64)).clamp(1, 8);
     let (mut next, mut end) = (0u64, 0u64);
+    let mut ctaids = UnitCtas {
+        ids: Vec::new(),
+        unit: u64::MAX,
+    };
     loop {
         if sh.abort.load(Ordering::Relaxed) {
             return;
@@ -602,12 +607,8 @@ fn worker(sh: &LaunchShared, wm: &WorkerMem, ncta: u64) {
             sh.abort.store(true, Ordering::Relaxed);
             return;
         }
-        let ctaids = match sh.cooperative {
-            // Every CTA, x fastest.
-            true => super::cluster::ctas(sh.cfg.grid, sh.cfg.grid, 0),
-            false => super::cluster::ctas(sh.cfg.grid, sh.cluster, i),
-        };
-        if let Err(e) = run_cta(sh, wm, &ctaids, stacks, &mut cache, &mut slots) {
+        unit_ctaids(sh, i, &mut ctaids);
+        if let Err(e) = run_cta(sh, wm, &ctaids.ids, stacks, &mut cache, &mut slots) {
             let mut slot = sh.error.lock().unwrap_or_else(|e| e.into_inner());
             if slot.is_none() {
                 *slot = Some(e);
@@ -616,6 +617,41 @@ fn worker(sh: &LaunchShared, wm: &WorkerMem, ncta: u64) {
             return;
         }
     }
+}
+
+/// The CTAs of the scheduling unit a worker runs, kept between units.
+struct UnitCtas {
+    /// `%ctaid` of each CTA of the unit, by rank.
+    ids: Vec<[u32; 3]>,
+    /// The unit they belong to (`u64::MAX`: none yet).
+    unit: u64,
+}
+
+/// Sets `u.ids` to the CTAs of scheduling unit `unit`: every CTA of a cooperative grid
+/// (x fastest), else the CTAs of cluster `unit` by rank. A unit of one CTA that follows
+/// the previous one (CTAs taken in order) is the previous `%ctaid` plus one in x,
+/// carried into y and z, without divisions or an allocation.
+fn unit_ctaids(sh: &LaunchShared, unit: u64, u: &mut UnitCtas) {
+    let grid = sh.cfg.grid;
+    let single = !sh.cooperative && sh.cluster == [1, 1, 1];
+    if single && u.ids.len() == 1 && u.unit.checked_add(1) == Some(unit) {
+        let c = &mut u.ids[0];
+        c[0] += 1;
+        if c[0] == grid[0] {
+            c[0] = 0;
+            c[1] += 1;
+            if c[1] == grid[1] {
+                c[1] = 0;
+                c[2] += 1;
+            }
+        }
+    } else if !(sh.cooperative && u.unit != u64::MAX) {
+        u.ids = match sh.cooperative {
+            true => super::cluster::ctas(grid, grid, 0),
+            false => super::cluster::ctas(grid, sh.cluster, unit),
+        };
+    }
+    u.unit = unit;
 }
 
 /// One warp of a CTA being run.
@@ -779,15 +815,53 @@ fn run_cta(
         s.unit_start(ntid, nwarps, &ctas);
     }
     if !sh.uses_barriers {
-        for w in super::schedule::warp_order(sh.cfg.schedule, ctaids[0], warps.len()) {
-            let slot = &mut warps[w];
-            if run_warp(sh, &mut slot.ctx) != STATUS_OK {
-                return Err(warp_error(sh, &warps[w], w % nwarps, ctaids[w / nwarps]));
-            }
-        }
-        return Ok(());
+        return run_warps(sh, warps, ctaids, nwarps);
     }
     run_cta_with_barriers(sh, warps, ctaids, stacks)
+}
+
+/// Runs the warps of a unit of a kernel without barriers (`nwarps` per CTA) to their
+/// end, in the schedule's order; the first warp that stops is the launch's error.
+fn run_warps(
+    sh: &LaunchShared,
+    warps: &mut [WarpSlot],
+    ctaids: &[[u32; 3]],
+    nwarps: usize,
+) -> Result<()> {
+    let run = |w: usize, warps: &mut [WarpSlot]| match run_warp(sh, &mut warps[w].ctx) {
+        STATUS_OK => Ok(()),
+        _ => Err(warp_error(sh, &warps[w], w % nwarps, ctaids[w / nwarps])),
+    };
+    if let (Exec::Jit(f), super::device::Schedule::InOrder) = (sh.exec, sh.cfg.schedule) {
+        // One call runs the unit's warps in order, chained through `WarpCtx::next`;
+        // it returns at the first warp that stops.
+        let mut next: *mut WarpCtx = std::ptr::null_mut();
+        for slot in warps.iter_mut().rev() {
+            slot.ctx.next = next;
+            next = &mut *slot.ctx;
+        }
+        // SAFETY: every context is valid and initialised, their envs live as long,
+        // and the chain links the unit's warps (boxed: their addresses are fixed).
+        let st = unsafe { f(next) };
+        if st != STATUS_OK {
+            return match warps.iter().position(|s| s.ctx.status != STATUS_OK) {
+                Some(w) => Err(warp_error(sh, &warps[w], w % nwarps, ctaids[w / nwarps])),
+                None => Err(Error::Host(format!(
+                    "the kernel's code returned status {st} but no chained warp records it"
+                ))),
+            };
+        }
+    } else if sh.cfg.schedule == super::device::Schedule::InOrder {
+        // (The in-order schedule is warp 0, 1, ...: no order to draw.)
+        for w in 0..warps.len() {
+            run(w, warps)?;
+        }
+    } else {
+        for w in super::schedule::warp_order(sh.cfg.schedule, ctaids[0], warps.len()) {
+            run(w, warps)?;
+        }
+    }
+    Ok(())
 }
 
 /// `%tid` of lane `lane` of a warp.

@@ -308,6 +308,18 @@ pub(crate) fn build(
         halves_memo: HashMap::new(),
         zero8,
     };
+    // A kernel (not a `.func`, not a continuation kernel, which returns at its
+    // barriers) runs the warps chained by `WarpCtx::next` in one call: each starts at
+    // the entry's initialisation as a call would, and the constants the code hoists to
+    // the function's entry are made once per call instead of once per warp.
+    let chain = (!is_func && tx.cont.is_none()).then(|| {
+        let head = tx.b.create_block();
+        let p = tx.b.append_block_param(head, I64);
+        tx.b.ins().jump(head, &[ctx.into()]);
+        tx.b.switch_to_block(head);
+        tx.ctx = p;
+        head
+    });
     tx.entry(entry_mask)?;
     let cov = layout.coverage.as_ref().and_then(|c| c.func_base_addr(fid));
     tx.translate_blocks(cov, &loop_header)?;
@@ -331,6 +343,14 @@ pub(crate) fn build(
         Some(rb) => tx.b.use_var(rb),
         None => tx.load_ctx(I32, offset_of!(WarpCtx, status), false),
     };
+    if let Some(head) = chain {
+        let next = tx.load_ctx(I64, offset_of!(WarpCtx, next), false);
+        let (done, go) = (tx.b.create_block(), tx.b.create_block());
+        tx.b.ins().brif(st, done, &[], go, &[]);
+        tx.b.switch_to_block(go);
+        tx.b.ins().brif(next, head, &[next.into()], done, &[]);
+        tx.b.switch_to_block(done);
+    }
     tx.b.ins().return_(&[st]);
     tx.b.seal_all_blocks();
     let FuncTranslator { b, cm, cont, .. } = tx;

@@ -50,7 +50,7 @@ pub fn dump(
         let id = match f.kind {
             ir::FuncKind::Entry => {
                 cctx.func.signature = kernel_signature(&cm);
-                declare_kernel(&mut cm, fid)?
+                declare_kernel(&mut cm, fid, &f.name)?
             }
             ir::FuncKind::Func => {
                 cctx.func.signature = crate::jit::translate::funcs::func_signature(&cm);

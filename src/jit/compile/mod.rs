@@ -158,13 +158,21 @@ pub(crate) fn kernel_signature(cm: &ClifJitModule) -> cranelift_codegen::ir::Sig
     sig
 }
 
+/// Declares kernel `fid` (named `name` in the PTX). Its symbol,
+/// `ptxjit_kernel_<index>_<name>`, is what `perf report` shows for the kernel's code
+/// (cranelift-jit writes `/tmp/perf-<pid>.map` when `perf record` runs the process).
 pub(crate) fn declare_kernel(
     cm: &mut ClifJitModule,
     fid: ir::FuncId,
+    name: &str,
 ) -> Result<cranelift_module::FuncId, JitError> {
     let sig = kernel_signature(cm);
-    cm.declare_function(&format!("ptxjit_kernel_{}", fid.0), Linkage::Local, &sig)
-        .map_err(|e| JitError::Codegen(format!("declare kernel: {e}")))
+    cm.declare_function(
+        &format!("ptxjit_kernel_{}_{name}", fid.0),
+        Linkage::Local,
+        &sig,
+    )
+    .map_err(|e| JitError::Codegen(format!("declare kernel: {e}")))
 }
 
 /// Whether `ptxjit dump` shows the code for launches whose `%ntid.x` is a multiple of 32

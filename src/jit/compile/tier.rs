@@ -514,7 +514,7 @@ pub(crate) fn compile_code(
             let id = match f.kind {
                 ir::FuncKind::Entry => {
                     cctx.func.signature = kernel_signature(cm);
-                    declare_kernel(cm, fid)?
+                    declare_kernel(cm, fid, &f.name)?
                 }
                 ir::FuncKind::Func => {
                     cctx.func.signature = call::func_signature(cm);

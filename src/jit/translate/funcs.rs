@@ -39,7 +39,7 @@ pub(crate) fn declare_funcs(cm: &mut JITModule, m: &ir::Module) -> Result<CallEn
     for (i, f) in m.functions.iter().enumerate() {
         if f.kind == ir::FuncKind::Func && f.has_body() {
             let id = cm
-                .declare_function(&format!("ptxjit_func_{i}"), Linkage::Local, &sig)
+                .declare_function(&format!("ptxjit_func_{i}_{}", f.name), Linkage::Local, &sig)
                 .map_err(|e| JitError::Codegen(format!("declare function: {e}")))?;
             funcs.insert(FuncId(i as u32), id);
         }

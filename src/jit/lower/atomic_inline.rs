@@ -299,20 +299,14 @@ impl FuncTranslator<'_> {
         bits: Value,
         fail: Block,
     ) -> Result<Block, JitError> {
-        let head = self.b.create_block();
-        self.b.append_block_param(head, I32);
-        let next = self.b.create_block();
-        self.b.append_block_param(next, I64);
         let go = self.b.create_block();
-        self.b.ins().jump(head, &[bits.into()]);
-        self.b.switch_to_block(head);
-        let rem = self.b.block_params(head)[0];
-        let lane = self.b.ins().ctz(rem);
-        self.atom_check_lane(a, lane, next, fail)?;
-        self.b.switch_to_block(next);
-        let rest = self.b.ins().iadd_imm_s(rem, -1);
-        let rest = self.b.ins().band(rem, rest);
-        self.b.ins().brif(rest, head, &[rest.into()], go, &[]);
+        self.each_lane(bits, go, |t, lane| {
+            let next = t.b.create_block();
+            t.b.append_block_param(next, I64);
+            t.atom_check_lane(a, lane, next, fail)?;
+            t.b.switch_to_block(next);
+            Ok(())
+        })?;
         Ok(go)
     }
 
@@ -388,8 +382,7 @@ impl FuncTranslator<'_> {
         cont: Block,
     ) -> Result<(), JitError> {
         if a.space == Space::Shared {
-            self.atom_lanes(a, form, bits, cont);
-            return Ok(());
+            return self.atom_lanes(a, form, bits, cont);
         }
         let keys = self.line_keys();
         let outer = self.b.create_block();
@@ -410,7 +403,7 @@ impl FuncTranslator<'_> {
         let same = lanes::bits_from_mask(&mut self.b, &eq);
         let group = self.b.ins().band(same, rem);
         let left = self.b.ins().band_not(rem, group);
-        self.atom_lanes(a, form, group, next);
+        self.atom_lanes(a, form, group, next)?;
         self.b.switch_to_block(next);
         self.b.ins().brif(left, outer, &[left.into()], cont, &[]);
         Ok(())
@@ -431,15 +424,23 @@ impl FuncTranslator<'_> {
 
     /// One read-modify-write per lane of `bits` (non-zero), ascending; old values to
     /// [`SLOT_OUT`]; ends with a jump to `cont`.
-    fn atom_lanes(&mut self, a: &AtomInst, form: Form, bits: Value, cont: Block) {
+    fn atom_lanes(
+        &mut self,
+        a: &AtomInst,
+        form: Form,
+        bits: Value,
+        cont: Block,
+    ) -> Result<(), JitError> {
+        self.each_lane(bits, cont, |t, lane| {
+            t.atom_lane(a, form, lane);
+            Ok(())
+        })
+    }
+
+    /// Lane `lane`'s read-modify-write (see [`Self::atom_lanes`]).
+    fn atom_lane(&mut self, a: &AtomInst, form: Form, lane: Value) {
         let wide = a.ty.bits() > 32;
         let ity = if wide { I64 } else { I32 };
-        let head = self.b.create_block();
-        self.b.append_block_param(head, I32);
-        self.b.ins().jump(head, &[bits.into()]);
-        self.b.switch_to_block(head);
-        let rem = self.b.block_params(head)[0];
-        let lane = self.b.ins().ctz(rem);
         let addr = self.spilled_addr(lane);
         let shared = a.space == Space::Shared;
         let h = if shared {
@@ -466,9 +467,28 @@ impl FuncTranslator<'_> {
             let po = self.slot_entry(SLOT_OUT, lane, wide);
             self.b.ins().store(flags(), old, po, 0);
         }
+    }
+
+    /// A loop over the lanes of `bits` (non-zero), ascending: `body` emits one lane's
+    /// code (it may end in another block than it starts in); then the loop goes on with
+    /// the next lane or jumps to `exit`.
+    fn each_lane(
+        &mut self,
+        bits: Value,
+        exit: Block,
+        body: impl FnOnce(&mut Self, Value) -> Result<(), JitError>,
+    ) -> Result<(), JitError> {
+        let head = self.b.create_block();
+        self.b.append_block_param(head, I32);
+        self.b.ins().jump(head, &[bits.into()]);
+        self.b.switch_to_block(head);
+        let rem = self.b.block_params(head)[0];
+        let lane = self.b.ins().ctz(rem);
+        body(self, lane)?;
         let rest = self.b.ins().iadd_imm_s(rem, -1);
         let rest = self.b.ins().band(rem, rest);
-        self.b.ins().brif(rest, head, &[rest.into()], cont, &[]);
+        self.b.ins().brif(rest, head, &[rest.into()], exit, &[]);
+        Ok(())
     }
 
     /// A plain load, the new value and a store at host address `h` of the executing

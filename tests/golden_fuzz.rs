@@ -184,7 +184,7 @@ fn read(path: PathBuf) -> Vec<u8> {
 
 /// Why a generated program cannot be compared with a GPU, if it cannot:
 /// - `setp` naming one predicate as both `p` and `q` (`setp.. %p1|%p1`): which write wins
-///   is not defined (the GPU keeps `p`, ptxjit `q`);
+///   is not defined (ptxjit writes `q` last; the GPU's values differ);
 /// - a guarded `testp`: NVIDIA's compiler drops the guard (ptxas 12.9 and the 580 driver
 ///   compile `@%p2 testp.notanumber.f32 %p0, %f0` to an unconditional `ISETP`; `setp` and
 ///   `mov.pred` keep theirs), so the GPU runs a different program;

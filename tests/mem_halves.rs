@@ -6,7 +6,9 @@
 //! earlier load in the block found (`tests/ptx/halves_memo.ptx`): again with one lane
 //! inactive, after the register is rewritten to a shape that is not half-warp rows,
 //! from blocks of whole-warp rows and of 16-wide rows (the two compiled variants), and
-//! with an offset that leaves the window at a remembered register's last load.
+//! with an offset that leaves the window at a remembered register's last load. Last,
+//! runs of loads whose window the first load tests for all (`tests/ptx/halves_run.ptx`),
+//! with faults in the middle of a run.
 
 #[allow(unused_macros)]
 #[macro_use]
@@ -204,4 +206,87 @@ fn remembered_global_half_warp_rows() {
             );
         }
     }
+}
+
+const RUN: &str = "tests/ptx/halves_run.ptx";
+
+/// The line of `tests/ptx/halves_run.ptx` holding `text` (1-based).
+fn run_line(text: &str) -> usize {
+    let src = std::fs::read_to_string(RUN).expect("read the PTX");
+    1 + src
+        .lines()
+        .position(|l| l.contains(text))
+        .expect("instruction in the PTX")
+}
+
+/// Runs of loads from one register whose window the first load tests once
+/// (`tests/ptx/halves_run.ptx`): the values against the formula of the PTX's comment,
+/// then three faults that only a later load of a run makes (an offset outside the
+/// window in the middle of the run, a misaligned register, a misaligned offset in a
+/// run), each reported at that load on both backends alike.
+#[test]
+fn remembered_window_runs() {
+    let mut msgs = Vec::new();
+    for backend in [Backend::Jit, Backend::Interp] {
+        let dev = device();
+        let m = module_at(&dev, RUN, backend);
+        let out = zeroed(&dev, 128 * 4);
+        for block in [[128, 1, 1], [16, 8, 1]] {
+            let c = cfg([1, 1, 1], block, backend);
+            let u = ptxjit::KernelArg::U32;
+            let args = [arg(&out), u(0), u(0), u(0)];
+            launch(&dev, &m, "halves_run", &c, &args, "halves_run");
+            let want: Vec<u32> = (0..128u32)
+                .map(|t| {
+                    let (row, col) = ((t / 16) * 16, t % 16);
+                    let g = if t % 32 == 5 { 0 } else { tile(col + 32) };
+                    [
+                        (tile(row), 1u32),
+                        (tile(row + 1), 3),
+                        (tile(row + 15), 5),
+                        (tile(row + 2), 7),
+                        (tile(row + 3), 11),
+                        (tile(col), 13),
+                        (tile(col + 16), 17),
+                        (g, 19),
+                        (tile(col + 48), 23),
+                        (tile(col + 1), 29),
+                        (0, 31),
+                        (tile(col + 17), 37),
+                    ]
+                    .iter()
+                    .fold(0u32, |a, &(x, w)| a.wrapping_add(x.wrapping_mul(w)))
+                })
+                .collect();
+            assert_slice_eq(
+                &dev.read::<u32>(&out).unwrap(),
+                &want,
+                &format!("{backend:?} block {block:?}"),
+            );
+            // off = 1: warp 3's second half reads word 112 + 1 + 15 = 128 at the run's
+            // third load; its first two and last two loads are inside the tile.
+            // skew = 2: the register is aligned, every load of the first run is not.
+            // bad = 1: the run after the register's rewrite has a load at 0 mod 4.
+            for ([off, skew, bad], at) in [
+                ([1, 0, 0], "[%rd5+62]"),
+                ([0, 2, 0], "[%rd5+2]"),
+                ([0, 0, 1], "[%rd5+8]"),
+            ] {
+                let args = [arg(&out), u(off), u(skew), u(bad)];
+                let err = dev
+                    .launch(&m, "halves_run", &c, &args)
+                    .expect_err("a faulting load");
+                let msg = err.to_string();
+                let line = format!(":{}:", run_line(at));
+                assert!(msg.contains(&line), "{backend:?} {at}: {msg}");
+                msgs.push(msg);
+            }
+        }
+    }
+    let n = msgs.len() / 2;
+    assert_eq!(
+        msgs[..n],
+        msgs[n..],
+        "JIT and interpreter report the same faults"
+    );
 }

@@ -16,8 +16,16 @@
 //! `Bs[k][tx]` loads per tile are `[%rd6+4k]` and `[%rd7+64k]`) then tests only the
 //! mask, alignment and range of its two half addresses before loading, with no lane
 //! addresses built or compared.
+//!
+//! In `.shared`, the first load of such a run (the loads from the register up to its
+//! next write in the block: sgemm's 16 loads per tile row) also tests the window once
+//! for the run's whole offset range (`halves_run`, `halves_window`: alignment holds
+//! for all when the offsets agree modulo 4); when that holds, a later load tests only
+//! its mask and loads. When it fails, each load takes its own test as before, so a
+//! fault is still reported at the load that makes it.
 
-use crate::ir::{AddrBase, Address, InstId, RegClass, RegId, Space};
+use crate::exec::ctx::WarpCtx;
+use crate::ir::{AddrBase, Address, BlockId, InstId, InstKind, RegClass, RegId, Space};
 use crate::jit::abi::Helper;
 use crate::jit::translate::lanes::{self, WarpValue};
 use crate::jit::translate::FuncTranslator;
@@ -26,6 +34,7 @@ use cranelift_codegen::ir::condcodes::IntCC;
 use cranelift_codegen::ir::types::{I32, I32X4, I64, I64X2, I8};
 use cranelift_codegen::ir::{Block, BlockArg, InstBuilder, Value};
 use cranelift_frontend::Variable;
+use std::mem::offset_of;
 
 use super::mem::heap_flags;
 
@@ -55,6 +64,8 @@ impl FuncTranslator<'_> {
         let mut shaped: Option<Value> = None;
         // Per half: (address of its first lane, consecutive (i8)).
         let mut halves = Vec::with_capacity(2);
+        // Both halves' first addresses aligned (i8).
+        let mut aligned: Option<Value> = None;
         for h in 0..2usize {
             let base = self.b.ins().extractlane(a.v[8 * h], 0);
             let s = self.b.ins().splat(I64X2, base);
@@ -87,10 +98,15 @@ impl FuncTranslator<'_> {
             let low = self.b.ins().band_imm_u(base, EB as i64 - 1);
             let al = self.b.ins().icmp_imm_u(IntCC::Equal, low, 0);
             ok = self.b.ins().band(ok, al);
+            aligned = Some(match aligned {
+                None => al,
+                Some(y) => self.b.ins().band(y, al),
+            });
             halves.push((base, cons));
         }
-        if let (Some((r, off)), Some(shaped)) = (memo, shaped) {
-            self.halves_remember(r, off, shaped, &halves);
+        if let (Some((r, off)), Some(shaped), Some(al)) = (memo, shaped, aligned) {
+            let window = self.halves_window(r, space, off, shaped, al, &halves);
+            self.halves_remember(r, off, shaped, window, &halves);
         }
         self.halves_place(space, inst, &halves, ok, join, miss)
     }
@@ -210,6 +226,9 @@ impl FuncTranslator<'_> {
 /// register's halves are each one address or consecutive, half 0 and half 1 consecutive.
 const SHAPED: i64 = 1;
 const CONS: [i64; 2] = [2, 4];
+/// Every `.shared` load of the register's run (see [`FuncTranslator::halves_run`]) is
+/// aligned and inside the shared window, whatever its offset.
+const WINDOW: i64 = 8;
 
 impl FuncTranslator<'_> {
     /// The address register of a 4-byte, one-element load whose half-warp shape may be
@@ -225,7 +244,7 @@ impl FuncTranslator<'_> {
     }
 
     fn halves_vars(&mut self, r: RegId) -> [Variable; 3] {
-        if let Some((v, _)) = self.halves_memo.get(&r) {
+        if let Some((v, ..)) = self.halves_memo.get(&r) {
             return *v;
         }
         let v = [
@@ -233,7 +252,7 @@ impl FuncTranslator<'_> {
             self.b.declare_var(I64),
             self.b.declare_var(I64),
         ];
-        self.halves_memo.insert(r, (v, false));
+        self.halves_memo.insert(r, (v, false, false));
         v
     }
 
@@ -242,16 +261,27 @@ impl FuncTranslator<'_> {
     pub(super) fn halves_seen(&mut self, r: RegId) -> bool {
         self.halves_vars(r);
         match self.halves_memo.get_mut(&r) {
-            Some((_, seen)) => std::mem::replace(seen, true),
+            Some((_, seen, _)) => std::mem::replace(seen, true),
             None => false,
         }
     }
 
     /// Records register `r`'s shape (`shaped`, i8) and halves (first lane address of the
     /// load at offset `off`, consecutive).
-    fn halves_remember(&mut self, r: RegId, off: i64, shaped: Value, halves: &[(Value, Value)]) {
+    fn halves_remember(
+        &mut self,
+        r: RegId,
+        off: i64,
+        shaped: Value,
+        window: Option<Value>,
+        halves: &[(Value, Value)],
+    ) {
         let [st, b0, b1] = self.halves_vars(r);
         let mut s = shaped;
+        if let Some(w) = window {
+            let w = self.b.ins().imul_imm_s(w, WINDOW);
+            s = self.b.ins().bor(s, w);
+        }
         for (&(base, cons), (bv, bit)) in halves.iter().zip([(b0, CONS[0]), (b1, CONS[1])]) {
             let reg = self.b.ins().iadd_imm_s(base, off.wrapping_neg());
             self.b.def_var(bv, reg);
@@ -261,12 +291,108 @@ impl FuncTranslator<'_> {
         self.b.def_var(st, s);
     }
 
+    /// The run of loads that share register `r`'s remembered shape, from the load being
+    /// translated (at offset `off`) up to the next write of `r` in the IR block: the
+    /// lowest and highest offsets of its 4-byte `.shared` loads, when they are all
+    /// congruent to `off` modulo 4 (so that this load's alignment is theirs) and small
+    /// enough for immediate offsets. Loads that turn out to take other paths only widen
+    /// the range.
+    fn halves_run(&self, r: RegId, off: i64) -> Option<(i64, i64)> {
+        let blk = self.f.blocks.get(BlockId(self.cur_block as u32))?;
+        let cur = self.cur?;
+        let start = blk.insts.iter().position(|i| i.id == cur)?;
+        let (mut lo, mut hi) = (off, off);
+        for i in &blk.insts[start..] {
+            if let InstKind::Ld {
+                space: Space::Shared,
+                ty,
+                dsts,
+                addr,
+            } = &i.kind
+            {
+                if addr.base == AddrBase::Reg(r) && ty.bytes() == EB as u32 && dsts.len() == 1 {
+                    if addr.offset.wrapping_sub(off) & (EB as i64 - 1) != 0 {
+                        return None;
+                    }
+                    lo = lo.min(addr.offset);
+                    hi = hi.max(addr.offset);
+                }
+            }
+            if i.kind.defs().contains(&r) {
+                break;
+            }
+        }
+        const LIMIT: i64 = 1 << 24;
+        (lo > -LIMIT && hi < LIMIT && hi > lo).then_some((lo, hi))
+    }
+
+    /// At the first `.shared` load of a run (see [`Self::halves_run`]): whether the
+    /// halves (`shaped` and `aligned`, i8) of every load of the run lie in the shared
+    /// window (i8), so that the later loads need no test but the mask (`None`: no run,
+    /// or not `.shared`). Marks the register's memo as window-tested.
+    fn halves_window(
+        &mut self,
+        r: RegId,
+        space: Space,
+        off: i64,
+        shaped: Value,
+        aligned: Value,
+        halves: &[(Value, Value)],
+    ) -> Option<Value> {
+        if space != Space::Shared {
+            return None;
+        }
+        let (lo, hi) = self.halves_run(r, off)?;
+        let mut win = self.b.ins().band(shaped, aligned);
+        for &(base, cons) in halves {
+            // `base + (lo - off)` wraps like each load's `reg + offset`; a range that
+            // fits below the window's size does not wrap.
+            let a = self.b.ins().iadd_imm_s(base, lo - off);
+            let (in64, _) = self.in_shared_window(a, hi - lo + 16 * EB as i64);
+            let (in4, _) = self.in_shared_window(a, hi - lo + EB as i64);
+            let x = self.b.ins().select(cons, in64, in4);
+            win = self.b.ins().band(win, x);
+        }
+        if let Some((_, _, window)) = self.halves_memo.get_mut(&r) {
+            *window = true;
+        }
+        Some(win)
+    }
+
+    /// A `.shared` load `[r+off]` of a run whose window the first load tested: with all
+    /// 32 lanes active and the test passed (`s`: the state), each half is one scalar
+    /// load and a splat or four vector loads, to `join`; otherwise continues in a new
+    /// current block.
+    fn halves_window_load(&mut self, r: RegId, s: Value, full: Value, off: i64, join: Block) {
+        let [_, b0, b1] = self.halves_vars(r);
+        let both = self.b.ins().band_imm_u(s, SHAPED | WINDOW);
+        let both = self.b.ins().icmp_imm_u(IntCC::Equal, both, SHAPED | WINDOW);
+        let go = self.b.ins().band(full, both);
+        let fast = self.b.create_block();
+        let other = self.b.create_block();
+        self.b.ins().brif(go, fast, &[], other, &[]);
+        self.b.switch_to_block(fast);
+        let base = self.load_ctx(I64, offset_of!(WarpCtx, shared_base), true);
+        let mut out = Vec::with_capacity(8);
+        for (bv, bit) in [(b0, CONS[0]), (b1, CONS[1])] {
+            let reg = self.b.use_var(bv);
+            let a = self.b.ins().iadd_imm_s(reg, off);
+            let host = self.b.ins().iadd(base, a);
+            let c = self.b.ins().band_imm_u(s, bit);
+            let cons = self.b.ins().icmp_imm_u(IntCC::NotEqual, c, 0);
+            out.extend(self.half_values(host, cons));
+        }
+        let args: Vec<BlockArg> = out.iter().map(|&x| BlockArg::Value(x)).collect();
+        self.b.ins().jump(join, &args);
+        self.b.switch_to_block(other);
+    }
+
     /// Forgets what loads found about registers `regs` (after an instruction writes
     /// them).
     pub(crate) fn halves_forget(&mut self, regs: &[RegId]) {
         for r in regs {
-            if let Some(([st, ..], seen)) = self.halves_memo.get_mut(r) {
-                *seen = false;
+            if let Some(([st, ..], seen, window)) = self.halves_memo.get_mut(r) {
+                (*seen, *window) = (false, false);
                 self.b.def_var(*st, self.zero8);
             }
         }
@@ -274,8 +400,8 @@ impl FuncTranslator<'_> {
 
     /// Forgets every remembered shape (at the start of an IR block).
     pub(crate) fn halves_forget_all(&mut self) {
-        for ([st, ..], seen) in self.halves_memo.values_mut() {
-            *seen = false;
+        for ([st, ..], seen, window) in self.halves_memo.values_mut() {
+            (*seen, *window) = (false, false);
             self.b.def_var(*st, self.zero8);
         }
     }
@@ -298,6 +424,10 @@ impl FuncTranslator<'_> {
         let [st, b0, b1] = self.halves_vars(r);
         let s = self.b.use_var(st);
         let full = self.b.ins().icmp_imm_u(IntCC::Equal, bits, u32::MAX as i64);
+        let window = self.halves_memo.get(&r).is_some_and(|m| m.2);
+        if space == Space::Shared && window {
+            self.halves_window_load(r, s, full, off, join);
+        }
         let shaped = self.b.ins().band_imm_u(s, SHAPED);
         let shaped = self.b.ins().icmp_imm_u(IntCC::NotEqual, shaped, 0);
         let known = self.b.ins().band(full, shaped);

@@ -159,9 +159,10 @@ pub(crate) struct FuncTranslator<'a> {
     /// Address registers whose half-warp shape a load found (`lower::mem_halves`): per
     /// register, the variables of its state (i8) and its halves' first addresses (i64),
     /// and whether a load from it was translated since the IR block's start or its last
-    /// write (only then can the state be set). Forgotten at each IR block's start and
-    /// after each write of the register.
-    pub halves_memo: HashMap<RegId, ([Variable; 3], bool)>,
+    /// write (only then can the state be set), and whether that first load tested the
+    /// window of the register's whole run of loads. Forgotten at each IR block's start
+    /// and after each write of the register.
+    pub halves_memo: HashMap<RegId, ([Variable; 3], bool, bool)>,
     /// An i8 zero made in the entry block (dominates every use; defining a variable
     /// with it inserts no instruction).
     pub zero8: Value,

@@ -384,7 +384,9 @@ impl Gen<'_, '_> {
                 ])?;
                 format!("redux.sync.{op}.{ty} {d}, {a}, {m};")
             }
-            _ => format!("activemask.b32 {d};"),
+            // A GPU need not have reconverged after a divergent region: the warp is
+            // synchronised first, so that the mask is the whole warp on a GPU too.
+            _ => format!("bar.warp.sync -1;\n\tactivemask.b32 {d};"),
         };
         self.line(&text);
         Ok(())

@@ -176,6 +176,15 @@ fn bench_saxpy(dev: &Device, pocl: Option<&Pocl>, reps: usize, threads: usize) {
         KernelArg::from(&by),
     ];
     let t_jit = best_of(reps, || dev.launch(&saxpy, "saxpy", &cfg, &args).unwrap());
+    // The per-warp overhead alone: the same grid with `n = 0`, where every warp only
+    // computes its mask and exits (best of 15 launches, ns per warp).
+    let args0 = [
+        KernelArg::U32(0),
+        KernelArg::F32(a),
+        KernelArg::from(&bx),
+        KernelArg::from(&by),
+    ];
+    let t_zero = best_of(15, || dev.launch(&saxpy, "saxpy", &cfg, &args0).unwrap());
     let ni = 1usize << 18;
     let cfg_i = LaunchConfig::new((ni as u32).div_ceil(256), 256).backend(Backend::Interp);
     let args_i = [
@@ -221,6 +230,10 @@ fn bench_saxpy(dev: &Device, pocl: Option<&Pocl>, reps: usize, threads: usize) {
     });
     let base = per_elem(t_native, n);
     println!("saxpy, n = 2^24 (interpreter: 2^18)");
+    println!(
+        "  JIT per-warp overhead (n = 0)      {:>9.3} ns/warp",
+        per_elem(t_zero, n / 32)
+    );
     report(
         "saxpy, 2^24 f32",
         threads,

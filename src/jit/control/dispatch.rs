@@ -125,10 +125,21 @@ impl FuncTranslator<'_> {
             self.b.ins().brif(p, t, &[], n, &[]);
             return Ok(());
         }
-        let p = self.pred_vals(guard.pred, false);
+        // Lane bits a `setp` of this block computed from scalars (`pred_bits`): the
+        // vector form only where lanes diverge.
+        let memo = self.pred_bits_of(guard.pred);
+        let mut pv = None;
         if self.mode == Mode::Conv {
             // Uniform over the active lanes: a plain jump.
-            let pb = lanes::bits_from_mask(&mut self.b, &p);
+            let pb = match memo {
+                Some(pb) => pb,
+                None => {
+                    let p = self.pred_vals(guard.pred, false);
+                    let pb = lanes::bits_from_mask(&mut self.b, &p);
+                    pv = Some(p);
+                    pb
+                }
+            };
             let ab = self.b.use_var(self.active_bits);
             let tbits = if guard.negate {
                 self.b.ins().band_not(ab, pb)
@@ -148,6 +159,11 @@ impl FuncTranslator<'_> {
                 self.b.def_var(self.next[k], none);
             }
         }
+        let p = match (pv, memo) {
+            (Some(p), _) => p,
+            (None, Some(pb)) => self.mask_of_bits(pb),
+            (None, None) => self.pred_vals(guard.pred, false),
+        };
         let act = self.active_vals();
         let (t, n) = if guard.negate {
             (

@@ -11,9 +11,12 @@
 //! result `translate::affine` reduces to the base.
 
 use crate::exec::ctx::WarpCtx;
-use crate::ir::{ArithOp, Dim, Inst, InstKind, MulMode, Operand, RegClass, SpecialReg, Type};
+use crate::ir::{
+    ArithOp, CmpOp, Dim, Inst, InstKind, MulMode, Operand, RegClass, SpecialReg, Type,
+};
 use crate::jit::translate::FuncTranslator;
 use crate::jit::JitError;
+use cranelift_codegen::ir::condcodes::IntCC;
 use cranelift_codegen::ir::types::{I32, I64};
 use cranelift_codegen::ir::{InstBuilder, Value};
 use std::mem::offset_of;
@@ -195,5 +198,140 @@ impl FuncTranslator<'_> {
             }
             _ => Ok(false),
         }
+    }
+}
+
+/// The compare of `setp` with the affine operand first: `a cmp u` for `u cmp a`.
+fn swap_cmp(cmp: CmpOp) -> Option<CmpOp> {
+    Some(match cmp {
+        CmpOp::Eq => CmpOp::Eq,
+        CmpOp::Ne => CmpOp::Ne,
+        CmpOp::Lt => CmpOp::Gt,
+        CmpOp::Le => CmpOp::Ge,
+        CmpOp::Gt => CmpOp::Lt,
+        CmpOp::Ge => CmpOp::Le,
+        _ => return None,
+    })
+}
+
+impl FuncTranslator<'_> {
+    /// Lane 0's value of `op` read as `ty` when `op` is affine with stride 1 in `ty`'s
+    /// width and its base is a multiple of 32 (so no lane wraps past the end of the
+    /// signed or unsigned range: the 32 lanes' values are `base..=base + 31`).
+    fn run_of_32(&mut self, op: &Operand, ty: Type) -> Result<Option<Value>, JitError> {
+        let bits = ty.bits();
+        let (stride, tz) = match *op {
+            Operand::Reg(r) => {
+                let Some((_, stride)) = self.avar(r) else {
+                    return Ok(None);
+                };
+                let st = if self.affine.rows {
+                    &self.shape_now.1
+                } else {
+                    &self.shape_now.0
+                };
+                let fact = st[r];
+                if fact.shape.stride() != Some(stride) {
+                    return Ok(None);
+                }
+                (stride, u32::from(fact.tz))
+            }
+            Operand::Special(SpecialReg::LaneId) => (1, 64),
+            // Every warp of such a launch is a whole row: lane 0's `%tid.x` is a
+            // multiple of 32.
+            Operand::Special(SpecialReg::Tid(Dim::X)) if self.affine.rows => (1, 5),
+            _ => return Ok(None),
+        };
+        if stride & crate::ops::mask(bits) != 1 || tz < 5 {
+            return Ok(None);
+        }
+        self.abase(op, ty)
+    }
+
+    /// The lane bits (bit `l` = lane `l`) of integer `setp` `a cmp b` where one
+    /// operand is a run of 32 consecutive values (`run_of_32`) and the other uniform,
+    /// computed from the scalars: with `d = u - base` (exact when `u >= base` in the
+    /// compare's signedness), lane `l` is below `u` iff `l < d`, so `lt` holds in the
+    /// lowest `min(d, 32)` lanes (none when `u < base`), `le` in the lowest
+    /// `min(d, 31) + 1`, `eq` in the lanes of `le` not in `lt`; `gt ge ne` are the
+    /// complements. Bits of lanes the analysis says nothing of (inactive lanes) are
+    /// meaningless. `None`: no such form (the vector compare applies).
+    pub(crate) fn affine_cmp_bits(
+        &mut self,
+        cmp: CmpOp,
+        ty: Type,
+        a: &Operand,
+        b: &Operand,
+    ) -> Result<Option<Value>, JitError> {
+        if !int32_64(ty) {
+            return Ok(None);
+        }
+        let (base, u, cmp) = match self.run_of_32(a, ty)? {
+            Some(x) => match self.sread(b, ty, true)? {
+                Some(u) => (x, u, cmp),
+                None => return Ok(None),
+            },
+            None => {
+                let Some(c) = swap_cmp(cmp) else {
+                    return Ok(None);
+                };
+                let Some(x) = self.run_of_32(b, ty)? else {
+                    return Ok(None);
+                };
+                let Some(u) = self.sread(a, ty, true)? else {
+                    return Ok(None);
+                };
+                (x, u, c)
+            }
+        };
+        if !matches!(
+            cmp,
+            CmpOp::Eq | CmpOp::Ne | CmpOp::Lt | CmpOp::Le | CmpOp::Gt | CmpOp::Ge
+        ) {
+            return Ok(None);
+        }
+        let cc = match ty.is_signed() {
+            true => IntCC::SignedGreaterThanOrEqual,
+            false => IntCC::UnsignedGreaterThanOrEqual,
+        };
+        let wty = self.b.func.dfg.value_type(base);
+        if self.b.func.dfg.value_type(u) != wty {
+            return Ok(None);
+        }
+        let above = self.b.ins().icmp(cc, u, base);
+        let d = self.b.ins().isub(u, base);
+        let d = self.to64(d, false);
+        let zero = self.b.ins().iconst(I64, 0);
+        // The number of lanes below `u` (`lt`) and at most `u` (`le`).
+        let c32 = self.b.ins().iconst(I64, 32);
+        let c31 = self.b.ins().iconst(I64, 31);
+        let lt_n = self.b.ins().umin(d, c32);
+        let le_n = self.b.ins().umin(d, c31);
+        let le_n = self.b.ins().iadd_imm_s(le_n, 1);
+        let lt_n = self.b.ins().select(above, lt_n, zero);
+        let le_n = self.b.ins().select(above, le_n, zero);
+        let low = |t: &mut Self, n: Value| {
+            let one = t.b.ins().iconst(I64, 1);
+            let p = t.b.ins().ishl(one, n);
+            let m = t.b.ins().iadd_imm_s(p, -1);
+            t.b.ins().ireduce(I32, m)
+        };
+        let (n, negate) = match cmp {
+            CmpOp::Lt => (lt_n, false),
+            CmpOp::Ge => (lt_n, true),
+            CmpOp::Le => (le_n, false),
+            CmpOp::Gt => (le_n, true),
+            _ => {
+                let lt = low(self, lt_n);
+                let le = low(self, le_n);
+                let eq = self.b.ins().band_not(le, lt);
+                return Ok(Some(match cmp {
+                    CmpOp::Eq => eq,
+                    _ => self.b.ins().bnot(eq),
+                }));
+            }
+        };
+        let m = low(self, n);
+        Ok(Some(if negate { self.b.ins().bnot(m) } else { m }))
     }
 }

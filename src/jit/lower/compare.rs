@@ -156,11 +156,24 @@ impl FuncTranslator<'_> {
                 (p, q)
             }
         };
+        // The bit form too where it is cheaper from scalars (the vector form is then
+        // left unused by a branch or guard in the block, and Cranelift drops it).
+        let bits = match (combine, mask.unguarded) {
+            (None, true) => self.affine_cmp_bits(cmp, ty, a, b)?,
+            _ => None,
+        };
         if let Some(d) = dst {
             self.write_pred(d, &p, mask)?;
+            if let Some(x) = bits {
+                self.pred_bits_set(d, x);
+            }
         }
         if let Some(d) = dst_neg {
             self.write_pred(d, &q, mask)?;
+            if let Some(x) = bits {
+                let nx = self.b.ins().bnot(x);
+                self.pred_bits_set(d, nx);
+            }
         }
         Ok(())
     }

@@ -10,6 +10,11 @@ use cranelift_codegen::ir::InstBuilder;
 impl FuncTranslator<'_> {
     pub(super) fn inst(&mut self, i: &Inst) -> Result<(), JitError> {
         let mark = self.inst_start();
+        if !self.pred_bits.is_empty() {
+            for d in i.kind.defs() {
+                self.pred_bits.remove(&d);
+            }
+        }
         let r = self.inst_kind(i);
         if !self.halves_memo.is_empty() {
             self.halves_forget(&i.kind.defs());

@@ -163,6 +163,12 @@ pub(crate) struct FuncTranslator<'a> {
     /// window of the register's whole run of loads. Forgotten at each IR block's start
     /// and after each write of the register.
     pub halves_memo: HashMap<RegId, ([Variable; 3], bool, bool)>,
+    /// Predicate registers whose lane bits (an i32 variable, bit `l` = lane `l`, valid
+    /// in the lanes active when it was set) an unguarded `setp` of this IR block
+    /// computed from scalars (`lower::affine::affine_cmp_bits`): branches and guards
+    /// use them instead of the vector form. Forgotten when the register is written
+    /// again and at every block's start.
+    pub pred_bits: HashMap<RegId, Variable>,
     /// An i8 zero made in the entry block (dominates every use; defining a variable
     /// with it inserts no instruction).
     pub zero8: Value,
@@ -307,6 +313,7 @@ pub(crate) fn build(
         nan_blind: crate::ir::analysis::nan::nan_blind(f),
         local_regs: crate::jit::translate::regfile::block_local_regs(f),
         halves_memo: HashMap::new(),
+        pred_bits: HashMap::new(),
         zero8,
     };
     // A kernel (not a `.func`, not a continuation kernel, which returns at its
@@ -391,6 +398,7 @@ impl<'a> FuncTranslator<'a> {
                 }
                 self.count_block(cov, i);
                 self.halves_forget_all();
+                self.pred_bits.clear();
                 self.shapes.0.enter(id, &mut self.shape_now.0);
                 self.shapes.1.enter(id, &mut self.shape_now.1);
                 self.spine_clear();
@@ -576,6 +584,22 @@ impl<'a> FuncTranslator<'a> {
                 unguarded: true,
             },
             Some(g) => {
+                if let Some(pb) = self.pred_bits_of(g.pred) {
+                    let ab = self.b.use_var(self.active_bits);
+                    let bits = match g.negate {
+                        true => self.b.ins().band_not(ab, pb),
+                        false => self.b.ins().band(ab, pb),
+                    };
+                    return Mask {
+                        m32: None,
+                        m64: None,
+                        bits: Some(bits),
+                        bits_block: None,
+                        home: self.b.current_block(),
+                        merge: true,
+                        unguarded: false,
+                    };
+                }
                 let act = self.active_vals();
                 let p = self.pred_vals(g.pred, false);
                 let m = if g.negate {
@@ -620,6 +644,19 @@ impl<'a> FuncTranslator<'a> {
         };
         m.m64 = Some((cur, v.clone()));
         v
+    }
+
+    /// Remembers `bits` as the lane bits of predicate `r` (see `pred_bits`).
+    pub fn pred_bits_set(&mut self, r: RegId, bits: Value) {
+        let v = self.b.declare_var(I32);
+        self.b.def_var(v, bits);
+        self.pred_bits.insert(r, v);
+    }
+
+    /// The remembered lane bits of predicate `r` (see `pred_bits`).
+    pub fn pred_bits_of(&mut self, r: RegId) -> Option<Value> {
+        let v = *self.pred_bits.get(&r)?;
+        Some(self.b.use_var(v))
     }
 
     /// The i32 bit form of a mask.

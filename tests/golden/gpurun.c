@@ -7,9 +7,10 @@
  * error of one kernel from failing the cases after it); PTXFILE:CASE runs that one case.
  * PTX files are read from BASEDIR/ptx/, input files from BASEDIR/in/, outputs are written
  * to OUTDIR/. Case line: `case NAME PTXFILE KERNEL GRID BLOCK ARG... [KEY=VALUE...]`, with
- * ARG one of in:FILE, out:FILE:BYTES, io:INFILE:OUTFILE, u32:V, u64:V (KEY=VALUE tokens
- * are ignored here). Declares the driver prototypes it uses (no cuda.h needed): builds with
- * `cc gpurun.c -o gpurun -lcuda` against a GPU's driver or against ptxjit's libcuda.so.
+ * GRID and BLOCK N, XxY or XxYxZ, ARG one of in:FILE, out:FILE:BYTES, io:INFILE:OUTFILE,
+ * u32:V, u64:V (KEY=VALUE tokens are ignored here). Declares the driver prototypes it uses
+ * (no cuda.h needed): builds with `cc gpurun.c -o gpurun -lcuda` against a GPU's driver or
+ * against ptxjit's libcuda.so.
  *
  * Texture and surface arguments (cases_future.txt; the u64 object handle is the parameter):
  *   tex:DIM:W:H:D:FMT:NCH:FILTER:ADDR:NORM:READ:FILE
@@ -359,6 +360,15 @@ static int free_tex(struct arg *a, int write, const char *outdir, char *err, siz
     return rc;
 }
 
+/* GRID and BLOCK: N, XxY or XxYxZ (missing sizes are 1). */
+static void dims(const char *s, unsigned d[3]) {
+    char *end = (char *)s;
+    for (int i = 0; i < 3; i++) {
+        d[i] = 1;
+        if (i == 0 || *end == 'x') d[i] = (unsigned)strtoul(i ? end + 1 : s, &end, 0);
+    }
+}
+
 /* Runs one case line (tokens after "case"); returns 0 or -1 with a message in err. */
 static int run_case(char **tok, int ntok, const char *base, const char *outdir, char *err,
                     size_t errlen) {
@@ -367,7 +377,9 @@ static int run_case(char **tok, int ntok, const char *base, const char *outdir, 
         return -1;
     }
     const char *file = tok[1], *kernel = tok[2];
-    unsigned grid = (unsigned)strtoul(tok[3], NULL, 0), block = (unsigned)strtoul(tok[4], NULL, 0);
+    unsigned grid[3], block[3];
+    dims(tok[3], grid);
+    dims(tok[4], block);
     CUmodule m = module_of(base, file, err, errlen);
     if (!m) return -1;
     CUfunction fn;
@@ -451,7 +463,8 @@ static int run_case(char **tok, int ntok, const char *base, const char *outdir, 
         }
     }
     if (rc == 0) {
-        r = cuLaunchKernel(fn, grid, 1, 1, block, 1, 1, 0, NULL, params, NULL);
+        r = cuLaunchKernel(fn, grid[0], grid[1], grid[2], block[0], block[1], block[2], 0, NULL,
+                           params, NULL);
         if (!r) r = cuCtxSynchronize();
         if (r) {
             snprintf(err, errlen, "launch of %s: %s", kernel, errname(r));

@@ -154,6 +154,9 @@ pub(crate) struct FuncTranslator<'a> {
     pub serial: serial::Serial,
     /// Registers whose NaN bits no read observes (`ir::analysis::nan`).
     pub nan_blind: crate::ir::analysis::liveness::RegSet,
+    /// Float registers written without the canonical-NaN select and canonicalised where
+    /// a store reads them (`ir::analysis::nan::nan_lazy`; not scalar or affine ones).
+    pub nan_lazy: crate::ir::analysis::liveness::RegSet,
     /// Registers an unguarded write need not merge (`regfile::block_local_regs`).
     pub local_regs: crate::ir::analysis::liveness::RegSet,
     /// Address registers whose half-warp shape a load found (`lower::mem_halves`): per
@@ -263,6 +266,19 @@ pub(crate) fn build(
             )
         },
     );
+    let mut nan_lazy = crate::ir::analysis::nan::nan_lazy(f);
+    for r in f.regs.ids() {
+        let scalar = sregs.vars.get(r).is_some_and(|v| v.is_some());
+        if scalar || affine.vars.get(r).is_some_and(|v| v.is_some()) {
+            nan_lazy.remove(r);
+        }
+    }
+    // Loops run lane by lane read the file directly.
+    for region in serial.regions.iter().flatten() {
+        for &r in &region.regs {
+            nan_lazy.remove(r);
+        }
+    }
     let dispatch = b.create_block();
     let ret_status = b.create_block();
     let scratch = b.create_sized_stack_slot(StackSlotData::new(
@@ -305,6 +321,7 @@ pub(crate) fn build(
         affine,
         serial,
         nan_blind: crate::ir::analysis::nan::nan_blind(f),
+        nan_lazy,
         local_regs: crate::jit::translate::regfile::block_local_regs(f),
         halves_memo: HashMap::new(),
         zero8,

@@ -157,6 +157,9 @@ pub(crate) struct FuncTranslator<'a> {
     /// Float registers written without the canonical-NaN select and canonicalised where
     /// a store reads them (`ir::analysis::nan::nan_lazy`; not scalar or affine ones).
     pub nan_lazy: crate::ir::analysis::liveness::RegSet,
+    /// Set while a lowering reads operands whose NaN payload it ignores (the float
+    /// arithmetic of `lower::float`): reads of `nan_lazy` registers keep their bits.
+    pub blind_read: bool,
     /// Registers an unguarded write need not merge (`regfile::block_local_regs`).
     pub local_regs: crate::ir::analysis::liveness::RegSet,
     /// Address registers whose half-warp shape a load found (`lower::mem_halves`): per
@@ -266,8 +269,13 @@ pub(crate) fn build(
             )
         },
     );
+    let nan_blind = crate::ir::analysis::nan::nan_blind(f);
     let mut nan_lazy = crate::ir::analysis::nan::nan_lazy(f);
     for r in f.regs.ids() {
+        // No read of a NaN-blind register needs the canonical NaN.
+        if nan_blind.contains(r) {
+            nan_lazy.remove(r);
+        }
         let scalar = sregs.vars.get(r).is_some_and(|v| v.is_some());
         if scalar || affine.vars.get(r).is_some_and(|v| v.is_some()) {
             nan_lazy.remove(r);
@@ -320,8 +328,9 @@ pub(crate) fn build(
         cont_live,
         affine,
         serial,
-        nan_blind: crate::ir::analysis::nan::nan_blind(f),
+        nan_blind,
         nan_lazy,
+        blind_read: false,
         local_regs: crate::jit::translate::regfile::block_local_regs(f),
         halves_memo: HashMap::new(),
         zero8,

@@ -350,11 +350,12 @@ impl FuncTranslator<'_> {
     /// The container vectors of register `r`; `ir`: an operand read of the instruction
     /// (not the old value a merging write keeps).
     /// An operand read of a register of `nan_lazy` (`ir::analysis::nan::nan_lazy`: only
-    /// stores observe its bits) gives the canonical NaN for a NaN.
+    /// stores and moves observe its bits) gives the canonical NaN for a NaN, unless the
+    /// reader ignores NaN payloads (`blind_read`).
     pub(crate) fn reg_load(&mut self, r: RegId, ir: bool) -> Vec<Value> {
         let ty = self.rf.regs.get(r).map_or(I32X4, |x| x.2);
         let v = self.reg_load_as(r, ir, ty);
-        if !(ir && self.nan_lazy.contains(r)) {
+        if !(ir && self.nan_lazy.contains(r)) || self.blind_read {
             return v;
         }
         let (fty, bits) = if ty == I64X2 {

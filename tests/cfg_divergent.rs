@@ -5,7 +5,7 @@
 //! rule on a 4-lane warp with random lane decisions and asserts that every block it
 //! runs while lanes wait elsewhere is one the analysis calls divergent.
 
-use ptxjit::ir::analysis::cfg::{divergent_blocks, divergent_blocks_given};
+use ptxjit::ir::analysis::cfg::{divergent_blocks, divergent_blocks_given, waiting_ranges_given};
 use ptxjit::ir::{
     Block, BlockId, FuncKind, Function, Guard, Idx, IdxVec, InstId, Operand, PerfDirectives, RegId,
     RegInfo, Terminator, Type,
@@ -249,8 +249,19 @@ fn random_cfg(r: &mut Rng) -> (Function, Vec<u32>) {
 /// there), lanes of a branch going each its own way at random unless the block is
 /// `uniform`; returns the blocks that ran while lanes waited elsewhere.
 fn simulate(f: &Function, uniform: &[u32], r: &mut Rng) -> Vec<bool> {
+    simulate_waits(f, uniform, r).0
+}
+
+/// [`simulate`], also returning each block run while lanes waited elsewhere with the
+/// blocks they waited at (a barrier's lanes: at its next block).
+fn simulate_waits(
+    f: &Function,
+    uniform: &[u32],
+    r: &mut Rng,
+) -> (Vec<bool>, Vec<(usize, Vec<usize>)>) {
     let n = f.blocks.len();
     let mut ran_div = vec![false; n];
+    let mut waits = Vec::new();
     // Lanes pending at each block, and lanes at a barrier with their next block.
     let mut pending = vec![0u8; n];
     let mut at_bar: Vec<(u8, usize)> = Vec::new();
@@ -268,6 +279,11 @@ fn simulate(f: &Function, uniform: &[u32], r: &mut Rng) -> Vec<bool> {
         let lanes = std::mem::take(&mut pending[b]);
         if pending.iter().any(|&m| m != 0) || !at_bar.is_empty() {
             ran_div[b] = true;
+            let at: Vec<usize> = (0..n)
+                .filter(|&w| pending[w] != 0)
+                .chain(at_bar.iter().map(|&(_, next)| next))
+                .collect();
+            waits.push((b, at));
         }
         match &f.blocks[BlockId(b as u32)].term {
             Terminator::Jump { target, .. } => pending[target.index()] |= lanes,
@@ -290,7 +306,7 @@ fn simulate(f: &Function, uniform: &[u32], r: &mut Rng) -> Vec<bool> {
             _ => {}
         }
     }
-    ran_div
+    (ran_div, waits)
 }
 
 /// Every block that the dispatcher's rule runs while lanes wait elsewhere is divergent
@@ -309,6 +325,42 @@ fn random_cfgs_never_run_a_convergent_block_divergently() {
                     "case {case}: block {b} ran divergently but the analysis says not: {:?} uniform {uniform:?}",
                     f.blocks.iter().map(|b| b.term.successors()).collect::<Vec<_>>()
                 );
+            }
+        }
+    }
+}
+
+/// Every block `w` that lanes wait at while a block `b` runs (the dispatcher's rule, as
+/// in [`simulate`]) has a triple `(lo, hi, w)` of `waiting_ranges_given` with `b` in
+/// `[lo, hi)` (the JIT keeps a register scalar in a divergent block when it is dead at
+/// every such `w`), on 3,000 random CFGs with 20 runs each.
+#[test]
+fn random_cfgs_wait_only_where_the_ranges_say() {
+    let mut r = Rng(0x5eed);
+    for case in 0..3000 {
+        let (f, uniform) = random_cfg(&mut r);
+        let u: IdxVec<BlockId, bool> = (0..f.blocks.len() as u32)
+            .map(|b| uniform.contains(&b))
+            .collect::<Vec<_>>()
+            .into();
+        let ranges = waiting_ranges_given(&f, &u);
+        for _ in 0..20 {
+            let (_, waits) = simulate_waits(&f, &uniform, &mut r);
+            for (b, at) in waits {
+                for w in at {
+                    let covered = ranges
+                        .iter()
+                        .any(|&(lo, hi, at)| lo <= b && b < hi && at == BlockId(w as u32));
+                    assert!(
+                        covered,
+                        "case {case}: lanes wait at {w} while {b} runs, no range says so: \
+                         {ranges:?} {:?} uniform {uniform:?}",
+                        f.blocks
+                            .iter()
+                            .map(|b| b.term.successors())
+                            .collect::<Vec<_>>()
+                    );
+                }
             }
         }
     }

@@ -203,3 +203,44 @@ fn nan_chain(backend: Backend) {
 }
 
 both_backends!(nan_chain);
+
+/// `nan_acc` (tests/ptx/nan_blind.ptx): the accumulator and its copy are in the lazy
+/// set, and the stored bits are the GPU's (Rust reference: `mul_add` per step, a NaN
+/// stored as the canonical NaN) for a = +inf (thread 0: NaN), 2.5 and -0.0.
+fn nan_acc(backend: Backend) {
+    let dev = device();
+    let m = dev.load_ptx(SRC, "nan_blind.ptx").unwrap();
+    let ir = ptxjit::check::parse_and_check(SRC, "nan_blind.ptx").unwrap();
+    let k = ir.functions.iter().find(|f| f.name == "nan_acc").unwrap();
+    let lazy = ptxjit::ir::analysis::nan::nan_lazy(k);
+    let mut got: Vec<String> = (k.regs.ids())
+        .filter(|&r| lazy.contains(r))
+        .map(|r| k.regs[r].name.clone())
+        .collect();
+    got.sort();
+    // %f1 (a parameter load) and %f2 (a conversion) are not canonical-valued; %f0 and
+    // %f5 are declared and never used.
+    assert_eq!(got, ["%f0", "%f3", "%f4", "%f5"]);
+    for (a, n) in [(f32::INFINITY, 3u32), (2.5, 4), (-0.0, 1), (1.0, 0)] {
+        let out = zeroed(&dev, 64 * 8);
+        let cfg = LaunchConfig::new(1, 64).backend(backend);
+        dev.launch(&m, "nan_acc", &cfg, &[arg(&out), a.into(), n.into()])
+            .unwrap();
+        let got: Vec<u32> = dev.read(&out).unwrap();
+        for t in 0..64usize {
+            let x = t as f32;
+            let mut acc = 0.0f32;
+            for _ in 0..n {
+                acc = x.mul_add(a, acc);
+            }
+            let w = if acc.is_nan() { CANON32 } else { acc.to_bits() };
+            assert_eq!(
+                got[2 * t..2 * t + 2],
+                [w, w],
+                "{backend:?} a={a} n={n} thread {t}"
+            );
+        }
+    }
+}
+
+both_backends!(nan_acc);

@@ -138,3 +138,25 @@ fn uniform_values_in_every_family_after_lanes_exited() {
         }
     }
 }
+
+/// `if (tid >= k) return;` then a uniform loop (its counter and sum are scalars while
+/// the returned lanes wait), and the same loop while the other lanes wait at a block
+/// that reads the sum (it keeps a value per lane). S = 0 + 1 + ... + (n - 1).
+#[test]
+fn uniform_loop_after_early_return() {
+    let dev = Device::new().unwrap();
+    for (k, n) in [(0u32, 3u32), (5, 0), (20, 7), (N, 4), (33, 1)] {
+        let s = n * n.saturating_sub(1) / 2;
+        let ret: Vec<u32> = (0..N).map(|t| if t < k { t + 4 * s } else { 0 }).collect();
+        let live: Vec<u32> = (0..N)
+            .map(|t| if t < k { t + 4 * s + 5 } else { 5 })
+            .collect();
+        for b in BACKENDS {
+            let args = [k.into(), n.into()];
+            let got = run(&dev, "early_ret_loop", N as usize, &args, b);
+            assert_eq!(got, ret, "early_ret_loop {b:?} k={k} n={n}");
+            let got = run(&dev, "early_ret_live", N as usize, &args, b);
+            assert_eq!(got, live, "early_ret_live {b:?} k={k} n={n}");
+        }
+    }
+}

@@ -67,6 +67,55 @@ pub fn divergent_blocks_given(
     f: &Function,
     uniform: &IdxVec<BlockId, bool>,
 ) -> IdxVec<BlockId, bool> {
+    fixpoint(f, uniform).div.into()
+}
+
+/// Where lanes can wait while each block runs: the triples `(lo, hi, w)` such that
+/// lanes may wait at block `w` while a block of `[lo, hi)` runs, one per edge `x -> w`
+/// that can leave lanes waiting (an edge of a block that [`divergent_blocks_given`]
+/// counts): `hi` is `w` itself (the lanes wait until `w` runs) and `lo` is found as
+/// for the divergent blocks, with the edge's own target for `t`; for a barrier or a
+/// split call the range is every block (lanes wait behind the barrier flag, and all
+/// of a barrier's lanes are released at once). Every lane that waits while block `b`
+/// runs waits at the `w` of a triple whose range holds `b`.
+pub fn waiting_ranges_given(
+    f: &Function,
+    uniform: &IdxVec<BlockId, bool>,
+) -> Vec<(usize, usize, BlockId)> {
+    let s = fixpoint(f, uniform);
+    let n = f.blocks.len();
+    let mut out = Vec::new();
+    for (x, blk) in f.blocks.iter().enumerate() {
+        if s.far[x] == 0 {
+            continue;
+        }
+        let parks = s.far[x] == usize::MAX;
+        let mut succ = blk.term.successors();
+        succ.sort_unstable();
+        succ.dedup();
+        for w in succ {
+            if parks {
+                // Every barrier releases its lanes at once: lanes released to `w` may
+                // wait while lanes released to a lower block run, whatever their order.
+                out.push((0, n, w));
+            } else if let Some(lo) = range_start(x, w.index().min(n), &s.near, &s.back) {
+                out.push((lo, w.index().min(n), w));
+            }
+        }
+    }
+    out
+}
+
+/// The fixpoint of [`divergent_blocks_given`] and the edge tables it was found with.
+struct Spread {
+    div: Vec<bool>,
+    /// Per block: the highest edge target that counts (0: none).
+    far: Vec<usize>,
+    near: Vec<usize>,
+    back: Vec<(usize, usize)>,
+}
+
+fn fixpoint(f: &Function, uniform: &IdxVec<BlockId, bool>) -> Spread {
     // Edge targets are compared as numbers (reverse post-order positions, `usize::MAX`
     // above every block), so the tables below are indexed by `usize`.
     let n = f.blocks.len();
@@ -149,7 +198,12 @@ pub fn divergent_blocks_given(
         let new = spread(&far, &near, &back);
         let new: Vec<bool> = new.iter().zip(&div).map(|(a, b)| *a || *b).collect();
         if new == div {
-            return div.into();
+            return Spread {
+                div,
+                far,
+                near,
+                back,
+            };
         }
         div = new;
     }
@@ -162,30 +216,9 @@ fn spread(far: &[usize], near: &[usize], back: &[(usize, usize)]) -> Vec<bool> {
     let n = far.len();
     // +1 at the start and -1 at the end of each range `[lo, t)` of divergent blocks.
     let mut diff = vec![0i64; n + 1];
-    for (x, &t) in far.iter().enumerate() {
-        let t = t.min(n);
-        // After `x` the lowest pending block runs: above `x`, or a target of `x`.
-        let first = near.get(x).copied().unwrap_or(usize::MAX);
-        let mut lo = (x + 1).min(first);
-        let mut src = x.min(lo);
-        loop {
-            let fell = back
-                .iter()
-                .filter(|&&(y, h)| y >= src && y < t && h < lo)
-                .map(|&(_, h)| h)
-                .min();
-            match fell {
-                Some(h) => {
-                    lo = h;
-                    src = src.min(h);
-                }
-                None => break,
-            }
-        }
-        if lo < t {
-            diff[lo] += 1;
-            diff[t] -= 1;
-        }
+    for (lo, t) in ranges(far, near, back) {
+        diff[lo] += 1;
+        diff[t] -= 1;
     }
     let mut open = 0i64;
     diff[..n]
@@ -195,4 +228,41 @@ fn spread(far: &[usize], near: &[usize], back: &[(usize, usize)]) -> Vec<bool> {
             open > 0
         })
         .collect()
+}
+
+/// The nonempty ranges `[lo, t)` of blocks that can run while lanes wait where a block
+/// sent them (see [`divergent_blocks`]).
+fn ranges(far: &[usize], near: &[usize], back: &[(usize, usize)]) -> Vec<(usize, usize)> {
+    let n = far.len();
+    far.iter()
+        .enumerate()
+        .filter_map(|(x, &t)| {
+            let t = t.min(n);
+            range_start(x, t, near, back).map(|lo| (lo, t))
+        })
+        .collect()
+}
+
+/// The start `lo` of the blocks `[lo, t)` that can run while lanes that block `x` sent
+/// away wait for `t` (`None` when empty; see [`divergent_blocks`]).
+fn range_start(x: usize, t: usize, near: &[usize], back: &[(usize, usize)]) -> Option<usize> {
+    // After `x` the lowest pending block runs: above `x`, or a target of `x`.
+    let first = near.get(x).copied().unwrap_or(usize::MAX);
+    let mut lo = (x + 1).min(first);
+    let mut src = x.min(lo);
+    loop {
+        let fell = back
+            .iter()
+            .filter(|&&(y, h)| y >= src && y < t && h < lo)
+            .map(|&(_, h)| h)
+            .min();
+        match fell {
+            Some(h) => {
+                lo = h;
+                src = src.min(h);
+            }
+            None => break,
+        }
+    }
+    (lo < t).then_some(lo)
 }

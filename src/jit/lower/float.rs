@@ -55,12 +55,17 @@ impl FuncTranslator<'_> {
             ArithOp::Min | ArithOp::Max | ArithOp::Neg | ArithOp::Abs
         );
         let mut ops = Vec::with_capacity(3);
+        // Every source is read NaN-blind but f64 `neg`/`abs`'s (a NaN keeps its payload).
+        let blind = f32 || !matches!(op, ArithOp::Neg | ArithOp::Abs);
         for s in srcs {
+            self.blind_read = blind;
             let v = if bits {
-                self.read(s, ty, false)?
+                self.read(s, ty, false)
             } else {
-                self.read_float(s, ty)?
+                self.read_float(s, ty)
             };
+            self.blind_read = false;
+            let v = v?;
             ops.push(if ftz {
                 lanes::map1(&v, |&x| lanes::flush_f32(&mut self.b, x))
             } else {

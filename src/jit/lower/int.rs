@@ -213,7 +213,7 @@ impl FuncTranslator<'_> {
         let inline = if ty.is_float() {
             match ty {
                 Type::F32 | Type::F64 => {
-                    let canon = !self.nan_blind.contains(dst);
+                    let canon = !self.nan_blind.contains(dst) && !self.nan_lazy.contains(dst);
                     self.float_inline(op, ty, fm, srcs, canon)?
                 }
                 _ => None,

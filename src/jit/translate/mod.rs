@@ -154,6 +154,12 @@ pub(crate) struct FuncTranslator<'a> {
     pub serial: serial::Serial,
     /// Registers whose NaN bits no read observes (`ir::analysis::nan`).
     pub nan_blind: crate::ir::analysis::liveness::RegSet,
+    /// Float registers written without the canonical-NaN select and canonicalised where
+    /// a store reads them (`ir::analysis::nan::nan_lazy`; not scalar or affine ones).
+    pub nan_lazy: crate::ir::analysis::liveness::RegSet,
+    /// Set while a lowering reads operands whose NaN payload it ignores (the float
+    /// arithmetic of `lower::float`): reads of `nan_lazy` registers keep their bits.
+    pub blind_read: bool,
     /// Registers an unguarded write need not merge (`regfile::block_local_regs`).
     pub local_regs: crate::ir::analysis::liveness::RegSet,
     /// Address registers whose half-warp shape a load found (`lower::mem_halves`): per
@@ -242,7 +248,8 @@ pub(crate) fn build(
         .zip(&div)
         .map(|(&t, &d)| (t && d).then(|| b.create_block()))
         .collect();
-    let sregs = scalar::ScalarRegs::new(&mut b, f, &div);
+    let waits = cfg::waiting_ranges_given(f, &uniform_term);
+    let sregs = scalar::ScalarRegs::new(&mut b, f, &div, &waits);
     let cont = cont::eligible(f, &div, instrument);
     // (A continuation kernel's warp context: its chain head's parameter, `ContLive`.)
     let cont_live = cont.then(|| cont::ContLive::new(&mut b, f, ctx));
@@ -269,6 +276,24 @@ pub(crate) fn build(
             )
         },
     );
+    let nan_blind = crate::ir::analysis::nan::nan_blind(f);
+    let mut nan_lazy = crate::ir::analysis::nan::nan_lazy(f);
+    for r in f.regs.ids() {
+        // No read of a NaN-blind register needs the canonical NaN.
+        if nan_blind.contains(r) {
+            nan_lazy.remove(r);
+        }
+        let scalar = sregs.vars.get(r).is_some_and(|v| v.is_some());
+        if scalar || affine.vars.get(r).is_some_and(|v| v.is_some()) {
+            nan_lazy.remove(r);
+        }
+    }
+    // Loops run lane by lane read the file directly.
+    for region in serial.regions.iter().flatten() {
+        for &r in &region.regs {
+            nan_lazy.remove(r);
+        }
+    }
     let dispatch = b.create_block();
     let ret_status = b.create_block();
     let scratch = b.create_sized_stack_slot(StackSlotData::new(
@@ -310,7 +335,9 @@ pub(crate) fn build(
         cont_live,
         affine,
         serial,
-        nan_blind: crate::ir::analysis::nan::nan_blind(f),
+        nan_blind,
+        nan_lazy,
+        blind_read: false,
         local_regs: crate::jit::translate::regfile::block_local_regs(f),
         halves_memo: HashMap::new(),
         pred_bits: HashMap::new(),

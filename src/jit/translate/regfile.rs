@@ -25,7 +25,7 @@ use crate::ir::{self, Idx, IdxVec, Operand, RegClass, RegId};
 use crate::jit::translate::lanes::WarpValue;
 use crate::jit::translate::{lanes, FuncTranslator};
 use crate::jit::JitError;
-use cranelift_codegen::ir::condcodes::IntCC;
+use cranelift_codegen::ir::condcodes::{FloatCC, IntCC};
 use cranelift_codegen::ir::types::{F32X4, F64X2, I32X4, I64, I64X2};
 use cranelift_codegen::ir::{
     AliasRegionData, Block, Inst, InstBuilder, MemFlagsData, StackSlotData, StackSlotKind, Type,
@@ -349,9 +349,31 @@ impl RegFile {
 impl FuncTranslator<'_> {
     /// The container vectors of register `r`; `ir`: an operand read of the instruction
     /// (not the old value a merging write keeps).
+    /// An operand read of a register of `nan_lazy` (`ir::analysis::nan::nan_lazy`: only
+    /// stores and moves observe its bits) gives the canonical NaN for a NaN, unless the
+    /// reader ignores NaN payloads (`blind_read`).
     pub(crate) fn reg_load(&mut self, r: RegId, ir: bool) -> Vec<Value> {
         let ty = self.rf.regs.get(r).map_or(I32X4, |x| x.2);
-        self.reg_load_as(r, ir, ty)
+        let v = self.reg_load_as(r, ir, ty);
+        if !(ir && self.nan_lazy.contains(r)) || self.blind_read {
+            return v;
+        }
+        let (fty, bits) = if ty == I64X2 {
+            (F64X2, 64)
+        } else {
+            (F32X4, 32)
+        };
+        let nan = crate::jit::helpers::canonical_nan(bits);
+        let nan = lanes::splat_w(&mut self.b, bits == 64, nan);
+        v.iter()
+            .enumerate()
+            .map(|(k, &x)| {
+                let fx = lanes::bitcast(&mut self.b, fty, x);
+                let isnan = self.b.ins().fcmp(FloatCC::Unordered, fx, fx);
+                let isnan = lanes::bitcast(&mut self.b, ty, isnan);
+                self.b.ins().bitselect(isnan, nan.v[k], x)
+            })
+            .collect()
     }
 
     /// [`Self::reg_load`] as vectors of type `ty`, the container type or the float

@@ -4,11 +4,17 @@
 //!
 //! Which registers: the largest set `S` such that every definition of a register of `S`
 //! - is in a block that never runs while lanes wait elsewhere (`cfg::divergent_blocks`:
-//!   every live lane runs it, so no lane keeps an older value),
+//!   every live lane runs it, so no lane keeps an older value), or, in a kernel, in a
+//!   block where every block that lanes can wait at meanwhile
+//!   (`cfg::waiting_ranges_given`) has the register dead at its entry (per-thread
+//!   liveness: a waiting lane writes it again before reading it, so the value it kept
+//!   is never read; e.g. the loop after `if (i >= n) return;`),
 //! - is unguarded or guarded by a predicate of `S` (all live lanes write, or none),
 //! - is a lane-wise pure operation (arithmetic, compare, select, conversion, `mov`, …;
 //!   not `cvta` of `.local`, whose base differs per lane) or `ld` of a kernel
-//!   parameter or `.const` variable at a constant address (one load for the warp),
+//!   parameter or `.const` variable at a constant address (one load for the warp), or
+//!   a weak `ld.global`/`ld.shared`/`ld.const` from a register of `S` (one instruction
+//!   gives every lane the bytes at one address, as `ir::analysis::shape` says),
 //! - reads only registers of `S`, immediates, addresses and per-warp special registers
 //!   (`%ctaid`, `%ntid`, `%nctaid`, …).
 //!
@@ -22,11 +28,12 @@
 //! `S` computes the vector form as before and keeps one active lane's value (a splat
 //! gives its scalar back for free: `ld.param`, special registers).
 
+use crate::ir::analysis::liveness::{Liveness, RegSet};
 use crate::ir::{
-    self, AddrBase, BlockId, Guard, IdxVec, InstKind, Operand, RegClass, RegId, Space, VarRef,
+    self, AddrBase, BlockId, Guard, Idx, IdxVec, InstKind, Operand, RegClass, RegId, Space, VarRef,
 };
 use crate::jit::translate::lanes::{self, WarpValue};
-use crate::jit::translate::{FuncTranslator, Mode};
+use crate::jit::translate::FuncTranslator;
 use crate::jit::JitError;
 use cranelift_codegen::ir::condcodes::IntCC;
 use cranelift_codegen::ir::types::{I32, I32X4, I64, I64X2};
@@ -107,9 +114,60 @@ fn pure_kind(f: &ir::Function, i: &InstKind) -> bool {
     }
 }
 
+/// Whether instruction `k` of `blk` is a weak load of `.global`, `.shared` or `.const`
+/// memory from a register of the scalar set `s` (plus an offset): every lane reads the
+/// same bytes.
+fn uniform_load(blk: &ir::Block, k: usize, s: &IdxVec<RegId, bool>) -> bool {
+    let Some(InstKind::Ld { space, addr, .. }) = blk.insts.get(k).map(|i| &i.kind) else {
+        return false;
+    };
+    matches!(space, Space::Global | Space::Shared | Space::Const)
+        && matches!(addr.base, AddrBase::Reg(r) if s.get(r).copied().unwrap_or(false))
+        && !crate::ir::analysis::shape::strong_load(blk, k)
+}
+
+/// Per block that can run while lanes wait elsewhere: the registers live at the entry
+/// of some block those lanes may wait at (`ranges`: `cfg::waiting_ranges_given`).
+/// `None` for a `.func` (lanes that returned wait for the others), and where the
+/// table would take too long to build (every such block then keeps its vectors).
+fn waiting_live(
+    f: &ir::Function,
+    div: &IdxVec<BlockId, bool>,
+    ranges: &[(usize, usize, BlockId)],
+) -> Option<Vec<Option<RegSet>>> {
+    let n = f.blocks.len();
+    let span: usize = ranges
+        .iter()
+        .map(|&(lo, hi, _)| hi.min(n) - lo.min(n))
+        .sum();
+    if f.kind != ir::FuncKind::Entry || span > 1 << 16 || n * f.regs.len() > 1 << 24 {
+        return None;
+    }
+    let live = Liveness::of(f);
+    let mut out: Vec<Option<RegSet>> = (0..n)
+        .map(|b| {
+            div.get(BlockId(b as u32))
+                .copied()
+                .unwrap_or(true)
+                .then(|| RegSet::new(f.regs.len()))
+        })
+        .collect();
+    for &(lo, hi, w) in ranges {
+        for set in out[lo.min(n)..hi.min(n)].iter_mut().flatten() {
+            set.union_with(&live.live_in[w]);
+        }
+    }
+    Some(out)
+}
+
 /// The scalar registers of `f` (see the module doc); `div[b]`: block `b` can run while
-/// lanes wait elsewhere.
-pub(crate) fn scalar_set(f: &ir::Function, div: &IdxVec<BlockId, bool>) -> IdxVec<RegId, bool> {
+/// lanes wait elsewhere; `ranges`: where they can wait (`cfg::waiting_ranges_given`).
+pub(crate) fn scalar_set(
+    f: &ir::Function,
+    div: &IdxVec<BlockId, bool>,
+    ranges: &[(usize, usize, BlockId)],
+) -> IdxVec<RegId, bool> {
+    let waiting = waiting_live(f, div, ranges);
     let mut s: IdxVec<RegId, bool> = f
         .regs
         .iter()
@@ -133,15 +191,22 @@ pub(crate) fn scalar_set(f: &ir::Function, div: &IdxVec<BlockId, bool>) -> IdxVe
         let mut changed = false;
         for (b, blk) in f.blocks.iter_enumerated() {
             let conv = !div.get(b).copied().unwrap_or(true);
-            for i in &blk.insts {
+            let dead_while_waiting = |d: &RegId| match &waiting {
+                Some(w) => w
+                    .get(b.index())
+                    .and_then(|x| x.as_ref())
+                    .is_some_and(|set| !set.contains(*d)),
+                None => false,
+            };
+            for (k, i) in blk.insts.iter().enumerate() {
                 let defs = i.kind.defs();
                 if defs.iter().all(|&d| !s.get(d).copied().unwrap_or(false)) {
                     continue;
                 }
-                let ok = conv
+                let ok = (conv || defs.iter().all(dead_while_waiting))
                     && i.guard
                         .is_none_or(|g| s.get(g.pred).copied().unwrap_or(false))
-                    && pure_kind(f, &i.kind)
+                    && (pure_kind(f, &i.kind) || uniform_load(blk, k, &s))
                     && i.kind
                         .operands()
                         .is_ok_and(|o| o.srcs.iter().all(|(op, _, _)| uniform_operand(op, &s)));
@@ -167,8 +232,9 @@ impl ScalarRegs {
         b: &mut FunctionBuilder,
         f: &ir::Function,
         div: &IdxVec<BlockId, bool>,
+        ranges: &[(usize, usize, BlockId)],
     ) -> ScalarRegs {
-        let set = scalar_set(f, div);
+        let set = scalar_set(f, div, ranges);
         let vars = f
             .regs
             .iter()
@@ -317,12 +383,6 @@ impl FuncTranslator<'_> {
         let v = self
             .svar(dst)
             .ok_or_else(|| JitError::Codegen(format!("register {} is not scalar", dst.0)))?;
-        if self.mode != Mode::Conv {
-            return Err(JitError::Codegen(format!(
-                "scalar register {} written in divergent code",
-                dst.0
-            )));
-        }
         self.def_var_guarded(v, x)
     }
 

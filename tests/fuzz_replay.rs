@@ -38,19 +38,6 @@ fn inputs(target: &str) -> Vec<(PathBuf, Vec<u8>)> {
     out
 }
 
-/// Deterministic pseudo-random bytes: stand-ins for fuzzer inputs.
-fn bytes(seed: u64, n: usize) -> Vec<u8> {
-    let mut s = seed.wrapping_mul(0x9e37_79b9_7f4a_7c15) | 1;
-    (0..n)
-        .map(|_| {
-            s ^= s << 13;
-            s ^= s >> 7;
-            s ^= s << 17;
-            (s >> 24) as u8
-        })
-        .collect()
-}
-
 #[test]
 fn parse_check_regressions() {
     for (f, data) in inputs("parse_check") {
@@ -84,7 +71,7 @@ fn differential_generated() {
         .and_then(|s| s.parse().ok())
         .unwrap_or(16);
     for seed in 0..n {
-        let data = bytes(seed, 600 + (seed as usize * 97) % 2000);
+        let data = gen::seed_bytes(seed, 600 + (seed as usize * 97) % 2000);
         let p = gen::Program::arbitrary(&mut Unstructured::new(&data)).unwrap();
         harness::differential(&p);
         if std::env::var("FUZZ_REPLAY_STATS").is_ok() {
@@ -123,7 +110,7 @@ fn launch_generated() {
         .and_then(|s| s.parse().ok())
         .unwrap_or(40);
     for seed in 0..n {
-        let data = bytes(seed ^ 0x1a, 200 + (seed as usize * 31) % 300);
+        let data = gen::seed_bytes(seed ^ 0x1a, 200 + (seed as usize * 31) % 300);
         let i = launch::LaunchInput::arbitrary(&mut Unstructured::new(&data)).unwrap();
         harness::launch(&i);
     }
@@ -142,7 +129,7 @@ fn generated_programs_pass_ptxas() {
         .and_then(|s| s.parse().ok())
         .unwrap_or(60);
     for seed in 0..n {
-        let data = bytes(seed, 600 + (seed as usize * 97) % 2000);
+        let data = gen::seed_bytes(seed, 600 + (seed as usize * 97) % 2000);
         let p = gen::Program::arbitrary(&mut Unstructured::new(&data)).unwrap();
         let f = dir.join(format!("gen{seed}.ptx"));
         std::fs::write(&f, &p.src).unwrap();

@@ -41,20 +41,6 @@ use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::time::Duration;
 
-/// Deterministic pseudo-random bytes: the generator's input for `seed` (as in
-/// `tests/fuzz_replay.rs`).
-fn bytes(seed: u64, n: usize) -> Vec<u8> {
-    let mut s = seed.wrapping_mul(0x9e37_79b9_7f4a_7c15) | 1;
-    (0..n)
-        .map(|_| {
-            s ^= s << 13;
-            s ^= s >> 7;
-            s ^= s << 17;
-            (s >> 24) as u8
-        })
-        .collect()
-}
-
 /// FNV-1a, 64 bits.
 fn fnv(data: &[u8]) -> u64 {
     data.iter().fold(0xcbf2_9ce4_8422_2325, |h, &b| {
@@ -135,7 +121,7 @@ fn export() {
     let (mut kept, mut faulted) = (0, 0);
     let mut seed = 0u64;
     while kept < want {
-        let data = bytes(seed, 600 + (seed as usize * 97) % 2000);
+        let data = gen::seed_bytes(seed, 600 + (seed as usize * 97) % 2000);
         seed += 1;
         let Ok(p) = gen::Program::arbitrary(&mut Unstructured::new(&data)) else {
             continue;
@@ -323,16 +309,7 @@ fn describe(c: &FuzzCase, at: usize) -> String {
         return format!("shared atomic slot {} (byte {at})", (at - rows) / 8);
     }
     let (t, o) = (at / gen::OUT_ROW as usize, at % gen::OUT_ROW as usize);
-    let field = match o {
-        0..=31 => format!("%r{}", o / 4),
-        32..=79 => format!("%rd{}", (o - 32) / 8),
-        80..=103 => format!("%f{}", (o - 80) / 4),
-        104..=135 => format!("%fd{}", (o - 104) / 8),
-        136..=151 => format!("%p{}", (o - 136) / 4),
-        152..=155 => "path hash".into(),
-        156..=159 => "marker".into(),
-        _ => format!("scratch word {}", (o - 160) / 4),
-    };
+    let field = gen::out_row_field(o);
     format!("thread {t}, {field}")
 }
 

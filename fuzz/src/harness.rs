@@ -172,16 +172,7 @@ fn describe(p: &Program, buf: usize, at: usize) -> String {
         return format!("shared atomic slot {} of CTA {}", o % per / 8, o / per);
     }
     let (t, o) = (at / gen::OUT_ROW as usize, at % gen::OUT_ROW as usize);
-    let field = match o {
-        0..=31 => format!("%r{}", o / 4),
-        32..=79 => format!("%rd{}", (o - 32) / 8),
-        80..=103 => format!("%f{}", (o - 80) / 4),
-        104..=135 => format!("%fd{}", (o - 104) / 8),
-        136..=151 => format!("%p{}", (o - 136) / 4),
-        152..=155 => "path hash".into(),
-        156..=159 => "marker".into(),
-        _ => format!("scratch word {}", (o - 160) / 4),
-    };
+    let field = gen::out_row_field(o);
     format!(
         "thread {} of CTA {}, {field}",
         t % p.block as usize,

@@ -93,6 +93,34 @@ impl<'a> Arbitrary<'a> for Program {
     }
 }
 
+/// Deterministic pseudo-random bytes for `seed` (xorshift64): the stand-ins for fuzzer
+/// input that `tests/fuzz_replay.rs` and `tests/golden_fuzz.rs` make programs from.
+pub fn seed_bytes(seed: u64, n: usize) -> Vec<u8> {
+    let mut s = seed.wrapping_mul(0x9e37_79b9_7f4a_7c15) | 1;
+    (0..n)
+        .map(|_| {
+            s ^= s << 13;
+            s ^= s >> 7;
+            s ^= s << 17;
+            (s >> 24) as u8
+        })
+        .collect()
+}
+
+/// The register or field that byte `o` of a thread's output row holds (see [`OUT_ROW`]).
+pub fn out_row_field(o: usize) -> String {
+    match o {
+        0..=31 => format!("%r{}", o / 4),
+        32..=79 => format!("%rd{}", (o - 32) / 8),
+        80..=103 => format!("%f{}", (o - 80) / 4),
+        104..=135 => format!("%fd{}", (o - 104) / 8),
+        136..=151 => format!("%p{}", (o - 136) / 4),
+        152..=155 => "path hash".into(),
+        156..=159 => "marker".into(),
+        _ => format!("scratch word {}", (o - 160) / 4),
+    }
+}
+
 /// xorshift64*: the contents of `in` and `atom`, with many special values (0, +-1,
 /// extremes, NaNs with payloads, infinities, +-0, subnormals, small integers).
 pub fn input_bytes(seed: u64, n: usize) -> Vec<u8> {

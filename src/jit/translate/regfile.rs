@@ -5,8 +5,9 @@
 //!
 //! Within one Cranelift block the translator reuses the values it last loaded or stored
 //! for a register (the *cache*: Cranelift's own alias analysis forwards only the latest
-//! store). Every write stores its value; after translation, the stores that no load can
-//! observe are deleted (see [`RegFile::prune`]).
+//! store), and after an instruction whose lowering branched, in its last block (see
+//! `inst_done`). Every write stores its value; after translation, the stores that no
+//! load can observe are deleted (see [`RegFile::prune`]).
 //!
 //! The translator records, per IR block and variant, the order of register reads and
 //! writes with two views of each:

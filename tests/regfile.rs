@@ -1,8 +1,8 @@
 //! Registers start at zero and keep their values across blocks, branches and loops,
 //! whatever the JIT's register file does (zeroing only registers live at entry,
-//! deleting stores no load reads, reusing values within a block): tests/ptx/regfile.ptx
-//! (ptxas-validated) on both backends, after a kernel that leaves non-zero values on the
-//! stack the register file may occupy. Expected values are integer arithmetic written
+//! deleting stores no load reads, reusing values within a block and after a
+//! branching lowering): tests/ptx/regfile.ptx (ptxas-validated) on both backends, after
+//! a kernel that leaves non-zero values on the stack the register file may occupy. Expected values are integer arithmetic written
 //! out here from the PTX.
 #[macro_use]
 mod common;
@@ -78,4 +78,18 @@ fn many(backend: Backend) {
     check(backend, "many", |t| [Some(t as u32), None, None]);
 }
 
-both_backends!(never_written, partial, loop_acc, paths, many);
+fn across_loads(backend: Backend) {
+    // sh[t] = 7t; r3 = 7t, r4 = sh[2] = 14, r5 = 7t + 14; lanes t < 16 load r3 = sh[3]
+    // = 21; r6 = r3 + r5; r8 = 7t + r3 + 14.
+    check(backend, "across_loads", |t| {
+        let t = t as u32;
+        let r3 = if t < 16 { 21 } else { 7 * t };
+        [
+            Some(7 * t + 14),
+            Some(r3 + 7 * t + 14),
+            Some(7 * t + r3 + 14),
+        ]
+    });
+}
+
+both_backends!(never_written, partial, loop_acc, paths, many, across_loads);

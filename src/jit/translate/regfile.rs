@@ -5,8 +5,9 @@
 //!
 //! Within one Cranelift block the translator reuses the values it last loaded or stored
 //! for a register (the *cache*: Cranelift's own alias analysis forwards only the latest
-//! store). Every write stores its value; after translation, the stores that no load can
-//! observe are deleted (see [`RegFile::prune`]).
+//! store), and after an instruction whose lowering branched, in its last block (see
+//! `inst_done`). Every write stores its value; after translation, the stores that no
+//! load can observe are deleted (see [`RegFile::prune`]).
 //!
 //! The translator records, per IR block and variant, the order of register reads and
 //! writes with two views of each:
@@ -482,10 +483,26 @@ impl FuncTranslator<'_> {
 
     /// The end of an IR instruction started at `mark`: its stores made in its first or
     /// last Cranelift block run on every path through it.
+    ///
+    /// A lowering that branches (a load's fast and slow paths) is entered only at its
+    /// first block, which therefore dominates its last: the values cached in the first
+    /// block (and not replaced by a write in a branch) stay valid in the last one, so a
+    /// read after the instruction reuses them instead of loading the register again;
+    /// their stores then become dead when no later load observes them (the `fma` after
+    /// sgemm's second `ld.shared` of a k step read the first load's value back).
     pub(crate) fn inst_done(&mut self, mark: InstMark) {
         self.rf.depth = self.rf.depth.saturating_sub(1);
         let Some((from, start)) = mark else { return };
         let end = self.b.current_block();
+        if let (Some(s), Some(e)) = (start, end) {
+            if s != e {
+                for c in self.rf.cache.iter_mut().flatten() {
+                    if c.0 == s {
+                        c.0 = e;
+                    }
+                }
+            }
+        }
         if let Some(evs) = self.rf.slot_events() {
             for e in evs.iter_mut().skip(from) {
                 if let RegEvent::Write { blk, mem_kill, .. } = e {

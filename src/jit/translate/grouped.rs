@@ -35,10 +35,10 @@
 //! [`lanes`]: crate::jit::translate::lanes
 
 use crate::jit::translate::lanes;
+use cranelift_codegen::entity::EntityRef;
 use cranelift_codegen::ir::{
     Block, Function, Inst, InstBuilder, InstructionData, Opcode, Type, Value, ValueDef,
 };
-use std::collections::{HashMap, HashSet};
 
 /// Whether [`regroup`] runs (`PTXJIT_GROUPED=0`: no).
 pub(crate) fn enabled() -> bool {
@@ -70,12 +70,14 @@ impl FileLayout<'_> {
     }
 }
 
-/// An instruction's place in its segment.
-#[derive(Clone, Copy, PartialEq, Eq)]
-enum Class {
-    Common,
-    Group(u8),
-}
+/// An instruction's place in its segment ([`Walk::class`]): not in the current segment.
+const OUT: u8 = u8::MAX;
+/// In the segment, of no lane group.
+const COMMON: u8 = u8::MAX - 1;
+
+/// Segments shorter than this keep their order (too few values to spill; the walk
+/// costs compile time).
+const MIN_SEGMENT: usize = 48;
 
 /// A register-file access: (address, offset, bytes, is a store).
 fn file_access(func: &Function, inst: Inst) -> Option<(Value, i64, u32, bool)> {
@@ -115,106 +117,210 @@ fn is_pure(func: &Function, inst: Inst) -> bool {
         || op.can_load())
 }
 
-/// The segment being collected in one block.
-#[derive(Default)]
-struct Segment {
-    /// Its instructions in layout order, with their classes.
-    insts: Vec<(Inst, Class)>,
-    class: HashMap<Inst, Class>,
+/// The walk over one function's blocks; per-instruction tables are indexed by the
+/// instruction's number and reused from block to block.
+struct Walk {
+    /// Per instruction: [`OUT`], [`COMMON`] or its lane group.
+    class: Vec<u8>,
+    /// Per instruction: the segment number in which it was placed (new layout) or
+    /// entered (depth-first search of its common operands).
+    placed: Vec<u32>,
+    visiting: Vec<u32>,
+    /// The current segment's instructions in layout order.
+    seg: Vec<Inst>,
+    /// Segments started so far.
+    gen: u32,
+    /// The block's new layout.
+    out: Vec<Inst>,
+    stack: Vec<(Inst, bool)>,
+    /// The block's instructions (a buffer).
+    insts: Vec<Inst>,
+    /// Per 16-byte vector of the file: the value it holds (`None`: unknown), and the
+    /// vectors set since the last clear.
+    known: Vec<Option<Value>>,
+    set: Vec<usize>,
 }
 
-impl Segment {
+impl Walk {
     /// The class of `inst` from its operands defined in the segment (`None`: two groups).
-    fn operand_class(&self, func: &Function, inst: Inst) -> Option<Class> {
-        let mut c = Class::Common;
+    fn operand_class(&self, func: &Function, inst: Inst) -> Option<u8> {
+        let mut c = COMMON;
         for v in func.dfg.inst_values(inst) {
-            let v = func.dfg.resolve_aliases(v);
             let ValueDef::Result(d, _) = func.dfg.value_def(v) else {
                 continue;
             };
-            match (c, self.class.get(&d)) {
-                (_, None | Some(Class::Common)) => {}
-                (Class::Common, Some(&g)) => c = g,
-                (x, Some(&g)) if x == g => {}
+            match self.class[d.index()] {
+                OUT | COMMON => {}
+                g if c == COMMON => c = g,
+                g if g == c => {}
                 _ => return None,
             }
         }
         Some(c)
     }
 
-    fn push(&mut self, inst: Inst, c: Class) {
-        self.insts.push((inst, c));
-        self.class.insert(inst, c);
+    fn push(&mut self, inst: Inst, c: u8) {
+        self.seg.push(inst);
+        self.class[inst.index()] = c;
     }
 
-    /// Lays the segment out group by group before `anchor` (the instruction that ended
-    /// it; `None`: the end of `blk`), and empties it.
-    fn flush(&mut self, func: &mut Function, blk: Block, anchor: Option<Inst>) {
-        let insts = std::mem::take(&mut self.insts);
-        let class = std::mem::take(&mut self.class);
-        let mut groups = insts.iter().filter_map(|&(_, c)| match c {
-            Class::Group(g) => Some(g),
-            Class::Common => None,
-        });
+    fn forget(&mut self) {
+        for k in self.set.drain(..) {
+            self.known[k] = None;
+        }
+    }
+
+    fn learn(&mut self, k: usize, v: Option<Value>) {
+        if let Some(x) = self.known.get_mut(k) {
+            *x = v;
+            self.set.push(k);
+        }
+    }
+
+    /// Appends the segment to the block's new layout group by group, and empties it.
+    fn flush(&mut self, func: &Function) {
+        let seg = std::mem::take(&mut self.seg);
+        let mut groups = seg
+            .iter()
+            .map(|i| self.class[i.index()])
+            .filter(|&c| c < COMMON);
         let first = groups.next();
-        if !groups.any(|g| Some(g) != first) {
+        if seg.len() >= MIN_SEGMENT && groups.any(|g| Some(g) != first) {
+            self.gen += 1;
+            for g in 0..lanes::N32 as u8 {
+                for &i in &seg {
+                    if self.class[i.index()] == g {
+                        self.place(func, i);
+                    }
+                }
+            }
+            for &i in &seg {
+                self.place(func, i);
+            }
+        } else {
+            self.out.extend_from_slice(&seg);
+        }
+        for &i in &seg {
+            self.class[i.index()] = OUT;
+        }
+        self.seg = seg;
+        self.seg.clear();
+    }
+
+    /// Appends `inst` to the new layout after the segment's common instructions it
+    /// depends on that are not placed yet (operands first), unless it is placed already.
+    fn place(&mut self, func: &Function, inst: Inst) {
+        let gen = self.gen;
+        if self.placed[inst.index()] == gen {
             return;
         }
-        let mut order = Vec::with_capacity(insts.len());
-        let mut placed = HashSet::with_capacity(insts.len());
-        for g in 0..lanes::N32 as u8 {
-            for &(i, c) in &insts {
-                if c == Class::Group(g) {
-                    place(func, &class, i, &mut order, &mut placed);
+        // Depth first, iteratively: `(i, true)` is emitted once its operands are.
+        self.stack.push((inst, false));
+        while let Some((i, done)) = self.stack.pop() {
+            if done {
+                if self.placed[i.index()] != gen {
+                    self.placed[i.index()] = gen;
+                    self.out.push(i);
                 }
+                continue;
             }
-        }
-        for &(i, _) in &insts {
-            place(func, &class, i, &mut order, &mut placed);
-        }
-        for &(i, _) in &insts {
-            func.layout.remove_inst(i);
-        }
-        for i in order {
-            match anchor {
-                Some(a) => func.layout.insert_inst(i, a),
-                None => func.layout.append_inst(i, blk),
+            if self.placed[i.index()] == gen || self.visiting[i.index()] == gen {
+                continue;
+            }
+            self.visiting[i.index()] = gen;
+            self.stack.push((i, true));
+            for v in func.dfg.inst_values(i) {
+                if let ValueDef::Result(d, _) = func.dfg.value_def(v) {
+                    if self.class[d.index()] == COMMON && self.placed[d.index()] != gen {
+                        self.stack.push((d, false));
+                    }
+                }
             }
         }
     }
-}
 
-/// Appends `inst` to `order` after the common instructions of the segment it depends on
-/// that are not placed yet (operands first), unless it is placed already.
-fn place(
-    func: &Function,
-    class: &HashMap<Inst, Class>,
-    inst: Inst,
-    order: &mut Vec<Inst>,
-    placed: &mut HashSet<Inst>,
-) {
-    // Depth first, iteratively: `(i, true)` is emitted once its operands are.
-    let mut stack = vec![(inst, false)];
-    let mut visiting = HashSet::new();
-    while let Some((i, done)) = stack.pop() {
-        if done {
-            if placed.insert(i) {
-                order.push(i);
+    /// Walks one block: forwards loads, collects and orders its segments, and rewrites
+    /// its layout if the order changed.
+    fn block(&mut self, func: &mut Function, file: &FileLayout, blk: Block) {
+        let mut insts = std::mem::take(&mut self.insts);
+        insts.clear();
+        insts.extend(func.layout.block_insts(blk));
+        self.out.clear();
+        self.forget();
+        for &inst in &insts {
+            let access = file_access(func, inst)
+                .filter(|a| func.dfg.resolve_aliases(a.0) == file.base)
+                .and_then(|(_, off, size, store)| {
+                    file.vector(off, size).map(|v| (off, size, store, v))
+                });
+            let Some((off, size, store, (voff, g))) = access else {
+                if is_pure(func, inst) {
+                    match self.operand_class(func, inst) {
+                        Some(c) => self.push(inst, c),
+                        None => {
+                            self.flush(func);
+                            self.out.push(inst);
+                        }
+                    }
+                } else {
+                    self.flush(func);
+                    self.out.push(inst);
+                    self.forget();
+                }
+                continue;
+            };
+            let k = (voff / 16) as usize;
+            let whole = off == voff && size == 16;
+            if store {
+                match self.operand_class(func, inst) {
+                    Some(c) if c == COMMON || c == g => {}
+                    _ => {
+                        // A value of another group (the lowerings make none).
+                        self.flush(func);
+                        self.out.push(inst);
+                        self.forget();
+                        continue;
+                    }
+                }
+                let val = func.dfg.inst_args(inst)[0];
+                self.learn(k, whole.then_some(val));
+                self.push(inst, g);
+                continue;
             }
-            continue;
-        }
-        if placed.contains(&i) || !visiting.insert(i) {
-            continue;
-        }
-        stack.push((i, true));
-        for v in func.dfg.inst_values(i) {
-            let v = func.dfg.resolve_aliases(v);
-            if let ValueDef::Result(d, _) = func.dfg.value_def(v) {
-                if class.get(&d) == Some(&Class::Common) && !placed.contains(&d) {
-                    stack.push((d, false));
+            let r = func.dfg.first_result(inst);
+            let ty = func.dfg.value_type(r);
+            match self.known.get(k).copied().flatten().filter(|_| whole) {
+                Some(v) if func.dfg.value_type(v) == ty => {
+                    func.layout.remove_inst(inst);
+                    func.dfg.clear_results(inst);
+                    func.dfg.change_to_alias(r, v);
+                }
+                Some(v) => {
+                    func.replace(inst).bitcast(ty, lanes::le(), v);
+                    let c = self.operand_class(func, inst).unwrap_or(g);
+                    self.push(inst, c);
+                }
+                None => {
+                    if whole {
+                        self.learn(k, Some(r));
+                    }
+                    self.push(inst, g);
                 }
             }
         }
+        self.flush(func);
+        let now = insts
+            .iter()
+            .filter(|&&i| func.layout.inst_block(i).is_some());
+        if now.ne(self.out.iter()) {
+            for &i in &self.out {
+                func.layout.remove_inst(i);
+            }
+            for &i in &self.out {
+                func.layout.append_inst(i, blk);
+            }
+        }
+        self.insts = insts;
     }
 }
 
@@ -222,72 +328,22 @@ fn place(
 /// stores to loads (see the module doc). A forwarded load is removed from the layout or,
 /// where the stored value's type differs, becomes a `bitcast` of it.
 pub(crate) fn regroup(func: &mut Function, file: &FileLayout) {
+    let n = func.dfg.num_insts();
+    let vectors = file.regs.last().map_or(0, |r| r.0 as usize / 16 + r.1);
+    let mut w = Walk {
+        class: vec![OUT; n],
+        placed: vec![0; n],
+        visiting: vec![0; n],
+        seg: Vec::new(),
+        gen: 0,
+        out: Vec::new(),
+        stack: Vec::new(),
+        insts: Vec::new(),
+        known: vec![None; vectors],
+        set: Vec::new(),
+    };
     let blocks: Vec<Block> = func.layout.blocks().collect();
     for blk in blocks {
-        let insts: Vec<Inst> = func.layout.block_insts(blk).collect();
-        let mut seg = Segment::default();
-        // The value each 16-byte vector of the file holds, by its offset.
-        let mut known: HashMap<i64, Value> = HashMap::new();
-        for inst in insts {
-            let access = file_access(func, inst)
-                .filter(|a| func.dfg.resolve_aliases(a.0) == file.base)
-                .and_then(|(_, off, size, store)| {
-                    file.vector(off, size).map(|v| (off, size, store, v))
-                });
-            if let Some((off, size, store, (voff, g))) = access {
-                let whole = off == voff && size == 16;
-                if store {
-                    let val = func.dfg.inst_args(inst)[0];
-                    match seg.operand_class(func, inst) {
-                        Some(Class::Common) => {}
-                        Some(c) if c == Class::Group(g) => {}
-                        _ => {
-                            // A value of another group (never made by the lowerings).
-                            seg.flush(func, blk, Some(inst));
-                            known.clear();
-                            continue;
-                        }
-                    }
-                    if whole {
-                        known.insert(voff, val);
-                    } else {
-                        known.remove(&voff);
-                    }
-                    seg.push(inst, Class::Group(g));
-                    continue;
-                }
-                let r = func.dfg.first_result(inst);
-                let ty = func.dfg.value_type(r);
-                match known.get(&voff).copied().filter(|_| whole) {
-                    Some(v) if func.dfg.value_type(v) == ty => {
-                        func.layout.remove_inst(inst);
-                        func.dfg.clear_results(inst);
-                        func.dfg.change_to_alias(r, v);
-                    }
-                    Some(v) => {
-                        func.replace(inst).bitcast(ty, lanes::le(), v);
-                        let c = seg.operand_class(func, inst).unwrap_or(Class::Group(g));
-                        seg.push(inst, c);
-                    }
-                    None => {
-                        if whole {
-                            known.insert(voff, r);
-                        }
-                        seg.push(inst, Class::Group(g));
-                    }
-                }
-                continue;
-            }
-            if is_pure(func, inst) {
-                match seg.operand_class(func, inst) {
-                    Some(c) => seg.push(inst, c),
-                    None => seg.flush(func, blk, Some(inst)),
-                }
-                continue;
-            }
-            seg.flush(func, blk, Some(inst));
-            known.clear();
-        }
-        seg.flush(func, blk, None);
+        w.block(func, file, blk);
     }
 }

@@ -18,6 +18,7 @@ pub(crate) mod affine;
 pub(crate) mod cont;
 mod dispatch;
 pub(crate) mod funcs;
+mod grouped;
 pub(crate) mod lanes;
 pub(crate) mod regfile;
 pub(crate) mod scalar;

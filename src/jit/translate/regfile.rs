@@ -24,7 +24,7 @@
 use crate::ir::analysis::liveness::RegSet;
 use crate::ir::{self, Idx, IdxVec, Operand, RegClass, RegId};
 use crate::jit::translate::lanes::WarpValue;
-use crate::jit::translate::{lanes, FuncTranslator};
+use crate::jit::translate::{grouped, lanes, FuncTranslator};
 use crate::jit::JitError;
 use cranelift_codegen::ir::condcodes::{FloatCC, IntCC};
 use cranelift_codegen::ir::types::{F32X4, F64X2, I32X4, I64, I64X2};
@@ -45,8 +45,15 @@ const UNROLL_ZERO_BYTES: i32 = 2048;
 /// A register access recorded during translation.
 #[derive(Clone, Copy)]
 enum RegEvent {
-    /// `ir`: an operand read of the instruction; `mem`: a load from the file.
-    Read { reg: u32, ir: bool, mem: bool },
+    /// `ir`: an operand read of the instruction; `mem`: a load from the file, by the
+    /// loads `loads[first..first + n]` (`n == 0`: by code outside the translator's).
+    Read {
+        reg: u32,
+        ir: bool,
+        mem: bool,
+        first: u32,
+        n: u32,
+    },
     /// A write with its stores `stores[first..first + n]`, made in Cranelift block `blk`.
     Write {
         reg: u32,
@@ -169,6 +176,7 @@ pub(crate) struct RegFile {
     /// Events per (variant, IR block): index `block` (convergent) or `blocks + block`.
     events: Vec<Vec<RegEvent>>,
     stores: Vec<Inst>,
+    loads: Vec<Inst>,
     nblocks: usize,
     /// Where accesses are recorded: (IR block, convergent variant).
     pub recording: Option<(usize, bool)>,
@@ -230,6 +238,7 @@ impl RegFile {
             size,
             events: vec![Vec::new(); 2 * f.blocks.len()],
             stores: Vec::new(),
+            loads: Vec::new(),
             nblocks: f.blocks.len(),
             recording: None,
             depth: 0,
@@ -300,6 +309,32 @@ impl RegFile {
             }
         }
         out
+    }
+
+    /// Marks the reads whose every load was forwarded (`grouped::regroup`: removed from
+    /// the layout, or a `bitcast` now) as no longer reading the file.
+    fn forget_forwarded(&mut self, func: &cranelift_codegen::ir::Function) {
+        let loads = &self.loads;
+        let gone = |i: Inst| {
+            func.layout.inst_block(i).is_none()
+                || func.dfg.insts[i].opcode() != cranelift_codegen::ir::Opcode::Load
+        };
+        for evs in &mut self.events {
+            for e in evs.iter_mut() {
+                if let RegEvent::Read {
+                    mem: mem @ true,
+                    first,
+                    n,
+                    ..
+                } = e
+                {
+                    let ls = &loads[*first as usize..(*first + *n) as usize];
+                    if *n > 0 && ls.iter().all(|&i| gone(i)) {
+                        *mem = false;
+                    }
+                }
+            }
+        }
     }
 
     /// Deletes the stores no load can observe; returns the registers live at entry at
@@ -390,11 +425,15 @@ impl FuncTranslator<'_> {
             }
             _ => None,
         };
+        let (off, n, _) = self.rf.regs[r];
+        let first = self.rf.loads.len() as u32;
         if let Some(e) = self.rf.slot_events() {
             e.push(RegEvent::Read {
                 reg: r.0,
                 ir,
                 mem: hit.is_none(),
+                first,
+                n: if hit.is_none() { n as u32 } else { 0 },
             });
         }
         if let Some((v, at)) = hit {
@@ -412,11 +451,14 @@ impl FuncTranslator<'_> {
             }
             return v;
         }
-        let (off, n, _) = self.rf.regs[r];
         let a = self.rf.base;
         let v: Vec<Value> = (0..n)
             .map(|k| self.b.ins().load(ty, self.rf.flags, a, off + 16 * k as i32))
             .collect();
+        for &x in &v {
+            let i = self.b.func.dfg.value_def(x).unwrap_inst();
+            self.rf.loads.push(i);
+        }
         if let Some(blk) = cur {
             self.rf.cache[r] = Some((blk, v.clone(), now));
         }
@@ -459,6 +501,8 @@ impl FuncTranslator<'_> {
                 reg: r.0,
                 ir: true,
                 mem: true,
+                first: 0,
+                n: 0,
             });
         }
     }
@@ -517,6 +561,15 @@ impl FuncTranslator<'_> {
     /// Call after every block was translated.
     pub(crate) fn finish_regfile(&mut self, first: Block) {
         self.rf.recording = None;
+        if grouped::enabled() {
+            let regs: Vec<(i32, usize, Type)> = self.rf.regs.iter().copied().collect();
+            let file = grouped::FileLayout {
+                base: self.rf.base,
+                regs: &regs,
+            };
+            grouped::regroup(self.b.func, &file);
+            self.rf.forget_forwarded(self.b.func);
+        }
         let live = self.rf.prune(self.f, self.b.func);
         let need: Vec<RegId> = (self.rf.regs.ids())
             .filter(|&r| live.has(r.0) && self.rf.regs[r].1 > 0)

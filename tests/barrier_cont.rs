@@ -526,3 +526,39 @@ fn bar_chain_fault_names_its_warp() {
         assert_eq!(errors[0], errors[1], "fw={fw} fi={fi}");
     }
 }
+
+/// A worker keeps its continuation loop's vectors from one CTA (and launch) to the next:
+/// an in-order launch right after a random-schedule launch of the same shape on the same
+/// thread (1 worker: the launching thread) must run its warps in order again
+/// (`ticket_reference`'s order), not in the previous launch's drawn round.
+#[test]
+fn bar_chain_in_order_after_a_random_schedule() {
+    let dev = Device::with_options(DeviceOptions {
+        threads: 1,
+        ..Default::default()
+    })
+    .expect("device");
+    let m = module_at(&dev, "tests/ptx/bar_chain.ptx", Backend::Jit);
+    let (grid, block, lim, e, k) = (2u32, 256u32, 70u32, 2u32, 5u32);
+    for schedule in [Schedule::Random(11), Schedule::InOrder, Schedule::Random(3)] {
+        let n = (grid * block * k) as usize;
+        let out = dev.alloc_from(&vec![FILL; n]).unwrap();
+        let ctr = zeroed(&dev, 4 * grid as usize);
+        let c = cfg([grid, 1, 1], [block, 1, 1], Backend::Jit).schedule(schedule);
+        let what = format!("bar_ticket {grid}x{block} {schedule:?} after another schedule");
+        let args = [
+            arg(&out),
+            arg(&ctr),
+            KernelArg::U32(k),
+            KernelArg::U32(lim),
+            KernelArg::U32(e),
+        ];
+        launch(&dev, &m, "bar_ticket", &c, &args, &what);
+        if schedule == Schedule::InOrder {
+            let got: Vec<u32> = dev.read(&out).unwrap();
+            let one = ticket_reference(block as usize, k, lim as usize, e);
+            let want: Vec<u32> = (0..grid).flat_map(|_| one.clone()).collect();
+            assert_eq!(got, want, "{what}");
+        }
+    }
+}

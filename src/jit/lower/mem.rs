@@ -341,6 +341,9 @@ impl FuncTranslator<'_> {
             self.b.switch_to_block(done);
             return Ok(());
         }
+        if let (LaneAddr::Uniform(a0), Space::Shared) = (la, space) {
+            return self.ld_shared_uniform(ty, (eb, sb), dsts, *a0, mask, inst);
+        }
         if !vectorizable {
             if space == Space::Local {
                 self.local_access(eb, sb, n, false, la, mask, inst)?;
@@ -443,6 +446,57 @@ impl FuncTranslator<'_> {
         Ok(())
     }
 
+    /// `ld.shared` at one address for every lane (a shared variable at a constant
+    /// offset, `a0` its window offset): when it is aligned to the access and inside the
+    /// window, one scalar load per element, splat; else (or with no lane active) the
+    /// helper, which reports the fault.
+    fn ld_shared_uniform(
+        &mut self,
+        ty: Type,
+        (eb, sb): (u32, u32),
+        dsts: &[Option<RegId>],
+        a0: Value,
+        mask: &mut Mask,
+        inst: InstId,
+    ) -> Result<(), JitError> {
+        let n = dsts.len();
+        let len = eb as i64 * n as i64;
+        // Both built here, where they dominate both paths (`write` caches the masks).
+        let bits = self.mbits(mask);
+        self.m64(mask);
+        let any = self.b.create_block();
+        let fast = self.b.create_block();
+        let other = self.b.create_block();
+        let done = self.b.create_block();
+        self.b.ins().brif(bits, any, &[], other, &[]);
+        self.b.switch_to_block(any);
+        let low = self.b.ins().band_imm_u(a0, len - 1);
+        let aligned = self.b.ins().icmp_imm_u(IntCC::Equal, low, 0);
+        let (loc, h) = self.in_shared_window(a0, len);
+        let ok = self.b.ins().band(aligned, loc);
+        self.b.ins().brif(ok, fast, &[], other, &[]);
+        self.b.switch_to_block(fast);
+        for (e, d) in dsts.iter().enumerate() {
+            let Some(d) = d else { continue };
+            let x = self.load_container(h, e as u32 * eb, eb, heap_flags());
+            let w = lanes::splat_scalar(&mut self.b, x);
+            self.write(*d, ty, w, mask)?;
+        }
+        self.b.ins().jump(done, &[]);
+        self.b.switch_to_block(other);
+        let la = LaneAddr::Uniform(a0);
+        self.slow_access(Space::Shared, eb, sb, n, false, &la, mask, inst)?;
+        for (e, d) in dsts.iter().enumerate() {
+            if let Some(d) = d {
+                let w = self.unspill(sb == 8, SCRATCH_DATA + e as i32 * 32 * sb as i32);
+                self.write(*d, ty, w, mask)?;
+            }
+        }
+        self.b.ins().jump(done, &[]);
+        self.b.switch_to_block(done);
+        Ok(())
+    }
+
     pub(crate) fn st(
         &mut self,
         space: Space,
@@ -490,7 +544,7 @@ impl FuncTranslator<'_> {
             if space == Space::Local {
                 return self.local_access(eb, sb, n, true, &la, mask, inst);
             }
-            return self.slow_access(space, eb, sb, n, true, &la, mask, inst);
+            return self.st_shared_or_helper(space, (eb, sb), n, &la, mask, inst);
         }
         let LaneAddr::PerLane(a) = &la else {
             return Err(JitError::Codegen("lane addresses".into()));
@@ -515,9 +569,43 @@ impl FuncTranslator<'_> {
             self.spill(d, SCRATCH_DATA + e as i32 * 32 * sb as i32);
         }
         let la = self.lane_addrs(space, addr)?;
-        self.slow_access(space, eb, sb, 1, true, &la, mask, inst)?;
+        self.st_shared_or_helper(space, (eb, sb), 1, &la, mask, inst)?;
         self.b.ins().jump(cont, &[]);
         self.b.switch_to_block(cont);
+        Ok(())
+    }
+
+    /// A store that is not one whole-warp vector store, its data in the scratch data
+    /// slot: in shared memory (one element per lane, not instrumented), the lane loop
+    /// of `mem_gather` when every active lane is valid; else, and elsewhere, the helper.
+    fn st_shared_or_helper(
+        &mut self,
+        space: Space,
+        (eb, sb): (u32, u32),
+        n: usize,
+        la: &LaneAddr,
+        mask: &mut Mask,
+        inst: InstId,
+    ) -> Result<(), JitError> {
+        if space != Space::Shared || n != 1 || self.instrument {
+            return self.slow_access(space, eb, sb, n, true, la, mask, inst);
+        }
+        let a = match la {
+            LaneAddr::PerLane(a) => a.clone(),
+            LaneAddr::Uniform(x) => {
+                let s = self.b.ins().splat(I64X2, *x);
+                WarpValue::wide(vec![s; N64])
+            }
+        };
+        let bits = self.mbits(mask);
+        let helper = self.b.create_block();
+        let done = self.b.create_block();
+        self.shared_scatter((eb, sb), &a, bits, helper);
+        self.b.ins().jump(done, &[]);
+        self.b.switch_to_block(helper);
+        self.slow_access(space, eb, sb, n, true, la, mask, inst)?;
+        self.b.ins().jump(done, &[]);
+        self.b.switch_to_block(done);
         Ok(())
     }
 

@@ -11,6 +11,13 @@
 //! the whole access (nothing was written). Inactive lanes load nothing: their
 //! containers are whatever the scratch data slot held (the unrolled gather gave them
 //! the element at offset 0); writes merge them away, or they are dead.
+//!
+//! Shared-memory stores that are not one whole-warp vector store (partial masks: the
+//! `if (tid < s)` steps of a tree reduction, one lane storing a result) are the same
+//! kind of loop (`shared_scatter`): every active lane is checked first, so a bad lane
+//! leaves for the helper, which reports it, with nothing written; then the lanes store
+//! in ascending order, as the helper does (the highest active lane wins an address
+//! several lanes store to).
 
 use crate::exec::ctx::WarpCtx;
 use crate::ir::analysis::shape::{Fact, Shape};
@@ -119,5 +126,94 @@ impl FuncTranslator<'_> {
         self.b.ins().jump(check, &[BlockArg::Value(rest)]);
         self.b.switch_to_block(done);
         self.unspill(wide, SCRATCH_DATA).v
+    }
+
+    /// A shared-memory store of one `eb`-byte element per active lane (`bits`) to the
+    /// shared-window offsets `a`, the data already in the scratch data slot (`sb` bytes
+    /// per lane): a loop that checks every active lane (aligned to `eb`, inside the
+    /// window) and branches to `bad` at the first that fails, having written nothing;
+    /// then a loop that stores the lanes in ascending order. Continues (nothing
+    /// emitted) after the stores.
+    pub(super) fn shared_scatter(
+        &mut self,
+        (eb, sb): (u32, u32),
+        a: &WarpValue,
+        bits: Value,
+        bad: Block,
+    ) {
+        let len = eb as i64;
+        self.spill(a, 0);
+        let size = self.load_ctx(I64, offset_of!(WarpCtx, shared_size), true);
+        let base = self.load_ctx(I64, offset_of!(WarpCtx, shared_base), true);
+        let lim = self.b.ins().iadd_imm_s(size, -len);
+        let pa = self.scratch_addr(0);
+        let pd = self.scratch_addr(SCRATCH_DATA);
+        let fl = MemFlagsData::new().with_notrap();
+        // The checks.
+        let check = self.b.create_block();
+        self.b.append_block_param(check, I32);
+        let checked = self.b.create_block();
+        let big = self
+            .b
+            .ins()
+            .icmp_imm_u(IntCC::UnsignedGreaterThanOrEqual, size, len);
+        self.b
+            .ins()
+            .brif(big, check, &[BlockArg::Value(bits)], bad, &[]);
+        self.b.switch_to_block(check);
+        let m = self.b.block_params(check)[0];
+        let body = self.b.create_block();
+        self.b.ins().brif(m, body, &[], checked, &[]);
+        self.b.switch_to_block(body);
+        let lane = self.b.ins().ctz(m);
+        let lane = self.b.ins().uextend(I64, lane);
+        let lane8 = self.b.ins().ishl_imm_u(lane, 3);
+        let sa = self.b.ins().iadd(pa, lane8);
+        let o = self.b.ins().load(I64, fl, sa, 0);
+        let mut fail = self.b.ins().icmp(IntCC::UnsignedGreaterThan, o, lim);
+        if eb > 1 {
+            let low = self.b.ins().band_imm_u(o, len - 1);
+            let mis = self.b.ins().icmp_imm_u(IntCC::NotEqual, low, 0);
+            fail = self.b.ins().bor(fail, mis);
+        }
+        let m1 = self.b.ins().iadd_imm_s(m, -1);
+        let rest = self.b.ins().band(m, m1);
+        self.b
+            .ins()
+            .brif(fail, bad, &[], check, &[BlockArg::Value(rest)]);
+        // The stores, lane by lane in ascending order.
+        self.b.switch_to_block(checked);
+        let store = self.b.create_block();
+        self.b.append_block_param(store, I32);
+        let done = self.b.create_block();
+        self.b.ins().jump(store, &[BlockArg::Value(bits)]);
+        self.b.switch_to_block(store);
+        let m = self.b.block_params(store)[0];
+        let body = self.b.create_block();
+        self.b.ins().brif(m, body, &[], done, &[]);
+        self.b.switch_to_block(body);
+        let lane = self.b.ins().ctz(m);
+        let lane = self.b.ins().uextend(I64, lane);
+        let lane8 = self.b.ins().ishl_imm_u(lane, 3);
+        let sa = self.b.ins().iadd(pa, lane8);
+        let o = self.b.ins().load(I64, fl, sa, 0);
+        let h = self.b.ins().iadd(base, o);
+        let lsb = match sb {
+            8 => lane8,
+            _ => self.b.ins().ishl_imm_u(lane, 2),
+        };
+        let slot = self.b.ins().iadd(pd, lsb);
+        let cty = if sb == 8 { I64 } else { I32 };
+        let x = self.b.ins().load(cty, fl, slot, 0);
+        let hf = heap_flags();
+        match eb {
+            1 => self.b.ins().istore8(hf, x, h, 0),
+            2 => self.b.ins().istore16(hf, x, h, 0),
+            _ => self.b.ins().store(hf, x, h, 0),
+        };
+        let m1 = self.b.ins().iadd_imm_s(m, -1);
+        let rest = self.b.ins().band(m, m1);
+        self.b.ins().jump(store, &[BlockArg::Value(rest)]);
+        self.b.switch_to_block(done);
     }
 }

@@ -194,6 +194,20 @@ impl Chained {
     }
 }
 
+/// The loop's per-unit vectors, kept by each worker thread from one unit to the next
+/// (no allocation per CTA).
+#[derive(Default)]
+struct Scratch {
+    warps: Vec<Warp>,
+    ctas: Vec<Cta>,
+    round: Vec<usize>,
+    cta_of: Vec<usize>,
+}
+
+thread_local! {
+    static SCRATCH: std::cell::Cell<Scratch> = std::cell::Cell::new(Scratch::default());
+}
+
 /// Runs the warps `slots` of the CTAs `ctaids` with kernel `f` (`run_cta_with_barriers`
 /// for a kernel whose barriers are continuations, run on this stack).
 pub(super) fn run(
@@ -202,28 +216,46 @@ pub(super) fn run(
     slots: &mut [WarpSlot],
     ctaids: &[[u32; 3]],
 ) -> Result<()> {
+    let mut scratch = SCRATCH.try_with(|s| s.take()).unwrap_or_default();
+    let r = run_with(sh, f, slots, ctaids, &mut scratch);
+    let _ = SCRATCH.try_with(|s| s.set(scratch));
+    r
+}
+
+/// [`run`] with the vectors of `scratch` (their contents are replaced).
+fn run_with(
+    sh: &LaunchShared,
+    f: KernelFn,
+    slots: &mut [WarpSlot],
+    ctaids: &[[u32; 3]],
+    scratch: &mut Scratch,
+) -> Result<()> {
     let n = slots.len();
     let nw = n / ctaids.len().max(1);
-    let mut warps: Vec<Warp> = slots
-        .iter()
-        .map(|s| Warp {
-            state: WarpState::Ready,
-            id: 0,
-            gen: 0,
-            live: s.ctx.live,
-        })
-        .collect();
-    let mut ctas: Vec<Cta> = warps
-        .chunks(nw.max(1))
-        .map(|c| Cta {
-            live: c.iter().map(|w| w.live.count_ones()).sum(),
-            ..Default::default()
-        })
-        .collect();
+    let Scratch {
+        warps,
+        ctas,
+        round,
+        cta_of,
+    } = scratch;
+    warps.clear();
+    warps.extend(slots.iter().map(|s| Warp {
+        state: WarpState::Ready,
+        id: 0,
+        gen: 0,
+        live: s.ctx.live,
+    }));
+    ctas.clear();
+    ctas.extend(warps.chunks(nw.max(1)).map(|c| Cta {
+        live: c.iter().map(|w| w.live.count_ones()).sum(),
+        ..Default::default()
+    }));
     let mut order = super::super::schedule::Order::new(sh.cfg.schedule, ctaids[0], n);
-    let mut round = Vec::with_capacity(n);
+    // (Emptied: `fill_round` keeps an in-order round of the right length as it is.)
+    round.clear();
     // The CTA of each warp (no division per warp step).
-    let cta_of: Vec<usize> = (0..n).map(|w| w / nw.max(1)).collect();
+    cta_of.clear();
+    cta_of.extend((0..n).map(|w| w / nw.max(1)));
     let mut left = n;
     // Chaining (see the module's doc) needs the in-order round: warp w + 1 next.
     let chain = matches!(sh.cfg.schedule, Schedule::InOrder);
@@ -237,7 +269,7 @@ pub(super) fn run(
     }
     loop {
         let mut ran = false;
-        order.fill_round(&mut round);
+        order.fill_round(round);
         let mut i = 0;
         while let Some(&w0) = round.get(i) {
             i += 1;
@@ -330,7 +362,7 @@ pub(super) fn run(
                 wake(cta, &mut warps[r.clone()], &mut slots[r]);
             }
             if !warps.iter().any(|w| w.state == WarpState::Ready) {
-                return Err(deadlock(sh, slots, &warps, &ctas, ctaids, nw));
+                return Err(deadlock(sh, slots, warps, ctas, ctaids, nw));
             }
         }
     }

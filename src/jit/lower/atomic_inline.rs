@@ -21,17 +21,14 @@
 //!   different threads with no order between their accesses to different addresses.
 //!   The grouping makes the worker take each line once per instruction instead of
 //!   once per lane, which is what other workers' atomics on the same lines (a
-//!   histogram) make expensive. Integer add/and/or/xor/min/max then combine the
-//!   line's lanes per word (ascending, in scratch memory): one host atomic per
-//!   distinct word, each lane's old value its word's old value combined with the
-//!   operands of the lanes below it at that word (as for a uniform address, below).
-//!
-//! Where the destination is dead (`lower::atomic` passes no `dst`), no old value is
-//! gathered.
+//!   histogram) make expensive.
 //! - `.shared`: ascending lanes, a plain load, the new value and a store: a CTA's
 //!   warps, and all the CTAs of a cluster, run on one OS thread (`runtime::launch`,
 //!   `exec::cluster`), and warps switch only at barriers and calls, never inside an
 //!   instruction, so no other thread can touch the window meanwhile.
+//!
+//! Where the destination is dead (`lower::atomic` passes no `dst`), no old value is
+//! gathered.
 //!
 //! `.f32` add flushes subnormals on global memory but not on shared memory (the helper
 //! decides by the host address): the inline global form also requires the lane's
@@ -409,148 +406,10 @@ impl FuncTranslator<'_> {
         let same = lanes::bits_from_mask(&mut self.b, &eq);
         let group = self.b.ins().band(same, rem);
         let left = self.b.ins().band_not(rem, group);
-        match form {
-            Form::Rmw(rop) if combinable(a.op, a.ty) => {
-                self.atom_line_combined(a, rop, group, line, next)?
-            }
-            _ => self.atom_lanes(a, form, group, next)?,
-        }
+        self.atom_lanes(a, form, group, next)?;
         self.b.switch_to_block(next);
         self.b.ins().brif(left, outer, &[left.into()], cont, &[]);
         Ok(())
-    }
-
-    /// One line's lanes (`group`, whose line numbers' low 32 bits equal `line`'s) of a
-    /// combinable global operation: the operands of the lanes at each word of the line
-    /// combined in ascending lane order (each lane's exclusive prefix to [`SLOT_OUT`]),
-    /// one host atomic per distinct word, then each lane's old value = the word's old
-    /// value combined with its prefix (what lane-by-lane order gives it). Where a lane
-    /// of `group` lies on another line (equal low bits only), the group goes lane by lane
-    /// instead. Ends with a jump to `cont`.
-    fn atom_line_combined(
-        &mut self,
-        a: &AtomInst,
-        rop: AtomicRmwOp,
-        group: Value,
-        line: Value,
-        cont: Block,
-    ) -> Result<(), JitError> {
-        let wide = a.ty.bits() > 32;
-        let ity = if wide { I64 } else { I32 };
-        let shift = if wide { 3 } else { 2 };
-        let words = (1i64 << LINE_SHIFT) >> shift;
-        let want = a.dst.is_some();
-        // Per word of the line: its running combination (8-byte entries) in slot 2, its
-        // old value in slot 3; the identity in every entry first.
-        let id = identity(rop, wide) as i64;
-        let idv = self.b.ins().iconst(I64, id);
-        let idv = self.b.ins().splat(I64X2, idv);
-        let acc = self.scratch_addr(slot(2));
-        for k in 0..words / 2 {
-            self.b.ins().store(flags(), idv, acc, 16 * k as i32);
-        }
-        let p1 = self.b.create_block();
-        for t in [I32, I32, cranelift_codegen::ir::types::I8] {
-            self.b.append_block_param(p1, t);
-        }
-        let check = self.b.create_block();
-        self.b.append_block_param(check, I32);
-        self.b
-            .append_block_param(check, cranelift_codegen::ir::types::I8);
-        let zero = self.b.ins().iconst(I32, 0);
-        let one8 = self.b.ins().iconst(cranelift_codegen::ir::types::I8, 1);
-        self.b
-            .ins()
-            .jump(p1, &[group.into(), zero.into(), one8.into()]);
-        // Pass 1: combine each lane's operand into its word's entry, ascending.
-        self.b.switch_to_block(p1);
-        let (rem, seen, ok) = {
-            let p = self.b.block_params(p1);
-            (p[0], p[1], p[2])
-        };
-        let lane = self.b.ins().ctz(rem);
-        let addr = self.spilled_addr(lane);
-        let l = self.b.ins().ushr_imm_u(addr, LINE_SHIFT);
-        let same = self.b.ins().icmp(IntCC::Equal, l, line);
-        let ok2 = self.b.ins().band(ok, same);
-        let w = self.b.ins().ushr_imm_u(addr, shift);
-        let w = self.b.ins().band_imm_u(w, words - 1);
-        let off = self.b.ins().ishl_imm_u(w, 3);
-        let pw = self.b.ins().iadd(acc, off);
-        let cur = self.b.ins().load(ity, flags(), pw, 0);
-        if want {
-            let po = self.slot_entry(SLOT_OUT, lane, wide);
-            self.b.ins().store(flags(), cur, po, 0);
-        }
-        let pb = self.slot_entry(slot(0), lane, wide);
-        let bv = self.b.ins().load(ity, flags(), pb, 0);
-        let new = combine(&mut self.b, rop, cur, bv);
-        self.b.ins().store(flags(), new, pw, 0);
-        let w32 = self.b.ins().ireduce(I32, w);
-        let one = self.b.ins().iconst(I32, 1);
-        let bit = self.b.ins().ishl(one, w32);
-        let seen2 = self.b.ins().bor(seen, bit);
-        let rest = self.b.ins().iadd_imm_s(rem, -1);
-        let rest = self.b.ins().band(rem, rest);
-        self.b.ins().brif(
-            rest,
-            p1,
-            &[rest.into(), seen2.into(), ok2.into()],
-            check,
-            &[seen2.into(), ok2.into()],
-        );
-        // Every lane on the line: one atomic per word; otherwise lane by lane.
-        self.b.switch_to_block(check);
-        let (seen, ok) = {
-            let p = self.b.block_params(check);
-            (p[0], p[1])
-        };
-        let p2 = self.b.create_block();
-        self.b.append_block_param(p2, I32);
-        let each = self.b.create_block();
-        self.b.ins().brif(ok, p2, &[seen.into()], each, &[]);
-        self.b.switch_to_block(each);
-        self.atom_lanes(a, Form::Rmw(rop), group, cont)?;
-        self.b.switch_to_block(p2);
-        let rem = self.b.block_params(p2)[0];
-        let w = self.b.ins().ctz(rem);
-        let w = self.b.ins().uextend(I64, w);
-        let off = self.b.ins().ishl_imm_u(w, 3);
-        let pw = self.b.ins().iadd(acc, off);
-        let total = self.b.ins().load(ity, flags(), pw, 0);
-        let base = self.b.ins().ishl_imm_u(line, LINE_SHIFT);
-        let woff = self.b.ins().ishl_imm_u(w, shift);
-        let h = self.b.ins().iadd(base, woff);
-        let old = self.b.ins().atomic_rmw(ity, flags(), rop, h, total);
-        if want {
-            let olds = self.scratch_addr(slot(3));
-            let po = self.b.ins().iadd(olds, off);
-            self.b.ins().store(flags(), old, po, 0);
-        }
-        let rest = self.b.ins().iadd_imm_s(rem, -1);
-        let rest = self.b.ins().band(rem, rest);
-        if !want {
-            self.b.ins().brif(rest, p2, &[rest.into()], cont, &[]);
-            return Ok(());
-        }
-        let p3 = self.b.create_block();
-        self.b.ins().brif(rest, p2, &[rest.into()], p3, &[]);
-        // Pass 3: each lane's old value, its word's old value combined with its prefix.
-        self.b.switch_to_block(p3);
-        self.each_lane(group, cont, |t, lane| {
-            let addr = t.spilled_addr(lane);
-            let w = t.b.ins().ushr_imm_u(addr, shift);
-            let w = t.b.ins().band_imm_u(w, words - 1);
-            let off = t.b.ins().ishl_imm_u(w, 3);
-            let olds = t.scratch_addr(slot(3));
-            let pw = t.b.ins().iadd(olds, off);
-            let old = t.b.ins().load(ity, flags(), pw, 0);
-            let po = t.slot_entry(SLOT_OUT, lane, wide);
-            let pre = t.b.ins().load(ity, flags(), po, 0);
-            let v = combine(&mut t.b, rop, old, pre);
-            t.b.ins().store(flags(), v, po, 0);
-            Ok(())
-        })
     }
 
     /// The low 32 bits of each lane's line number (address >> [`LINE_SHIFT`]), from the

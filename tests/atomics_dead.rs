@@ -1,8 +1,8 @@
-//! Global integer atomics whose lanes hit a few words on a few 64-byte lines (the JIT
-//! combines each word's lanes into one host atomic and skips the old values of dead
-//! destinations, `src/jit/lower/atomic_inline.rs`), on both backends against a Rust
+//! Global integer atomics whose lanes hit a few words on a few 64-byte lines, some
+//! with dead destinations (the JIT gathers no old value for those,
+//! `src/jit/lower/atomic.rs`), on both backends against a Rust
 //! model of each warp performing every `atom` lane by lane in ascending lane order
-//! (tests/ptx/atomics_combine.ptx): every live old value and the final memory, lanes
+//! (tests/ptx/atomics_dead.ptx): every live old value and the final memory, lanes
 //! `t % 4 == 2` inactive, duplicate addresses, 1 and 2 CTAs; and an out-of-range lane
 //! (0, 13 or 31) under a dead destination faults with the interpreter's message before
 //! any lane writes.
@@ -10,7 +10,7 @@
 mod common;
 use common::*;
 
-const PTX: &str = "tests/ptx/atomics_combine.ptx";
+const PTX: &str = "tests/ptx/atomics_dead.ptx";
 /// The words the lanes choose from: lines 0, 1, 2, 6 and 15 of each 1 KiB area.
 const WORDS: [u32; 10] = [0, 1, 3, 15, 16, 17, 33, 100, 101, 255];
 /// The 32-bit operations, at g + 1024 k (k = 6, 7: dead results).
@@ -77,7 +77,7 @@ fn model(sel: &[u32], vals: &[u32], g: &[u32]) -> (Vec<u32>, Vec<u32>) {
     (g, out)
 }
 
-fn combine_global(backend: Backend) {
+fn dead_global(backend: Backend) {
     for ctas in [1u32, 2] {
         let dev = device();
         let m = module_at(&dev, PTX, backend);
@@ -87,14 +87,14 @@ fn combine_global(backend: Backend) {
         let bvals = dev.alloc_from(&vals).unwrap();
         let g = dev.alloc_from(&g0).unwrap();
         let out = zeroed(&dev, 1280 * ctas as usize);
-        let what = format!("comb_global {backend:?}, {ctas} CTAs");
+        let what = format!("dead_global {backend:?}, {ctas} CTAs");
         let lc = cfg([ctas, 1, 1], [32, 1, 1], backend);
         // Twice: the second launch finds the region cache filled.
         for rep in 0..2 {
             dev.write(&g, &g0).unwrap();
             dev.write(&out, &vec![0u32; 320 * ctas as usize]).unwrap();
             let args = [arg(&bsel), arg(&bvals), arg(&g), arg(&out)];
-            launch(&dev, &m, "comb_global", &lc, &args, &what);
+            launch(&dev, &m, "dead_global", &lc, &args, &what);
             let got_out = dev.read::<u32>(&out).unwrap();
             assert_slice_eq(
                 &got_out,
@@ -107,7 +107,7 @@ fn combine_global(backend: Backend) {
     }
 }
 
-/// The error of `comb_fault` with lane `bad` out of range, the fault address replaced
+/// The error of `dead_fault` with lane `bad` out of range, the fault address replaced
 /// by a placeholder, and the words after the launch.
 fn fault_error(backend: Backend, bad: u32) -> (String, Vec<u32>) {
     let dev = device();
@@ -117,7 +117,7 @@ fn fault_error(backend: Backend, bad: u32) -> (String, Vec<u32>) {
     let e = dev
         .launch(
             &m,
-            "comb_fault",
+            "dead_fault",
             &cfg([1, 1, 1], [32, 1, 1], backend),
             &args,
         )
@@ -140,4 +140,4 @@ fn faults(backend: Backend) {
     }
 }
 
-both_backends!(combine_global, faults);
+both_backends!(dead_global, faults);

@@ -2,11 +2,14 @@
 //! slots; the common forms on `.global` and `.shared` are host atomics in the generated
 //! code (`atomic_inline`), the others (and every form in the sanitizer variant) one
 //! `ptxjit_atom` helper call that runs `crate::exec::atomic` (the function the
-//! interpreter uses) for the active lanes. The old values come back in a slot.
+//! interpreter uses) for the active lanes. The old values come back in a slot; where
+//! the destination is dead after the instruction (no thread reads it before writing it
+//! again: `ir::analysis::liveness`), the inline forms skip them, as for `red`.
 //!
 //! [`InstKind::Atom`]: crate::ir::InstKind::Atom
 
-use crate::ir::{Address, AtomOp, InstId, Operand, RegId, Space, Type};
+use crate::ir::analysis::liveness::Liveness;
+use crate::ir::{Address, AtomOp, BlockId, InstId, Operand, RegId, Space, Type};
 use crate::jit::abi::Helper;
 use crate::jit::helpers::memory::encode;
 use crate::jit::lower::atomic_inline::AtomInst;
@@ -31,6 +34,8 @@ impl FuncTranslator<'_> {
         mask: &mut Mask,
         inst: InstId,
     ) -> Result<(), JitError> {
+        // An old value no thread reads is neither gathered nor written (`red` semantics).
+        let dst = dst.filter(|&d| self.live_after(d, inst));
         let la = self.lane_addrs(space, addr)?;
         let uniform = self.atom_uniform(op, ty, space, addr, &la);
         match la {
@@ -73,5 +78,22 @@ impl FuncTranslator<'_> {
             self.write(d, ty, r, mask)?;
         }
         Ok(())
+    }
+
+    /// Whether register `r` may be read after instruction `inst` of the IR block being
+    /// translated (`ir::analysis::liveness`, per thread; true where `inst` is not found
+    /// there).
+    fn live_after(&mut self, r: RegId, inst: InstId) -> bool {
+        let f = self.f;
+        let b = BlockId(self.cur_block as u32);
+        let Some(k) = f
+            .blocks
+            .get(b)
+            .and_then(|blk| blk.insts.iter().position(|i| i.id == inst))
+        else {
+            return true;
+        };
+        let live = self.liveness.get_or_insert_with(|| Liveness::of(f));
+        live.before(f, b, k + 1).contains(r)
     }
 }

@@ -27,6 +27,9 @@
 //!   `exec::cluster`), and warps switch only at barriers and calls, never inside an
 //!   instruction, so no other thread can touch the window meanwhile.
 //!
+//! Where the destination is dead (`lower::atomic` passes no `dst`), no old value is
+//! gathered.
+//!
 //! `.f32` add flushes subnormals on global memory but not on shared memory (the helper
 //! decides by the host address): the inline global form also requires the lane's
 //! address to lie outside the warp's own shared window and the launch to have no

@@ -176,6 +176,9 @@ pub(crate) struct FuncTranslator<'a> {
     /// use them instead of the vector form. Forgotten when the register is written
     /// again and at every block's start.
     pub pred_bits: HashMap<RegId, Variable>,
+    /// The function's register liveness, computed at the first lowering that asks
+    /// (`lower::atomic`: an `atom` whose old value no thread reads).
+    pub liveness: Option<crate::ir::analysis::liveness::Liveness>,
     /// An i8 zero made in the entry block (dominates every use; defining a variable
     /// with it inserts no instruction).
     pub zero8: Value,
@@ -342,6 +345,7 @@ pub(crate) fn build(
         local_regs: crate::jit::translate::regfile::block_local_regs(f),
         halves_memo: HashMap::new(),
         pred_bits: HashMap::new(),
+        liveness: None,
         zero8,
     };
     // A kernel (not a `.func`, not a continuation kernel, which returns at its

@@ -81,6 +81,19 @@ struct Lanes {
     bail: Block,
     /// Whether some instruction had no scalar lowering (the form always bails).
     failed: bool,
+    /// The launch's stop flag's address (i64), loaded once at the setup.
+    stop: Variable,
+    /// Per `ld.global` of the loop: its region-cache entry as `[lo, lim]` (i64s), the
+    /// addresses at which its access lies inside the entry's range (`lim` = `hi` − the
+    /// access size; `[1, 0]`, which holds no address, for an empty or too small entry):
+    /// loaded at the setup and again after each successful region lookup, the only
+    /// code that changes the entry while the scalar form runs.
+    globals: HashMap<InstId, (Variable, Variable)>,
+    /// The largest local access of the loop (bytes; 0: none).
+    local_max: i64,
+    /// Per local access size `2^k` of the loop: `(local_size − 2^k) >> k` (i64), set at
+    /// each lane's start (see [`FuncTranslator::serial_local`]).
+    lims: [Option<Variable>; 4],
 }
 
 /// Stack slots of one loop's scalar form: the written registers' vectors, the active
@@ -216,7 +229,12 @@ impl FuncTranslator<'_> {
             exit: self.b.create_block(),
             bail: self.b.create_block(),
             failed: false,
+            stop: self.b.declare_var(I64),
+            globals: HashMap::new(),
+            local_max: 0,
+            lims: [None; 4],
         };
+        self.serial_accesses(region, &mut st);
         self.serial.lane = Some(st.lane);
         self.serial.local = Some((self.b.declare_var(I64), self.b.declare_var(I64)));
         self.b.append_block_param(st.exit, I32);
@@ -248,10 +266,11 @@ impl FuncTranslator<'_> {
             };
             self.b.switch_to_block(sb);
             if headers[id] {
-                self.stop_check(blk)?;
+                let flag = self.b.use_var(st.stop);
+                self.stop_check_at(blk, flag)?;
             }
             for inst in &blk.insts {
-                if !self.serial_inst(inst, st.bail)? {
+                if !self.serial_inst(inst, &st)? {
                     st.failed = true;
                     self.b.ins().jump(st.bail, &[]);
                     let dead = self.b.create_block();
@@ -303,6 +322,14 @@ impl FuncTranslator<'_> {
             self.b.ins().store(fl, v, pn, 16 * k as i32);
         }
         self.serial_save(region, slots, bits, true)?;
+        let stop = self.load_ctx(I64, offset_of!(WarpCtx, stop), true);
+        self.b.def_var(st.stop, stop);
+        let mut globals: Vec<_> = st.globals.iter().map(|(&i, &v)| (i, v)).collect();
+        globals.sort_by_key(|g| g.0 .0);
+        for (inst, (lo, lim)) in globals {
+            let eb = self.global_size(inst);
+            self.load_region_vars(inst, eb, lo, lim);
+        }
         self.b.def_var(st.todo, bits);
         self.b.ins().jump(lane_loop, &[]);
         // The loop over the lanes.
@@ -323,6 +350,7 @@ impl FuncTranslator<'_> {
             self.b.def_var(lb, base);
             let size = self.load_ctx(I64, offset_of!(WarpCtx, local_size), true);
             self.b.def_var(ls, size);
+            self.lane_local_limits(st, base, size)?;
         }
         for &(r, v) in vars {
             if !region.loads.contains(&r) {
@@ -480,7 +508,7 @@ impl FuncTranslator<'_> {
 
     /// One instruction of the scalar form; `false`: no scalar lowering (the caller
     /// bails out).
-    fn serial_inst(&mut self, i: &Inst, bail: Block) -> Result<bool, JitError> {
+    fn serial_inst(&mut self, i: &Inst, st: &Lanes) -> Result<bool, JitError> {
         self.cur = Some(i.id);
         self.sregs.guard = i.guard;
         let (space, ty, addr, dst, src) = match &i.kind {
@@ -535,8 +563,8 @@ impl FuncTranslator<'_> {
         }
         let eb = (ty.bits() / 8) as i64;
         let h = match space {
-            Space::Local => self.serial_local(a, eb, bail),
-            _ => self.serial_global(a, eb, i.id, bail)?,
+            Space::Local => self.serial_local(a, eb, st),
+            _ => self.serial_global(a, eb, i.id, st)?,
         };
         let fl = MemFlagsData::new().with_notrap();
         let cty = if eb == 8 { I64 } else { I32 };
@@ -587,51 +615,170 @@ impl FuncTranslator<'_> {
     }
 
     /// The host address of the lane's `eb`-byte local access at `a`, continuing at
-    /// `bail` where `exec::ctx::access` would refuse it (outside the window, host
+    /// `st.bail` where `exec::ctx::access` would refuse it (outside the window, host
     /// address not aligned).
-    fn serial_local(&mut self, a: Value, eb: i64, bail: Block) -> Value {
-        let (base, size) = match self.serial.local {
-            Some((lb, ls)) => (self.b.use_var(lb), self.b.use_var(ls)),
-            None => {
+    ///
+    /// One compare: the lane's start checked that its window base is a multiple of the
+    /// loop's largest local access `M` and that the window holds `M` bytes (else the
+    /// form bails out there), so with `eb = 2^k` dividing `M` the host address is aligned
+    /// exactly when `a` is, and `a` is aligned with `a <= size - eb` exactly when
+    /// `rotr(a, k) <= (size - eb) >> k` (a misaligned `a` rotates low bits into the top
+    /// `k` bits, above any `x >> k`).
+    fn serial_local(&mut self, a: Value, eb: i64, st: &Lanes) -> Value {
+        let k = eb.trailing_zeros() as usize;
+        let (base, lim) = match (self.serial.local, st.lims.get(k).copied().flatten()) {
+            (Some((lb, _)), Some(lim)) => (self.b.use_var(lb), self.b.use_var(lim)),
+            _ => {
+                // Unreachable (every local access of the loop has its limit): bail.
                 let z = self.b.ins().iconst(I64, 0);
-                (z, z)
+                let go = self.b.create_block();
+                self.b.ins().jump(st.bail, &[]);
+                self.b.switch_to_block(go);
+                return z;
             }
         };
+        let r = if k == 0 {
+            a
+        } else {
+            self.b.ins().rotr_imm_u(a, k as i64)
+        };
+        let ok = self.b.ins().icmp(IntCC::UnsignedLessThanOrEqual, r, lim);
+        let go = self.b.create_block();
+        self.b.ins().brif(ok, go, &[], st.bail, &[]);
+        self.b.switch_to_block(go);
+        self.b.ins().iadd(base, a)
+    }
+
+    /// At a lane's start (`base`, `size`: its local window): bails out unless the
+    /// window base is a multiple of the loop's largest local access `M` and the window
+    /// holds at least `M` bytes, then sets the limit of each access size
+    /// ([`Lanes::lims`]).
+    fn lane_local_limits(&mut self, st: &Lanes, base: Value, size: Value) -> Result<(), JitError> {
+        let m = st.local_max;
+        if m == 0 {
+            return Ok(());
+        }
+        let low = self.b.ins().band_imm_u(base, m - 1);
+        let aligned = self.b.ins().icmp_imm_u(IntCC::Equal, low, 0);
         let big = self
             .b
             .ins()
-            .icmp_imm_u(IntCC::UnsignedGreaterThanOrEqual, size, eb);
-        let lim = self.b.ins().iadd_imm_s(size, -eb);
-        let inside = self.b.ins().icmp(IntCC::UnsignedLessThanOrEqual, a, lim);
-        let h = self.b.ins().iadd(base, a);
-        let low = self.b.ins().band_imm_u(h, eb - 1);
-        let aligned = self.b.ins().icmp_imm_u(IntCC::Equal, low, 0);
-        let ok = self.b.ins().band(big, inside);
-        let ok = self.b.ins().band(ok, aligned);
+            .icmp_imm_u(IntCC::UnsignedGreaterThanOrEqual, size, m);
+        let ok = self.b.ins().band(aligned, big);
         let go = self.b.create_block();
-        self.b.ins().brif(ok, go, &[], bail, &[]);
+        self.b.ins().brif(ok, go, &[], st.bail, &[]);
         self.b.switch_to_block(go);
-        h
+        for (k, lim) in st.lims.iter().enumerate() {
+            let Some(lim) = *lim else { continue };
+            let x = self.b.ins().iadd_imm_s(size, -(1i64 << k));
+            let x = self.b.ins().ushr_imm_u(x, k as i64);
+            self.b.def_var(lim, x);
+        }
+        Ok(())
+    }
+
+    /// Finds the loop's global loads and local access sizes, and declares their
+    /// variables ([`Lanes::globals`], [`Lanes::lims`]).
+    fn serial_accesses(&mut self, region: &Region, st: &mut Lanes) {
+        for (id, blk) in self.f.blocks.iter_enumerated() {
+            if !region.inside.get(id.index()).copied().unwrap_or(false) {
+                continue;
+            }
+            for i in &blk.insts {
+                let (space, ty) = match &i.kind {
+                    InstKind::Ld { space, ty, .. } | InstKind::St { space, ty, .. } => {
+                        (*space, *ty)
+                    }
+                    _ => continue,
+                };
+                let eb = (ty.bits() / 8) as i64;
+                if !matches!(eb, 1 | 2 | 4 | 8) {
+                    continue;
+                }
+                match space {
+                    Space::Local => {
+                        st.local_max = st.local_max.max(eb);
+                        let k = eb.trailing_zeros() as usize;
+                        if let Some(l) = st.lims.get_mut(k) {
+                            if l.is_none() {
+                                *l = Some(self.b.declare_var(I64));
+                            }
+                        }
+                    }
+                    Space::Global if matches!(i.kind, InstKind::Ld { .. }) => {
+                        let lo = self.b.declare_var(I64);
+                        let lim = self.b.declare_var(I64);
+                        st.globals.insert(i.id, (lo, lim));
+                    }
+                    _ => {}
+                }
+            }
+        }
+    }
+
+    /// The access size (bytes) of global load `inst` of the function (0 if none).
+    fn global_size(&self, inst: InstId) -> i64 {
+        self.f
+            .blocks
+            .iter()
+            .flat_map(|b| b.insts.iter())
+            .find(|i| i.id == inst)
+            .map_or(0, |i| match &i.kind {
+                InstKind::Ld { ty, .. } => (ty.bits() / 8) as i64,
+                _ => 0,
+            })
+    }
+
+    /// Loads instruction `inst`'s region-cache entry into its `[lo, lim]` variables
+    /// (see [`Lanes::globals`]).
+    fn load_region_vars(&mut self, inst: InstId, eb: i64, lo: Variable, lim: Variable) {
+        let (l, h) = self.cached_region(inst);
+        let ordered = self.b.ins().icmp(IntCC::UnsignedGreaterThanOrEqual, h, l);
+        let span = self.b.ins().isub(h, l);
+        let fits = self
+            .b
+            .ins()
+            .icmp_imm_u(IntCC::UnsignedGreaterThanOrEqual, span, eb);
+        let ok = self.b.ins().band(ordered, fits);
+        let top = self.b.ins().iadd_imm_s(h, -eb);
+        let one = self.b.ins().iconst(I64, 1);
+        let zero = self.b.ins().iconst(I64, 0);
+        let l = self.b.ins().select(ok, l, one);
+        let top = self.b.ins().select(ok, top, zero);
+        self.b.def_var(lo, l);
+        self.b.def_var(lim, top);
     }
 
     /// The host address of the lane's `eb`-byte global load at `a` (the same as `a`):
-    /// aligned and inside the instruction's cached region, or found by the region
-    /// lookup (which caches it); else `bail`.
+    /// aligned and inside the instruction's cached region (its `[lo, lim]` variables),
+    /// or found by the region lookup (which caches it; the variables are reloaded);
+    /// else `st.bail`.
     fn serial_global(
         &mut self,
         a: Value,
         eb: i64,
         inst: InstId,
-        bail: Block,
+        st: &Lanes,
     ) -> Result<Value, JitError> {
+        let Some(&(lo, lim)) = st.globals.get(&inst) else {
+            let go = self.b.create_block();
+            self.b.ins().jump(st.bail, &[]);
+            self.b.switch_to_block(go);
+            return Ok(a);
+        };
         let low = self.b.ins().band_imm_u(a, eb - 1);
         let aligned = self.b.ins().icmp_imm_u(IntCC::Equal, low, 0);
         let cached = self.b.create_block();
         let lookup = self.b.create_block();
+        let found = self.b.create_block();
         let go = self.b.create_block();
-        self.b.ins().brif(aligned, cached, &[], bail, &[]);
+        self.b.ins().brif(aligned, cached, &[], st.bail, &[]);
         self.b.switch_to_block(cached);
-        let loc = self.in_cached_region(inst, a, eb);
+        let l = self.b.use_var(lo);
+        let t = self.b.use_var(lim);
+        let c1 = self.b.ins().icmp(IntCC::UnsignedGreaterThanOrEqual, a, l);
+        let c2 = self.b.ins().icmp(IntCC::UnsignedLessThanOrEqual, a, t);
+        let loc = self.b.ins().band(c1, c2);
         self.b.ins().brif(loc, go, &[], lookup, &[]);
         self.b.switch_to_block(lookup);
         let len = lanes::iconst64(&mut self.b, eb as u64);
@@ -639,8 +786,11 @@ impl FuncTranslator<'_> {
         let instv = lanes::iconst32(&mut self.b, inst.0);
         let hf = self.helper(Helper::Region)?;
         let call = self.b.ins().call(hf, &[self.ctx, a, len, wr, instv]);
-        let found = self.b.inst_results(call)[0];
-        self.b.ins().brif(found, go, &[], bail, &[]);
+        let hit = self.b.inst_results(call)[0];
+        self.b.ins().brif(hit, found, &[], st.bail, &[]);
+        self.b.switch_to_block(found);
+        self.load_region_vars(inst, eb, lo, lim);
+        self.b.ins().jump(go, &[]);
         self.b.switch_to_block(go);
         Ok(a)
     }
@@ -694,13 +844,7 @@ impl FuncTranslator<'_> {
                     self.b.ins().jump(st.bail, &[]);
                     return Ok(());
                 };
-                let ok =
-                    self.b
-                        .ins()
-                        .icmp_imm_u(IntCC::UnsignedLessThan, idx, targets.len() as i64);
-                let table = self.b.create_block();
-                self.b.ins().brif(ok, table, &[], st.bail, &[]);
-                self.b.switch_to_block(table);
+                // An index out of range takes the table's default: the bail-out.
                 let mut calls = Vec::with_capacity(targets.len());
                 for &t in targets {
                     let tb = self.serial_target(t, st);

@@ -9,12 +9,18 @@ use crate::jit::abi::Helper;
 use crate::jit::translate::{lanes, FuncTranslator};
 use crate::jit::JitError;
 use cranelift_codegen::ir::types::{I32, I64};
-use cranelift_codegen::ir::{InstBuilder, MemFlagsData};
+use cranelift_codegen::ir::{InstBuilder, MemFlagsData, Value};
 use std::mem::offset_of;
 
 impl FuncTranslator<'_> {
     pub(crate) fn stop_check(&mut self, blk: &Block) -> Result<(), JitError> {
         let flag = self.load_ctx(I64, offset_of!(WarpCtx, stop), true);
+        self.stop_check_at(blk, flag)
+    }
+
+    /// The check, with the stop flag's address `flag` (an i64) already loaded from the
+    /// context (the lane-by-lane form keeps it in a variable).
+    pub(crate) fn stop_check_at(&mut self, blk: &Block, flag: Value) -> Result<(), JitError> {
         let v = self
             .b
             .ins()

@@ -50,8 +50,16 @@ impl FuncTranslator<'_> {
             vals.push(self.read(s, ty, false)?);
         }
         if self.atom_inlinable(op, ty, space) {
+            // An immediate first operand stays a constant in the access loop; its slot is
+            // filled only on the helper path.
+            let imm = match srcs.first() {
+                Some(&Operand::Imm(x)) => Some(x),
+                _ => None,
+            };
             for (k, w) in vals.iter().enumerate() {
-                self.spill(w, slot(k));
+                if k > 0 || imm.is_none() {
+                    self.spill(w, slot(k));
+                }
             }
             let a = AtomInst {
                 op,
@@ -59,6 +67,7 @@ impl FuncTranslator<'_> {
                 space,
                 dst,
                 inst,
+                imm: imm.zip(vals.first().cloned()),
             };
             self.atom_inline(&a, mask, uniform)?;
         } else {

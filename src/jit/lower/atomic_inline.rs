@@ -48,7 +48,7 @@ use crate::ir::{Address, AtomOp, InstId, RegId, Space, Type};
 use crate::jit::abi::Helper;
 use crate::jit::helpers::memory::encode;
 use crate::jit::lower::mem::{AddrShape, LaneAddr, Proof};
-use crate::jit::translate::lanes::{self, N32, N64};
+use crate::jit::translate::lanes::{self, WarpValue, N32, N64};
 use crate::jit::translate::scratch::{slot, SLOT_OUT};
 use crate::jit::translate::{FuncTranslator, Mask};
 use crate::jit::JitError;
@@ -119,6 +119,11 @@ pub(crate) struct AtomInst {
     pub space: Space,
     pub dst: Option<RegId>,
     pub inst: InstId,
+    /// The first operand where it is an immediate: its bits and the splat `read` gives
+    /// of it. The access loop uses the bits (in the container's width, as the splat) as
+    /// a constant instead of loading operand slot 0, which only the helper path fills
+    /// (from the splat).
+    pub imm: Option<(u64, WarpValue)>,
 }
 
 impl FuncTranslator<'_> {
@@ -179,7 +184,7 @@ impl FuncTranslator<'_> {
             if a.op == AtomOp::Add && a.ty == Type::F32 && a.space == Space::Global {
                 self.b.ins().jump(scalar, &[]);
             } else {
-                self.atom_check_vector(a, mask, go, scalar);
+                self.atom_check_vector(a, bits, go, scalar);
             }
             self.b.switch_to_block(scalar);
             let checked = self.atom_check_all(a, bits, slow)?;
@@ -189,6 +194,9 @@ impl FuncTranslator<'_> {
             self.atom_each(a, form, bits, cont)?;
         }
         self.b.switch_to_block(slow);
+        if let Some((_, w)) = &a.imm {
+            self.spill(w, slot(0));
+        }
         self.atom_helper(a, bits)?;
         self.b.ins().jump(cont, &[]);
         self.b.switch_to_block(cont);
@@ -227,25 +235,42 @@ impl FuncTranslator<'_> {
         self.b.ins().iadd(base, off)
     }
 
-    /// Checks every active lane at once (16 × i64x2 compares): aligned, and inside the
-    /// shared window or the instruction's cached region (inactive lanes are tested at
-    /// the window's or region's start instead); branches to `ok` or `other`.
-    fn atom_check_vector(&mut self, a: &AtomInst, mask: &mut Mask, ok: Block, other: Block) {
+    /// Lane `lane`'s (i32) first operand: the immediate's constant, or operand slot 0.
+    fn lane_operand(&mut self, a: &AtomInst, lane: Value, wide: bool) -> Value {
+        let ity = if wide { I64 } else { I32 };
+        if let Some((x, _)) = a.imm {
+            return if wide {
+                lanes::iconst64(&mut self.b, x)
+            } else {
+                lanes::iconst32(&mut self.b, x as u32)
+            };
+        }
+        let pb = self.slot_entry(slot(0), lane, wide);
+        self.b.ins().load(ity, flags(), pb, 0)
+    }
+
+    /// Checks every active lane at once (16 × i64x2 compares, then one sign-bit
+    /// gather per pair of vectors into lane bits, ANDed with the active lanes `bits`):
+    /// aligned, and inside the shared window or the instruction's cached region;
+    /// branches to `ok` or `other`.
+    fn atom_check_vector(&mut self, a: &AtomInst, bits: Value, ok: Block, other: Block) {
         let len = a.ty.bytes() as i64;
-        // Not `self.m64`: that caches the mask in `mask`, for blocks this one does not
-        // dominate.
-        let m32 = self.m32(mask);
-        let m64 = lanes::mask64(&mut self.b, &m32);
+        let shared = a.space == Space::Shared;
         let addrs = self.unspill(true, 0);
-        let (lo, top, good) = if a.space == Space::Shared {
+        let (lo, top, good) = if shared {
             let size = self.load_ctx(I64, offset_of!(WarpCtx, shared_size), true);
             let zero = lanes::iconst64(&mut self.b, 0);
             let big = self
                 .b
                 .ins()
                 .icmp_imm_u(IntCC::UnsignedGreaterThanOrEqual, size, len);
+            // Host address = shared address + base: with the base aligned, a lane's
+            // host address is aligned where its shared address is.
+            let base = self.load_ctx(I64, offset_of!(WarpCtx, shared_base), true);
+            let bl = self.b.ins().band_imm_u(base, len - 1);
+            let al = self.b.ins().icmp_imm_u(IntCC::Equal, bl, 0);
             let top = self.b.ins().iadd_imm_s(size, -len);
-            (zero, top, big)
+            (zero, top, self.b.ins().band(big, al))
         } else {
             let (lo, hi) = self.cached_region(a.inst);
             let c1 = self.b.ins().icmp(IntCC::UnsignedGreaterThanOrEqual, hi, lo);
@@ -257,39 +282,34 @@ impl FuncTranslator<'_> {
             let top = self.b.ins().iadd_imm_s(hi, -len);
             (lo, top, self.b.ins().band(c1, c2))
         };
-        // Host address = state-space address + `add` (the shared base, or 0).
-        let add = if a.space == Space::Shared {
-            self.load_ctx(I64, offset_of!(WarpCtx, shared_base), true)
-        } else {
-            lanes::iconst64(&mut self.b, 0)
-        };
         // In range: (x - lo) <= (top - lo) unsigned, compared signed with the sign bits
-        // flipped (one compare per vector); aligned: the OR of all host addresses.
+        // flipped (one compare per vector); aligned: x & (len - 1) == 0.
         let span = self.b.ins().isub(top, lo);
         let sign = lanes::iconst64(&mut self.b, 1 << 63);
         let lim = self.b.ins().bxor(span, sign);
-        let (lov, limv, addv, signv) = (
+        let (lov, limv, signv) = (
             self.b.ins().splat(I64X2, lo),
             self.b.ins().splat(I64X2, lim),
-            self.b.ins().splat(I64X2, add),
             self.b.ins().splat(I64X2, sign),
         );
         let lowmask = lanes::splat64(&mut self.b, len as u64 - 1);
         let zero = lanes::splat64(&mut self.b, 0);
-        let (mut bad, mut ors) = (zero, zero);
+        let mut fails = Vec::with_capacity(N64);
         for k in 0..N64 {
-            let x = self.b.ins().bitselect(m64[k], addrs.v[k], lov);
-            let d = self.b.ins().isub(x, lov);
+            let x = addrs.v[k];
+            let d = if shared { x } else { self.b.ins().isub(x, lov) };
             let dx = self.b.ins().bxor(d, signv);
             let out = self.b.ins().icmp(IntCC::SignedGreaterThan, dx, limv);
-            let h = self.b.ins().iadd(x, addv);
-            bad = self.b.ins().bor(bad, out);
-            ors = self.b.ins().bor(ors, h);
+            let low = self.b.ins().band(x, lowmask);
+            let mis = self.b.ins().icmp(IntCC::NotEqual, low, zero);
+            fails.push(self.b.ins().bor(out, mis));
         }
-        let low = self.b.ins().band(ors, lowmask);
-        let fails = self.b.ins().bor(bad, low);
-        let any = self.b.ins().vany_true(fails);
-        let vok = self.b.ins().icmp_imm_u(IntCC::Equal, any, 0);
+        let f32s: Vec<Value> = (0..N32)
+            .map(|k| lanes::narrow_pair(&mut self.b, fails[2 * k], fails[2 * k + 1]))
+            .collect();
+        let fbits = lanes::bits_from_mask(&mut self.b, &f32s);
+        let bad = self.b.ins().band(fbits, bits);
+        let vok = self.b.ins().icmp_imm_u(IntCC::Equal, bad, 0);
         let pass = self.b.ins().band(vok, good);
         self.b.ins().brif(pass, ok, &[], other, &[]);
     }
@@ -452,8 +472,7 @@ impl FuncTranslator<'_> {
         } else {
             addr
         };
-        let pb = self.slot_entry(slot(0), lane, wide);
-        let bv = self.b.ins().load(ity, flags(), pb, 0);
+        let bv = self.lane_operand(a, lane, wide);
         let cv = if form == Form::Cas {
             let pc = self.slot_entry(slot(1), lane, wide);
             Some(self.b.ins().load(ity, flags(), pc, 0))
@@ -624,8 +643,7 @@ impl FuncTranslator<'_> {
             let po = self.slot_entry(SLOT_OUT, lane, wide);
             self.b.ins().store(flags(), acc, po, 0);
         }
-        let pb = self.slot_entry(slot(0), lane, wide);
-        let bv = self.b.ins().load(ity, flags(), pb, 0);
+        let bv = self.lane_operand(a, lane, wide);
         let acc2 = combine(&mut self.b, rop, acc, bv);
         let rest = self.b.ins().iadd_imm_s(rem, -1);
         let rest = self.b.ins().band(rem, rest);

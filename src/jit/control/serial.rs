@@ -555,6 +555,7 @@ impl FuncTranslator<'_> {
         let cont = self.b.create_block();
         if let Some((pv, negate)) = guard {
             let p = self.b.use_var(pv);
+            let p = self.pred_cond(p);
             let go = self.b.create_block();
             let (t, f) = if negate { (cont, go) } else { (go, cont) };
             self.b.ins().brif(p, t, &[], f, &[]);
@@ -816,6 +817,7 @@ impl FuncTranslator<'_> {
                     return Ok(());
                 };
                 let p = self.b.use_var(pv);
+                let p = self.pred_cond(p);
                 let (x, y) = if guard.negate { (nb, tb) } else { (tb, nb) };
                 self.b.ins().brif(p, x, &[], y, &[]);
             }
@@ -834,6 +836,7 @@ impl FuncTranslator<'_> {
                         return Ok(());
                     };
                     let p = self.b.use_var(pv);
+                    let p = self.pred_cond(p);
                     let go = self.b.create_block();
                     let (x, y) = if g.negate { (nb, go) } else { (go, nb) };
                     self.b.ins().brif(p, x, &[], y, &[]);

@@ -16,12 +16,41 @@ use crate::jit::translate::FuncTranslator;
 use crate::jit::JitError;
 use cranelift_codegen::ir::condcodes::IntCC;
 use cranelift_codegen::ir::types::{I32, I64};
-use cranelift_codegen::ir::{InstBuilder, Value};
+use cranelift_codegen::ir::{DataFlowGraph, InstBuilder, InstructionData, Opcode, Value, ValueDef};
 use std::mem::offset_of;
 
 /// Integer or bit type of at most 64 bits.
 fn int_like(t: Type) -> bool {
     (t.is_int() || t.is_bits()) && t.bits() <= 64
+}
+
+/// Whether scalar `x` is known to be below `w` (unsigned): a constant, or an `and` with
+/// a constant below `w` (`and.b32 %r, %r, 31` before a shift; `band_imm` is `band` with
+/// an `iconst`).
+fn below(dfg: &DataFlowGraph, x: Value, w: u64) -> bool {
+    let imm_below = |v: Value| match dfg.value_def(v) {
+        ValueDef::Result(inst, 0) => match dfg.insts[inst] {
+            InstructionData::UnaryImm {
+                opcode: Opcode::Iconst,
+                imm,
+            } => (imm.bits() as u64) < w,
+            _ => false,
+        },
+        _ => false,
+    };
+    if imm_below(x) {
+        return true;
+    }
+    let ValueDef::Result(inst, 0) = dfg.value_def(x) else {
+        return false;
+    };
+    match dfg.insts[inst] {
+        InstructionData::Binary {
+            opcode: Opcode::Band,
+            args,
+        } => imm_below(args[0]) || imm_below(args[1]),
+        _ => false,
+    }
 }
 
 impl FuncTranslator<'_> {
@@ -73,6 +102,7 @@ impl FuncTranslator<'_> {
                 let (Some(c), Some(x), Some(y)) = (c, x, y) else {
                     return Ok(false);
                 };
+                let c = self.pred_cond(c);
                 let r = self.b.ins().select(c, x, y);
                 self.scalar_write(*dst, *ty, r)?;
                 Ok(true)
@@ -242,7 +272,7 @@ impl FuncTranslator<'_> {
             Operand::Imm(x) => lanes::iconst32(&mut self.b, if x & 1 != 0 { u32::MAX } else { 0 }),
             _ => return None,
         };
-        Some(if negate { self.b.ins().bnot(x) } else { x })
+        Some(if negate { self.spred_not(x) } else { x })
     }
 
     /// Sign- or zero-extends the low `bits` bits of scalar `x` to its width.
@@ -323,10 +353,10 @@ impl FuncTranslator<'_> {
                 return Ok(false);
             };
             let r = match op {
-                ArithOp::And => self.b.ins().band(a, c),
-                ArithOp::Or => self.b.ins().bor(a, c),
-                ArithOp::Xor => self.b.ins().bxor(a, c),
-                ArithOp::Not => self.b.ins().bnot(a),
+                ArithOp::And => self.spred_logic(Opcode::Band, a, c),
+                ArithOp::Or => self.spred_logic(Opcode::Bor, a, c),
+                ArithOp::Xor => self.spred_logic(Opcode::Bxor, a, c),
+                ArithOp::Not => self.spred_not(a),
                 _ => return Ok(false),
             };
             self.scalar_set_reg(dst, r)?;
@@ -423,8 +453,15 @@ impl FuncTranslator<'_> {
                 let cw = b.func.dfg.value_type(x).bits();
                 let sgn = signed && op == ArithOp::Shr;
                 let s = v[1];
-                let cm1 = b.ins().iconst(I32, (cw - 1) as i64);
-                let amt = b.ins().umin(s, cm1);
+                // An amount known to be below the width needs neither the clamp nor
+                // the zero select (the ISA's rule for amounts >= width).
+                let small = below(&b.func.dfg, s, w as u64);
+                let amt = if small {
+                    s
+                } else {
+                    let cm1 = b.ins().iconst(I32, (cw - 1) as i64);
+                    b.ins().umin(s, cm1)
+                };
                 let amt = if cw == 64 {
                     b.ins().uextend(I64, amt)
                 } else {
@@ -435,7 +472,7 @@ impl FuncTranslator<'_> {
                     (_, true) => b.ins().sshr(x, amt),
                     _ => b.ins().ushr(x, amt),
                 };
-                if sgn {
+                if sgn || small {
                     r
                 } else {
                     let big = b
@@ -491,19 +528,19 @@ impl FuncTranslator<'_> {
                 self.b.ins().bmask(I32, c)
             }
         };
-        let nr = self.b.ins().bnot(r);
+        let nr = self.spred_not(r);
         let (p, q) = match combine {
             None => (r, nr),
             Some((bop, src)) => {
                 let Some(c) = self.spred(&Operand::Reg(src.reg), src.negate) else {
                     return Ok(false);
                 };
-                let f = |b: &mut cranelift_frontend::FunctionBuilder, x: Value| match bop {
-                    BoolOp::And => b.ins().band(x, c),
-                    BoolOp::Or => b.ins().bor(x, c),
-                    BoolOp::Xor => b.ins().bxor(x, c),
+                let op = match bop {
+                    BoolOp::And => Opcode::Band,
+                    BoolOp::Or => Opcode::Bor,
+                    BoolOp::Xor => Opcode::Bxor,
                 };
-                (f(&mut self.b, r), f(&mut self.b, nr))
+                (self.spred_logic(op, r, c), self.spred_logic(op, nr, c))
             }
         };
         if let Some(d) = dst {

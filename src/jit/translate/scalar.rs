@@ -36,7 +36,7 @@ use crate::jit::translate::lanes::{self, WarpValue};
 use crate::jit::translate::FuncTranslator;
 use crate::jit::JitError;
 use cranelift_codegen::ir::condcodes::IntCC;
-use cranelift_codegen::ir::types::{I32, I32X4, I64, I64X2};
+use cranelift_codegen::ir::types::{I32, I32X4, I64, I64X2, I8};
 use cranelift_codegen::ir::{
     Block, InstBuilder, InstructionData, MemFlagsData, Opcode, StackSlot, StackSlotData,
     StackSlotKind, Value, ValueDef,
@@ -397,6 +397,7 @@ impl FuncTranslator<'_> {
                     JitError::Codegen("guard of a scalar write not scalar".into())
                 })?;
                 let p = self.b.use_var(pv);
+                let p = self.pred_cond(p);
                 let old = self.b.use_var(v);
                 if g.negate {
                     self.b.ins().select(p, old, x)
@@ -490,6 +491,79 @@ impl FuncTranslator<'_> {
     pub(crate) fn scalar_write_vec(&mut self, dst: RegId, v: &WarpValue) -> Result<(), JitError> {
         let x = self.any_active_lane(&v.v, v.wide);
         self.scalar_set_reg(dst, x)
+    }
+
+    /// The `i8` 0 / 1 condition that scalar predicate `p` (0 / −1) is the `bmask` of,
+    /// when that is visible here (the predicate was computed earlier in the same block),
+    /// else `p`: branches and selects test it directly, so a compare feeds the branch
+    /// without being widened to 0 / −1 first (the `bmask` is then dead unless the
+    /// predicate is read elsewhere).
+    pub(crate) fn pred_cond(&self, p: Value) -> Value {
+        if let ValueDef::Result(inst, 0) = self.b.func.dfg.value_def(p) {
+            if let InstructionData::Unary {
+                opcode: Opcode::Bmask,
+                arg,
+            } = self.b.func.dfg.insts[inst]
+            {
+                if self.zero_one(arg, 4) {
+                    return arg;
+                }
+            }
+        }
+        p
+    }
+
+    /// Whether `x` is an `i8` known to be 0 or 1: a compare, the constant 0 or 1, or
+    /// `band`/`bor`/`bxor` of such values (looked through `depth` levels).
+    fn zero_one(&self, x: Value, depth: u32) -> bool {
+        let dfg = &self.b.func.dfg;
+        if depth == 0 || dfg.value_type(x) != I8 {
+            return false;
+        }
+        let ValueDef::Result(inst, 0) = dfg.value_def(x) else {
+            return false;
+        };
+        match dfg.insts[inst] {
+            InstructionData::IntCompare { .. } => true,
+            InstructionData::UnaryImm {
+                opcode: Opcode::Iconst,
+                imm,
+            } => matches!(imm.bits(), 0 | 1),
+            InstructionData::Binary {
+                opcode: Opcode::Band | Opcode::Bor | Opcode::Bxor,
+                args,
+            } => self.zero_one(args[0], depth - 1) && self.zero_one(args[1], depth - 1),
+            _ => false,
+        }
+    }
+
+    /// `op` (`band`, `bor`, `bxor`) of scalar predicates `a` and `c` (0 / −1); done on
+    /// their `i8` conditions when both are visible (see [`Self::pred_cond`]).
+    pub(crate) fn spred_logic(&mut self, op: Opcode, a: Value, c: Value) -> Value {
+        let (x, y) = (self.pred_cond(a), self.pred_cond(c));
+        let narrow = x != a && y != c;
+        let (x, y) = if narrow { (x, y) } else { (a, c) };
+        let r = match op {
+            Opcode::Band => self.b.ins().band(x, y),
+            Opcode::Bor => self.b.ins().bor(x, y),
+            _ => self.b.ins().bxor(x, y),
+        };
+        if narrow {
+            self.b.ins().bmask(I32, r)
+        } else {
+            r
+        }
+    }
+
+    /// The negation of scalar predicate `a` (0 / −1), on its `i8` condition when
+    /// visible (see [`Self::pred_cond`]).
+    pub(crate) fn spred_not(&mut self, a: Value) -> Value {
+        let x = self.pred_cond(a);
+        if x == a {
+            return self.b.ins().bnot(a);
+        }
+        let n = self.b.ins().bxor_imm_u(x, 1);
+        self.b.ins().bmask(I32, n)
     }
 
     /// [`FuncTranslator::write_pred`] of lane masks to scalar predicate `dst`.

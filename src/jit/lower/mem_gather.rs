@@ -92,17 +92,8 @@ impl FuncTranslator<'_> {
         self.b.ins().brif(m, body, &[], done, &[]);
         self.b.switch_to_block(body);
         let fl = MemFlagsData::new().with_notrap();
-        let lane = self.b.ins().ctz(m);
-        let lane = self.b.ins().uextend(I64, lane);
-        let lane8 = self.b.ins().ishl_imm_u(lane, 3);
-        let sa = self.b.ins().iadd(pa, lane8);
-        let o = self.b.ins().load(I64, fl, sa, 0);
-        let mut fail = self.b.ins().icmp(IntCC::UnsignedGreaterThan, o, lim);
-        if eb > 1 {
-            let low = self.b.ins().band_imm_u(o, len - 1);
-            let mis = self.b.ins().icmp_imm_u(IntCC::NotEqual, low, 0);
-            fail = self.b.ins().bor(fail, mis);
-        }
+        let (lane, lane8, o) = self.scratch_lane(pa, m);
+        let fail = self.shared_lane_fails(o, lim, len);
         let ok = self.b.create_block();
         self.b.ins().brif(fail, bad, &[], ok, &[]);
         self.b.switch_to_block(ok);
@@ -165,17 +156,8 @@ impl FuncTranslator<'_> {
         let body = self.b.create_block();
         self.b.ins().brif(m, body, &[], checked, &[]);
         self.b.switch_to_block(body);
-        let lane = self.b.ins().ctz(m);
-        let lane = self.b.ins().uextend(I64, lane);
-        let lane8 = self.b.ins().ishl_imm_u(lane, 3);
-        let sa = self.b.ins().iadd(pa, lane8);
-        let o = self.b.ins().load(I64, fl, sa, 0);
-        let mut fail = self.b.ins().icmp(IntCC::UnsignedGreaterThan, o, lim);
-        if eb > 1 {
-            let low = self.b.ins().band_imm_u(o, len - 1);
-            let mis = self.b.ins().icmp_imm_u(IntCC::NotEqual, low, 0);
-            fail = self.b.ins().bor(fail, mis);
-        }
+        let (_, _, o) = self.scratch_lane(pa, m);
+        let fail = self.shared_lane_fails(o, lim, len);
         let m1 = self.b.ins().iadd_imm_s(m, -1);
         let rest = self.b.ins().band(m, m1);
         self.b
@@ -192,11 +174,7 @@ impl FuncTranslator<'_> {
         let body = self.b.create_block();
         self.b.ins().brif(m, body, &[], done, &[]);
         self.b.switch_to_block(body);
-        let lane = self.b.ins().ctz(m);
-        let lane = self.b.ins().uextend(I64, lane);
-        let lane8 = self.b.ins().ishl_imm_u(lane, 3);
-        let sa = self.b.ins().iadd(pa, lane8);
-        let o = self.b.ins().load(I64, fl, sa, 0);
+        let (lane, lane8, o) = self.scratch_lane(pa, m);
         let h = self.b.ins().iadd(base, o);
         let lsb = match sb {
             8 => lane8,
@@ -215,5 +193,29 @@ impl FuncTranslator<'_> {
         let rest = self.b.ins().band(m, m1);
         self.b.ins().jump(store, &[BlockArg::Value(rest)]);
         self.b.switch_to_block(done);
+    }
+
+    /// The lowest lane of the lane set `m` (i32, nonzero): its index (i64), the index × 8
+    /// and its 64-bit address operand from the scratch address slot at `pa`.
+    fn scratch_lane(&mut self, pa: Value, m: Value) -> (Value, Value, Value) {
+        let lane = self.b.ins().ctz(m);
+        let lane = self.b.ins().uextend(I64, lane);
+        let lane8 = self.b.ins().ishl_imm_u(lane, 3);
+        let sa = self.b.ins().iadd(pa, lane8);
+        let fl = MemFlagsData::new().with_notrap();
+        let o = self.b.ins().load(I64, fl, sa, 0);
+        (lane, lane8, o)
+    }
+
+    /// Whether a `len`-byte access at shared-window offset `o` fails: past `lim` (the
+    /// window's size − `len`) or not aligned to `len`.
+    fn shared_lane_fails(&mut self, o: Value, lim: Value, len: i64) -> Value {
+        let fail = self.b.ins().icmp(IntCC::UnsignedGreaterThan, o, lim);
+        if len == 1 {
+            return fail;
+        }
+        let low = self.b.ins().band_imm_u(o, len - 1);
+        let mis = self.b.ins().icmp_imm_u(IntCC::NotEqual, low, 0);
+        self.b.ins().bor(fail, mis)
     }
 }

@@ -3,18 +3,21 @@
 
 use std::time::{Duration, Instant};
 
-/// The CPU time all threads of this process have run so far (the sum of
-/// `/proc/self/task/*/schedstat`'s first field, in ns; zero where it cannot be read).
+/// The CPU time all threads of this process have run so far, exited threads included
+/// (`CLOCK_PROCESS_CPUTIME_ID`; zero where it cannot be read). Summing
+/// `/proc/self/task/*/schedstat` instead lost the whole time of a thread that exited
+/// between the two readings (a launch's or native run's short-lived threads), which read
+/// as about half the CPU time or zero.
 fn cpu_time() -> Duration {
-    let Ok(dir) = std::fs::read_dir("/proc/self/task") else {
-        return Duration::ZERO;
+    let mut ts = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
     };
-    let ns: u64 = dir
-        .flatten()
-        .filter_map(|e| std::fs::read_to_string(e.path().join("schedstat")).ok())
-        .filter_map(|s| s.split_whitespace().next()?.parse::<u64>().ok())
-        .sum();
-    Duration::from_nanos(ns)
+    // SAFETY: `ts` is a valid, writable timespec for the call.
+    if unsafe { libc::clock_gettime(libc::CLOCK_PROCESS_CPUTIME_ID, &mut ts) } != 0 {
+        return Duration::ZERO;
+    }
+    Duration::new(ts.tv_sec as u64, ts.tv_nsec as u32)
 }
 
 /// The best of `reps` runs of `f`: wall time, or with `PTXJIT_BENCH_CPU=1` the CPU time

@@ -70,27 +70,10 @@ impl FuncTranslator<'_> {
         bad: Block,
     ) -> Vec<Value> {
         let len = eb as i64;
-        self.spill(a, 0);
-        let size = self.load_ctx(I64, offset_of!(WarpCtx, shared_size), true);
-        let base = self.load_ctx(I64, offset_of!(WarpCtx, shared_base), true);
-        let lim = self.b.ins().iadd_imm_s(size, -len);
-        let pa = self.scratch_addr(0);
-        let pd = self.scratch_addr(SCRATCH_DATA);
-        let check = self.b.create_block();
-        self.b.append_block_param(check, I32);
         let done = self.b.create_block();
-        let big = self
-            .b
-            .ins()
-            .icmp_imm_u(IntCC::UnsignedGreaterThanOrEqual, size, len);
-        self.b
-            .ins()
-            .brif(big, check, &[BlockArg::Value(bits)], bad, &[]);
-        self.b.switch_to_block(check);
-        let m = self.b.block_params(check)[0];
-        let body = self.b.create_block();
-        self.b.ins().brif(m, body, &[], done, &[]);
-        self.b.switch_to_block(body);
+        let (w, check) = self.shared_lanes(a, len, bits, bad);
+        let (base, lim, pa, pd) = (w.base, w.lim, w.pa, w.pd);
+        let m = self.lane_loop(check, done);
         let fl = MemFlagsData::new().with_notrap();
         let (lane, lane8, o) = self.scratch_lane(pa, m);
         let fail = self.shared_lane_fails(o, lim, len);
@@ -112,9 +95,7 @@ impl FuncTranslator<'_> {
         };
         let slot = self.b.ins().iadd(pd, lsb);
         self.b.ins().store(fl, x, slot, 0);
-        let m1 = self.b.ins().iadd_imm_s(m, -1);
-        let rest = self.b.ins().band(m, m1);
-        self.b.ins().jump(check, &[BlockArg::Value(rest)]);
+        self.lane_loop_next(check, m);
         self.b.switch_to_block(done);
         self.unspill(wide, SCRATCH_DATA).v
     }
@@ -133,31 +114,13 @@ impl FuncTranslator<'_> {
         bad: Block,
     ) {
         let len = eb as i64;
-        self.spill(a, 0);
-        let size = self.load_ctx(I64, offset_of!(WarpCtx, shared_size), true);
-        let base = self.load_ctx(I64, offset_of!(WarpCtx, shared_base), true);
-        let lim = self.b.ins().iadd_imm_s(size, -len);
-        let pa = self.scratch_addr(0);
-        let pd = self.scratch_addr(SCRATCH_DATA);
         let fl = MemFlagsData::new().with_notrap();
         // The checks.
-        let check = self.b.create_block();
-        self.b.append_block_param(check, I32);
         let checked = self.b.create_block();
-        let big = self
-            .b
-            .ins()
-            .icmp_imm_u(IntCC::UnsignedGreaterThanOrEqual, size, len);
-        self.b
-            .ins()
-            .brif(big, check, &[BlockArg::Value(bits)], bad, &[]);
-        self.b.switch_to_block(check);
-        let m = self.b.block_params(check)[0];
-        let body = self.b.create_block();
-        self.b.ins().brif(m, body, &[], checked, &[]);
-        self.b.switch_to_block(body);
-        let (_, _, o) = self.scratch_lane(pa, m);
-        let fail = self.shared_lane_fails(o, lim, len);
+        let (w, check) = self.shared_lanes(a, len, bits, bad);
+        let m = self.lane_loop(check, checked);
+        let (_, _, o) = self.scratch_lane(w.pa, m);
+        let fail = self.shared_lane_fails(o, w.lim, len);
         let m1 = self.b.ins().iadd_imm_s(m, -1);
         let rest = self.b.ins().band(m, m1);
         self.b
@@ -165,22 +128,17 @@ impl FuncTranslator<'_> {
             .brif(fail, bad, &[], check, &[BlockArg::Value(rest)]);
         // The stores, lane by lane in ascending order.
         self.b.switch_to_block(checked);
-        let store = self.b.create_block();
-        self.b.append_block_param(store, I32);
+        let store = self.lane_loop_block();
         let done = self.b.create_block();
         self.b.ins().jump(store, &[BlockArg::Value(bits)]);
-        self.b.switch_to_block(store);
-        let m = self.b.block_params(store)[0];
-        let body = self.b.create_block();
-        self.b.ins().brif(m, body, &[], done, &[]);
-        self.b.switch_to_block(body);
-        let (lane, lane8, o) = self.scratch_lane(pa, m);
-        let h = self.b.ins().iadd(base, o);
+        let m = self.lane_loop(store, done);
+        let (lane, lane8, o) = self.scratch_lane(w.pa, m);
+        let h = self.b.ins().iadd(w.base, o);
         let lsb = match sb {
             8 => lane8,
             _ => self.b.ins().ishl_imm_u(lane, 2),
         };
-        let slot = self.b.ins().iadd(pd, lsb);
+        let slot = self.b.ins().iadd(w.pd, lsb);
         let cty = if sb == 8 { I64 } else { I32 };
         let x = self.b.ins().load(cty, fl, slot, 0);
         let hf = heap_flags();
@@ -189,10 +147,61 @@ impl FuncTranslator<'_> {
             2 => self.b.ins().istore16(hf, x, h, 0),
             _ => self.b.ins().store(hf, x, h, 0),
         };
+        self.lane_loop_next(store, m);
+        self.b.switch_to_block(done);
+    }
+
+    /// Spills the lane offsets `a` to the scratch address slot and reads the shared
+    /// window for `len`-byte accesses; returns it and a lane-loop block (see
+    /// [`Self::lane_loop`]), entered with the lanes `bits` where the window holds one
+    /// access, else the code branches to `bad`.
+    fn shared_lanes(
+        &mut self,
+        a: &WarpValue,
+        len: i64,
+        bits: Value,
+        bad: Block,
+    ) -> (SharedLanes, Block) {
+        self.spill(a, 0);
+        let size = self.load_ctx(I64, offset_of!(WarpCtx, shared_size), true);
+        let base = self.load_ctx(I64, offset_of!(WarpCtx, shared_base), true);
+        let lim = self.b.ins().iadd_imm_s(size, -len);
+        let pa = self.scratch_addr(0);
+        let pd = self.scratch_addr(SCRATCH_DATA);
+        let head = self.lane_loop_block();
+        let big = self
+            .b
+            .ins()
+            .icmp_imm_u(IntCC::UnsignedGreaterThanOrEqual, size, len);
+        self.b
+            .ins()
+            .brif(big, head, &[BlockArg::Value(bits)], bad, &[]);
+        (SharedLanes { base, lim, pa, pd }, head)
+    }
+
+    /// A block taking the lane set (i32) still to visit: the head of a lane loop.
+    fn lane_loop_block(&mut self) -> Block {
+        let head = self.b.create_block();
+        self.b.append_block_param(head, I32);
+        head
+    }
+
+    /// Enters the lane-loop block `head`: leaves for `exit` when no lane is left, else
+    /// continues in the loop's body; returns the lane set (nonzero in the body).
+    fn lane_loop(&mut self, head: Block, exit: Block) -> Value {
+        self.b.switch_to_block(head);
+        let m = self.b.block_params(head)[0];
+        let body = self.b.create_block();
+        self.b.ins().brif(m, body, &[], exit, &[]);
+        self.b.switch_to_block(body);
+        m
+    }
+
+    /// Ends a lane loop's body: back to `head` without the lowest lane of `m`.
+    fn lane_loop_next(&mut self, head: Block, m: Value) {
         let m1 = self.b.ins().iadd_imm_s(m, -1);
         let rest = self.b.ins().band(m, m1);
-        self.b.ins().jump(store, &[BlockArg::Value(rest)]);
-        self.b.switch_to_block(done);
+        self.b.ins().jump(head, &[BlockArg::Value(rest)]);
     }
 
     /// The lowest lane of the lane set `m` (i32, nonzero): its index (i64), the index × 8
@@ -218,4 +227,13 @@ impl FuncTranslator<'_> {
         let mis = self.b.ins().icmp_imm_u(IntCC::NotEqual, low, 0);
         self.b.ins().bor(fail, mis)
     }
+}
+
+/// The shared window as the lane loops use it: its host base, the last offset a
+/// `len`-byte access may start at, and the scratch address and data slots.
+struct SharedLanes {
+    base: Value,
+    lim: Value,
+    pa: Value,
+    pd: Value,
 }

@@ -25,7 +25,10 @@
 //! - `.shared`: ascending lanes, a plain load, the new value and a store: a CTA's
 //!   warps, and all the CTAs of a cluster, run on one OS thread (`runtime::launch`,
 //!   `exec::cluster`), and warps switch only at barriers and calls, never inside an
-//!   instruction, so no other thread can touch the window meanwhile.
+//!   instruction, so no other thread can touch the window meanwhile. With every lane
+//!   active the check is three reductions over the lanes (high halves ORed, low halves'
+//!   unsigned maximum and OR) and the accesses are straight-line code, lanes 0 to 31
+//!   (a dead `add` of a constant is one `add` to memory per lane), no lane loop.
 //!
 //! Where the destination is dead (`lower::atomic` passes no `dst`), no old value is
 //! gathered.
@@ -249,14 +252,14 @@ impl FuncTranslator<'_> {
         self.b.ins().load(ity, flags(), pb, 0)
     }
 
-    /// Checks every active lane at once (16 × i64x2 compares, then one sign-bit
-    /// gather per pair of vectors into lane bits, ANDed with the active lanes `bits`):
-    /// aligned, and inside the shared window or the instruction's cached region;
-    /// branches to `ok` or `other`.
+    /// Checks every active lane at once: aligned, and inside the shared window or the
+    /// instruction's cached region; branches to `ok` or `other`. Where every lane is
+    /// active (shared memory), the reductions of [`Self::shared_check_full`]; otherwise
+    /// one i64x2 compare per 2 lanes and one sign-bit gather per 4 lanes into lane bits,
+    /// ANDed with the active lanes `bits`.
     fn atom_check_vector(&mut self, a: &AtomInst, bits: Value, ok: Block, other: Block) {
         let len = a.ty.bytes() as i64;
         let shared = a.space == Space::Shared;
-        let addrs = self.unspill(true, 0);
         let (lo, top, good) = if shared {
             let size = self.load_ctx(I64, offset_of!(WarpCtx, shared_size), true);
             let zero = lanes::iconst64(&mut self.b, 0);
@@ -282,8 +285,18 @@ impl FuncTranslator<'_> {
             let top = self.b.ins().iadd_imm_s(hi, -len);
             (lo, top, self.b.ins().band(c1, c2))
         };
+        if shared {
+            let whole = self.b.create_block();
+            let some = self.b.create_block();
+            let full = self.b.ins().icmp_imm_u(IntCC::Equal, bits, u32::MAX as i64);
+            self.b.ins().brif(full, whole, &[], some, &[]);
+            self.b.switch_to_block(whole);
+            self.shared_check_full(top, len, good, ok, other);
+            self.b.switch_to_block(some);
+        }
         // In range: (x - lo) <= (top - lo) unsigned, compared signed with the sign bits
-        // flipped (one compare per vector); aligned: x & (len - 1) == 0.
+        // flipped (one compare per vector); aligned: x & (len - 1) == 0. Each vector is
+        // loaded where it is tested (few live vectors, no spills).
         let span = self.b.ins().isub(top, lo);
         let sign = lanes::iconst64(&mut self.b, 1 << 63);
         let lim = self.b.ins().bxor(span, sign);
@@ -294,23 +307,79 @@ impl FuncTranslator<'_> {
         );
         let lowmask = lanes::splat64(&mut self.b, len as u64 - 1);
         let zero = lanes::splat64(&mut self.b, 0);
-        let mut fails = Vec::with_capacity(N64);
-        for k in 0..N64 {
-            let x = addrs.v[k];
-            let d = if shared { x } else { self.b.ins().isub(x, lov) };
-            let dx = self.b.ins().bxor(d, signv);
-            let out = self.b.ins().icmp(IntCC::SignedGreaterThan, dx, limv);
-            let low = self.b.ins().band(x, lowmask);
-            let mis = self.b.ins().icmp(IntCC::NotEqual, low, zero);
-            fails.push(self.b.ins().bor(out, mis));
+        let at = self.scratch_addr(0);
+        let mut okbits: Option<Value> = None;
+        for k in 0..N32 {
+            let pair: Vec<Value> = (0..2)
+                .map(|h| {
+                    let off = 32 * k as i32 + 16 * h;
+                    let x = self.b.ins().load(I64X2, flags(), at, off);
+                    let d = if shared { x } else { self.b.ins().isub(x, lov) };
+                    let dx = self.b.ins().bxor(d, signv);
+                    let out = self.b.ins().icmp(IntCC::SignedGreaterThan, dx, limv);
+                    let low = self.b.ins().band(x, lowmask);
+                    let al = self.b.ins().icmp(IntCC::Equal, low, zero);
+                    // Aligned and not out: one `andn`.
+                    self.b.ins().band_not(al, out)
+                })
+                .collect();
+            let four = lanes::narrow_pair(&mut self.b, pair[0], pair[1]);
+            let hb = self.b.ins().vhigh_bits(I32, four);
+            let sh = if k == 0 {
+                hb
+            } else {
+                self.b.ins().ishl_imm_u(hb, 4 * k as i64)
+            };
+            okbits = Some(match okbits {
+                None => sh,
+                Some(acc) => self.b.ins().bor(acc, sh),
+            });
         }
-        let f32s: Vec<Value> = (0..N32)
-            .map(|k| lanes::narrow_pair(&mut self.b, fails[2 * k], fails[2 * k + 1]))
-            .collect();
-        let fbits = lanes::bits_from_mask(&mut self.b, &f32s);
-        let bad = self.b.ins().band(fbits, bits);
+        let okbits = okbits.unwrap_or(bits);
+        let bad = self.b.ins().band_not(bits, okbits);
         let vok = self.b.ins().icmp_imm_u(IntCC::Equal, bad, 0);
         let pass = self.b.ins().band(vok, good);
+        self.b.ins().brif(pass, ok, &[], other, &[]);
+    }
+
+    /// The shared-memory test of all 32 lanes (every lane active): the OR of the
+    /// addresses' high halves must be 0, the unsigned maximum of their low halves at
+    /// most `top` (the last in-range address, `top` clamped to `u32::MAX`), and the OR
+    /// of the low halves aligned; per 4 lanes two shuffles, two ORs and one `pmaxud`.
+    /// Conservative where the window reaches past 4 GiB (a failing test only sends the
+    /// instruction to the exact lane-by-lane check). `good`: the window-wide conditions.
+    fn shared_check_full(&mut self, top: Value, len: i64, good: Value, ok: Block, other: Block) {
+        let at = self.scratch_addr(0);
+        let mut acc: Option<(Value, Value, Value)> = None;
+        for k in 0..N32 {
+            let x0 = self.b.ins().load(I64X2, flags(), at, 32 * k as i32);
+            let x1 = self.b.ins().load(I64X2, flags(), at, 32 * k as i32 + 16);
+            let low = lanes::narrow_pair(&mut self.b, x0, x1);
+            let high = lanes::half_pair(&mut self.b, x0, x1, true);
+            acc = Some(match acc {
+                None => (high, low, low),
+                Some((h, m, o)) => (
+                    self.b.ins().bor(h, high),
+                    self.b.ins().umax(m, low),
+                    self.b.ins().bor(o, low),
+                ),
+            });
+        }
+        let zero = lanes::splat32(&mut self.b, 0);
+        let (h, m, o) = acc.unwrap_or((zero, zero, zero));
+        let cap = lanes::iconst64(&mut self.b, u32::MAX as u64);
+        let t = self.b.ins().umin(top, cap);
+        let t = self.b.ins().ireduce(I32, t);
+        let tv = self.b.ins().splat(I32X4, t);
+        let hz = self.b.ins().icmp(IntCC::Equal, h, zero);
+        let inr = self.b.ins().icmp(IntCC::UnsignedLessThanOrEqual, m, tv);
+        let lowmask = lanes::splat32(&mut self.b, len as u32 - 1);
+        let ol = self.b.ins().band(o, lowmask);
+        let al = self.b.ins().icmp(IntCC::Equal, ol, zero);
+        let v = self.b.ins().band(hz, inr);
+        let v = self.b.ins().band(v, al);
+        let all = self.b.ins().vall_true(v);
+        let pass = self.b.ins().band(all, good);
         self.b.ins().brif(pass, ok, &[], other, &[]);
     }
 
@@ -405,7 +474,21 @@ impl FuncTranslator<'_> {
         cont: Block,
     ) -> Result<(), JitError> {
         if a.space == Space::Shared {
-            return self.atom_lanes(a, form, bits, cont);
+            // Every lane active (the common case): lanes 0 to 31 in straight-line code,
+            // no lane loop; otherwise the loop over the active lanes.
+            let base = self.load_ctx(I64, offset_of!(WarpCtx, shared_base), true);
+            let all = self.b.create_block();
+            let some = self.b.create_block();
+            let full = self.b.ins().icmp_imm_u(IntCC::Equal, bits, u32::MAX as i64);
+            self.b.ins().brif(full, all, &[], some, &[]);
+            self.b.switch_to_block(all);
+            for k in 0..32 {
+                let lane = lanes::iconst32(&mut self.b, k);
+                self.atom_lane(a, form, lane, Some(base));
+            }
+            self.b.ins().jump(cont, &[]);
+            self.b.switch_to_block(some);
+            return self.atom_lanes(a, form, bits, Some(base), cont);
         }
         let keys = self.line_keys();
         let outer = self.b.create_block();
@@ -426,7 +509,7 @@ impl FuncTranslator<'_> {
         let same = lanes::bits_from_mask(&mut self.b, &eq);
         let group = self.b.ins().band(same, rem);
         let left = self.b.ins().band_not(rem, group);
-        self.atom_lanes(a, form, group, next)?;
+        self.atom_lanes(a, form, group, None, next)?;
         self.b.switch_to_block(next);
         self.b.ins().brif(left, outer, &[left.into()], cont, &[]);
         Ok(())
@@ -446,31 +529,32 @@ impl FuncTranslator<'_> {
     }
 
     /// One read-modify-write per lane of `bits` (non-zero), ascending; old values to
-    /// [`SLOT_OUT`]; ends with a jump to `cont`.
+    /// [`SLOT_OUT`]; ends with a jump to `cont`. `base`: the shared window's host
+    /// address (`.shared`; `None` for `.global`).
     fn atom_lanes(
         &mut self,
         a: &AtomInst,
         form: Form,
         bits: Value,
+        base: Option<Value>,
         cont: Block,
     ) -> Result<(), JitError> {
         self.each_lane(bits, cont, |t, lane| {
-            t.atom_lane(a, form, lane);
+            t.atom_lane(a, form, lane, base);
             Ok(())
         })
     }
 
-    /// Lane `lane`'s read-modify-write (see [`Self::atom_lanes`]).
-    fn atom_lane(&mut self, a: &AtomInst, form: Form, lane: Value) {
+    /// Lane `lane`'s read-modify-write (see [`Self::atom_lanes`]); `base`: the shared
+    /// window's host address, where the access is a plain one to shared memory.
+    fn atom_lane(&mut self, a: &AtomInst, form: Form, lane: Value, base: Option<Value>) {
         let wide = a.ty.bits() > 32;
         let ity = if wide { I64 } else { I32 };
         let addr = self.spilled_addr(lane);
-        let shared = a.space == Space::Shared;
-        let h = if shared {
-            let base = self.load_ctx(I64, offset_of!(WarpCtx, shared_base), true);
-            self.b.ins().iadd(base, addr)
-        } else {
-            addr
+        let shared = base.is_some();
+        let h = match base {
+            Some(base) => self.b.ins().iadd(base, addr),
+            None => addr,
         };
         let bv = self.lane_operand(a, lane, wide);
         let cv = if form == Form::Cas {

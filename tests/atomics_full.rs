@@ -6,7 +6,8 @@
 //! exch, cas, inc, dec, min.s32, max.u32, and, a dead xor, `.f32` add (no flush in
 //! shared memory, canonical NaN), 64-bit add (live and dead), max.s64, exch, min.u64;
 //! lanes share words, the last word and doubleword end at the window's end; 1 and 2
-//! CTAs; every old value and the final memory. A full-warp add whose lane 0, 13 or 31
+//! CTAs; every old value and the final memory. The same on global memory (the
+//! all-lanes range check there too; no f32 add), the last word at the buffer's end. A full-warp add whose lane 0, 13 or 31
 //! addresses the first word past the window faults with the interpreter's message and
 //! writes nothing.
 #[macro_use]
@@ -56,9 +57,9 @@ fn fadd(x: u32, y: u32) -> u32 {
     }
 }
 
-/// (final g, out) after every CTA's warp ran `full_ops` lane by lane, lane `skip`
-/// inactive (32: none).
-fn model(sel: &[u32], val: &[u32], g: &[u32], skip: usize) -> (Vec<u32>, Vec<u32>) {
+/// (final g, out) after every CTA's warp ran `full_ops` (`global`: `full_global`, no
+/// f32 add) lane by lane, lane `skip` inactive (32: none).
+fn model(sel: &[u32], val: &[u32], g: &[u32], skip: usize, global: bool) -> (Vec<u32>, Vec<u32>) {
     let ctas = g.len() / G;
     let mut g = g.to_vec();
     let mut out = vec![0u32; OUT * ctas];
@@ -89,47 +90,63 @@ fn model(sel: &[u32], val: &[u32], g: &[u32], skip: usize) -> (Vec<u32>, Vec<u32
         (Some(3), |r, v| r.min(v)),
         (Some(4), |r, _| r.wrapping_add(0xFFFF_FFFF_FFFF_FFF9)),
     ];
-    for c in 0..ctas {
-        let (gc, oc) = (G * c, OUT * c);
+    let seq32 = |g: &mut [u32], out: &mut [u32]| {
         for (row, op) in ops32 {
+            if global && row == Some(6) {
+                continue;
+            }
             for t in lanes() {
-                let at = gc + sel[t] as usize;
+                let at = sel[t] as usize;
                 if let Some(k) = row {
-                    out[oc + 32 * k + t] = g[at];
+                    out[32 * k + t] = g[at];
                 }
                 g[at] = op(g[at], val[t], t);
             }
         }
+    };
+    let seq64 = |g: &mut [u32], out: &mut [u32]| {
         for (row, op) in ops64 {
             for t in lanes() {
-                let at = gc + 256 + 2 * (sel[t] & 63) as usize;
+                let at = 256 + 2 * (sel[t] & 63) as usize;
                 let v64 = (val[t] as u64).wrapping_mul(0x1_0000_0001) + t as u64;
                 let old = g[at] as u64 | (g[at + 1] as u64) << 32;
                 if let Some(j) = row {
-                    out[oc + 320 + 64 * j + 2 * t] = old as u32;
-                    out[oc + 320 + 64 * j + 2 * t + 1] = (old >> 32) as u32;
+                    out[320 + 64 * j + 2 * t] = old as u32;
+                    out[320 + 64 * j + 2 * t + 1] = (old >> 32) as u32;
                 }
                 let new = op(old, v64);
                 g[at] = new as u32;
                 g[at + 1] = (new >> 32) as u32;
             }
         }
+    };
+    // full_global performs the sequence twice (the old values of the second time).
+    let reps = if global { 2 } else { 1 };
+    for c in 0..ctas {
+        let (gc, oc) = (G * c, OUT * c);
+        for _ in 0..reps {
+            seq32(&mut g[gc..], &mut out[oc..]);
+            seq64(&mut g[gc..], &mut out[oc..]);
+        }
     }
     (g, out)
 }
 
-fn full_ops(backend: Backend) {
+/// `kernel` (`full_ops` or `full_global`) against the model, lane 0, 13, 31 or none
+/// inactive, 1 and 2 CTAs.
+fn run_ops(backend: Backend, kernel: &str) {
+    let global = kernel == "full_global";
     for ctas in [1u32, 2] {
         for skip in [32u32, 0, 13, 31] {
             let dev = device();
             let m = module_at(&dev, PTX, backend);
             let (sel, val, g0) = inputs(ctas as usize);
-            let (want_g, want_out) = model(&sel, &val, &g0, skip as usize);
+            let (want_g, want_out) = model(&sel, &val, &g0, skip as usize, global);
             let bsel = dev.alloc_from(&sel).unwrap();
             let bval = dev.alloc_from(&val).unwrap();
             let g = dev.alloc_from(&g0).unwrap();
             let out = zeroed(&dev, 4 * OUT * ctas as usize);
-            let what = format!("full_ops {backend:?}, {ctas} CTAs, lane {skip} inactive");
+            let what = format!("{kernel} {backend:?}, {ctas} CTAs, lane {skip} inactive");
             let lc = cfg([ctas, 1, 1], [32, 1, 1], backend);
             let args = [
                 arg(&bsel),
@@ -138,13 +155,21 @@ fn full_ops(backend: Backend) {
                 arg(&out),
                 KernelArg::U32(skip),
             ];
-            launch(&dev, &m, "full_ops", &lc, &args, &what);
+            launch(&dev, &m, kernel, &lc, &args, &what);
             let got_out = dev.read::<u32>(&out).unwrap();
             assert_slice_eq(&got_out, &want_out, &format!("{what}: old values"));
             let got_g = dev.read::<u32>(&g).unwrap();
             assert_slice_eq(&got_g, &want_g, &format!("{what}: final memory"));
         }
     }
+}
+
+fn full_ops(backend: Backend) {
+    run_ops(backend, "full_ops");
+}
+
+fn full_global(backend: Backend) {
+    run_ops(backend, "full_global");
 }
 
 /// `full_fault` with lane `bad` past the window: the error, if any, and out after it.
@@ -181,4 +206,32 @@ fn faults(backend: Backend) {
     }
 }
 
-both_backends!(full_ops, faults);
+/// `full_gfault` with lane `bad` out of range the second time: the error and g after.
+fn gfault_run(backend: Backend, bad: u32) -> (String, Vec<u32>) {
+    let dev = device();
+    let m = module_at(&dev, PTX, backend);
+    let g = zeroed(&dev, 4 * 32);
+    let args = [arg(&g), KernelArg::U32(bad)];
+    let lc = cfg([1, 1, 1], [32, 1, 1], backend);
+    let e = dev
+        .launch(&m, "full_gfault", &lc, &args)
+        .expect_err("a global atom 12 GiB past the buffer must fault");
+    (e.to_string(), dev.read::<u32>(&g).unwrap())
+}
+
+fn global_faults(backend: Backend) {
+    // The first time every lane t added t + 1 to its zeroed word; the second time
+    // (the region cached, the all-lanes check taken) nothing.
+    let want: Vec<u32> = (1..=32).collect();
+    for bad in [0, 13, 31] {
+        let (e, g) = gfault_run(backend, bad);
+        assert!(e.contains("atom."), "lane {bad}: {e}");
+        assert_eq!(g, want, "lane {bad} {backend:?}: {e}");
+        if backend == Backend::Jit {
+            let (ie, _) = gfault_run(Backend::Interp, bad);
+            assert_eq!(e, ie, "lane {bad}: JIT and interpreter messages differ");
+        }
+    }
+}
+
+both_backends!(full_ops, full_global, faults, global_faults);

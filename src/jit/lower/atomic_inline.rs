@@ -254,7 +254,7 @@ impl FuncTranslator<'_> {
 
     /// Checks every active lane at once: aligned, and inside the shared window or the
     /// instruction's cached region; branches to `ok` or `other`. Where every lane is
-    /// active (shared memory), the reductions of [`Self::shared_check_full`]; otherwise
+    /// active, the reductions of [`Self::check_full`]; otherwise
     /// one i64x2 compare per 2 lanes and one sign-bit gather per 4 lanes into lane bits,
     /// ANDed with the active lanes `bits`.
     fn atom_check_vector(&mut self, a: &AtomInst, bits: Value, ok: Block, other: Block) {
@@ -285,15 +285,13 @@ impl FuncTranslator<'_> {
             let top = self.b.ins().iadd_imm_s(hi, -len);
             (lo, top, self.b.ins().band(c1, c2))
         };
-        if shared {
-            let whole = self.b.create_block();
-            let some = self.b.create_block();
-            let full = self.b.ins().icmp_imm_u(IntCC::Equal, bits, u32::MAX as i64);
-            self.b.ins().brif(full, whole, &[], some, &[]);
-            self.b.switch_to_block(whole);
-            self.shared_check_full(top, len, good, ok, other);
-            self.b.switch_to_block(some);
-        }
+        let whole = self.b.create_block();
+        let some = self.b.create_block();
+        let full = self.b.ins().icmp_imm_u(IntCC::Equal, bits, u32::MAX as i64);
+        self.b.ins().brif(full, whole, &[], some, &[]);
+        self.b.switch_to_block(whole);
+        self.check_full(!shared, lo, top, len, good, ok, other);
+        self.b.switch_to_block(some);
         // In range: (x - lo) <= (top - lo) unsigned, compared signed with the sign bits
         // flipped (one compare per vector); aligned: x & (len - 1) == 0. Each vector is
         // loaded where it is tested (few live vectors, no spills).
@@ -342,18 +340,36 @@ impl FuncTranslator<'_> {
         self.b.ins().brif(pass, ok, &[], other, &[]);
     }
 
-    /// The shared-memory test of all 32 lanes (every lane active): the OR of the
-    /// addresses' high halves must be 0, the unsigned maximum of their low halves at
-    /// most `top` (the last in-range address, `top` clamped to `u32::MAX`), and the OR
-    /// of the low halves aligned; per 4 lanes two shuffles, two ORs and one `pmaxud`.
-    /// Conservative where the window reaches past 4 GiB (a failing test only sends the
-    /// instruction to the exact lane-by-lane check). `good`: the window-wide conditions.
-    fn shared_check_full(&mut self, top: Value, len: i64, good: Value, ok: Block, other: Block) {
+    /// The test of all 32 lanes (every lane active) against `[lo, top]` (`top`: the last
+    /// in-range address): with `d = x - lo` per lane, the OR of the high halves of `d`
+    /// must be 0, the unsigned maximum of their low halves at most `top - lo` (clamped
+    /// to `u32::MAX`) and the OR of the low halves aligned (`lo` aligned too); per 4
+    /// lanes two shuffles, two ORs and one `pmaxud` (and two subtractions for
+    /// `.global`). Conservative where the range spans more than 4 GiB or `lo` is
+    /// misaligned (a failing test only sends the instruction to the exact lane-by-lane
+    /// check). `sub`: subtract `lo` (`.shared` has `lo` = 0); `good`: the range-wide
+    /// conditions.
+    #[allow(clippy::too_many_arguments)]
+    fn check_full(
+        &mut self,
+        sub: bool,
+        lo: Value,
+        top: Value,
+        len: i64,
+        good: Value,
+        ok: Block,
+        other: Block,
+    ) {
+        let lov = self.b.ins().splat(I64X2, lo);
         let at = self.scratch_addr(0);
         let mut acc: Option<(Value, Value, Value)> = None;
         for k in 0..N32 {
-            let x0 = self.b.ins().load(I64X2, flags(), at, 32 * k as i32);
-            let x1 = self.b.ins().load(I64X2, flags(), at, 32 * k as i32 + 16);
+            let mut x0 = self.b.ins().load(I64X2, flags(), at, 32 * k as i32);
+            let mut x1 = self.b.ins().load(I64X2, flags(), at, 32 * k as i32 + 16);
+            if sub {
+                x0 = self.b.ins().isub(x0, lov);
+                x1 = self.b.ins().isub(x1, lov);
+            }
             let low = lanes::narrow_pair(&mut self.b, x0, x1);
             let high = lanes::half_pair(&mut self.b, x0, x1, true);
             acc = Some(match acc {
@@ -368,7 +384,8 @@ impl FuncTranslator<'_> {
         let zero = lanes::splat32(&mut self.b, 0);
         let (h, m, o) = acc.unwrap_or((zero, zero, zero));
         let cap = lanes::iconst64(&mut self.b, u32::MAX as u64);
-        let t = self.b.ins().umin(top, cap);
+        let span = self.b.ins().isub(top, lo);
+        let t = self.b.ins().umin(span, cap);
         let t = self.b.ins().ireduce(I32, t);
         let tv = self.b.ins().splat(I32X4, t);
         let hz = self.b.ins().icmp(IntCC::Equal, h, zero);
@@ -379,6 +396,9 @@ impl FuncTranslator<'_> {
         let v = self.b.ins().band(hz, inr);
         let v = self.b.ins().band(v, al);
         let all = self.b.ins().vall_true(v);
+        let lol = self.b.ins().band_imm_u(lo, len - 1);
+        let loal = self.b.ins().icmp_imm_u(IntCC::Equal, lol, 0);
+        let all = self.b.ins().band(all, loal);
         let pass = self.b.ins().band(all, good);
         self.b.ins().brif(pass, ok, &[], other, &[]);
     }

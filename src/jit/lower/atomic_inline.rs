@@ -26,9 +26,11 @@
 //!   warps, and all the CTAs of a cluster, run on one OS thread (`runtime::launch`,
 //!   `exec::cluster`), and warps switch only at barriers and calls, never inside an
 //!   instruction, so no other thread can touch the window meanwhile. With every lane
-//!   active the check is three reductions over the lanes (high halves ORed, low halves'
-//!   unsigned maximum and OR) and the accesses are straight-line code, lanes 0 to 31
-//!   (a dead `add` of a constant is one `add` to memory per lane), no lane loop.
+//!   active the accesses are straight-line code, lanes 0 to 31 (a dead `add` of a
+//!   constant is one `add` to memory per lane), no lane loop.
+//!
+//! With every lane active (either space) the vector test is two reductions over the
+//! lanes' 32-bit halves, an unsigned maximum and an OR (`check_full`).
 //!
 //! Where the destination is dead (`lower::atomic` passes no `dst`), no old value is
 //! gathered.
@@ -341,14 +343,13 @@ impl FuncTranslator<'_> {
     }
 
     /// The test of all 32 lanes (every lane active) against `[lo, top]` (`top`: the last
-    /// in-range address): with `d = x - lo` per lane, the OR of the high halves of `d`
-    /// must be 0, the unsigned maximum of their low halves at most `top - lo` (clamped
-    /// to `u32::MAX`) and the OR of the low halves aligned (`lo` aligned too); per 4
-    /// lanes two shuffles, two ORs and one `pmaxud` (and two subtractions for
-    /// `.global`). Conservative where the range spans more than 4 GiB or `lo` is
-    /// misaligned (a failing test only sends the instruction to the exact lane-by-lane
-    /// check). `sub`: subtract `lo` (`.shared` has `lo` = 0); `good`: the range-wide
-    /// conditions.
+    /// in-range address): with `d = x - lo` per lane, two reductions over the 16 i64x2
+    /// vectors, `pmaxud` (each lane's low and high half) and OR: every high half 0 (the
+    /// OR's), every low half at most `top - lo` clamped to `u32::MAX` (the maximum's,
+    /// whose high halves are then 0 too) and aligned (the OR's low halves; `lo` aligned
+    /// too). Conservative where the range spans more than 4 GiB or `lo` is misaligned
+    /// (a failing test only sends the instruction to the exact lane-by-lane check).
+    /// `sub`: subtract `lo` (`.shared` has `lo` = 0); `good`: the range-wide conditions.
     #[allow(clippy::too_many_arguments)]
     fn check_full(
         &mut self,
@@ -362,39 +363,33 @@ impl FuncTranslator<'_> {
     ) {
         let lov = self.b.ins().splat(I64X2, lo);
         let at = self.scratch_addr(0);
-        let mut acc: Option<(Value, Value, Value)> = None;
-        for k in 0..N32 {
-            let mut x0 = self.b.ins().load(I64X2, flags(), at, 32 * k as i32);
-            let mut x1 = self.b.ins().load(I64X2, flags(), at, 32 * k as i32 + 16);
+        let mut acc: Option<(Value, Value)> = None;
+        for k in 0..N64 {
+            let mut x = self.b.ins().load(I64X2, flags(), at, 16 * k as i32);
             if sub {
-                x0 = self.b.ins().isub(x0, lov);
-                x1 = self.b.ins().isub(x1, lov);
+                x = self.b.ins().isub(x, lov);
             }
-            let low = lanes::narrow_pair(&mut self.b, x0, x1);
-            let high = lanes::half_pair(&mut self.b, x0, x1, true);
+            let x32 = lanes::bitcast(&mut self.b, I32X4, x);
             acc = Some(match acc {
-                None => (high, low, low),
-                Some((h, m, o)) => (
-                    self.b.ins().bor(h, high),
-                    self.b.ins().umax(m, low),
-                    self.b.ins().bor(o, low),
-                ),
+                None => (x32, x),
+                Some((m, o)) => (self.b.ins().umax(m, x32), self.b.ins().bor(o, x)),
             });
         }
         let zero = lanes::splat32(&mut self.b, 0);
-        let (h, m, o) = acc.unwrap_or((zero, zero, zero));
+        let (m, o) = acc.unwrap_or((zero, zero));
         let cap = lanes::iconst64(&mut self.b, u32::MAX as u64);
         let span = self.b.ins().isub(top, lo);
         let t = self.b.ins().umin(span, cap);
         let t = self.b.ins().ireduce(I32, t);
         let tv = self.b.ins().splat(I32X4, t);
-        let hz = self.b.ins().icmp(IntCC::Equal, h, zero);
         let inr = self.b.ins().icmp(IntCC::UnsignedLessThanOrEqual, m, tv);
-        let lowmask = lanes::splat32(&mut self.b, len as u32 - 1);
-        let ol = self.b.ins().band(o, lowmask);
-        let al = self.b.ins().icmp(IntCC::Equal, ol, zero);
-        let v = self.b.ins().band(hz, inr);
-        let v = self.b.ins().band(v, al);
+        // Low halves: the alignment bits; high halves: every bit.
+        let low = len as u32 - 1;
+        let sel = lanes::const_i32x4(&mut self.b, [low, u32::MAX, low, u32::MAX]);
+        let o32 = lanes::bitcast(&mut self.b, I32X4, o);
+        let ol = self.b.ins().band(o32, sel);
+        let clear = self.b.ins().icmp(IntCC::Equal, ol, zero);
+        let v = self.b.ins().band(clear, inr);
         let all = self.b.ins().vall_true(v);
         let lol = self.b.ins().band_imm_u(lo, len - 1);
         let loal = self.b.ins().icmp_imm_u(IntCC::Equal, lol, 0);

@@ -294,7 +294,8 @@ fn remembered_window_runs() {
 const MIXED: &str = "tests/ptx/halves_mixed.ptx";
 
 /// A run whose halves take different forms (one consecutive, one a single word; either
-/// half, `flip`), so that its later loads take the mixed leaves (`halves_to`): the values
+/// half, `flip`), so that its later loads take the window-tested path with mixed halves
+/// (`halves_window_load`): the values
 /// against the formula of the PTX's comment, with a guarded load (lane 5 inactive) in
 /// the run and the single-word half reading up to the window's last word (`off` = 56:
 /// warp 3 reads tile[64 + 15 + 48] = tile[127]); then `off` = 60, whose single-word half

@@ -22,12 +22,7 @@
 //! for the run's whole offset range (`halves_run`, `halves_window`: alignment holds
 //! for all when the offsets agree modulo 4); when that holds, a later load tests only
 //! its mask and loads. When it fails, each load takes its own test as before, so a
-//! fault is still reported at the load that makes it. The first load also records the
-//! run's *form* (`halves_form`: window and full mask held, which halves are
-//! consecutive) and each half's host address, so that a later load's fast path is one
-//! test of the form, two branches on its bits and a leaf per combination of the
-//! halves' forms that loads and jumps to the join (no per-half merge blocks, no state,
-//! context or window base reloaded per load).
+//! fault is still reported at the load that makes it.
 
 use crate::exec::ctx::WarpCtx;
 use crate::ir::{AddrBase, Address, BlockId, InstId, InstKind, RegClass, RegId, Space};
@@ -111,10 +106,7 @@ impl FuncTranslator<'_> {
         }
         if let (Some((r, off)), Some(shaped), Some(al)) = (memo, shaped, aligned) {
             let window = self.halves_window(r, space, off, shaped, al, &halves);
-            self.halves_remember(r, off, shaped, &halves);
-            if let Some(w) = window {
-                self.halves_form(r, off, w, full, &halves);
-            }
+            self.halves_remember(r, off, shaped, window, &halves);
         }
         self.halves_place(space, inst, &halves, ok, join, miss)
     }
@@ -232,9 +224,11 @@ impl FuncTranslator<'_> {
 
 /// Bits of a remembered state (the memo's i8 variable; zero: nothing known): the
 /// register's halves are each one address or consecutive, half 0 and half 1 consecutive.
-/// A run's form (see [`FuncTranslator::halves_form`]) has bit 1 set and `CONS` alike.
 const SHAPED: i64 = 1;
 const CONS: [i64; 2] = [2, 4];
+/// Every `.shared` load of the register's run (see [`FuncTranslator::halves_run`]) is
+/// aligned and inside the shared window, whatever its offset.
+const WINDOW: i64 = 8;
 
 impl FuncTranslator<'_> {
     /// The address register of a 4-byte, one-element load whose half-warp shape may be
@@ -249,17 +243,11 @@ impl FuncTranslator<'_> {
         (r64 && !kept && self.rf.recording.is_some()).then_some(r)
     }
 
-    /// Register `r`'s memo variables: the state, each half's first address (offset 0),
-    /// and for a run whose window was tested, its form and each half's host address
-    /// (see [`Self::halves_form`]).
-    fn halves_vars(&mut self, r: RegId) -> [Variable; 6] {
+    fn halves_vars(&mut self, r: RegId) -> [Variable; 3] {
         if let Some((v, ..)) = self.halves_memo.get(&r) {
             return *v;
         }
         let v = [
-            self.b.declare_var(I8),
-            self.b.declare_var(I64),
-            self.b.declare_var(I64),
             self.b.declare_var(I8),
             self.b.declare_var(I64),
             self.b.declare_var(I64),
@@ -280,9 +268,20 @@ impl FuncTranslator<'_> {
 
     /// Records register `r`'s shape (`shaped`, i8) and halves (first lane address of the
     /// load at offset `off`, consecutive).
-    fn halves_remember(&mut self, r: RegId, off: i64, shaped: Value, halves: &[(Value, Value)]) {
-        let [st, b0, b1, ..] = self.halves_vars(r);
+    fn halves_remember(
+        &mut self,
+        r: RegId,
+        off: i64,
+        shaped: Value,
+        window: Option<Value>,
+        halves: &[(Value, Value)],
+    ) {
+        let [st, b0, b1] = self.halves_vars(r);
         let mut s = shaped;
+        if let Some(w) = window {
+            let w = self.b.ins().imul_imm_s(w, WINDOW);
+            s = self.b.ins().bor(s, w);
+        }
         for (&(base, cons), (bv, bit)) in halves.iter().zip([(b0, CONS[0]), (b1, CONS[1])]) {
             let reg = self.b.ins().iadd_imm_s(base, off.wrapping_neg());
             self.b.def_var(bv, reg);
@@ -360,109 +359,50 @@ impl FuncTranslator<'_> {
         Some(win)
     }
 
-    /// At the first `.shared` load of a run whose window it tested (`window`, i8; `full`:
-    /// all 32 lanes active): records the run's *form* (zero: the later loads take their
-    /// own tests; else 1, plus `CONS[h]` where half `h` is consecutive) and each
-    /// half's host address at offset 0, so that a later load tests one value and loads.
-    fn halves_form(
-        &mut self,
-        r: RegId,
-        off: i64,
-        window: Value,
-        full: Value,
-        halves: &[(Value, Value)],
-    ) {
-        let [_, _, _, form, h0, h1] = self.halves_vars(r);
-        let go = self.b.ins().band(window, full);
-        let mut f = go;
-        let base = self.load_ctx(I64, offset_of!(WarpCtx, shared_base), true);
-        for (&(a, cons), (hv, bit)) in halves.iter().zip([(h0, CONS[0]), (h1, CONS[1])]) {
-            let c = self.b.ins().imul_imm_s(cons, bit);
-            f = self.b.ins().bor(f, c);
-            let host = self.b.ins().iadd(base, a);
-            let host = self.b.ins().iadd_imm_s(host, off.wrapping_neg());
-            self.b.def_var(hv, host);
-        }
-        let zero = self.zero8;
-        let f = self.b.ins().select(go, f, zero);
-        self.b.def_var(form, f);
-    }
-
     /// A `.shared` load `[r+off]` of a run whose window the first load tested: with all
-    /// 32 lanes active and the run's form recorded (see [`Self::halves_form`]), each
-    /// half is one scalar load and a splat or four vector loads, to `join`; otherwise
-    /// continues in a new current block.
-    fn halves_window_load(&mut self, r: RegId, full: Value, off: i64, join: Block) {
-        let [_, _, _, form, h0, h1] = self.halves_vars(r);
-        let f = self.b.use_var(form);
-        let set = self.b.ins().icmp_imm_u(IntCC::NotEqual, f, 0);
-        let go = self.b.ins().band(full, set);
+    /// 32 lanes active and the test passed (`s`: the state), each half is one scalar
+    /// load and a splat or four vector loads, to `join`; otherwise continues in a new
+    /// current block.
+    fn halves_window_load(&mut self, r: RegId, s: Value, full: Value, off: i64, join: Block) {
+        let [_, b0, b1] = self.halves_vars(r);
+        let both = self.b.ins().band_imm_u(s, SHAPED | WINDOW);
+        let both = self.b.ins().icmp_imm_u(IntCC::Equal, both, SHAPED | WINDOW);
+        let go = self.b.ins().band(full, both);
         let fast = self.b.create_block();
         let other = self.b.create_block();
         self.b.ins().brif(go, fast, &[], other, &[]);
         self.b.switch_to_block(fast);
-        let mut pairs = Vec::with_capacity(2);
-        for (hv, bit) in [(h0, CONS[0]), (h1, CONS[1])] {
-            let host = self.b.use_var(hv);
-            let host = self.b.ins().iadd_imm_s(host, off);
-            let c = self.b.ins().band_imm_u(f, bit);
-            pairs.push((host, c));
+        let base = self.load_ctx(I64, offset_of!(WarpCtx, shared_base), true);
+        let mut out = Vec::with_capacity(8);
+        for (bv, bit) in [(b0, CONS[0]), (b1, CONS[1])] {
+            let reg = self.b.use_var(bv);
+            let a = self.b.ins().iadd_imm_s(reg, off);
+            let host = self.b.ins().iadd(base, a);
+            let c = self.b.ins().band_imm_u(s, bit);
+            let cons = self.b.ins().icmp_imm_u(IntCC::NotEqual, c, 0);
+            out.extend(self.half_values(host, cons));
         }
-        self.halves_to([pairs[0], pairs[1]], join);
+        let args: Vec<BlockArg> = out.iter().map(|&x| BlockArg::Value(x)).collect();
+        self.b.ins().jump(join, &args);
         self.b.switch_to_block(other);
-    }
-
-    /// Loads both halves (host address, consecutive: nonzero) and jumps to `join` with
-    /// the 8 × i32x4 containers: one leaf block per combination of the halves' forms,
-    /// each jumping to `join` itself (the halves' values are not merged before `join`).
-    fn halves_to(&mut self, halves: [(Value, Value); 2], join: Block) {
-        let [(h0, c0), (h1, c1)] = halves;
-        let first = [self.b.create_block(), self.b.create_block()];
-        self.b.ins().brif(c0, first[0], &[], first[1], &[]);
-        for (i, &blk) in first.iter().enumerate() {
-            self.b.switch_to_block(blk);
-            let leaves = [self.b.create_block(), self.b.create_block()];
-            self.b.ins().brif(c1, leaves[0], &[], leaves[1], &[]);
-            for (j, &leaf) in leaves.iter().enumerate() {
-                self.b.switch_to_block(leaf);
-                let mut out = self.half_form(h0, i == 0);
-                out.extend(self.half_form(h1, j == 0));
-                let args: Vec<BlockArg> = out.iter().map(|&x| BlockArg::Value(x)).collect();
-                self.b.ins().jump(join, &args);
-            }
-        }
-    }
-
-    /// The four i32x4 containers of one half at host address `host`: four vector loads
-    /// (`cons`) or one scalar load splat.
-    fn half_form(&mut self, host: Value, cons: bool) -> Vec<Value> {
-        if cons {
-            return (0..4)
-                .map(|k| self.b.ins().load(I32X4, heap_flags(), host, 16 * k))
-                .collect();
-        }
-        let x = self.b.ins().load(I32, heap_flags(), host, 0);
-        vec![self.b.ins().splat(I32X4, x); 4]
     }
 
     /// Forgets what loads found about registers `regs` (after an instruction writes
     /// them).
     pub(crate) fn halves_forget(&mut self, regs: &[RegId]) {
         for r in regs {
-            if let Some(([st, _, _, form, ..], seen, window)) = self.halves_memo.get_mut(r) {
+            if let Some(([st, ..], seen, window)) = self.halves_memo.get_mut(r) {
                 (*seen, *window) = (false, false);
                 self.b.def_var(*st, self.zero8);
-                self.b.def_var(*form, self.zero8);
             }
         }
     }
 
     /// Forgets every remembered shape (at the start of an IR block).
     pub(crate) fn halves_forget_all(&mut self) {
-        for ([st, _, _, form, ..], seen, window) in self.halves_memo.values_mut() {
+        for ([st, ..], seen, window) in self.halves_memo.values_mut() {
             (*seen, *window) = (false, false);
             self.b.def_var(*st, self.zero8);
-            self.b.def_var(*form, self.zero8);
         }
     }
 
@@ -481,13 +421,13 @@ impl FuncTranslator<'_> {
         join: Block,
         miss: Block,
     ) -> Result<(), JitError> {
-        let [st, b0, b1, ..] = self.halves_vars(r);
+        let [st, b0, b1] = self.halves_vars(r);
+        let s = self.b.use_var(st);
         let full = self.b.ins().icmp_imm_u(IntCC::Equal, bits, u32::MAX as i64);
         let window = self.halves_memo.get(&r).is_some_and(|m| m.2);
         if space == Space::Shared && window {
-            self.halves_window_load(r, full, off, join);
+            self.halves_window_load(r, s, full, off, join);
         }
-        let s = self.b.use_var(st);
         let shaped = self.b.ins().band_imm_u(s, SHAPED);
         let shaped = self.b.ins().icmp_imm_u(IntCC::NotEqual, shaped, 0);
         let known = self.b.ins().band(full, shaped);

@@ -169,7 +169,7 @@ pub(crate) struct FuncTranslator<'a> {
     /// write (only then can the state be set), and whether that first load tested the
     /// window of the register's whole run of loads. Forgotten at each IR block's start
     /// and after each write of the register.
-    pub halves_memo: HashMap<RegId, ([Variable; 6], bool, bool)>,
+    pub halves_memo: HashMap<RegId, ([Variable; 3], bool, bool)>,
     /// Predicate registers whose lane bits (an i32 variable, bit `l` = lane `l`, valid
     /// in the lanes active when it was set) an unguarded `setp` of this IR block
     /// computed from scalars (`lower::affine::affine_cmp_bits`): branches and guards

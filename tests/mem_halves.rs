@@ -290,3 +290,68 @@ fn remembered_window_runs() {
         "JIT and interpreter report the same faults"
     );
 }
+
+const MIXED: &str = "tests/ptx/halves_mixed.ptx";
+
+/// A run whose halves take different forms (one consecutive, one a single word; either
+/// half, `flip`), so that its later loads take the window-tested path with mixed halves
+/// (`halves_window_load`): the values
+/// against the formula of the PTX's comment, with a guarded load (lane 5 inactive) in
+/// the run and the single-word half reading up to the window's last word (`off` = 56:
+/// warp 3 reads tile[64 + 15 + 48] = tile[127]); then `off` = 60, whose single-word half
+/// of warp 3 leaves the window only at the run's last load (tile[131]), reported there
+/// on both backends alike.
+#[test]
+fn mixed_window_runs() {
+    let mut msgs = Vec::new();
+    for backend in [Backend::Jit, Backend::Interp] {
+        let dev = device();
+        let m = module_at(&dev, MIXED, backend);
+        let out = zeroed(&dev, 128 * 4);
+        for block in [[128, 1, 1], [16, 8, 1]] {
+            let c = cfg([1, 1, 1], block, backend);
+            let u = ptxjit::KernelArg::U32;
+            for flip in [0u32, 1] {
+                for off in [0u32, 56] {
+                    let args = [arg(&out), u(off), u(flip)];
+                    launch(&dev, &m, "halves_mixed", &c, &args, "halves_mixed");
+                    let want: Vec<u32> = (0..128u32)
+                        .map(|t| {
+                            let half = (t / 16) % 2;
+                            let idx = if half == flip {
+                                t % 16
+                            } else {
+                                (t / 32) * 16 + 8
+                            } + off;
+                            let g = if t % 32 == 5 { 0 } else { tile(idx + 2) };
+                            [(tile(idx), 1u32), (tile(idx + 1), 3), (g, 5)]
+                                .iter()
+                                .chain(&[(tile(idx + 8), 7), (tile(idx + 15), 11)])
+                                .fold(0u32, |a, &(x, w)| a.wrapping_add(x.wrapping_mul(w)))
+                        })
+                        .collect();
+                    let what = format!("{backend:?} block {block:?} flip {flip} off {off}");
+                    assert_slice_eq(&dev.read::<u32>(&out).unwrap(), &want, &what);
+                }
+                let args = [arg(&out), u(60), u(flip)];
+                let err = dev
+                    .launch(&m, "halves_mixed", &c, &args)
+                    .expect_err("a faulting load");
+                let msg = err.to_string();
+                let src = std::fs::read_to_string(MIXED).expect("read the PTX");
+                let line = 1 + src
+                    .lines()
+                    .position(|l| l.contains("[%rd5+60]"))
+                    .unwrap_or(0);
+                assert!(msg.contains(&format!(":{line}:")), "{backend:?}: {msg}");
+                msgs.push(msg);
+            }
+        }
+    }
+    let n = msgs.len() / 2;
+    assert_eq!(
+        msgs[..n],
+        msgs[n..],
+        "JIT and interpreter report the same faults"
+    );
+}

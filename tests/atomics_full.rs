@@ -9,10 +9,12 @@
 //! CTAs; every old value and the final memory. The same on global memory (the
 //! all-lanes range check there too; no f32 add), the last word at the buffer's end. A full-warp add whose lane 0, 13 or 31
 //! addresses the first word past the window faults with the interpreter's message and
-//! writes nothing.
+//! writes nothing. The JIT runs in both tiers (the quick tier keeps the lane loop for
+//! every mask; the optimized tier has the straight-line form).
 #[macro_use]
 mod common;
 use common::*;
+use ptxjit::jit::JitTier;
 
 const PTX: &str = "tests/ptx/atomics_full.ptx";
 /// The shared words the lanes choose from (doubleword `w & 63`): 255 is the window's
@@ -136,9 +138,9 @@ fn model(sel: &[u32], val: &[u32], g: &[u32], skip: usize, global: bool) -> (Vec
 /// inactive, 1 and 2 CTAs.
 fn run_ops(backend: Backend, kernel: &str) {
     let global = kernel == "full_global";
-    for ctas in [1u32, 2] {
+    for (&tier, ctas) in tiers(backend).iter().flat_map(|t| [(t, 1u32), (t, 2)]) {
         for skip in [32u32, 0, 13, 31] {
-            let dev = device();
+            let dev = device_tier(tier);
             let m = module_at(&dev, PTX, backend);
             let (sel, val, g0) = inputs(ctas as usize);
             let (want_g, want_out) = model(&sel, &val, &g0, skip as usize, global);
@@ -146,7 +148,7 @@ fn run_ops(backend: Backend, kernel: &str) {
             let bval = dev.alloc_from(&val).unwrap();
             let g = dev.alloc_from(&g0).unwrap();
             let out = zeroed(&dev, 4 * OUT * ctas as usize);
-            let what = format!("{kernel} {backend:?}, {ctas} CTAs, lane {skip} inactive");
+            let what = format!("{kernel} {backend:?} {tier:?}, {ctas} CTAs, lane {skip} inactive");
             let lc = cfg([ctas, 1, 1], [32, 1, 1], backend);
             let args = [
                 arg(&bsel),
@@ -173,8 +175,8 @@ fn full_global(backend: Backend) {
 }
 
 /// `full_fault` with lane `bad` past the window: the error, if any, and out after it.
-fn fault_run(backend: Backend, bad: u32) -> (Option<String>, Vec<u32>) {
-    let dev = device();
+fn fault_run(backend: Backend, tier: JitTier, bad: u32) -> (Option<String>, Vec<u32>) {
+    let dev = device_tier(tier);
     let m = module_at(&dev, PTX, backend);
     let val: Vec<u32> = (0..32).map(|t| 3 * t + 1).collect();
     let bval = dev.alloc_from(&val).unwrap();
@@ -189,14 +191,17 @@ fn fault_run(backend: Backend, bad: u32) -> (Option<String>, Vec<u32>) {
 }
 
 fn faults(backend: Backend) {
-    for bad in [0, 13, 31] {
-        let (e, out) = fault_run(backend, bad);
+    for (&tier, bad) in tiers(backend)
+        .iter()
+        .flat_map(|t| [(t, 0), (t, 13), (t, 31)])
+    {
+        let (e, out) = fault_run(backend, tier, bad);
         let e = e.expect("a shared atom one word past the window must fault");
         assert!(e.contains("atom."), "lane {bad}: {e}");
         // The kernel stopped at the atom: no lane stored anything.
-        assert_eq!(out, [7; 32], "lane {bad} {backend:?}: {e}");
+        assert_eq!(out, [7; 32], "lane {bad} {backend:?} {tier:?}: {e}");
         if backend == Backend::Jit {
-            let (ie, _) = fault_run(Backend::Interp, bad);
+            let (ie, _) = fault_run(Backend::Interp, JitTier::Quick, bad);
             assert_eq!(
                 Some(e),
                 ie,
@@ -207,8 +212,8 @@ fn faults(backend: Backend) {
 }
 
 /// `full_gfault` with lane `bad` out of range the second time: the error and g after.
-fn gfault_run(backend: Backend, bad: u32) -> (String, Vec<u32>) {
-    let dev = device();
+fn gfault_run(backend: Backend, tier: JitTier, bad: u32) -> (String, Vec<u32>) {
+    let dev = device_tier(tier);
     let m = module_at(&dev, PTX, backend);
     let g = zeroed(&dev, 4 * 32);
     let args = [arg(&g), KernelArg::U32(bad)];
@@ -223,12 +228,15 @@ fn global_faults(backend: Backend) {
     // The first time every lane t added t + 1 to its zeroed word; the second time
     // (the region cached, the all-lanes check taken) nothing.
     let want: Vec<u32> = (1..=32).collect();
-    for bad in [0, 13, 31] {
-        let (e, g) = gfault_run(backend, bad);
+    for (&tier, bad) in tiers(backend)
+        .iter()
+        .flat_map(|t| [(t, 0), (t, 13), (t, 31)])
+    {
+        let (e, g) = gfault_run(backend, tier, bad);
         assert!(e.contains("atom."), "lane {bad}: {e}");
-        assert_eq!(g, want, "lane {bad} {backend:?}: {e}");
+        assert_eq!(g, want, "lane {bad} {backend:?} {tier:?}: {e}");
         if backend == Backend::Jit {
-            let (ie, _) = gfault_run(Backend::Interp, bad);
+            let (ie, _) = gfault_run(Backend::Interp, JitTier::Quick, bad);
             assert_eq!(e, ie, "lane {bad}: JIT and interpreter messages differ");
         }
     }

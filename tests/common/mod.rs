@@ -60,6 +60,26 @@ pub fn device() -> Device {
     Device::new().unwrap_or_else(|e| panic!("Device::new: {e}"))
 }
 
+/// A device whose JIT compiles `tier` only (`Quick`: the first launch's code;
+/// `Optimized`: the code a hot kernel tiers up to; some lowerings differ between them).
+#[allow(dead_code)]
+pub fn device_tier(tier: ptxjit::jit::JitTier) -> Device {
+    Device::with_options(ptxjit::DeviceOptions {
+        jit_tier: tier,
+        ..ptxjit::DeviceOptions::default()
+    })
+    .unwrap_or_else(|e| panic!("Device::with_options: {e}"))
+}
+
+/// The JIT tiers a kernel test runs under: both for the JIT, one for the interpreter.
+#[allow(dead_code)]
+pub fn tiers(backend: Backend) -> &'static [ptxjit::jit::JitTier] {
+    match backend {
+        Backend::Jit => &[ptxjit::jit::JitTier::Quick, ptxjit::jit::JitTier::Optimized],
+        Backend::Interp => &[ptxjit::jit::JitTier::Quick],
+    }
+}
+
 /// Loads `tests/kernels/<file>` for `backend`, panicking with the error: parse + check +
 /// JIT compile for the JIT; parse + check only for the interpreter (`load_ptx_with(..,
 /// false)`), so that each backend is tested on its own.

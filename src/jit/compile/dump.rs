@@ -43,7 +43,11 @@ pub fn dump(
         found = true;
         let fid = ir::FuncId(i as u32);
         // A module per kernel, with the settings `JitModule::compile` would use.
-        let mut cm = new_module(Tier::of(f))?;
+        let tier = match crate::config::EnvConfig::read().jit_tier {
+            crate::config::JitTier::Quick => Tier::Quick,
+            _ => Tier::of(f),
+        };
+        let mut cm = new_module(tier)?;
         let helpers = abi::declare(&mut cm)?;
         let calls = crate::jit::translate::funcs::declare_funcs(&mut cm, m)?;
         let mut cctx = cm.make_context();
@@ -68,6 +72,7 @@ pub fn dump(
             calls: &calls,
             instrument: false,
             rows: super::dump_rows(),
+            quick: tier == Tier::Quick,
         };
         let _cont = build_guarded(env, fid, &mut cctx.func, &mut fctx, &mut cm)?;
         let what = match f.kind {

@@ -533,6 +533,7 @@ pub(crate) fn compile_code(
                 calls,
                 instrument,
                 rows,
+                quick: tier == Tier::Quick,
             };
             if build_guarded(env, fid, &mut cctx.func, &mut fctx, cm)? {
                 conts.insert(fid);

@@ -490,8 +490,12 @@ impl FuncTranslator<'_> {
     ) -> Result<(), JitError> {
         if a.space == Space::Shared {
             // Every lane active (the common case): lanes 0 to 31 in straight-line code,
-            // no lane loop; otherwise the loop over the active lanes.
+            // no lane loop (not in the quick tier: 32 copies of the lane's code);
+            // otherwise the loop over the active lanes.
             let base = self.load_ctx(I64, offset_of!(WarpCtx, shared_base), true);
+            if self.quick {
+                return self.atom_lanes(a, form, bits, Some(base), cont);
+            }
             let all = self.b.create_block();
             let some = self.b.create_block();
             let full = self.b.ins().icmp_imm_u(IntCC::Equal, bits, u32::MAX as i64);

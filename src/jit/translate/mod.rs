@@ -182,6 +182,8 @@ pub(crate) struct FuncTranslator<'a> {
     /// An i8 zero made in the entry block (dominates every use; defining a variable
     /// with it inserts no instruction).
     pub zero8: Value,
+    /// Built for the quick tier ([`BuildEnv::quick`]).
+    pub quick: bool,
 }
 
 /// What building any function of a module reads: the module, its layout, and the
@@ -198,6 +200,9 @@ pub(crate) struct BuildEnv<'a> {
     /// Build code for launches whose `%ntid.x` is a multiple of 32 only: affine
     /// registers follow the shape facts of such launches (`%tid.x` affine).
     pub rows: bool,
+    /// Build for the quick tier: a lowering that trades compile time for run time (code
+    /// unrolled over the 32 lanes) takes its smaller form.
+    pub quick: bool,
 }
 
 /// Builds the Cranelift function of kernel or `.func` `fid` into `func`.
@@ -215,6 +220,7 @@ pub(crate) fn build(
         calls,
         instrument,
         rows,
+        quick,
     } = env;
     let f = m
         .functions
@@ -347,6 +353,7 @@ pub(crate) fn build(
         pred_bits: HashMap::new(),
         liveness: None,
         zero8,
+        quick,
     };
     // A kernel (not a `.func`, not a continuation kernel, which returns at its
     // barriers) runs the warps chained by `WarpCtx::next` in one call: each starts at

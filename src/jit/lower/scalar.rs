@@ -186,7 +186,14 @@ impl FuncTranslator<'_> {
                     return Ok(None);
                 };
                 let rty = self.reg_info(r)?.ty;
-                let x = self.b.use_var(var);
+                let x = match self.serial.mem.get(&r).copied() {
+                    // A register the running scalar form's loop never writes.
+                    Some((slot, off)) => {
+                        let t = if rty.class() == RegClass::R64 { I64 } else { I32 };
+                        self.b.ins().stack_load(I64, t, slot, off)
+                    }
+                    None => self.b.use_var(var),
+                };
                 match rty.class() {
                     RegClass::R32 => {
                         if wide {

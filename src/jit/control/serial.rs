@@ -42,7 +42,7 @@
 
 use crate::exec::ctx::WarpCtx;
 use crate::ir::analysis::cfg;
-use crate::ir::analysis::liveness::{inst_effect, term_effect};
+use crate::ir::analysis::liveness::{inst_effect, term_effect, Liveness};
 use crate::ir::{
     AddrBase, Address, BlockId, Idx, Inst, InstId, InstKind, Operand, RegClass, RegId,
 };
@@ -107,6 +107,10 @@ struct Lanes {
     /// loads of a slot that the loop never stores to cost no such chain.
     mem: StackSlot,
     mem_off: Vec<(Variable, i32)>,
+    /// The function's liveness (which registers the region lookup's call keeps).
+    live: Liveness,
+    /// The IR block and index of the instruction being translated.
+    at: (BlockId, usize),
 }
 
 /// Stack slots of one loop's scalar form: the written registers' vectors, the active
@@ -207,9 +211,10 @@ impl FuncTranslator<'_> {
             .copied()
             .filter(|r| !written.contains(r))
             .filter(|&r| {
-                self.f.regs.get(r).is_some_and(|i| {
-                    matches!(i.ty.class(), RegClass::R32 | RegClass::R64)
-                })
+                self.f
+                    .regs
+                    .get(r)
+                    .is_some_and(|i| matches!(i.ty.class(), RegClass::R32 | RegClass::R64))
             })
             .filter(|&r| self.svar(r).is_some() || region.loads.contains(&r))
             .collect()
@@ -222,7 +227,15 @@ impl FuncTranslator<'_> {
             .iter_enumerated()
             .filter(|(id, _)| region.inside.get(id.index()).copied().unwrap_or(false))
             .flat_map(|(_, b)| b.insts.iter())
-            .filter(|i| matches!(i.kind, InstKind::Ld { space: Space::Global, .. }))
+            .filter(|i| {
+                matches!(
+                    i.kind,
+                    InstKind::Ld {
+                        space: Space::Global,
+                        ..
+                    }
+                )
+            })
             .count()
     }
 
@@ -298,6 +311,8 @@ impl FuncTranslator<'_> {
             lims: [None; 4],
             mem: slots.mem,
             mem_off: Vec::new(),
+            live: Liveness::of(self.f),
+            at: (h, 0),
         };
         self.serial_accesses(region, &mut st);
         self.serial.lane = Some(st.lane);
@@ -318,7 +333,9 @@ impl FuncTranslator<'_> {
             .collect();
         let first_reg = 8 * st.mem_off.len() as i32;
         for (k, &r) in slots.invariant.iter().enumerate() {
-            self.serial.mem.insert(r, (slots.mem, first_reg + 8 * k as i32));
+            self.serial
+                .mem
+                .insert(r, (slots.mem, first_reg + 8 * k as i32));
         }
         self.b.append_block_param(st.exit, I32);
         for (i, &inside) in region.inside.iter().enumerate() {
@@ -352,7 +369,8 @@ impl FuncTranslator<'_> {
                 let flag = self.lane_get(&st, st.stop);
                 self.stop_check_at(blk, flag)?;
             }
-            for inst in &blk.insts {
+            for (k, inst) in blk.insts.iter().enumerate() {
+                st.at = (id, k);
                 if !self.serial_inst(inst, &st)? {
                     st.failed = true;
                     self.b.ins().jump(st.bail, &[]);
@@ -895,6 +913,18 @@ impl FuncTranslator<'_> {
         let aligned = self.b.ins().icmp_imm_u(IntCC::Equal, low, 0);
         self.b.ins().brif(aligned, lookup, &[], st.bail, &[]);
         self.b.switch_to_block(lookup);
+        let kept = self.serial_kept(st);
+        let slot = self.b.create_sized_stack_slot(StackSlotData::new(
+            StackSlotKind::ExplicitSlot,
+            (8 * kept.len() as u32).max(8),
+            3,
+        ));
+        let mut types = Vec::with_capacity(kept.len());
+        for (k, &v) in kept.iter().enumerate() {
+            let x = self.b.use_var(v);
+            types.push(self.b.func.dfg.value_type(x));
+            self.b.ins().stack_store(I64, x, slot, 8 * k as i32);
+        }
         let len = lanes::iconst64(&mut self.b, eb as u64);
         let wr = lanes::iconst32(&mut self.b, 0);
         let instv = lanes::iconst32(&mut self.b, inst.0);
@@ -903,10 +933,35 @@ impl FuncTranslator<'_> {
         let hit = self.b.inst_results(call)[0];
         self.b.ins().brif(hit, found, &[], st.bail, &[]);
         self.b.switch_to_block(found);
+        for (k, (&v, &ty)) in kept.iter().zip(&types).enumerate() {
+            let x = self.b.ins().stack_load(I64, ty, slot, 8 * k as i32);
+            self.b.def_var(v, x);
+        }
         self.load_region_vars(st, inst, eb, base, n);
         self.b.ins().jump(go, &[]);
         self.b.switch_to_block(go);
         Ok(a)
+    }
+
+    /// The variables of the loop's registers that the loop writes and that are live
+    /// after the global load at `st.at`: the region lookup's call stores them to a
+    /// stack slot and loads them back after it, so that no loop-carried value lives
+    /// across the call (which clobbers the caller-saved registers: with more such
+    /// values than callee-saved registers, the allocator kept a loop counter in a stack
+    /// slot, stored and reloaded at every step). The values that stay the same are in
+    /// [`Lanes::mem`] already.
+    fn serial_kept(&self, st: &Lanes) -> Vec<Variable> {
+        let (b, k) = st.at;
+        let Some(i) = self.f.blocks.get(b).and_then(|blk| blk.insts.get(k)) else {
+            return Vec::new();
+        };
+        let defs = inst_effect(self.f, i).defs;
+        st.live
+            .before(self.f, b, k + 1)
+            .iter()
+            .filter(|r| !defs.contains(r) && !self.serial.mem.contains_key(r))
+            .filter_map(|r| self.svar(r))
+            .collect()
     }
 
     /// The value of the scalar form's variable `v`: a load from [`Lanes::mem`] when it

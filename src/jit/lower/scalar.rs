@@ -189,7 +189,11 @@ impl FuncTranslator<'_> {
                 let x = match self.serial.mem.get(&r).copied() {
                     // A register the running scalar form's loop never writes.
                     Some((slot, off)) => {
-                        let t = if rty.class() == RegClass::R64 { I64 } else { I32 };
+                        let t = if rty.class() == RegClass::R64 {
+                            I64
+                        } else {
+                            I32
+                        };
                         self.b.ins().stack_load(I64, t, slot, off)
                     }
                     None => self.b.use_var(var),

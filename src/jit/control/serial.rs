@@ -42,11 +42,11 @@
 
 use crate::exec::ctx::WarpCtx;
 use crate::ir::analysis::cfg;
+use crate::ir::analysis::liveness::{inst_effect, term_effect, Liveness};
 use crate::ir::{
     AddrBase, Address, BlockId, Idx, Inst, InstId, InstKind, Operand, RegClass, RegId,
 };
 use crate::ir::{Space, Terminator, Type};
-use crate::jit::abi::Helper;
 use crate::jit::translate::lanes::{self, N32};
 use crate::jit::translate::serial_region::Region;
 use crate::jit::translate::{FuncTranslator, Mode};
@@ -64,6 +64,8 @@ use std::mem::offset_of;
 /// The largest local window (bytes per lane) saved for a loop that stores to local
 /// memory; a larger one runs warp-wide.
 pub(crate) const LOCAL_SNAP: u32 = 256;
+
+mod global;
 
 /// The translator's state for one scalar form of a loop.
 struct Lanes {
@@ -83,17 +85,33 @@ struct Lanes {
     failed: bool,
     /// The launch's stop flag's address (i64), loaded once at the setup.
     stop: Variable,
-    /// Per `ld.global` of the loop: its region-cache entry as `[lo, lim]` (i64s), the
-    /// addresses at which its access lies inside the entry's range (`lim` = `hi` − the
-    /// access size; `[1, 0]`, which holds no address, for an empty or too small entry):
-    /// loaded at the setup and again after each successful region lookup, the only
-    /// code that changes the entry while the scalar form runs.
+    /// Per `ld.global` of the loop: its region-cache entry `[lo, hi)` as `(base, n)`
+    /// (i64s) for a one-compare check ([`FuncTranslator::serial_global`]): `base` =
+    /// `lo` rounded up to the access size `2^k`, `n` = `((hi − 2^k − base) >> k) + 1`
+    /// (0, which no address passes, for an entry too small): loaded at the setup and
+    /// again after each successful region lookup, the only code that changes the entry
+    /// while the scalar form runs.
     globals: HashMap<InstId, (Variable, Variable)>,
     /// The largest local access of the loop (bytes; 0: none).
     local_max: i64,
     /// Per local access size `2^k` of the loop: `(local_size − 2^k) >> k` (i64), set at
     /// each lane's start (see [`FuncTranslator::serial_local`]).
     lims: [Option<Variable>; 4],
+    /// The values that stay the same while a lane runs the loop (the stop flag's
+    /// address, the local window's base and limits, the global loads' cached ranges,
+    /// the registers the loop reads but never writes) live in this stack slot, at these
+    /// offsets: set where their variables are (the setup, the lane's start, a region
+    /// lookup) and loaded at each use. As variables they were live across the whole
+    /// loop and across its region lookup's call, more values than the callee-saved
+    /// registers hold, and the register allocator kept the loop's counters in stack
+    /// slots, stored and reloaded at every step (a store-to-load chain per iteration);
+    /// loads of a slot that the loop never stores to cost no such chain.
+    mem: StackSlot,
+    mem_off: Vec<(Variable, i32)>,
+    /// The function's liveness (which registers the region lookup's call keeps).
+    live: Liveness,
+    /// The IR block and index of the instruction being translated.
+    at: (BlockId, usize),
 }
 
 /// Stack slots of one loop's scalar form: the written registers' vectors, the active
@@ -102,6 +120,11 @@ struct Slots {
     regs: StackSlot,
     local: Option<StackSlot>,
     next: StackSlot,
+    /// [`Lanes::mem`].
+    mem: StackSlot,
+    /// The integer registers the loop reads and never writes, in `mem` after the
+    /// scalar form's own values: warp-wide scalars and registers live at the header.
+    invariant: Vec<RegId>,
 }
 
 impl FuncTranslator<'_> {
@@ -128,6 +151,7 @@ impl FuncTranslator<'_> {
         let res = self.serial_form(&region, h, mode, vec_body, &slots);
         self.rf.recording = recording;
         self.mode = mode;
+        self.serial.mem.clear();
         self.sregs.vars = saved_vars;
         self.sregs.guard = saved_guard;
         let setup = res?;
@@ -147,6 +171,10 @@ impl FuncTranslator<'_> {
 
     fn serial_slots(&mut self, region: &Region) -> Slots {
         let bytes: i32 = region.stores.iter().map(|&r| self.reg_slot(r).2).sum();
+        let invariant = self.serial_invariants(region);
+        // The stop flag, the local base, 4 limits, 2 per global load, the registers.
+        let globals = self.serial_global_count(region);
+        let mem_bytes = 8 * (6 + 2 * globals + invariant.len()) as u32;
         let mut slot = |n: u32| {
             self.b.create_sized_stack_slot(StackSlotData::new(
                 StackSlotKind::ExplicitSlot,
@@ -160,7 +188,56 @@ impl FuncTranslator<'_> {
                 .local_store
                 .then(|| slot(LOCAL_SNAP * N32 as u32 * 4)),
             next: slot(4 * 32),
+            mem: slot(mem_bytes),
+            invariant,
         }
+    }
+
+    /// The integer registers that loop `region` reads and never writes and that are
+    /// either warp-wide scalars or live at its header ([`Slots::invariant`]).
+    fn serial_invariants(&self, region: &Region) -> Vec<RegId> {
+        let mut written = std::collections::HashSet::new();
+        for (id, blk) in self.f.blocks.iter_enumerated() {
+            if !region.inside.get(id.index()).copied().unwrap_or(false) {
+                continue;
+            }
+            for i in &blk.insts {
+                written.extend(inst_effect(self.f, i).defs);
+            }
+            written.extend(term_effect(self.f, &blk.term).defs);
+        }
+        region
+            .regs
+            .iter()
+            .copied()
+            .filter(|r| !written.contains(r))
+            .filter(|&r| {
+                self.f
+                    .regs
+                    .get(r)
+                    .is_some_and(|i| matches!(i.ty.class(), RegClass::R32 | RegClass::R64))
+            })
+            .filter(|&r| self.svar(r).is_some() || region.loads.contains(&r))
+            .collect()
+    }
+
+    /// The number of global loads in loop `region`.
+    fn serial_global_count(&self, region: &Region) -> usize {
+        self.f
+            .blocks
+            .iter_enumerated()
+            .filter(|(id, _)| region.inside.get(id.index()).copied().unwrap_or(false))
+            .flat_map(|(_, b)| b.insts.iter())
+            .filter(|i| {
+                matches!(
+                    i.kind,
+                    InstKind::Ld {
+                        space: Space::Global,
+                        ..
+                    }
+                )
+            })
+            .count()
     }
 
     /// Whether the scalar form may run now (an i8; see the module doc).
@@ -233,10 +310,34 @@ impl FuncTranslator<'_> {
             globals: HashMap::new(),
             local_max: 0,
             lims: [None; 4],
+            mem: slots.mem,
+            mem_off: Vec::new(),
+            live: Liveness::of(self.f),
+            at: (h, 0),
         };
         self.serial_accesses(region, &mut st);
         self.serial.lane = Some(st.lane);
-        self.serial.local = Some((self.b.declare_var(I64), self.b.declare_var(I64)));
+        let lb = self.b.declare_var(I64);
+        self.serial.local = Some((lb, self.b.declare_var(I64)));
+        // The slot's layout: the scalar form's invariants, then the loop's.
+        let mut own = vec![st.stop, lb];
+        own.extend(st.lims.iter().flatten());
+        let mut globals: Vec<_> = st.globals.iter().map(|(&i, &v)| (i, v)).collect();
+        globals.sort_by_key(|g| g.0 .0);
+        for (_, (base, n)) in globals {
+            own.extend([base, n]);
+        }
+        st.mem_off = own
+            .into_iter()
+            .enumerate()
+            .map(|(k, v)| (v, 8 * k as i32))
+            .collect();
+        let first_reg = 8 * st.mem_off.len() as i32;
+        for (k, &r) in slots.invariant.iter().enumerate() {
+            self.serial
+                .mem
+                .insert(r, (slots.mem, first_reg + 8 * k as i32));
+        }
         self.b.append_block_param(st.exit, I32);
         for (i, &inside) in region.inside.iter().enumerate() {
             if inside {
@@ -266,10 +367,11 @@ impl FuncTranslator<'_> {
             };
             self.b.switch_to_block(sb);
             if headers[id] {
-                let flag = self.b.use_var(st.stop);
+                let flag = self.lane_get(&st, st.stop);
                 self.stop_check_at(blk, flag)?;
             }
-            for inst in &blk.insts {
+            for (k, inst) in blk.insts.iter().enumerate() {
+                st.at = (id, k);
                 if !self.serial_inst(inst, &st)? {
                     st.failed = true;
                     self.b.ins().jump(st.bail, &[]);
@@ -323,12 +425,22 @@ impl FuncTranslator<'_> {
         }
         self.serial_save(region, slots, bits, true)?;
         let stop = self.load_ctx(I64, offset_of!(WarpCtx, stop), true);
-        self.b.def_var(st.stop, stop);
+        self.lane_set(st, st.stop, stop);
         let mut globals: Vec<_> = st.globals.iter().map(|(&i, &v)| (i, v)).collect();
         globals.sort_by_key(|g| g.0 .0);
-        for (inst, (lo, lim)) in globals {
+        for (inst, (base, n)) in globals {
             let eb = self.global_size(inst);
-            self.load_region_vars(inst, eb, lo, lim);
+            self.load_region_vars(st, inst, eb, base, n);
+        }
+        // The warp-wide scalars that the loop reads.
+        for &r in &slots.invariant {
+            let Some(v) = self.svar(r).filter(|_| !vars.iter().any(|x| x.0 == r)) else {
+                continue;
+            };
+            let x = self.b.use_var(v);
+            if let Some(&(slot, off)) = self.serial.mem.get(&r) {
+                self.b.ins().stack_store(I64, x, slot, off);
+            }
         }
         self.b.def_var(st.todo, bits);
         self.b.ins().jump(lane_loop, &[]);
@@ -347,7 +459,7 @@ impl FuncTranslator<'_> {
             let cb = self.b.ins().iadd(self.ctx, l8);
             let off = offset_of!(WarpCtx, local_base) as i32;
             let base = self.b.ins().load(I64, fl, cb, off);
-            self.b.def_var(lb, base);
+            self.lane_set(st, lb, base);
             let size = self.load_ctx(I64, offset_of!(WarpCtx, local_size), true);
             self.b.def_var(ls, size);
             self.lane_local_limits(st, base, size)?;
@@ -373,6 +485,9 @@ impl FuncTranslator<'_> {
                 }
             };
             self.b.def_var(v, x);
+            if let Some(&(slot, off)) = self.serial.mem.get(&r) {
+                self.b.ins().stack_store(I64, x, slot, off);
+            }
         }
         self.b.ins().jump(first, &[]);
         // A lane leaves the loop.
@@ -628,7 +743,7 @@ impl FuncTranslator<'_> {
     fn serial_local(&mut self, a: Value, eb: i64, st: &Lanes) -> Value {
         let k = eb.trailing_zeros() as usize;
         let (base, lim) = match (self.serial.local, st.lims.get(k).copied().flatten()) {
-            (Some((lb, _)), Some(lim)) => (self.b.use_var(lb), self.b.use_var(lim)),
+            (Some((lb, _)), Some(lim)) => (self.lane_get(st, lb), self.lane_get(st, lim)),
             _ => {
                 // Unreachable (every local access of the loop has its limit): bail.
                 let z = self.b.ins().iconst(I64, 0);
@@ -673,7 +788,7 @@ impl FuncTranslator<'_> {
             let Some(lim) = *lim else { continue };
             let x = self.b.ins().iadd_imm_s(size, -(1i64 << k));
             let x = self.b.ins().ushr_imm_u(x, k as i64);
-            self.b.def_var(lim, x);
+            self.lane_set(st, lim, x);
         }
         Ok(())
     }
@@ -715,85 +830,6 @@ impl FuncTranslator<'_> {
                 }
             }
         }
-    }
-
-    /// The access size (bytes) of global load `inst` of the function (0 if none).
-    fn global_size(&self, inst: InstId) -> i64 {
-        self.f
-            .blocks
-            .iter()
-            .flat_map(|b| b.insts.iter())
-            .find(|i| i.id == inst)
-            .map_or(0, |i| match &i.kind {
-                InstKind::Ld { ty, .. } => (ty.bits() / 8) as i64,
-                _ => 0,
-            })
-    }
-
-    /// Loads instruction `inst`'s region-cache entry into its `[lo, lim]` variables
-    /// (see [`Lanes::globals`]).
-    fn load_region_vars(&mut self, inst: InstId, eb: i64, lo: Variable, lim: Variable) {
-        let (l, h) = self.cached_region(inst);
-        let ordered = self.b.ins().icmp(IntCC::UnsignedGreaterThanOrEqual, h, l);
-        let span = self.b.ins().isub(h, l);
-        let fits = self
-            .b
-            .ins()
-            .icmp_imm_u(IntCC::UnsignedGreaterThanOrEqual, span, eb);
-        let ok = self.b.ins().band(ordered, fits);
-        let top = self.b.ins().iadd_imm_s(h, -eb);
-        let one = self.b.ins().iconst(I64, 1);
-        let zero = self.b.ins().iconst(I64, 0);
-        let l = self.b.ins().select(ok, l, one);
-        let top = self.b.ins().select(ok, top, zero);
-        self.b.def_var(lo, l);
-        self.b.def_var(lim, top);
-    }
-
-    /// The host address of the lane's `eb`-byte global load at `a` (the same as `a`):
-    /// aligned and inside the instruction's cached region (its `[lo, lim]` variables),
-    /// or found by the region lookup (which caches it; the variables are reloaded);
-    /// else `st.bail`.
-    fn serial_global(
-        &mut self,
-        a: Value,
-        eb: i64,
-        inst: InstId,
-        st: &Lanes,
-    ) -> Result<Value, JitError> {
-        let Some(&(lo, lim)) = st.globals.get(&inst) else {
-            let go = self.b.create_block();
-            self.b.ins().jump(st.bail, &[]);
-            self.b.switch_to_block(go);
-            return Ok(a);
-        };
-        let low = self.b.ins().band_imm_u(a, eb - 1);
-        let aligned = self.b.ins().icmp_imm_u(IntCC::Equal, low, 0);
-        let cached = self.b.create_block();
-        let lookup = self.b.create_block();
-        let found = self.b.create_block();
-        let go = self.b.create_block();
-        self.b.ins().brif(aligned, cached, &[], st.bail, &[]);
-        self.b.switch_to_block(cached);
-        let l = self.b.use_var(lo);
-        let t = self.b.use_var(lim);
-        let c1 = self.b.ins().icmp(IntCC::UnsignedGreaterThanOrEqual, a, l);
-        let c2 = self.b.ins().icmp(IntCC::UnsignedLessThanOrEqual, a, t);
-        let loc = self.b.ins().band(c1, c2);
-        self.b.ins().brif(loc, go, &[], lookup, &[]);
-        self.b.switch_to_block(lookup);
-        let len = lanes::iconst64(&mut self.b, eb as u64);
-        let wr = lanes::iconst32(&mut self.b, 0);
-        let instv = lanes::iconst32(&mut self.b, inst.0);
-        let hf = self.helper(Helper::Region)?;
-        let call = self.b.ins().call(hf, &[self.ctx, a, len, wr, instv]);
-        let hit = self.b.inst_results(call)[0];
-        self.b.ins().brif(hit, found, &[], st.bail, &[]);
-        self.b.switch_to_block(found);
-        self.load_region_vars(inst, eb, lo, lim);
-        self.b.ins().jump(go, &[]);
-        self.b.switch_to_block(go);
-        Ok(a)
     }
 
     /// A terminator of the scalar form.

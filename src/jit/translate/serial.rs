@@ -3,8 +3,10 @@
 //! (`control::serial` emits the code).
 
 use super::serial_region::Region;
-use crate::ir::BlockId;
+use crate::ir::{BlockId, RegId};
+use cranelift_codegen::ir::StackSlot;
 use cranelift_frontend::Variable;
+use std::collections::HashMap;
 
 /// A function's serial regions and the translator's state for them.
 pub(crate) struct Serial {
@@ -14,6 +16,10 @@ pub(crate) struct Serial {
     pub lane: Option<Variable>,
     /// Its local window's host base and size (i64s, set at the lane's start).
     pub local: Option<(Variable, Variable)>,
+    /// The registers that the loop reads but never writes, kept in a stack slot (its
+    /// offset) while a scalar form is translated: each read loads them (see
+    /// `control::serial`'s `Lanes::mem`).
+    pub mem: HashMap<RegId, (StackSlot, i32)>,
 }
 
 impl Serial {
@@ -22,6 +28,7 @@ impl Serial {
             regions,
             lane: None,
             local: None,
+            mem: HashMap::new(),
         }
     }
 }

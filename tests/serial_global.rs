@@ -1,0 +1,101 @@
+//! Global loads in a loop the JIT runs lane by lane (`src/jit/control/serial.rs`), on
+//! both backends against a Rust model (tests/ptx/serial_global.ptx): one `ld.global`
+//! that alternates between two buffers, so that its cached region misses at every step
+//! and the region lookup's call runs between the loop's steps (the loop's counters are
+//! kept across it; its invariants live in a stack slot), full and partial warps; and a
+//! thread whose addresses are misaligned or outside every buffer faults exactly as on
+//! the interpreter (thread, line, instruction, kind).
+#[macro_use]
+mod common;
+use common::*;
+
+const PTX: &str = "tests/ptx/serial_global.ptx";
+
+/// tests/ptx/serial_global.ptx's `two_bufs` in Rust for thread `t`.
+fn two_ref(a: &[u32], b: &[u32], t: u32, steps: u32) -> u32 {
+    let n = a.len() as u32;
+    let (mut x, mut acc) = (t, 0u32);
+    let steps = steps - (t & 3);
+    for s in 0..steps {
+        let buf = if s & 1 != 0 { b } else { a };
+        let w = buf[(x.wrapping_add(s) & (n - 1)) as usize];
+        match w & 3 {
+            0 => acc = acc.wrapping_mul(31).wrapping_add(w),
+            1 => acc ^= w >> 3,
+            2 => acc = acc.wrapping_add(w << 1),
+            _ => x = x.wrapping_mul(1103515245).wrapping_add(12345),
+        }
+        x = x.wrapping_add(7);
+    }
+    acc ^ x ^ steps
+}
+
+/// Runs `two_bufs` over `threads` threads in blocks of `block`.
+#[allow(clippy::result_large_err)]
+fn run(
+    backend: Backend,
+    (a, b): (&[u32], &[u32]),
+    (threads, block, steps): (u32, u32, u32),
+    (bad_t, bad_off): (u32, u32),
+) -> (Result<(), ptxjit::Error>, Vec<u32>) {
+    let dev = device();
+    let m = module_at(&dev, PTX, backend);
+    let ba = dev.alloc_from(a).unwrap();
+    let bb = dev.alloc_from(b).unwrap();
+    let out = zeroed(&dev, threads as usize * 4);
+    let r = dev.launch(
+        &m,
+        "two_bufs",
+        &cfg([threads.div_ceil(block), 1, 1], [block, 1, 1], backend),
+        &[
+            arg(&ba),
+            arg(&bb),
+            KernelArg::U32(a.len() as u32),
+            arg(&out),
+            KernelArg::U32(steps),
+            KernelArg::U32(bad_t),
+            KernelArg::U32(bad_off),
+        ],
+    );
+    (r, dev.read::<u32>(&out).unwrap())
+}
+
+/// Every step's load misses the instruction's cached region (the other buffer).
+fn alternating(backend: Backend) {
+    let mut rng = Rng::new(0x61_0ba1);
+    for (threads, block, steps, n) in [
+        (64u32, 64u32, 300u32, 64usize),
+        (40, 40, 77, 16),
+        (96, 32, 5, 256),
+    ] {
+        let a = rng.vec_u32(n);
+        let b = rng.vec_u32(n);
+        let (r, got) = run(backend, (&a, &b), (threads, block, steps), (u32::MAX, 0));
+        r.unwrap_or_else(|e| panic!("two_bufs {backend:?}: {e}"));
+        let want: Vec<u32> = (0..threads).map(|t| two_ref(&a, &b, t, steps)).collect();
+        assert_slice_eq(&got, &want, &format!("two_bufs {threads} {backend:?}"));
+    }
+}
+
+/// Thread `t`'s addresses misaligned (2 bytes) or far outside both buffers: the fault
+/// names it, the line, instruction and kind as on the interpreter.
+fn faults(backend: Backend) {
+    let mut rng = Rng::new(0xfa17);
+    let a = rng.vec_u32(64);
+    let b = rng.vec_u32(64);
+    for (t, off) in [(0u32, 2u32), (13, 1 << 30), (31, 1), (45, 2), (63, 1 << 30)] {
+        let (r, _) = run(backend, (&a, &b), (64, 64, 50), (t, off));
+        let (ri, _) = run(Backend::Interp, (&a, &b), (64, 64, 50), (t, off));
+        match (r, ri) {
+            (Err(ptxjit::Error::Fault(f)), Err(ptxjit::Error::Fault(fi))) => {
+                assert_eq!(f.thread, [t, 0, 0], "thread {t}: {f}");
+                let key =
+                    |f: &ptxjit::Fault| (f.line, f.col, f.inst.clone(), f.block, f.thread, f.kind);
+                assert_eq!(key(&f), key(&fi), "thread {t}: {f} / {fi}");
+            }
+            (r, ri) => panic!("thread {t} {backend:?}: expected faults, got {r:?} / {ri:?}"),
+        }
+    }
+}
+
+both_backends!(alternating, faults);

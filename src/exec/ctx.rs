@@ -110,6 +110,15 @@ pub struct WarpCtx {
     pub chain_id: u32,
     pub chain_need: u32,
     pub chain_ran: u32,
+    /// Rounds wrapped in the same call: when the chain is the whole (only) CTA of the
+    /// unit from its first warp, `chain_wrap` is its `chain_left` (0: no wrapping) and
+    /// `chain_need0` its `chain_need`; the last warp's arrival, completing barrier
+    /// `chain_id`, then starts the next round at the first warp (the called context)
+    /// with both restored and `chain_ran` 0, instead of returning, and the code counts
+    /// the completions in `chain_wraps`.
+    pub chain_wrap: u32,
+    pub chain_need0: u32,
+    pub chain_wraps: u32,
     /// The next warp a kernel's code runs when this one returns OK (null: return). The
     /// CTA loop chains the warps of a barrier-free kernel this way so that one call of
     /// the generated code runs them all (`jit::translate`: every kernel but those whose
@@ -216,6 +225,9 @@ impl WarpCtx {
             chain_id: 0,
             chain_need: 0,
             chain_ran: 0,
+            chain_wrap: 0,
+            chain_need0: 0,
+            chain_wraps: 0,
             next: std::ptr::null_mut(),
         }
     }

@@ -175,9 +175,10 @@ impl FuncTranslator<'_> {
         };
         let (left_v, need_v, ran_v, live_v) = (cl.left, cl.need, cl.ran, cl.step_live);
         let (ctx0, head) = (cl.ctx0, cl.head);
-        let left = self.b.use_var(left_v);
-        let need = self.b.use_var(need_v);
+        let left0 = self.b.use_var(left_v);
+        let need0 = self.b.use_var(need_v);
         let live0 = self.b.use_var(live_v);
+        let (left, need) = (left0, need0);
         let fl = MemFlagsData::new().with_notrap();
         let cid = self
             .b
@@ -209,6 +210,51 @@ impl FuncTranslator<'_> {
             .store(fl, ran, ctx0, offset_of!(WarpCtx, chain_ran) as i32);
         let nxt = self.load_ctx(I64, offset_of!(WarpCtx, chain_next), false);
         self.b.ins().jump(head, &[nxt.into()]);
+        self.b.switch_to_block(stay);
+        // The last warp of a chain that may wrap (`WarpCtx::chain_wrap`: the whole CTA,
+        // from its first warp) completes the barrier: the next round starts at the
+        // first warp in this call, as the CTA loop would start it next.
+        let k = self
+            .b
+            .ins()
+            .load(I32, fl, ctx0, offset_of!(WarpCtx, chain_wrap) as i32);
+        let last = self.b.ins().icmp_imm_u(IntCC::Equal, left0, 0);
+        let may = self.b.ins().icmp_imm_u(IntCC::NotEqual, k, 0);
+        let full = self
+            .b
+            .ins()
+            .icmp(IntCC::UnsignedGreaterThanOrEqual, n, need0);
+        let a = self.b.ins().band(last, may);
+        let c = self.b.ins().band(same, whole);
+        let a = self.b.ins().band(a, c);
+        let go = self.b.ins().band(a, full);
+        let wrap = self.b.create_block();
+        let stay = self.b.create_block();
+        self.b.ins().brif(go, wrap, &[], stay, &[]);
+        self.b.switch_to_block(wrap);
+        let need = self
+            .b
+            .ins()
+            .load(I32, fl, ctx0, offset_of!(WarpCtx, chain_need0) as i32);
+        let wraps = self
+            .b
+            .ins()
+            .load(I32, fl, ctx0, offset_of!(WarpCtx, chain_wraps) as i32);
+        let wraps = self.b.ins().iadd_imm_s(wraps, 1);
+        let zero = lanes::iconst32(&mut self.b, 0);
+        self.b.def_var(need_v, need);
+        self.b.def_var(left_v, k);
+        self.b.def_var(ran_v, zero);
+        self.b
+            .ins()
+            .store(fl, need, ctx0, offset_of!(WarpCtx, chain_need) as i32);
+        self.b
+            .ins()
+            .store(fl, zero, ctx0, offset_of!(WarpCtx, chain_ran) as i32);
+        self.b
+            .ins()
+            .store(fl, wraps, ctx0, offset_of!(WarpCtx, chain_wraps) as i32);
+        self.b.ins().jump(head, &[ctx0.into()]);
         self.b.switch_to_block(stay);
     }
 

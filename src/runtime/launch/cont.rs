@@ -19,7 +19,9 @@
 //! the chained warps' arrivals at once, handles the last warp's status as usual, and
 //! skips the chained warps in the round. When the chain was the whole CTA and its last
 //! warp completes the barrier, nothing is noted per warp: they all waited there and are
-//! all woken.
+//! all woken. When that CTA is the unit's only one, the code itself goes on with the
+//! next round at the first warp (`WarpCtx::chain_wrap`), as the loop would, and the
+//! loop records the completed rounds after the call (`wrapped`).
 
 use super::{warp_error, Barriers, LaunchShared, WarpSlot, WarpState};
 use crate::exec::barrier::RET_BARRIER;
@@ -194,6 +196,18 @@ impl Chained {
     }
 }
 
+/// Records `wraps` rounds the generated code ran in one call (`WarpCtx::chain_wrap`):
+/// each was every warp of the CTA arriving, whole, at barrier `id` (no thread count,
+/// not `bar.red`) and completing it, which `Chained::whole_cta` would have recorded:
+/// the barrier's generation moves on, nothing is left open, and every warp is ready.
+fn wrapped(cta: &mut Cta, id: usize, wraps: u32) {
+    cta.generation[id] = cta.generation[id].wrapping_add(wraps);
+    cta.arrived[id] = 0;
+    cta.expected[id] = 0;
+    cta.open &= !(1 << id);
+    cta.red_last &= !(1 << id);
+}
+
 /// The loop's per-unit vectors, kept by each worker thread from one unit to the next
 /// (no allocation per CTA).
 #[derive(Default)]
@@ -292,10 +306,16 @@ fn run_with(
             let cid = cta.last_id as usize & 15;
             let need0 = cta.need(cid).saturating_sub(cta.arrived[cid]);
             ctx0.chain_left = k as u32;
+            // Rounds wrap in the call only for the unit's only CTA, chained whole from
+            // its first warp: the loop's next round would run the same warps again.
+            let wrap = ctaids.len() == 1 && w0 == 0 && k + 1 == nw;
+            ctx0.chain_wrap = if wrap { k as u32 } else { 0 };
             if k > 0 {
                 ctx0.chain_id = cid as u32;
                 ctx0.chain_need = need0;
+                ctx0.chain_need0 = need0;
                 ctx0.chain_ran = 0;
+                ctx0.chain_wraps = 0;
             }
             // SAFETY: ctx0 is a valid, fully initialised warp context whose env lives
             // as long, its `chain_next` chain (at most `chain_left` links) runs through
@@ -304,6 +324,10 @@ fn run_with(
             let mut w = w0;
             if k > 0 {
                 ctx0.chain_left = 0;
+                ctx0.chain_wrap = 0;
+                if ctx0.chain_wraps != 0 {
+                    wrapped(cta, cid, ctx0.chain_wraps);
+                }
                 let ran = ctx0.chain_ran as usize;
                 let chained = Chained {
                     id: cid,

@@ -66,6 +66,7 @@ use std::mem::offset_of;
 pub(crate) const LOCAL_SNAP: u32 = 256;
 
 mod global;
+mod switch;
 
 /// The translator's state for one scalar form of a loop.
 struct Lanes {
@@ -379,6 +380,7 @@ impl FuncTranslator<'_> {
                     self.b.switch_to_block(dead);
                 }
             }
+            st.at = (id, blk.insts.len());
             self.serial_term(&blk.term, &mut st)?;
         }
         if st.failed {
@@ -845,6 +847,9 @@ impl FuncTranslator<'_> {
                 not_taken,
                 ..
             } => {
+                if let Some(sw) = self.serial_switch(st.at.0, st) {
+                    return self.serial_switch_table(&sw, st);
+                }
                 let tb = self.serial_target(*taken, st);
                 let nb = self.serial_target(*not_taken, st);
                 let Some(pv) = self.svar(guard.pred) else {
@@ -897,6 +902,51 @@ impl FuncTranslator<'_> {
                 st.failed = true;
                 self.b.ins().jump(st.bail, &[]);
             }
+        }
+        Ok(())
+    }
+
+    /// Compare tree `sw` as one jump table on its register (indices past its ends, which
+    /// its mask rules out, take the bail-out).
+    fn serial_switch_table(&mut self, sw: &switch::Switch, st: &mut Lanes) -> Result<(), JitError> {
+        let Some(idx) = self.sread(&Operand::Reg(sw.x), Type::U32, false)? else {
+            st.failed = true;
+            self.b.ins().jump(st.bail, &[]);
+            return Ok(());
+        };
+        // Per value: its end, or a block running the `mov`s on its way first (one per
+        // distinct way).
+        let mut calls = Vec::with_capacity(sw.targets.len());
+        let mut ways: Vec<(usize, Block)> = Vec::new();
+        for (k, (movs, t)) in sw.targets.iter().enumerate() {
+            let tb = self.serial_target(*t, st);
+            let b = if movs.is_empty() {
+                tb
+            } else if let Some(w) = ways.iter().find(|w| sw.targets[w.0] == sw.targets[k]) {
+                w.1
+            } else {
+                let b = self.b.create_block();
+                ways.push((k, b));
+                b
+            };
+            calls.push(self.b.func.dfg.block_call(b, &[]));
+        }
+        let def = self.b.func.dfg.block_call(st.bail, &[]);
+        let jt = self.b.create_jump_table(JumpTableData::new(def, &calls));
+        self.b.ins().br_table(idx, jt);
+        for (k, b) in ways {
+            let (movs, t) = &sw.targets[k];
+            self.b.switch_to_block(b);
+            for &(blk, i) in movs {
+                st.at = (blk, i);
+                if !self.serial_inst(&self.f.blocks[blk].insts[i], st)? {
+                    st.failed = true;
+                    self.b.ins().jump(st.bail, &[]);
+                    return Ok(());
+                }
+            }
+            let tb = self.serial_target(*t, st);
+            self.b.ins().jump(tb, &[]);
         }
         Ok(())
     }

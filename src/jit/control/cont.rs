@@ -164,6 +164,18 @@ impl FuncTranslator<'_> {
         Ok(())
     }
 
+    /// An i32 field (`WarpCtx::chain_*`) of the chain's first warp `ctx0`.
+    fn chain_field(&mut self, ctx0: Value, off: usize) -> Value {
+        let fl = MemFlagsData::new().with_notrap();
+        self.b.ins().load(I32, fl, ctx0, off as i32)
+    }
+
+    /// Sets an i32 field (`WarpCtx::chain_*`) of the chain's first warp `ctx0`.
+    fn set_chain_field(&mut self, ctx0: Value, v: Value, off: usize) {
+        let fl = MemFlagsData::new().with_notrap();
+        self.b.ins().store(fl, v, ctx0, off as i32);
+    }
+
     /// After a warp's arrival (lanes `bits`, `n` of them) at barrier `id` without a
     /// thread count: when the chain may go on (`WarpCtx::chain_*`: a warp left to chain,
     /// the chain's barrier, no lane exited since the warp's step began, and the barrier
@@ -179,11 +191,7 @@ impl FuncTranslator<'_> {
         let need0 = self.b.use_var(need_v);
         let live0 = self.b.use_var(live_v);
         let (left, need) = (left0, need0);
-        let fl = MemFlagsData::new().with_notrap();
-        let cid = self
-            .b
-            .ins()
-            .load(I32, fl, ctx0, offset_of!(WarpCtx, chain_id) as i32);
+        let cid = self.chain_field(ctx0, offset_of!(WarpCtx, chain_id));
         let has = self.b.ins().icmp_imm_u(IntCC::NotEqual, left, 0);
         let same = self.b.ins().icmp(IntCC::Equal, id, cid);
         let whole = self.b.ins().icmp(IntCC::Equal, bits, live0);
@@ -202,22 +210,27 @@ impl FuncTranslator<'_> {
         self.b.def_var(need_v, need);
         self.b.def_var(left_v, left);
         self.b.def_var(ran_v, ran);
-        self.b
-            .ins()
-            .store(fl, need, ctx0, offset_of!(WarpCtx, chain_need) as i32);
-        self.b
-            .ins()
-            .store(fl, ran, ctx0, offset_of!(WarpCtx, chain_ran) as i32);
+        self.set_chain_field(ctx0, need, offset_of!(WarpCtx, chain_need));
+        self.set_chain_field(ctx0, ran, offset_of!(WarpCtx, chain_ran));
         let nxt = self.load_ctx(I64, offset_of!(WarpCtx, chain_next), false);
         self.b.ins().jump(head, &[nxt.into()]);
         self.b.switch_to_block(stay);
-        // The last warp of a chain that may wrap (`WarpCtx::chain_wrap`: the whole CTA,
-        // from its first warp) completes the barrier: the next round starts at the
-        // first warp in this call, as the CTA loop would start it next.
-        let k = self
-            .b
-            .ins()
-            .load(I32, fl, ctx0, offset_of!(WarpCtx, chain_wrap) as i32);
+        let same_whole = self.b.ins().band(same, whole);
+        self.chain_wrap(left0, need0, n, same_whole);
+    }
+
+    /// The last warp of a chain that may wrap (`WarpCtx::chain_wrap`: the whole CTA,
+    /// from its first warp) completes the barrier (the warp's `n` arrivals meet the
+    /// `need0` left, `same_whole`: the chain's barrier, every lane): the next round
+    /// starts at the first warp in this call, as the CTA loop would start it next;
+    /// otherwise falls through. `left0`, `need0`: the chain's counts at the arrival.
+    fn chain_wrap(&mut self, left0: Value, need0: Value, n: Value, same_whole: Value) {
+        let Some(cl) = &self.cont_live else {
+            return;
+        };
+        let (left_v, need_v, ran_v) = (cl.left, cl.need, cl.ran);
+        let (ctx0, head) = (cl.ctx0, cl.head);
+        let k = self.chain_field(ctx0, offset_of!(WarpCtx, chain_wrap));
         let last = self.b.ins().icmp_imm_u(IntCC::Equal, left0, 0);
         let may = self.b.ins().icmp_imm_u(IntCC::NotEqual, k, 0);
         let full = self
@@ -225,35 +238,22 @@ impl FuncTranslator<'_> {
             .ins()
             .icmp(IntCC::UnsignedGreaterThanOrEqual, n, need0);
         let a = self.b.ins().band(last, may);
-        let c = self.b.ins().band(same, whole);
-        let a = self.b.ins().band(a, c);
+        let a = self.b.ins().band(a, same_whole);
         let go = self.b.ins().band(a, full);
         let wrap = self.b.create_block();
         let stay = self.b.create_block();
         self.b.ins().brif(go, wrap, &[], stay, &[]);
         self.b.switch_to_block(wrap);
-        let need = self
-            .b
-            .ins()
-            .load(I32, fl, ctx0, offset_of!(WarpCtx, chain_need0) as i32);
-        let wraps = self
-            .b
-            .ins()
-            .load(I32, fl, ctx0, offset_of!(WarpCtx, chain_wraps) as i32);
+        let need = self.chain_field(ctx0, offset_of!(WarpCtx, chain_need0));
+        let wraps = self.chain_field(ctx0, offset_of!(WarpCtx, chain_wraps));
         let wraps = self.b.ins().iadd_imm_s(wraps, 1);
         let zero = lanes::iconst32(&mut self.b, 0);
         self.b.def_var(need_v, need);
         self.b.def_var(left_v, k);
         self.b.def_var(ran_v, zero);
-        self.b
-            .ins()
-            .store(fl, need, ctx0, offset_of!(WarpCtx, chain_need) as i32);
-        self.b
-            .ins()
-            .store(fl, zero, ctx0, offset_of!(WarpCtx, chain_ran) as i32);
-        self.b
-            .ins()
-            .store(fl, wraps, ctx0, offset_of!(WarpCtx, chain_wraps) as i32);
+        self.set_chain_field(ctx0, need, offset_of!(WarpCtx, chain_need));
+        self.set_chain_field(ctx0, zero, offset_of!(WarpCtx, chain_ran));
+        self.set_chain_field(ctx0, wraps, offset_of!(WarpCtx, chain_wraps));
         self.b.ins().jump(head, &[ctx0.into()]);
         self.b.switch_to_block(stay);
     }

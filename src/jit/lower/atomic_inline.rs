@@ -453,11 +453,7 @@ impl FuncTranslator<'_> {
         self.b.ins().brif(loc, ok, &[addr.into()], lookup, &[]);
         self.b.switch_to_block(lookup);
         let lenv = lanes::iconst64(&mut self.b, len as u64);
-        let wr = lanes::iconst32(&mut self.b, 1);
-        let instv = lanes::iconst32(&mut self.b, a.inst.0);
-        let hf = self.helper(Helper::Region)?;
-        let call = self.b.ins().call(hf, &[self.ctx, addr, lenv, wr, instv]);
-        let found = self.b.inst_results(call)[0];
+        let found = self.region_lookup(a.inst, addr, lenv, true)?;
         self.b.ins().brif(found, ok, &[addr.into()], fail, &[]);
         Ok(())
     }

@@ -676,11 +676,7 @@ impl FuncTranslator<'_> {
             self.b.ins().brif(loc, fast, &[], lookup, &[]);
             self.b.switch_to_block(lookup);
             let lenv = lanes::iconst64(&mut self.b, len as u64);
-            let wr = lanes::iconst32(&mut self.b, 0);
-            let instv = lanes::iconst32(&mut self.b, inst.0);
-            let hf = self.helper(Helper::Region)?;
-            let call = self.b.ins().call(hf, &[self.ctx, a0w, lenv, wr, instv]);
-            let found = self.b.inst_results(call)[0];
+            let found = self.region_lookup(inst, a0w, lenv, false)?;
             self.b.ins().brif(found, fast, &[], other, &[]);
             a0w
         };

@@ -180,11 +180,7 @@ impl FuncTranslator<'_> {
         self.b.ins().brif(loc, fast, &hv, lookup, &[]);
         self.b.switch_to_block(lookup);
         let len = lanes::iconst64(&mut self.b, 32 * eb as u64);
-        let wr = lanes::iconst32(&mut self.b, write as u32);
-        let instv = lanes::iconst32(&mut self.b, inst.0);
-        let hf = self.helper(Helper::Region)?;
-        let call = self.b.ins().call(hf, &[self.ctx, h, len, wr, instv]);
-        let found = self.b.inst_results(call)[0];
+        let found = self.region_lookup(inst, h, len, write)?;
         self.b.ins().brif(found, fast, &hv, slow, &[]);
         Ok(())
     }
@@ -217,6 +213,23 @@ impl FuncTranslator<'_> {
             .icmp_imm_u(IntCC::UnsignedGreaterThanOrEqual, rem, len);
         let c = self.b.ins().band(c1, c2);
         self.b.ins().band(c, c3)
+    }
+
+    /// Calls the region lookup (`Helper::Region`) for host range `[a, a + len)` of
+    /// instruction `inst` (`write`: a store), which fills the instruction's region-cache
+    /// entry: the result is non-zero when one region holds the range.
+    pub(crate) fn region_lookup(
+        &mut self,
+        inst: InstId,
+        a: Value,
+        len: Value,
+        write: bool,
+    ) -> Result<Value, JitError> {
+        let wr = lanes::iconst32(&mut self.b, write as u32);
+        let instv = lanes::iconst32(&mut self.b, inst.0);
+        let hf = self.helper(Helper::Region)?;
+        let call = self.b.ins().call(hf, &[self.ctx, a, len, wr, instv]);
+        Ok(self.b.inst_results(call)[0])
     }
 
     /// The `[lo, hi)` range of instruction `inst`'s entry in the warp context's

@@ -26,7 +26,6 @@
 
 use crate::exec::ctx::WarpCtx;
 use crate::ir::{AddrBase, Address, BlockId, InstId, InstKind, RegClass, RegId, Space};
-use crate::jit::abi::Helper;
 use crate::jit::translate::lanes::{self, WarpValue};
 use crate::jit::translate::FuncTranslator;
 use crate::jit::JitError;
@@ -156,11 +155,7 @@ impl FuncTranslator<'_> {
             let big = lanes::iconst64(&mut self.b, 16 * EB);
             let small = lanes::iconst64(&mut self.b, EB);
             let len = self.b.ins().select(c0, big, small);
-            let wr = lanes::iconst32(&mut self.b, 0);
-            let instv = lanes::iconst32(&mut self.b, inst.0);
-            let hf = self.helper(Helper::Region)?;
-            let call = self.b.ins().call(hf, &[self.ctx, b0, len, wr, instv]);
-            let found = self.b.inst_results(call)[0];
+            let found = self.region_lookup(inst, b0, len, false)?;
             let again = self.b.create_block();
             self.b.ins().brif(found, again, &[], miss, &[]);
             self.b.switch_to_block(again);

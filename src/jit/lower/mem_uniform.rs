@@ -7,7 +7,6 @@
 
 use super::mem::LaneAddr;
 use crate::ir::{InstId, Space};
-use crate::jit::abi::Helper;
 use crate::jit::translate::lanes::{self, WarpValue};
 use crate::jit::translate::{FuncTranslator, Mask, SCRATCH_DATA};
 use crate::jit::JitError;
@@ -56,11 +55,7 @@ impl FuncTranslator<'_> {
             self.b.ins().brif(loc, fast, &hv, lookup, &[]);
             self.b.switch_to_block(lookup);
             let len = lanes::iconst64(&mut self.b, eb as u64);
-            let wr = lanes::iconst32(&mut self.b, 1);
-            let instv = lanes::iconst32(&mut self.b, inst.0);
-            let hf = self.helper(Helper::Region)?;
-            let call = self.b.ins().call(hf, &[self.ctx, a0, len, wr, instv]);
-            let found = self.b.inst_results(call)[0];
+            let found = self.region_lookup(inst, a0, len, true)?;
             self.b.ins().brif(found, fast, &hv, slow, &[]);
         }
         // Fast path: the highest active lane's container, stored once.

@@ -6,7 +6,6 @@
 use super::Lanes;
 use crate::ir::analysis::liveness::inst_effect;
 use crate::ir::{InstId, InstKind};
-use crate::jit::abi::Helper;
 use crate::jit::translate::{lanes, FuncTranslator};
 use crate::jit::JitError;
 use cranelift_codegen::ir::condcodes::IntCC;
@@ -117,11 +116,7 @@ impl FuncTranslator<'_> {
             self.b.ins().stack_store(I64, x, slot, 8 * k as i32);
         }
         let len = lanes::iconst64(&mut self.b, eb as u64);
-        let wr = lanes::iconst32(&mut self.b, 0);
-        let instv = lanes::iconst32(&mut self.b, inst.0);
-        let hf = self.helper(Helper::Region)?;
-        let call = self.b.ins().call(hf, &[self.ctx, a, len, wr, instv]);
-        let hit = self.b.inst_results(call)[0];
+        let hit = self.region_lookup(inst, a, len, false)?;
         self.b.ins().brif(hit, found, &[], st.bail, &[]);
         self.b.switch_to_block(found);
         for (k, (&v, &ty)) in kept.iter().zip(&types).enumerate() {

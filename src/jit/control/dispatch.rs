@@ -153,6 +153,15 @@ impl FuncTranslator<'_> {
             self.b.switch_to_block(check2);
             self.b.ins().brif(tbits, slow, &[], nb, &[]);
             self.b.switch_to_block(slow);
+            if let Some((body, join)) = self.if_then_body(taken, not_taken) {
+                // An if-then: its body under the mask, no dispatcher (`control::join`).
+                let bb = match body == taken {
+                    true => tbits,
+                    false => self.b.ins().band_not(ab, tbits),
+                };
+                self.join_enter(body, join, bb, ab);
+                return Ok(());
+            }
             // No lane waits anywhere yet.
             let none = lanes::splat32(&mut self.b, u32::MAX);
             for k in 0..N32 {

@@ -184,6 +184,9 @@ pub(crate) struct FuncTranslator<'a> {
     pub zero8: Value,
     /// Built for the quick tier ([`BuildEnv::quick`]).
     pub quick: bool,
+    /// If-then bodies run under the branch's mask without the dispatcher
+    /// (`control::join`).
+    pub joins: crate::jit::control::join::Joins,
 }
 
 /// What building any function of a module reads: the module, its layout, and the
@@ -354,6 +357,7 @@ pub(crate) fn build(
         liveness: None,
         zero8,
         quick,
+        joins: crate::jit::control::join::Joins::new(f, instrument),
     };
     // A kernel (not a `.func`, not a continuation kernel, which returns at its
     // barriers) runs the warps chained by `WarpCtx::next` in one call: each starts at
@@ -429,33 +433,50 @@ impl<'a> FuncTranslator<'a> {
                     },
                 };
                 self.b.switch_to_block(cb);
-                self.cur_block = i;
                 self.rf.recording = Some((i, mode == Mode::Conv));
-                self.serial_driver(id)?;
-                if loop_header[id] {
-                    self.stop_check(blk)?;
-                }
-                self.count_block(cov, i);
-                self.halves_forget_all();
-                self.pred_bits.clear();
-                self.shapes.0.enter(id, &mut self.shape_now.0);
-                self.shapes.1.enter(id, &mut self.shape_now.1);
-                self.spine_clear();
-                for (k, inst) in blk.insts.iter().enumerate() {
-                    self.spine_mark();
-                    self.inst(inst)?;
-                    let strong = strong_load(blk, k);
-                    self.shapes
-                        .0
-                        .step(self.f, &mut self.shape_now.0, inst, strong);
-                    self.shapes
-                        .1
-                        .step(self.f, &mut self.shape_now.1, inst, strong);
-                }
-                self.spine_clear();
+                self.block_body(id, cov, loop_header[id])?;
                 self.terminator(&blk.term)?;
             }
         }
+        // Bodies of if-thens entered without the dispatcher (`control::join`).
+        self.translate_joins(cov)
+    }
+
+    /// The instructions of IR block `id` (not its terminator) into the current
+    /// Cranelift block, in the current mode and recording slot (`header`: the block
+    /// checks the watchdog's stop flag).
+    pub(crate) fn block_body(
+        &mut self,
+        id: BlockId,
+        cov: Option<u64>,
+        header: bool,
+    ) -> Result<(), JitError> {
+        let f = self.f;
+        let blk = &f.blocks[id];
+        let i = id.index();
+        self.cur_block = i;
+        self.serial_driver(id)?;
+        if header {
+            self.stop_check(blk)?;
+        }
+        self.count_block(cov, i);
+        self.halves_forget_all();
+        self.pred_bits.clear();
+        self.shapes.0.enter(id, &mut self.shape_now.0);
+        self.shapes.1.enter(id, &mut self.shape_now.1);
+        self.spine_clear();
+        for (k, inst) in blk.insts.iter().enumerate() {
+            self.spine_mark();
+            self.inst(inst)?;
+            let strong = strong_load(blk, k);
+            self.shapes
+                .0
+                .step(self.f, &mut self.shape_now.0, inst, strong);
+            self.shapes
+                .1
+                .step(self.f, &mut self.shape_now.1, inst, strong);
+        }
+        self.spine_clear();
         Ok(())
     }
 

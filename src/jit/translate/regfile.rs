@@ -73,6 +73,10 @@ impl Set {
     fn new(n: usize) -> Set {
         Set(vec![0; n.div_ceil(64)])
     }
+    /// Every bit of the words (registers past `n` are never asked about).
+    fn full(n: usize) -> Set {
+        Set(vec![u64::MAX; n.div_ceil(64)])
+    }
     fn has(&self, r: u32) -> bool {
         self.0[r as usize / 64] & (1 << (r % 64)) != 0
     }
@@ -173,12 +177,17 @@ pub(crate) struct RegFile {
     cache: IdxVec<RegId, Option<(Block, Vec<Value>, u32)>>,
     /// IR instructions translated so far.
     count: u32,
-    /// Events per (variant, IR block): index `block` (convergent) or `blocks + block`.
+    /// Events per (variant, IR block): index `block` (convergent), `blocks + block`
+    /// (divergent) or `2 × blocks + block` (the copy of an if-then body entered without
+    /// the dispatcher, `control::join`).
     events: Vec<Vec<RegEvent>>,
     stores: Vec<Inst>,
     loads: Vec<Inst>,
     nblocks: usize,
-    /// Where accesses are recorded: (IR block, convergent variant).
+    /// Per IR block: whether its join copy exists (see `events`).
+    joined: Vec<bool>,
+    /// Where accesses are recorded: (IR block, convergent variant); `(blocks + block,
+    /// false)` records the join copy of `block` (see `events`).
     pub recording: Option<(usize, bool)>,
     /// Nesting of IR instructions being translated (calls translate argument stores
     /// and return-value loads as instructions).
@@ -236,10 +245,11 @@ impl RegFile {
             count: 0,
             regs,
             size,
-            events: vec![Vec::new(); 2 * f.blocks.len()],
+            events: vec![Vec::new(); 3 * f.blocks.len()],
             stores: Vec::new(),
             loads: Vec::new(),
             nblocks: f.blocks.len(),
+            joined: vec![false; f.blocks.len()],
             recording: None,
             depth: 0,
             init: b.create_block(),
@@ -262,12 +272,27 @@ impl RegFile {
         self.events.get_mut(i)
     }
 
-    /// Transfers of every (variant, block) at the memory level.
+    /// Records the accesses that follow in the join copy of IR block `blk`.
+    pub(crate) fn record_join(&mut self, blk: usize) {
+        if let Some(j) = self.joined.get_mut(blk) {
+            *j = true;
+            self.recording = Some((self.nblocks + blk, false));
+        }
+    }
+
+    /// Transfers of every (variant, block) at the memory level; a join copy that does
+    /// not exist passes nothing on (it kills every register and reads none).
     fn mem_transfers(&self) -> Vec<Transfer> {
         let n = self.regs.len();
-        self.events
-            .iter()
-            .map(|e| Transfer::of(n, e, mem_read, mem_kill))
+        let absent = |i: usize| i >= 2 * self.nblocks && !self.joined[i - 2 * self.nblocks];
+        (self.events.iter().enumerate())
+            .map(|(i, e)| match absent(i) {
+                true => Transfer {
+                    gen: Set::new(n),
+                    kill: Set::full(n),
+                },
+                false => Transfer::of(n, e, mem_read, mem_kill),
+            })
             .collect()
     }
 
@@ -347,12 +372,13 @@ impl RegFile {
             .collect();
         let ir_live = self.live_in(f, &[&ir]);
         let mem = self.mem_transfers();
-        let (conv, div) = mem.split_at(self.nblocks);
-        let mem_live = self.live_in(f, &[conv, div]);
+        let (conv, rest) = mem.split_at(self.nblocks);
+        let (div, join) = rest.split_at(self.nblocks);
+        let mem_live = self.live_in(f, &[conv, div, join]);
         for (b, blk) in f.blocks.iter().enumerate() {
             let succs: Vec<usize> = blk.term.successors().iter().map(|s| s.index()).collect();
             let out = self.live_out(&succs, &mem_live);
-            for v in [b, self.nblocks + b] {
+            for v in [b, self.nblocks + b, 2 * self.nblocks + b] {
                 let mut live = out.clone();
                 for e in self.events[v].iter().rev() {
                     match *e {

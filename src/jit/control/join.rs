@@ -20,46 +20,11 @@
 //! dispatcher's jump table were most of a visit). Anything else keeps the dispatcher;
 //! so do the sanitizer builds and `PTXJIT_JOIN=0`.
 
-use crate::ir::{self, BlockId, Idx, IdxVec, Terminator};
+use crate::ir::{BlockId, Idx, Terminator};
 use crate::jit::translate::{FuncTranslator, Mode};
 use crate::jit::JitError;
 use cranelift_codegen::ir::types::I32;
-use cranelift_codegen::ir::{Block, InstBuilder, Value};
-
-/// Whether if-then bodies may skip the dispatcher (`PTXJIT_JOIN`, on unless `0`).
-pub(crate) fn enabled() -> bool {
-    static ON: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
-    *ON.get_or_init(|| std::env::var("PTXJIT_JOIN").map_or(true, |v| v != "0"))
-}
-
-/// The function's if-then bodies entered without the dispatcher.
-pub(crate) struct Joins {
-    on: bool,
-    /// Per IR block: the number of edges that enter it.
-    preds: IdxVec<BlockId, u32>,
-    /// Copies still to translate: the body, the block it joins, its Cranelift block
-    /// (whose parameter is the lanes to restore at the join).
-    pending: Vec<(BlockId, BlockId, Block)>,
-}
-
-impl Joins {
-    /// `instrument`: the sanitizer build (keeps the dispatcher).
-    pub(crate) fn new(f: &ir::Function, instrument: bool) -> Joins {
-        let mut preds = IdxVec::from_elem(0u32, f.blocks.len());
-        for blk in &f.blocks {
-            for s in blk.term.successors() {
-                if let Some(n) = preds.get_mut(s) {
-                    *n += 1;
-                }
-            }
-        }
-        Joins {
-            on: enabled() && !instrument,
-            preds,
-            pending: Vec::new(),
-        }
-    }
-}
+use cranelift_codegen::ir::{InstBuilder, Value};
 
 impl FuncTranslator<'_> {
     /// For the branch ending the current block (convergent variant) to `taken` or

@@ -19,6 +19,7 @@ pub(crate) mod cont;
 mod dispatch;
 pub(crate) mod funcs;
 mod grouped;
+pub(crate) mod join;
 pub(crate) mod lanes;
 pub(crate) mod regfile;
 pub(crate) mod scalar;
@@ -186,7 +187,7 @@ pub(crate) struct FuncTranslator<'a> {
     pub quick: bool,
     /// If-then bodies run under the branch's mask without the dispatcher
     /// (`control::join`).
-    pub joins: crate::jit::control::join::Joins,
+    pub joins: join::Joins,
 }
 
 /// What building any function of a module reads: the module, its layout, and the
@@ -357,7 +358,7 @@ pub(crate) fn build(
         liveness: None,
         zero8,
         quick,
-        joins: crate::jit::control::join::Joins::new(f, instrument),
+        joins: join::Joins::new(f, instrument),
     };
     // A kernel (not a `.func`, not a continuation kernel, which returns at its
     // barriers) runs the warps chained by `WarpCtx::next` in one call: each starts at

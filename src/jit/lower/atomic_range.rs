@@ -145,6 +145,8 @@ impl FuncTranslator<'_> {
         let f = self.f;
         let blk = f.blocks.get(BlockId(self.cur_block as u32))?;
         let k = blk.insts.iter().position(|i| i.id == inst)?;
+        // The pattern first: the liveness analysis only where it matches.
+        masked_span(&blk.insts, k, addr, |_| Some(0))?;
         let live = self.liveness.get_or_insert_with(|| Liveness::of(f));
         let entry = live.before(f, BlockId(0), 0);
         let (c, m) = masked_span(&blk.insts, k, addr, |u| {

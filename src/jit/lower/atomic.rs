@@ -68,6 +68,10 @@ impl FuncTranslator<'_> {
                 dst,
                 inst,
                 imm: imm.zip(vals.first().cloned()),
+                span: match space {
+                    Space::Shared => self.atom_span(addr, inst),
+                    _ => None,
+                },
             };
             self.atom_inline(&a, mask, uniform)?;
         } else {

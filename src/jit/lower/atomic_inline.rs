@@ -129,6 +129,9 @@ pub(crate) struct AtomInst {
     /// a constant instead of loading operand slot 0, which only the helper path fills
     /// (from the splat).
     pub imm: Option<(u64, WarpValue)>,
+    /// `.shared`: `(lo, M)` where every lane's address lies in `[lo, lo + M]`
+    /// (`atomic_range`).
+    pub span: Option<(u64, u64)>,
 }
 
 impl FuncTranslator<'_> {
@@ -262,6 +265,11 @@ impl FuncTranslator<'_> {
     fn atom_check_vector(&mut self, a: &AtomInst, bits: Value, ok: Block, other: Block) {
         let len = a.ty.bytes() as i64;
         let shared = a.space == Space::Shared;
+        let aligned = |&(lo, m): &(u64, u64)| (lo | m) % len as u64 == 0;
+        if let (true, Some((lo, m))) = (shared, a.span.filter(aligned)) {
+            self.check_span(lo + m, len, ok, other);
+            return;
+        }
         let (lo, top, good) = if shared {
             let size = self.load_ctx(I64, offset_of!(WarpCtx, shared_size), true);
             let zero = lanes::iconst64(&mut self.b, 0);
@@ -395,6 +403,23 @@ impl FuncTranslator<'_> {
         let loal = self.b.ins().icmp_imm_u(IntCC::Equal, lol, 0);
         let all = self.b.ins().band(all, loal);
         let pass = self.b.ins().band(all, good);
+        self.b.ins().brif(pass, ok, &[], other, &[]);
+    }
+
+    /// The range fact's test (`atomic_range`): every lane's shared address is aligned
+    /// and at most `hi`, so in the window where `hi + len <= size` and the window's host
+    /// base is aligned. Branches to `ok` or `other` (the exact lane-by-lane test).
+    fn check_span(&mut self, hi: u64, len: i64, ok: Block, other: Block) {
+        let size = self.load_ctx(I64, offset_of!(WarpCtx, shared_size), true);
+        let base = self.load_ctx(I64, offset_of!(WarpCtx, shared_base), true);
+        let need = hi as i64 + len;
+        let inr = self
+            .b
+            .ins()
+            .icmp_imm_u(IntCC::UnsignedGreaterThanOrEqual, size, need);
+        let low = self.b.ins().band_imm_u(base, len - 1);
+        let al = self.b.ins().icmp_imm_u(IntCC::Equal, low, 0);
+        let pass = self.b.ins().band(inr, al);
         self.b.ins().brif(pass, ok, &[], other, &[]);
     }
 

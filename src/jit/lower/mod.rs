@@ -8,6 +8,7 @@ pub(crate) mod affine;
 pub(crate) mod asyncop;
 pub(crate) mod atomic;
 pub(crate) mod atomic_inline;
+pub(crate) mod atomic_range;
 pub(crate) mod carry;
 pub(crate) mod compare;
 pub(crate) mod convert;

@@ -733,7 +733,9 @@ impl FuncTranslator<'_> {
 /// a block's entry (`ir::analysis::liveness`, per thread: a lane that waits at a block,
 /// or has exited or returned, writes them again before it reads them) and read only by
 /// instructions that read their own lane's value (a `shfl`, `mma`, `match`, ... may read
-/// a lane that is not running, which sees its old value in the interpreter), and by no
+/// a lane that is not running, which sees its old value in the interpreter; an `atom`
+/// reads its running lanes' address and operands only, a vector range check over every
+/// lane only deciding between the inline access and the exact per-lane test), and by no
 /// terminator but as a branch's guard.
 pub(crate) fn block_local_regs(f: &ir::Function) -> RegSet {
     use crate::ir::analysis::liveness::{inst_effect, term_effect, Liveness};
@@ -763,6 +765,7 @@ pub(crate) fn block_local_regs(f: &ir::Function) -> RegSet {
                     | InstKind::MinMax { .. }
                     | InstKind::Copysign { .. }
                     | InstKind::Testp { .. }
+                    | InstKind::Atom { .. }
             );
             if !own_lane {
                 for r in inst_effect(f, i).uses {

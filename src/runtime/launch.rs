@@ -777,6 +777,30 @@ fn run_cta(
         });
     }
     let warps = &mut slots[..nwarps * ctaids.len()];
+    reset_warps(sh, warps, ctaids, nwarps);
+
+    if let Some(s) = &sh.san {
+        // The cluster's CTAs by rank, with their shared windows and `.local` areas.
+        let ctas: Vec<crate::exec::sanitize::UnitCta> = (ctaids.iter().enumerate())
+            .map(|(rank, &ctaid)| crate::exec::sanitize::UnitCta {
+                ctaid,
+                shared_base: wm.cluster_shared.get(rank).copied().unwrap_or(0),
+                local_root: wm.local_base + rank as u64 * cta_local,
+            })
+            .collect();
+        s.unit_start(ntid, nwarps, &ctas);
+    }
+    if !sh.uses_barriers {
+        return run_warps(sh, warps, ctaids, nwarps);
+    }
+    run_cta_with_barriers(sh, warps, ctaids, stacks)
+}
+
+/// Sets what differs in each unit: the warps' `%ctaid`, `%clusterid` (or every
+/// cluster register), live lanes, status and call state, and the env fields a warp can
+/// have changed.
+#[inline]
+fn reset_warps(sh: &LaunchShared, warps: &mut [WarpSlot], ctaids: &[[u32; 3]], nwarps: usize) {
     // Without barriers, calls or mbarrier waits (and not instrumented) a warp only ever
     // changes its env's `mbar` and `alloca_used` and still ends OK: faults and errors
     // stop the warp, and a stopped warp ends its worker (with its slots); arrivals,
@@ -823,25 +847,9 @@ fn run_cta(
         ctx.call_depth = 0;
         ctx.resume = 0;
     }
-
-    if let Some(s) = &sh.san {
-        // The cluster's CTAs by rank, with their shared windows and `.local` areas.
-        let ctas: Vec<crate::exec::sanitize::UnitCta> = (ctaids.iter().enumerate())
-            .map(|(rank, &ctaid)| crate::exec::sanitize::UnitCta {
-                ctaid,
-                shared_base: wm.cluster_shared.get(rank).copied().unwrap_or(0),
-                local_root: wm.local_base + rank as u64 * cta_local,
-            })
-            .collect();
-        s.unit_start(ntid, nwarps, &ctas);
-    }
-    if !sh.uses_barriers {
-        return run_warps(sh, warps, ctaids, nwarps);
-    }
-    run_cta_with_barriers(sh, warps, ctaids, stacks)
 }
 
-/// Whether the fields of `env` that [`run_cta`] resets for kernels with barriers hold
+/// Whether the fields of `env` that [`reset_warps`] resets for kernels with barriers hold
 /// their reset values (checked in debug builds where it skips them).
 fn env_is_reset(env: &WarpEnv) -> bool {
     env.fault.is_none()

@@ -35,6 +35,7 @@ use crate::jit::JitError;
 use cranelift_codegen::ir::condcodes::IntCC;
 use cranelift_codegen::ir::types::{I16, I32, I32X4, I64, I64X2, I8};
 use cranelift_codegen::ir::{Block, BlockArg, InstBuilder, MemFlagsData, Value};
+use cranelift_frontend::Variable;
 use std::mem::offset_of;
 
 /// What the shape analysis (`ir::analysis::shape`) proves about the lane addresses of
@@ -386,17 +387,7 @@ impl FuncTranslator<'_> {
             self.b.append_block_param(fast, I64);
             self.b.ins().jump(slow, &[]);
         } else {
-            let later = self.later_store(space, eb, addr, inst);
-            let entry = Entry {
-                inst: later.unwrap_or(inst),
-                write: later.is_some(),
-            };
-            let known = later.map(|st| {
-                let v = self.b.declare_var(I8);
-                self.b.def_var(v, self.zero8);
-                self.store_memo.insert(st, (inst, v));
-                v
-            });
+            let (entry, known) = self.load_entry(space, eb, addr, inst);
             self.branch_fast(space, eb, a, false, entry, mask, fast, slow, proof)?;
             if let Some(v) = known {
                 self.b.switch_to_block(fast);
@@ -613,6 +604,30 @@ impl FuncTranslator<'_> {
         self.b.ins().jump(cont, &[]);
         self.b.switch_to_block(cont);
         Ok(())
+    }
+
+    /// The region-cache entry a coalesced load `inst` tests: its own, or a later
+    /// store's ([`Self::later_store`]), then with the i8 variable (zero here) that the
+    /// load's fast path sets for the store (`store_memo`).
+    fn load_entry(
+        &mut self,
+        space: Space,
+        eb: u32,
+        addr: &Address,
+        inst: InstId,
+    ) -> (Entry, Option<Variable>) {
+        let later = self.later_store(space, eb, addr, inst);
+        let entry = Entry {
+            inst: later.unwrap_or(inst),
+            write: later.is_some(),
+        };
+        let known = later.map(|st| {
+            let v = self.b.declare_var(I8);
+            self.b.def_var(v, self.zero8);
+            self.store_memo.insert(st, (inst, v));
+            v
+        });
+        (entry, known)
     }
 
     /// The store of this IR block that a coalesced load `ld.space [addr]` of `eb`-byte

@@ -752,6 +752,11 @@ fn run_cta(
         ctx.stop = &sh.stop;
         ctx.sreg = sh.sreg;
         ctx.sreg.smid = wm.index;
+        // (Per CTA below only `clusterid` when clusters are single CTAs: the other
+        // cluster registers are the same in every CTA, and no code writes `sreg`.)
+        ctx.sreg.set_cluster(ctaids[rank], sh.cfg.grid, sh.cluster);
+        // (Read only by split calls; the same in every CTA of the launch.)
+        env.split.stack_bytes = sh.stack_bytes;
         if sh.local_size > 0 {
             let base = wm.local_base + rank as u64 * cta_local;
             for (lane, b) in ctx.local_base.iter_mut().enumerate() {
@@ -772,36 +777,7 @@ fn run_cta(
         });
     }
     let warps = &mut slots[..nwarps * ctaids.len()];
-    // (Warp `k` belongs to CTA `k / nwarps`; counted, not divided.)
-    let (mut rank, mut in_rank) = (0usize, 0usize);
-    for slot in warps.iter_mut() {
-        if in_rank == nwarps {
-            (rank, in_rank) = (rank + 1, 0);
-        }
-        in_rank += 1;
-        let env = &mut *slot.env;
-        env.fault = None;
-        env.error = None;
-        env.error_at = None;
-        env.yielder = None;
-        env.arrivals.clear();
-        env.mbar = Default::default();
-        env.pending_red = None;
-        env.split.reset();
-        env.split.stack_bytes = sh.stack_bytes;
-        if sh.alloca_bytes > 0 {
-            // (Without an alloca stack nothing changes it.)
-            env.alloca_used = [0; WARP_SIZE];
-        }
-        let ctx = &mut *slot.ctx;
-        let ctaid = ctaids[rank];
-        ctx.ctaid = ctaid;
-        ctx.sreg.set_cluster(ctaid, sh.cfg.grid, sh.cluster);
-        ctx.live = slot.live;
-        ctx.status = STATUS_OK;
-        ctx.call_depth = 0;
-        ctx.resume = 0;
-    }
+    reset_warps(sh, warps, ctaids, nwarps);
 
     if let Some(s) = &sh.san {
         // The cluster's CTAs by rank, with their shared windows and `.local` areas.
@@ -818,6 +794,71 @@ fn run_cta(
         return run_warps(sh, warps, ctaids, nwarps);
     }
     run_cta_with_barriers(sh, warps, ctaids, stacks)
+}
+
+/// Sets what differs in each unit: the warps' `%ctaid`, `%clusterid` (or every
+/// cluster register), live lanes, status and call state, and the env fields a warp can
+/// have changed.
+#[inline]
+fn reset_warps(sh: &LaunchShared, warps: &mut [WarpSlot], ctaids: &[[u32; 3]], nwarps: usize) {
+    // Without barriers, calls or mbarrier waits (and not instrumented) a warp only ever
+    // changes its env's `mbar` and `alloca_used` and still ends OK: faults and errors
+    // stop the warp, and a stopped warp ends its worker (with its slots); arrivals,
+    // `bar.red`, coroutines and split calls need barriers or calls. So the other
+    // fields are still as `WarpEnv::new` or the last full reset left them.
+    let clean = !sh.uses_barriers && sh.san.is_none();
+    let single = sh.cluster.iter().all(|&c| c <= 1);
+    // (Warp `k` belongs to CTA `k / nwarps`; counted, not divided.)
+    let (mut rank, mut in_rank) = (0usize, 0usize);
+    for slot in warps.iter_mut() {
+        if in_rank == nwarps {
+            (rank, in_rank) = (rank + 1, 0);
+        }
+        in_rank += 1;
+        let env = &mut *slot.env;
+        if clean {
+            debug_assert!(
+                env_is_reset(env),
+                "a barrier-free warp left its env changed"
+            );
+        } else {
+            env.fault = None;
+            env.error = None;
+            env.error_at = None;
+            env.yielder = None;
+            env.arrivals.clear();
+            env.pending_red = None;
+            env.split.reset();
+        }
+        env.mbar = Default::default();
+        if sh.alloca_bytes > 0 {
+            // (Without an alloca stack nothing changes it.)
+            env.alloca_used = [0; WARP_SIZE];
+        }
+        let ctx = &mut *slot.ctx;
+        let ctaid = ctaids[rank];
+        ctx.ctaid = ctaid;
+        match single {
+            true => ctx.sreg.clusterid = ctaid,
+            false => ctx.sreg.set_cluster(ctaid, sh.cfg.grid, sh.cluster),
+        }
+        ctx.live = slot.live;
+        ctx.status = STATUS_OK;
+        ctx.call_depth = 0;
+        ctx.resume = 0;
+    }
+}
+
+/// Whether the fields of `env` that [`reset_warps`] resets for kernels with barriers hold
+/// their reset values (checked in debug builds where it skips them).
+fn env_is_reset(env: &WarpEnv) -> bool {
+    env.fault.is_none()
+        && env.error.is_none()
+        && env.error_at.is_none()
+        && env.yielder.is_none()
+        && env.arrivals.is_empty()
+        && env.pending_red.is_none()
+        && env.split.owned == u32::MAX
 }
 
 /// Runs the warps of a unit of a kernel without barriers (`nwarps` per CTA) to their

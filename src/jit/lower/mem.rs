@@ -22,8 +22,10 @@
 //! - everything else: lane addresses and data go to the scratch slot and the
 //!   `ptxjit_access` helper performs the access; a nonzero result returns from the kernel.
 
+use super::mem_fast::Entry;
 use crate::exec::ctx::{AccessReq, WarpCtx};
 use crate::ir::analysis::shape::{Fact, Shape};
+use crate::ir::InstKind;
 use crate::ir::{AddrBase, Address, InstId, Operand, RegClass, RegId, Space, Type, VarRef};
 use crate::jit::abi::Helper;
 use crate::jit::helpers::control::ISSPACEP_SPACES;
@@ -33,6 +35,7 @@ use crate::jit::JitError;
 use cranelift_codegen::ir::condcodes::IntCC;
 use cranelift_codegen::ir::types::{I16, I32, I32X4, I64, I64X2, I8};
 use cranelift_codegen::ir::{Block, BlockArg, InstBuilder, MemFlagsData, Value};
+use cranelift_frontend::Variable;
 use std::mem::offset_of;
 
 /// What the shape analysis (`ir::analysis::shape`) proves about the lane addresses of
@@ -384,7 +387,13 @@ impl FuncTranslator<'_> {
             self.b.append_block_param(fast, I64);
             self.b.ins().jump(slow, &[]);
         } else {
-            self.branch_fast(space, eb, a, false, inst, mask, fast, slow, proof)?;
+            let (entry, known) = self.load_entry(space, eb, addr, inst);
+            self.branch_fast(space, eb, a, false, entry, mask, fast, slow, proof)?;
+            if let Some(v) = known {
+                self.b.switch_to_block(fast);
+                let one = self.b.ins().iconst(I8, 1);
+                self.b.def_var(v, one);
+            }
         }
         // Fast path: whole-vector loads.
         self.b.switch_to_block(fast);
@@ -553,7 +562,29 @@ impl FuncTranslator<'_> {
         let fast = self.b.create_block();
         let slow = self.b.create_block();
         let proof = (shape.0 == AddrShape::Contiguous).then_some(shape.1);
-        self.branch_fast(space, eb, a, true, inst, mask, fast, slow, proof)?;
+        let entry = Entry { inst, write: true };
+        match self.store_memo.remove(&inst) {
+            Some((_, known)) => {
+                // A load of this block found the range in place for this store: with all
+                // 32 lanes active, straight to the vector store at lane 0's address.
+                let bits = self.mbits(mask);
+                let full = self.b.ins().icmp_imm_u(IntCC::Equal, bits, u32::MAX as i64);
+                let k = self.b.use_var(known);
+                let k = self.b.ins().icmp_imm_u(IntCC::NotEqual, k, 0);
+                let go = self.b.ins().band(full, k);
+                let a0 = match self.affine_lane0(a) {
+                    Some(x) => x,
+                    None => self.b.ins().extractlane(a.v[0], 0),
+                };
+                let (direct, tested) = (self.b.create_block(), self.b.create_block());
+                self.b.ins().brif(go, direct, &[], tested, &[]);
+                self.b.switch_to_block(tested);
+                self.branch_fast(space, eb, a, true, entry, mask, fast, slow, proof)?;
+                self.b.switch_to_block(direct);
+                self.b.ins().jump(fast, &[BlockArg::Value(a0)]);
+            }
+            None => self.branch_fast(space, eb, a, true, entry, mask, fast, slow, proof)?,
+        }
         self.b.switch_to_block(fast);
         let h = self.b.block_params(fast)[0];
         if again {
@@ -573,6 +604,73 @@ impl FuncTranslator<'_> {
         self.b.ins().jump(cont, &[]);
         self.b.switch_to_block(cont);
         Ok(())
+    }
+
+    /// The region-cache entry a coalesced load `inst` tests: its own, or a later
+    /// store's ([`Self::later_store`]), then with the i8 variable (zero here) that the
+    /// load's fast path sets for the store (`store_memo`).
+    fn load_entry(
+        &mut self,
+        space: Space,
+        eb: u32,
+        addr: &Address,
+        inst: InstId,
+    ) -> (Entry, Option<Variable>) {
+        let later = self.later_store(space, eb, addr, inst);
+        let entry = Entry {
+            inst: later.unwrap_or(inst),
+            write: later.is_some(),
+        };
+        let known = later.map(|st| {
+            let v = self.b.declare_var(I8);
+            self.b.def_var(v, self.zero8);
+            self.store_memo.insert(st, (inst, v));
+            v
+        });
+        (entry, known)
+    }
+
+    /// The store of this IR block that a coalesced load `ld.space [addr]` of `eb`-byte
+    /// elements (instruction `inst`, all lanes converged) can test the range of: the
+    /// first later `st.space` of one element of `eb` bytes at the same register and
+    /// offset (the same lane addresses), with no write of the register from the load on.
+    /// A load whose fast path passes the range test against that store's region-cache
+    /// entry (writable regions only) has tested the store's range, shape and alignment
+    /// too (`store_memo`); a load from a read-only region that such a store follows
+    /// takes the helper (the store faults, unless its lanes are all inactive).
+    fn later_store(&self, space: Space, eb: u32, addr: &Address, inst: InstId) -> Option<InstId> {
+        let AddrBase::Reg(r) = addr.base else {
+            return None;
+        };
+        if !matches!(space, Space::Global | Space::Generic) || self.mode != Mode::Conv {
+            return None;
+        }
+        let insts = &self
+            .f
+            .blocks
+            .get(crate::ir::BlockId(self.cur_block as u32))?
+            .insts;
+        let at = insts.iter().position(|i| i.id == inst)?;
+        if insts[at].kind.defs().contains(&r) {
+            return None;
+        }
+        for i in &insts[at + 1..] {
+            if let InstKind::St {
+                space: s,
+                ty,
+                srcs,
+                addr: a,
+            } = &i.kind
+            {
+                if *s == space && a == addr && ty.bytes() == eb && srcs.len() == 1 {
+                    return Some(i.id);
+                }
+            }
+            if i.kind.defs().contains(&r) {
+                return None;
+            }
+        }
+        None
     }
 
     /// A store that is not one whole-warp vector store, its data in the scratch data

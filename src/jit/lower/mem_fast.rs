@@ -15,13 +15,21 @@ use cranelift_codegen::ir::types::{I16X8, I32X4, I64, I64X2, I8, I8X16};
 use cranelift_codegen::ir::{Block, BlockArg, InstBuilder, MemFlagsData, Value};
 use std::mem::offset_of;
 
+/// The region-cache entry a coalesced access tests: instruction `inst`'s, filled by
+/// lookups that ask for a writable region when `write`.
+#[derive(Clone, Copy)]
+pub(super) struct Entry {
+    pub inst: InstId,
+    pub write: bool,
+}
+
 impl FuncTranslator<'_> {
     /// The coalesced-access test: returns (shape ok: i8, location ok: i8, host address of
     /// lane 0). The shape covers consecutive lanes, alignment and (stores) a full warp;
     /// the location is the shared window or the instruction's cached region. With
     /// `proven` (the shape analysis proved the active lanes consecutive), the lanes are
     /// not compared: all 32 lanes must be active instead, so that lane 0's address is
-    /// an active lane's.
+    /// an active lane's. `entry`: the region-cache entry tested.
     #[allow(clippy::too_many_arguments)]
     pub(super) fn fast_check(
         &mut self,
@@ -29,7 +37,7 @@ impl FuncTranslator<'_> {
         eb: u32,
         a: &WarpValue,
         write: bool,
-        inst: InstId,
+        entry: Entry,
         mask: &mut Mask,
         proven: bool,
     ) -> (Value, Value, Value) {
@@ -65,7 +73,7 @@ impl FuncTranslator<'_> {
             loc = l;
             h
         } else {
-            loc = self.in_cached_region(inst, a0, len);
+            loc = self.in_cached_region(entry.inst, a0, len);
             a0
         };
         let and = |b: &mut cranelift_frontend::FunctionBuilder, ok: Option<Value>, x| {
@@ -96,7 +104,9 @@ impl FuncTranslator<'_> {
     /// asks the runtime's region table (`ptxjit_region`) and refills the instruction's
     /// cache; anything else goes to `slow`. `proof`: when the shape analysis proved the
     /// lanes consecutive (see [`Self::fast_check`]); for [`Proof::RowsLaunch`] the
-    /// launch is tested first, and other launches take the compared path.
+    /// launch is tested first, and other launches take the compared path. `entry`: the
+    /// region-cache entry tested and filled (the instruction's own, or for a load that
+    /// a store of the same range follows, the store's: `mem::store_memo`).
     #[allow(clippy::too_many_arguments)]
     pub(super) fn branch_fast(
         &mut self,
@@ -104,7 +114,7 @@ impl FuncTranslator<'_> {
         eb: u32,
         a: &WarpValue,
         write: bool,
-        inst: InstId,
+        entry: Entry,
         mask: &mut Mask,
         fast: Block,
         slow: Block,
@@ -121,7 +131,7 @@ impl FuncTranslator<'_> {
                 eb,
                 a,
                 write,
-                inst,
+                entry,
                 mask,
                 [fast, slow, slow],
                 false,
@@ -130,7 +140,16 @@ impl FuncTranslator<'_> {
         // The compared test: for launches the proof does not cover, and for loads whose
         // mask is partial (their inactive lanes may still hold consecutive addresses).
         if write && proof == Proof::Always {
-            return self.branch_fast_one(space, eb, a, write, inst, mask, [fast, slow, slow], true);
+            return self.branch_fast_one(
+                space,
+                eb,
+                a,
+                write,
+                entry,
+                mask,
+                [fast, slow, slow],
+                true,
+            );
         }
         let compared = self.b.create_block();
         if proof == Proof::RowsLaunch {
@@ -140,9 +159,9 @@ impl FuncTranslator<'_> {
             self.b.switch_to_block(yes);
         }
         let fail = if write { slow } else { compared };
-        self.branch_fast_one(space, eb, a, write, inst, mask, [fast, slow, fail], true)?;
+        self.branch_fast_one(space, eb, a, write, entry, mask, [fast, slow, fail], true)?;
         self.b.switch_to_block(compared);
-        self.branch_fast_one(space, eb, a, write, inst, mask, [fast, slow, slow], false)
+        self.branch_fast_one(space, eb, a, write, entry, mask, [fast, slow, slow], false)
     }
 
     /// One test of [`Self::branch_fast`]: a well-shaped access in place goes to `fast`,
@@ -154,12 +173,12 @@ impl FuncTranslator<'_> {
         eb: u32,
         a: &WarpValue,
         write: bool,
-        inst: InstId,
+        entry: Entry,
         mask: &mut Mask,
         [fast, slow, fail]: [Block; 3],
         proven: bool,
     ) -> Result<(), JitError> {
-        let (shape, loc, h) = self.fast_check(space, eb, a, write, inst, mask, proven);
+        let (shape, loc, h) = self.fast_check(space, eb, a, write, entry, mask, proven);
         let hv = [BlockArg::Value(h)];
         if space == Space::Shared {
             if fail == slow {
@@ -180,7 +199,7 @@ impl FuncTranslator<'_> {
         self.b.ins().brif(loc, fast, &hv, lookup, &[]);
         self.b.switch_to_block(lookup);
         let len = lanes::iconst64(&mut self.b, 32 * eb as u64);
-        let found = self.region_lookup(inst, h, len, write)?;
+        let found = self.region_lookup(entry.inst, h, len, entry.write)?;
         self.b.ins().brif(found, fast, &hv, slow, &[]);
         Ok(())
     }

@@ -15,6 +15,10 @@ impl FuncTranslator<'_> {
                 self.pred_bits.remove(&d);
             }
         }
+        if !self.store_memo.is_empty() {
+            // (A load translated again leaves only what this translation finds.)
+            self.store_memo.retain(|_, (load, _)| *load != i.id);
+        }
         let r = self.inst_kind(i);
         if !self.halves_memo.is_empty() {
             self.halves_forget(&i.kind.defs());

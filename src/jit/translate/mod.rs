@@ -171,6 +171,11 @@ pub(crate) struct FuncTranslator<'a> {
     /// window of the register's whole run of loads. Forgotten at each IR block's start
     /// and after each write of the register.
     pub halves_memo: HashMap<RegId, ([Variable; 3], bool, bool)>,
+    /// Stores whose range an earlier load of this IR block tested (`lower::mem`,
+    /// `store_memo`): per store, the load and an i8 variable, non-zero where that load
+    /// found the range in place for the store. Forgotten at each IR block's end and
+    /// when the load is translated again.
+    pub store_memo: HashMap<InstId, (InstId, Variable)>,
     /// Predicate registers whose lane bits (an i32 variable, bit `l` = lane `l`, valid
     /// in the lanes active when it was set) an unguarded `setp` of this IR block
     /// computed from scalars (`lower::affine::affine_cmp_bits`): branches and guards
@@ -354,6 +359,7 @@ pub(crate) fn build(
         blind_read: false,
         local_regs: crate::jit::translate::regfile::block_local_regs(f),
         halves_memo: HashMap::new(),
+        store_memo: HashMap::new(),
         pred_bits: HashMap::new(),
         liveness: None,
         zero8,
@@ -462,6 +468,7 @@ impl<'a> FuncTranslator<'a> {
         }
         self.count_block(cov, i);
         self.halves_forget_all();
+        self.store_memo.clear();
         self.pred_bits.clear();
         self.shapes.0.enter(id, &mut self.shape_now.0);
         self.shapes.1.enter(id, &mut self.shape_now.1);

@@ -10,6 +10,7 @@
 //! | `PTXJIT_VERIFY` | [`EnvConfig::jit_verify`] | set: run Cranelift's verifier (always on in debug builds) |
 //! | `PTXJIT_CHECK_SHAPES` | [`EnvConfig::check_shapes`] | `1`: the interpreter checks every shape the analysis claims |
 //! | `PTXJIT_SANITIZE` | [`EnvConfig::sanitize`] | `memcheck,racecheck,initcheck,synccheck[,report-only]` or `all` (see [`SanitizeOptions::parse`]) |
+//! | `PTXJIT_CODE_DUMP` | [`EnvConfig::code_dump_dir`] | a directory: the JIT writes each finalized function's machine code there (`<symbol>.bin`, load address in `<symbol>.addr`) |
 
 /// The settings of the environment (read afresh by each [`EnvConfig::read`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -49,6 +50,17 @@ impl EnvConfig {
                 .and_then(|v| SanitizeOptions::parse(&v).ok())
                 .filter(|o| o.any()),
         }
+    }
+}
+
+impl EnvConfig {
+    /// `PTXJIT_CODE_DUMP`: the directory the JIT writes each finalized function's machine
+    /// code to, as loaded, for mapping `perf` samples to instructions (a path, so not a
+    /// field of the `Copy` [`EnvConfig`]).
+    pub fn code_dump_dir() -> Option<std::path::PathBuf> {
+        std::env::var_os("PTXJIT_CODE_DUMP")
+            .filter(|v| !v.is_empty())
+            .map(std::path::PathBuf::from)
     }
 }
 

@@ -389,6 +389,62 @@ fn bar_live_registers_across_barriers() {
     }
 }
 
+/// Scheduling units of several CTAs (clusters of 2 and 4, a cooperative grid of 3):
+/// the continuation loop chains each CTA's warps only within the CTA (`chain_next`) and
+/// counts each CTA's lanes apart; both backends against the Rust reference, partial
+/// warps, 1 and 2 workers, in order and under a random warp order.
+#[test]
+fn bar_live_units_of_several_ctas() {
+    for threads in [1, 2] {
+        let dev = Device::with_options(DeviceOptions {
+            threads,
+            ..Default::default()
+        })
+        .expect("device");
+        for backend in [Backend::Jit, Backend::Interp] {
+            let m = module_at(&dev, "tests/ptx/bar_live.ptx", backend);
+            for (grid, block, cluster, coop) in [
+                (4u32, 256u32, 2u32, false),
+                (4, 96, 4, false),
+                (2, 40, 2, false),
+                (3, 72, 1, true),
+            ] {
+                for (k, schedule) in [
+                    (0u32, Schedule::InOrder),
+                    (2, Schedule::InOrder),
+                    (7, Schedule::InOrder),
+                    (7, Schedule::Random(9)),
+                ] {
+                    let n = (grid * block) as usize;
+                    let out = dev.alloc_from(&vec![FILL; n]).unwrap();
+                    let mut c = cfg([grid, 1, 1], [block, 1, 1], backend).schedule(schedule);
+                    c = match coop {
+                        true => c.cooperative(true),
+                        false => c.cluster([cluster, 1, 1]),
+                    };
+                    let what = format!(
+                        "bar_live {backend:?} {grid}x{block} cluster={cluster} coop={coop} \
+                         k={k} {schedule:?} t={threads}"
+                    );
+                    launch(
+                        &dev,
+                        &m,
+                        "bar_live",
+                        &c,
+                        &[arg(&out), KernelArg::U32(k)],
+                        &what,
+                    );
+                    let got: Vec<u32> = dev.read(&out).unwrap();
+                    let want: Vec<u32> = (0..grid)
+                        .flat_map(|c| (0..block).map(move |t| live_reference(c, t, k)))
+                        .collect();
+                    assert_eq!(got, want, "{what}");
+                }
+            }
+        }
+    }
+}
+
 /// The reference of `tests/ptx/bar_chain.ptx`'s `bar_ticket` for one CTA of `n` threads
 /// in the in-order schedule: every round runs the CTA's warps in order and each warp's
 /// lanes in ascending order, so the tickets go in `%tid.x` order, round after round;

@@ -166,3 +166,20 @@ pub fn kernel_stats(
     }
     Ok(out)
 }
+
+/// `PTXJIT_CODE_DUMP`: writes one finalized function's machine code, as loaded, to
+/// `dir/<symbol>.bin` and its load address (`0x…`) to `dir/<symbol>.addr`, so that
+/// `objdump -D -b binary -m i386:x86-64 --adjust-vma=ADDR` lines up with `perf`'s
+/// sample addresses. A failure is a warning on stderr, never an error of the compile.
+pub(crate) fn write_code(dir: &std::path::Path, symbol: &str, code: &[u8]) {
+    let addr = format!("{:#x}\n", code.as_ptr() as usize);
+    let r = std::fs::create_dir_all(dir)
+        .and_then(|()| std::fs::write(dir.join(format!("{symbol}.bin")), code))
+        .and_then(|()| std::fs::write(dir.join(format!("{symbol}.addr")), addr));
+    if let Err(e) = r {
+        eprintln!(
+            "ptxjit: warning: cannot write the code of {symbol} to {}: {e}",
+            dir.display()
+        );
+    }
+}

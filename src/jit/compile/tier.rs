@@ -486,6 +486,9 @@ pub(crate) fn compile_code(
     let mut frames = HashMap::new();
     let mut conts = HashSet::new();
     let mut times = HashMap::new();
+    let code_dump = crate::config::EnvConfig::code_dump_dir();
+    // (tier, id, code bytes) of every function, for `PTXJIT_CODE_DUMP`.
+    let mut sizes = Vec::new();
     // Functions and the kernels that may call them share one Cranelift module, of the
     // tier of the largest of them.
     let has_funcs = chosen.iter().any(|(_, f)| f.kind == ir::FuncKind::Func);
@@ -545,6 +548,7 @@ pub(crate) fn compile_code(
             times.insert(fid, t0.elapsed());
             if let Some(code) = cctx.compiled_code() {
                 frames.insert(fid, stats::frame_bytes(code.code_buffer(), &cctx.func));
+                sizes.push((tier as usize, id, code.code_buffer().len()));
             }
             if f.kind == ir::FuncKind::Entry {
                 ids.push((fid, tier, id));
@@ -583,6 +587,16 @@ pub(crate) fn compile_code(
                                 unsafe { std::mem::transmute::<*const u8, KernelFn>(p) };
                             let frame = frames.get(&fid).copied().unwrap_or(0);
                             table.kernels.insert(fid, (kf, frame));
+                        }
+                    }
+                    if let Some(dir) = &code_dump {
+                        for &(_, id, len) in sizes.iter().filter(|s| s.0 == t) {
+                            let p = cm.get_finalized_function(id);
+                            // SAFETY: a finalized function's code is `len` readable bytes
+                            // at `p` (cranelift-jit copies the whole code buffer there).
+                            let code = unsafe { std::slice::from_raw_parts(p, len) };
+                            let decl = cm.declarations().get_function_decl(id);
+                            super::dump::write_code(dir, &decl.linkage_name(id), code);
                         }
                     }
                 }

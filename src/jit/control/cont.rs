@@ -49,9 +49,10 @@ impl FuncTranslator<'_> {
     /// goes to the resume block (filled by [`Self::build_resume`]), others on to `start`.
     pub(crate) fn cont_entry(&mut self, start: Block, resume: Block) {
         let r = self.load_ctx(I32, offset_of!(WarpCtx, resume), false);
-        if let Some(cl) = &self.cont_live {
+        if let Some(cl) = &mut self.cont_live {
             let zero = self.b.ins().iconst(I8, 0);
             self.b.def_var(cl.resumed, zero);
+            cl.resume_at = Some(r);
         }
         self.b.ins().brif(r, resume, &[], start, &[]);
     }
@@ -363,8 +364,13 @@ impl FuncTranslator<'_> {
         }
         self.b.switch_to_block(resume);
         // One resume point: no need to read which.
-        let r = match restores.len() {
-            1 => None,
+        let r = match (
+            restores.len(),
+            self.cont_live.as_ref().and_then(|c| c.resume_at),
+        ) {
+            (1, _) => None,
+            // (Read in the chain's head, which this block's only predecessor ends.)
+            (_, Some(r)) => Some(r),
             _ => Some(self.load_ctx(I32, offset_of!(WarpCtx, resume), false)),
         };
         let zero = lanes::iconst32(&mut self.b, 0);

@@ -76,6 +76,9 @@ pub(crate) struct ContLive {
     pub ran: Variable,
     /// ... and the warp's live lanes when its step began (`i32`).
     pub step_live: Variable,
+    /// `WarpCtx::resume` as the chain's head read it (`control::cont::cont_entry`),
+    /// which the resume block it dominates dispatches on without reading it again.
+    pub resume_at: Option<Value>,
 }
 
 impl ContLive {
@@ -109,6 +112,7 @@ impl ContLive {
             need,
             ran,
             step_live: b.declare_var(I32),
+            resume_at: None,
         }
     }
 

@@ -21,8 +21,9 @@ pub(crate) struct Joins {
 }
 
 impl Joins {
-    /// `instrument`: the sanitizer build (keeps the dispatcher).
-    pub(crate) fn new(f: &ir::Function, instrument: bool) -> Joins {
+    /// `keep_dispatcher`: the sanitizer build, and the quick tier (a body's second
+    /// copy is compile time a first launch would pay for run time it may never use).
+    pub(crate) fn new(f: &ir::Function, keep_dispatcher: bool) -> Joins {
         let mut preds = IdxVec::from_elem(0u32, f.blocks.len());
         for blk in &f.blocks {
             for s in blk.term.successors() {
@@ -32,7 +33,7 @@ impl Joins {
             }
         }
         Joins {
-            on: enabled() && !instrument,
+            on: enabled() && !keep_dispatcher,
             preds,
             pending: Vec::new(),
         }

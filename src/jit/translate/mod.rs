@@ -364,7 +364,7 @@ pub(crate) fn build(
         liveness: None,
         zero8,
         quick,
-        joins: join::Joins::new(f, instrument),
+        joins: join::Joins::new(f, instrument || quick),
     };
     // A kernel (not a `.func`, not a continuation kernel, which returns at its
     // barriers) runs the warps chained by `WarpCtx::next` in one call: each starts at

@@ -1,8 +1,9 @@
-//! Global integer atomics with dead destinations whose lanes hit the same words (the
-//! JIT combines a 64-byte line's lanes per word, `src/jit/lower/atomic_inline.rs`), on
-//! both backends and both JIT tiers, against a Rust model of each warp performing
-//! every `atom`/`red` lane by lane in ascending lane order (tests/ptx/atomics_combine.ptx):
-//! the final memory after add/and/or/xor/min/max, signed and unsigned, 32 and 64 bits.
+//! Global integer atomics whose lanes hit the same words (the JIT combines a 64-byte
+//! line's lanes per word, `src/jit/lower/atomic_inline.rs`), on both backends and both
+//! JIT tiers, against a Rust model of each warp performing every `atom`/`red` lane by
+//! lane in ascending lane order (tests/ptx/atomics_combine.ptx): the final memory after
+//! add/and/or/xor/min/max, signed and unsigned, 32 and 64 bits, with dead destinations
+//! (`combine`) and every active lane's old value where they are live (`combine_live`).
 //! Address patterns: one line's words (more lanes than words: combined) with duplicates
 //! at lanes 0, 13 and 31, with lanes inactive, with a word only inactive lanes hit; the
 //! same duplicates among distinct words on 3 lines, all lanes at one word (not provably
@@ -37,14 +38,21 @@ fn apply(k: usize, old: u64, v: u64, bits: u32) -> u64 {
     r & m
 }
 
-/// The final g after every CTA's warp ran the kernel lane by lane.
-fn model(sel: &[u32], vals: &[u32], act: &[u32], g: &[u32]) -> Vec<u32> {
+/// Words of `out` per CTA (`combine_live`).
+const OUT: usize = 768;
+
+/// (final g, out) after every CTA's warp ran the kernel lane by lane; `out` holds the
+/// old values `combine_live` stores (inactive lanes 0).
+fn model(sel: &[u32], vals: &[u32], act: &[u32], g: &[u32]) -> (Vec<u32>, Vec<u32>) {
     let mut g = g.to_vec();
-    for c in 0..g.len() / AREA {
+    let ctas = g.len() / AREA;
+    let mut out = vec![0u32; OUT * ctas];
+    for c in 0..ctas {
         let lanes = || (0..32usize).filter(|&t| act[t] != 0);
         for k in 0..8 {
             for t in lanes() {
                 let at = AREA * c + 256 * k + sel[t] as usize;
+                out[OUT * c + 32 * k + t] = g[at];
                 g[at] = apply(k, g[at] as u64, vals[t] as u64, 32) as u32;
             }
         }
@@ -52,6 +60,9 @@ fn model(sel: &[u32], vals: &[u32], act: &[u32], g: &[u32]) -> Vec<u32> {
             for t in lanes() {
                 let at = AREA * c + 256 * (k + 8) + 2 * (sel[t] & 127) as usize;
                 let old = g[at] as u64 | (g[at + 1] as u64) << 32;
+                let o = OUT * c + 256 + 64 * k + 2 * t;
+                out[o] = old as u32;
+                out[o + 1] = (old >> 32) as u32;
                 let v = (vals[t] as u64 * 65537).wrapping_sub(1 << 40);
                 let new = apply(k, old, v, 64);
                 g[at] = new as u32;
@@ -59,7 +70,7 @@ fn model(sel: &[u32], vals: &[u32], act: &[u32], g: &[u32]) -> Vec<u32> {
             }
         }
     }
-    g
+    (g, out)
 }
 
 /// (name, sel, act) for each address pattern.
@@ -127,7 +138,10 @@ fn patterns() -> Vec<(&'static str, Vec<u32>, Vec<u32>)> {
     ]
 }
 
-fn combine(backend: Backend) {
+/// `kernel` (`combine`: dead results; `combine_live`: old values to out) against the
+/// model for every pattern, both tiers, 1 and 2 CTAs.
+fn run(backend: Backend, kernel: &str) {
+    let live = kernel == "combine_live";
     let mut rng = Rng::new(1718);
     // Mixed signs and magnitudes (min/max and wrapping adds depend on them); a few
     // lanes all-ones so that and/or chains keep some bits.
@@ -139,19 +153,35 @@ fn combine(backend: Backend) {
             let dev = device_tier(tier);
             let m = module_at(&dev, PTX, backend);
             let g0: Vec<u32> = (0..AREA * ctas as usize).map(|_| rng.u32()).collect();
-            let want = model(&sel, &vals, &act, &g0);
+            let (want_g, want_out) = model(&sel, &vals, &act, &g0);
             let bsel = dev.alloc_from(&sel).unwrap();
             let bvals = dev.alloc_from(&vals).unwrap();
             let bact = dev.alloc_from(&act).unwrap();
             let g = dev.alloc_from(&g0).unwrap();
-            let what = format!("{name}: {backend:?} {tier:?}, {ctas} CTAs");
+            let out = zeroed(&dev, 4 * OUT * ctas as usize);
+            let what = format!("{kernel}, {name}: {backend:?} {tier:?}, {ctas} CTAs");
             let lc = cfg([ctas, 1, 1], [32, 1, 1], backend);
-            let args = [arg(&bsel), arg(&bvals), arg(&bact), arg(&g)];
-            launch(&dev, &m, "combine", &lc, &args, &what);
+            let mut args = vec![arg(&bsel), arg(&bvals), arg(&bact), arg(&g)];
+            if live {
+                args.push(arg(&out));
+            }
+            launch(&dev, &m, kernel, &lc, &args, &what);
             let got = dev.read::<u32>(&g).unwrap();
-            assert_slice_eq(&got, &want, &format!("{what}: final memory"));
+            assert_slice_eq(&got, &want_g, &format!("{what}: final memory"));
+            if live {
+                let got = dev.read::<u32>(&out).unwrap();
+                assert_slice_eq(&got, &want_out, &format!("{what}: old values"));
+            }
         }
     }
 }
 
-both_backends!(combine);
+fn combine(backend: Backend) {
+    run(backend, "combine");
+}
+
+fn combine_live(backend: Backend) {
+    run(backend, "combine_live");
+}
+
+both_backends!(combine, combine_live);

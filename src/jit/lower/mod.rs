@@ -7,6 +7,7 @@
 pub(crate) mod affine;
 pub(crate) mod asyncop;
 pub(crate) mod atomic;
+pub(crate) mod atomic_combine;
 pub(crate) mod atomic_inline;
 pub(crate) mod atomic_range;
 pub(crate) mod carry;

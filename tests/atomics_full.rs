@@ -266,7 +266,10 @@ fn global_faults(backend: Backend) {
     {
         let (e, g) = gfault_run(backend, tier, bad);
         assert!(e.contains("atom."), "lane {bad}: {e}");
-        assert!(e.contains("base+0x3"), "lane {bad}: the address 12 GiB past g: {e}");
+        assert!(
+            e.contains("base+0x3"),
+            "lane {bad}: the address 12 GiB past g: {e}"
+        );
         assert_eq!(g, want, "lane {bad} {backend:?} {tier:?}: {e}");
         if backend == Backend::Jit {
             let (ie, _) = gfault_run(Backend::Interp, JitTier::Quick, bad);

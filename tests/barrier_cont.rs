@@ -6,7 +6,7 @@
 #[allow(unused_macros)]
 mod common;
 use common::*;
-use ptxjit::{DeviceOptions, Schedule};
+use ptxjit::Schedule;
 
 /// `benches/ptx/bar_loop.ptx`: k barriers in a loop; every thread stores Σ i for i < k
 /// (`bar_loop_co`: the same with the barrier under an always-true guard, which keeps it
@@ -14,11 +14,7 @@ use ptxjit::{DeviceOptions, Schedule};
 #[test]
 fn bar_loop_both_backends() {
     for threads in [1, 2] {
-        let dev = Device::with_options(DeviceOptions {
-            threads,
-            ..Default::default()
-        })
-        .expect("device");
+        let dev = device_threads(threads);
         for backend in [Backend::Jit, Backend::Interp] {
             let m = module_at(&dev, "benches/ptx/bar_loop.ptx", backend);
             for (kernel, grid, block) in [
@@ -68,11 +64,7 @@ fn ring_reference(n: usize, k: u32) -> Vec<u32> {
 #[test]
 fn bar_ring_both_backends() {
     for threads in [1, 2] {
-        let dev = Device::with_options(DeviceOptions {
-            threads,
-            ..Default::default()
-        })
-        .expect("device");
+        let dev = device_threads(threads);
         for backend in [Backend::Jit, Backend::Interp] {
             let m = module_at(&dev, "tests/ptx/bar_ring.ptx", backend);
             for (grid, block) in [(3u32, 256u32), (2, 45), (5, 64)] {
@@ -127,11 +119,7 @@ fn multi_reference(n: usize, lim: usize, k: u32) -> Vec<u32> {
 #[test]
 fn bar_multi_ids_and_exited_warps() {
     for threads in [1, 2] {
-        let dev = Device::with_options(DeviceOptions {
-            threads,
-            ..Default::default()
-        })
-        .expect("device");
+        let dev = device_threads(threads);
         for backend in [Backend::Jit, Backend::Interp] {
             let m = module_at(&dev, "tests/ptx/bar_multi.ptx", backend);
             for (grid, block, lim) in [
@@ -173,11 +161,7 @@ fn bar_multi_ids_and_exited_warps() {
 /// same deadlock.
 #[test]
 fn bar_count_generations_and_deadlock() {
-    let dev = Device::with_options(DeviceOptions {
-        threads: 2,
-        ..Default::default()
-    })
-    .expect("device");
+    let dev = device_threads(2);
     let mut errors = Vec::new();
     for backend in [Backend::Jit, Backend::Interp] {
         let m = module_at(&dev, "tests/ptx/bar_multi.ptx", backend);
@@ -230,11 +214,7 @@ fn red_reference(n: usize, lim: usize, k: u32) -> Vec<u32> {
 /// with exited lanes and whole warps, in order and under a random warp order.
 #[test]
 fn bar_red_with_register_ids() {
-    let dev = Device::with_options(DeviceOptions {
-        threads: 2,
-        ..Default::default()
-    })
-    .expect("device");
+    let dev = device_threads(2);
     for backend in [Backend::Jit, Backend::Interp] {
         let m = module_at(&dev, "tests/ptx/bar_cont_ops.ptx", backend);
         for (grid, block, lim, id) in [
@@ -349,11 +329,7 @@ fn live_reference(c: u32, t: u32, k: u32) -> u32 {
 #[test]
 fn bar_live_registers_across_barriers() {
     for threads in [1, 2] {
-        let dev = Device::with_options(DeviceOptions {
-            threads,
-            ..Default::default()
-        })
-        .expect("device");
+        let dev = device_threads(threads);
         for backend in [Backend::Jit, Backend::Interp] {
             let m = module_at(&dev, "tests/ptx/bar_live.ptx", backend);
             for (grid, block) in [(3u32, 256u32), (2, 40), (1, 32), (4, 96)] {
@@ -396,11 +372,7 @@ fn bar_live_registers_across_barriers() {
 #[test]
 fn bar_live_units_of_several_ctas() {
     for threads in [1, 2] {
-        let dev = Device::with_options(DeviceOptions {
-            threads,
-            ..Default::default()
-        })
-        .expect("device");
+        let dev = device_threads(threads);
         for backend in [Backend::Jit, Backend::Interp] {
             let m = module_at(&dev, "tests/ptx/bar_live.ptx", backend);
             for (grid, block, cluster, coop) in [
@@ -471,11 +443,7 @@ fn ticket_reference(n: usize, k: u32, lim: usize, e: u32) -> Vec<u32> {
 #[test]
 fn bar_chain_runs_warps_in_round_order() {
     for threads in [1, 2] {
-        let dev = Device::with_options(DeviceOptions {
-            threads,
-            ..Default::default()
-        })
-        .expect("device");
+        let dev = device_threads(threads);
         let mut random = Vec::new();
         for backend in [Backend::Jit, Backend::Interp] {
             let m = module_at(&dev, "tests/ptx/bar_chain.ptx", backend);
@@ -534,11 +502,7 @@ fn bar_chain_runs_warps_in_round_order() {
 #[test]
 fn bar_chain_split_barriers_deadlock() {
     for threads in [1, 2] {
-        let dev = Device::with_options(DeviceOptions {
-            threads,
-            ..Default::default()
-        })
-        .expect("device");
+        let dev = device_threads(threads);
         let mut errors = Vec::new();
         for backend in [Backend::Jit, Backend::Interp] {
             let m = module_at(&dev, "tests/ptx/bar_chain.ptx", backend);
@@ -593,11 +557,7 @@ fn bar_chain_fault_names_its_warp() {
 /// (`ticket_reference`'s order), not in the previous launch's drawn round.
 #[test]
 fn bar_chain_in_order_after_a_random_schedule() {
-    let dev = Device::with_options(DeviceOptions {
-        threads: 1,
-        ..Default::default()
-    })
-    .expect("device");
+    let dev = device_threads(1);
     let m = module_at(&dev, "tests/ptx/bar_chain.ptx", Backend::Jit);
     let (grid, block, lim, e, k) = (2u32, 256u32, 70u32, 2u32, 5u32);
     for schedule in [Schedule::Random(11), Schedule::InOrder, Schedule::Random(3)] {

@@ -60,6 +60,16 @@ pub fn device() -> Device {
     Device::new().unwrap_or_else(|e| panic!("Device::new: {e}"))
 }
 
+/// A device with `threads` worker threads.
+#[allow(dead_code)]
+pub fn device_threads(threads: usize) -> Device {
+    Device::with_options(ptxjit::DeviceOptions {
+        threads,
+        ..ptxjit::DeviceOptions::default()
+    })
+    .unwrap_or_else(|e| panic!("Device::with_options: {e}"))
+}
+
 /// A device whose JIT compiles `tier` only (`Quick`: the first launch's code;
 /// `Optimized`: the code a hot kernel tiers up to; some lowerings differ between them).
 #[allow(dead_code)]

@@ -340,29 +340,36 @@ fn bar_live_registers_across_barriers() {
                     (7, Schedule::InOrder),
                     (7, Schedule::Random(5)),
                 ] {
-                    let n = (grid * block) as usize;
-                    let out = dev.alloc_from(&vec![FILL; n]).unwrap();
                     let c = cfg([grid, 1, 1], [block, 1, 1], backend).schedule(schedule);
                     let what = format!(
                         "bar_live {backend:?} {grid}x{block} k={k} {schedule:?} t={threads}"
                     );
-                    launch(
-                        &dev,
-                        &m,
-                        "bar_live",
-                        &c,
-                        &[arg(&out), KernelArg::U32(k)],
-                        &what,
-                    );
-                    let got: Vec<u32> = dev.read(&out).unwrap();
-                    let want: Vec<u32> = (0..grid)
-                        .flat_map(|c| (0..block).map(move |t| live_reference(c, t, k)))
-                        .collect();
-                    assert_eq!(got, want, "{what}");
+                    check_bar_live(&dev, &m, &c, [grid, block], k, &what);
                 }
             }
         }
     }
+}
+
+/// One `bar_live` launch of a 1-D `[grid, block]` configuration `c` with argument `k`,
+/// against `live_reference` for every thread.
+fn check_bar_live(
+    dev: &Device,
+    m: &ptxjit::Module,
+    c: &LaunchConfig,
+    [grid, block]: [u32; 2],
+    k: u32,
+    what: &str,
+) {
+    let out = dev
+        .alloc_from(&vec![FILL; (grid * block) as usize])
+        .unwrap();
+    launch(dev, m, "bar_live", c, &[arg(&out), KernelArg::U32(k)], what);
+    let got: Vec<u32> = dev.read(&out).unwrap();
+    let want: Vec<u32> = (0..grid)
+        .flat_map(|c| (0..block).map(move |t| live_reference(c, t, k)))
+        .collect();
+    assert_eq!(got, want, "{what}");
 }
 
 /// Scheduling units of several CTAs (clusters of 2 and 4, a cooperative grid of 3):
@@ -387,8 +394,6 @@ fn bar_live_units_of_several_ctas() {
                     (7, Schedule::InOrder),
                     (7, Schedule::Random(9)),
                 ] {
-                    let n = (grid * block) as usize;
-                    let out = dev.alloc_from(&vec![FILL; n]).unwrap();
                     let mut c = cfg([grid, 1, 1], [block, 1, 1], backend).schedule(schedule);
                     c = match coop {
                         true => c.cooperative(true),
@@ -398,19 +403,7 @@ fn bar_live_units_of_several_ctas() {
                         "bar_live {backend:?} {grid}x{block} cluster={cluster} coop={coop} \
                          k={k} {schedule:?} t={threads}"
                     );
-                    launch(
-                        &dev,
-                        &m,
-                        "bar_live",
-                        &c,
-                        &[arg(&out), KernelArg::U32(k)],
-                        &what,
-                    );
-                    let got: Vec<u32> = dev.read(&out).unwrap();
-                    let want: Vec<u32> = (0..grid)
-                        .flat_map(|c| (0..block).map(move |t| live_reference(c, t, k)))
-                        .collect();
-                    assert_eq!(got, want, "{what}");
+                    check_bar_live(&dev, &m, &c, [grid, block], k, &what);
                 }
             }
         }

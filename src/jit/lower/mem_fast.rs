@@ -123,34 +123,26 @@ impl FuncTranslator<'_> {
         self.b.append_block_param(fast, I64);
         // Computed here so that it dominates both paths below.
         self.mbits(mask);
-        // An affine register's lane addresses need no proof: one test.
-        let proof = proof.filter(|_| !self.affine_contiguous(a, eb));
-        let Some(proof) = proof else {
-            return self.branch_fast_one(
-                space,
-                eb,
-                a,
-                write,
-                entry,
-                mask,
-                [fast, slow, slow],
-                false,
-            );
+        // One test where no proof is left (an affine register's addresses need none;
+        // other lanes are compared) or a store is proven in every launch (all lanes
+        // active instead). The compared test below is for launches the proof does not
+        // cover, and for loads whose mask is partial (their inactive lanes may still
+        // hold consecutive addresses).
+        let proof = match proof.filter(|_| !self.affine_contiguous(a, eb)) {
+            Some(p) if !(write && p == Proof::Always) => p,
+            one => {
+                return self.branch_fast_one(
+                    space,
+                    eb,
+                    a,
+                    write,
+                    entry,
+                    mask,
+                    [fast, slow, slow],
+                    one.is_some(),
+                )
+            }
         };
-        // The compared test: for launches the proof does not cover, and for loads whose
-        // mask is partial (their inactive lanes may still hold consecutive addresses).
-        if write && proof == Proof::Always {
-            return self.branch_fast_one(
-                space,
-                eb,
-                a,
-                write,
-                entry,
-                mask,
-                [fast, slow, slow],
-                true,
-            );
-        }
         let compared = self.b.create_block();
         if proof == Proof::RowsLaunch {
             let rows = self.rows_launch();

@@ -102,11 +102,15 @@ pub(super) struct LaunchShared<'a> {
     san: Option<Arc<crate::exec::sanitize::Sanitizer>>,
     /// The CTA order of a random schedule (`None`: in order).
     cta_order: Option<Vec<u64>>,
+    /// CTAs a worker runs together, their warps chained in one call of the JIT's code
+    /// (`batch_size`; 1: one scheduling unit at a time).
+    batch: u64,
 }
 
-/// Per-worker memory: the shared windows and local frames of one cluster's CTAs.
+/// Per-worker memory: the shared windows and local frames of one cluster's CTAs (or of
+/// one batch's CTAs, see `batch_size`).
 struct WorkerMem {
-    /// The shared window of each CTA of a cluster, by rank.
+    /// The shared window of each CTA of a cluster (or batch), by rank.
     cluster_shared: Vec<u64>,
     local_base: u64,
     /// The worker's index (`%smid`).
@@ -291,12 +295,13 @@ fn select_code(
     }
 }
 
-/// Launch memory: the parameter buffer, then one shared window and local area per
-/// worker. Every allocation is pushed onto `owned` (freed by the caller).
+/// Launch memory: the parameter buffer, then per worker one shared window and local
+/// area for each CTA it runs at once (a scheduling unit's, or `batch` CTAs). Every
+/// allocation is pushed onto `owned` (freed by the caller).
 fn alloc_memory(
     mem: &DeviceMemory,
     params: &[u8],
-    shape: &Shape,
+    (shape, batch): (&Shape, u64),
     local_size: u64,
     workers: usize,
     owned: &mut Vec<u64>,
@@ -305,7 +310,7 @@ fn alloc_memory(
     owned.push(param_base);
     mem.write(param_base, params)?;
     let mut wmem = Vec::with_capacity(workers);
-    let ctas = shape.unit_ctas();
+    let ctas = shape.unit_ctas().max(batch);
     for index in 0..workers as u32 {
         let mut cluster_shared = Vec::with_capacity(ctas as usize);
         for _ in 0..ctas {
@@ -388,6 +393,15 @@ impl Device {
             false => (self.inner.opts.threads as u64).min(units).max(1) as usize,
         };
         let has_calls = callgraph::has_calls(&module.inner.ir, func_id);
+        let uses_barriers = has_calls
+            || callgraph::reaches_barrier(&module.inner.ir, func_id)
+            || callgraph::polls(&module.inner.ir, func_id)
+            || frame > INLINE_FRAME_BYTES;
+        let batch = batch_size(
+            uses_barriers || san_opts.is_some() || cfg.schedule != super::device::Schedule::InOrder,
+            &shape,
+            self.inner.opts.threads as u32,
+        );
         let frame_size = func.call_frame() as u64;
         let alloca_bytes = match module.inner.uses_stack {
             true => crate::exec::stack::ALLOCA_BYTES,
@@ -419,8 +433,14 @@ impl Device {
         let exact_bounds = self.inner.opts.exact_bounds || san_opts.is_some_and(|o| o.memcheck);
         let mut owned = Vec::new();
         let result = (|| {
-            let (param_base, wmem) =
-                alloc_memory(mem, params, &shape, local_size, workers, &mut owned)?;
+            let (param_base, wmem) = alloc_memory(
+                mem,
+                params,
+                (&shape, batch),
+                local_size,
+                workers,
+                &mut owned,
+            )?;
             let shared = LaunchShared {
                 module,
                 func_id,
@@ -458,10 +478,7 @@ impl Device {
                 local_size,
                 frame_size,
                 alloca_bytes,
-                uses_barriers: has_calls
-                    || callgraph::reaches_barrier(&module.inner.ir, func_id)
-                    || callgraph::polls(&module.inner.ir, func_id)
-                    || frame > INLINE_FRAME_BYTES,
+                uses_barriers,
                 cont_regs: match (exec, module.inner.jit.as_ref()) {
                     (Exec::Jit(_), Some(j)) if !instrument && j.continuations(func_id) => {
                         crate::jit::cont_regfile_bytes(func)
@@ -488,6 +505,7 @@ impl Device {
                 output: Arc::new(Mutex::new(Vec::new())),
                 san: san.clone(),
                 cta_order: super::schedule::cta_order(cfg.schedule, units),
+                batch,
             };
             self.run_launch(&shared, &wmem, units)
         })();
@@ -557,16 +575,73 @@ impl Drop for KeptStacks {
     }
 }
 
+/// Scheduling units a worker takes from the launch's counter at once: a few in large
+/// grids (one shared counter update per CTA costs as much as a small CTA when the
+/// workers contend for it), at most 8 (a batch of that many CTAs still sees the time
+/// limit's stop flag soon).
+fn chunk_units(units: u64, nsmid: u32) -> u64 {
+    (units / (64 * nsmid.max(1) as u64)).clamp(1, 8)
+}
+
+/// Most warps one call of the JIT's code runs in a batch: saxpy (8-warp CTAs) ran 10%
+/// slower in CPU time with batches of 64 warps than one CTA at a time, and as fast
+/// with 32 (2026-11-28; each chained warp touches its own `WarpCtx` and `WarpEnv`).
+const BATCH_WARPS: u64 = 32;
+
+/// CTAs a worker runs as one batch: the units of a chunk, up to `BATCH_WARPS` warps,
+/// when they are single CTAs (no clusters, not cooperative) of whole warps of a kernel
+/// run without coroutines, in order and not sanitized (`fixed`: coroutines, a
+/// sanitizer or a drawn schedule), else 1. A batch's warps are exactly the warps its CTAs would run one after the other
+/// (CTA by CTA, warp 0, 1, ...); each CTA of a batch has its own `%ctaid`, shared
+/// window and local area, zeroed as a lone CTA's. Blocks with a partial last warp are
+/// not batched: the JIT's chained code has only ever run a partial warp last, and a
+/// full warp after one lost a `.shared` store in `tests/cta_batch.rs`'s `mem` (48
+/// threads per CTA; not found why).
+fn batch_size(fixed: bool, shape: &Shape, nsmid: u32) -> u64 {
+    let partial = !shape.nthreads.is_multiple_of(WARP_SIZE as u64);
+    match fixed || partial || shape.cooperative || shape.cluster != [1, 1, 1] {
+        true => 1,
+        false => chunk_units(shape.ncta, nsmid)
+            .min(BATCH_WARPS / shape.nthreads.div_ceil(WARP_SIZE as u64))
+            .max(1),
+    }
+}
+
+/// `ids` := the `k` CTAs of linear numbers `first..first + k` (x fastest, as single-CTA
+/// units are numbered); the first is divided out, the others counted on from it.
+fn batch_ctaids(grid: [u32; 3], first: u64, k: u64, ids: &mut Vec<[u32; 3]>) {
+    let (gx, gy) = (grid[0] as u64, grid[1] as u64);
+    let mut c = [
+        (first % gx) as u32,
+        ((first / gx) % gy) as u32,
+        (first / (gx * gy)) as u32,
+    ];
+    ids.clear();
+    for _ in 0..k {
+        ids.push(c);
+        c[0] += 1;
+        if c[0] == grid[0] {
+            c[0] = 0;
+            c[1] += 1;
+            if c[1] == grid[1] {
+                c[1] = 0;
+                c[2] += 1;
+            }
+        }
+    }
+}
+
 /// Runs scheduling units (clusters; a CTA without clusters) until `ncta` units have
-/// started.
+/// started: a batch of single CTAs at a time where `sh.batch` > 1.
 fn worker(sh: &LaunchShared, wm: &WorkerMem, ncta: u64) {
     let mut kept = KeptStacks(STACKS.try_with(|s| s.take()).unwrap_or_default());
     let stacks = &mut kept.0;
     let mut cache = vec![[0u64; 2]; sh.module.inner.ir.inst_info.len()];
     let mut slots: Vec<WarpSlot> = Vec::new();
-    // CTAs are taken a few at a time in large grids (one shared counter update per
-    // CTA costs as much as a small CTA when the workers contend for it).
-    let chunk = (ncta / (64 * sh.sreg.nsmid.max(1) as u64)).clamp(1, 8);
+    let chunk = chunk_units(ncta, sh.sreg.nsmid);
+    // CTAs per unit, for the time limit's message.
+    let grid_ctas = sh.cfg.grid.iter().map(|&g| g as u64).product::<u64>();
+    let unit_ctas = grid_ctas / ncta.max(1);
     let (mut next, mut end) = (0u64, 0u64);
     let mut ctaids = UnitCtas {
         ids: Vec::new(),
@@ -584,7 +659,8 @@ fn worker(sh: &LaunchShared, wm: &WorkerMem, ncta: u64) {
         if i >= ncta {
             return;
         }
-        next += 1;
+        let take = (end - i).min(sh.batch).max(1);
+        next += take;
         let i = sh
             .cta_order
             .as_ref()
@@ -599,15 +675,18 @@ fn worker(sh: &LaunchShared, wm: &WorkerMem, ncta: u64) {
                     msg: format!(
                         "the launch ran past its time limit (LaunchConfig::timeout, \
                          --timeout) with {} of {} CTAs not yet started",
-                        (ncta - i) * wm.cluster_shared.len() as u64,
-                        ncta * wm.cluster_shared.len() as u64
+                        (ncta - i) * unit_ctas,
+                        grid_ctas
                     ),
                 });
             }
             sh.abort.store(true, Ordering::Relaxed);
             return;
         }
-        unit_ctaids(sh, i, &mut ctaids);
+        match sh.batch {
+            1 => unit_ctaids(sh, i, &mut ctaids),
+            _ => batch_ctaids(sh.cfg.grid, i, take, &mut ctaids.ids),
+        }
         if let Err(e) = run_cta(sh, wm, &ctaids.ids, stacks, &mut cache, &mut slots) {
             let mut slot = sh.error.lock().unwrap_or_else(|e| e.into_inner());
             if slot.is_none() {
@@ -683,7 +762,8 @@ fn run_warp(sh: &LaunchShared, ctx: &mut WarpCtx) -> u32 {
 }
 
 /// Runs one scheduling unit: the CTAs `ctaids` of one cluster (in rank order; one CTA
-/// without clusters), whose warps (CTA by CTA) run together.
+/// without clusters; or a batch of single CTAs, see `batch_size`), whose warps (CTA by
+/// CTA) run together.
 fn run_cta(
     sh: &LaunchShared,
     wm: &WorkerMem,
@@ -697,7 +777,7 @@ fn run_cta(
     let nwarps = nthreads.div_ceil(WARP_SIZE as u32) as usize;
     // Bytes of one CTA's local area.
     let cta_local = sh.local_size * nthreads as u64;
-    for (rank, &shared_base) in wm.cluster_shared.iter().enumerate() {
+    for (rank, &shared_base) in wm.cluster_shared.iter().take(ctaids.len()).enumerate() {
         if sh.shared_size > 0 {
             // Shared memory starts zeroed in every CTA (deterministic; a GPU leaves it
             // undefined).

@@ -61,7 +61,10 @@ fn code_dump_writes_each_function_as_loaded() {
         // The helper trampolines the module compiles (`jit::abi`, `cold` helpers) are
         // not PTX functions: not dumped.
         if !sym.starts_with("ptxjit_kernel_") && !sym.starts_with("ptxjit_func_") {
-            assert!(sym.ends_with("_cold"), "{sym}: neither PTX code nor a trampoline");
+            assert!(
+                sym.ends_with("_cold"),
+                "{sym}: neither PTX code nor a trampoline"
+            );
             continue;
         }
         let bin = std::fs::read(dir.join(format!("{sym}.bin"))).expect("dumped code");

@@ -267,10 +267,15 @@ fn cold_trampoline(
         b.ins().return_(&[]);
         b.finalize(cm.target_config());
     }
-    crate::jit::compile::guard(&format!("define trampoline {name}"), || {
-        crate::jit::compile::define(cm, id, &mut cctx)
-    })?;
-    Ok(id)
+    // A Cranelift panic is a JIT bug: an error, not a crash (as `compile::guard`).
+    let defined = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        cm.define_function(id, &mut cctx)
+    }));
+    match defined {
+        Ok(Ok(())) => Ok(id),
+        Ok(Err(e)) => Err(err(e.to_string())),
+        Err(_) => Err(err("define_function panicked".into())),
+    }
 }
 
 #[cfg(test)]

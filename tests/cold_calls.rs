@@ -1,9 +1,10 @@
-//! The slow paths of memory accesses, which call their helpers through `preserve_all`
-//! trampolines (`jit::abi`, `cold` helpers), with vector values live across the
-//! calls: global loads whose cached region misses on every iteration (three buffers in
-//! turn), shared and generic loads that take the checked access helper, and shared
-//! loads whose lanes run past the window (the fault, located, as the interpreter
-//! reports it). Both backends, both JIT tiers, against Rust's `f32::mul_add`.
+//! The slow paths of memory accesses (calls of `ptxjit_region` and `ptxjit_access`)
+//! with vector values live across the calls: global loads whose cached region misses
+//! on every iteration (three buffers in turn), shared and generic loads that take the
+//! checked access helper, and shared loads whose lanes run past the window (the fault,
+//! located, as the interpreter reports it). Both backends, both JIT tiers, against
+//! Rust's `f32::mul_add`. (Written for the `preserve_all` helper trampolines tried on
+//! branch sg18 and not kept: README, "Cold helper calls".)
 #[allow(unused_macros)]
 mod common;
 use common::*;

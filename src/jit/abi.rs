@@ -6,41 +6,29 @@
 //! function pointers registered with the JIT module ([`HelperDef::ptr`]), so the three
 //! cannot disagree. The helpers themselves are in [`crate::jit::helpers`]; lowering
 //! code calls them through [`crate::jit::translate::FuncTranslator::helper`].
-//!
-//! Helpers marked `cold` in the list (the slow paths of memory accesses) are called
-//! through a trampoline with Cranelift's `preserve_all` convention, compiled into the
-//! module on first use ([`HelperIds::get`]): a SystemV call clobbers every xmm register,
-//! so the register allocator would spill every vector live across the call, and as it
-//! splits live ranges per value, not per path, the spills and reloads land on the fast
-//! path too. The trampoline saves what the helper may clobber only when it runs. A
-//! `preserve_all` function returns nothing, so the trampoline takes one more parameter,
-//! a pointer where it stores the helper's result ([`cold_signature`]).
 
 use crate::jit::helpers::{
     asyncop, builtin, control, lanewise, matrix, memory, sanitize, texture, warp,
 };
 use crate::jit::JitError;
 use cranelift_codegen::ir::types::{I32, I64};
-use cranelift_codegen::ir::{AbiParam, InstBuilder, MemFlagsData, Signature, Type as CType};
-use cranelift_codegen::isa::CallConv;
-use cranelift_frontend::{FunctionBuilder, FunctionBuilderContext};
+use cranelift_codegen::ir::{AbiParam, Type as CType};
 use cranelift_jit::JITModule;
-use cranelift_module::{FuncOrDataId, Linkage, Module as _};
+use cranelift_module::{Linkage, Module as _};
 use std::collections::HashMap;
 
 /// Calls `$mac!` with the list of every helper: `Variant = module::function(params)
-/// -> ret;` (Cranelift types; no `-> ret` for helpers that return nothing; `, cold`
-/// after it for a helper called through a `preserve_all` trampoline). The symbol name
-/// is the function's name.
+/// -> ret;` (Cranelift types; no `-> ret` for helpers that return nothing). The symbol
+/// name is the function's name.
 macro_rules! foreach_helper {
     ($mac:ident) => {
         $mac! {
             /// `ld`/`st` slow path: checked access for the active lanes.
-            Access = memory::ptxjit_access(I64, I64, I32, I32, I64, I64) -> I32, cold;
+            Access = memory::ptxjit_access(I64, I64, I32, I32, I64, I64) -> I32;
             /// The instrumented variant's contiguous access: lane 0's address only.
             AccessRun = memory::ptxjit_access_run(I64, I64, I32, I32, I64, I64) -> I32;
             /// Region lookup of a coalesced access that missed its cached region.
-            Region = memory::ptxjit_region(I64, I64, I64, I32, I32) -> I32, cold;
+            Region = memory::ptxjit_region(I64, I64, I64, I32, I32) -> I32;
             /// Lanes arrive at a barrier (non-blocking).
             BarArrive = control::ptxjit_bar_arrive(I64, I32, I64, I32, I32) -> I32;
             /// Suspends the warp until its barriers complete.
@@ -115,8 +103,7 @@ macro_rules! foreach_helper {
 macro_rules! define_helpers {
     ($(
         $(#[$doc:meta])*
-        $variant:ident = $module:ident :: $func:ident ($($param:ident),*) $(-> $ret:ident)?
-            $(, $cold:ident)?;
+        $variant:ident = $module:ident :: $func:ident ($($param:ident),*) $(-> $ret:ident)?;
     )*) => {
         /// The helpers generated code can call.
         #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -131,15 +118,12 @@ macro_rules! define_helpers {
                 name: stringify!($func),
                 params: &[$($param),*],
                 ret: define_helpers!(@ret $($ret)?),
-                cold: define_helpers!(@cold $($cold)?),
                 ptr: || $module::$func as *const u8,
             },)*
         ];
     };
     (@ret) => { None };
     (@ret $ret:ident) => { Some($ret) };
-    (@cold) => { false };
-    (@cold cold) => { true };
 }
 
 foreach_helper!(define_helpers);
@@ -150,8 +134,6 @@ pub(crate) struct HelperDef {
     pub name: &'static str,
     pub params: &'static [CType],
     pub ret: Option<CType>,
-    /// Called through a `preserve_all` trampoline (see the module doc).
-    pub cold: bool,
     ptr: fn() -> *const u8,
 }
 
@@ -160,42 +142,6 @@ impl HelperDef {
     pub fn ptr(&self) -> *const u8 {
         (self.ptr)()
     }
-
-    /// The host function's signature (the module's default convention, SystemV).
-    fn signature(&self, cm: &JITModule) -> Signature {
-        let mut sig = cm.make_signature();
-        sig.params
-            .extend(self.params.iter().map(|&t| AbiParam::new(t)));
-        if let Some(r) = self.ret {
-            sig.returns.push(AbiParam::new(r));
-        }
-        sig
-    }
-
-    /// The symbol of the `preserve_all` trampoline of a `cold` helper.
-    fn cold_name(&self) -> String {
-        format!("{}_cold", self.name)
-    }
-}
-
-/// The signature generated code calls a `cold` helper with: its trampoline's, the
-/// helper's parameters then (when the helper returns a value) a pointer to 8 bytes
-/// where the trampoline stores that value, `preserve_all`, nothing returned.
-pub(crate) fn cold_signature(h: Helper) -> Option<Signature> {
-    let d = HELPERS.iter().find(|d| d.h == h && d.cold)?;
-    let mut sig = Signature::new(CallConv::PreserveAll);
-    sig.params
-        .extend(d.params.iter().map(|&t| AbiParam::new(t)));
-    if d.ret.is_some() {
-        sig.params.push(AbiParam::new(I64));
-    }
-    Some(sig)
-}
-
-/// The type of the value a `cold` helper's trampoline stores through its last
-/// parameter (`None`: the helper returns nothing, or is not `cold`).
-pub(crate) fn cold_result(h: Helper) -> Option<CType> {
-    HELPERS.iter().find(|d| d.h == h && d.cold)?.ret
 }
 
 /// The helpers declared (imported) in a Cranelift module.
@@ -204,15 +150,8 @@ pub(crate) struct HelperIds {
 }
 
 impl HelperIds {
-    /// The function generated code calls for helper `h`: the helper itself, or for a
-    /// `cold` one its trampoline ([`cold_signature`]), compiled into `cm` on first use.
-    pub fn get(&self, h: Helper, cm: &mut JITModule) -> Result<cranelift_module::FuncId, JitError> {
-        let id = self.ids.get(&h).copied();
-        let id = id.ok_or_else(|| JitError::Codegen(format!("helper {h:?} not declared")))?;
-        match HELPERS.iter().find(|d| d.h == h) {
-            Some(d) if d.cold => cold_trampoline(cm, d, id),
-            _ => Ok(id),
-        }
+    pub fn get(&self, h: Helper) -> Option<cranelift_module::FuncId> {
+        self.ids.get(&h).copied()
     }
 }
 
@@ -220,62 +159,18 @@ impl HelperIds {
 pub(crate) fn declare(cm: &mut JITModule) -> Result<HelperIds, JitError> {
     let mut ids = HashMap::new();
     for h in HELPERS {
-        let sig = h.signature(cm);
+        let mut sig = cm.make_signature();
+        sig.params
+            .extend(h.params.iter().map(|&t| AbiParam::new(t)));
+        if let Some(r) = h.ret {
+            sig.returns.push(AbiParam::new(r));
+        }
         let id = cm
             .declare_function(h.name, Linkage::Import, &sig)
             .map_err(|e| JitError::Codegen(format!("declare helper {}: {e}", h.name)))?;
         ids.insert(h.h, id);
     }
     Ok(HelperIds { ids })
-}
-
-/// The `preserve_all` trampoline of cold helper `d` (imported as `host`) in `cm`:
-/// declared and defined together the first time, so a declared one is defined. Its
-/// body calls the helper with its own parameters and stores the result (a `cold`
-/// helper returns at most one value) through its last parameter; its prologue saves
-/// every register the SystemV call clobbers.
-fn cold_trampoline(
-    cm: &mut JITModule,
-    d: &HelperDef,
-    host: cranelift_module::FuncId,
-) -> Result<cranelift_module::FuncId, JitError> {
-    let name = d.cold_name();
-    if let Some(FuncOrDataId::Func(id)) = cm.get_name(&name) {
-        return Ok(id);
-    }
-    let err = |e: String| JitError::Codegen(format!("trampoline {name}: {e}"));
-    let sig = cold_signature(d.h).ok_or_else(|| err("not a cold helper".into()))?;
-    let id = cm
-        .declare_function(&name, Linkage::Local, &sig)
-        .map_err(|e| err(e.to_string()))?;
-    let mut cctx = cm.make_context();
-    cctx.func.signature = sig;
-    let mut fctx = FunctionBuilderContext::new();
-    {
-        let mut b = FunctionBuilder::new(&mut cctx.func, &mut fctx);
-        let host_ref = cm.declare_func_in_func(host, b.func);
-        let entry = b.create_block();
-        b.append_block_params_for_function_params(entry);
-        b.switch_to_block(entry);
-        b.seal_block(entry);
-        let params = b.block_params(entry).to_vec();
-        let n = d.params.len();
-        let call = b.ins().call(host_ref, &params[..n]);
-        if let (Some(&r), Some(&out)) = (b.inst_results(call).first(), params.get(n)) {
-            b.ins().store(MemFlagsData::new().with_notrap(), r, out, 0);
-        }
-        b.ins().return_(&[]);
-        b.finalize(cm.target_config());
-    }
-    // A Cranelift panic is a JIT bug: an error, not a crash (as `compile::guard`).
-    let defined = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-        cm.define_function(id, &mut cctx)
-    }));
-    match defined {
-        Ok(Ok(())) => Ok(id),
-        Ok(Err(e)) => Err(err(e.to_string())),
-        Err(_) => Err(err("define_function panicked".into())),
-    }
 }
 
 #[cfg(test)]

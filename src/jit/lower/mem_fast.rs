@@ -15,11 +15,6 @@ use cranelift_codegen::ir::types::{I16X8, I32X4, I64, I64X2, I8, I8X16};
 use cranelift_codegen::ir::{Block, BlockArg, InstBuilder, MemFlagsData, Value};
 use std::mem::offset_of;
 
-/// Where a `cold` helper's trampoline stores the helper's result: the last 8 bytes of
-/// the scratch slot, which none of those helpers reads or writes (`ptxjit_access`'s
-/// data fills at most 8 of its 9 data slots, `ptxjit_region` has none).
-const COLD_OUT: i32 = crate::jit::translate::SCRATCH_BYTES as i32 - 8;
-
 /// The region-cache entry a coalesced access tests: instruction `inst`'s, filled by
 /// lookups that ask for a writable region when `write`.
 #[derive(Clone, Copy)]
@@ -231,39 +226,6 @@ impl FuncTranslator<'_> {
         self.b.ins().band(c, c3)
     }
 
-    /// Calls helper `h`, which returns one value, with `args` (through its trampoline
-    /// when it is `cold`: [`Self::call_cold`]); returns that value.
-    pub(crate) fn call_status(&mut self, h: Helper, args: &[Value]) -> Result<Value, JitError> {
-        if crate::jit::abi::cold_result(h).is_some() {
-            return self.call_cold(h, args);
-        }
-        let f = self.helper(h)?;
-        let call = self.b.ins().call(f, args);
-        let r = self.b.inst_results(call).first().copied();
-        r.ok_or_else(|| self.internal(format!("helper {h:?} returns nothing")))
-    }
-
-    /// Calls `cold` helper `h` (see `jit::abi`) with `args` through its `preserve_all`
-    /// trampoline, so that no vector live across the call is spilled for it; returns
-    /// the helper's result, which the trampoline stores at [`COLD_OUT`] of the scratch
-    /// slot.
-    pub(crate) fn call_cold(&mut self, h: Helper, args: &[Value]) -> Result<Value, JitError> {
-        let f = self.helper(h)?;
-        // The trampoline is code of this module, which may lie more than 2 GiB away:
-        // called through an absolute address, as helpers are.
-        self.b.func.dfg.ext_funcs[f].colocated = false;
-        let ty = crate::jit::abi::cold_result(h)
-            .ok_or_else(|| self.internal(format!("{h:?} is no cold helper with a result")))?;
-        let out = self.scratch_addr(COLD_OUT);
-        let mut all = args.to_vec();
-        all.push(out);
-        self.b.ins().call(f, &all);
-        Ok(self
-            .b
-            .ins()
-            .load(ty, MemFlagsData::new().with_notrap(), out, 0))
-    }
-
     /// Calls the region lookup (`Helper::Region`) for host range `[a, a + len)` of
     /// instruction `inst` (`write`: a store), which fills the instruction's region-cache
     /// entry: the result is non-zero when one region holds the range.
@@ -276,7 +238,9 @@ impl FuncTranslator<'_> {
     ) -> Result<Value, JitError> {
         let wr = lanes::iconst32(&mut self.b, write as u32);
         let instv = lanes::iconst32(&mut self.b, inst.0);
-        self.call_cold(Helper::Region, &[self.ctx, a, len, wr, instv])
+        let hf = self.helper(Helper::Region)?;
+        let call = self.b.ins().call(hf, &[self.ctx, a, len, wr, instv]);
+        Ok(self.b.inst_results(call)[0])
     }
 
     /// The `[lo, hi)` range of instruction `inst`'s entry in the warp context's

@@ -581,7 +581,10 @@ impl<'a> FuncTranslator<'a> {
         if let Some(&r) = self.helper_refs.get(&h) {
             return Ok(r);
         }
-        let id = self.helpers.get(h, self.cm)?;
+        let id = self
+            .helpers
+            .get(h)
+            .ok_or_else(|| JitError::Codegen(format!("helper {h:?} not declared")))?;
         let r = self.cm.declare_func_in_func(id, self.b.func);
         self.helper_refs.insert(h, r);
         Ok(r)

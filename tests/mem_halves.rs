@@ -355,3 +355,51 @@ fn mixed_window_runs() {
         "JIT and interpreter report the same faults"
     );
 }
+
+const LOOP: &str = "tests/ptx/halves_loop.ptx";
+
+/// A loop body that loads twice through one address register whose shape changes
+/// from iteration to iteration (`tests/ptx/halves_loop.ptx`): half-warp rows, then one
+/// consecutive run (the first load's coalesced path, which records no shape), then
+/// rows again at other bases, then scattered words. The second load must not use the
+/// rows an earlier iteration remembered (the JIT did: the remembered state was only
+/// cleared on the halves test's own path). Both backends and both JIT tiers, against
+/// the values computed here.
+#[test]
+fn remembered_shape_of_an_earlier_iteration_is_not_used() {
+    // Iteration i, lane l: the word index `idx[32 i + l]` both loads start from.
+    let idx: Vec<u32> = (0..4u32)
+        .flat_map(|i| {
+            (0..32u32).map(move |l| match (i, l) {
+                (0 | 2, l) if l < 16 => 100 * (i + 1) + l,
+                (0 | 2, l) => 1000 + 100 * i + (l - 16),
+                (1, l) => 2000 + l,
+                (_, l) => 3000 + 7 * l,
+            })
+        })
+        .collect();
+    let data: Vec<u32> = (0..4096u32).map(|j| 3 * j + 1).collect();
+    let want: Vec<u32> = idx
+        .iter()
+        .map(|&j| data[j as usize].wrapping_add(data[j as usize + 1].wrapping_mul(65536)))
+        .collect();
+    for backend in [Backend::Jit, Backend::Interp] {
+        for &tier in tiers(backend) {
+            let dev = device_tier(tier);
+            let m = module_at(&dev, LOOP, backend);
+            let (ib, db) = (
+                dev.alloc_from(&idx).unwrap(),
+                dev.alloc_from(&data).unwrap(),
+            );
+            let out = zeroed(&dev, 128 * 4);
+            let args = [arg(&ib), arg(&db), arg(&out), ptxjit::KernelArg::U32(4)];
+            let c = cfg([1, 1, 1], [32, 1, 1], backend);
+            launch(&dev, &m, "halves_loop", &c, &args, "halves_loop");
+            assert_slice_eq(
+                &dev.read::<u32>(&out).unwrap(),
+                &want,
+                &format!("{backend:?} {tier:?}"),
+            );
+        }
+    }
+}

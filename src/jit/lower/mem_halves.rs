@@ -252,13 +252,22 @@ impl FuncTranslator<'_> {
     }
 
     /// Whether a load from `r` was translated since the IR block's start or `r`'s last
-    /// write (otherwise its state is known to be zero: nothing to test); marks it so.
+    /// write; marks it so. When not, the state is set to zero here (nothing to test):
+    /// only the halves test below records a shape, so every other path from this load
+    /// (the coalesced one) must find the state cleared here, not the value an earlier
+    /// run of the block left (a loop's previous iteration, the previous chained warp:
+    /// the memo is declared at its first load, after the block's start and the
+    /// register's write have been translated, so neither cleared it).
     pub(super) fn halves_seen(&mut self, r: RegId) -> bool {
-        self.halves_vars(r);
-        match self.halves_memo.get_mut(&r) {
+        let [st, ..] = self.halves_vars(r);
+        let seen = match self.halves_memo.get_mut(&r) {
             Some((_, seen, _)) => std::mem::replace(seen, true),
             None => false,
+        };
+        if !seen {
+            self.b.def_var(st, self.zero8);
         }
+        seen
     }
 
     /// Records register `r`'s shape (`shaped`, i8) and halves (first lane address of the

@@ -38,7 +38,8 @@ fn ids_reference(grid: [u32; 3], block: u32) -> Vec<u32> {
 /// (grid, block): batches of 8 CTAs on one worker (1001, 1073 and 1085 CTAs: not
 /// multiples of 8; 7 × 5 = 35 CTAs per z-slice: y and z carry inside batches), a chunk
 /// of 3 (200 CTAs on one worker), batches of 4 in chunks of 8 (8-warp CTAs: at most 32
-/// warps per batch), one CTA, and blocks with a partial last warp (not batched).
+/// warps per batch), one CTA, and blocks with a partial last warp (48 threads: a
+/// partial warp followed by the next CTA's full warp in one chain).
 const SHAPES: [([u32; 3], u32); 7] = [
     ([601, 1, 1], 256),
     ([1001, 1, 1], 64),

@@ -589,17 +589,14 @@ fn chunk_units(units: u64, nsmid: u32) -> u64 {
 const BATCH_WARPS: u64 = 32;
 
 /// CTAs a worker runs as one batch: the units of a chunk, up to `BATCH_WARPS` warps,
-/// when they are single CTAs (no clusters, not cooperative) of whole warps of a kernel
-/// run without coroutines, in order and not sanitized (`fixed`: coroutines, a
-/// sanitizer or a drawn schedule), else 1. A batch's warps are exactly the warps its CTAs would run one after the other
-/// (CTA by CTA, warp 0, 1, ...); each CTA of a batch has its own `%ctaid`, shared
-/// window and local area, zeroed as a lone CTA's. Blocks with a partial last warp are
-/// not batched: the JIT's chained code has only ever run a partial warp last, and a
-/// full warp after one lost a `.shared` store in `tests/cta_batch.rs`'s `mem` (48
-/// threads per CTA; not found why).
+/// when they are single CTAs (no clusters, not cooperative) of a kernel run without
+/// coroutines, in order and not sanitized (`fixed`: coroutines, a sanitizer or a drawn
+/// schedule), else 1. A batch's warps are exactly the warps its CTAs would run one after
+/// the other (CTA by CTA, warp 0, 1, ...); each CTA of a batch has its own `%ctaid`, shared
+/// window and local area, zeroed as a lone CTA's; a CTA's partial last warp is followed
+/// by the next CTA's first warp.
 fn batch_size(fixed: bool, shape: &Shape, nsmid: u32) -> u64 {
-    let partial = !shape.nthreads.is_multiple_of(WARP_SIZE as u64);
-    match fixed || partial || shape.cooperative || shape.cluster != [1, 1, 1] {
+    match fixed || shape.cooperative || shape.cluster != [1, 1, 1] {
         true => 1,
         false => chunk_units(shape.ncta, nsmid)
             .min(BATCH_WARPS / shape.nthreads.div_ceil(WARP_SIZE as u64))

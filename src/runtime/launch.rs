@@ -616,14 +616,19 @@ fn batch_ctaids(grid: [u32; 3], first: u64, k: u64, ids: &mut Vec<[u32; 3]>) {
     ids.clear();
     for _ in 0..k {
         ids.push(c);
-        c[0] += 1;
-        if c[0] == grid[0] {
-            c[0] = 0;
-            c[1] += 1;
-            if c[1] == grid[1] {
-                c[1] = 0;
-                c[2] += 1;
-            }
+        next_ctaid(&mut c, grid);
+    }
+}
+
+/// `c` := the CTA after `c` in linear order (x fastest, carried into y and z).
+fn next_ctaid(c: &mut [u32; 3], grid: [u32; 3]) {
+    c[0] += 1;
+    if c[0] == grid[0] {
+        c[0] = 0;
+        c[1] += 1;
+        if c[1] == grid[1] {
+            c[1] = 0;
+            c[2] += 1;
         }
     }
 }
@@ -711,16 +716,7 @@ fn unit_ctaids(sh: &LaunchShared, unit: u64, u: &mut UnitCtas) {
     let grid = sh.cfg.grid;
     let single = !sh.cooperative && sh.cluster == [1, 1, 1];
     if single && u.ids.len() == 1 && u.unit.checked_add(1) == Some(unit) {
-        let c = &mut u.ids[0];
-        c[0] += 1;
-        if c[0] == grid[0] {
-            c[0] = 0;
-            c[1] += 1;
-            if c[1] == grid[1] {
-                c[1] = 0;
-                c[2] += 1;
-            }
-        }
+        next_ctaid(&mut u.ids[0], grid);
     } else if !(sh.cooperative && u.unit != u64::MAX) {
         u.ids = match sh.cooperative {
             true => super::cluster::ctas(grid, grid, 0),

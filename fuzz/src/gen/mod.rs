@@ -31,10 +31,11 @@
 //!   addresses whose arithmetic wraps around, values a divergent `if`/`else` leaves
 //!   uniform or varying; and a quarter of the blocks of any size (1 to 128 threads, a
 //!   partial last warp: no warp collectives then).
-//! - Shifting accesses (`shape.rs`): a loop whose load (global) or store and load
-//!   (shared) sees a lane-address shape (uniform, consecutive, two half-warp rows,
-//!   scattered) picked at run time from the loop counter and `%ctaid.x`, the warp's
-//!   index or loaded data, so that it changes between iterations, warps and CTAs.
+//! - Shifting accesses (`shape.rs`): a loop whose loads (global) or stores and loads
+//!   (shared), up to three through one address register, see a lane-address shape (one
+//!   address per half-warp or uniform, consecutive, two half-warp rows, scattered)
+//!   picked at run time from the loop counter and `%ctaid.x`, the warp's index or
+//!   loaded data, so that it changes between iterations, warps and CTAs.
 //! - Batch programs (1 in 8): 128 to 192 CTAs of at most 64 threads, no calls and no
 //!   barriers, which the JIT runs several CTAs to a call (their warps chained).
 

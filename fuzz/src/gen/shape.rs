@@ -149,7 +149,7 @@ impl Gen<'_, '_> {
         Ok(())
     }
 
-    /// A loop of 2 to 5 iterations whose loads (from `in`) or stores and loads (of the
+    /// A loop of 1 to 5 iterations whose loads (from `in`) or stores and loads (of the
     /// `.shared` table `smt`), one to three through one 64-bit address register with
     /// different offsets, see per iteration one of four lane-address shapes: one address
     /// per half-warp (`(lane >> 4) × R'`, uniform when `R'` is 0), consecutive
@@ -165,8 +165,11 @@ impl Gen<'_, '_> {
         self.uniform_value()?;
         let id = self.uid;
         self.uid += 1;
+        // 1 to 4 or 2 to 5 iterations: with one, a shape can only carry over from the
+        // previous warp or CTA of a batch.
+        let least = self.pick(&[1u32, 2])?;
         self.line("and.b32 %c7, %c5, 3;");
-        self.line("add.u32 %c7, %c7, 2;");
+        self.line(&format!("add.u32 %c7, %c7, {least};"));
         match self.below(5)? {
             0 => self.line("mov.u32 %s0, %ctaid.x;"),
             1 => self.line("shr.u32 %s0, %tx, 5;"),

@@ -64,13 +64,55 @@ fn differential_corpus() {
     }
 }
 
+/// Generated programs kept as PTX text (`fuzz/regressions/differential_ptx/*.ptx`, the
+/// generator may change): each file's first line is `// grid G block B seed 0xS`.
+#[test]
+fn differential_committed_ptx() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("fuzz/regressions/differential_ptx");
+    let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
+        .unwrap()
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p.extension().is_some_and(|x| x == "ptx"))
+        .collect();
+    files.sort();
+    assert!(!files.is_empty());
+    for f in files {
+        eprintln!("{}", f.display());
+        let src = std::fs::read_to_string(&f).unwrap();
+        let head: Vec<&str> = src.lines().next().unwrap().split_whitespace().collect();
+        let [_, "grid", grid, "block", block, "seed", seed] = head[..] else {
+            panic!(
+                "{}: first line is not `// grid G block B seed 0xS`",
+                f.display()
+            );
+        };
+        let p = gen::Program {
+            shared_atoms: src.contains("@%q0 ld.shared.u64"),
+            grid: grid.parse().unwrap(),
+            block: block.parse().unwrap(),
+            seed: u64::from_str_radix(seed.trim_start_matches("0x"), 16).unwrap(),
+            src,
+        };
+        harness::differential(&p);
+    }
+}
+
 #[test]
 fn differential_generated() {
     let n: u64 = std::env::var("FUZZ_REPLAY_PROGRAMS")
         .ok()
         .and_then(|s| s.parse().ok())
         .unwrap_or(16);
-    for seed in 0..n {
+    // FUZZ_REPLAY_FROM: the first seed (for long runs past the default ones).
+    let from: u64 = std::env::var("FUZZ_REPLAY_FROM")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(0);
+    for seed in from..from + n {
+        if std::env::var("FUZZ_REPLAY_VERBOSE").is_ok() {
+            eprintln!("seed {seed}");
+        }
         let data = gen::seed_bytes(seed, 600 + (seed as usize * 97) % 2000);
         let p = gen::Program::arbitrary(&mut Unstructured::new(&data)).unwrap();
         harness::differential(&p);
@@ -91,6 +133,37 @@ fn differential_generated() {
             );
         }
     }
+}
+
+/// The generator's batch programs stay batchable (`src/runtime/launch.rs`, `batch_size`:
+/// no calls, no barriers, at least 128 CTAs on the one-worker device) and small, and
+/// shifting accesses (`fuzz/src/gen/shape.rs`) occur in batch programs and others.
+#[test]
+fn generator_batch_programs() {
+    let (mut batch, mut shifting, mut batch_shifting) = (0, 0, 0);
+    for seed in 0..200u64 {
+        let data = gen::seed_bytes(seed, 600 + (seed as usize * 97) % 2000);
+        let p = gen::Program::arbitrary(&mut Unstructured::new(&data)).unwrap();
+        let shifts = p.src.contains("ld.shared.u32 %s5") || p.src.contains("[%sd1");
+        shifting += usize::from(shifts);
+        if p.grid >= gen::BATCH_GRID[0] {
+            batch += 1;
+            batch_shifting += usize::from(shifts);
+            assert!(p.grid <= gen::BATCH_GRID[1] && p.block <= gen::BATCH_MAX_BLOCK);
+            for word in ["bar.sync", "barrier.sync", "bar.red", "call"] {
+                let used = p.src.contains(word);
+                assert!(!used, "seed {seed}: a batch program uses {word}\n{p:?}");
+            }
+        } else {
+            assert!(p.grid <= gen::MAX_GRID);
+        }
+    }
+    eprintln!("{batch} batch programs, {shifting} with shifting accesses ({batch_shifting} both)");
+    assert!((10..=50).contains(&batch), "{batch} batch programs of 200");
+    assert!(
+        shifting >= 10 && batch_shifting >= 2,
+        "{shifting}, {batch_shifting}"
+    );
 }
 
 #[test]

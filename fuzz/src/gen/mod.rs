@@ -31,6 +31,13 @@
 //!   addresses whose arithmetic wraps around, values a divergent `if`/`else` leaves
 //!   uniform or varying; and a quarter of the blocks of any size (1 to 128 threads, a
 //!   partial last warp: no warp collectives then).
+//! - Shifting accesses (`shape.rs`): a loop whose loads (global) or stores and loads
+//!   (shared), up to three through one address register, see a lane-address shape (one
+//!   address per half-warp or uniform, consecutive, two half-warp rows, scattered)
+//!   picked at run time from the loop counter and `%ctaid.x`, the warp's index or
+//!   loaded data, so that it changes between iterations, warps and CTAs.
+//! - Batch programs (1 in 8): 128 to 192 CTAs of at most 64 threads, no calls and no
+//!   barriers, which the JIT runs several CTAs to a call (their warps chained).
 
 use arbitrary::{Arbitrary, Result, Unstructured};
 use std::fmt::Write as _;
@@ -53,6 +60,16 @@ pub const ATOM_SLOTS: u32 = 32;
 /// Largest block (threads per CTA) and grid the generator picks.
 pub const MAX_BLOCK: u32 = 128;
 pub const MAX_GRID: u32 = 3;
+/// Grids of "batch" programs (1 in 8): enough CTAs that a one-worker device runs two or
+/// three of them in one JIT call (`src/runtime/launch.rs`, `batch_size`: a chunk is
+/// `ncta / 64` CTAs), with blocks of at most [`BATCH_MAX_BLOCK`] threads.
+pub const BATCH_GRID: [u32; 2] = [128, 192];
+pub const BATCH_MAX_BLOCK: u32 = 64;
+/// Input rows a batch program's threads read (thread `g` reads row `g % BATCH_ROWS`):
+/// they fit in [`IN_BYTES`].
+pub const BATCH_ROWS: u32 = 448;
+/// Words of the `.shared` table `smt` that shifting accesses (`shape.rs`) store and load.
+pub const SMT_WORDS: u32 = 1024;
 
 const NB: [u32; 4] = [8, 6, 6, 4]; // registers per bank in a kernel
 const NB_FUNC: [u32; 4] = [4, 2, 2, 2]; // in a function
@@ -241,6 +258,8 @@ struct Gen<'u, 'a> {
     /// Unique label/identifier counter.
     uid: u32,
     exit_mode: bool,
+    /// A batch program: a large grid of a barrier-free, call-free kernel.
+    batch: bool,
 }
 
 const RND: [&str; 4] = ["rn", "rz", "rm", "rp"];
@@ -253,6 +272,7 @@ impl<'u, 'a> Gen<'u, 'a> {
             s: String::new(),
             uid: 0,
             exit_mode: false,
+            batch: false,
         }
     }
 
@@ -486,22 +506,35 @@ impl<'u, 'a> Gen<'u, 'a> {
     }
 
     fn program(mut self) -> Result<Program> {
-        let grid = self.u.int_in_range(1..=MAX_GRID)?;
+        // 1 in 8 programs is a batch program: no calls, no barriers (no exchanges, no
+        // shared atomics), so that the JIT chains several CTAs' warps in one call.
+        self.batch = self.chance(1, 8)?;
+        let (grid, max_block) = match self.batch {
+            true => (
+                self.u.int_in_range(BATCH_GRID[0]..=BATCH_GRID[1])?,
+                BATCH_MAX_BLOCK,
+            ),
+            false => (self.u.int_in_range(1..=MAX_GRID)?, MAX_BLOCK),
+        };
         // A quarter of the blocks are any size (a partial last warp: `%tid.x` is not
         // affine, and no warp collective may name the missing lanes).
         let block = if self.chance(1, 4)? {
-            self.u.int_in_range(1..=MAX_BLOCK)?
+            self.u.int_in_range(1..=max_block)?
         } else {
-            32 * self.u.int_in_range(1..=MAX_BLOCK / 32)?
+            32 * self.u.int_in_range(1..=max_block / 32)?
         };
         let partial = block % 32 != 0;
         let seed: u64 = self.u.arbitrary()?;
         self.exit_mode = self.chance(1, 5)?;
-        let nfuncs = self.u.int_in_range(0..=3u32)?;
+        let nfuncs = match self.batch {
+            true => 0,
+            false => self.u.int_in_range(0..=3u32)?,
+        };
         self.s
             .push_str(".version 7.8\n.target sm_80\n.address_size 64\n\n");
         let _ = writeln!(self.s, ".shared .align 8 .b8 smx[{}];", MAX_BLOCK * 8);
-        let _ = writeln!(self.s, ".shared .align 8 .b8 sma[{}];\n", ATOM_SLOTS * 8);
+        let _ = writeln!(self.s, ".shared .align 8 .b8 sma[{}];", ATOM_SLOTS * 8);
+        let _ = writeln!(self.s, ".shared .align 8 .b8 smt[{}];\n", SMT_WORDS * 4);
         for i in 0..nfuncs {
             self.func(i)?;
         }
@@ -512,7 +545,8 @@ impl<'u, 'a> Gen<'u, 'a> {
             "\t.reg .b32 %r<8>;\n\t.reg .b64 %rd<6>;\n\t.reg .f32 %f<6>;\n\t.reg .f64 %fd<4>;\n\
              \t.reg .pred %p<4>;\n\t.reg .b32 %t<8>, %tj, %tx, %gx, %fuel, %hash, %c<8>;\n\
              \t.reg .b64 %td<8>, %tdj, %in, %row, %orow, %atm;\n\t.reg .pred %q<4>;\n\
-             \t.reg .b16 %th;\n\t.local .align 8 .b8 loc[32];\n",
+             \t.reg .b16 %th;\n\t.local .align 8 .b8 loc[32];\n\
+             \t.reg .b32 %s<6>;\n\t.reg .b64 %sd<2>;\n\t.reg .pred %qs<2>;\n",
         );
         if nfuncs > 0 {
             self.line("proto: .callprototype (.param .b32 _) _ (.param .b32 _, .param .b32 _);");
@@ -523,9 +557,16 @@ impl<'u, 'a> Gen<'u, 'a> {
              \tld.param.u64 %in, [k_in];\n\tcvta.to.global.u64 %in, %in;\n\
              \tld.param.u64 %orow, [k_out];\n\tcvta.to.global.u64 %orow, %orow;\n\
              \tld.param.u64 %atm, [k_atom];\n\tcvta.to.global.u64 %atm, %atm;\n\
-             \tmul.wide.u32 %td0, %gx, {IN_ROW};\n\tadd.s64 %row, %in, %td0;\n\
              \tmul.wide.u32 %td0, %gx, {OUT_ROW};\n\tadd.s64 %orow, %orow, %td0;\n"
         ));
+        if self.batch {
+            // More threads than rows of `in`: thread g reads row g % BATCH_ROWS.
+            self.line(&format!("rem.u32 %t2, %gx, {BATCH_ROWS};"));
+            self.line(&format!("mul.wide.u32 %td0, %t2, {IN_ROW};"));
+        } else {
+            self.line(&format!("mul.wide.u32 %td0, %gx, {IN_ROW};"));
+        }
+        self.line("add.s64 %row, %in, %td0;");
         for i in 0..8 {
             self.line(&format!("ld.global.u32 %r{i}, [%row+{}];", 4 * i));
         }
@@ -546,7 +587,7 @@ impl<'u, 'a> Gen<'u, 'a> {
         for i in 0..8 {
             self.line(&format!("st.local.u32 [loc+{}], %r{i};", 4 * i));
         }
-        let shared_atoms = !self.exit_mode && self.chance(1, 2)?;
+        let shared_atoms = !self.exit_mode && !self.batch && self.chance(1, 2)?;
         if shared_atoms {
             // sma[tid] = rd0 for tid < ATOM_SLOTS, then a barrier.
             self.line(&format!("setp.lt.u32 %q0, %tx, {ATOM_SLOTS};"));
@@ -566,6 +607,7 @@ impl<'u, 'a> Gen<'u, 'a> {
             };
             match kind {
                 0 | 1 => self.region(&c, &format!("R{sgi}_"), self.exit_mode)?,
+                2 if self.batch => self.shifting_access(&c)?,
                 2 => self.exchange(partial)?,
                 3 if !partial => {
                     for _ in 0..self.u.int_in_range(1..=3u32)? {

@@ -148,13 +148,13 @@ impl FuncTranslator<'_> {
         let recording = self.rf.recording.take();
         let mode = self.mode;
         let saved_vars = self.sregs.vars.clone();
-        let saved_guard = self.sregs.guard;
+        let saved_guard = (self.sregs.guard, self.sregs.guard_val);
         let res = self.serial_form(&region, h, mode, vec_body, &slots);
         self.rf.recording = recording;
         self.mode = mode;
         self.serial.mem.clear();
         self.sregs.vars = saved_vars;
-        self.sregs.guard = saved_guard;
+        (self.sregs.guard, self.sregs.guard_val) = saved_guard;
         let setup = res?;
         self.b.switch_to_block(cb);
         match setup {
@@ -627,7 +627,7 @@ impl FuncTranslator<'_> {
     /// bails out).
     fn serial_inst(&mut self, i: &Inst, st: &Lanes) -> Result<bool, JitError> {
         self.cur = Some(i.id);
-        self.sregs.guard = i.guard;
+        self.set_guard(i.guard, &i.kind);
         let (space, ty, addr, dst, src) = match &i.kind {
             InstKind::Ld {
                 space,
@@ -677,7 +677,7 @@ impl FuncTranslator<'_> {
             let (t, f) = if negate { (cont, go) } else { (go, cont) };
             self.b.ins().brif(p, t, &[], f, &[]);
             self.b.switch_to_block(go);
-            self.sregs.guard = None;
+            self.set_guard(None, &i.kind);
         }
         let eb = (ty.bits() / 8) as i64;
         let h = match space {

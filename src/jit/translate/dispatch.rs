@@ -29,7 +29,7 @@ impl FuncTranslator<'_> {
 
     fn inst_kind(&mut self, i: &Inst) -> Result<(), JitError> {
         self.cur = Some(i.id);
-        self.sregs.guard = i.guard;
+        self.set_guard(i.guard, &i.kind);
         if self.try_scalar(i)? || self.try_affine(i)? {
             return Ok(());
         }

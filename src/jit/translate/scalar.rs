@@ -47,8 +47,13 @@ use cranelift_frontend::{FunctionBuilder, Variable};
 pub(crate) struct ScalarRegs {
     /// Per register: its variable when it is scalar.
     pub vars: IdxVec<RegId, Option<Variable>>,
-    /// The guard of the instruction being translated.
+    /// The guard of the instruction being translated (set with
+    /// [`FuncTranslator::set_guard`]).
     pub guard: Option<Guard>,
+    /// The guard predicate's scalar value as the instruction starts, where the
+    /// instruction also writes that predicate (`@%p setp %p|%q, ...`): its later writes
+    /// must test the guard as it was, not the predicate's new value.
+    pub guard_val: Option<Value>,
     /// 256 bytes to pick one lane of a vector value (made on first use).
     slot: Option<StackSlot>,
     /// The vector form of the last bit mask expanded, in the block it was built in
@@ -252,6 +257,7 @@ impl ScalarRegs {
         ScalarRegs {
             vars,
             guard: None,
+            guard_val: None,
             slot: None,
             mask_cache: None,
             mask64_cache: None,
@@ -386,6 +392,16 @@ impl FuncTranslator<'_> {
         self.def_var_guarded(v, x)
     }
 
+    /// Makes `g` the guard of the instruction being translated, `i`; where `i` writes
+    /// the guard's predicate too, keeps that predicate's value from before `i`.
+    pub(crate) fn set_guard(&mut self, g: Option<Guard>, i: &InstKind) {
+        self.sregs.guard = g;
+        self.sregs.guard_val = g
+            .filter(|g| i.defs().contains(&g.pred))
+            .and_then(|g| self.svar(g.pred))
+            .map(|pv| self.b.use_var(pv));
+    }
+
     /// Defines variable `v` as `x` where the instruction's guard (a scalar predicate)
     /// holds and keeps its old value elsewhere: the write of a scalar register or of an
     /// affine register's base.
@@ -396,7 +412,10 @@ impl FuncTranslator<'_> {
                 let pv = self.svar(g.pred).ok_or_else(|| {
                     JitError::Codegen("guard of a scalar write not scalar".into())
                 })?;
-                let p = self.b.use_var(pv);
+                let p = match self.sregs.guard_val {
+                    Some(p) => p,
+                    None => self.b.use_var(pv),
+                };
                 let p = self.pred_cond(p);
                 let old = self.b.use_var(v);
                 if g.negate {

@@ -11,10 +11,12 @@ use common::*;
 
 const PTX: &str = "tests/ptx/guard_self_write.ptx";
 
-/// `@p2 setp.lt.xor.s32 p2|p3, a, b, p3` on one thread's predicates.
+/// `@p2 setp.lt.xor.s32 p2|p3, a, b, p3` on one thread's predicates (the second
+/// destination gets the complement of the comparison, combined the same way).
 fn setp_lt_xor(p2: bool, p3: bool, a: i32, b: i32) -> (bool, bool) {
+    let lt = a < b;
     match p2 {
-        true => ((a < b) ^ p3, !(a < b) ^ p3),
+        true => (lt ^ p3, !lt ^ p3),
         false => (p2, p3),
     }
 }

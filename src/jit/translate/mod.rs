@@ -15,6 +15,7 @@
 //! end goes through the dispatcher).
 
 pub(crate) mod affine;
+mod blocks;
 pub(crate) mod cont;
 mod dispatch;
 pub(crate) mod funcs;
@@ -30,7 +31,7 @@ pub(crate) mod serial_region;
 use crate::exec::ctx::WarpCtx;
 use crate::exec::ModuleLayout;
 use crate::ir::analysis::cfg;
-use crate::ir::analysis::shape::{strong_load, Divergence, LaunchShape, Shapes, State};
+use crate::ir::analysis::shape::{Divergence, LaunchShape, Shapes, State};
 use crate::ir::{
     self, BlockId, FuncId, Guard, Idx, IdxVec, Inst, InstId, Operand, RegClass, RegId, SpecialReg,
     Type, VarRef,
@@ -417,77 +418,6 @@ pub(crate) fn build(
 }
 
 impl<'a> FuncTranslator<'a> {
-    /// Translates every IR block: its convergent variant, then the divergent variant of
-    /// the blocks that have one (`cov`: the coverage counters' base, `loop_header`: the
-    /// blocks that check the watchdog's stop flag).
-    fn translate_blocks(
-        &mut self,
-        cov: Option<u64>,
-        loop_header: &IdxVec<BlockId, bool>,
-    ) -> Result<(), JitError> {
-        for mode in [Mode::Conv, Mode::Div] {
-            self.mode = mode;
-            for (id, blk) in self.f.blocks.iter_enumerated() {
-                // `blocks_c`, `blocks_d` and the dispatch tables are numbered like the
-                // IR blocks (raw vectors: the dispatcher indexes them by block number).
-                let i = id.index();
-                self.cur = None;
-                let cb = match mode {
-                    Mode::Conv => self.blocks_c[i],
-                    Mode::Div => match self.blocks_d[i] {
-                        Some(b) => b,
-                        None => continue,
-                    },
-                };
-                self.b.switch_to_block(cb);
-                self.rf.recording = Some((i, mode == Mode::Conv));
-                self.block_body(id, cov, loop_header[id])?;
-                self.terminator(&blk.term)?;
-            }
-        }
-        // Bodies of if-thens entered without the dispatcher (`control::join`).
-        self.translate_joins(cov)
-    }
-
-    /// The instructions of IR block `id` (not its terminator) into the current
-    /// Cranelift block, in the current mode and recording slot (`header`: the block
-    /// checks the watchdog's stop flag).
-    pub(crate) fn block_body(
-        &mut self,
-        id: BlockId,
-        cov: Option<u64>,
-        header: bool,
-    ) -> Result<(), JitError> {
-        let f = self.f;
-        let blk = &f.blocks[id];
-        let i = id.index();
-        self.cur_block = i;
-        self.serial_driver(id)?;
-        if header {
-            self.stop_check(blk)?;
-        }
-        self.count_block(cov, i);
-        self.halves_forget_all();
-        self.store_memo.clear();
-        self.pred_bits.clear();
-        self.shapes.0.enter(id, &mut self.shape_now.0);
-        self.shapes.1.enter(id, &mut self.shape_now.1);
-        self.spine_clear();
-        for (k, inst) in blk.insts.iter().enumerate() {
-            self.spine_mark();
-            self.inst(inst)?;
-            let strong = strong_load(blk, k);
-            self.shapes
-                .0
-                .step(self.f, &mut self.shape_now.0, inst, strong);
-            self.shapes
-                .1
-                .step(self.f, &mut self.shape_now.1, inst, strong);
-        }
-        self.spine_clear();
-        Ok(())
-    }
-
     /// Entry block: registers zero, active = `ctx.live` (a `.func`: its `mask`
     /// parameter), nothing pending.
     fn entry(&mut self, mask: Option<Value>) -> Result<(), JitError> {

@@ -25,6 +25,8 @@ macro_rules! foreach_helper {
         $mac! {
             /// `ld`/`st` slow path: checked access for the active lanes.
             Access = memory::ptxjit_access(I64, I64, I32, I32, I64, I64) -> I32;
+            /// `ld`/`st` slow path through an affine address: lane 0's address, stride.
+            AccessAffine = memory::ptxjit_access_affine(I64, I64, I32, I32, I64, I64, I32, I64) -> I32;
             /// The instrumented variant's contiguous access: lane 0's address only.
             AccessRun = memory::ptxjit_access_run(I64, I64, I32, I32, I64, I64) -> I32;
             /// Region lookup of a coalesced access that missed its cached region.

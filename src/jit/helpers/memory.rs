@@ -36,6 +36,50 @@ pub unsafe extern "C" fn ptxjit_access(
     }
 }
 
+/// `ld`/`st` slow path of an access through an affine address register (lane `l` at
+/// `a0 + l * stride`, wrapping in `bits` = 32 or 64 bits, zero-extended from 32): the
+/// lane addresses are built here instead of spilled by the generated code, then
+/// exactly as [`ptxjit_access`] with them. Returns as [`ptxjit_access`].
+///
+/// # Safety
+/// `ctx` must be the running warp's context (with a valid `env`), `data` the slots
+/// described by `shape`.
+#[allow(clippy::too_many_arguments)]
+pub unsafe extern "C" fn ptxjit_access_affine(
+    ctx: *mut WarpCtx,
+    shape: u64,
+    mask: u32,
+    inst: u32,
+    a0: u64,
+    stride: u64,
+    bits: u32,
+    data: *mut u8,
+) -> u32 {
+    count(|c| c.access += 1);
+    let ctx = unsafe { &mut *ctx };
+    let Some(req) = AccessReq::unpack_shape(shape, mask, InstId(inst)) else {
+        ctx.status = STATUS_FAULT;
+        return ctx.status;
+    };
+    let addrs = affine_addrs(a0, stride, bits);
+    // SAFETY: the caller's contract.
+    match unsafe { ctx::access(ctx, &req, &addrs, data) } {
+        Ok(()) => STATUS_OK,
+        Err(_) => ctx.status.max(STATUS_FAULT),
+    }
+}
+
+/// The 32 lane addresses `a0 + l * stride`, wrapping in `bits` (32: each zero-extended
+/// from 32 bits, as the generated code widens a 32-bit address register's lanes).
+pub(crate) fn affine_addrs(a0: u64, stride: u64, bits: u32) -> [u64; WARP_SIZE] {
+    let mut addrs = [0u64; WARP_SIZE];
+    for (l, a) in addrs.iter_mut().enumerate() {
+        let x = a0.wrapping_add((l as u64).wrapping_mul(stride));
+        *a = if bits == 32 { x as u32 as u64 } else { x };
+    }
+    addrs
+}
+
 /// The instrumented variant's contiguous `ld`/`st`: `exec::ctx::access_affine` for the
 /// lanes in `mask`, lane `l` at `a0 + l * element size`. Returns as [`ptxjit_access`].
 ///
@@ -171,6 +215,19 @@ pub unsafe extern "C" fn ptxjit_atom(
 #[cfg(test)]
 mod tests {
     use crate::ir::{AtomOp, Type};
+
+    #[test]
+    fn affine_addrs_wrap_in_their_width() {
+        // 64 bits: lane 31 at 2^64 - 8 + 31 * 4 = 116 (mod 2^64).
+        let a = super::affine_addrs(u64::MAX - 7, 4, 64);
+        assert_eq!(
+            (a[0], a[1], a[2], a[31]),
+            (u64::MAX - 7, u64::MAX - 3, 0, 116)
+        );
+        // 32 bits: lane 2 at 0xffff_fff8 + 2 * 8 = 2^32 + 8, kept as 8 (zero-extended).
+        let a = super::affine_addrs(0xffff_fff8, 8, 32);
+        assert_eq!((a[0], a[1], a[2], a[31]), (0xffff_fff8, 0, 8, 240));
+    }
 
     #[test]
     fn encode_round_trips() {

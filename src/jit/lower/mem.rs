@@ -20,10 +20,13 @@
 //! - `.local` at per-lane addresses: a lane loop in the generated code (`mem_local`),
 //!   the helper only when a lane's access is invalid;
 //! - everything else: lane addresses and data go to the scratch slot and the
-//!   `ptxjit_access` helper performs the access; a nonzero result returns from the kernel.
+//!   `ptxjit_access` helper performs the access; a nonzero result returns from the kernel
+//!   (`mem_slow`: through an affine address register, lane 0's address and the stride
+//!   instead). Loads whose addresses are strided (`mem_gather::strided`) skip the
+//!   coalesced and half-warp tests, which cannot pass.
 
 use super::mem_fast::Entry;
-use crate::exec::ctx::{AccessReq, WarpCtx};
+use crate::exec::ctx::WarpCtx;
 use crate::ir::analysis::shape::{Fact, Shape};
 use crate::ir::InstKind;
 use crate::ir::{AddrBase, Address, InstId, Operand, RegClass, RegId, Space, Type, VarRef};
@@ -267,9 +270,11 @@ impl FuncTranslator<'_> {
         // test first, the usual paths (which remember the shape) on a miss.
         let proven = shape.1 == Proof::Always
             && matches!(shape.0, AddrShape::Uniform | AddrShape::Contiguous);
+        // (Never for strided addresses: no half-warp shape can hold.)
         let memo = (eb == 4 && n == 1 && space != Space::Local && !proven)
             .then(|| self.halves_memo_reg(addr))
-            .flatten();
+            .flatten()
+            .filter(|_| !self.strided(space, addr, eb));
         let mut pre = None;
         if let Some(r) = memo {
             // The first load from `r` in the block only remembers (the state is zero).
@@ -333,7 +338,7 @@ impl FuncTranslator<'_> {
             }
             self.b.ins().jump(done, &[]);
             self.b.switch_to_block(other);
-            self.slow_access(space, eb, sb, n, false, la, mask, inst)?;
+            self.slow_access_at(space, eb, sb, n, false, addr, Some(la), mask, inst)?;
             for (e, d) in dsts.iter().enumerate() {
                 if let Some(d) = d {
                     let w = self.unspill(wide, SCRATCH_DATA + e as i32 * 32 * sb as i32);
@@ -351,7 +356,7 @@ impl FuncTranslator<'_> {
             if space == Space::Local {
                 self.local_access(eb, sb, n, false, la, mask, inst)?;
             } else {
-                self.slow_access(space, eb, sb, n, false, la, mask, inst)?;
+                self.slow_access_at(space, eb, sb, n, false, addr, Some(la), mask, inst)?;
             }
             for (e, d) in dsts.iter().enumerate() {
                 if let Some(d) = d {
@@ -382,7 +387,8 @@ impl FuncTranslator<'_> {
         // Computed here so that it dominates the paths below.
         let bits = self.mbits(mask);
         let proof = (shape.0 == AddrShape::Contiguous).then_some(shape.1);
-        if self.strided(space, addr, eb) {
+        let strided = self.strided(space, addr, eb);
+        if strided {
             // Never coalesced (`mem_gather`): the fast path below is unreachable.
             self.b.append_block_param(fast, I64);
             self.b.ins().jump(slow, &[]);
@@ -402,8 +408,10 @@ impl FuncTranslator<'_> {
         let args: Vec<BlockArg> = v.iter().map(|&x| BlockArg::Value(x)).collect();
         self.b.ins().jump(join, &args);
         self.b.switch_to_block(slow);
-        // (Not where every launch is proven contiguous: the halves then never apply.)
-        let try_halves = eb == 4 && proof != Some(Proof::Always);
+        // (Not where every launch is proven contiguous, nor where the addresses are
+        // strided: the halves then never apply. A strided half-warp is neither one
+        // address nor 16 consecutive elements.)
+        let try_halves = eb == 4 && proof != Some(Proof::Always) && !strided;
         if space == Space::Shared && try_halves {
             // Half-warp rows (`mem_halves`) before the gather.
             let gather = self.b.create_block();
@@ -440,10 +448,15 @@ impl FuncTranslator<'_> {
             self.halves_load(space, a, bits, inst, join, helper, memo)?;
         }
         self.b.switch_to_block(helper);
-        // Slow path (lane addresses computed again here: values kept across the fast
-        // path's blocks and calls cost register allocation time and spills).
-        let la = self.lane_addrs(space, addr)?;
-        self.slow_access(space, eb, sb, 1, false, &la, mask, inst)?;
+        if space == Space::Shared {
+            // Only the gather's lane loop leaves for the helper: the lane addresses are
+            // in the scratch address slot.
+            self.slow_access_spilled(space, eb, sb, 1, false, mask, inst)?;
+        } else {
+            // Slow path (lane addresses not kept: values kept across the fast path's
+            // blocks and calls cost register allocation time and spills).
+            self.slow_access_at(space, eb, sb, 1, false, addr, None, mask, inst)?;
+        }
         let w = self.unspill(wide, SCRATCH_DATA);
         let args: Vec<BlockArg> = w.v.iter().map(|&x| BlockArg::Value(x)).collect();
         self.b.ins().jump(join, &args);
@@ -553,7 +566,7 @@ impl FuncTranslator<'_> {
             if space == Space::Local {
                 return self.local_access(eb, sb, n, true, &la, mask, inst);
             }
-            return self.st_shared_or_helper(space, (eb, sb), n, &la, mask, inst);
+            return self.st_shared_or_helper(space, (eb, sb), n, addr, &la, mask, inst);
         }
         let LaneAddr::PerLane(a) = &la else {
             return Err(JitError::Codegen("lane addresses".into()));
@@ -599,8 +612,12 @@ impl FuncTranslator<'_> {
         for (e, d) in data.iter().enumerate() {
             self.spill(d, SCRATCH_DATA + e as i32 * 32 * sb as i32);
         }
-        let la = self.lane_addrs(space, addr)?;
-        self.st_shared_or_helper(space, (eb, sb), 1, &la, mask, inst)?;
+        if space == Space::Shared {
+            let la = self.lane_addrs(space, addr)?;
+            self.st_shared_or_helper(space, (eb, sb), 1, addr, &la, mask, inst)?;
+        } else {
+            self.slow_access_at(space, eb, sb, 1, true, addr, None, mask, inst)?;
+        }
         self.b.ins().jump(cont, &[]);
         self.b.switch_to_block(cont);
         Ok(())
@@ -676,17 +693,19 @@ impl FuncTranslator<'_> {
     /// A store that is not one whole-warp vector store, its data in the scratch data
     /// slot: in shared memory (one element per lane, not instrumented), the lane loop
     /// of `mem_gather` when every active lane is valid; else, and elsewhere, the helper.
+    #[allow(clippy::too_many_arguments)]
     fn st_shared_or_helper(
         &mut self,
         space: Space,
         (eb, sb): (u32, u32),
         n: usize,
+        addr: &Address,
         la: &LaneAddr,
         mask: &mut Mask,
         inst: InstId,
     ) -> Result<(), JitError> {
         if space != Space::Shared || n != 1 || self.instrument {
-            return self.slow_access(space, eb, sb, n, true, la, mask, inst);
+            return self.slow_access_at(space, eb, sb, n, true, addr, Some(la), mask, inst);
         }
         let a = match la {
             LaneAddr::PerLane(a) => a.clone(),
@@ -701,7 +720,8 @@ impl FuncTranslator<'_> {
         self.shared_scatter((eb, sb), &a, bits, helper);
         self.b.ins().jump(done, &[]);
         self.b.switch_to_block(helper);
-        self.slow_access(space, eb, sb, n, true, la, mask, inst)?;
+        // (The scatter's checks spilled the lane addresses before leaving.)
+        self.slow_access_spilled(space, eb, sb, n, true, mask, inst)?;
         self.b.ins().jump(done, &[]);
         self.b.switch_to_block(done);
         Ok(())
@@ -818,40 +838,6 @@ impl FuncTranslator<'_> {
         self.b
             .ins()
             .load(I64, MemFlagsData::new().with_notrap(), p, 0)
-    }
-
-    /// The helper path: lane addresses to the scratch slot (data must already be there
-    /// for stores), `ptxjit_access`, return on a fault.
-    #[allow(clippy::too_many_arguments)]
-    pub(crate) fn slow_access(
-        &mut self,
-        space: Space,
-        eb: u32,
-        sb: u32,
-        n: usize,
-        write: bool,
-        la: &LaneAddr,
-        mask: &mut Mask,
-        inst: InstId,
-    ) -> Result<(), JitError> {
-        match la {
-            LaneAddr::Uniform(a) => {
-                let s = self.b.ins().splat(I64X2, *a);
-                self.spill(&WarpValue::wide(vec![s; N64]), 0);
-            }
-            LaneAddr::PerLane(w) => self.spill(w, 0),
-        }
-        let req = AccessReq {
-            space,
-            elem_bytes: eb,
-            nvec: n as u32,
-            slot_bytes: sb,
-            write,
-            mask: 0,
-            inst,
-        };
-        let pa = self.scratch_addr(0);
-        self.call_access(Helper::Access, &req, mask, pa)
     }
 
     /// `cvta{.to}.space.size d, a`.

@@ -97,7 +97,8 @@ impl FuncTranslator<'_> {
             self.b.ins().jump(copy, &[BlockArg::Value(rest)]);
         }
         self.b.switch_to_block(slow);
-        self.slow_access(Space::Local, eb, sb, n, write, la, mask, inst)?;
+        // (The lane addresses were spilled above.)
+        self.slow_access_spilled(Space::Local, eb, sb, n, write, mask, inst)?;
         self.b.ins().jump(done, &[]);
         self.b.switch_to_block(done);
         Ok(())

@@ -1,8 +1,9 @@
 //! The checked helper path of accesses through affine address registers
-//! (`jit/lower/mem.rs`, `slow_access_at`: lane 0's address and the stride go to
+//! (`jit/lower/mem_slow.rs`, `slow_access_at`: lane 0's address and the stride go to
 //! `ptxjit_access_affine`, which builds the 32 lane addresses): strided loads and
 //! stores, `.v2` accesses, contiguous accesses whose partial mask fails the coalesced
-//! test, and 32-bit shared addresses that wrap (`tests/ptx/mem_affine_helper.ptx`).
+//! test, 32-bit shared addresses that wrap, and lane addresses read from memory (spilled
+//! once for the first-lane test and the helper) (`tests/ptx/mem_affine_helper.ptx`).
 //! Values against references computed here, on both backends and both JIT tiers; the
 //! same accesses far past their buffer must report the same fault (kernel, instruction,
 //! line, block, thread: the lowest active lane, address) on both backends, and a
@@ -256,4 +257,75 @@ fn shared_addresses_wrap_in_32_bits() {
         msgs.push(msg);
     }
     assert!(msgs.windows(2).all(|w| w[0] == w[1]), "{msgs:#?}");
+}
+
+#[test]
+fn gathered_lanes() {
+    let ptx = load_root(FILE);
+    // A 4 MiB input: in[i] = i * 3 + 1.
+    let words = 1usize << 20;
+    let input: Vec<u32> = (0..words as u32).map(|i| i.wrapping_mul(3) + 1).collect();
+    let perm: Vec<u64> = (0..32u64).map(|t| (t * 7) % 32).collect();
+    // (idx[8], the faulting instruction, lane 8's address past `in`): in bounds; the
+    // word load far past the end (it faults first); the pair load ~4 MiB past it.
+    let cases: [(u64, &str, u64); 3] = [
+        (perm[8], "", 0),
+        (1 << 24, "ld.global.u32", 1 << 26),
+        (words as u64 - 1, "ld.global.v2.u32", 8 * (words as u64 - 1)),
+    ];
+    for (i8, inst, past) in cases {
+        let mut idx = perm.clone();
+        idx[8] = i8;
+        let runs = each_backend(
+            "gathered",
+            |dev| {
+                let inb = dev.alloc_from(&input).unwrap();
+                let ib = dev.alloc_from(&idx).unwrap();
+                let out = zeroed(dev, 96 * 4);
+                (vec![arg(&inb), arg(&ib), arg(&out)], inb)
+            },
+            |_, inb| inb.ptr(),
+        );
+        let mut msgs = Vec::new();
+        for (what, r, inb) in &runs {
+            if inst.is_empty() {
+                assert!(r.is_ok(), "{what}: {r:?}");
+                continue;
+            }
+            let msg = r.clone().expect_err("far past the buffer: a fault");
+            let line = line_of(&ptx, "gathered", inst);
+            let addr = inb + past;
+            assert_fault_message(&msg, "gathered", FILE, inst, line, [0; 3], [8, 0, 0], addr);
+            msgs.push(relative(&msg, addr));
+        }
+        assert!(msgs.windows(2).all(|w| w[0] == w[1]), "{msgs:#?}");
+    }
+    // The values.
+    let mut want = vec![0u32; 96];
+    for t in 0..32 {
+        let i = perm[t] as usize;
+        want[3 * t] = input[i];
+        want[3 * t + 1] = input[2 * i];
+        want[3 * t + 2] = input[2 * i + 1];
+    }
+    for backend in [Backend::Jit, Backend::Interp] {
+        for &tier in tiers(backend) {
+            let dev = device_tier(tier);
+            let m = module_at(&dev, FILE, backend);
+            let inb = dev.alloc_from(&input).unwrap();
+            let ib = dev.alloc_from(&perm).unwrap();
+            let out = zeroed(&dev, 96 * 4);
+            let c = cfg([1, 1, 1], [32, 1, 1], backend);
+            launch(
+                &dev,
+                &m,
+                "gathered",
+                &c,
+                &[arg(&inb), arg(&ib), arg(&out)],
+                "gathered",
+            );
+            let what = format!("{backend:?} {tier:?}");
+            assert_slice_eq(&dev.read::<u32>(&out).unwrap(), &want, &what);
+        }
+    }
 }

@@ -329,8 +329,13 @@ impl FuncTranslator<'_> {
             let m64 = if proven_uniform { Vec::new() } else { m64 };
             let done = self.b.create_block();
             let other = self.b.create_block();
-            let vals =
-                self.uniform_lane_values(space, eb, n, a, bits, &m64, inst, other, proven_uniform)?;
+            // Spilled once for both paths (the helper's lane addresses).
+            let spilled = self.spill_first(addr);
+            if spilled {
+                self.spill(a, 0);
+            }
+            let how = (proven_uniform, spilled);
+            let vals = self.uniform_lane_values(space, eb, n, a, bits, &m64, inst, other, how)?;
             for (d, w) in dsts.iter().zip(vals) {
                 if let Some(d) = d {
                     self.write(*d, ty, w, mask)?;
@@ -338,7 +343,11 @@ impl FuncTranslator<'_> {
             }
             self.b.ins().jump(done, &[]);
             self.b.switch_to_block(other);
-            self.slow_access_at(space, eb, sb, n, false, addr, Some(la), mask, inst)?;
+            if spilled {
+                self.slow_access_spilled(space, eb, sb, n, false, mask, inst)?;
+            } else {
+                self.slow_access_at(space, eb, sb, n, false, addr, Some(la), mask, inst)?;
+            }
             for (e, d) in dsts.iter().enumerate() {
                 if let Some(d) = d {
                     let w = self.unspill(wide, SCRATCH_DATA + e as i32 * 32 * sb as i32);
@@ -419,6 +428,7 @@ impl FuncTranslator<'_> {
             self.b.switch_to_block(gather);
         }
         let helper = self.b.create_block();
+        let spilled = space != Space::Shared && self.spill_first(addr);
         // Elsewhere, half-warp rows (`mem_halves`) when the lanes do not agree.
         let halves = (space != Space::Shared && try_halves).then(|| self.b.create_block());
         let v = if space == Space::Shared {
@@ -435,10 +445,15 @@ impl FuncTranslator<'_> {
                 let m32 = self.m32(mask);
                 lanes::mask64(&mut self.b, &m32)
             };
+            // The lane addresses spilled once, for the first active lane's address and
+            // for the helper (the half-warp test leaves the scratch slot alone).
+            if spilled {
+                self.spill(a, 0);
+            }
             // Every active lane at one address: one scalar load and a splat.
             let other = halves.unwrap_or(helper);
-            let mut w =
-                self.uniform_lane_values(space, eb, 1, a, bits, &m64, inst, other, false)?;
+            let how = (false, spilled);
+            let mut w = self.uniform_lane_values(space, eb, 1, a, bits, &m64, inst, other, how)?;
             w.pop().map(|w| w.v).unwrap_or_default()
         };
         let args: Vec<BlockArg> = v.iter().map(|&x| BlockArg::Value(x)).collect();
@@ -448,9 +463,9 @@ impl FuncTranslator<'_> {
             self.halves_load(space, a, bits, inst, join, helper, memo)?;
         }
         self.b.switch_to_block(helper);
-        if space == Space::Shared {
-            // Only the gather's lane loop leaves for the helper: the lane addresses are
-            // in the scratch address slot.
+        if space == Space::Shared || spilled {
+            // Only the gather's lane loop leaves for the helper in shared memory, after
+            // spilling the lane addresses; elsewhere they were spilled above.
             self.slow_access_spilled(space, eb, sb, 1, false, mask, inst)?;
         } else {
             // Slow path (lane addresses not kept: values kept across the fast path's
@@ -732,7 +747,8 @@ impl FuncTranslator<'_> {
     /// that address is aligned to the access and inside the shared window or the
     /// instruction's cached region (looked up on a miss), one scalar load per element,
     /// splat to every lane (the containers, one per element); else continues at `other`
-    /// (nothing emitted there).
+    /// (nothing emitted there). `(proven, spilled)`: the shape analysis proved the
+    /// active lanes to agree; `a` is already in the scratch address slot.
     #[allow(clippy::too_many_arguments)]
     fn uniform_lane_values(
         &mut self,
@@ -744,13 +760,16 @@ impl FuncTranslator<'_> {
         m64: &[Value],
         inst: InstId,
         other: Block,
-        proven: bool,
+        (proven, spilled): (bool, bool),
     ) -> Result<Vec<WarpValue>, JitError> {
         let len = eb as i64 * n as i64;
         let any = self.b.create_block();
         self.b.ins().brif(bits, any, &[], other, &[]);
         self.b.switch_to_block(any);
-        let a0w = self.first_lane_u64(a, bits);
+        let a0w = match spilled {
+            true => self.first_lane_spilled(bits),
+            false => self.first_lane_u64(a, bits),
+        };
         let low = self.b.ins().band_imm_u(a0w, len - 1);
         let aligned = self.b.ins().icmp_imm_u(IntCC::Equal, low, 0);
         let shape = if proven {
@@ -824,12 +843,25 @@ impl FuncTranslator<'_> {
         }
     }
 
+    /// Whether the per-lane paths of an access at `[addr]` spill its lane addresses
+    /// once, up front, for the helper to reuse: not through an affine address register
+    /// (its helper call passes lane 0's address and the stride; its first active lane's
+    /// address is computed, not loaded).
+    fn spill_first(&self, addr: &Address) -> bool {
+        !matches!(addr.base, AddrBase::Reg(r) if self.avar(r).is_some())
+    }
+
     /// The 64-bit value of the lowest lane of `bits` in `a` (16 × i64x2).
     pub(super) fn first_lane_u64(&mut self, a: &WarpValue, bits: Value) -> Value {
         if let Some(x) = self.affine_first_lane(a, bits) {
             return x;
         }
         self.spill(a, 0);
+        self.first_lane_spilled(bits)
+    }
+
+    /// The 64-bit lane address of the lowest lane of `bits` in the scratch address slot.
+    fn first_lane_spilled(&mut self, bits: Value) -> Value {
         let lane = self.b.ins().ctz(bits);
         let lane = self.b.ins().uextend(I64, lane);
         let off = self.b.ins().ishl_imm_u(lane, 3);

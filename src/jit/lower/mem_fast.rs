@@ -52,11 +52,23 @@ impl FuncTranslator<'_> {
             // An affine register's lane addresses: consecutive in every lane.
             None
         } else {
+            // Parts 0 and 1 against lane 0's address plus their lane offsets, each later
+            // part against the part two before it plus 4 elements: the same 32
+            // equalities (all hold exactly when every part holds against lane 0's), with
+            // 3 constants instead of 16.
             let s = self.b.ins().splat(I64X2, a0);
-            let offs = lanes::lane_index(&mut self.b, true, eb as u64);
+            let e = eb as u64;
+            let first = [
+                lanes::const_i64x2(&mut self.b, [0, e]),
+                lanes::const_i64x2(&mut self.b, [2 * e, 3 * e]),
+            ];
+            let step = lanes::const_i64x2(&mut self.b, [4 * e, 4 * e]);
             let mut all: Option<Value> = None;
             for k in 0..N64 {
-                let exp = self.b.ins().iadd(s, offs.v[k]);
+                let exp = match k {
+                    0 | 1 => self.b.ins().iadd(s, first[k]),
+                    _ => self.b.ins().iadd(a.v[k - 2], step),
+                };
                 let eq = self.b.ins().icmp(IntCC::Equal, a.v[k], exp);
                 all = Some(match all {
                     None => eq,

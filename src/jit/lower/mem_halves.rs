@@ -71,9 +71,19 @@ impl FuncTranslator<'_> {
             let (mut cons, mut uni): (Option<Value>, Option<Value>) = (None, None);
             for k in 0..8usize {
                 let x = a.v[8 * h + k];
-                let l = 2 * k as u64;
-                let off = lanes::const_i64x2(&mut self.b, [l * EB, (l + 1) * EB]);
-                let exp = self.b.ins().iadd(s, off);
+                // (As `fast_check`: parts 0 and 1 against the half's first address plus
+                // their offsets, later parts against the part two before plus 4 elements.)
+                let exp = match k {
+                    0 | 1 => {
+                        let l = 2 * k as u64;
+                        let off = lanes::const_i64x2(&mut self.b, [l * EB, (l + 1) * EB]);
+                        self.b.ins().iadd(s, off)
+                    }
+                    _ => {
+                        let step = lanes::const_i64x2(&mut self.b, [4 * EB, 4 * EB]);
+                        self.b.ins().iadd(a.v[8 * h + k - 2], step)
+                    }
+                };
                 let c = self.b.ins().icmp(IntCC::Equal, x, exp);
                 let u = self.b.ins().icmp(IntCC::Equal, x, s);
                 cons = Some(match cons {

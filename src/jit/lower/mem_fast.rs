@@ -238,6 +238,45 @@ impl FuncTranslator<'_> {
         self.b.ins().band(c, c3)
     }
 
+    /// Whether host range `[a, a + len)` (`len`: an i64 value) lies in the region-cache
+    /// range `[lo, hi)` of [`Self::cached_region`]: an i8.
+    pub(super) fn in_range_dyn(&mut self, (lo, hi): (Value, Value), a: Value, len: Value) -> Value {
+        let c1 = self.b.ins().icmp(IntCC::UnsignedGreaterThanOrEqual, a, lo);
+        let c2 = self.b.ins().icmp(IntCC::UnsignedLessThan, a, hi);
+        let rem = self.b.ins().isub(hi, a);
+        let c3 = self
+            .b
+            .ins()
+            .icmp(IntCC::UnsignedGreaterThanOrEqual, rem, len);
+        let c = self.b.ins().band(c1, c2);
+        self.b.ins().band(c, c3)
+    }
+
+    /// The shared window (size, host base) as [`Self::in_shared_window_dyn`] takes it.
+    pub(super) fn shared_window(&mut self) -> (Value, Value) {
+        let size = self.load_ctx(I64, offset_of!(WarpCtx, shared_size), true);
+        let base = self.load_ctx(I64, offset_of!(WarpCtx, shared_base), true);
+        (size, base)
+    }
+
+    /// [`Self::in_shared_window`] for a length `len` (an i64 value) and the window
+    /// `(size, base)` of [`Self::shared_window`].
+    pub(super) fn in_shared_window_dyn(
+        &mut self,
+        (size, base): (Value, Value),
+        a: Value,
+        len: Value,
+    ) -> (Value, Value) {
+        let big = self
+            .b
+            .ins()
+            .icmp(IntCC::UnsignedGreaterThanOrEqual, size, len);
+        let room = self.b.ins().isub(size, len);
+        let fits = self.b.ins().icmp(IntCC::UnsignedLessThanOrEqual, a, room);
+        let loc = self.b.ins().band(big, fits);
+        (loc, self.b.ins().iadd(base, a))
+    }
+
     /// Calls the region lookup (`Helper::Region`) for host range `[a, a + len)` of
     /// instruction `inst` (`write`: a store), which fills the instruction's region-cache
     /// entry: the result is non-zero when one region holds the range.

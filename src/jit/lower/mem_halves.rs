@@ -141,10 +141,11 @@ impl FuncTranslator<'_> {
         if space == Space::Shared {
             let mut inside = None;
             let mut hosts = Vec::with_capacity(2);
+            let window = self.shared_window();
             for &(base, cons) in halves {
-                let (in64, host) = self.in_shared_window(base, 16 * EB as i64);
-                let (in4, _) = self.in_shared_window(base, EB as i64);
-                let x = self.b.ins().select(cons, in64, in4);
+                // 16 elements for a consecutive half, else one.
+                let len = self.half_len(cons);
+                let (x, host) = self.in_shared_window_dyn(window, base, len);
                 inside = Some(match inside {
                     None => x,
                     Some(y) => self.b.ins().band(y, x),
@@ -162,9 +163,7 @@ impl FuncTranslator<'_> {
             // again.
             self.b.switch_to_block(lookup);
             let (b0, c0) = halves[0];
-            let big = lanes::iconst64(&mut self.b, 16 * EB);
-            let small = lanes::iconst64(&mut self.b, EB);
-            let len = self.b.ins().select(c0, big, small);
+            let len = self.half_len(c0);
             let found = self.region_lookup(inst, b0, len, false)?;
             let again = self.b.create_block();
             self.b.ins().brif(found, again, &[], miss, &[]);
@@ -183,14 +182,21 @@ impl FuncTranslator<'_> {
         Ok(())
     }
 
+    /// The bytes a half reads (i64): 16 elements when consecutive (`cons`, i8), else one.
+    fn half_len(&mut self, cons: Value) -> Value {
+        let big = lanes::iconst64(&mut self.b, 16 * EB);
+        let small = lanes::iconst64(&mut self.b, EB);
+        self.b.ins().select(cons, big, small)
+    }
+
     /// Whether both halves (first address, consecutive) lie in instruction `inst`'s
     /// cached region (i8).
     fn halves_cached(&mut self, inst: InstId, halves: &[(Value, Value)]) -> Value {
         let mut all = None;
+        let range = self.cached_region(inst);
         for &(base, cons) in halves {
-            let in64 = self.in_cached_region(inst, base, 16 * EB as i64);
-            let in4 = self.in_cached_region(inst, base, EB as i64);
-            let x = self.b.ins().select(cons, in64, in4);
+            let len = self.half_len(cons);
+            let x = self.in_range_dyn(range, base, len);
             all = Some(match all {
                 None => x,
                 Some(y) => self.b.ins().band(y, x),
@@ -358,13 +364,15 @@ impl FuncTranslator<'_> {
         }
         let (lo, hi) = self.halves_run(r, off)?;
         let mut win = self.b.ins().band(shaped, aligned);
+        let window = self.shared_window();
         for &(base, cons) in halves {
             // `base + (lo - off)` wraps like each load's `reg + offset`; a range that
             // fits below the window's size does not wrap.
             let a = self.b.ins().iadd_imm_s(base, lo - off);
-            let (in64, _) = self.in_shared_window(a, hi - lo + 16 * EB as i64);
-            let (in4, _) = self.in_shared_window(a, hi - lo + EB as i64);
-            let x = self.b.ins().select(cons, in64, in4);
+            let big = lanes::iconst64(&mut self.b, (hi - lo) as u64 + 16 * EB);
+            let small = lanes::iconst64(&mut self.b, (hi - lo) as u64 + EB);
+            let len = self.b.ins().select(cons, big, small);
+            let (x, _) = self.in_shared_window_dyn(window, a, len);
             win = self.b.ins().band(win, x);
         }
         if let Some((_, _, window)) = self.halves_memo.get_mut(&r) {

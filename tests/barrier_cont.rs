@@ -603,13 +603,14 @@ fn hop_reference(c: u32, n: u32, k: u32, e: u32) -> Vec<u32> {
     out
 }
 
-/// A loop of two barriers whose warps hop straight to the next warp's restore block
-/// where it waits as predicted (`control::cont::hop_to`): in the first round the next
-/// warp has not started (the prediction misses and the hop goes through the chain's
-/// head), whole warps and the lanes of partial ones exit between rounds; both backends
-/// against the Rust reference, in order and under random warp orders, 1 and 2 workers.
+/// A loop of two barriers, an if-then between them, registers live across both and
+/// whole warps and the lanes of partial ones exiting between rounds: after each
+/// barrier the JIT's code reads the registers from their restore block and the warp
+/// context from its slot (`control::cont::cont_refresh`), warps chained in order
+/// start (first round) or resume; both backends against the Rust reference, in order
+/// and under random warp orders, 1 and 2 workers.
 #[test]
-fn bar_hop_to_the_next_warps_resume_point() {
+fn bar_hop_chained_warps_through_a_barrier_loop() {
     for threads in [1, 2] {
         let dev = device_threads(threads);
         for backend in [Backend::Jit, Backend::Interp] {

@@ -26,6 +26,10 @@
 //! starts or resumes that warp as a call would; the CTA loop records the chained
 //! arrivals after the call.
 //!
+//! The warp context and the register file's address are loaded again at the top of
+//! every block the translator starts ([`FuncTranslator::cont_refresh`]) instead of
+//! being the head's values, live (and spilled) across the whole kernel.
+//!
 //! Every other kernel with barriers keeps the coroutine scheme (`exec::barrier`), as
 //! does the interpreter; both schemes record the same arrivals in the same order, so the
 //! barriers complete, and the warps run, exactly as before.
@@ -44,40 +48,24 @@ use cranelift_codegen::ir::{Block, InstBuilder, JumpTableData, MemFlagsData, Val
 use cranelift_frontend::Variable;
 use std::mem::offset_of;
 
-/// Whether a hop may go straight to the next warp's start or restore block
-/// (`PTXJIT_CONT_HOP`, on unless `0`; for A/B measurements).
-fn direct_hops() -> u32 {
-    static ON: std::sync::OnceLock<u32> = std::sync::OnceLock::new();
-    *ON.get_or_init(|| std::env::var("PTXJIT_CONT_HOP").map_or(1, |v| v.parse().unwrap_or(1)))
-}
-
 impl FuncTranslator<'_> {
     /// In the entry block of a continuation kernel: a warp called with `ctx.resume` set
     /// goes to the resume block (filled by [`Self::build_resume`]), others on to `start`.
     pub(crate) fn cont_entry(&mut self, start: Block, resume: Block) {
         let r = self.load_ctx(I32, offset_of!(WarpCtx, resume), false);
         if let Some(cl) = &mut self.cont_live {
+            let zero = self.b.ins().iconst(I8, 0);
+            self.b.def_var(cl.resumed, zero);
             cl.resume_at = Some(r);
-            cl.start = Some(start);
         }
         self.b.ins().brif(r, resume, &[], start, &[]);
     }
 
-    /// At the top of the start block (the current one): the warp has not resumed.
-    pub(crate) fn cont_start(&mut self) {
-        self.cont_refresh();
-        if let Some(cl) = &self.cont_live {
-            let zero = self.b.ins().iconst(I8, 0);
-            self.b.def_var(cl.resumed, zero);
-        }
-    }
-
-    /// Where the translator starts a Cranelift block that other paths than its
-    /// dominators' may enter (an IR block's variants, join copies, the dispatcher, the
-    /// stubs, the start, resume and restore blocks, the return): in a continuation
-    /// kernel, `ctx` and the register file's base become the running warp's
-    /// (`ContLive::ctx_slot`, which a hop straight to a warp's start or restore block
-    /// sets). Code that a block's first instruction dominates keeps them.
+    /// Where the translator starts a Cranelift block (an IR block's variants, join
+    /// copies, the dispatcher, the stubs, the start, resume and restore blocks, the
+    /// register initialisation, the return): in a continuation kernel, `ctx` and the
+    /// register file's base are loaded again there (`ContLive::ctx_slot`), so that no
+    /// value of the chain's head stays live across the whole kernel.
     pub(crate) fn cont_refresh(&mut self) {
         if let Some(cl) = &self.cont_live {
             let ctx = self.b.ins().stack_load(I64, I64, cl.ctx_slot, 0);
@@ -120,9 +108,11 @@ impl FuncTranslator<'_> {
         inst: InstId,
     ) -> Result<(), JitError> {
         // `bits` are the warp's live lanes (a convergent block), never none while the
-        // warp runs: a warp without them returns as it would at its start (no edge from
-        // here to `next`, whose only way in from the barrier is then its restore block,
-        // so the warp context's variables merge there alone: `hop_to`).
+        // warp runs; a warp without any returns as at its start. No edge goes from
+        // here to `next`: only the restore block enters it from the barrier, so no SSA
+        // value of the code before the barrier is live after it (such an edge made
+        // every value the code after the barrier reads a block parameter merged with
+        // the restored one, and the register allocator spilled them across the step).
         let arrive = self.b.create_block();
         self.b.ins().brif(bits, arrive, &[], self.ret_status, &[]);
         self.b.switch_to_block(arrive);
@@ -181,7 +171,7 @@ impl FuncTranslator<'_> {
         let r = lanes::iconst32(&mut self.b, next.0 + 1);
         self.store_ctx(r, offset_of!(WarpCtx, resume));
         if count.is_none() && red.is_none() {
-            self.chain_hop(id, bits, n, next);
+            self.chain_hop(id, bits, n);
         }
         // The arrival, for the CTA loop (a chained warp's is counted by the chain).
         self.store_ctx(id, offset_of!(WarpCtx, bar_id));
@@ -216,19 +206,13 @@ impl FuncTranslator<'_> {
     /// thread count: when the chain may go on (`WarpCtx::chain_*`: a warp left to chain,
     /// the chain's barrier, no lane exited since the warp's step began, and the barrier
     /// still waiting for more than `n` threads), counts the arrival and starts the
-    /// chain's next warp ([`Self::hop_to`]); otherwise falls through to the warp's
-    /// return. `next`: the block after the barrier.
-    fn chain_hop(&mut self, id: Value, bits: Value, n: Value, next: ir::BlockId) {
+    /// chain's next warp; otherwise falls through to the warp's return.
+    fn chain_hop(&mut self, id: Value, bits: Value, n: Value) {
         let Some(cl) = &self.cont_live else {
             return;
         };
         let (left_v, need_v, ran_v, live_v) = (cl.left, cl.need, cl.ran, cl.step_live);
-        let ctx0 = cl.ctx0;
-        let expect = cl
-            .expect
-            .get(BlockId(self.cur_block as u32))
-            .copied()
-            .flatten();
+        let (ctx0, head) = (cl.ctx0, cl.head);
         let left0 = self.b.use_var(left_v);
         let need0 = self.b.use_var(need_v);
         let live0 = self.b.use_var(live_v);
@@ -255,73 +239,23 @@ impl FuncTranslator<'_> {
         self.set_chain_field(ctx0, need, offset_of!(WarpCtx, chain_need));
         self.set_chain_field(ctx0, ran, offset_of!(WarpCtx, chain_ran));
         let nxt = self.load_ctx(I64, offset_of!(WarpCtx, chain_next), false);
-        self.hop_to(nxt, expect);
+        self.b.ins().jump(head, &[nxt.into()]);
         self.b.switch_to_block(stay);
         let same_whole = self.b.ins().band(same, whole);
-        self.chain_wrap(left0, need0, n, same_whole, next);
-    }
-
-    /// Ends the current block by starting or resuming the chain's warp `ctx`: where
-    /// its `WarpCtx::resume` is `expect`, straight at the start block or at the block
-    /// that resumes it there (`ContLive::fast`), `ContLive::ctx_slot` set to it;
-    /// otherwise through the chain's head (the start or the resume block's jump table).
-    fn hop_to(&mut self, ctx: Value, expect: Option<u32>) {
-        let Some(cl) = &mut self.cont_live else {
-            return;
-        };
-        let head = cl.head;
-        let target = match expect {
-            Some(0) => cl.start,
-            Some(e) => Some(match cl.fast.get(&e) {
-                Some(&blk) => blk,
-                None => {
-                    let blk = self.b.create_block();
-                    cl.fast.insert(e, blk);
-                    blk
-                }
-            }),
-            None => None,
-        };
-        let mode = direct_hops();
-        let on = match expect {
-            _ if mode == 0 => false,
-            Some(0) => mode == 1 || mode == 3,
-            _ => mode == 1 || mode == 2,
-        };
-        let (Some(e), Some(target), true) = (expect, target, on) else {
-            self.b.ins().jump(head, &[ctx.into()]);
-            return;
-        };
-        let slot = cl.ctx_slot;
-        let fl = MemFlagsData::new().with_notrap();
-        let r = (self.b.ins()).load(I32, fl, ctx, offset_of!(WarpCtx, resume) as i32);
-        let same = self.b.ins().icmp_imm_u(IntCC::Equal, r, e as i64);
-        let go = self.b.create_block();
-        self.b.ins().brif(same, go, &[], head, &[ctx.into()]);
-        self.b.switch_to_block(go);
-        self.b.ins().stack_store(I64, ctx, slot, 0);
-        self.b.ins().jump(target, &[]);
+        self.chain_wrap(left0, need0, n, same_whole);
     }
 
     /// The last warp of a chain that may wrap (`WarpCtx::chain_wrap`: the whole CTA,
     /// from its first warp) completes the barrier (the warp's `n` arrivals meet the
     /// `need0` left, `same_whole`: the chain's barrier, every lane): the next round
     /// starts at the first warp in this call, as the CTA loop would start it next;
-    /// otherwise falls through. `left0`, `need0`: the chain's counts at the arrival;
-    /// `next`: the block after the barrier, where the first warp usually resumes.
-    fn chain_wrap(
-        &mut self,
-        left0: Value,
-        need0: Value,
-        n: Value,
-        same_whole: Value,
-        next: ir::BlockId,
-    ) {
+    /// otherwise falls through. `left0`, `need0`: the chain's counts at the arrival.
+    fn chain_wrap(&mut self, left0: Value, need0: Value, n: Value, same_whole: Value) {
         let Some(cl) = &self.cont_live else {
             return;
         };
         let (left_v, need_v, ran_v) = (cl.left, cl.need, cl.ran);
-        let ctx0 = cl.ctx0;
+        let (ctx0, head) = (cl.ctx0, cl.head);
         let k = self.chain_field(ctx0, offset_of!(WarpCtx, chain_wrap));
         let last = self.b.ins().icmp_imm_u(IntCC::Equal, left0, 0);
         let may = self.b.ins().icmp_imm_u(IntCC::NotEqual, k, 0);
@@ -346,7 +280,7 @@ impl FuncTranslator<'_> {
         self.set_chain_field(ctx0, need, offset_of!(WarpCtx, chain_need));
         self.set_chain_field(ctx0, zero, offset_of!(WarpCtx, chain_ran));
         self.set_chain_field(ctx0, wraps, offset_of!(WarpCtx, chain_wraps));
-        self.hop_to(ctx0, Some(next.0 + 1));
+        self.b.ins().jump(head, &[ctx0.into()]);
         self.b.switch_to_block(stay);
     }
 
@@ -434,14 +368,12 @@ impl FuncTranslator<'_> {
     /// The resume block: clears `ctx.resume`, makes every live lane active with nothing
     /// pending and jumps, through the block that restores the scalar registers and
     /// affine bases live there, to the block after the barrier (`ctx.resume - 1`).
-    /// Also fills the blocks hops go to for one resume point ([`Self::hop_to`]), which
-    /// do the same for theirs without the jump table.
     pub(crate) fn build_resume(&mut self, resume: Block) -> Result<(), JitError> {
         // Only the blocks after barriers are resume points; each restores the kept
         // registers live there. A Cranelift jump table indexed by block number, so a
         // raw vector.
         let n = self.f.blocks.len();
-        // (One block call per entry: the SSA builder appends its arguments to each.)
+        // (One block call per entry: a shared one would share its argument list.)
         let mut table: Vec<_> = (0..n)
             .map(|_| self.b.func.dfg.block_call(self.ret_status, &[]))
             .collect();
@@ -459,21 +391,6 @@ impl FuncTranslator<'_> {
             table[next.index()] = self.b.func.dfg.block_call(rb, &[]);
             restores.push(rb);
         }
-        let mut fast: Vec<(u32, Block)> = match &self.cont_live {
-            Some(cl) => cl.fast.iter().map(|(&e, &b)| (e, b)).collect(),
-            None => Vec::new(),
-        };
-        fast.sort_unstable_by_key(|&(e, _)| e);
-        for (e, fb) in fast {
-            self.b.switch_to_block(fb);
-            self.cont_refresh();
-            self.resume_setup();
-            let rb = targets
-                .iter()
-                .position(|t| t.0 + 1 == e)
-                .map_or(self.ret_status, |k| restores[k]);
-            self.b.ins().jump(rb, &[]);
-        }
         self.b.switch_to_block(resume);
         self.cont_refresh();
         // One resume point: no need to read which.
@@ -486,29 +403,6 @@ impl FuncTranslator<'_> {
             (_, Some(r)) => Some(r),
             _ => Some(self.load_ctx(I32, offset_of!(WarpCtx, resume), false)),
         };
-        self.resume_setup();
-        match (r, restores.as_slice()) {
-            (None, [rb]) => {
-                self.b.ins().jump(*rb, &[]);
-            }
-            (Some(r), _) => {
-                let idx = self.b.ins().iadd_imm_s(r, -1);
-                let def = self.b.func.dfg.block_call(self.ret_status, &[]);
-                let jt = self.b.create_jump_table(JumpTableData::new(def, &table));
-                self.b.ins().br_table(idx, jt);
-            }
-            (None, _) => {
-                self.b.ins().jump(self.ret_status, &[]);
-            }
-        }
-        Ok(())
-    }
-
-    /// In a block that resumes a warp (the current one, `ctx` the warp's): clears
-    /// `ctx.resume`, notes the resume, makes every live lane active with nothing
-    /// pending, and returns the warp's status if no lane is live; goes on in a new
-    /// current block otherwise.
-    fn resume_setup(&mut self) {
         let zero = lanes::iconst32(&mut self.b, 0);
         self.store_ctx(zero, offset_of!(WarpCtx, resume));
         if let Some(cl) = &self.cont_live {
@@ -532,5 +426,20 @@ impl FuncTranslator<'_> {
         let go = self.b.create_block();
         self.b.ins().brif(none_live, self.ret_status, &[], go, &[]);
         self.b.switch_to_block(go);
+        match (r, restores.as_slice()) {
+            (None, [rb]) => {
+                self.b.ins().jump(*rb, &[]);
+            }
+            (Some(r), _) => {
+                let idx = self.b.ins().iadd_imm_s(r, -1);
+                let def = self.b.func.dfg.block_call(self.ret_status, &[]);
+                let jt = self.b.create_jump_table(JumpTableData::new(def, &table));
+                self.b.ins().br_table(idx, jt);
+            }
+            (None, _) => {
+                self.b.ins().jump(self.ret_status, &[]);
+            }
+        }
+        Ok(())
     }
 }

@@ -4,13 +4,12 @@
 
 use crate::exec::ctx::WarpCtx;
 use crate::ir::analysis::liveness::{Liveness, Writes};
-use crate::ir::{self, BlockId, IdxVec, InstKind, RegClass, Terminator};
+use crate::ir::{self, InstKind, RegClass, Terminator};
 use cranelift_codegen::ir::types::{I32, I64, I8};
 use cranelift_codegen::ir::{
     Block, InstBuilder, MemFlagsData, StackSlot, StackSlotData, StackSlotKind, Value,
 };
 use cranelift_frontend::{FunctionBuilder, Variable};
-use std::collections::HashMap;
 use std::mem::offset_of;
 
 /// Whether kernel `f` runs its barriers as continuations, given which blocks can run
@@ -82,84 +81,12 @@ pub(crate) struct ContLive {
     /// `WarpCtx::resume` as the chain's head read it (`control::cont::cont_entry`),
     /// which the resume block it dominates dispatches on without reading it again.
     pub resume_at: Option<Value>,
-    /// The running warp's context (an `i64` stack slot: the head stores its
-    /// parameter, a hop straight to a warp's start or restore block the warp's;
-    /// `FuncTranslator::cont_refresh` loads it, and the register file's address from
-    /// it, where the translator starts a block). A slot, not a variable: a variable
-    /// would merge the warps' contexts in block parameters at every join of the code,
-    /// which cost more moves and spills than the jump table a direct hop saves.
+    /// The running warp's context (an `i64` stack slot the head stores its parameter
+    /// to), loaded again, with the register file's address, where the translator
+    /// starts a block (`FuncTranslator::cont_refresh`): short-lived values instead of
+    /// the head's, which every block read and the register allocator kept spilled
+    /// across the kernel.
     pub ctx_slot: StackSlot,
-    /// Per IR block ending in a barrier: the `WarpCtx::resume` value (0: the kernel's
-    /// start, `b + 1`: the resume point `b`) of the only point a warp's step can have
-    /// begun at before it reaches the barrier, if there is one ([`step_entries`]). The
-    /// chain's next warp usually waits there too: a hop compares and goes straight on.
-    pub expect: IdxVec<BlockId, Option<u32>>,
-    /// The block that starts a warp (`WarpCtx::resume` 0) ...
-    pub start: Option<Block>,
-    /// ... and, per resume value, the block that resumes one without the head's jump
-    /// table (made by the first hop that needs it, filled by `build_resume`).
-    pub fast: HashMap<u32, Block>,
-}
-
-/// Per IR block of `f`: where a warp's step that reaches the block most likely began
-/// (`WarpCtx::resume`'s value: 0 the kernel's start, `b + 1` the resume point `b`),
-/// following the IR's edges but not across a barrier: the only resume point that
-/// reaches it, else the start if only the start does; `None` where several resume
-/// points do. A prediction only (a loop's barrier is reached from the start in the
-/// first round, a warp whose barrier no lane reached goes on past it in the same
-/// step): a hop checks the next warp's `resume` before it takes it.
-pub(crate) fn step_entries(f: &ir::Function) -> IdxVec<BlockId, Option<u32>> {
-    // Per block: (the start reaches it, the resume points that do: `None` none,
-    // `Some(Some(c))` only `c`, `Some(None)` several).
-    type At = (bool, Option<Option<u32>>);
-    fn join(at: &mut IdxVec<BlockId, At>, b: BlockId, e: At) -> bool {
-        let Some(cur) = at.get_mut(b) else {
-            return false;
-        };
-        let res = match (cur.1, e.1) {
-            (None, x) | (x, None) => x,
-            (Some(a), Some(c)) if a == c => Some(a),
-            _ => Some(None),
-        };
-        let new = (cur.0 || e.0, res);
-        if *cur == new {
-            return false;
-        }
-        *cur = new;
-        true
-    }
-    let mut at: IdxVec<BlockId, At> = IdxVec::from_elem((false, None), f.blocks.len());
-    let mut work = Vec::new();
-    if join(&mut at, BlockId(0), (true, None)) {
-        work.push(BlockId(0));
-    }
-    for blk in &f.blocks {
-        if let Terminator::Barrier { next, .. } = blk.term {
-            if join(&mut at, next, (false, Some(Some(next.0 + 1)))) {
-                work.push(next);
-            }
-        }
-    }
-    while let Some(b) = work.pop() {
-        let Some(&e) = at.get(b) else {
-            continue;
-        };
-        let blk = &f.blocks[b];
-        if matches!(blk.term, Terminator::Barrier { .. }) {
-            continue;
-        }
-        for s in blk.term.successors() {
-            if join(&mut at, s, e) {
-                work.push(s);
-            }
-        }
-    }
-    at.into_iter()
-        .map(|(start, res)| match res {
-            Some(one) => one,
-            None => start.then_some(0),
-        })
-        .collect()
 }
 
 impl ContLive {
@@ -199,9 +126,6 @@ impl ContLive {
             step_live: b.declare_var(I32),
             resume_at: None,
             ctx_slot,
-            expect: step_entries(f),
-            start: None,
-            fast: HashMap::new(),
         }
     }
 

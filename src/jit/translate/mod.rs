@@ -426,7 +426,7 @@ impl<'a> FuncTranslator<'a> {
             let start = self.b.create_block();
             self.cont_entry(start, r);
             self.b.switch_to_block(start);
-            self.cont_start();
+            self.cont_refresh();
         }
         let live = match mask {
             Some(m) => m,

@@ -261,7 +261,7 @@ impl RegFile {
     }
 
     /// The file's address from here on in the block being built (a continuation
-    /// kernel's, read per block from a variable: `control::cont`).
+    /// kernel's, loaded again per block: `control::cont`).
     pub(crate) fn set_base(&mut self, base: Value) {
         self.base = base;
         self.bases.push(base);

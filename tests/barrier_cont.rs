@@ -575,3 +575,71 @@ fn bar_chain_in_order_after_a_random_schedule() {
         }
     }
 }
+
+/// The reference of `tests/ptx/bar_hop.ptx` for CTA `c` of `n` threads (`k` rounds,
+/// `32 * e` more threads exit each round).
+fn hop_reference(c: u32, n: u32, k: u32, e: u32) -> Vec<u32> {
+    let mut acc: Vec<u32> = (0..n).map(|t| (c * n + t).wrapping_mul(7)).collect();
+    let mut out = vec![FILL; n as usize];
+    // Threads `t < there` reach the top of the loop.
+    let mut there = n as usize;
+    for i in 0..k {
+        out[..there].copy_from_slice(&acc[..there]);
+        let lim = n as i64 - 32 * i64::from(e) * i64::from(i);
+        there = lim.clamp(0, there as i64) as usize;
+        if there == 0 {
+            return out;
+        }
+        let sh = acc.clone();
+        for t in (1..there).step_by(2) {
+            acc[t] = acc[t].wrapping_add(sh[t - 1]);
+        }
+        for t in 0..there {
+            let v = sh[(t + 1) % there];
+            acc[t] = acc[t].wrapping_mul(3).wrapping_add(v).wrapping_add(i);
+        }
+    }
+    out[..there].copy_from_slice(&acc[..there]);
+    out
+}
+
+/// A loop of two barriers, an if-then between them, registers live across both and
+/// whole warps and the lanes of partial ones exiting between rounds: after each
+/// barrier the JIT's code reads the registers from their restore block and the warp
+/// context from its slot (`control::cont::cont_refresh`), warps chained in order
+/// start (first round) or resume; both backends against the Rust reference, in order
+/// and under random warp orders, 1 and 2 workers.
+#[test]
+fn bar_hop_chained_warps_through_a_barrier_loop() {
+    for threads in [1, 2] {
+        let dev = device_threads(threads);
+        for backend in [Backend::Jit, Backend::Interp] {
+            let m = module_at(&dev, "tests/ptx/bar_hop.ptx", backend);
+            for (grid, block) in [(3u32, 256u32), (2, 40), (1, 32), (4, 96)] {
+                for (k, e, schedule) in [
+                    (0u32, 0u32, Schedule::InOrder),
+                    (1, 0, Schedule::InOrder),
+                    (6, 0, Schedule::InOrder),
+                    (6, 1, Schedule::InOrder),
+                    (9, 2, Schedule::InOrder),
+                    (6, 1, Schedule::Random(7)),
+                    (9, 0, Schedule::Random(2)),
+                ] {
+                    let c = cfg([grid, 1, 1], [block, 1, 1], backend).schedule(schedule);
+                    let what = format!(
+                        "bar_hop {backend:?} {grid}x{block} k={k} e={e} {schedule:?} t={threads}"
+                    );
+                    let n = (grid * block) as usize;
+                    let out = dev.alloc_from(&vec![FILL; n]).unwrap();
+                    let args = [arg(&out), KernelArg::U32(k), KernelArg::U32(e)];
+                    launch(&dev, &m, "bar_hop", &c, &args, &what);
+                    let got: Vec<u32> = dev.read(&out).unwrap();
+                    let want: Vec<u32> = (0..grid)
+                        .flat_map(|c| hop_reference(c, block, k, e))
+                        .collect();
+                    assert_eq!(got, want, "{what}");
+                }
+            }
+        }
+    }
+}

@@ -26,6 +26,10 @@
 //! starts or resumes that warp as a call would; the CTA loop records the chained
 //! arrivals after the call.
 //!
+//! The warp context and the register file's address are loaded again at the top of
+//! every block the translator starts ([`FuncTranslator::cont_refresh`]) instead of
+//! being the head's values, live (and spilled) across the whole kernel.
+//!
 //! Every other kernel with barriers keeps the coroutine scheme (`exec::barrier`), as
 //! does the interpreter; both schemes record the same arrivals in the same order, so the
 //! barriers complete, and the warps run, exactly as before.
@@ -55,6 +59,22 @@ impl FuncTranslator<'_> {
             cl.resume_at = Some(r);
         }
         self.b.ins().brif(r, resume, &[], start, &[]);
+    }
+
+    /// Where the translator starts a Cranelift block (an IR block's variants, join
+    /// copies, the dispatcher, the stubs, the start, resume and restore blocks, the
+    /// register initialisation, the return): in a continuation kernel, `ctx` and the
+    /// register file's base are loaded again there (`ContLive::ctx_slot`), so that no
+    /// value of the chain's head stays live across the whole kernel.
+    pub(crate) fn cont_refresh(&mut self) {
+        if let Some(cl) = &self.cont_live {
+            let ctx = self.b.ins().stack_load(I64, I64, cl.ctx_slot, 0);
+            self.ctx = ctx;
+            let fl = MemFlagsData::new().with_notrap().with_readonly();
+            let off = offset_of!(WarpCtx, cont_regs) as i32;
+            let base = self.b.ins().load(I64, fl, ctx, off);
+            self.rf.set_base(base);
+        }
     }
 
     /// The Cranelift variable that holds register `k` when it is not in the register
@@ -87,9 +107,14 @@ impl FuncTranslator<'_> {
         next: ir::BlockId,
         inst: InstId,
     ) -> Result<(), JitError> {
-        let nb = self.block(next)?;
+        // `bits` are the warp's live lanes (a convergent block), never none while the
+        // warp runs; a warp without any returns as at its start. No edge goes from
+        // here to `next`: only the restore block enters it from the barrier, so no SSA
+        // value of the code before the barrier is live after it (such an edge made
+        // every value the code after the barrier reads a block parameter merged with
+        // the restored one, and the register allocator spilled them across the step).
         let arrive = self.b.create_block();
-        self.b.ins().brif(bits, arrive, &[], nb, &[]);
+        self.b.ins().brif(bits, arrive, &[], self.ret_status, &[]);
         self.b.switch_to_block(arrive);
         let id = self.uniform_u32(barrier, bits)?;
         let cnt = match count {
@@ -324,6 +349,7 @@ impl FuncTranslator<'_> {
         let tb = self.block(next)?;
         let rb = self.b.create_block();
         self.b.switch_to_block(rb);
+        self.cont_refresh();
         let fl = MemFlagsData::new().with_notrap().with_aligned();
         for (k, v) in regs {
             let ty = match self.f.regs[k].ty.class() {
@@ -347,7 +373,10 @@ impl FuncTranslator<'_> {
         // registers live there. A Cranelift jump table indexed by block number, so a
         // raw vector.
         let n = self.f.blocks.len();
-        let mut table = vec![self.b.func.dfg.block_call(self.ret_status, &[]); n];
+        // (One block call per entry: a shared one would share its argument list.)
+        let mut table: Vec<_> = (0..n)
+            .map(|_| self.b.func.dfg.block_call(self.ret_status, &[]))
+            .collect();
         let mut targets = Vec::new();
         for blk in &self.f.blocks {
             if let Terminator::Barrier { next, .. } = blk.term {
@@ -363,6 +392,7 @@ impl FuncTranslator<'_> {
             restores.push(rb);
         }
         self.b.switch_to_block(resume);
+        self.cont_refresh();
         // One resume point: no need to read which.
         let r = match (
             restores.len(),

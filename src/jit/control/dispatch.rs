@@ -276,6 +276,7 @@ impl FuncTranslator<'_> {
     /// or returns `ctx.status` when no lane is pending.
     pub(crate) fn build_dispatch(&mut self) -> Result<(), JitError> {
         self.b.switch_to_block(self.dispatch);
+        self.cont_refresh();
         let mn = self.lowest_pending_block();
         // The same values `lowest_pending_block` read (`use_var` in one block).
         let n: Vec<Value> = (0..N32).map(|k| self.b.use_var(self.next[k])).collect();

@@ -14,6 +14,7 @@ impl FuncTranslator<'_> {
     pub(crate) fn div_stub(&mut self, blk: usize) -> Result<Block, JitError> {
         let stub = self.b.create_block();
         self.b.switch_to_block(stub);
+        self.cont_refresh();
         let h = self.helper(Helper::Internal)?;
         let v = lanes::iconst32(&mut self.b, blk as u32);
         self.b.ins().call(h, &[self.ctx, v]);

@@ -6,7 +6,9 @@ use crate::exec::ctx::WarpCtx;
 use crate::ir::analysis::liveness::{Liveness, Writes};
 use crate::ir::{self, InstKind, RegClass, Terminator};
 use cranelift_codegen::ir::types::{I32, I64, I8};
-use cranelift_codegen::ir::{Block, InstBuilder, MemFlagsData, Value};
+use cranelift_codegen::ir::{
+    Block, InstBuilder, MemFlagsData, StackSlot, StackSlotData, StackSlotKind, Value,
+};
 use cranelift_frontend::{FunctionBuilder, Variable};
 use std::mem::offset_of;
 
@@ -79,6 +81,12 @@ pub(crate) struct ContLive {
     /// `WarpCtx::resume` as the chain's head read it (`control::cont::cont_entry`),
     /// which the resume block it dominates dispatches on without reading it again.
     pub resume_at: Option<Value>,
+    /// The running warp's context (an `i64` stack slot the head stores its parameter
+    /// to), loaded again, with the register file's address, where the translator
+    /// starts a block (`FuncTranslator::cont_refresh`): short-lived values instead of
+    /// the head's, which every block read and the register allocator kept spilled
+    /// across the kernel.
+    pub ctx_slot: StackSlot,
 }
 
 impl ContLive {
@@ -102,6 +110,10 @@ impl ContLive {
         b.append_block_param(head, I64);
         b.ins().jump(head, &[ctx0.into()]);
         b.switch_to_block(head);
+        let ctx_slot =
+            b.create_sized_stack_slot(StackSlotData::new(StackSlotKind::ExplicitSlot, 8, 3));
+        let ctx = b.block_params(head)[0];
+        b.ins().stack_store(I64, ctx, ctx_slot, 0);
         ContLive {
             live: Liveness::of(f),
             writes: Writes::of(f),
@@ -113,6 +125,7 @@ impl ContLive {
             ran,
             step_live: b.declare_var(I32),
             resume_at: None,
+            ctx_slot,
         }
     }
 

@@ -48,8 +48,9 @@ pub(crate) fn enabled() -> bool {
 
 /// The register file's layout as [`regroup`] needs it.
 pub(crate) struct FileLayout<'a> {
-    /// The file's address: accesses through any other address end a segment.
-    pub base: Value,
+    /// The file's address (every value it has in the function, sorted): accesses
+    /// through any other address end a segment.
+    pub bases: &'a [Value],
     /// Per register, in increasing offset order: (byte offset, vectors, vector type).
     pub regs: &'a [(i32, usize, Type)],
 }
@@ -249,7 +250,10 @@ impl Walk {
         self.forget();
         for &inst in &insts {
             let access = file_access(func, inst)
-                .filter(|a| func.dfg.resolve_aliases(a.0) == file.base)
+                .filter(|a| {
+                    let v = func.dfg.resolve_aliases(a.0);
+                    file.bases.binary_search(&v).is_ok()
+                })
                 .and_then(|(_, off, size, store)| {
                     file.vector(off, size).map(|v| (off, size, store, v))
                 });

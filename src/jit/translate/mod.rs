@@ -398,6 +398,7 @@ pub(crate) fn build(
         tx.build_resume(r)?;
     }
     tx.b.switch_to_block(tx.ret_status);
+    tx.cont_refresh();
     let st = match tx.ret_bits {
         Some(rb) => tx.b.use_var(rb),
         None => tx.load_ctx(I32, offset_of!(WarpCtx, status), false),
@@ -425,6 +426,7 @@ impl<'a> FuncTranslator<'a> {
             let start = self.b.create_block();
             self.cont_entry(start, r);
             self.b.switch_to_block(start);
+            self.cont_refresh();
         }
         let live = match mask {
             Some(m) => m,

@@ -194,6 +194,9 @@ pub(crate) struct RegFile {
     depth: u32,
     /// The block that zeroes registers at entry, filled by [`FuncTranslator::finish_regfile`].
     pub init: Block,
+    /// Every value [`Self::set_base`] gave the file's address (a continuation kernel
+    /// reads it per block: `control::cont`), the first included.
+    bases: Vec<Value>,
 }
 
 /// Where an IR instruction's translation started: (event count, Cranelift block).
@@ -253,7 +256,15 @@ impl RegFile {
             recording: None,
             depth: 0,
             init: b.create_block(),
+            bases: vec![base],
         }
+    }
+
+    /// The file's address from here on in the block being built (a continuation
+    /// kernel's, loaded again per block: `control::cont`).
+    pub(crate) fn set_base(&mut self, base: Value) {
+        self.base = base;
+        self.bases.push(base);
     }
 
     /// The file's address.
@@ -589,8 +600,11 @@ impl FuncTranslator<'_> {
         self.rf.recording = None;
         if grouped::enabled() {
             let regs: Vec<(i32, usize, Type)> = self.rf.regs.iter().copied().collect();
+            let mut bases = self.rf.bases.clone();
+            bases.sort_unstable();
+            bases.dedup();
             let file = grouped::FileLayout {
-                base: self.rf.base,
+                bases: &bases,
                 regs: &regs,
             };
             grouped::regroup(self.b.func, &file);
@@ -601,6 +615,8 @@ impl FuncTranslator<'_> {
             .filter(|&r| live.has(r.0) && self.rf.regs[r].1 > 0)
             .collect();
         self.b.switch_to_block(self.rf.init);
+        // (A continuation kernel's started warp's file.)
+        self.cont_refresh();
         let bytes: i32 = need.iter().map(|&r| 16 * self.rf.regs[r].1 as i32).sum();
         if bytes > 0 {
             let z = lanes::splat32(&mut self.b, 0);

@@ -108,6 +108,16 @@ impl Program {
     }
 }
 
+/// Offset in the `.shared` array `smc` of the column area of accesses of `size` bytes
+/// (1, 2, 4, 8, 16): one slot per thread, thread `t`'s at `t × size` (`vmem.rs`).
+pub fn shared_col(size: u32) -> u32 {
+    [1u32, 2, 4, 8]
+        .iter()
+        .take_while(|&&s| s < size)
+        .map(|s| MAX_BLOCK * s)
+        .sum()
+}
+
 /// Offset, from the end of the shared atomic slots in `out`, of the column area of
 /// accesses of `size` bytes (1, 2, 4, 8, 16; 32: the end) for `n` threads: 4 slots per
 /// thread, slot `m` of thread `g` at `m × n × size + g × size`, so that the lanes of a
@@ -587,7 +597,8 @@ impl<'u, 'a> Gen<'u, 'a> {
         let _ = writeln!(self.s, ".shared .align 8 .b8 smx[{}];", MAX_BLOCK * 8);
         let _ = writeln!(self.s, ".shared .align 8 .b8 sma[{}];", ATOM_SLOTS * 8);
         let _ = writeln!(self.s, ".shared .align 8 .b8 smt[{}];", SMT_WORDS * 4);
-        let _ = writeln!(self.s, ".shared .align 16 .b8 smv[{}];\n", MAX_BLOCK * 32);
+        let _ = writeln!(self.s, ".shared .align 16 .b8 smv[{}];", MAX_BLOCK * 32);
+        let _ = writeln!(self.s, ".shared .align 16 .b8 smc[{}];\n", MAX_BLOCK * 31);
         for i in 0..nfuncs {
             self.func(i)?;
         }
@@ -655,6 +666,20 @@ impl<'u, 'a> Gen<'u, 'a> {
         self.line("add.s64 %sv, %sv, %td0;");
         self.line("st.shared.v4.u32 [%sv], {%r0, %r1, %r2, %r3};");
         self.line("st.shared.v4.u32 [%sv+16], {%r4, %r5, %r6, %r7};");
+        // The thread's slots of the shared column areas (`shared_col`).
+        self.line("mov.u64 %td1, smc;");
+        for (size, st) in [
+            (1, "u8 [%td0], %r0"),
+            (2, "u16 [%td0], %r1"),
+            (4, "u32 [%td0], %r2"),
+            (8, "u64 [%td0], %rd0"),
+            (16, "v4.u32 [%td0], {%r4, %r5, %r6, %r7}"),
+        ] {
+            self.line(&format!("mul.wide.u32 %td0, %tx, {size};"));
+            self.line("add.s64 %td0, %td0, %td1;");
+            let st = st.replace("[%td0]", &format!("[%td0+{}]", shared_col(size)));
+            self.line(&format!("st.shared.{st};"));
+        }
         // %vb: the column areas of `out` (after the rows and the shared atomic slots).
         self.line("ld.param.u64 %vb, [k_out];");
         self.line("cvta.to.global.u64 %vb, %vb;");

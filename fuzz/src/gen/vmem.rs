@@ -10,7 +10,8 @@
 //! storing thread alone reads: its scratch words in `out` (row offset 160, 64 bytes), its
 //! slots in the column areas of `out` (`col_offset`: the lanes of a warp store next to
 //! each other, the contiguous fast path), its 32 bytes of the `.shared` array `smv`
-//! (filled at the start, `mod.rs`) and its `.local` array `loc`; each store is followed
+//! and its slot in the `.shared` column area `smc` of the access size (`shared_col`;
+//! both filled at the start, `mod.rs`) and its `.local` array `loc`; each store is followed
 //! by a load of the same bytes at another width.
 
 use super::*;
@@ -85,7 +86,14 @@ impl Gen<'_, '_> {
             "s16" => "b16",
             t => t,
         };
-        let (space, addr) = match self.below(4)? {
+        let (space, addr) = match self.below(5)? {
+            4 => {
+                // The shared column area of this size: lanes side by side.
+                self.line(&format!("mul.wide.u32 %td6, %tx, {size};"));
+                self.line("mov.u64 %td5, smc;");
+                self.line("add.s64 %td6, %td6, %td5;");
+                ("shared", format!("[%td6+{}]", shared_col(size)))
+            }
             3 => {
                 // The column area of this size: lanes store next to each other.
                 let m = self.below(4)?;

@@ -143,18 +143,24 @@ impl Gen<'_, '_> {
     ) -> Result<()> {
         let regs = self.vregs(c, bank, n)?;
         let nc = self.pick(&["ld.global", "ld.global.nc", "ld.global.nc", "ld"])?;
-        let addr = match self.below(4)? {
-            3 if size == 1 => {
-                // A byte index computed in 16 bits: (x × s + b) mod 2^16, affine in the
-                // lanes until it wraps; any u16 is inside `in` (64 KiB).
+        let addr = match self.below(5)? {
+            3 | 4 => {
+                // A byte index computed in 16 bits: (x × s + b) mod 2^16 with s and b
+                // multiples of the access size, affine in the lanes until it wraps;
+                // any such index is inside `in` (64 KiB) and aligned.
                 let x = self.pick(&["%tx", "%gx", "%laneid"])?;
-                let s = self.pick(&[1u16, 2, 3, 0xffff, 0x101, 0x4000])?;
-                let b: u16 = self.u.arbitrary()?;
+                let s = self.pick(&[1u32, 2, 3, 0xffff, 0x101, 0x4000, 0x1000])?;
+                let s = (s * size) & 0xffff;
+                let b = u32::from(self.u.arbitrary::<u16>()?) & !(size - 1);
                 self.line(&format!("mov.u32 %t6, {x};"));
                 self.line("cvt.u16.u32 %th, %t6;");
                 self.line(&format!("mad.lo.u16 %th, %th, {s:#x}, {b:#x};"));
-                self.line("cvt.u32.u16 %t6, %th;");
-                self.line("cvt.u64.u32 %td6, %t6;");
+                if self.chance(1, 2)? {
+                    self.line("cvt.u32.u16 %t6, %th;");
+                    self.line("cvt.u64.u32 %td6, %t6;");
+                } else {
+                    self.line("cvt.u64.u16 %td6, %th;");
+                }
                 self.line("add.s64 %td6, %in, %td6;");
                 "[%td6]".to_string()
             }

@@ -69,6 +69,28 @@ impl Gen<'_, '_> {
         }
     }
 
+    /// Like [`Self::ireg`], but sometimes a wider register: `cvt` takes a source or
+    /// destination register wider than its type (the low bits are used; a result is
+    /// sign-extended for signed types, zero-extended otherwise).
+    fn ireg_wide(&mut self, c: &Ctx, bits: u32) -> Result<String> {
+        let bits = match (bits, self.below(8)?) {
+            (8 | 16, 0 | 1) => 32,
+            (8 | 16 | 32, 2) => 64,
+            (b, _) => b,
+        };
+        self.ireg(c, bits)
+    }
+
+    /// An f16 operand of `cvt`: a 16-bit register, or sometimes a b32 one (its low half;
+    /// a result zero-extended). Not for bf16, which needs the exact size.
+    fn f16reg_wide(&mut self, c: &Ctx) -> Result<String> {
+        if self.chance(1, 4)? {
+            self.reg(c, K::B32)
+        } else {
+            self.hreg(c)
+        }
+    }
+
     /// One 16-bit or half-precision operation (possibly a few instructions).
     pub(super) fn half_op(&mut self, c: &Ctx, g: &str) -> Result<()> {
         match self.below(10)? {
@@ -337,14 +359,14 @@ impl Gen<'_, '_> {
                 } else {
                     ""
                 };
-                let d = self.ireg(c, dw)?;
-                let a = self.ireg(c, sw)?;
+                let d = self.ireg_wide(c, dw)?;
+                let a = self.ireg_wide(c, sw)?;
                 format!("cvt{sat}.{dt}.{st} {d}, {a};")
             }
             2 => {
                 // f16 <-> f32 / f64.
                 let (ft, fk) = self.pick(&[("f32", K::F32), ("f64", K::F64)])?;
-                let h = self.hreg(c)?;
+                let h = self.f16reg_wide(c)?;
                 let f = self.reg(c, fk)?;
                 let ftz = if ft == "f32" && self.chance(1, 3)? {
                     ".ftz"
@@ -362,8 +384,8 @@ impl Gen<'_, '_> {
             3 => {
                 // f16 <-> integers; f16 rounded to an integer.
                 let (it, iw, _) = self.pick(&ITYPES)?;
-                let h = self.hreg(c)?;
-                let i = self.ireg(c, iw)?;
+                let h = self.f16reg_wide(c)?;
+                let i = self.ireg_wide(c, iw)?;
                 match self.below(3)? {
                     0 => {
                         let r = self.pick(&IRND)?;

@@ -9,7 +9,7 @@
 //! data register, masked; or a byte index computed in 16 bits). Stores go only where the
 //! storing thread alone reads: its scratch words in `out` (row offset 160, 64 bytes), its
 //! slots in the column areas of `out` (`col_offset`: the lanes of a warp store next to
-//! each other, the contiguous fast path), its 32 bytes of the `.shared` array `smv`
+//! each other, the contiguous fast path; or a slot picked by data, scattered), its 32 bytes of the `.shared` array `smv`
 //! and its slot in the `.shared` column area `smc` of the access size (`shared_col`;
 //! both filled at the start, `mod.rs`) and its `.local` array `loc`; each store is followed
 //! by a load of the same bytes at another width.
@@ -86,7 +86,20 @@ impl Gen<'_, '_> {
             "s16" => "b16",
             t => t,
         };
-        let (space, addr) = match self.below(5)? {
+        let (space, addr) = match self.below(6)? {
+            5 => {
+                // A slot of the column area picked by a data register: the lanes'
+                // addresses are scattered (each still the thread's own).
+                let idx = self.reg(c, K::B32)?;
+                self.line(&format!("and.b32 %t6, {idx}, 3;"));
+                self.line(&format!("mad.lo.u32 %t6, %t6, {}, %gx;", self.nthreads));
+                self.line(&format!("mul.wide.u32 %td6, %t6, {size};"));
+                self.line("add.s64 %td6, %td6, %vb;");
+                (
+                    "global",
+                    format!("[%td6+{}]", col_offset(self.nthreads, size)),
+                )
+            }
             4 => {
                 // The shared column area of this size: lanes side by side.
                 self.line(&format!("mul.wide.u32 %td6, %tx, {size};"));

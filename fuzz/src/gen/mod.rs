@@ -38,6 +38,15 @@
 //!   loaded data, so that it changes between iterations, warps and CTAs.
 //! - Batch programs (1 in 8): 128 to 192 CTAs of at most 64 threads, no calls and no
 //!   barriers, which the JIT runs several CTAs to a call (their warps chained).
+//! - 16-bit and half precision (`half.rs`): `.u16/.s16/.b16` arithmetic in the 16-bit
+//!   registers `%h0..7` (the halves of `%r4..7`, XORed into `%r0..3` before the row is
+//!   stored), `.f16/.bf16/.f16x2/.bf16x2` arithmetic, comparisons and conversions,
+//!   packing movs; a quarter of the modules target sm_90 for the bf16 forms that need it.
+//! - Sub-word and vector memory (`vmem.rs`): `ld/st` of 1 to 16 bytes (`.v2`, `.v4`) at
+//!   uniform, affine, scattered and 16-bit-computed addresses, stores to the thread's own
+//!   bytes only (scratch words, the column areas after the shared atomic slots in `out`
+//!   ([`col_offset`]), the `.shared` arrays `smv` and `smc`, `.local`).
+//!   Each program draws the share of these two families: 15, 35 or 70% of operations.
 
 use arbitrary::{Arbitrary, Result, Unstructured};
 use std::fmt::Write as _;

@@ -204,7 +204,7 @@ impl Gen<'_, '_> {
         let a = self.hreg(c)?;
         let b = self.hreg(c)?;
         let e = self.hreg(c)?;
-        let text = self.half_text(c, ty, bf, [&d, &a, &b, &e])?;
+        let text = self.half_text(ty, bf, [&d, &a, &b, &e])?;
         let text = match text {
             Some(t) => t,
             None => {
@@ -256,7 +256,7 @@ impl Gen<'_, '_> {
         let a = self.reg(c, K::B32)?;
         let b = self.reg(c, K::B32)?;
         let e = self.reg(c, K::B32)?;
-        let text = match self.half_text(c, ty, bf, [&d, &a, &b, &e])? {
+        let text = match self.half_text(ty, bf, [&d, &a, &b, &e])? {
             Some(t) => t,
             None if bf && !self.sm90 => format!("min.NaN.{ty} {d}, {a}, {b};"),
             None => {
@@ -291,7 +291,6 @@ impl Gen<'_, '_> {
     /// The arithmetic shared by scalar and packed halves, or `None` for a comparison.
     fn half_text(
         &mut self,
-        _c: &Ctx,
         ty: &str,
         bf: bool,
         [d, a, b, e]: [&String; 4],

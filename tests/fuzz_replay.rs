@@ -166,6 +166,63 @@ fn generator_batch_programs() {
     );
 }
 
+/// The generator's 16-bit, half-precision, sub-word and vector forms (`fuzz/src/gen/
+/// half.rs`, `vmem.rs`) occur in a share of the programs, and sm_90-only bf16 forms only
+/// in modules that target sm_90.
+#[test]
+fn generator_half_and_vector_forms() {
+    let forms = [
+        ".u16 ",
+        ".s16 ",
+        ".f16 ",
+        ".bf16 ",
+        ".f16x2 ",
+        ".bf16x2 ",
+        "mov.b64 {%h",
+        "mov.b64 {%r",
+        "f16x2.f32",
+        "bf16x2.f32",
+        ".s8 ",
+        "ld.global.nc.v4",
+        "st.global.u8",
+        "st.shared.u8",
+        "st.local.v",
+        ".v2.f64",
+        ".v4.b16",
+        "[%td6+",
+        "mad.lo.u16 %th",
+    ];
+    let mut seen = vec![0u32; forms.len()];
+    for seed in 0..200u64 {
+        let data = gen::seed_bytes(seed, 600 + (seed as usize * 97) % 2000);
+        let p = gen::Program::arbitrary(&mut Unstructured::new(&data)).unwrap();
+        // The generated part (after the fixed start, which has some of these forms).
+        let body = p.src.split("add.s64 %vb, %vb").nth(1).unwrap();
+        for (n, f) in seen.iter_mut().zip(forms) {
+            *n += u32::from(body.contains(f));
+        }
+        if p.src.contains(".target sm_90") {
+            continue;
+        }
+        // sm_90 only: add/sub/mul/setp/set on bf16, cvt between bf16 and not-f32.
+        for l in p.src.lines() {
+            let op = l.split_whitespace().find(|w| !w.starts_with('@'));
+            let Some(op) = op.filter(|o| o.contains("bf16")) else {
+                continue;
+            };
+            let sm90 = ["add.", "sub.", "mul.", "setp.", "set."]
+                .iter()
+                .any(|x| op.starts_with(x))
+                || (op.starts_with("cvt.") && !op.contains("f32"));
+            assert!(!sm90, "seed {seed}: an sm_80 module has {l}\n{p:?}");
+        }
+    }
+    eprintln!("{:?}", forms.iter().zip(&seen).collect::<Vec<_>>());
+    for (f, n) in forms.iter().zip(&seen) {
+        assert!(*n >= 2, "{f:?} in {n} of 200 programs");
+    }
+}
+
 #[test]
 fn launch_corpus() {
     for (f, data) in inputs("launch") {
@@ -206,8 +263,14 @@ fn generated_programs_pass_ptxas() {
         let p = gen::Program::arbitrary(&mut Unstructured::new(&data)).unwrap();
         let f = dir.join(format!("gen{seed}.ptx"));
         std::fs::write(&f, &p.src).unwrap();
+        // The module's own target (sm_80, or sm_90 for bf16 arithmetic).
+        let sm = if p.src.contains(".target sm_90") {
+            "sm_90"
+        } else {
+            "sm_80"
+        };
         let o = std::process::Command::new(&ptxas)
-            .args(["--gpu-name", "sm_80", "-o", "/dev/null"])
+            .args(["--gpu-name", sm, "-o", "/dev/null"])
             .arg(&f)
             .output()
             .unwrap();

@@ -166,9 +166,15 @@ fn describe(p: &Program, buf: usize, at: usize) -> String {
         return format!("global atomic slot {}", at / 8);
     }
     let rows = (p.grid * p.block) as usize * gen::OUT_ROW as usize;
+    let per = gen::ATOM_SLOTS as usize * 8;
+    if at >= rows + per * p.grid as usize {
+        return format!(
+            "column areas (gen::col_offset), byte {}",
+            at - rows - per * p.grid as usize
+        );
+    }
     if at >= rows {
         let o = at - rows;
-        let per = gen::ATOM_SLOTS as usize * 8;
         return format!("shared atomic slot {} of CTA {}", o % per / 8, o / per);
     }
     let (t, o) = (at / gen::OUT_ROW as usize, at % gen::OUT_ROW as usize);

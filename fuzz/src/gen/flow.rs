@@ -397,6 +397,12 @@ impl Gen<'_, '_> {
 
     pub(super) fn store_row(&mut self, g: &str, marker: u32) {
         let mut t = String::new();
+        // The 16-bit registers, folded into %r0..3 (`half.rs`).
+        for i in 0..4 {
+            let (a, b) = (2 * i, 2 * i + 1);
+            let _ = writeln!(t, "\t{g}mov.b32 %t3, {{%h{a}, %h{b}}};");
+            let _ = writeln!(t, "\t{g}xor.b32 %r{i}, %r{i}, %t3;");
+        }
         for i in 0..8 {
             let _ = writeln!(t, "\t{g}st.global.u32 [%orow+{}], %r{i};", 4 * i);
         }

@@ -38,13 +38,24 @@
 //!   loaded data, so that it changes between iterations, warps and CTAs.
 //! - Batch programs (1 in 8): 128 to 192 CTAs of at most 64 threads, no calls and no
 //!   barriers, which the JIT runs several CTAs to a call (their warps chained).
+//! - 16-bit and half precision (`half.rs`): `.u16/.s16/.b16` arithmetic in the 16-bit
+//!   registers `%h0..7` (the halves of `%r4..7`, XORed into `%r0..3` before the row is
+//!   stored), `.f16/.bf16/.f16x2/.bf16x2` arithmetic, comparisons and conversions,
+//!   packing movs; a quarter of the modules target sm_90 for the bf16 forms that need it.
+//! - Sub-word and vector memory (`vmem.rs`): `ld/st` of 1 to 16 bytes (`.v2`, `.v4`) at
+//!   uniform, affine, scattered and 16-bit-computed addresses, stores to the thread's own
+//!   bytes only (scratch words, the column areas after the shared atomic slots in `out`
+//!   ([`col_offset`]), the `.shared` arrays `smv` and `smc`, `.local`).
+//!   Each program draws the share of these two families: 15, 35 or 70% of operations.
 
 use arbitrary::{Arbitrary, Result, Unstructured};
 use std::fmt::Write as _;
 
 mod arith;
 mod flow;
+mod half;
 mod shape;
+mod vmem;
 
 /// Bytes of a thread's input row: r0..7 (u32), rd0..5 (u64), f0..5 (f32), fd0..3 (f64).
 pub const IN_ROW: u32 = 136;
@@ -97,11 +108,35 @@ impl std::fmt::Debug for Program {
 
 impl Program {
     /// Bytes of the `out` buffer: the thread rows, then [`ATOM_SLOTS`] slots of 8 bytes
-    /// per CTA for the shared atomics.
+    /// per CTA for the shared atomics, then the column areas ([`col_offset`]).
     pub fn out_bytes(&self) -> usize {
-        let n = (self.grid * self.block) as usize;
-        n * OUT_ROW as usize + (self.grid * ATOM_SLOTS * 8) as usize
+        let n = self.grid * self.block;
+        n as usize * OUT_ROW as usize
+            + (self.grid * ATOM_SLOTS * 8) as usize
+            + col_offset(n, 32) as usize
     }
+}
+
+/// Offset in the `.shared` array `smc` of the column area of accesses of `size` bytes
+/// (1, 2, 4, 8, 16): one slot per thread, thread `t`'s at `t × size` (`vmem.rs`).
+pub fn shared_col(size: u32) -> u32 {
+    [1u32, 2, 4, 8]
+        .iter()
+        .take_while(|&&s| s < size)
+        .map(|s| MAX_BLOCK * s)
+        .sum()
+}
+
+/// Offset, from the end of the shared atomic slots in `out`, of the column area of
+/// accesses of `size` bytes (1, 2, 4, 8, 16; 32: the end) for `n` threads: 4 slots per
+/// thread, slot `m` of thread `g` at `m × n × size + g × size`, so that the lanes of a
+/// warp store next to each other (`vmem.rs`). Each area is a multiple of 16 bytes.
+pub fn col_offset(n: u32, size: u32) -> u32 {
+    [1u32, 2, 4, 8, 16]
+        .iter()
+        .take_while(|&&s| s < size)
+        .map(|s| (4 * n * s).div_ceil(16) * 16)
+        .sum()
 }
 
 impl<'a> Arbitrary<'a> for Program {
@@ -216,6 +251,9 @@ struct Ctx {
     calls: u32,
     /// Shared atomics allowed (kernel, not in exit mode).
     shared_atoms: bool,
+    /// The 16-bit registers (`half.rs`): name and count.
+    hname: &'static str,
+    nh: u32,
 }
 
 impl Ctx {
@@ -228,6 +266,8 @@ impl Ctx {
             func: false,
             calls,
             shared_atoms,
+            hname: "%h",
+            nh: 8,
         }
     }
     fn func(calls: u32) -> Ctx {
@@ -239,6 +279,8 @@ impl Ctx {
             func: true,
             calls,
             shared_atoms: false,
+            hname: "%xh",
+            nh: 2,
         }
     }
 }
@@ -260,6 +302,12 @@ struct Gen<'u, 'a> {
     exit_mode: bool,
     /// A batch program: a large grid of a barrier-free, call-free kernel.
     batch: bool,
+    /// The module targets `sm_90` (bf16 `add sub mul setp set` and `cvt`s, `half.rs`).
+    sm90: bool,
+    /// Threads of the launch (the column areas of `vmem.rs`).
+    nthreads: u32,
+    /// Percentage of operations from `half.rs` and `vmem.rs` (per program: 15, 35 or 70).
+    half_pct: u8,
 }
 
 const RND: [&str; 4] = ["rn", "rz", "rm", "rp"];
@@ -273,6 +321,9 @@ impl<'u, 'a> Gen<'u, 'a> {
             uid: 0,
             exit_mode: false,
             batch: false,
+            sm90: false,
+            nthreads: 0,
+            half_pct: 0,
         }
     }
 
@@ -403,6 +454,17 @@ impl<'u, 'a> Gen<'u, 'a> {
     /// One operation (possibly a few instructions) in context `c`.
     fn op(&mut self, c: &Ctx) -> Result<()> {
         let g = self.guard(c, 25)?;
+        // 16-bit and half-precision operations (`half.rs`), sub-word and vector memory
+        // accesses (`vmem.rs`, kernel only; a third of them): their share is the
+        // program's `half_pct`.
+        let roll = self.u.int_in_range(0u8..=99)?;
+        if roll < self.half_pct {
+            return if !c.func && roll % 3 == 0 {
+                self.vmem(c, &g)
+            } else {
+                self.half_op(c, &g)
+            };
+        }
         let kind = self.below(if c.func { 16 } else { 24 })?;
         match kind {
             0..=1 => self.int_bin(c, &g, K::B32),
@@ -455,7 +517,7 @@ impl<'u, 'a> Gen<'u, 'a> {
         self.s.push_str(
             "\t.reg .b32 %x<4>;\n\t.reg .b64 %xd<2>;\n\t.reg .f32 %xf<2>;\n\t.reg .f64 %xfd<2>;\n\
              \t.reg .pred %y<2>;\n\t.reg .b32 %t<8>, %tj, %fuel, %hash, %c<8>;\n\
-             \t.reg .b64 %td<8>, %tdj;\n\t.reg .pred %q<4>;\n\t.reg .b16 %th;\n",
+             \t.reg .b64 %td<8>, %tdj;\n\t.reg .pred %q<4>;\n\t.reg .b16 %th, %xh<2>;\n",
         );
         if i > 0 {
             self.line("proto: .callprototype (.param .b32 _) _ (.param .b32 _, .param .b32 _);");
@@ -473,6 +535,7 @@ impl<'u, 'a> Gen<'u, 'a> {
         self.line("cvt.rn.f64.s32 %xfd1, %x0;");
         self.line("setp.lt.u32 %y0, %x0, %x1;");
         self.line("setp.eq.u32 %y1, %x2, 0;");
+        self.line("mov.b32 {%xh0, %xh1}, %x2;");
         self.line("mov.u32 %hash, 0;");
         if self.chance(1, 2)? {
             self.region(&c, &format!("F{i}_"), false)?;
@@ -482,6 +545,8 @@ impl<'u, 'a> Gen<'u, 'a> {
             }
         }
         // Fold every bank into the result.
+        self.line("mov.b32 %t0, {%xh0, %xh1};");
+        self.line("xor.b32 %x1, %x1, %t0;");
         self.line("cvt.u32.u64 %t0, %xd0;");
         self.line("xor.b32 %x0, %x0, %t0;");
         self.line("cvt.u32.u64 %t0, %xd1;");
@@ -524,17 +589,25 @@ impl<'u, 'a> Gen<'u, 'a> {
             32 * self.u.int_in_range(1..=max_block / 32)?
         };
         let partial = block % 32 != 0;
+        self.nthreads = grid * block;
         let seed: u64 = self.u.arbitrary()?;
         self.exit_mode = self.chance(1, 5)?;
         let nfuncs = match self.batch {
             true => 0,
             false => self.u.int_in_range(0..=3u32)?,
         };
-        self.s
-            .push_str(".version 7.8\n.target sm_80\n.address_size 64\n\n");
+        self.sm90 = self.chance(1, 4)?;
+        self.half_pct = self.pick(&[15, 35, 70])?;
+        let sm = if self.sm90 { 90 } else { 80 };
+        let _ = write!(
+            self.s,
+            ".version 7.8\n.target sm_{sm}\n.address_size 64\n\n"
+        );
         let _ = writeln!(self.s, ".shared .align 8 .b8 smx[{}];", MAX_BLOCK * 8);
         let _ = writeln!(self.s, ".shared .align 8 .b8 sma[{}];", ATOM_SLOTS * 8);
-        let _ = writeln!(self.s, ".shared .align 8 .b8 smt[{}];\n", SMT_WORDS * 4);
+        let _ = writeln!(self.s, ".shared .align 8 .b8 smt[{}];", SMT_WORDS * 4);
+        let _ = writeln!(self.s, ".shared .align 16 .b8 smv[{}];", MAX_BLOCK * 32);
+        let _ = writeln!(self.s, ".shared .align 16 .b8 smc[{}];\n", MAX_BLOCK * 31);
         for i in 0..nfuncs {
             self.func(i)?;
         }
@@ -545,8 +618,8 @@ impl<'u, 'a> Gen<'u, 'a> {
             "\t.reg .b32 %r<8>;\n\t.reg .b64 %rd<6>;\n\t.reg .f32 %f<6>;\n\t.reg .f64 %fd<4>;\n\
              \t.reg .pred %p<4>;\n\t.reg .b32 %t<8>, %tj, %tx, %gx, %fuel, %hash, %c<8>;\n\
              \t.reg .b64 %td<8>, %tdj, %in, %row, %orow, %atm;\n\t.reg .pred %q<4>;\n\
-             \t.reg .b16 %th;\n\t.local .align 8 .b8 loc[32];\n\
-             \t.reg .b32 %s<6>;\n\t.reg .b64 %sd<2>;\n\t.reg .pred %qs<2>;\n",
+             \t.reg .b16 %th, %h<8>;\n\t.local .align 16 .b8 loc[32];\n\
+             \t.reg .b32 %s<6>;\n\t.reg .b64 %sd<2>, %sv, %vb;\n\t.reg .pred %qs<2>;\n",
         );
         if nfuncs > 0 {
             self.line("proto: .callprototype (.param .b32 _) _ (.param .b32 _, .param .b32 _);");
@@ -587,6 +660,40 @@ impl<'u, 'a> Gen<'u, 'a> {
         for i in 0..8 {
             self.line(&format!("st.local.u32 [loc+{}], %r{i};", 4 * i));
         }
+        // The 16-bit registers are the halves of %r4..7; the thread's 32 bytes of `smv`
+        // hold %r0..7.
+        for i in 0..4 {
+            self.line(&format!(
+                "mov.b32 {{%h{}, %h{}}}, %r{};",
+                2 * i,
+                2 * i + 1,
+                4 + i
+            ));
+        }
+        self.line("mul.wide.u32 %td0, %tx, 32;");
+        self.line("mov.u64 %sv, smv;");
+        self.line("add.s64 %sv, %sv, %td0;");
+        self.line("st.shared.v4.u32 [%sv], {%r0, %r1, %r2, %r3};");
+        self.line("st.shared.v4.u32 [%sv+16], {%r4, %r5, %r6, %r7};");
+        // The thread's slots of the shared column areas (`shared_col`).
+        self.line("mov.u64 %td1, smc;");
+        for (size, st) in [
+            (1, "u8 [%td0], %r0"),
+            (2, "u16 [%td0], %r1"),
+            (4, "u32 [%td0], %r2"),
+            (8, "u64 [%td0], %rd0"),
+            (16, "v4.u32 [%td0], {%r4, %r5, %r6, %r7}"),
+        ] {
+            self.line(&format!("mul.wide.u32 %td0, %tx, {size};"));
+            self.line("add.s64 %td0, %td0, %td1;");
+            let st = st.replace("[%td0]", &format!("[%td0+{}]", shared_col(size)));
+            self.line(&format!("st.shared.{st};"));
+        }
+        // %vb: the column areas of `out` (after the rows and the shared atomic slots).
+        self.line("ld.param.u64 %vb, [k_out];");
+        self.line("cvta.to.global.u64 %vb, %vb;");
+        let cols = self.nthreads * OUT_ROW + grid * ATOM_SLOTS * 8;
+        self.line(&format!("add.s64 %vb, %vb, {cols};"));
         let shared_atoms = !self.exit_mode && !self.batch && self.chance(1, 2)?;
         if shared_atoms {
             // sma[tid] = rd0 for tid < ATOM_SLOTS, then a barrier.

@@ -23,14 +23,35 @@ pub unsafe extern "C" fn ptxjit_access(
     addrs: *const u64,
     data: *mut u8,
 ) -> u32 {
+    let addrs = unsafe { &*(addrs as *const [u64; WARP_SIZE]) };
+    // SAFETY: the caller's contract.
+    unsafe {
+        checked(ctx, shape, mask, inst, |ctx, req| {
+            ctx::access(ctx, req, addrs, data)
+        })
+    }
+}
+
+/// The access helpers' common frame: counts the call, unpacks the access `shape` (a
+/// malformed one is a fault), runs `access` and returns 0 or the warp's nonzero status
+/// after a fault.
+///
+/// # Safety
+/// `ctx` must be the running warp's context; `access` must be safe to run with it.
+unsafe fn checked(
+    ctx: *mut WarpCtx,
+    shape: u64,
+    mask: u32,
+    inst: u32,
+    access: impl FnOnce(&mut WarpCtx, &AccessReq) -> Result<(), ctx::Stopped>,
+) -> u32 {
     count(|c| c.access += 1);
     let ctx = unsafe { &mut *ctx };
     let Some(req) = AccessReq::unpack_shape(shape, mask, InstId(inst)) else {
         ctx.status = STATUS_FAULT;
         return ctx.status;
     };
-    let addrs = unsafe { &*(addrs as *const [u64; WARP_SIZE]) };
-    match unsafe { ctx::access(ctx, &req, addrs, data) } {
+    match access(ctx, &req) {
         Ok(()) => STATUS_OK,
         Err(_) => ctx.status.max(STATUS_FAULT),
     }
@@ -55,17 +76,12 @@ pub unsafe extern "C" fn ptxjit_access_affine(
     bits: u32,
     data: *mut u8,
 ) -> u32 {
-    count(|c| c.access += 1);
-    let ctx = unsafe { &mut *ctx };
-    let Some(req) = AccessReq::unpack_shape(shape, mask, InstId(inst)) else {
-        ctx.status = STATUS_FAULT;
-        return ctx.status;
-    };
     let addrs = affine_addrs(a0, stride, bits);
     // SAFETY: the caller's contract.
-    match unsafe { ctx::access(ctx, &req, &addrs, data) } {
-        Ok(()) => STATUS_OK,
-        Err(_) => ctx.status.max(STATUS_FAULT),
+    unsafe {
+        checked(ctx, shape, mask, inst, |ctx, req| {
+            ctx::access(ctx, req, &addrs, data)
+        })
     }
 }
 
@@ -94,15 +110,11 @@ pub unsafe extern "C" fn ptxjit_access_run(
     a0: u64,
     data: *mut u8,
 ) -> u32 {
-    count(|c| c.access += 1);
-    let ctx = unsafe { &mut *ctx };
-    let Some(req) = AccessReq::unpack_shape(shape, mask, InstId(inst)) else {
-        ctx.status = STATUS_FAULT;
-        return ctx.status;
-    };
-    match unsafe { ctx::access_affine(ctx, &req, a0, data) } {
-        Ok(()) => STATUS_OK,
-        Err(_) => ctx.status.max(STATUS_FAULT),
+    // SAFETY: the caller's contract.
+    unsafe {
+        checked(ctx, shape, mask, inst, |ctx, req| {
+            ctx::access_affine(ctx, req, a0, data)
+        })
     }
 }
 

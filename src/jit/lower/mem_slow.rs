@@ -53,8 +53,7 @@ impl FuncTranslator<'_> {
             LaneAddr::Uniform(a) => self.access_affine_call(&req, *a, 0, 64, mask),
             LaneAddr::PerLane(w) => {
                 self.spill(w, 0);
-                let pa = self.scratch_addr(0);
-                self.call_access(Helper::Access, &req, mask, pa)
+                self.slow_access_spilled(space, eb, sb, n, write, mask, inst)
             }
         }
     }

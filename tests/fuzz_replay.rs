@@ -65,7 +65,11 @@ fn differential_corpus() {
 }
 
 /// Generated programs kept as PTX text (`fuzz/regressions/differential_ptx/*.ptx`, the
-/// generator may change): each file's first line is `// grid G block B seed 0xS`.
+/// generator may change): each file's first line is `// grid G block B seed 0xS out N`,
+/// N the bytes of `out` it is replayed with (at least what it was generated for). The
+/// buffers are sized by today's generator (`Program::out_bytes`); were its layout to
+/// shrink, a kept program would write past its `out` into other tests' buffers, so a
+/// changed size fails here, naming the file to check or generate again.
 #[test]
 fn differential_committed_ptx() {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("fuzz/regressions/differential_ptx");
@@ -81,12 +85,13 @@ fn differential_committed_ptx() {
         eprintln!("{}", f.display());
         let src = std::fs::read_to_string(&f).unwrap();
         let head: Vec<&str> = src.lines().next().unwrap().split_whitespace().collect();
-        let [_, "grid", grid, "block", block, "seed", seed] = head[..] else {
+        let [_, "grid", grid, "block", block, "seed", seed, "out", out] = head[..] else {
             panic!(
-                "{}: first line is not `// grid G block B seed 0xS`",
+                "{}: first line is not `// grid G block B seed 0xS out N`",
                 f.display()
             );
         };
+        let out: usize = out.parse().unwrap();
         let p = gen::Program {
             shared_atoms: src.contains("@%q0 ld.shared.u64"),
             grid: grid.parse().unwrap(),
@@ -94,6 +99,14 @@ fn differential_committed_ptx() {
             seed: u64::from_str_radix(seed.trim_start_matches("0x"), 16).unwrap(),
             src,
         };
+        assert_eq!(
+            p.out_bytes(),
+            out,
+            "{}: kept for an `out` of {out} bytes, the generator's layout now gives {}: \
+             generate the program again (fuzz/README.md)",
+            f.display(),
+            p.out_bytes()
+        );
         harness::differential(&p);
     }
 }

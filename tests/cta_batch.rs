@@ -142,8 +142,10 @@ fn each_cta_of_a_batch_has_its_own_zeroed_shared_window_and_local_frame() {
 
 #[test]
 fn the_time_limit_stops_a_grid_of_short_ctas_between_batches() {
-    // 2^24 one-warp CTAs of a kernel without loops take far longer than 1 ms: the
-    // workers see the stop flag between batches and name the CTAs not started.
+    // 2^24 one-warp CTAs of a kernel without loops take far longer than 20 ms (about
+    // 150 ms on one worker at 9 ns per warp): the workers see the stop flag between
+    // batches and name the CTAs not started. (With 1 ms, a worker the loaded machine
+    // scheduled late could see the flag before its first batch: all CTAs not started.)
     let total = 1u64 << 24;
     for threads in [1, 2] {
         let dev = device_threads(threads);
@@ -152,7 +154,7 @@ fn the_time_limit_stops_a_grid_of_short_ctas_between_batches() {
             let m = module_at(&dev, PTX, backend);
             let out = zeroed(&dev, 4);
             let c = cfg([total as u32, 1, 1], [32, 1, 1], backend)
-                .timeout(Some(Duration::from_millis(1)));
+                .timeout(Some(Duration::from_millis(20)));
             let msg = match dev.launch(&m, "idle", &c, &[arg(&out)]) {
                 Err(Error::Launch { msg, .. }) => msg,
                 // The interpreter also checks the flag as a warp starts.

@@ -226,16 +226,9 @@ impl FuncTranslator<'_> {
     /// per-instruction region cache (or the context's empty `no_cache` range when the
     /// cache has no entry for it): an i8.
     pub(crate) fn in_cached_region(&mut self, inst: InstId, a: Value, len: i64) -> Value {
-        let (lo, hi) = self.cached_region(inst);
-        let c1 = self.b.ins().icmp(IntCC::UnsignedGreaterThanOrEqual, a, lo);
-        let c2 = self.b.ins().icmp(IntCC::UnsignedLessThan, a, hi);
-        let rem = self.b.ins().isub(hi, a);
-        let c3 = self
-            .b
-            .ins()
-            .icmp_imm_u(IntCC::UnsignedGreaterThanOrEqual, rem, len);
-        let c = self.b.ins().band(c1, c2);
-        self.b.ins().band(c, c3)
+        let range = self.cached_region(inst);
+        let len = self.b.ins().iconst(I64, len);
+        self.in_range_dyn(range, a, len)
     }
 
     /// Whether host range `[a, a + len)` (`len`: an i64 value) lies in the region-cache

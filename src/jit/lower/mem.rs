@@ -25,7 +25,7 @@
 //!   instead). Loads whose addresses are strided (`mem_gather::strided`) skip the
 //!   coalesced and half-warp tests, which cannot pass.
 
-use super::mem_fast::Entry;
+use super::mem_fast::{Entry, StoreMiss};
 use crate::exec::ctx::WarpCtx;
 use crate::ir::analysis::shape::{Fact, Shape};
 use crate::ir::InstKind;
@@ -403,7 +403,7 @@ impl FuncTranslator<'_> {
             self.b.ins().jump(slow, &[]);
         } else {
             let (entry, known) = self.load_entry(space, eb, addr, inst);
-            self.branch_fast(space, eb, a, false, entry, mask, fast, slow, proof)?;
+            self.branch_fast(space, eb, a, false, entry, mask, fast, slow, proof, None)?;
             if let Some(v) = known {
                 self.b.switch_to_block(fast);
                 let one = self.b.ins().iconst(I8, 1);
@@ -549,11 +549,6 @@ impl FuncTranslator<'_> {
         for s in srcs {
             data.push(self.read(s, ty, false)?);
         }
-        // Registers and immediates are read again where the data is stored (values kept
-        // across the fast path's blocks and calls cost register allocation time).
-        let again = srcs
-            .iter()
-            .all(|s| matches!(s, Operand::Reg(_) | Operand::Imm(_)));
         let shape = self.addr_shape(space, addr, eb);
         let la = self.lane_addrs(space, addr)?;
         // (The sanitizers' variant checks every lane's store: no shortcut.)
@@ -591,6 +586,23 @@ impl FuncTranslator<'_> {
         let slow = self.b.create_block();
         let proof = (shape.0 == AddrShape::Contiguous).then_some(shape.1);
         let entry = Entry { inst, write: true };
+        // The data is read once, above: the fast path stores it from registers; the
+        // region lookup spills it before its call and the paths after the call read it
+        // from the scratch slot (`StoreMiss`), so no data vector lives across a call
+        // (each would be spilled at its definition, on the fast path too).
+        // (Shared memory has no lookup.)
+        let spilled = self.b.create_block();
+        let miss = (space != Space::Shared).then(|| {
+            let found = self.b.create_block();
+            self.b.append_block_param(found, I64);
+            StoreMiss {
+                data: data[0].clone(),
+                at: SCRATCH_DATA,
+                found,
+                missing: spilled,
+            }
+        });
+        let miss = miss.as_ref();
         match self.store_memo.remove(&inst) {
             Some((_, known)) => {
                 // A load of this block found the range in place for this store: with all
@@ -607,26 +619,27 @@ impl FuncTranslator<'_> {
                 let (direct, tested) = (self.b.create_block(), self.b.create_block());
                 self.b.ins().brif(go, direct, &[], tested, &[]);
                 self.b.switch_to_block(tested);
-                self.branch_fast(space, eb, a, true, entry, mask, fast, slow, proof)?;
+                self.branch_fast(space, eb, a, true, entry, mask, fast, slow, proof, miss)?;
                 self.b.switch_to_block(direct);
                 self.b.ins().jump(fast, &[BlockArg::Value(a0)]);
             }
-            None => self.branch_fast(space, eb, a, true, entry, mask, fast, slow, proof)?,
+            None => self.branch_fast(space, eb, a, true, entry, mask, fast, slow, proof, miss)?,
         }
         self.b.switch_to_block(fast);
         let h = self.b.block_params(fast)[0];
-        if again {
-            data[0] = self.read(&srcs[0], ty, false)?;
-        }
         self.vector_store(h, eb, &data[0]);
         self.b.ins().jump(cont, &[]);
+        if let Some(found) = miss.map(|m| m.found) {
+            self.b.switch_to_block(found);
+            let h = self.b.block_params(found)[0];
+            let d = self.unspill(data[0].wide, SCRATCH_DATA);
+            self.vector_store(h, eb, &d);
+            self.b.ins().jump(cont, &[]);
+        }
         self.b.switch_to_block(slow);
-        if again {
-            data[0] = self.read(&srcs[0], ty, false)?;
-        }
-        for (e, d) in data.iter().enumerate() {
-            self.spill(d, SCRATCH_DATA + e as i32 * 32 * sb as i32);
-        }
+        self.spill(&data[0], SCRATCH_DATA);
+        self.b.ins().jump(spilled, &[]);
+        self.b.switch_to_block(spilled);
         if space == Space::Shared {
             let la = self.lane_addrs(space, addr)?;
             self.st_shared_or_helper(space, (eb, sb), 1, addr, &la, mask, inst)?;

@@ -23,6 +23,17 @@ pub(super) struct Entry {
     pub write: bool,
 }
 
+/// Where a store's region lookup goes (see [`FuncTranslator::branch_fast`]): the data
+/// `data` is spilled to the scratch data slot before the call (so that no data vector
+/// lives across it), then a found range goes to `found` (parameter: lane 0's host
+/// address), a missing one to `missing`; both read the data from the slot.
+pub(super) struct StoreMiss {
+    pub data: WarpValue,
+    pub at: i32,
+    pub found: Block,
+    pub missing: Block,
+}
+
 impl FuncTranslator<'_> {
     /// The coalesced-access test: returns (shape ok: i8, location ok: i8, host address of
     /// lane 0). The shape covers consecutive lanes, alignment and (stores) a full warp;
@@ -118,7 +129,8 @@ impl FuncTranslator<'_> {
     /// lanes consecutive (see [`Self::fast_check`]); for [`Proof::RowsLaunch`] the
     /// launch is tested first, and other launches take the compared path. `entry`: the
     /// region-cache entry tested and filled (the instruction's own, or for a load that
-    /// a store of the same range follows, the store's: `mem::store_memo`).
+    /// a store of the same range follows, the store's: `mem::store_memo`). `miss`: a
+    /// store's own targets after the lookup ([`StoreMiss`]; `None`: `fast` and `slow`).
     #[allow(clippy::too_many_arguments)]
     pub(super) fn branch_fast(
         &mut self,
@@ -131,6 +143,7 @@ impl FuncTranslator<'_> {
         fast: Block,
         slow: Block,
         proof: Option<Proof>,
+        miss: Option<&StoreMiss>,
     ) -> Result<(), JitError> {
         self.b.append_block_param(fast, I64);
         // Computed here so that it dominates both paths below.
@@ -152,6 +165,7 @@ impl FuncTranslator<'_> {
                     mask,
                     [fast, slow, slow],
                     one.is_some(),
+                    miss,
                 )
             }
         };
@@ -163,9 +177,11 @@ impl FuncTranslator<'_> {
             self.b.switch_to_block(yes);
         }
         let fail = if write { slow } else { compared };
-        self.branch_fast_one(space, eb, a, write, entry, mask, [fast, slow, fail], true)?;
+        let ends = [fast, slow, fail];
+        self.branch_fast_one(space, eb, a, write, entry, mask, ends, true, miss)?;
         self.b.switch_to_block(compared);
-        self.branch_fast_one(space, eb, a, write, entry, mask, [fast, slow, slow], false)
+        let ends = [fast, slow, slow];
+        self.branch_fast_one(space, eb, a, write, entry, mask, ends, false, miss)
     }
 
     /// One test of [`Self::branch_fast`]: a well-shaped access in place goes to `fast`,
@@ -181,6 +197,7 @@ impl FuncTranslator<'_> {
         mask: &mut Mask,
         [fast, slow, fail]: [Block; 3],
         proven: bool,
+        miss: Option<&StoreMiss>,
     ) -> Result<(), JitError> {
         let (shape, loc, h) = self.fast_check(space, eb, a, write, entry, mask, proven);
         let hv = [BlockArg::Value(h)];
@@ -202,9 +219,16 @@ impl FuncTranslator<'_> {
         self.b.switch_to_block(cached);
         self.b.ins().brif(loc, fast, &hv, lookup, &[]);
         self.b.switch_to_block(lookup);
+        let (to_found, to_missing) = match miss {
+            Some(m) => {
+                self.spill(&m.data, m.at);
+                (m.found, m.missing)
+            }
+            None => (fast, slow),
+        };
         let len = lanes::iconst64(&mut self.b, 32 * eb as u64);
         let found = self.region_lookup(entry.inst, h, len, entry.write)?;
-        self.b.ins().brif(found, fast, &hv, slow, &[]);
+        self.b.ins().brif(found, to_found, &hv, to_missing, &[]);
         Ok(())
     }
 

@@ -16,6 +16,9 @@ const PTX: &str = "tests/ptx/store_lookup.ptx";
 const BLOCK: u32 = 96;
 const GRID: u32 = 3;
 const N: usize = (BLOCK * GRID) as usize;
+/// Block shapes of `N` threads: whole-warp rows (the store's lanes proven consecutive
+/// for such launches) and rows of 48 (compiled apart: the lanes compared).
+const SHAPES: [(u32, u32); 2] = [(GRID, BLOCK), (6, 48)];
 /// What the three store buffers hold before the launch.
 const SENTINEL: u32 = 0x5a5a_5a5a;
 
@@ -59,6 +62,7 @@ fn run(
     (a, b): (&[f32], &[f32]),
     iters: u32,
     off: u32,
+    (grid, block): (u32, u32),
 ) -> Result<Stored, Box<(Fault, Vec<u64>)>> {
     let dev = dev1(tier);
     let m = module_at(&dev, PTX, backend);
@@ -79,7 +83,7 @@ fn run(
         KernelArg::U32(iters),
         KernelArg::U32(off),
     ];
-    let lc = cfg([GRID, 1, 1], [BLOCK, 1, 1], backend);
+    let lc = cfg([grid, 1, 1], [block, 1, 1], backend);
     let before = helper_calls().region;
     match dev.launch(&m, "alt_stores", &lc, &args) {
         Ok(()) => {}
@@ -107,19 +111,24 @@ fn stores_whose_region_misses_keep_their_data_and_live_values() {
             }
             want_out[i] = acc.to_bits();
         }
-        for backend in [Backend::Interp, Backend::Jit] {
+        for (backend, shape) in [Backend::Interp, Backend::Jit]
+            .into_iter()
+            .flat_map(|b| SHAPES.map(|s| (b, s)))
+        {
             for &tier in tiers(backend) {
-                let what = format!("{backend:?} {tier:?} iters {iters}");
-                let (bufs, out, lookups) = run(backend, tier, (&a, &b), iters, 0)
+                let what = format!("{backend:?} {tier:?} {shape:?} iters {iters}");
+                let (bufs, out, lookups) = run(backend, tier, (&a, &b), iters, 0, shape)
                     .unwrap_or_else(|e| panic!("{what}: {}", e.0));
                 for (j, (got, want)) in bufs.iter().zip(&want_bufs).enumerate() {
                     assert_slice_eq(got, want, &format!("{what} buffer {j}"));
                 }
                 assert_slice_eq(&out, &want_out, &format!("{what} out"));
                 if backend == Backend::Jit && iters == 7 {
-                    // Each of the 9 warps looks the store up again at least on every
-                    // change of buffer (6 changes in 7 iterations).
-                    assert!(lookups >= 9 * 6, "{what}: {lookups} region lookups");
+                    // Each whole warp (9; 6 of 48-thread blocks, whose other warps
+                    // have 16 lanes: the helper) looks the store up again at least on
+                    // every change of buffer (6 changes in 7 iterations).
+                    let whole = (shape.0 * (shape.1 / 32)) as u64;
+                    assert!(lookups >= whole * 6, "{what}: {lookups} region lookups");
                 }
             }
         }
@@ -139,7 +148,7 @@ fn a_store_past_its_buffer_faults_where_the_interpreter_does() {
     for backend in [Backend::Interp, Backend::Jit] {
         for &tier in tiers(backend) {
             let what = format!("{backend:?} {tier:?}");
-            let Err(e) = run(backend, tier, (&a, &b), 4, 40) else {
+            let Err(e) = run(backend, tier, (&a, &b), 4, 40, (GRID, BLOCK)) else {
                 panic!("{what}: the launch succeeded");
             };
             let (mut f, ptrs) = *e;

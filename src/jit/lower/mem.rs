@@ -706,8 +706,10 @@ impl FuncTranslator<'_> {
     }
 
     /// A store that is not one whole-warp vector store, its data in the scratch data
-    /// slot: in shared memory (one element per lane, not instrumented), the lane loop
-    /// of `mem_gather` when every active lane is valid; else, and elsewhere, the helper.
+    /// slot: in shared memory (one element per lane, not instrumented), a masked
+    /// read-modify-write of 32 consecutive elements where the lanes are known
+    /// consecutive, or the lane loop of `mem_gather` when every active lane is valid;
+    /// else, and elsewhere, the helper.
     #[allow(clippy::too_many_arguments)]
     fn st_shared_or_helper(
         &mut self,
@@ -732,6 +734,20 @@ impl FuncTranslator<'_> {
         let bits = self.mbits(mask);
         let helper = self.b.create_block();
         let done = self.b.create_block();
+        // Consecutive lanes: one masked read-modify-write when the warp's 32 elements are
+        // in the window (`mem_gather::shared_masked_store`).
+        let proven = self.addr_shape(space, addr, eb) == (AddrShape::Contiguous, Proof::Always);
+        let a0 = match eb {
+            4 | 8 => self.contiguous_lane0(eb, &a, bits, proven),
+            _ => None,
+        };
+        if let Some(a0) = a0 {
+            let scatter = self.b.create_block();
+            let stored = self.shared_masked_store(eb, a0, mask, scatter);
+            self.b.switch_to_block(stored);
+            self.b.ins().jump(done, &[]);
+            self.b.switch_to_block(scatter);
+        }
         self.shared_scatter((eb, sb), &a, bits, helper);
         self.b.ins().jump(done, &[]);
         self.b.switch_to_block(helper);

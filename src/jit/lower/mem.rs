@@ -436,15 +436,9 @@ impl FuncTranslator<'_> {
             // window (e.g. tiles whose rows are narrower than a warp; `mem_gather`).
             self.shared_gather(eb, a, bits, helper)
         } else {
-            // The 64-bit lane masks, local to this path (not cached in `mask`: code
-            // after the join is not dominated by this block).
-            // (Not needed where the lanes' addresses are known distinct.)
-            let m64 = if self.affine_distinct(a) {
-                Vec::new()
-            } else {
-                let m32 = self.m32(mask);
-                lanes::mask64(&mut self.b, &m32)
-            };
+            // (The 64-bit lane masks are built in the uniform test where it needs them,
+            // after its scalar pre-test, local to that path.)
+            let m64 = Vec::new();
             // The lane addresses spilled once, for the first active lane's address and
             // for the helper (the half-warp test leaves the scratch slot alone).
             if spilled {
@@ -764,7 +758,9 @@ impl FuncTranslator<'_> {
     /// instruction's cached region (looked up on a miss), one scalar load per element,
     /// splat to every lane (the containers, one per element); else continues at `other`
     /// (nothing emitted there). `(proven, spilled)`: the shape analysis proved the
-    /// active lanes to agree; `a` is already in the scratch address slot.
+    /// active lanes to agree; `a` is already in the scratch address slot (the highest
+    /// active lane's address is then compared first). An empty `m64` is built here
+    /// where the lanes are compared.
     #[allow(clippy::too_many_arguments)]
     fn uniform_lane_values(
         &mut self,
@@ -799,6 +795,26 @@ impl FuncTranslator<'_> {
             let one = self.b.ins().icmp_imm_u(IntCC::Equal, rest, 0);
             self.b.ins().band(one, aligned)
         } else {
+            if spilled {
+                // The highest active lane's address first (scalar): the lanes of a
+                // tile row or a strided access differ there, and then the vector test
+                // and the 64-bit masks are skipped.
+                let hi = self.b.ins().clz(bits);
+                let hi = self.b.ins().uextend(I64, hi);
+                let hi8 = self.b.ins().ishl_imm_u(hi, 3);
+                let pa = self.scratch_addr(31 * 8);
+                let p = self.b.ins().isub(pa, hi8);
+                let fl = MemFlagsData::new().with_notrap();
+                let last = self.b.ins().load(I64, fl, p, 0);
+                let same = self.b.ins().icmp(IntCC::Equal, last, a0w);
+                let all = self.b.create_block();
+                self.b.ins().brif(same, all, &[], other, &[]);
+                self.b.switch_to_block(all);
+            }
+            let m64 = match m64.is_empty() {
+                true => self.mask64_of_bits(bits),
+                false => m64.to_vec(),
+            };
             let s = self.b.ins().splat(I64X2, a0w);
             let mut all: Option<Value> = None;
             for k in 0..N64 {

@@ -65,43 +65,40 @@ impl FuncTranslator<'_> {
         let mut halves = Vec::with_capacity(2);
         // Both halves' first addresses aligned (i8).
         let mut aligned: Option<Value> = None;
-        // The lane offsets of the first two parts and the step between parts two apart.
-        let first = [0u64, 2].map(|l| lanes::const_i64x2(&mut self.b, [l * EB, (l + 1) * EB]));
-        let step = lanes::const_i64x2(&mut self.b, [4 * EB, 4 * EB]);
         for h in 0..2usize {
             let base = self.b.ins().extractlane(a.v[8 * h], 0);
             let s = self.b.ins().splat(I64X2, base);
-            // The half's candidate shape from its first two lanes: consecutive when they
-            // are one element apart, else one address. One chain of compares then tests
-            // it (against lane offsets masked to zero for one address): the half has
-            // one of the two shapes exactly when it holds (lanes two or more elements
-            // apart fail the one-address test).
-            let second = self.b.ins().extractlane(a.v[8 * h], 1);
-            let d = self.b.ins().isub(second, base);
-            let cons = self.b.ins().icmp_imm_u(IntCC::Equal, d, EB as i64);
-            let cm = self.b.ins().sextend(I64, cons);
-            let cm = self.b.ins().ineg(cm);
-            let cm = self.b.ins().splat(I64X2, cm);
-            let step = self.b.ins().band(step, cm);
-            let mut all: Option<Value> = None;
+            let (mut cons, mut uni): (Option<Value>, Option<Value>) = (None, None);
             for k in 0..8usize {
                 let x = a.v[8 * h + k];
                 // (As `fast_check`: parts 0 and 1 against the half's first address plus
                 // their offsets, later parts against the part two before plus 4 elements.)
                 let exp = match k {
                     0 | 1 => {
-                        let off = self.b.ins().band(first[k], cm);
+                        let l = 2 * k as u64;
+                        let off = lanes::const_i64x2(&mut self.b, [l * EB, (l + 1) * EB]);
                         self.b.ins().iadd(s, off)
                     }
-                    _ => self.b.ins().iadd(a.v[8 * h + k - 2], step),
+                    _ => {
+                        let step = lanes::const_i64x2(&mut self.b, [4 * EB, 4 * EB]);
+                        self.b.ins().iadd(a.v[8 * h + k - 2], step)
+                    }
                 };
                 let c = self.b.ins().icmp(IntCC::Equal, x, exp);
-                all = Some(match all {
+                let u = self.b.ins().icmp(IntCC::Equal, x, s);
+                cons = Some(match cons {
                     None => c,
                     Some(y) => self.b.ins().band(y, c),
                 });
+                uni = Some(match uni {
+                    None => u,
+                    Some(y) => self.b.ins().band(y, u),
+                });
             }
-            let either = self.b.ins().vall_true(all.unwrap_or(s));
+            let (cons, uni) = (cons.unwrap_or(s), uni.unwrap_or(s));
+            let cons = self.b.ins().vall_true(cons);
+            let uni = self.b.ins().vall_true(uni);
+            let either = self.b.ins().bor(cons, uni);
             ok = self.b.ins().band(ok, either);
             shaped = Some(match shaped {
                 None => either,

@@ -729,10 +729,11 @@ impl FuncTranslator<'_> {
         let helper = self.b.create_block();
         let done = self.b.create_block();
         // Consecutive lanes: one masked read-modify-write when the warp's 32 elements are
-        // in the window (`mem_gather::shared_masked_store`).
+        // in the window (`mem_gather::shared_masked_store`; not in the quick tier, which
+        // compiles less).
         let proven = self.addr_shape(space, addr, eb) == (AddrShape::Contiguous, Proof::Always);
         let a0 = match eb {
-            4 | 8 => self.contiguous_lane0(eb, &a, bits, proven),
+            4 | 8 if !self.quick => self.contiguous_lane0(eb, &a, bits, proven),
             _ => None,
         };
         if let Some(a0) = a0 {
@@ -795,10 +796,11 @@ impl FuncTranslator<'_> {
             let one = self.b.ins().icmp_imm_u(IntCC::Equal, rest, 0);
             self.b.ins().band(one, aligned)
         } else {
-            if spilled {
+            if spilled && !self.quick {
                 // The highest active lane's address first (scalar): the lanes of a
                 // tile row or a strided access differ there, and then the vector test
-                // and the 64-bit masks are skipped.
+                // and the 64-bit masks are skipped (not in the quick tier, which
+                // compiles less).
                 let hi = self.b.ins().clz(bits);
                 let hi = self.b.ins().uextend(I64, hi);
                 let hi8 = self.b.ins().ishl_imm_u(hi, 3);

@@ -436,15 +436,9 @@ impl FuncTranslator<'_> {
             // window (e.g. tiles whose rows are narrower than a warp; `mem_gather`).
             self.shared_gather(eb, a, bits, helper)
         } else {
-            // The 64-bit lane masks, local to this path (not cached in `mask`: code
-            // after the join is not dominated by this block).
-            // (Not needed where the lanes' addresses are known distinct.)
-            let m64 = if self.affine_distinct(a) {
-                Vec::new()
-            } else {
-                let m32 = self.m32(mask);
-                lanes::mask64(&mut self.b, &m32)
-            };
+            // (The 64-bit lane masks are built in the uniform test where it needs them,
+            // after its scalar pre-test, local to that path.)
+            let m64 = Vec::new();
             // The lane addresses spilled once, for the first active lane's address and
             // for the helper (the half-warp test leaves the scratch slot alone).
             if spilled {
@@ -719,8 +713,10 @@ impl FuncTranslator<'_> {
     }
 
     /// A store that is not one whole-warp vector store, its data in the scratch data
-    /// slot: in shared memory (one element per lane, not instrumented), the lane loop
-    /// of `mem_gather` when every active lane is valid; else, and elsewhere, the helper.
+    /// slot: in shared memory (one element per lane, not instrumented), a masked
+    /// read-modify-write of 32 consecutive elements where the lanes are known
+    /// consecutive, or the lane loop of `mem_gather` when every active lane is valid;
+    /// else, and elsewhere, the helper.
     #[allow(clippy::too_many_arguments)]
     fn st_shared_or_helper(
         &mut self,
@@ -745,6 +741,21 @@ impl FuncTranslator<'_> {
         let bits = self.mbits(mask);
         let helper = self.b.create_block();
         let done = self.b.create_block();
+        // Consecutive lanes: one masked read-modify-write when the warp's 32 elements are
+        // in the window (`mem_gather::shared_masked_store`; not in the quick tier, which
+        // compiles less).
+        let proven = self.addr_shape(space, addr, eb) == (AddrShape::Contiguous, Proof::Always);
+        let a0 = match eb {
+            4 | 8 if !self.quick => self.contiguous_lane0(eb, &a, bits, proven),
+            _ => None,
+        };
+        if let Some(a0) = a0 {
+            let scatter = self.b.create_block();
+            let stored = self.shared_masked_store(eb, a0, mask, scatter);
+            self.b.switch_to_block(stored);
+            self.b.ins().jump(done, &[]);
+            self.b.switch_to_block(scatter);
+        }
         self.shared_scatter((eb, sb), &a, bits, helper);
         self.b.ins().jump(done, &[]);
         self.b.switch_to_block(helper);
@@ -761,7 +772,9 @@ impl FuncTranslator<'_> {
     /// instruction's cached region (looked up on a miss), one scalar load per element,
     /// splat to every lane (the containers, one per element); else continues at `other`
     /// (nothing emitted there). `(proven, spilled)`: the shape analysis proved the
-    /// active lanes to agree; `a` is already in the scratch address slot.
+    /// active lanes to agree; `a` is already in the scratch address slot (the highest
+    /// active lane's address is then compared first). An empty `m64` is built here
+    /// where the lanes are compared.
     #[allow(clippy::too_many_arguments)]
     fn uniform_lane_values(
         &mut self,
@@ -796,6 +809,27 @@ impl FuncTranslator<'_> {
             let one = self.b.ins().icmp_imm_u(IntCC::Equal, rest, 0);
             self.b.ins().band(one, aligned)
         } else {
+            if spilled && !self.quick {
+                // The highest active lane's address first (scalar): the lanes of a
+                // tile row or a strided access differ there, and then the vector test
+                // and the 64-bit masks are skipped (not in the quick tier, which
+                // compiles less).
+                let hi = self.b.ins().clz(bits);
+                let hi = self.b.ins().uextend(I64, hi);
+                let hi8 = self.b.ins().ishl_imm_u(hi, 3);
+                let pa = self.scratch_addr(31 * 8);
+                let p = self.b.ins().isub(pa, hi8);
+                let fl = MemFlagsData::new().with_notrap();
+                let last = self.b.ins().load(I64, fl, p, 0);
+                let same = self.b.ins().icmp(IntCC::Equal, last, a0w);
+                let all = self.b.create_block();
+                self.b.ins().brif(same, all, &[], other, &[]);
+                self.b.switch_to_block(all);
+            }
+            let m64 = match m64.is_empty() {
+                true => self.mask64_of_bits(bits),
+                false => m64.to_vec(),
+            };
             let s = self.b.ins().splat(I64X2, a0w);
             let mut all: Option<Value> = None;
             for k in 0..N64 {

@@ -17,16 +17,22 @@
 //! kind of loop (`shared_scatter`): every active lane is checked first, so a bad lane
 //! leaves for the helper, which reports it, with nothing written; then the lanes store
 //! in ascending order, as the helper does (the highest active lane wins an address
-//! several lanes store to).
+//! several lanes store to). Where the lanes' addresses are known consecutive (an affine
+//! address register, or a shape the analysis proves for every launch) and the 32
+//! elements from lane 0's are aligned and inside the window, such a store is instead one
+//! masked read-modify-write of the 32 elements (`shared_masked_store`): the inactive
+//! lanes' elements are written back unchanged, which no other thread can observe, as
+//! the CTA's warps (the only users of its shared window) run one at a time on one
+//! worker.
 
 use crate::exec::ctx::WarpCtx;
 use crate::ir::analysis::shape::{Fact, Shape};
 use crate::ir::{AddrBase, Address, Space};
 use crate::jit::lower::mem::heap_flags;
 use crate::jit::translate::lanes::WarpValue;
-use crate::jit::translate::{FuncTranslator, SCRATCH_DATA};
+use crate::jit::translate::{FuncTranslator, Mask, SCRATCH_DATA};
 use cranelift_codegen::ir::condcodes::IntCC;
-use cranelift_codegen::ir::types::{I32, I64};
+use cranelift_codegen::ir::types::{I32, I32X4, I64, I64X2};
 use cranelift_codegen::ir::{Block, BlockArg, InstBuilder, MemFlagsData, Value};
 use std::mem::offset_of;
 
@@ -149,6 +155,73 @@ impl FuncTranslator<'_> {
         };
         self.lane_loop_next(store, m);
         self.b.switch_to_block(done);
+    }
+
+    /// A shared-memory store of one `eb`-byte element (4 or 8) per active lane whose lane
+    /// offsets are `a0 + lane × eb` (`a0`: lane 0's offset), the data (`sb` = `eb` bytes
+    /// per lane) in the scratch data slot: when the 32 elements from `a0` are aligned
+    /// and inside the window, the 32 elements are loaded, the active lanes' (`mask`)
+    /// replaced by the data and all stored back; else continues at `other` (nothing
+    /// emitted there, nothing written). Returns the block after the stores (not
+    /// switched to).
+    pub(super) fn shared_masked_store(
+        &mut self,
+        eb: u32,
+        a0: Value,
+        mask: &mut Mask,
+        other: Block,
+    ) -> Block {
+        let len = 32 * eb as i64;
+        let wide = eb == 8;
+        let (loc, h) = self.in_shared_window(a0, len);
+        let low = self.b.ins().band_imm_u(a0, eb as i64 - 1);
+        let aligned = self.b.ins().icmp_imm_u(IntCC::Equal, low, 0);
+        let ok = self.b.ins().band(loc, aligned);
+        let rmw = self.b.create_block();
+        let done = self.b.create_block();
+        self.b.ins().brif(ok, rmw, &[], other, &[]);
+        self.b.switch_to_block(rmw);
+        let m = if wide { self.m64(mask) } else { self.m32(mask) };
+        let d = self.unspill(wide, SCRATCH_DATA);
+        let hf = heap_flags();
+        let vty = if wide { I64X2 } else { I32X4 };
+        for (k, (&mk, &dk)) in m.iter().zip(&d.v).enumerate() {
+            let old = self.b.ins().load(vty, hf, h, 16 * k as i32);
+            let new = self.b.ins().bitselect(mk, dk, old);
+            self.b.ins().store(hf, new, h, 16 * k as i32);
+        }
+        self.b.ins().jump(done, &[]);
+        done
+    }
+
+    /// Lane 0's shared-window offset of a store's lane offsets `a` (`bits`: the active
+    /// lanes) when they are known to be `a0 + lane × eb` in the active lanes: `a` built
+    /// from an affine address register of stride `eb` (every lane), or `proven` (the
+    /// shape analysis, for every launch of this code: the lowest active lane's offset
+    /// minus its lane × `eb`; with no lane active, any offset, as nothing is stored).
+    pub(super) fn contiguous_lane0(
+        &mut self,
+        eb: u32,
+        a: &WarpValue,
+        bits: Value,
+        proven: bool,
+    ) -> Option<Value> {
+        if self.affine_contiguous(a, eb) {
+            return Some(match self.affine_lane0(a) {
+                Some(x) => x,
+                None => self.b.ins().extractlane(a.v[0], 0),
+            });
+        }
+        if !proven {
+            return None;
+        }
+        // (With no lane active, `ctz` is 32 and the slot's next word is read: any
+        // offset serves, as the masked store then writes every element back.)
+        let x = self.first_lane_u64(a, bits);
+        let lane = self.b.ins().ctz(bits);
+        let lane = self.b.ins().uextend(I64, lane);
+        let back = self.b.ins().imul_imm_u(lane, eb as i64);
+        Some(self.b.ins().isub(x, back))
     }
 
     /// Spills the lane offsets `a` to the scratch address slot and reads the shared

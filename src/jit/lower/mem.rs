@@ -266,6 +266,9 @@ impl FuncTranslator<'_> {
             return Ok(());
         }
         let shape = self.addr_shape(space, addr, eb);
+        if self.quick_access(space, addr, shape.0) {
+            return self.ld_quick(space, ty, (eb, sb), dsts, addr, mask, inst);
+        }
         // A register whose half-warp shape an earlier load found (`mem_halves`): its
         // test first, the usual paths (which remember the shape) on a miss.
         let proven = shape.1 == Proof::Always
@@ -545,6 +548,10 @@ impl FuncTranslator<'_> {
     ) -> Result<(), JitError> {
         let (eb, sb) = self.mem_shape(ty, srcs.len())?;
         let n = srcs.len();
+        let shape = self.addr_shape(space, addr, eb);
+        if self.quick_access(space, addr, shape.0) {
+            return self.st_quick(space, ty, (eb, sb), srcs, addr, mask, inst);
+        }
         let mut data = Vec::with_capacity(n);
         for s in srcs {
             data.push(self.read(s, ty, false)?);
@@ -554,7 +561,6 @@ impl FuncTranslator<'_> {
         let again = srcs
             .iter()
             .all(|s| matches!(s, Operand::Reg(_) | Operand::Imm(_)));
-        let shape = self.addr_shape(space, addr, eb);
         let la = self.lane_addrs(space, addr)?;
         // (The sanitizers' variant checks every lane's store: no shortcut.)
         let cluster = space == Space::SharedCluster;

@@ -1,0 +1,88 @@
+//! The quick tier's form of the accesses the shape analysis does not prove uniform or
+//! contiguous (`mem`): straight to the checked helper (`mem_slow`), without the inline
+//! coalescing, half-warp, gather and one-address tests the optimized tier tries first.
+//! Those tests only ever take a faster path to the same bytes, and every one of them
+//! leaves for the same helper when it fails, so the results and fault reports are the
+//! optimized tier's; the code is about 100 to 250 CLIF instructions smaller per access
+//! (README "Load time and launch cost"). The optimized tier, compiled in the background
+//! for kernels that keep running, keeps the fast paths.
+
+use super::mem::{AddrShape, LaneAddr};
+use crate::ir::{AddrBase, Address, InstId, Operand, RegId, Space, Type};
+use crate::jit::translate::{FuncTranslator, Mask, SCRATCH_DATA};
+use crate::jit::JitError;
+
+impl FuncTranslator<'_> {
+    /// Whether an access to `[addr]` in `space` of shape `shape` takes the quick tier's
+    /// helper form: quick tier, a register address of no proven shape, in a space whose
+    /// optimized form tests lanes inline (not `.local`, which has its own lane loop, nor
+    /// `.shared::cluster`, always the helper).
+    pub(super) fn quick_access(&self, space: Space, addr: &Address, shape: AddrShape) -> bool {
+        self.quick
+            && !self.instrument
+            && shape == AddrShape::PerLane
+            && matches!(addr.base, AddrBase::Reg(_))
+            && matches!(
+                space,
+                Space::Global | Space::Shared | Space::Generic | Space::Const
+            )
+    }
+
+    /// The helper's lane addresses for `[addr]`: none where an affine register lets
+    /// `slow_access_at` pass lane 0's address and the stride instead.
+    fn quick_lane_addrs(
+        &mut self,
+        space: Space,
+        addr: &Address,
+    ) -> Result<Option<LaneAddr>, JitError> {
+        match addr.base {
+            AddrBase::Reg(r) if self.avar(r).is_some() => Ok(None),
+            _ => self.lane_addrs(space, addr).map(Some),
+        }
+    }
+
+    /// `ld` in the quick tier's helper form ([`Self::quick_access`]).
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn ld_quick(
+        &mut self,
+        space: Space,
+        ty: Type,
+        (eb, sb): (u32, u32),
+        dsts: &[Option<RegId>],
+        addr: &Address,
+        mask: &mut Mask,
+        inst: InstId,
+    ) -> Result<(), JitError> {
+        let la = self.quick_lane_addrs(space, addr)?;
+        let n = dsts.len();
+        self.slow_access_at(space, eb, sb, n, false, addr, la.as_ref(), mask, inst)?;
+        for (e, d) in dsts.iter().enumerate() {
+            if let Some(d) = d {
+                let w = self.unspill(sb == 8, SCRATCH_DATA + e as i32 * 32 * sb as i32);
+                self.write(*d, ty, w, mask)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// `st` in the quick tier's helper form ([`Self::quick_access`]).
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn st_quick(
+        &mut self,
+        space: Space,
+        ty: Type,
+        (eb, sb): (u32, u32),
+        srcs: &[Operand],
+        addr: &Address,
+        mask: &mut Mask,
+        inst: InstId,
+    ) -> Result<(), JitError> {
+        for (e, s) in srcs.iter().enumerate() {
+            let d = self.read(s, ty, false)?;
+            self.spill(&d, SCRATCH_DATA + e as i32 * 32 * sb as i32);
+        }
+        let la = self.quick_lane_addrs(space, addr)?;
+        let n = srcs.len();
+        self.slow_access_at(space, eb, sb, n, true, addr, la.as_ref(), mask, inst)
+    }
+}

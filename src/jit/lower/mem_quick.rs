@@ -1,6 +1,8 @@
 //! The quick tier's form of the accesses the shape analysis does not prove uniform or
 //! contiguous (`mem`): straight to the checked helper (`mem_slow`), without the inline
-//! coalescing, half-warp, gather and one-address tests the optimized tier tries first.
+//! coalescing, half-warp, gather and one-address tests the optimized tier tries first;
+//! and of the slow path of a proven contiguous access whose vector path's test fails:
+//! the helper, without the gather, scatter and one-address tests.
 //! Those tests only ever take a faster path to the same bytes, and every one of them
 //! leaves for the same helper when it fails, so the results and fault reports are the
 //! optimized tier's; the code is about 100 to 250 CLIF instructions smaller per access
@@ -9,8 +11,10 @@
 
 use super::mem::{AddrShape, LaneAddr};
 use crate::ir::{AddrBase, Address, InstId, Operand, RegId, Space, Type};
+use crate::jit::translate::lanes::WarpValue;
 use crate::jit::translate::{FuncTranslator, Mask, SCRATCH_DATA};
 use crate::jit::JitError;
+use cranelift_codegen::ir::{Block, BlockArg, InstBuilder};
 
 impl FuncTranslator<'_> {
     /// Whether an access to `[addr]` in `space` of shape `shape` takes the quick tier's
@@ -84,5 +88,34 @@ impl FuncTranslator<'_> {
         let la = self.quick_lane_addrs(space, addr)?;
         let n = srcs.len();
         self.slow_access_at(space, eb, sb, n, true, addr, la.as_ref(), mask, inst)
+    }
+
+    /// The slow path of a coalescible `ld` in the quick tier (current block: the vector
+    /// path's test failed): the helper, its values to `join` (the vector path's
+    /// continuation, one block parameter per container vector), then the write of the
+    /// destination after `join`.
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn ld_quick_slow(
+        &mut self,
+        space: Space,
+        ty: Type,
+        (eb, sb): (u32, u32),
+        dst: Option<RegId>,
+        addr: &Address,
+        mask: &mut Mask,
+        inst: InstId,
+        join: Block,
+    ) -> Result<(), JitError> {
+        let wide = sb == 8;
+        self.slow_access_at(space, eb, sb, 1, false, addr, None, mask, inst)?;
+        let w = self.unspill(wide, SCRATCH_DATA);
+        let args: Vec<BlockArg> = w.v.iter().map(|&x| BlockArg::Value(x)).collect();
+        self.b.ins().jump(join, &args);
+        self.b.switch_to_block(join);
+        let v = self.b.block_params(join).to_vec();
+        if let Some(d) = dst {
+            self.write(d, ty, WarpValue { wide, v }, mask)?;
+        }
+        Ok(())
     }
 }

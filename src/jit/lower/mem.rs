@@ -274,7 +274,7 @@ impl FuncTranslator<'_> {
         let proven = shape.1 == Proof::Always
             && matches!(shape.0, AddrShape::Uniform | AddrShape::Contiguous);
         // (Never for strided addresses: no half-warp shape can hold.)
-        let memo = (eb == 4 && n == 1 && space != Space::Local && !proven && !self.quick)
+        let memo = (eb == 4 && n == 1 && space != Space::Local && !proven)
             .then(|| self.halves_memo_reg(addr))
             .flatten()
             .filter(|_| !self.strided(space, addr, eb));
@@ -420,7 +420,7 @@ impl FuncTranslator<'_> {
         let args: Vec<BlockArg> = v.iter().map(|&x| BlockArg::Value(x)).collect();
         self.b.ins().jump(join, &args);
         self.b.switch_to_block(slow);
-        if self.quick {
+        if self.quick && shape.1 == Proof::Always {
             return self.ld_quick_slow(space, ty, (eb, sb), dsts[0], addr, mask, inst, join);
         }
         // (Not where every launch is proven contiguous, nor where the addresses are
@@ -636,7 +636,7 @@ impl FuncTranslator<'_> {
         for (e, d) in data.iter().enumerate() {
             self.spill(d, SCRATCH_DATA + e as i32 * 32 * sb as i32);
         }
-        if space == Space::Shared && !self.quick {
+        if space == Space::Shared && !(self.quick && shape.1 == Proof::Always) {
             let la = self.lane_addrs(space, addr)?;
             self.st_shared_or_helper(space, (eb, sb), 1, addr, &la, mask, inst)?;
         } else {

@@ -1,16 +1,17 @@
 //! The quick tier's form of the accesses the shape analysis does not prove uniform or
-//! contiguous (`mem`): straight to the checked helper (`mem_slow`), without the inline
-//! coalescing, half-warp, gather and one-address tests the optimized tier tries first;
-//! and of the slow path of an access proven contiguous for every launch whose vector
-//! path's test fails: the helper, without the gather, scatter and one-address tests (not
-//! where the shape holds only for launches whose `%ntid.x` is a multiple of 32: sgemm's
+//! contiguous (`mem`): the checked helper (`mem_slow`) without the inline coalescing and
+//! one-address tests the optimized tier tries first; only 4-byte loads keep the
+//! half-warp test of `mem_halves` and shared loads the lane loop of `mem_gather` (tile
+//! rows in a hot loop: without them the quick tier ran sgemm 16 times slower). And of
+//! the slow path of an access proven contiguous for every launch whose vector path's
+//! test fails: the helper, without the gather, scatter and one-address tests (not where
+//! the shape holds only for launches whose `%ntid.x` is a multiple of 32: sgemm's
 //! 16 × 16 tiles then take the slow path in their inner loop).
 //! Those tests only ever take a faster path to the same bytes, and every one of them
 //! leaves for the same helper when it fails, so the results and fault reports are the
 //! optimized tier's; the code is about 100 to 250 CLIF instructions smaller per access
 //! (README "Load time and launch cost"). The optimized tier, compiled in the background
 //! for kernels that keep running, keeps the fast paths.
-
 use super::mem::{AddrShape, LaneAddr};
 use crate::ir::{AddrBase, Address, InstId, Operand, RegId, Space, Type};
 use crate::jit::translate::lanes::{WarpValue, N32, N64};

@@ -9,6 +9,7 @@
 #[macro_use]
 mod common;
 use common::*;
+use ptxjit::jit::JitTier;
 
 const PTX: &str = "tests/ptx/atomics_dead.ptx";
 /// The words the lanes choose from: lines 0, 1, 2, 6 and 15 of each 1 KiB area.
@@ -38,6 +39,15 @@ fn inputs(ctas: usize) -> (Vec<u32>, Vec<u32>, Vec<u32>) {
     let vals: Vec<u32> = (0..32).map(|_| rng.u32()).collect();
     let g: Vec<u32> = (0..2560 * ctas).map(|_| rng.u32()).collect();
     (sel, vals, g)
+}
+
+/// Each CTA count on each JIT tier (the quick tier takes the `ptxjit_atom` call, the
+/// optimized tier the inline forms).
+fn cases(backend: Backend) -> Vec<(u32, JitTier)> {
+    [1u32, 2]
+        .iter()
+        .flat_map(|&c| tiers(backend).iter().map(move |&t| (c, t)))
+        .collect()
 }
 
 /// (final g, out) after every CTA's warp ran the kernel lane by lane.
@@ -78,8 +88,8 @@ fn model(sel: &[u32], vals: &[u32], g: &[u32]) -> (Vec<u32>, Vec<u32>) {
 }
 
 fn dead_global(backend: Backend) {
-    for ctas in [1u32, 2] {
-        let dev = device();
+    for (ctas, tier) in cases(backend) {
+        let dev = device_tier(tier);
         let m = module_at(&dev, PTX, backend);
         let (sel, vals, g0) = inputs(ctas as usize);
         let (want_g, want_out) = model(&sel, &vals, &g0);
@@ -87,7 +97,7 @@ fn dead_global(backend: Backend) {
         let bvals = dev.alloc_from(&vals).unwrap();
         let g = dev.alloc_from(&g0).unwrap();
         let out = zeroed(&dev, 1280 * ctas as usize);
-        let what = format!("dead_global {backend:?}, {ctas} CTAs");
+        let what = format!("dead_global {backend:?} {tier:?}, {ctas} CTAs");
         let lc = cfg([ctas, 1, 1], [32, 1, 1], backend);
         // Twice: the second launch finds the region cache filled.
         for rep in 0..2 {
@@ -109,8 +119,8 @@ fn dead_global(backend: Backend) {
 
 /// The error of `dead_fault` with lane `bad` out of range, the fault address replaced
 /// by a placeholder, and the words after the launch.
-fn fault_error(backend: Backend, bad: u32) -> (String, Vec<u32>) {
-    let dev = device();
+fn fault_error(backend: Backend, tier: JitTier, bad: u32) -> (String, Vec<u32>) {
+    let dev = device_tier(tier);
     let m = module_at(&dev, PTX, backend);
     let g = dev.alloc_from(&[0u32; 5]).unwrap();
     let args = [arg(&g), KernelArg::U32(bad)];
@@ -128,14 +138,17 @@ fn fault_error(backend: Backend, bad: u32) -> (String, Vec<u32>) {
 }
 
 fn faults(backend: Backend) {
-    for bad in [0, 13, 31] {
-        let (e, g) = fault_error(backend, bad);
+    for (bad, &tier) in [0, 13, 31].into_iter().zip(tiers(backend).iter().cycle()) {
+        let (e, g) = fault_error(backend, tier, bad);
         assert!(e.contains("atom.") && e.contains("ADDR"), "lane {bad}: {e}");
         // Every lane is checked before any lane's atomic: nothing was added.
-        assert_eq!(g, [0; 5], "lane {bad} {backend:?}: {e}");
+        assert_eq!(g, [0; 5], "lane {bad} {backend:?} {tier:?}: {e}");
         if backend == Backend::Jit {
-            let (ie, _) = fault_error(Backend::Interp, bad);
-            assert_eq!(e, ie, "lane {bad}: JIT and interpreter messages differ");
+            let (ie, _) = fault_error(Backend::Interp, JitTier::Quick, bad);
+            assert_eq!(
+                e, ie,
+                "lane {bad} {tier:?}: JIT and interpreter messages differ"
+            );
         }
     }
 }

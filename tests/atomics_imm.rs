@@ -11,6 +11,7 @@
 #[macro_use]
 mod common;
 use common::*;
+use ptxjit::jit::JitTier;
 
 const PTX: &str = "tests/ptx/atomics_imm.ptx";
 /// The shared words the lanes choose from (duplicates across lanes are the point).
@@ -33,6 +34,15 @@ fn inputs(ctas: usize) -> (Vec<u32>, Vec<u32>) {
         })
         .collect();
     (sel, g)
+}
+
+/// Each CTA count on each JIT tier (the quick tier takes the `ptxjit_atom` call, the
+/// optimized tier the inline forms).
+fn cases(backend: Backend) -> Vec<(u32, JitTier)> {
+    [1u32, 2]
+        .iter()
+        .flat_map(|&c| tiers(backend).iter().map(move |&t| (c, t)))
+        .collect()
 }
 
 /// (final g, out) after every CTA's warp ran `imm_ops` lane by lane.
@@ -92,15 +102,15 @@ fn model(sel: &[u32], g: &[u32]) -> (Vec<u32>, Vec<u32>) {
 }
 
 fn imm_ops(backend: Backend) {
-    for ctas in [1u32, 2] {
-        let dev = device();
+    for (ctas, tier) in cases(backend) {
+        let dev = device_tier(tier);
         let m = module_at(&dev, PTX, backend);
         let (sel, g0) = inputs(ctas as usize);
         let (want_g, want_out) = model(&sel, &g0);
         let bsel = dev.alloc_from(&sel).unwrap();
         let g = dev.alloc_from(&g0).unwrap();
         let out = zeroed(&dev, 1664 * ctas as usize);
-        let what = format!("imm_ops {backend:?}, {ctas} CTAs");
+        let what = format!("imm_ops {backend:?} {tier:?}, {ctas} CTAs");
         let lc = cfg([ctas, 1, 1], [32, 1, 1], backend);
         launch(
             &dev,
@@ -119,8 +129,8 @@ fn imm_ops(backend: Backend) {
 
 /// `imm_fault` with lane `bad` out of range and lane `skip` inactive (its address out
 /// of range and misaligned): the error, if any, and the 64 words of out after it.
-fn fault_run(backend: Backend, bad: u32, skip: u32) -> (Option<String>, Vec<u32>) {
-    let dev = device();
+fn fault_run(backend: Backend, tier: JitTier, bad: u32, skip: u32) -> (Option<String>, Vec<u32>) {
+    let dev = device_tier(tier);
     let m = module_at(&dev, PTX, backend);
     let out = dev.alloc_from(&[7u32; 64]).unwrap();
     let args = [arg(&out), KernelArg::U32(bad), KernelArg::U32(skip)];
@@ -132,14 +142,14 @@ fn fault_run(backend: Backend, bad: u32, skip: u32) -> (Option<String>, Vec<u32>
 }
 
 fn faults(backend: Backend) {
-    for bad in [0, 13, 31] {
-        let (e, out) = fault_run(backend, bad, 40);
+    for (bad, &tier) in [0, 13, 31].into_iter().zip(tiers(backend).iter().cycle()) {
+        let (e, out) = fault_run(backend, tier, bad, 40);
         let e = e.expect("an out-of-range shared atom must fault");
         assert!(e.contains("atom."), "lane {bad}: {e}");
         // The kernel stopped at the atom: no lane stored anything.
-        assert_eq!(out, [7; 64], "lane {bad} {backend:?}: {e}");
+        assert_eq!(out, [7; 64], "lane {bad} {backend:?} {tier:?}: {e}");
         if backend == Backend::Jit {
-            let (ie, _) = fault_run(Backend::Interp, bad, 40);
+            let (ie, _) = fault_run(Backend::Interp, JitTier::Quick, bad, 40);
             assert_eq!(
                 Some(e),
                 ie,
@@ -149,9 +159,9 @@ fn faults(backend: Backend) {
     }
     // An inactive lane's bad address is not checked: every active lane adds 1 to its
     // own zeroed word (old value 0); the inactive lane's word stays 0, its out 7.
-    for skip in [0, 13, 31] {
-        let (e, out) = fault_run(backend, 40, skip);
-        assert_eq!(e, None, "skip {skip} {backend:?}");
+    for (skip, &tier) in [0, 13, 31].into_iter().zip(tiers(backend).iter().cycle()) {
+        let (e, out) = fault_run(backend, tier, 40, skip);
+        assert_eq!(e, None, "skip {skip} {backend:?} {tier:?}");
         let want: Vec<u32> = (0..64u32)
             .map(|i| match (i < 32, i % 32 == skip) {
                 (true, true) => 7,
@@ -160,7 +170,7 @@ fn faults(backend: Backend) {
                 (false, false) => 1,
             })
             .collect();
-        assert_eq!(out, want, "skip {skip} {backend:?}");
+        assert_eq!(out, want, "skip {skip} {backend:?} {tier:?}");
     }
 }
 

@@ -8,6 +8,7 @@
 #[macro_use]
 mod common;
 use common::*;
+use ptxjit::jit::JitTier;
 
 const PTX: &str = "tests/ptx/atomics_inline.ptx";
 
@@ -203,8 +204,16 @@ fn model(inp: &Inputs, uniform: bool, global: bool) -> (Vec<u8>, Vec<u8>) {
     (g, out)
 }
 
+/// On both JIT tiers (the quick tier takes the `ptxjit_atom` call, the optimized tier
+/// the inline forms).
 fn run_kernel(backend: Backend, kernel: &str, uniform: bool, global: bool) {
-    let dev = device();
+    for &tier in tiers(backend) {
+        run_kernel_tier(backend, tier, kernel, uniform, global);
+    }
+}
+
+fn run_kernel_tier(backend: Backend, tier: JitTier, kernel: &str, uniform: bool, global: bool) {
+    let dev = device_tier(tier);
     let m = module_at(&dev, PTX, backend);
     let inp = inputs();
     let in32 = dev.alloc_from(&inp.in32).unwrap();
@@ -213,7 +222,7 @@ fn run_kernel(backend: Backend, kernel: &str, uniform: bool, global: bool) {
     let g = dev.alloc_from(&inp.g).unwrap();
     let (want_g, want_out) = model(&inp, uniform, global);
     let out = zeroed(&dev, want_out.len());
-    let what = format!("{kernel} {backend:?}");
+    let what = format!("{kernel} {backend:?} {tier:?}");
     let args = [arg(&in32), arg(&in64), arg(&inf), arg(&g), arg(&out)];
     // Twice: the second launch finds the region cache filled.
     for rep in 0..2 {
@@ -272,12 +281,18 @@ both_backends!(lanes_global, lanes_shared, uniform_global, uniform_shared);
 /// A CAS loop in one warp: in each round the lowest waiting lane succeeds (ascending
 /// lane order), so lane i takes ticket `start + i`.
 fn cas_loop(backend: Backend) {
-    let dev = device();
+    for &tier in tiers(backend) {
+        cas_loop_tier(backend, tier);
+    }
+}
+
+fn cas_loop_tier(backend: Backend, tier: JitTier) {
+    let dev = device_tier(tier);
     let m = module_at(&dev, PTX, backend);
     let start = 0xffff_fff0u32; // wraps past 0 on the way
     let g = dev.alloc_from(&[start]).unwrap();
     let out = zeroed(&dev, 32 * 4);
-    let what = format!("cas_lock {backend:?}");
+    let what = format!("cas_lock {backend:?} {tier:?}");
     launch(
         &dev,
         &m,
@@ -299,8 +314,8 @@ both_backends!(cas_loop);
 
 /// The error of a launch of `kernel` on `backend` whose lanes 0..3 are fine and lane 5
 /// (and later lanes) use an out-of-range address; nothing is written by any lane.
-fn fault_error(backend: Backend, kernel: &str) -> (String, Vec<u32>) {
-    let dev = device();
+fn fault_error(backend: Backend, tier: JitTier, kernel: &str) -> (String, Vec<u32>) {
+    let dev = device_tier(tier);
     let m = module_at(&dev, PTX, backend);
     let sel: Vec<u32> = (0..32).map(|i| if i < 5 { 0 } else { 1 + i % 3 }).collect();
     let in32 = dev.alloc_from(&sel).unwrap();
@@ -322,14 +337,19 @@ fn fault_error(backend: Backend, kernel: &str) -> (String, Vec<u32>) {
 
 fn faults(backend: Backend) {
     for kernel in ["fault_global", "fault_shared"] {
-        let (e, g) = fault_error(backend, kernel);
-        assert!(e.contains("atom.") && e.contains("5"), "{kernel}: {e}");
-        // All lanes are checked before any lane's atomic: nothing was added.
-        assert_eq!(g, [0; 4], "{kernel} {backend:?}: {e}");
-        // The JIT's message is the interpreter's.
-        if backend == Backend::Jit {
-            let (ie, _) = fault_error(Backend::Interp, kernel);
-            assert_eq!(e, ie, "{kernel}: JIT and interpreter messages differ");
+        for &tier in tiers(backend) {
+            let (e, g) = fault_error(backend, tier, kernel);
+            assert!(e.contains("atom.") && e.contains("5"), "{kernel}: {e}");
+            // All lanes are checked before any lane's atomic: nothing was added.
+            assert_eq!(g, [0; 4], "{kernel} {backend:?} {tier:?}: {e}");
+            // The JIT's message (either tier's) is the interpreter's.
+            if backend == Backend::Jit {
+                let (ie, _) = fault_error(Backend::Interp, JitTier::Quick, kernel);
+                assert_eq!(
+                    e, ie,
+                    "{kernel} {tier:?}: JIT and interpreter messages differ"
+                );
+            }
         }
     }
 }
@@ -340,13 +360,19 @@ both_backends!(faults);
 /// `add.u32 [cnt], 1` from 0xfffffff0 (wraps), `max.s32 [cnt+4], v` from 0x80000005 (both
 /// guarded by tid % 3 != 0), `add.u64 [cnt+8], w` from 2^64 - 16 by every lane.
 fn counters(backend: Backend) {
-    let dev = device();
+    for &tier in tiers(backend) {
+        counters_tier(backend, tier);
+    }
+}
+
+fn counters_tier(backend: Backend, tier: JitTier) {
+    let dev = device_tier(tier);
     let m = module_at(&dev, PTX, backend);
     let inp = inputs();
     let in32 = dev.alloc_from(&inp.in32).unwrap();
     let in64 = dev.alloc_from(&inp.in64).unwrap();
     let out = zeroed(&dev, 528);
-    let what = format!("counters {backend:?}");
+    let what = format!("counters {backend:?} {tier:?}");
     launch(
         &dev,
         &m,

@@ -9,6 +9,7 @@
 #[macro_use]
 mod common;
 use common::*;
+use ptxjit::jit::JitTier;
 
 const PTX: &str = "tests/ptx/atomics_lines.ptx";
 /// The words the lanes choose from: lines 0, 1, 2, 6 and 15 of each 1 KiB area.
@@ -105,8 +106,16 @@ fn model(sel: &[u32], vals: &[u32], g: &[u32], global: bool) -> (Vec<u32>, Vec<u
     (g, out)
 }
 
+/// On both JIT tiers (the quick tier takes the `ptxjit_atom` call, the optimized tier
+/// the inline forms).
 fn run(backend: Backend, kernel: &str, ctas: u32, cluster: bool) {
-    let dev = device();
+    for &tier in tiers(backend) {
+        run_tier(backend, tier, kernel, ctas, cluster);
+    }
+}
+
+fn run_tier(backend: Backend, tier: JitTier, kernel: &str, ctas: u32, cluster: bool) {
+    let dev = device_tier(tier);
     let m = module_at(&dev, PTX, backend);
     let (sel, vals, g0) = inputs(ctas as usize);
     let global = kernel == "lines_global";
@@ -115,7 +124,7 @@ fn run(backend: Backend, kernel: &str, ctas: u32, cluster: bool) {
     let bvals = dev.alloc_from(&vals).unwrap();
     let g = dev.alloc_from(&g0).unwrap();
     let out = zeroed(&dev, 640 * ctas as usize);
-    let what = format!("{kernel} {backend:?}, {ctas} CTAs, cluster {cluster}");
+    let what = format!("{kernel} {backend:?} {tier:?}, {ctas} CTAs, cluster {cluster}");
     let mut lc = cfg([ctas, 1, 1], [32, 1, 1], backend);
     if cluster {
         lc = lc.cluster([ctas, 1, 1]);

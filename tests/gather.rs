@@ -8,15 +8,26 @@
 #[macro_use]
 mod common;
 use common::*;
+use ptxjit::jit::JitTier;
 
 const FILE: &str = "tests/ptx/gather.ptx";
 
+/// On both JIT tiers: the quick tier takes the helper for these loads, the optimized
+/// tier the inline paths.
+const TIERS: [JitTier; 2] = [JitTier::Quick, JitTier::Optimized];
+
 #[test]
 fn broadcast_loads() {
+    for tier in TIERS {
+        broadcast_loads_on(tier);
+    }
+}
+
+fn broadcast_loads_on(tier: JitTier) {
     let mut msgs = Vec::new();
     let input: Vec<f32> = (0..64).map(|i| i as f32 * 0.5 + 1.0).collect();
     // One device, so that both backends fault at the same address.
-    let dev = device();
+    let dev = device_tier(tier);
     let small = dev.alloc_from(&input[..4]).unwrap();
     for backend in [Backend::Jit, Backend::Interp] {
         let m = module_at(&dev, FILE, backend);
@@ -32,7 +43,7 @@ fn broadcast_loads() {
         assert_f32_bits(
             &dev.read::<f32>(&out).unwrap(),
             &want,
-            &format!("{backend:?}"),
+            &format!("{backend:?} {tier:?}"),
         );
         // A buffer of 4 floats and k = 2^20: far past the allocation, a fault.
         let args = [arg(&small), arg(&out), ptxjit::KernelArg::U32(1 << 20)];
@@ -42,21 +53,27 @@ fn broadcast_loads() {
         let msg = err.to_string();
         assert!(
             msg.contains("uniform_loads") && msg.contains("ld.global.v4.f32"),
-            "{backend:?}: {msg}"
+            "{backend:?} {tier:?}: {msg}"
         );
         msgs.push(msg);
     }
     assert_eq!(
         msgs[0], msgs[1],
-        "JIT and interpreter report the same fault"
+        "{tier:?}: JIT and interpreter report the same fault"
     );
 }
 
 #[test]
 fn shared_rows_narrower_than_a_warp() {
+    for tier in TIERS {
+        shared_rows_on(tier);
+    }
+}
+
+fn shared_rows_on(tier: JitTier) {
     let mut msgs = Vec::new();
     for backend in [Backend::Jit, Backend::Interp] {
-        let dev = device();
+        let dev = device_tier(tier);
         let m = module_at(&dev, FILE, backend);
         let out = zeroed(&dev, 128 * 4);
         let c = cfg([1, 1, 1], [128, 1, 1], backend);
@@ -66,7 +83,7 @@ fn shared_rows_narrower_than_a_warp() {
         assert_slice_eq(
             &dev.read::<u32>(&out).unwrap(),
             &want,
-            &format!("{backend:?}"),
+            &format!("{backend:?} {tier:?}"),
         );
         // off = 8: thread 127 reads word 15*8+7+8 = 135, past the 128-word tile.
         let args = [arg(&out), ptxjit::KernelArg::U32(8)];
@@ -74,11 +91,11 @@ fn shared_rows_narrower_than_a_warp() {
             .launch(&m, "shared_rows", &c, &args)
             .expect_err("outside the shared window");
         let msg = err.to_string();
-        assert!(msg.contains("ld.shared.u32"), "{backend:?}: {msg}");
+        assert!(msg.contains("ld.shared.u32"), "{backend:?} {tier:?}: {msg}");
         msgs.push(msg);
     }
     assert_eq!(
         msgs[0], msgs[1],
-        "JIT and interpreter report the same fault"
+        "{tier:?}: JIT and interpreter report the same fault"
     );
 }

@@ -2,23 +2,28 @@
 //! 8-byte elements, lanes storing to one address, a variable at a constant offset) and
 //! uniform `ld.shared` of a variable, which the JIT runs lane by lane or as one scalar
 //! load instead of calling the access helper (`jit/lower/mem_gather.rs`,
-//! `jit/lower/mem.rs`): both backends, on 1 and 2 worker threads, against a Rust model
-//! of the kernel (`tests/ptx/shared_scatter.ptx`), and a bad later lane, which must
-//! report the same fault on both backends.
+//! `jit/lower/mem.rs`) in the optimized tier (the quick tier calls the helper): both
+//! backends and both tiers, on 1 and 2 worker threads, against a Rust model of the
+//! kernel (`tests/ptx/shared_scatter.ptx`), and a bad later lane, which must report the
+//! same fault on both backends.
 
 #[allow(unused_macros)]
 #[macro_use]
 mod common;
 use common::*;
+use ptxjit::jit::JitTier;
 use ptxjit::{DeviceOptions, KernelArg};
 
 const FILE: &str = "tests/ptx/shared_scatter.ptx";
 const CTAS: u32 = 37;
 const BLOCK: u32 = 64;
 
-fn device_with(threads: usize) -> Device {
+/// A device of `threads` workers compiling JIT tier `tier` only (the quick tier takes
+/// the helper for these stores, the optimized tier the scatter).
+fn device_with(threads: usize, tier: JitTier) -> Device {
     Device::with_options(DeviceOptions {
         threads,
+        jit_tier: tier,
         ..DeviceOptions::default()
     })
     .unwrap_or_else(|e| panic!("Device::with_options: {e}"))
@@ -73,8 +78,12 @@ fn partial_and_uniform_shared_accesses_match_the_model() {
     // Hand check of the model: CTA 0, word 1 holds thread t with (37 t) & 63 == 1, i.e.
     // t = 45 (37 * 45 = 1665 = 26 * 64 + 1), lane 13 <= 20: 45 * 3 + 0 = 135.
     assert_eq!(want[1], 135);
-    for threads in [1, 2] {
-        let dev = device_with(threads);
+    for (threads, tier) in [
+        (1, JitTier::Optimized),
+        (2, JitTier::Optimized),
+        (1, JitTier::Quick),
+    ] {
+        let dev = device_with(threads, tier);
         for backend in [Backend::Jit, Backend::Interp] {
             let m = module_at(&dev, FILE, backend);
             let out = zeroed(&dev, (CTAS * 192 * 4) as usize);
@@ -83,9 +92,9 @@ fn partial_and_uniform_shared_accesses_match_the_model() {
             let before = ptxjit::jit::helper_calls().access;
             launch(&dev, &m, "scatter", &c, &args, "scatter");
             let calls = ptxjit::jit::helper_calls().access - before;
-            let what = format!("{backend:?} on {threads} worker(s)");
+            let what = format!("{backend:?} {tier:?} on {threads} worker(s)");
             assert_slice_eq(&dev.read::<u32>(&out).unwrap(), &want, &what);
-            if backend == Backend::Jit && threads == 1 {
+            if backend == Backend::Jit && threads == 1 && tier == JitTier::Optimized {
                 // (Counted on the launching thread, which runs every CTA here.)
                 assert_eq!(calls, 0, "{what}: access helper calls");
             }
@@ -96,10 +105,14 @@ fn partial_and_uniform_shared_accesses_match_the_model() {
 #[test]
 fn a_bad_later_lane_faults_as_the_helper_reports_it() {
     // bad = 4096: lane 20's store lies past the 1,024-byte window; bad = 2: misaligned.
-    for (bad, kind) in [(4096u32, "outside-window"), (2, "misaligned")] {
+    let cases = [(4096u32, "outside-window"), (2, "misaligned")];
+    for ((bad, kind), tier) in cases
+        .into_iter()
+        .flat_map(|c| [JitTier::Quick, JitTier::Optimized].map(|t| (c, t)))
+    {
         let mut msgs = Vec::new();
         for backend in [Backend::Jit, Backend::Interp] {
-            let dev = device_with(1);
+            let dev = device_with(1, tier);
             let m = module_at(&dev, FILE, backend);
             let out = zeroed(&dev, 192 * 4);
             let c = cfg([1, 1, 1], [BLOCK, 1, 1], backend);
@@ -112,13 +125,13 @@ fn a_bad_later_lane_faults_as_the_helper_reports_it() {
                 msg.contains("st.shared.u32")
                     && msg.contains(kind)
                     && msg.contains("thread (20,0,0)"),
-                "{backend:?}, bad = {bad} ({kind}): {msg}"
+                "{backend:?} {tier:?}, bad = {bad} ({kind}): {msg}"
             );
             msgs.push(msg);
         }
         assert_eq!(
             msgs[0], msgs[1],
-            "bad = {bad}: JIT and interpreter report the same fault"
+            "{tier:?} bad = {bad}: JIT and interpreter report the same fault"
         );
     }
 }

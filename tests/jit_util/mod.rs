@@ -6,7 +6,7 @@ use ptxjit::exec::ctx::{FaultRecord, WarpCtx, WarpEnv, STATUS_OK, WARP_SIZE};
 use ptxjit::exec::region::{RegionKind, RegionTable};
 use ptxjit::exec::ModuleLayout;
 use ptxjit::ir::*;
-use ptxjit::jit::{JitModule, KernelFn};
+use ptxjit::jit::{JitModule, JitTier, KernelFn};
 use ptxjit::runtime::memory::DeviceMemory;
 use std::sync::Arc;
 
@@ -506,9 +506,11 @@ pub fn compile(m: &Module, layout: &ModuleLayout) -> JitModule {
     }
 }
 
-/// Runs a kernel on the JIT and on the interpreter from the same initial contents of
-/// `bufs` (address, length); asserts that statuses, faults, live masks and the final
-/// contents agree, and returns the JIT's outcome and final buffer contents.
+/// Runs a kernel on the interpreter and on the JIT, in each tier (the quick tier's
+/// lowerings differ from the optimized tier's: helper calls instead of inline memory
+/// paths and atomics), from the same initial contents of `bufs` (address, length);
+/// asserts that statuses, faults, live masks and the final contents agree, and returns
+/// the optimized JIT's outcome and final buffer contents.
 pub fn run_both(
     dev: &Dev,
     m: &Module,
@@ -518,36 +520,46 @@ pub fn run_both(
     bufs: &[(u64, usize)],
 ) -> (Outcome, Vec<Vec<u8>>) {
     let init: Vec<Vec<u8>> = bufs.iter().map(|&(a, n)| dev.read(a, n)).collect();
-    let jit = compile(m, layout);
     let pbuf = param_buffer(dev, l);
-    let oj = run_with_params(dev, Backend::Jit(&jit), m, kernel, l, pbuf);
-    let mj: Vec<Vec<u8>> = bufs.iter().map(|&(a, n)| dev.read(a, n)).collect();
-    for (&(a, _), b) in bufs.iter().zip(&init) {
-        dev.mem.write(a, b).expect("restore");
-    }
     let oi = run_with_params(dev, Backend::Interp(layout), m, kernel, l, pbuf);
     let mi: Vec<Vec<u8>> = bufs.iter().map(|&(a, n)| dev.read(a, n)).collect();
-    assert_eq!(
-        oj.statuses, oi.statuses,
-        "{kernel}: statuses differ (jit vs interp)"
-    );
-    assert_eq!(
-        oj.fault, oi.fault,
-        "{kernel}: faults differ (jit vs interp)"
-    );
-    assert_eq!(
-        oj.live, oi.live,
-        "{kernel}: live masks differ (jit vs interp)"
-    );
-    for (i, (x, y)) in mj.iter().zip(&mi).enumerate() {
-        if x != y {
-            let at = x.iter().zip(y).position(|(p, q)| p != q).unwrap_or(0);
-            panic!(
-                "{kernel}: buffer {i} differs first at byte {at}: jit {:02x?} interp {:02x?}",
-                &x[at & !7..(at & !7) + 8],
-                &y[at & !7..(at & !7) + 8]
-            );
+    let mut last = None;
+    for tier in [JitTier::Quick, JitTier::Optimized] {
+        for (&(a, _), b) in bufs.iter().zip(&init) {
+            dev.mem.write(a, b).expect("restore");
         }
+        let jit = match JitModule::compile_tier(m, layout, tier) {
+            Ok(j) => j,
+            Err(e) => panic!("{tier:?}: {e}"),
+        };
+        let oj = run_with_params(dev, Backend::Jit(&jit), m, kernel, l, pbuf);
+        let mj: Vec<Vec<u8>> = bufs.iter().map(|&(a, n)| dev.read(a, n)).collect();
+        assert_eq!(
+            oj.statuses, oi.statuses,
+            "{kernel}: statuses differ (jit {tier:?} vs interp)"
+        );
+        assert_eq!(
+            oj.fault, oi.fault,
+            "{kernel}: faults differ (jit {tier:?} vs interp)"
+        );
+        assert_eq!(
+            oj.live, oi.live,
+            "{kernel}: live masks differ (jit {tier:?} vs interp)"
+        );
+        for (i, (x, y)) in mj.iter().zip(&mi).enumerate() {
+            if x != y {
+                let at = x.iter().zip(y).position(|(p, q)| p != q).unwrap_or(0);
+                panic!(
+                    "{kernel}: buffer {i} differs first at byte {at}: jit {tier:?} {:02x?} interp {:02x?}",
+                    &x[at & !7..(at & !7) + 8],
+                    &y[at & !7..(at & !7) + 8]
+                );
+            }
+        }
+        last = Some((oj, mj));
     }
-    (oj, mj)
+    match last {
+        Some(r) => r,
+        None => panic!("{kernel}: no tier ran"),
+    }
 }

@@ -19,7 +19,10 @@
 //! compile, and at least [`TIER_UP_MIN`]), a background thread compiles it (and the
 //! functions it reaches) again with the usual settings (the *optimized* tier,
 //! [`super::Tier`]) and publishes the new code, which launches that start afterwards
-//! use. Both tiers are built from the same CLIF, so they compute the same bits.
+//! use. Both tiers compute the same bits; the quick tier's CLIF is smaller where a
+//! lowering has a smaller form (`BuildEnv::quick`: global atomics and accesses of no
+//! proven shape through the helpers, `lower::mem_quick`), which tests run on both
+//! tiers.
 //! [`JitTier`] (`DeviceOptions::jit_tier`, or `PTXJIT_JIT_TIER=quick|optimized|tiered`)
 //! can pin one tier.
 //!

@@ -1,5 +1,8 @@
-//! Inline `atom` / `red` on `.global` and `.shared` (outside the sanitizer variant):
-//! host atomic instructions in the generated code instead of one `ptxjit_atom` call.
+//! Inline `atom` / `red` on `.global` and `.shared` (outside the sanitizer variant; in
+//! the quick tier on `.shared` only, without the vector test and the 32-lane unrolled
+//! form, while `.global` takes the `ptxjit_atom` call there: about 400 CLIF
+//! instructions fewer per atomic): host atomic instructions in the generated code
+//! instead of one `ptxjit_atom` call.
 //!
 //! The lane addresses go to the scratch slot's address area and the operands to the
 //! lane-wise operand slots (the helper's layout, so the fallback passes them on as they
@@ -142,9 +145,11 @@ pub(crate) struct AtomInst {
 }
 
 impl FuncTranslator<'_> {
-    /// Whether `atom`/`red` `(op, ty)` on `space` has an inline lowering here.
+    /// Whether `atom`/`red` `(op, ty)` on `space` has an inline lowering here (in the
+    /// quick tier only on `.shared`, where the helper's per-warp cost made a shared
+    /// histogram 5 times slower).
     pub(crate) fn atom_inlinable(&self, op: AtomOp, ty: Type, space: Space) -> bool {
-        !self.instrument && form(op, ty, space).is_some()
+        !self.instrument && (!self.quick || space == Space::Shared) && form(op, ty, space).is_some()
     }
 
     /// Whether this `atom` combines the warp's operands: a combinable operation at an
@@ -196,7 +201,9 @@ impl FuncTranslator<'_> {
             // lane-by-lane test that can look regions up.
             let go = self.b.create_block();
             let scalar = self.b.create_block();
-            if a.op == AtomOp::Add && a.ty == Type::F32 && a.space == Space::Global {
+            // (Not in the quick tier: the lane-by-lane test only, fewer instructions.)
+            if self.quick || (a.op == AtomOp::Add && a.ty == Type::F32 && a.space == Space::Global)
+            {
                 self.b.ins().jump(scalar, &[]);
             } else {
                 self.atom_check_vector(a, bits, go, scalar);

@@ -266,6 +266,9 @@ impl FuncTranslator<'_> {
             return Ok(());
         }
         let shape = self.addr_shape(space, addr, eb);
+        if self.quick_access(space, addr, shape.0) {
+            return self.ld_quick(space, ty, (eb, sb), dsts, addr, mask, inst);
+        }
         // A register whose half-warp shape an earlier load found (`mem_halves`): its
         // test first, the usual paths (which remember the shape) on a miss.
         let proven = shape.1 == Proof::Always
@@ -417,6 +420,9 @@ impl FuncTranslator<'_> {
         let args: Vec<BlockArg> = v.iter().map(|&x| BlockArg::Value(x)).collect();
         self.b.ins().jump(join, &args);
         self.b.switch_to_block(slow);
+        if self.quick && shape.1 == Proof::Always {
+            return self.ld_quick_slow(space, ty, (eb, sb), dsts[0], addr, mask, inst, join);
+        }
         // (Not where every launch is proven contiguous, nor where the addresses are
         // strided: the halves then never apply. A strided half-warp is neither one
         // address nor 16 consecutive elements.)
@@ -539,11 +545,14 @@ impl FuncTranslator<'_> {
     ) -> Result<(), JitError> {
         let (eb, sb) = self.mem_shape(ty, srcs.len())?;
         let n = srcs.len();
+        let shape = self.addr_shape(space, addr, eb);
+        if self.quick_access(space, addr, shape.0) {
+            return self.st_quick(space, ty, (eb, sb), srcs, addr, mask, inst);
+        }
         let mut data = Vec::with_capacity(n);
         for s in srcs {
             data.push(self.read(s, ty, false)?);
         }
-        let shape = self.addr_shape(space, addr, eb);
         let la = self.lane_addrs(space, addr)?;
         // (The sanitizers' variant checks every lane's store: no shortcut.)
         let cluster = space == Space::SharedCluster;
@@ -634,7 +643,7 @@ impl FuncTranslator<'_> {
         self.spill(&data[0], SCRATCH_DATA);
         self.b.ins().jump(spilled, &[]);
         self.b.switch_to_block(spilled);
-        if space == Space::Shared {
+        if space == Space::Shared && !(self.quick && shape.1 == Proof::Always) {
             let la = self.lane_addrs(space, addr)?;
             self.st_shared_or_helper(space, (eb, sb), 1, addr, &la, mask, inst)?;
         } else {

@@ -24,6 +24,7 @@ mod mem_fast;
 mod mem_gather;
 mod mem_halves;
 mod mem_local;
+mod mem_quick;
 mod mem_slow;
 pub(crate) mod mem_uniform;
 pub(crate) mod misc;

@@ -903,7 +903,11 @@ fn reset_warps(sh: &LaunchShared, warps: &mut [WarpSlot], ctaids: &[[u32; 3]], n
             env.pending_red = None;
             env.split.reset();
         }
-        env.mbar = Default::default();
+        if sh.uses_barriers {
+            // (Read only by the CTA loop of kernels with barriers, `launch::barriers`;
+            // slots live for one launch.)
+            env.mbar = Default::default();
+        }
         if sh.alloca_bytes > 0 {
             // (Without an alloca stack nothing changes it.)
             env.alloca_used = [0; WARP_SIZE];
@@ -916,9 +920,18 @@ fn reset_warps(sh: &LaunchShared, warps: &mut [WarpSlot], ctaids: &[[u32; 3]], n
             false => ctx.sreg.set_cluster(ctaid, sh.cfg.grid, sh.cluster),
         }
         ctx.live = slot.live;
-        ctx.status = STATUS_OK;
-        ctx.call_depth = 0;
-        ctx.resume = 0;
+        if !clean {
+            // (A barrier-free warp that ends leaves them as they were: it did not stop,
+            // it has no calls and no continuations.)
+            ctx.status = STATUS_OK;
+            ctx.call_depth = 0;
+            ctx.resume = 0;
+        } else {
+            debug_assert!(
+                ctx.status == STATUS_OK && ctx.call_depth == 0 && ctx.resume == 0,
+                "a barrier-free warp left its status or call state changed"
+            );
+        }
     }
 }
 
@@ -949,9 +962,13 @@ fn run_warps(
     if let (Exec::Jit(f), super::device::Schedule::InOrder) = (sh.exec, sh.cfg.schedule) {
         // One call runs the unit's warps in order, chained through `WarpCtx::next`;
         // it returns at the first warp that stops.
+        // (Stored only where it differs: the slots keep their links from the last unit,
+        // which usually had as many warps.)
         let mut next: *mut WarpCtx = std::ptr::null_mut();
         for slot in warps.iter_mut().rev() {
-            slot.ctx.next = next;
+            if slot.ctx.next != next {
+                slot.ctx.next = next;
+            }
             next = &mut *slot.ctx;
         }
         // SAFETY: every context is valid and initialised, their envs live as long,

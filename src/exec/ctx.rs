@@ -24,23 +24,37 @@ pub const STATUS_OK: u32 = 0;
 /// The warp stopped on a fault recorded in its [`WarpEnv`].
 pub const STATUS_FAULT: u32 = 1;
 
-/// Per-warp state visible to generated code.
-#[repr(C)]
+/// Per-warp state visible to generated code. The fields the CTA loop sets for every
+/// CTA (`live` .. `sreg.clusterid`, `runtime::launch::reset_warps`) come first and lie
+/// in one 64-byte line.
+#[repr(C, align(64))]
 pub struct WarpCtx {
     /// Lanes that have not exited (bit i = lane i). Generated code clears bits on `exit`.
     pub live: u32,
     /// [`STATUS_OK`] or [`STATUS_FAULT`]; generated code returns as soon as it is not OK.
     pub status: u32,
+    pub ctaid: [u32; 3],
+    /// Number of call frames entered below the kernel (see `exec::call`).
+    pub call_depth: u32,
+    /// A kernel whose barriers are continuations: the block to continue at plus one (0:
+    /// start at the entry; see `cont_regs`).
+    pub resume: u32,
+    pub _pad0: u32,
+    /// The next warp a kernel's code runs when this one returns OK (null: return). The
+    /// CTA loop chains the warps of a barrier-free kernel this way so that one call of
+    /// the generated code runs them all (`jit::translate`: every kernel but those whose
+    /// barriers are continuations); [`WarpCtx::status`] tells which warp stopped.
+    pub next: *mut WarpCtx,
+    /// Launch- and CTA-dependent special-register values (`clusterid` first).
+    pub sreg: SregCtx,
     /// `%tid.{x,y,z}` of each lane.
     pub tid: [[u32; WARP_SIZE]; 3],
     pub ntid: [u32; 3],
-    pub ctaid: [u32; 3],
     pub nctaid: [u32; 3],
     /// `%warpid`: index of this warp in its CTA.
     pub warpid: u32,
     /// `%nwarpid`: number of warps in the CTA.
     pub nwarpid: u32,
-    pub _pad0: u32,
     /// Host address of the launch's kernel-parameter buffer.
     pub param_base: u64,
     /// Host address of this CTA's shared window and its size in bytes.
@@ -62,15 +76,11 @@ pub struct WarpCtx {
     pub no_cache: [u64; 2],
     /// Runtime-side state of this warp (fault record, barrier hook).
     pub env: *mut WarpEnv,
-    /// Number of call frames entered below the kernel (see `exec::call`).
-    pub call_depth: u32,
     /// Nonzero when the launch checks `.uni` assertions ([`not_uniform`]).
     pub check_uniform: u32,
     /// Nonzero when the interpreter checks the shape analysis's claims
     /// (`LaunchConfig::check_shapes`).
     pub check_shapes: u32,
-    /// Launch- and CTA-dependent special-register values.
-    pub sreg: SregCtx,
     /// The launch's stop flag, nonzero once the watchdog's time limit has passed:
     /// generated code reads it at every loop header and the interpreter at every block
     /// ([`timed_out`]).
@@ -80,10 +90,9 @@ pub struct WarpCtx {
     /// null: only this CTA's (`crate::exec::cluster`).
     pub cluster_shared: *const u64,
     /// A kernel whose barriers are continuations (`jit::control::cont`): host address
-    /// of this warp's register file (0: the kernel does not run so), and the block to
-    /// continue at plus one (0: start at the entry).
+    /// of this warp's register file (0: the kernel does not run so); `resume` holds
+    /// the block to continue at.
     pub cont_regs: u64,
-    pub resume: u32,
     /// The arrival of a continuation kernel's warp that returned `RET_BARRIER`, stored
     /// by the generated code (`jit::control::cont`) for the CTA loop
     /// (`runtime::launch::cont`): the barrier id (0..15), the thread count (0: all live
@@ -119,11 +128,6 @@ pub struct WarpCtx {
     pub chain_wrap: u32,
     pub chain_need0: u32,
     pub chain_wraps: u32,
-    /// The next warp a kernel's code runs when this one returns OK (null: return). The
-    /// CTA loop chains the warps of a barrier-free kernel this way so that one call of
-    /// the generated code runs them all (`jit::translate`: every kernel but those whose
-    /// barriers are continuations); [`WarpCtx::status`] tells which warp stopped.
-    pub next: *mut WarpCtx,
 }
 
 /// The stop flag of contexts that belong to no launch: never set.

@@ -20,6 +20,11 @@ pub const SMEM_ALLOC_UNIT: u32 = 128;
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct SregCtx {
+    /// `%clusterid` (first, with `smid`: it is set per CTA, in the first cache line of
+    /// [`WarpCtx`] with the other per-CTA fields).
+    pub clusterid: [u32; 3],
+    /// `%smid`: index of the worker OS thread that runs the CTA.
+    pub smid: u32,
     /// Host `CLOCK_MONOTONIC` nanoseconds when the launch started (`%clock64` counts
     /// from here).
     pub clock_origin_ns: u64,
@@ -27,14 +32,11 @@ pub struct SregCtx {
     pub gridid: u64,
     /// Bytes of the launch's kernel-parameter buffer (the `.param` window).
     pub param_size: u64,
-    /// `%smid`: index of the worker OS thread that runs the CTA.
-    pub smid: u32,
     /// `%nsmid`: the device's number of worker threads.
     pub nsmid: u32,
     pub dynamic_smem_size: u32,
     pub total_smem_size: u32,
     pub aggr_smem_size: u32,
-    pub clusterid: [u32; 3],
     pub nclusterid: [u32; 3],
     pub cluster_ctaid: [u32; 3],
     pub cluster_nctaid: [u32; 3],

@@ -881,6 +881,9 @@ fn reset_warps(sh: &LaunchShared, warps: &mut [WarpSlot], ctaids: &[[u32; 3]], n
     // fields are still as `WarpEnv::new` or the last full reset left them.
     let clean = !sh.uses_barriers && sh.san.is_none();
     let single = sh.cluster.iter().all(|&c| c <= 1);
+    if clean && single && sh.alloca_bytes == 0 {
+        return reset_clean_warps(warps, ctaids, nwarps);
+    }
     // (Warp `k` belongs to CTA `k / nwarps`; counted, not divided.)
     let (mut rank, mut in_rank) = (0usize, 0usize);
     for slot in warps.iter_mut() {
@@ -903,7 +906,11 @@ fn reset_warps(sh: &LaunchShared, warps: &mut [WarpSlot], ctaids: &[[u32; 3]], n
             env.pending_red = None;
             env.split.reset();
         }
-        env.mbar = Default::default();
+        if sh.uses_barriers {
+            // (Read only by the CTA loop of kernels with barriers, `launch::barriers`;
+            // slots live for one launch.)
+            env.mbar = Default::default();
+        }
         if sh.alloca_bytes > 0 {
             // (Without an alloca stack nothing changes it.)
             env.alloca_used = [0; WARP_SIZE];
@@ -916,9 +923,42 @@ fn reset_warps(sh: &LaunchShared, warps: &mut [WarpSlot], ctaids: &[[u32; 3]], n
             false => ctx.sreg.set_cluster(ctaid, sh.cfg.grid, sh.cluster),
         }
         ctx.live = slot.live;
-        ctx.status = STATUS_OK;
-        ctx.call_depth = 0;
-        ctx.resume = 0;
+        if !clean {
+            // (A barrier-free warp that ends leaves them as they were: it did not stop,
+            // it has no calls and no continuations.)
+            ctx.status = STATUS_OK;
+            ctx.call_depth = 0;
+            ctx.resume = 0;
+        } else {
+            debug_assert!(
+                ctx.status == STATUS_OK && ctx.call_depth == 0 && ctx.resume == 0,
+                "a barrier-free warp left its status or call state changed"
+            );
+        }
+    }
+}
+
+/// [`reset_warps`] for a barrier-free kernel without an alloca stack, not instrumented,
+/// whose clusters are single CTAs: only `%ctaid`, `%clusterid` and `live` differ (in
+/// each context's first line); a function of its own, so that its loop keeps what it
+/// reads in registers.
+#[inline(never)]
+fn reset_clean_warps(warps: &mut [WarpSlot], ctaids: &[[u32; 3]], nwarps: usize) {
+    for (cta, &ctaid) in warps.chunks_mut(nwarps.max(1)).zip(ctaids) {
+        for slot in cta {
+            let ctx = &mut *slot.ctx;
+            ctx.ctaid = ctaid;
+            ctx.sreg.clusterid = ctaid;
+            ctx.live = slot.live;
+            debug_assert!(
+                ctx.status == STATUS_OK && ctx.call_depth == 0 && ctx.resume == 0,
+                "a barrier-free warp left its status or call state changed"
+            );
+            debug_assert!(
+                env_is_reset(&slot.env),
+                "a barrier-free warp left its env changed"
+            );
+        }
     }
 }
 
@@ -949,11 +989,7 @@ fn run_warps(
     if let (Exec::Jit(f), super::device::Schedule::InOrder) = (sh.exec, sh.cfg.schedule) {
         // One call runs the unit's warps in order, chained through `WarpCtx::next`;
         // it returns at the first warp that stops.
-        let mut next: *mut WarpCtx = std::ptr::null_mut();
-        for slot in warps.iter_mut().rev() {
-            slot.ctx.next = next;
-            next = &mut *slot.ctx;
-        }
+        let next = link_warps(warps);
         // SAFETY: every context is valid and initialised, their envs live as long,
         // and the chain links the unit's warps (boxed: their addresses are fixed).
         let st = unsafe { f(next) };
@@ -976,6 +1012,22 @@ fn run_warps(
         }
     }
     Ok(())
+}
+
+/// Chains the contexts of `warps` in order through `WarpCtx::next` (the last one's
+/// null) and returns the first (null: none). Stored only where a link differs: the slots
+/// keep their links from the last unit, which usually had as many warps. (A function of
+/// its own, so that its loop keeps what it reads in registers.)
+#[inline(never)]
+fn link_warps(warps: &mut [WarpSlot]) -> *mut WarpCtx {
+    let mut next: *mut WarpCtx = std::ptr::null_mut();
+    for slot in warps.iter_mut().rev() {
+        if slot.ctx.next != next {
+            slot.ctx.next = next;
+        }
+        next = &mut *slot.ctx;
+    }
+    next
 }
 
 /// `%tid` of lane `lane` of a warp.

@@ -775,116 +775,15 @@ impl FuncTranslator<'_> {
         Ok(())
     }
 
-    /// A load of `n` elements whose active lanes (`bits`, `m64`) all use one address (a
-    /// uniform pointer in a register, like a loop over an array every lane reads): when
-    /// that address is aligned to the access and inside the shared window or the
-    /// instruction's cached region (looked up on a miss), one scalar load per element,
-    /// splat to every lane (the containers, one per element); else continues at `other`
-    /// (nothing emitted there). `(proven, spilled)`: the shape analysis proved the
-    /// active lanes to agree; `a` is already in the scratch address slot (the highest
-    /// active lane's address is then compared first). An empty `m64` is built here
-    /// where the lanes are compared.
-    #[allow(clippy::too_many_arguments)]
-    fn uniform_lane_values(
-        &mut self,
-        space: Space,
-        eb: u32,
-        n: usize,
-        a: &WarpValue,
-        bits: Value,
-        m64: &[Value],
-        inst: InstId,
-        other: Block,
-        (proven, spilled): (bool, bool),
-    ) -> Result<Vec<WarpValue>, JitError> {
-        let len = eb as i64 * n as i64;
-        let any = self.b.create_block();
-        self.b.ins().brif(bits, any, &[], other, &[]);
-        self.b.switch_to_block(any);
-        let a0w = match spilled {
-            true => self.first_lane_spilled(bits),
-            false => self.first_lane_u64(a, bits),
-        };
-        let low = self.b.ins().band_imm_u(a0w, len - 1);
-        let aligned = self.b.ins().icmp_imm_u(IntCC::Equal, low, 0);
-        let shape = if proven {
-            // The shape analysis proved that the active lanes agree.
-            aligned
-        } else if self.affine_distinct(a) {
-            // Lanes at distinct addresses (an affine register's): they agree when one
-            // lane is active.
-            let less = self.b.ins().iadd_imm_s(bits, -1);
-            let rest = self.b.ins().band(bits, less);
-            let one = self.b.ins().icmp_imm_u(IntCC::Equal, rest, 0);
-            self.b.ins().band(one, aligned)
-        } else {
-            if spilled && !self.quick {
-                // The highest active lane's address first (scalar): the lanes of a
-                // tile row or a strided access differ there, and then the vector test
-                // and the 64-bit masks are skipped (not in the quick tier, which
-                // compiles less).
-                let hi = self.b.ins().clz(bits);
-                let hi = self.b.ins().uextend(I64, hi);
-                let hi8 = self.b.ins().ishl_imm_u(hi, 3);
-                let pa = self.scratch_addr(31 * 8);
-                let p = self.b.ins().isub(pa, hi8);
-                let fl = MemFlagsData::new().with_notrap();
-                let last = self.b.ins().load(I64, fl, p, 0);
-                let same = self.b.ins().icmp(IntCC::Equal, last, a0w);
-                let all = self.b.create_block();
-                self.b.ins().brif(same, all, &[], other, &[]);
-                self.b.switch_to_block(all);
-            }
-            let m64 = match m64.is_empty() {
-                true => self.mask64_of_bits(bits),
-                false => m64.to_vec(),
-            };
-            let s = self.b.ins().splat(I64X2, a0w);
-            let mut all: Option<Value> = None;
-            for k in 0..N64 {
-                let eq = self.b.ins().icmp(IntCC::Equal, a.v[k], s);
-                // Inactive lanes do not matter.
-                let ok = self.b.ins().bor_not(eq, m64[k]);
-                all = Some(match all {
-                    None => ok,
-                    Some(x) => self.b.ins().band(x, ok),
-                });
-            }
-            let all = all.unwrap_or(s);
-            let uni = self.b.ins().vall_true(all);
-            self.b.ins().band(uni, aligned)
-        };
-        let fast = self.b.create_block();
-        let h = if space == Space::Shared {
-            let (loc, h) = self.in_shared_window(a0w, len);
-            let ok = self.b.ins().band(shape, loc);
-            self.b.ins().brif(ok, fast, &[], other, &[]);
-            h
-        } else {
-            let cached = self.b.create_block();
-            let lookup = self.b.create_block();
-            self.b.ins().brif(shape, cached, &[], other, &[]);
-            self.b.switch_to_block(cached);
-            let loc = self.in_cached_region(inst, a0w, len);
-            self.b.ins().brif(loc, fast, &[], lookup, &[]);
-            self.b.switch_to_block(lookup);
-            let lenv = lanes::iconst64(&mut self.b, len as u64);
-            let found = self.region_lookup(inst, a0w, lenv, false)?;
-            self.b.ins().brif(found, fast, &[], other, &[]);
-            a0w
-        };
-        self.b.switch_to_block(fast);
-        let mut out = Vec::with_capacity(n);
-        for e in 0..n {
-            let x = self.load_container(h, e as u32 * eb, eb, heap_flags());
-            out.push(lanes::splat_scalar(&mut self.b, x));
-        }
-        Ok(out)
-    }
-
     /// One `eb`-byte element at host address `h + off`, as its container (i32,
     /// zero-extended, or i64).
-    fn load_container(&mut self, h: Value, off: u32, eb: u32, fl: MemFlagsData) -> Value {
+    pub(super) fn load_container(
+        &mut self,
+        h: Value,
+        off: u32,
+        eb: u32,
+        fl: MemFlagsData,
+    ) -> Value {
         let sty = match eb {
             1 => I8,
             2 => I16,
@@ -917,7 +816,7 @@ impl FuncTranslator<'_> {
     }
 
     /// The 64-bit lane address of the lowest lane of `bits` in the scratch address slot.
-    fn first_lane_spilled(&mut self, bits: Value) -> Value {
+    pub(super) fn first_lane_spilled(&mut self, bits: Value) -> Value {
         let lane = self.b.ins().ctz(bits);
         let lane = self.b.ins().uextend(I64, lane);
         let off = self.b.ins().ishl_imm_u(lane, 3);

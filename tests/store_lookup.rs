@@ -123,7 +123,9 @@ fn stores_whose_region_misses_keep_their_data_and_live_values() {
                     assert_slice_eq(got, want, &format!("{what} buffer {j}"));
                 }
                 assert_slice_eq(&out, &want_out, &format!("{what} out"));
-                if backend == Backend::Jit && iters == 7 {
+                if backend == Backend::Jit && iters == 7 && tier == JitTier::Optimized {
+                    // (The quick tier stores an address it does not prove contiguous
+                    // through the helper, with no lookup: `mem_quick`.)
                     // Each whole warp (9; 6 of 48-thread blocks, whose other warps
                     // have 16 lanes: the helper) looks the store up again at least on
                     // every change of buffer (6 changes in 7 iterations).

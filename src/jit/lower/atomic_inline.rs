@@ -1,8 +1,8 @@
 //! Inline `atom` / `red` on `.global` and `.shared` (outside the sanitizer variant; in
-//! the quick tier on `.shared` only, without the vector test and the 32-lane unrolled
-//! form, while `.global` takes the `ptxjit_atom` call there: about 400 CLIF
-//! instructions fewer per atomic): host atomic instructions in the generated code
-//! instead of one `ptxjit_atom` call.
+//! the quick tier on `.shared` only, without the vector test (except a proven span's
+//! two compares) and the 32-lane unrolled form, while `.global` takes the
+//! `ptxjit_atom` call there: about 400 CLIF instructions fewer per atomic): host atomic
+//! instructions in the generated code instead of one `ptxjit_atom` call.
 //!
 //! The lane addresses go to the scratch slot's address area and the operands to the
 //! lane-wise operand slots (the helper's layout, so the fallback passes them on as they
@@ -201,8 +201,14 @@ impl FuncTranslator<'_> {
             // lane-by-lane test that can look regions up.
             let go = self.b.create_block();
             let scalar = self.b.create_block();
-            // (Not in the quick tier: the lane-by-lane test only, fewer instructions.)
-            if self.quick || (a.op == AtomOp::Add && a.ty == Type::F32 && a.space == Space::Global)
+            // (Not in the quick tier, except a proven `.shared` span's two compares: the
+            // lane-by-lane test only, fewer instructions.)
+            let len = a.ty.bytes() as u64;
+            let span = a.span.filter(|&(lo, m)| (lo | m) % len == 0);
+            if let (true, Some((lo, m))) = (self.quick && a.space == Space::Shared, span) {
+                self.check_span(lo + m, len as i64, go, scalar);
+            } else if self.quick
+                || (a.op == AtomOp::Add && a.ty == Type::F32 && a.space == Space::Global)
             {
                 self.b.ins().jump(scalar, &[]);
             } else {

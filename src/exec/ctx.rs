@@ -160,7 +160,54 @@ pub unsafe fn timed_out(ctx: &mut WarpCtx, inst: InstId) {
     };
 }
 
+// `WarpCtx::restart_clean` writes these neighbours as single stores.
+const _: () = {
+    use std::mem::offset_of;
+    assert!(offset_of!(WarpCtx, status) == offset_of!(WarpCtx, live) + 4);
+    assert!(offset_of!(WarpCtx, call_depth) == offset_of!(WarpCtx, ctaid) + 12);
+    assert!(offset_of!(SregCtx, smid) == offset_of!(SregCtx, clusterid) + 12);
+};
+
 impl WarpCtx {
+    /// Starts the warp in CTA `ctaid` (also its `%clusterid`: single-CTA clusters) with
+    /// lanes `live`, for a barrier-free launch whose warps end with status OK and no
+    /// call frame: `live`/`status`, `ctaid`/`call_depth` and `clusterid`/`smid` are
+    /// written as one 8-byte and two 16-byte stores (the CTA loop runs this for every
+    /// warp; field by field it was five stores and five reloads of the ids). `smid` must
+    /// be the warp's.
+    #[inline]
+    pub fn restart_clean(&mut self, live: u32, ctaid: [u32; 3], smid: u32) {
+        use std::mem::offset_of;
+        let [x, y, z] = ctaid;
+        let base = (self as *mut WarpCtx).cast::<u8>();
+        let ids = offset_of!(WarpCtx, ctaid);
+        let cluster = offset_of!(WarpCtx, sreg) + offset_of!(SregCtx, clusterid);
+        // SAFETY: each write covers neighbouring plain integer fields of `*self` (the
+        // asserts above), unaligned stores; `base` comes from the whole `&mut self`.
+        unsafe {
+            base.add(offset_of!(WarpCtx, live))
+                .cast::<u64>()
+                .write_unaligned(u64::from(live) | u64::from(STATUS_OK) << 32);
+            #[cfg(target_arch = "x86_64")]
+            {
+                use std::arch::x86_64::{__m128i, _mm_set_epi32, _mm_storeu_si128};
+                let (x, y, z, smid) = (x as i32, y as i32, z as i32, smid as i32);
+                _mm_storeu_si128(base.add(ids).cast::<__m128i>(), _mm_set_epi32(0, z, y, x));
+                let c = _mm_set_epi32(smid, z, y, x);
+                _mm_storeu_si128(base.add(cluster).cast::<__m128i>(), c);
+            }
+            #[cfg(not(target_arch = "x86_64"))]
+            {
+                base.add(ids)
+                    .cast::<[u32; 4]>()
+                    .write_unaligned([x, y, z, 0]);
+                base.add(cluster)
+                    .cast::<[u32; 4]>()
+                    .write_unaligned([x, y, z, smid]);
+            }
+        }
+    }
+
     /// A context for warp `warpid` of a CTA of `ntid` threads. Lanes past the CTA's
     /// thread count are not live.
     pub fn new(ntid: [u32; 3], ctaid: [u32; 3], nctaid: [u32; 3], warpid: u32) -> WarpCtx {

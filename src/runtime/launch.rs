@@ -944,16 +944,19 @@ fn reset_warps(sh: &LaunchShared, warps: &mut [WarpSlot], ctaids: &[[u32; 3]], n
 /// reads in registers.
 #[inline(never)]
 fn reset_clean_warps(warps: &mut [WarpSlot], ctaids: &[[u32; 3]], nwarps: usize) {
+    // (A worker's slots all hold its index as `%smid`.)
+    let Some(smid) = warps.first().map(|s| s.ctx.sreg.smid) else {
+        return;
+    };
     for (cta, &ctaid) in warps.chunks_mut(nwarps.max(1)).zip(ctaids) {
         for slot in cta {
             let ctx = &mut *slot.ctx;
-            ctx.ctaid = ctaid;
-            ctx.sreg.clusterid = ctaid;
-            ctx.live = slot.live;
+            debug_assert!(ctx.sreg.smid == smid, "slots of one worker differ in %smid");
             debug_assert!(
                 ctx.status == STATUS_OK && ctx.call_depth == 0 && ctx.resume == 0,
                 "a barrier-free warp left its status or call state changed"
             );
+            ctx.restart_clean(slot.live, ctaid, smid);
             debug_assert!(
                 env_is_reset(&slot.env),
                 "a barrier-free warp left its env changed"

@@ -371,13 +371,17 @@ pub(crate) fn build(
     // barriers) runs the warps chained by `WarpCtx::next` in one call: each starts at
     // the entry's initialisation as a call would, and the constants the code hoists to
     // the function's entry are made once per call instead of once per warp.
+    // `next` is loaded at the head (only the launch writes it, before the call), so
+    // the next warp's context does not wait for this warp's code: the pointer the
+    // loop carries (spilled across the body's helper calls) is one load from the
+    // last one, and the body's own spills of the context are off that chain.
     let chain = (!is_func && tx.cont.is_none()).then(|| {
         let head = tx.b.create_block();
         let p = tx.b.append_block_param(head, I64);
         tx.b.ins().jump(head, &[ctx.into()]);
         tx.b.switch_to_block(head);
         tx.ctx = p;
-        head
+        (head, tx.load_ctx(I64, offset_of!(WarpCtx, next), false))
     });
     tx.entry(entry_mask)?;
     let cov = layout.coverage.as_ref().and_then(|c| c.func_base_addr(fid));
@@ -403,8 +407,7 @@ pub(crate) fn build(
         Some(rb) => tx.b.use_var(rb),
         None => tx.load_ctx(I32, offset_of!(WarpCtx, status), false),
     };
-    if let Some(head) = chain {
-        let next = tx.load_ctx(I64, offset_of!(WarpCtx, next), false);
+    if let Some((head, next)) = chain {
         let (done, go) = (tx.b.create_block(), tx.b.create_block());
         tx.b.ins().brif(st, done, &[], go, &[]);
         tx.b.switch_to_block(go);

@@ -351,12 +351,7 @@ impl FuncTranslator<'_> {
             } else {
                 self.slow_access_at(space, eb, sb, n, false, addr, Some(la), mask, inst)?;
             }
-            for (e, d) in dsts.iter().enumerate() {
-                if let Some(d) = d {
-                    let w = self.unspill(wide, SCRATCH_DATA + e as i32 * 32 * sb as i32);
-                    self.write(*d, ty, w, mask)?;
-                }
-            }
+            self.write_loaded(ty, sb, dsts, mask)?;
             self.b.ins().jump(done, &[]);
             self.b.switch_to_block(done);
             return Ok(());
@@ -370,12 +365,7 @@ impl FuncTranslator<'_> {
             } else {
                 self.slow_access_at(space, eb, sb, n, false, addr, Some(la), mask, inst)?;
             }
-            for (e, d) in dsts.iter().enumerate() {
-                if let Some(d) = d {
-                    let w = self.unspill(wide, SCRATCH_DATA + e as i32 * 32 * sb as i32);
-                    self.write(*d, ty, w, mask)?;
-                }
-            }
+            self.write_loaded(ty, sb, dsts, mask)?;
             return Ok(());
         }
         let LaneAddr::PerLane(a) = la else {
@@ -523,12 +513,7 @@ impl FuncTranslator<'_> {
         self.b.switch_to_block(other);
         let la = LaneAddr::Uniform(a0);
         self.slow_access(Space::Shared, eb, sb, n, false, &la, mask, inst)?;
-        for (e, d) in dsts.iter().enumerate() {
-            if let Some(d) = d {
-                let w = self.unspill(sb == 8, SCRATCH_DATA + e as i32 * 32 * sb as i32);
-                self.write(*d, ty, w, mask)?;
-            }
-        }
+        self.write_loaded(ty, sb, dsts, mask)?;
         self.b.ins().jump(done, &[]);
         self.b.switch_to_block(done);
         Ok(())
@@ -651,6 +636,25 @@ impl FuncTranslator<'_> {
         }
         self.b.ins().jump(cont, &[]);
         self.b.switch_to_block(cont);
+        Ok(())
+    }
+
+    /// Writes a load's results from the scratch data slot, where the helper and the lane
+    /// loops leave them (element `e` at `SCRATCH_DATA + e × 32 × sb`), to the
+    /// destination registers `dsts` in the active lanes.
+    pub(super) fn write_loaded(
+        &mut self,
+        ty: Type,
+        sb: u32,
+        dsts: &[Option<RegId>],
+        mask: &mut Mask,
+    ) -> Result<(), JitError> {
+        for (e, d) in dsts.iter().enumerate() {
+            if let Some(d) = d {
+                let w = self.unspill(sb == 8, SCRATCH_DATA + e as i32 * 32 * sb as i32);
+                self.write(*d, ty, w, mask)?;
+            }
+        }
         Ok(())
     }
 

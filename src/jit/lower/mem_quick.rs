@@ -70,12 +70,7 @@ impl FuncTranslator<'_> {
         let la = self.quick_lane_addrs(space, addr)?;
         let n = dsts.len();
         self.slow_access_at(space, eb, sb, n, false, addr, la.as_ref(), mask, inst)?;
-        for (e, d) in dsts.iter().enumerate() {
-            if let Some(d) = d {
-                let w = self.unspill(sb == 8, SCRATCH_DATA + e as i32 * 32 * sb as i32);
-                self.write(*d, ty, w, mask)?;
-            }
-        }
+        self.write_loaded(ty, sb, dsts, mask)?;
         Ok(())
     }
 

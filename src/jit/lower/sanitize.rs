@@ -36,12 +36,7 @@ impl FuncTranslator<'_> {
     ) -> Result<(), JitError> {
         let la = self.lane_addrs(space, addr)?;
         self.san_access(space, eb, sb, dsts.len(), false, addr, &la, mask, inst)?;
-        for (e, d) in dsts.iter().enumerate() {
-            if let Some(d) = d {
-                let w = self.unspill(sb == 8, SCRATCH_DATA + e as i32 * 32 * sb as i32);
-                self.write(*d, ty, w, mask)?;
-            }
-        }
+        self.write_loaded(ty, sb, dsts, mask)?;
         Ok(())
     }
 

@@ -26,8 +26,8 @@
 //! reference (a GPU recording in `out/` replaces it: see `bench/gpu_run.sh`).
 //!
 //! `export` (ignored) writes a new recording folder of generated programs:
-//! `GOLDEN_FUZZ_DIR=/tmp/x GOLDEN_FUZZ_N=300 cargo test --release --test golden_fuzz --
-//! --ignored export`, then `canon.py` on each PTX file (see the README).
+//! `GOLDEN_FUZZ_DIR=/tmp/x GOLDEN_FUZZ_N=300 [GOLDEN_FUZZ_FROM=SEED] cargo test --release
+//! --test golden_fuzz -- --ignored export`, then `canon.py` on each PTX file (see the README).
 
 #[path = "../fuzz/src/gen/mod.rs"]
 #[allow(dead_code)]
@@ -119,7 +119,12 @@ fn export() {
     let mut lines =
         vec!["# Generated programs of fuzz/src/gen (tests/golden_fuzz.rs, `export`).".to_string()];
     let (mut kept, mut faulted) = (0, 0);
-    let mut seed = 0u64;
+    // GOLDEN_FUZZ_FROM: the first seed (a later recording takes seeds no earlier one took).
+    let from: u64 = std::env::var("GOLDEN_FUZZ_FROM")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(0);
+    let mut seed = from;
     while kept < want {
         let data = gen::seed_bytes(seed, 600 + (seed as usize * 97) % 2000);
         seed += 1;
@@ -160,7 +165,7 @@ fn export() {
     }
     lines.push(String::new());
     std::fs::write(root.join("cases.txt"), lines.join("\n")).expect("write cases");
-    println!("kept {kept} programs of seeds 0..{seed}, {faulted} faulted");
+    println!("kept {kept} programs of seeds {from}..{seed}, {faulted} faulted");
 }
 
 fn dir() -> PathBuf {

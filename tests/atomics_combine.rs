@@ -1,14 +1,16 @@
 //! Global integer atomics whose lanes hit the same words (the JIT combines a 64-byte
-//! line's lanes per word, `src/jit/lower/atomic_inline.rs`), on both backends and both
-//! JIT tiers, against a Rust model of each warp performing every `atom`/`red` lane by
-//! lane in ascending lane order (tests/ptx/atomics_combine.ptx): the final memory after
-//! add/and/or/xor/min/max, signed and unsigned, 32 and 64 bits, with dead destinations
-//! (`combine`) and every active lane's old value where they are live (`combine_live`).
-//! Address patterns: one line's words (more lanes than words: combined) with duplicates
-//! at lanes 0, 13 and 31, with lanes inactive, with a word only inactive lanes hit; the
-//! same duplicates among distinct words on 3 lines, all lanes at one word (not provably
-//! uniform: loaded), all distinct over 6 lines, random words with inactive lanes sharing
-//! words with active ones, and a word whose only lanes are inactive; 1 and 2 CTAs.
+//! line's lanes per word where they outnumber its words, `src/jit/lower/atomic_inline.rs`),
+//! on both backends and both JIT tiers, against a Rust model of each warp performing every
+//! `atom`/`red` lane by lane in ascending lane order (tests/ptx/atomics_combine.ptx):
+//! the final memory after add/and/or/xor/min/max, signed and unsigned, 32 and 64 bits,
+//! with dead destinations (`combine`) and every active lane's old value where they are
+//! live (`combine_live`). Address patterns: a histogram's bins (6 to 11 lanes on each
+//! of 4 lines), 2 lines of 16 lanes, one line's words (more lanes than words) with
+//! duplicates at lanes 0, 13 and 31, with lanes inactive, with a word only inactive
+//! lanes hit; the same duplicates among distinct words on 3 lines, all lanes at one word
+//! (not provably uniform: loaded), all distinct over 6 lines, random words with
+//! inactive lanes sharing words with active ones, and a word whose only lanes are
+//! inactive; 1 and 2 CTAs.
 #[macro_use]
 mod common;
 use common::*;
@@ -103,7 +105,20 @@ fn patterns() -> Vec<(&'static str, Vec<u32>, Vec<u32>)> {
     for t in [1, 4, 7] {
         dense_lonely[t] = 63;
     }
+    // A histogram's bins: words 0..63 (4 lines, 6 to 11 lanes each; 64-bit: 8 lines), the
+    // order consecutive inputs give them, with duplicates (lanes one by one on each line).
+    let bins: Vec<u32> = (0..32).map(|t| (51 * t + t / 3) % 64).collect();
+    // Two lines (64-bit: 4), 16 lanes each, words hit unevenly (lanes one by one).
+    let two: Vec<u32> = (0..32).map(|t| (7 * t + t * t / 9) % 32).collect();
     vec![
+        ("histogram bins", bins.clone(), all.clone()),
+        (
+            "histogram bins, lanes t % 3 == 1 inactive",
+            bins,
+            some.clone(),
+        ),
+        ("two lines", two.clone(), all.clone()),
+        ("two lines, lanes t % 3 == 1 inactive", two, some.clone()),
         (
             "one line, duplicates at lanes 0, 13, 31",
             dense.clone(),

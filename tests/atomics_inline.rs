@@ -312,12 +312,20 @@ fn cas_loop_tier(backend: Backend, tier: JitTier) {
 
 both_backends!(cas_loop);
 
-/// The error of a launch of `kernel` on `backend` whose lanes 0..3 are fine and lane 5
-/// (and later lanes) use an out-of-range address; nothing is written by any lane.
-fn fault_error(backend: Backend, tier: JitTier, kernel: &str) -> (String, Vec<u32>) {
+/// The error of a launch of `kernel` on `backend` whose lanes 0..4 are fine and lane 5
+/// (and later lanes) use an out-of-range address, or (`dense`) whose lanes but 31 are
+/// fine, all at one word (the JIT's combined form of a line's lanes where no lane
+/// faults), and lane 31 is out of range; nothing is written by any lane.
+fn fault_error(backend: Backend, tier: JitTier, kernel: &str, dense: bool) -> (String, Vec<u32>) {
     let dev = device_tier(tier);
     let m = module_at(&dev, PTX, backend);
-    let sel: Vec<u32> = (0..32).map(|i| if i < 5 { 0 } else { 1 + i % 3 }).collect();
+    let sel: Vec<u32> = (0..32)
+        .map(|i| match dense {
+            true => 3 * (i == 31) as u32,
+            false if i < 5 => 0,
+            false => 1 + i % 3,
+        })
+        .collect();
     let in32 = dev.alloc_from(&sel).unwrap();
     let g = dev.alloc_from(&[0u32; 4]).unwrap();
     let args: Vec<KernelArg> = if kernel == "fault_global" {
@@ -329,22 +337,28 @@ fn fault_error(backend: Backend, tier: JitTier, kernel: &str) -> (String, Vec<u3
         .launch(&m, kernel, &cfg([1, 1, 1], [32, 1, 1], backend), &args)
         .expect_err("an out-of-range atom must fault")
         .to_string();
-    // The fault address (lane 5: g + 3 * 2^32 on global memory) as a placeholder, so
+    // The fault address (lane 5 or 31: g + 3 * 2^32 on global memory) as a placeholder, so
     // that two devices' messages compare.
     let e = e.replace(&format!("{:x}", g.ptr() + (3u64 << 32)), "ADDR");
     (e, dev.read::<u32>(&g).unwrap())
 }
 
 fn faults(backend: Backend) {
-    for kernel in ["fault_global", "fault_shared"] {
+    let cases = [
+        ("fault_global", false),
+        ("fault_shared", false),
+        ("fault_global", true),
+    ];
+    for (kernel, dense) in cases {
         for &tier in tiers(backend) {
-            let (e, g) = fault_error(backend, tier, kernel);
-            assert!(e.contains("atom.") && e.contains("5"), "{kernel}: {e}");
+            let (e, g) = fault_error(backend, tier, kernel, dense);
+            let lane = if dense { "31" } else { "5" };
+            assert!(e.contains("atom.") && e.contains(lane), "{kernel}: {e}");
             // All lanes are checked before any lane's atomic: nothing was added.
             assert_eq!(g, [0; 4], "{kernel} {backend:?} {tier:?}: {e}");
             // The JIT's message (either tier's) is the interpreter's.
             if backend == Backend::Jit {
-                let (ie, _) = fault_error(Backend::Interp, JitTier::Quick, kernel);
+                let (ie, _) = fault_error(Backend::Interp, JitTier::Quick, kernel, dense);
                 assert_eq!(
                     e, ie,
                     "{kernel} {tier:?}: JIT and interpreter messages differ"

@@ -1,17 +1,25 @@
 //! Loops the JIT runs lane by lane with threaded dispatch and local accesses checked
 //! once per lane (`src/jit/control/serial/thread.rs`, `serial/local.rs`), JIT (both
 //! tiers) against the interpreter: a `brx.idx` over eight targets on random programs
-//! (a target with its own loop, a target that continues into another target, a
-//! target that leaves the loop, nested divergence inside a target), full and partial
-//! warps; the same kernel with a mask too wide for the window (the lane's start check
-//! fails, the warp-wide form runs), where a thread that overruns its window faults
-//! naming the same thread and instruction on both backends.
+//! (a target with its own loop, a target that continues into another target or not
+//! (then the `brx.idx` block's address computations move into the targets), a target
+//! that halts, nested divergence inside a target), full and partial warps; the same
+//! kernel with a mask too wide for the window (the lane's start check fails, the
+//! warp-wide form runs), where a thread that overruns its window faults naming the
+//! same thread and instruction on both backends.
 #[allow(unused_macros)]
 mod common;
 use common::*;
 
 /// The kernel: a stack machine over an 8-word local stack at `depot + ((sp<<2) & MASK)`.
-fn ptx(mask: u32, depot: u32) -> String {
+/// `fall`: target 3 continues into target 4 (which then has two predecessors, and the
+/// `brx.idx` block's address computations stay in it); else it has its own copy.
+fn ptx(mask: u32, depot: u32, fall: bool) -> String {
+    let t3_end = if fall {
+        "bra.uni T4;"
+    } else {
+        "add.s32 %r11, %r11, -1;\n\tbra.uni LATCH;"
+    };
     format!(
         r#"
 .version 7.0
@@ -92,7 +100,7 @@ INNER:
 	bra.uni LATCH;
 T3:
 	xor.b32 %r10, %r10, 85;
-	bra.uni T4;
+	{t3_end}
 T4:
 	add.s32 %r11, %r11, -1;
 	bra.uni LATCH;
@@ -102,7 +110,8 @@ T5:
 	selp.b32 %r15, %r18, %r15, %p4;
 	bra.uni LATCH;
 T6:
-	bra.uni OUT;
+	mov.u32 %r15, %r20;
+	bra.uni LATCH;
 T7:
 	and.b32 %r27, %r10, 2;
 	setp.eq.u32 %p5, %r27, 0;
@@ -192,8 +201,8 @@ fn run(
     (r, dev.read::<u32>(&out).unwrap())
 }
 
-fn same_as_interp(mask: u32, depot: u32, seed: u64) {
-    let src = ptx(mask, depot);
+fn same_as_interp(mask: u32, depot: u32, fall: bool, seed: u64) {
+    let src = ptx(mask, depot, fall);
     let mut rng = Rng::new(seed);
     for (round, (n, block, steps)) in [(64u32, 32u32, 300u32), (100, 64, 200), (33, 32, 500)]
         .into_iter()
@@ -218,7 +227,7 @@ fn same_as_interp(mask: u32, depot: u32, seed: u64) {
             assert_slice_eq(
                 &got,
                 &want,
-                &format!("mask {mask} round {round} n={n} {tier:?}"),
+                &format!("mask {mask} fall {fall} round {round} n={n} {tier:?}"),
             );
         }
     }
@@ -230,7 +239,8 @@ use ptxjit::jit::JitTier;
 fn threaded_in_window() {
     // The stack's 8 words fit the 32-byte depot: no lane-start check fails.
     for seed in [1, 2, 3] {
-        same_as_interp(28, 32, seed);
+        same_as_interp(28, 32, true, seed);
+        same_as_interp(28, 32, false, seed);
     }
 }
 
@@ -239,7 +249,7 @@ fn window_too_small_for_mask() {
     // `(sp << 2) & 60` can reach byte 60 of a 16-byte depot: programs that keep the
     // stack within 4 words run (warp-wide) like the interpreter; one that grows it
     // faults alike on both backends.
-    let src = ptx(60, 16);
+    let src = ptx(60, 16, false);
     // push 5, push 9, add, drop, loop 4 times, add/sub 1, drop: the stack stays at words
     // 0 and 1 (bytes 0..8; the address of the word below, not accessed, is masked too).
     let code = [5 << 8, 9 << 8, 1, 4, 3 << 8 | 2, 1 << 8 | 7, 4];

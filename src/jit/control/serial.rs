@@ -422,7 +422,28 @@ impl FuncTranslator<'_> {
             let flag = self.lane_get(st, st.stop);
             self.stop_check_at(blk, flag)?;
         }
+        let sunk = st.threads.sink.clone();
+        if let Some((b, ks)) = &sunk {
+            // A target of the `brx.idx` block: that block's sunk instructions first.
+            if st.threads.copy_of.contains_key(&id.index()) {
+                let bid = BlockId(*b as u32);
+                for &k in ks {
+                    st.at = (bid, k);
+                    if !self.serial_inst(&f.blocks[bid].insts[k], st)? {
+                        st.failed = true;
+                        self.b.ins().jump(st.bail, &[]);
+                        let dead = self.b.create_block();
+                        self.b.switch_to_block(dead);
+                    }
+                }
+            }
+        }
         for (k, inst) in blk.insts.iter().enumerate() {
+            if let Some((b, ks)) = &sunk {
+                if *b == id.index() && ks.contains(&k) {
+                    continue;
+                }
+            }
             st.at = (id, k);
             if !self.serial_inst(inst, st)? {
                 st.failed = true;

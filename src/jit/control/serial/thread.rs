@@ -11,6 +11,13 @@
 //! gives POCL's `switch`), the jump after opcode `a` predicts the opcode that follows
 //! `a`. Each copy is the same code as the original blocks (the same checks, stop check
 //! and bail-outs), so the lane's steps are unchanged.
+//!
+//! With copies, each target has one predecessor per copy, and a value that the
+//! `brx.idx` block computes for the targets (the interpreter's stack addresses, `pc + 1`)
+//! became a phi of all of them, computed before every indirect jump whether the target
+//! uses it or not. When every target is reached only from the `brx.idx` block, the
+//! block's pure instructions that nothing after them in the block needs ([`sinkable`])
+//! are translated at the start of each target instead (LLVM sinks them the same way).
 
 use super::Lanes;
 use crate::ir::{BlockId, Idx, Terminator};
@@ -34,6 +41,45 @@ pub(super) struct Threads {
     pub blocks: HashMap<(usize, usize), Block>,
     /// The copy being translated (set for a target and for the blocks of its copy).
     pub cur: Option<usize>,
+    /// The `brx.idx` block (by block number) and the indices of its instructions that
+    /// are translated at the start of each target instead ([`sinkable`]).
+    pub sink: Option<(usize, Vec<usize>)>,
+}
+
+/// The instructions of block `b` (a `brx.idx` block) that may run at the start of its
+/// targets instead: unguarded integer `mov`/arithmetic/`cvt` whose result no later
+/// instruction that stays (nor the terminator) reads or writes, and whose sources no
+/// later instruction that stays writes (so they see the same values there).
+fn sinkable(f: &crate::ir::Function, b: BlockId) -> Vec<usize> {
+    use crate::ir::analysis::liveness::{inst_effect, term_effect};
+    use crate::ir::InstKind;
+    let blk = &f.blocks[b];
+    let term = term_effect(f, &blk.term);
+    // Registers read / written by the instructions after the current one that stay.
+    let mut read: std::collections::HashSet<crate::ir::RegId> = term.uses.into_iter().collect();
+    let mut written: std::collections::HashSet<crate::ir::RegId> = term.defs.into_iter().collect();
+    let mut out = Vec::new();
+    for (k, i) in blk.insts.iter().enumerate().rev() {
+        let e = inst_effect(f, i);
+        let pure = i.guard.is_none()
+            && matches!(
+                i.kind,
+                InstKind::Arith { .. } | InstKind::Mov { .. } | InstKind::Cvt { .. }
+            );
+        let ok = pure
+            && e.defs
+                .iter()
+                .all(|d| !read.contains(d) && !written.contains(d))
+            && e.uses.iter().all(|u| !written.contains(u));
+        if ok {
+            out.push(k);
+        } else {
+            read.extend(e.uses);
+            written.extend(e.defs);
+        }
+    }
+    out.reverse();
+    out
 }
 
 /// Whether threaded dispatch is used: `PTXJIT_SERIAL_THREAD=0` turns it off, to compare.
@@ -131,6 +177,16 @@ impl FuncTranslator<'_> {
             }
         }
         t.dup = dup;
+        // Every target reached only from the `brx.idx` block: its values can be computed
+        // in the target (each target's own SSA values, not phis of its 1 + copies
+        // predecessors).
+        let sole = tset.iter().all(|&x| preds[x].iter().all(|&p| p == b));
+        if sole {
+            let k = sinkable(f, BlockId(b as u32));
+            if !k.is_empty() {
+                t.sink = Some((b, k));
+            }
+        }
         t
     }
 

@@ -39,6 +39,10 @@
 //! windows and runs the loop warp-wide from its header with the original lanes, so
 //! faults, and which thread they name, are those of the warp-wide path. The watchdog's
 //! stop check stays at every loop header of the scalar form.
+//!
+//! Submodules: `global` (global loads' region checks), `local` (local accesses' checks,
+//! some hoisted to the lane's start), `switch` (compare trees as one jump table),
+//! `thread` (per-target copies of the blocks back to a `brx.idx`: threaded dispatch).
 
 use crate::exec::ctx::WarpCtx;
 use crate::ir::analysis::cfg;
@@ -66,7 +70,9 @@ use std::mem::offset_of;
 pub(crate) const LOCAL_SNAP: u32 = 256;
 
 mod global;
+mod local;
 mod switch;
+mod thread;
 
 /// The translator's state for one scalar form of a loop.
 struct Lanes {
@@ -113,6 +119,10 @@ struct Lanes {
     live: Liveness,
     /// The IR block and index of the instruction being translated.
     at: (BlockId, usize),
+    /// The local accesses checked once per lane, at its start (`local`).
+    bounds: local::LocalBounds,
+    /// The per-target copies of the dispatch blocks (`thread`).
+    threads: thread::Threads,
 }
 
 /// Stack slots of one loop's scalar form: the written registers' vectors, the active
@@ -315,6 +325,8 @@ impl FuncTranslator<'_> {
             mem_off: Vec::new(),
             live: Liveness::of(self.f),
             at: (h, 0),
+            bounds: self.serial_local_bounds(region),
+            threads: thread::Threads::default(),
         };
         self.serial_accesses(region, &mut st);
         self.serial.lane = Some(st.lane);
@@ -361,28 +373,26 @@ impl FuncTranslator<'_> {
                 st.exits.insert(t.index(), b);
             }
         }
+        st.threads = self.serial_threads(region);
         let headers = cfg::loop_headers(self.f);
-        for (id, blk) in self.f.blocks.iter_enumerated() {
+        for (id, _) in self.f.blocks.iter_enumerated() {
             let Some(&sb) = st.blocks.get(&id.index()) else {
                 continue;
             };
-            self.b.switch_to_block(sb);
-            if headers[id] {
-                let flag = self.lane_get(&st, st.stop);
-                self.stop_check_at(blk, flag)?;
-            }
-            for (k, inst) in blk.insts.iter().enumerate() {
-                st.at = (id, k);
-                if !self.serial_inst(inst, &st)? {
-                    st.failed = true;
-                    self.b.ins().jump(st.bail, &[]);
-                    let dead = self.b.create_block();
-                    self.b.switch_to_block(dead);
-                }
-            }
-            st.at = (id, blk.insts.len());
-            self.serial_term(&blk.term, &mut st)?;
+            st.threads.cur = st.threads.copy_of.get(&id.index()).copied();
+            self.serial_block(id, sb, headers[id], &mut st)?;
         }
+        for k in 0..st.threads.copy_of.len() {
+            for d in st.threads.dup.clone() {
+                let Some(&sb) = st.threads.blocks.get(&(k, d)) else {
+                    continue;
+                };
+                st.threads.cur = Some(k);
+                let id = BlockId(d as u32);
+                self.serial_block(id, sb, headers[id], &mut st)?;
+            }
+        }
+        st.threads.cur = None;
         if st.failed {
             // Unreachable: give the blocks made so far a terminator each.
             for b in [st.exit, st.bail] {
@@ -394,6 +404,56 @@ impl FuncTranslator<'_> {
         let first = st.blocks.get(&h.index()).copied().unwrap_or(st.bail);
         self.serial_lanes(region, mode, slots, &st, &vars, first, vec_body)
             .map(Some)
+    }
+
+    /// IR block `id` of the loop as scalar code in Cranelift block `sb` (`header`: a
+    /// loop header, which checks the launch's stop flag).
+    fn serial_block(
+        &mut self,
+        id: BlockId,
+        sb: Block,
+        header: bool,
+        st: &mut Lanes,
+    ) -> Result<(), JitError> {
+        let f = self.f;
+        let blk = &f.blocks[id];
+        self.b.switch_to_block(sb);
+        if header {
+            let flag = self.lane_get(st, st.stop);
+            self.stop_check_at(blk, flag)?;
+        }
+        let sunk = st.threads.sink.clone();
+        if let Some((b, ks)) = &sunk {
+            // A target of the `brx.idx` block: that block's sunk instructions first.
+            if st.threads.copy_of.contains_key(&id.index()) {
+                let bid = BlockId(*b as u32);
+                for &k in ks {
+                    st.at = (bid, k);
+                    if !self.serial_inst(&f.blocks[bid].insts[k], st)? {
+                        st.failed = true;
+                        self.b.ins().jump(st.bail, &[]);
+                        let dead = self.b.create_block();
+                        self.b.switch_to_block(dead);
+                    }
+                }
+            }
+        }
+        for (k, inst) in blk.insts.iter().enumerate() {
+            if let Some((b, ks)) = &sunk {
+                if *b == id.index() && ks.contains(&k) {
+                    continue;
+                }
+            }
+            st.at = (id, k);
+            if !self.serial_inst(inst, st)? {
+                st.failed = true;
+                self.b.ins().jump(st.bail, &[]);
+                let dead = self.b.create_block();
+                self.b.switch_to_block(dead);
+            }
+        }
+        st.at = (id, blk.insts.len());
+        self.serial_term(&blk.term, st)
     }
 
     /// The setup (saves, then the loop over the lanes), the start of each lane (its
@@ -490,6 +550,10 @@ impl FuncTranslator<'_> {
             if let Some(&(slot, off)) = self.serial.mem.get(&r) {
                 self.b.ins().stack_store(I64, x, slot, off);
             }
+        }
+        if let Some((_, ls)) = self.serial.local {
+            let size = self.b.use_var(ls);
+            self.lane_bound_checks(st, size)?;
         }
         self.b.ins().jump(first, &[]);
         // A lane leaves the loop.
@@ -681,6 +745,13 @@ impl FuncTranslator<'_> {
         }
         let eb = (ty.bits() / 8) as i64;
         let h = match space {
+            Space::Local if st.bounds.proven.contains(&i.id) => match self.serial.local {
+                Some((lb, _)) => {
+                    let base = self.lane_get(st, lb);
+                    self.b.ins().iadd(base, a)
+                }
+                None => self.serial_local(a, eb, st),
+            },
             Space::Local => self.serial_local(a, eb, st),
             _ => self.serial_global(a, eb, i.id, st)?,
         };
@@ -730,69 +801,6 @@ impl FuncTranslator<'_> {
         } else {
             x
         }))
-    }
-
-    /// The host address of the lane's `eb`-byte local access at `a`, continuing at
-    /// `st.bail` where `exec::ctx::access` would refuse it (outside the window, host
-    /// address not aligned).
-    ///
-    /// One compare: the lane's start checked that its window base is a multiple of the
-    /// loop's largest local access `M` and that the window holds `M` bytes (else the
-    /// form bails out there), so with `eb = 2^k` dividing `M` the host address is aligned
-    /// exactly when `a` is, and `a` is aligned with `a <= size - eb` exactly when
-    /// `rotr(a, k) <= (size - eb) >> k` (a misaligned `a` rotates low bits into the top
-    /// `k` bits, above any `x >> k`).
-    fn serial_local(&mut self, a: Value, eb: i64, st: &Lanes) -> Value {
-        let k = eb.trailing_zeros() as usize;
-        let (base, lim) = match (self.serial.local, st.lims.get(k).copied().flatten()) {
-            (Some((lb, _)), Some(lim)) => (self.lane_get(st, lb), self.lane_get(st, lim)),
-            _ => {
-                // Unreachable (every local access of the loop has its limit): bail.
-                let z = self.b.ins().iconst(I64, 0);
-                let go = self.b.create_block();
-                self.b.ins().jump(st.bail, &[]);
-                self.b.switch_to_block(go);
-                return z;
-            }
-        };
-        let r = if k == 0 {
-            a
-        } else {
-            self.b.ins().rotr_imm_u(a, k as i64)
-        };
-        let ok = self.b.ins().icmp(IntCC::UnsignedLessThanOrEqual, r, lim);
-        let go = self.b.create_block();
-        self.b.ins().brif(ok, go, &[], st.bail, &[]);
-        self.b.switch_to_block(go);
-        self.b.ins().iadd(base, a)
-    }
-
-    /// At a lane's start (`base`, `size`: its local window): bails out unless the
-    /// window base is a multiple of the loop's largest local access `M` and the window
-    /// holds at least `M` bytes, then sets the limit of each access size
-    /// ([`Lanes::lims`]).
-    fn lane_local_limits(&mut self, st: &Lanes, base: Value, size: Value) -> Result<(), JitError> {
-        let m = st.local_max;
-        if m == 0 {
-            return Ok(());
-        }
-        let low = self.b.ins().band_imm_u(base, m - 1);
-        let aligned = self.b.ins().icmp_imm_u(IntCC::Equal, low, 0);
-        let big = self
-            .b
-            .ins()
-            .icmp_imm_u(IntCC::UnsignedGreaterThanOrEqual, size, m);
-        let ok = self.b.ins().band(aligned, big);
-        let go = self.b.create_block();
-        self.b.ins().brif(ok, go, &[], st.bail, &[]);
-        self.b.switch_to_block(go);
-        for (k, lim) in st.lims.iter().enumerate() {
-            let Some(lim) = *lim else { continue };
-            let x = self.b.ins().iadd_imm_s(size, -(1i64 << k));
-            let x = self.b.ins().ushr_imm_u(x, k as i64);
-            self.lane_set(st, lim, x);
-        }
-        Ok(())
     }
 
     /// Finds the loop's global loads and local access sizes, and declares their
@@ -954,6 +962,9 @@ impl FuncTranslator<'_> {
     /// The scalar form's block for IR block `t`: its own form inside the loop, else a
     /// block that records the lane's exit to `t`.
     fn serial_target(&self, t: BlockId, st: &Lanes) -> Block {
+        if let Some(b) = self.thread_target(t, st) {
+            return b;
+        }
         if let Some(&b) = st.blocks.get(&t.index()) {
             return b;
         }

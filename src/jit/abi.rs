@@ -156,8 +156,9 @@ impl HelperDef {
 pub(crate) struct HelperIds {
     ids: HashMap<Helper, cranelift_module::FuncId>,
     /// The register-preserving wrappers of [`PRESERVING`] defined so far in the module
-    /// (see [`define_preserving`]; each is defined at its first use).
-    preserving: Mutex<HashMap<Helper, cranelift_module::FuncId>>,
+    /// (see [`define_preserving`]; each is defined at its first use), with their code
+    /// sizes in bytes.
+    preserving: Mutex<HashMap<Helper, (cranelift_module::FuncId, usize)>>,
 }
 
 impl HelperIds {
@@ -176,15 +177,21 @@ impl HelperIds {
             return Ok(None);
         }
         let mut defined = self.preserving.lock().unwrap_or_else(|e| e.into_inner());
-        if let Some(&id) = defined.get(&h) {
+        if let Some(&(id, _)) = defined.get(&h) {
             return Ok(Some(id));
         }
         let (Some(def), Some(import)) = (HELPERS.iter().find(|d| d.h == h), self.get(h)) else {
             return Ok(None);
         };
-        let id = define_preserving(cm, def, import)?;
-        defined.insert(h, id);
+        let (id, len) = define_preserving(cm, def, import)?;
+        defined.insert(h, (id, len));
         Ok(Some(id))
+    }
+
+    /// The wrappers defined in the module and their code sizes (`PTXJIT_CODE_DUMP`).
+    pub fn wrappers(&self) -> Vec<(cranelift_module::FuncId, usize)> {
+        let defined = self.preserving.lock().unwrap_or_else(|e| e.into_inner());
+        defined.values().copied().collect()
     }
 }
 
@@ -221,11 +228,12 @@ pub(crate) fn declare(cm: &mut JITModule) -> Result<HelperIds, JitError> {
 /// `y` vectors across the `x` load) need not be spilled on the hot path: every vector
 /// register is caller-saved in the System V convention. Which calls use it:
 /// `FuncTranslator::call_helper_i32`.
+/// Returns its id and code size.
 fn define_preserving(
     cm: &mut JITModule,
     h: &HelperDef,
     import: cranelift_module::FuncId,
-) -> Result<cranelift_module::FuncId, JitError> {
+) -> Result<(cranelift_module::FuncId, usize), JitError> {
     let err = |e: String| JitError::Codegen(format!("helper wrapper {}: {e}", h.name));
     let mut sig = cm.make_signature();
     sig.call_conv = CallConv::PreserveAll;
@@ -256,7 +264,8 @@ fn define_preserving(
     b.finalize(target);
     cm.define_function(id, &mut cctx)
         .map_err(|e| err(e.to_string()))?;
-    Ok(id)
+    let len = cctx.compiled_code().map_or(0, |c| c.code_buffer().len());
+    Ok((id, len))
 }
 
 #[cfg(test)]

@@ -1,10 +1,10 @@
-//! Loop-free kernels, whose slow-path helpers (`ptxjit_region`, `ptxjit_access`) the JIT
-//! calls through register-preserving wrappers (`jit::abi::define_preserving`): loads
-//! whose vectors stay live across a later load's region lookup and checked access
-//! (saxpy's `y` across the `x` load; `y` across an index load and a gathered load),
-//! with partial last warps, against Rust's `f32::mul_add`; and faults of either load
-//! (an address outside every allocation) reported as the interpreter reports them.
-//! Both backends, both JIT tiers.
+//! Loop-free kernels with vectors live across the slow-path helper calls of later loads
+//! (`ptxjit_region`, `ptxjit_access`): saxpy's `y` across the `x` load's region lookup;
+//! `y` across an index load and a gathered load's checked access; partial last warps;
+//! against Rust's `f32::mul_add`, and faults of either load (an address outside every
+//! allocation) reported as the interpreter reports them. Both backends, both JIT tiers.
+//! (Written for the `preserve_all` wrappers of these calls in loop-free kernels tried on
+//! branch sx21, f8378d8..2d1aca0, and not kept: see the session report.)
 #[allow(unused_macros)]
 mod common;
 use common::*;

@@ -81,9 +81,6 @@ pub struct WarpCtx {
     /// Nonzero when the interpreter checks the shape analysis's claims
     /// (`LaunchConfig::check_shapes`).
     pub check_shapes: u32,
-    /// The result of the last helper called through a register-preserving wrapper
-    /// (`jit::abi::define_preserving`: such calls return nothing in registers).
-    pub helper_ret: u32,
     /// The launch's stop flag, nonzero once the watchdog's time limit has passed:
     /// generated code reads it at every loop header and the interpreter at every block
     /// ([`timed_out`]).
@@ -263,7 +260,6 @@ impl WarpCtx {
             call_depth: 0,
             check_uniform: 0,
             check_shapes: 0,
-            helper_ret: 0,
             sreg,
             stop: &NEVER_STOP,
             cluster_shared: std::ptr::null(),

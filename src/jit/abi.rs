@@ -5,23 +5,17 @@
 //! [`Helper`] enum, the signatures the JIT declares ([`HELPERS`], [`declare`]) and the
 //! function pointers registered with the JIT module ([`HelperDef::ptr`]), so the three
 //! cannot disagree. The helpers themselves are in [`crate::jit::helpers`]; lowering
-//! code calls them through [`crate::jit::translate::FuncTranslator::helper`], and the
-//! cold slow paths of [`PRESERVING`] through register-preserving wrappers compiled into
-//! the module ([`define_preserving`]).
+//! code calls them through [`crate::jit::translate::FuncTranslator::helper`].
 
-use crate::exec::ctx::WarpCtx;
 use crate::jit::helpers::{
     asyncop, builtin, control, lanewise, matrix, memory, sanitize, texture, warp,
 };
 use crate::jit::JitError;
 use cranelift_codegen::ir::types::{I32, I64};
-use cranelift_codegen::ir::{AbiParam, InstBuilder, MemFlagsData, Type as CType};
-use cranelift_codegen::isa::CallConv;
-use cranelift_frontend::{FunctionBuilder, FunctionBuilderContext};
+use cranelift_codegen::ir::{AbiParam, Type as CType};
 use cranelift_jit::JITModule;
 use cranelift_module::{Linkage, Module as _};
 use std::collections::HashMap;
-use std::sync::Mutex;
 
 /// Calls `$mac!` with the list of every helper: `Variant = module::function(params)
 /// -> ret;` (Cranelift types; no `-> ret` for helpers that return nothing). The symbol
@@ -155,49 +149,13 @@ impl HelperDef {
 /// The helpers declared (imported) in a Cranelift module.
 pub(crate) struct HelperIds {
     ids: HashMap<Helper, cranelift_module::FuncId>,
-    /// The register-preserving wrappers of [`PRESERVING`] defined so far in the module
-    /// (see [`define_preserving`]; each is defined at its first use), with their code
-    /// sizes in bytes.
-    preserving: Mutex<HashMap<Helper, (cranelift_module::FuncId, usize)>>,
 }
 
 impl HelperIds {
     pub fn get(&self, h: Helper) -> Option<cranelift_module::FuncId> {
         self.ids.get(&h).copied()
     }
-
-    /// The register-preserving wrapper of `h`, defined in `cm` (the module these ids
-    /// were declared in) at its first use; `None` unless `h` is one of [`PRESERVING`].
-    pub fn preserving(
-        &self,
-        cm: &mut JITModule,
-        h: Helper,
-    ) -> Result<Option<cranelift_module::FuncId>, JitError> {
-        if !PRESERVING.contains(&h) {
-            return Ok(None);
-        }
-        let mut defined = self.preserving.lock().unwrap_or_else(|e| e.into_inner());
-        if let Some(&(id, _)) = defined.get(&h) {
-            return Ok(Some(id));
-        }
-        let (Some(def), Some(import)) = (HELPERS.iter().find(|d| d.h == h), self.get(h)) else {
-            return Ok(None);
-        };
-        let (id, len) = define_preserving(cm, def, import)?;
-        defined.insert(h, (id, len));
-        Ok(Some(id))
-    }
-
-    /// The wrappers defined in the module and their code sizes (`PTXJIT_CODE_DUMP`).
-    pub fn wrappers(&self) -> Vec<(cranelift_module::FuncId, usize)> {
-        let defined = self.preserving.lock().unwrap_or_else(|e| e.into_inner());
-        defined.values().copied().collect()
-    }
 }
-
-/// Helpers that cold paths of hot lowerings call through a wrapper that preserves every
-/// register (see [`define_preserving`]).
-pub(crate) const PRESERVING: &[Helper] = &[Helper::Region, Helper::Access, Helper::AccessAffine];
 
 /// Declares every helper as an import of `cm`.
 pub(crate) fn declare(cm: &mut JITModule) -> Result<HelperIds, JitError> {
@@ -214,58 +172,7 @@ pub(crate) fn declare(cm: &mut JITModule) -> Result<HelperIds, JitError> {
             .map_err(|e| JitError::Codegen(format!("declare helper {}: {e}", h.name)))?;
         ids.insert(h.h, id);
     }
-    Ok(HelperIds {
-        ids,
-        preserving: Mutex::new(HashMap::new()),
-    })
-}
-
-/// Defines the wrapper of helper `h` (declared as `import`) that code calls with the
-/// `preserve_all` convention: it saves every register the helper may clobber, calls it
-/// and leaves its result in `WarpCtx::helper_ret` (its first parameter is the warp
-/// context). A call on a cold path (a region lookup, the checked fallback of a
-/// contiguous access) then clobbers no register, so values live across it (saxpy's
-/// `y` vectors across the `x` load) need not be spilled on the hot path: every vector
-/// register is caller-saved in the System V convention. Which calls use it:
-/// `FuncTranslator::call_helper_i32`.
-/// Returns its id and code size.
-fn define_preserving(
-    cm: &mut JITModule,
-    h: &HelperDef,
-    import: cranelift_module::FuncId,
-) -> Result<(cranelift_module::FuncId, usize), JitError> {
-    let err = |e: String| JitError::Codegen(format!("helper wrapper {}: {e}", h.name));
-    let mut sig = cm.make_signature();
-    sig.call_conv = CallConv::PreserveAll;
-    sig.params
-        .extend(h.params.iter().map(|&t| AbiParam::new(t)));
-    let name = format!("{}_preserving", h.name);
-    let id = cm
-        .declare_function(&name, Linkage::Local, &sig)
-        .map_err(|e| err(e.to_string()))?;
-    let mut cctx = cm.make_context();
-    cctx.func.signature = sig;
-    let target = cm.target_config();
-    let mut fbc = FunctionBuilderContext::new();
-    let mut b = FunctionBuilder::new(&mut cctx.func, &mut fbc);
-    let blk = b.create_block();
-    b.append_block_params_for_function_params(blk);
-    b.switch_to_block(blk);
-    b.seal_block(blk);
-    let args = b.block_params(blk).to_vec();
-    let f = cm.declare_func_in_func(import, b.func);
-    let call = b.ins().call(f, &args);
-    if let (Some(&r), Some(&ctx)) = (b.inst_results(call).first(), args.first()) {
-        let off = std::mem::offset_of!(WarpCtx, helper_ret) as i32;
-        b.ins()
-            .store(MemFlagsData::new().with_notrap(), r, ctx, off);
-    }
-    b.ins().return_(&[]);
-    b.finalize(target);
-    cm.define_function(id, &mut cctx)
-        .map_err(|e| err(e.to_string()))?;
-    let len = cctx.compiled_code().map_or(0, |c| c.code_buffer().len());
-    Ok((id, len))
+    Ok(HelperIds { ids })
 }
 
 #[cfg(test)]

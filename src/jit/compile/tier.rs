@@ -572,7 +572,7 @@ pub(crate) fn compile_code(
     let t0 = Instant::now();
     let mut failed = None;
     for (t, slot) in tiers.into_iter().enumerate() {
-        let Some((mut cm, helpers, calls)) = slot else {
+        let Some((mut cm, _, calls)) = slot else {
             continue;
         };
         names.push(calls);
@@ -593,9 +593,7 @@ pub(crate) fn compile_code(
                         }
                     }
                     if let Some(dir) = &code_dump {
-                        let wrappers = helpers.wrappers().into_iter().map(|(id, n)| (t, id, n));
-                        let mine = sizes.iter().copied().filter(|s| s.0 == t);
-                        for (_, id, len) in mine.chain(wrappers) {
+                        for &(_, id, len) in sizes.iter().filter(|s| s.0 == t) {
                             let p = cm.get_finalized_function(id);
                             // SAFETY: a finalized function's code is `len` readable bytes
                             // at `p` (cranelift-jit copies the whole code buffer there).

@@ -453,19 +453,15 @@ impl FuncTranslator<'_> {
             self.halves_load(space, a, bits, inst, join, helper, memo)?;
         }
         self.b.switch_to_block(helper);
-        // Contiguous addresses leave the fast path only at a region's edge or a fault.
-        self.cold_calls = shape.0 == AddrShape::Contiguous;
-        let done = if space == Space::Shared || spilled {
+        if space == Space::Shared || spilled {
             // Only the gather's lane loop leaves for the helper in shared memory, after
             // spilling the lane addresses; elsewhere they were spilled above.
-            self.slow_access_spilled(space, eb, sb, 1, false, mask, inst)
+            self.slow_access_spilled(space, eb, sb, 1, false, mask, inst)?;
         } else {
             // Slow path (lane addresses not kept: values kept across the fast path's
             // blocks and calls cost register allocation time and spills).
-            self.slow_access_at(space, eb, sb, 1, false, addr, None, mask, inst)
-        };
-        self.cold_calls = false;
-        done?;
+            self.slow_access_at(space, eb, sb, 1, false, addr, None, mask, inst)?;
+        }
         let w = self.unspill(wide, SCRATCH_DATA);
         let args: Vec<BlockArg> = w.v.iter().map(|&x| BlockArg::Value(x)).collect();
         self.b.ins().jump(join, &args);
@@ -636,11 +632,7 @@ impl FuncTranslator<'_> {
             let la = self.lane_addrs(space, addr)?;
             self.st_shared_or_helper(space, (eb, sb), 1, addr, &la, mask, inst)?;
         } else {
-            // (Contiguous addresses come here only at a region's edge or a fault.)
-            self.cold_calls = shape.0 == AddrShape::Contiguous;
-            let done = self.slow_access_at(space, eb, sb, 1, true, addr, None, mask, inst);
-            self.cold_calls = false;
-            done?;
+            self.slow_access_at(space, eb, sb, 1, true, addr, None, mask, inst)?;
         }
         self.b.ins().jump(cont, &[]);
         self.b.switch_to_block(cont);

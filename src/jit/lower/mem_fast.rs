@@ -306,7 +306,9 @@ impl FuncTranslator<'_> {
     ) -> Result<Value, JitError> {
         let wr = lanes::iconst32(&mut self.b, write as u32);
         let instv = lanes::iconst32(&mut self.b, inst.0);
-        self.call_helper_i32(Helper::Region, &[self.ctx, a, len, wr, instv])
+        let hf = self.helper(Helper::Region)?;
+        let call = self.b.ins().call(hf, &[self.ctx, a, len, wr, instv]);
+        Ok(self.b.inst_results(call)[0])
     }
 
     /// The `[lo, hi)` range of instruction `inst`'s entry in the warp context's

@@ -141,8 +141,12 @@ impl FuncTranslator<'_> {
         let st = lanes::iconst64(&mut self.b, stride);
         let wv = lanes::iconst32(&mut self.b, bits);
         let pd = self.scratch_addr(SCRATCH_DATA);
-        let args = [self.ctx, shape, mbits, instv, a0, st, wv, pd];
-        let res = self.call_helper_i32(Helper::AccessAffine, &args)?;
+        let h = self.helper(Helper::AccessAffine)?;
+        let call = self
+            .b
+            .ins()
+            .call(h, &[self.ctx, shape, mbits, instv, a0, st, wv, pd]);
+        let res = self.b.inst_results(call)[0];
         let cont = self.b.create_block();
         self.b.ins().brif(res, self.ret_status, &[], cont, &[]);
         self.b.switch_to_block(cont);

@@ -148,7 +148,12 @@ impl FuncTranslator<'_> {
         let bits = self.mbits(mask);
         let instv = lanes::iconst32(&mut self.b, req.inst.0);
         let pd = self.scratch_addr(SCRATCH_DATA);
-        let res = self.call_helper_i32(helper, &[self.ctx, shape, bits, instv, addr, pd])?;
+        let h = self.helper(helper)?;
+        let call = self
+            .b
+            .ins()
+            .call(h, &[self.ctx, shape, bits, instv, addr, pd]);
+        let res = self.b.inst_results(call)[0];
         let cont = self.b.create_block();
         self.b.ins().brif(res, self.ret_status, &[], cont, &[]);
         self.b.switch_to_block(cont);

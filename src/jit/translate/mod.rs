@@ -194,11 +194,6 @@ pub(crate) struct FuncTranslator<'a> {
     /// If-then bodies run under the branch's mask without the dispatcher
     /// (`control::join`).
     pub joins: join::Joins,
-    /// The function has no loop (see [`Self::call_helper_i32`]).
-    pub loop_free: bool,
-    /// Set while a lowering emits a checked access only a rare case reaches (the
-    /// fallback of a coalesced load of contiguous addresses).
-    pub cold_calls: bool,
 }
 
 /// What building any function of a module reads: the module, its layout, and the
@@ -371,8 +366,6 @@ pub(crate) fn build(
         zero8,
         quick,
         joins: join::Joins::new(f, instrument || quick),
-        loop_free: !loop_header.iter().any(|&h| h),
-        cold_calls: false,
     };
     // A kernel (not a `.func`, not a continuation kernel, which returns at its
     // barriers) runs the warps chained by `WarpCtx::next` in one call: each starts at
@@ -530,28 +523,6 @@ impl<'a> FuncTranslator<'a> {
         let r = self.cm.declare_func_in_func(id, self.b.func);
         self.helper_refs.insert(h, r);
         Ok(r)
-    }
-
-    /// Calls helper `h` (returning i32) with `args`, the warp context first. A cold call
-    /// (a region lookup, a checked access under `cold_calls`) of a loop-free function
-    /// goes through the register-preserving wrapper (`abi::define_preserving`): no
-    /// vector live across it is spilled on the fast path. (Not in loops, nor on usual
-    /// paths: README, "Cold helper calls"; nor in the quick tier, which would compile
-    /// the wrappers: +0.3 ms for saxpy.)
-    pub fn call_helper_i32(&mut self, h: Helper, args: &[Value]) -> Result<Value, JitError> {
-        let cold = h == Helper::Region || self.cold_calls;
-        let wrapper = match self.loop_free && cold && !self.quick {
-            true => self.helpers.preserving(self.cm, h)?,
-            false => None,
-        };
-        let Some(id) = wrapper else {
-            let f = self.helper(h)?;
-            let call = self.b.ins().call(f, args);
-            return Ok(self.b.inst_results(call)[0]);
-        };
-        let f = self.callee_ref(id);
-        self.b.ins().call(f, args);
-        Ok(self.load_ctx(I32, offset_of!(WarpCtx, helper_ret), false))
     }
 
     /// A `FuncRef` for a callee, declared in this function on first use.

@@ -6,7 +6,8 @@
 //! that halts, nested divergence inside a target), full and partial warps; the same
 //! kernel with a mask too wide for the window (the lane's start check fails, the
 //! warp-wide form runs), where a thread that overruns its window faults naming the
-//! same thread and instruction on both backends.
+//! same thread and instruction on both backends; latches that branch on an `and.pred`
+//! or `or.pred` (`serial/branch.rs`).
 #[allow(unused_macros)]
 mod common;
 use common::*;
@@ -14,7 +15,24 @@ use common::*;
 /// The kernel: a stack machine over an 8-word local stack at `depot + ((sp<<2) & MASK)`.
 /// `fall`: target 3 continues into target 4 (which then has two predecessors, and the
 /// `brx.idx` block's address computations stay in it); else it has its own copy.
-fn ptx(mask: u32, depot: u32, fall: bool) -> String {
+/// `latch`: how the loop's latch tests `pc < len && steps < max`: 0: `and.pred` into
+/// one of its sources; 1: `and.pred` into another predicate; 2: `or.pred` of the
+/// negations, under a negated guard (1 and 2 branch on each source: `serial/branch.rs`).
+fn ptx(mask: u32, depot: u32, fall: bool, latch: u8) -> String {
+    let latch = match latch {
+        0 => {
+            "setp.lt.u32 %p6, %r12, %r20;\n\tsetp.lt.u32 %p7, %r13, %r22;\n\t\
+              and.pred %p6, %p6, %p7;\n\t@%p6 bra HEAD;"
+        }
+        1 => {
+            "setp.lt.u32 %p6, %r12, %r20;\n\tsetp.lt.u32 %p7, %r13, %r22;\n\t\
+              and.pred %p0, %p6, %p7;\n\t@%p0 bra HEAD;"
+        }
+        _ => {
+            "setp.ge.u32 %p6, %r12, %r20;\n\tsetp.ge.u32 %p7, %r13, %r22;\n\t\
+              or.pred %p0, %p6, %p7;\n\t@!%p0 bra HEAD;"
+        }
+    };
     let t3_end = if fall {
         "bra.uni T4;"
     } else {
@@ -124,10 +142,7 @@ M1:
 LATCH:
 	mov.u32 %r12, %r15;
 	add.s32 %r13, %r13, 1;
-	setp.lt.u32 %p6, %r12, %r20;
-	setp.lt.u32 %p7, %r13, %r22;
-	and.pred %p6, %p6, %p7;
-	@%p6 bra HEAD;
+	{latch}
 OUT:
 	ld.local.u32 %r28, [%rd1];
 	ld.local.u32 %r29, [%rd1+12];
@@ -201,8 +216,8 @@ fn run(
     (r, dev.read::<u32>(&out).unwrap())
 }
 
-fn same_as_interp(mask: u32, depot: u32, fall: bool, seed: u64) {
-    let src = ptx(mask, depot, fall);
+fn same_as_interp(mask: u32, depot: u32, fall: bool, latch: u8, seed: u64) {
+    let src = ptx(mask, depot, fall, latch);
     let mut rng = Rng::new(seed);
     for (round, (n, block, steps)) in [(64u32, 32u32, 300u32), (100, 64, 200), (33, 32, 500)]
         .into_iter()
@@ -227,7 +242,7 @@ fn same_as_interp(mask: u32, depot: u32, fall: bool, seed: u64) {
             assert_slice_eq(
                 &got,
                 &want,
-                &format!("mask {mask} fall {fall} round {round} n={n} {tier:?}"),
+                &format!("mask {mask} fall {fall} latch {latch} round {round} n={n} {tier:?}"),
             );
         }
     }
@@ -239,8 +254,20 @@ use ptxjit::jit::JitTier;
 fn threaded_in_window() {
     // The stack's 8 words fit the 32-byte depot: no lane-start check fails.
     for seed in [1, 2, 3] {
-        same_as_interp(28, 32, true, seed);
-        same_as_interp(28, 32, false, seed);
+        same_as_interp(28, 32, true, 0, seed);
+        same_as_interp(28, 32, false, 0, seed);
+    }
+}
+
+#[test]
+fn threaded_latch_branch_per_predicate() {
+    // The latch's `and.pred`/`or.pred` into a predicate of its own: one branch per
+    // source (`serial/branch.rs`); steps and lengths end the loops either way.
+    for seed in [4, 5] {
+        for latch in [1, 2] {
+            same_as_interp(28, 32, true, latch, seed);
+            same_as_interp(28, 32, false, latch, seed);
+        }
     }
 }
 
@@ -249,7 +276,7 @@ fn window_too_small_for_mask() {
     // `(sp << 2) & 60` can reach byte 60 of a 16-byte depot: programs that keep the
     // stack within 4 words run (warp-wide) like the interpreter; one that grows it
     // faults alike on both backends.
-    let src = ptx(60, 16, false);
+    let src = ptx(60, 16, false, 1);
     // push 5, push 9, add, drop, loop 4 times, add/sub 1, drop: the stack stays at words
     // 0 and 1 (bytes 0..8; the address of the word below, not accessed, is masked too).
     let code = [5 << 8, 9 << 8, 1, 4, 3 << 8 | 2, 1 << 8 | 7, 4];

@@ -40,9 +40,10 @@
 //! faults, and which thread they name, are those of the warp-wide path. The watchdog's
 //! stop check stays at every loop header of the scalar form.
 //!
-//! Submodules: `global` (global loads' region checks), `local` (local accesses' checks,
-//! some hoisted to the lane's start), `switch` (compare trees as one jump table),
-//! `thread` (per-target copies of the blocks back to a `brx.idx`: threaded dispatch).
+//! Submodules: `branch` (branches on an `and.pred`/`or.pred`), `global` (global loads'
+//! region checks), `local` (local accesses' checks, some hoisted to the lane's start),
+//! `switch` (compare trees as one jump table), `thread` (per-target copies of the
+//! blocks back to a `brx.idx`: threaded dispatch).
 
 use crate::exec::ctx::WarpCtx;
 use crate::ir::analysis::cfg;
@@ -69,6 +70,7 @@ use std::mem::offset_of;
 /// memory; a larger one runs warp-wide.
 pub(crate) const LOCAL_SNAP: u32 = 256;
 
+mod branch;
 mod global;
 mod local;
 mod switch;
@@ -860,6 +862,9 @@ impl FuncTranslator<'_> {
                 }
                 let tb = self.serial_target(*taken, st);
                 let nb = self.serial_target(*not_taken, st);
+                if self.serial_split_branch(guard, tb, nb, st) {
+                    return Ok(());
+                }
                 let Some(pv) = self.svar(guard.pred) else {
                     st.failed = true;
                     self.b.ins().jump(st.bail, &[]);

@@ -9,38 +9,19 @@
 mod common;
 use common::*;
 use ptxjit::jit::{helper_calls, JitTier};
-use ptxjit::DeviceOptions;
 
 const PTX: &str = "tests/ptx/cold_calls.ptx";
-
-/// A device with one worker (the launching thread runs every CTA, so the helper-call
-/// counts of this thread see them) compiling `tier` only.
-fn dev1(tier: JitTier) -> Device {
-    Device::with_options(DeviceOptions {
-        threads: 1,
-        jit_tier: tier,
-        ..DeviceOptions::default()
-    })
-    .expect("device")
-}
-
-/// Values in [-15, 16) with 1/64 steps: exact in f32, products and sums stay finite.
-fn values(n: usize, seed: u32) -> Vec<f32> {
-    (0..n as u32)
-        .map(|i| ((i ^ seed).wrapping_mul(2654435761) >> 21) as f32 / 64.0 - 15.0)
-        .collect()
-}
-
-fn bits(v: &[f32]) -> Vec<u32> {
-    v.iter().map(|x| x.to_bits()).collect()
-}
 
 #[test]
 fn global_loads_whose_region_misses_keep_live_values() {
     const BLOCK: u32 = 96;
     const GRID: u32 = 3;
     let n = (BLOCK * GRID) as usize;
-    let (a, b, c) = (values(n, 1), values(n, 2), values(n, 3));
+    let (a, b, c) = (
+        sixty_fourths(n, 1),
+        sixty_fourths(n, 2),
+        sixty_fourths(n, 3),
+    );
     for iters in [0u32, 1, 7] {
         let mut want = vec![0f32; 2 * n];
         for i in 0..n {
@@ -57,7 +38,7 @@ fn global_loads_whose_region_misses_keep_live_values() {
         for backend in [Backend::Interp, Backend::Jit] {
             for &tier in tiers(backend) {
                 let what = format!("{backend:?} {tier:?} iters {iters}");
-                let dev = dev1(tier);
+                let dev = device_one_worker(tier);
                 let m = module_at(&dev, PTX, backend);
                 let bufs: Vec<_> = [&a, &b, &c]
                     .iter()
@@ -76,7 +57,7 @@ fn global_loads_whose_region_misses_keep_live_values() {
                 launch(&dev, &m, "alt_regions", &lc, &args, &what);
                 let lookups = helper_calls().region - before;
                 let got = dev.read::<f32>(&out).unwrap();
-                assert_slice_eq(&bits(&got), &bits(&want), &what);
+                assert_slice_eq(&f32_bits(&got), &f32_bits(&want), &what);
                 if backend == Backend::Jit && iters == 7 {
                     // Each of the 9 warps looks the loop's load up again at least on
                     // every change of buffer (6 changes in 7 iterations).
@@ -91,7 +72,7 @@ fn global_loads_whose_region_misses_keep_live_values() {
 fn checked_shared_and_generic_loads_keep_live_values() {
     const GRID: u32 = 5;
     let n = 64 * GRID as usize;
-    let input = values(n, 9);
+    let input = sixty_fourths(n, 9);
     let mut want = vec![0f32; 2 * n];
     for i in 0..n {
         let (c, t) = (i / 64 * 64, i % 64);
@@ -102,7 +83,7 @@ fn checked_shared_and_generic_loads_keep_live_values() {
     for backend in [Backend::Interp, Backend::Jit] {
         for &tier in tiers(backend) {
             let what = format!("{backend:?} {tier:?}");
-            let dev = dev1(tier);
+            let dev = device_one_worker(tier);
             let m = module_at(&dev, PTX, backend);
             let inb = dev.alloc_from(&input).unwrap();
             let out = zeroed(&dev, 8 * n);
@@ -111,7 +92,7 @@ fn checked_shared_and_generic_loads_keep_live_values() {
             launch(&dev, &m, "shared_mix", &lc, &[arg(&inb), arg(&out)], &what);
             let calls = helper_calls().access - before;
             let got = dev.read::<f32>(&out).unwrap();
-            assert_slice_eq(&bits(&got), &bits(&want), &what);
+            assert_slice_eq(&f32_bits(&got), &f32_bits(&want), &what);
             if backend == Backend::Jit {
                 // At least the generic load of every warp (shared and global lanes
                 // mixed) is checked lane by lane.
@@ -123,7 +104,7 @@ fn checked_shared_and_generic_loads_keep_live_values() {
 
 /// `shared_past` with byte offset `off`: the result or the error message.
 fn past(backend: Backend, tier: JitTier, input: &[f32], off: u32) -> Result<Vec<u32>, String> {
-    let dev = dev1(tier);
+    let dev = device_one_worker(tier);
     let m = module_at(&dev, PTX, backend);
     let inb = dev.alloc_from(input).unwrap();
     let out = dev.alloc_from(&[7f32; 32]).unwrap();
@@ -131,12 +112,12 @@ fn past(backend: Backend, tier: JitTier, input: &[f32], off: u32) -> Result<Vec<
     let args = [arg(&inb), arg(&out), KernelArg::U32(off)];
     dev.launch(&m, "shared_past", &lc, &args)
         .map_err(|e| e.to_string())?;
-    Ok(bits(&dev.read::<f32>(&out).unwrap()))
+    Ok(f32_bits(&dev.read::<f32>(&out).unwrap()))
 }
 
 #[test]
 fn shared_loads_past_the_window_fault_where_the_interpreter_does() {
-    let input = values(32, 5);
+    let input = sixty_fourths(32, 5);
     let ptx = load_root(PTX);
     let line = line_of(&ptx, "shared_past", "ld.shared.f32 \t%f3");
     // The window is the kernel's 128-byte tile: offset 0 stays in it, out[t] =

@@ -9,33 +9,11 @@
 mod common;
 use common::*;
 use ptxjit::jit::JitTier;
-use ptxjit::DeviceOptions;
 
 const SAXPY: &str = "examples/saxpy.ptx";
 const GATHER: &str = "tests/ptx/cold_straight.ptx";
 /// Far past every allocation of a fresh device.
 const BAD: u64 = 1 << 46;
-
-/// A device with one worker compiling `tier` only.
-fn dev1(tier: JitTier) -> Device {
-    Device::with_options(DeviceOptions {
-        threads: 1,
-        jit_tier: tier,
-        ..DeviceOptions::default()
-    })
-    .expect("device")
-}
-
-/// Values in [-15, 16) with 1/64 steps: exact in f32, products and sums stay finite.
-fn values(n: usize, seed: u32) -> Vec<f32> {
-    (0..n as u32)
-        .map(|i| ((i ^ seed).wrapping_mul(2654435761) >> 21) as f32 / 64.0 - 15.0)
-        .collect()
-}
-
-fn bits(v: &[f32]) -> Vec<u32> {
-    v.iter().map(|x| x.to_bits()).collect()
-}
 
 /// Every (backend, tier) pair.
 fn runs() -> Vec<(Backend, JitTier)> {
@@ -53,10 +31,10 @@ fn saxpy(
     x_at: Option<u64>,
     y_at: Option<u64>,
 ) -> Result<Vec<u32>, String> {
-    let dev = dev1(tier);
+    let dev = device_one_worker(tier);
     let m = module_at(&dev, SAXPY, backend);
-    let bx = dev.alloc_from(&values(n, 1)).unwrap();
-    let by = dev.alloc_from(&values(n, 2)).unwrap();
+    let bx = dev.alloc_from(&sixty_fourths(n, 1)).unwrap();
+    let by = dev.alloc_from(&sixty_fourths(n, 2)).unwrap();
     let ptr = |b: &Buffer, at: Option<u64>| at.map_or_else(|| arg(b), KernelArg::from);
     let args = [
         KernelArg::U32(n as u32),
@@ -67,18 +45,18 @@ fn saxpy(
     let lc = cfg([(n as u32).div_ceil(128), 1, 1], [128, 1, 1], backend);
     dev.launch(&m, "saxpy", &lc, &args)
         .map_err(|e| e.to_string())?;
-    Ok(bits(&dev.read::<f32>(&by).unwrap()))
+    Ok(f32_bits(&dev.read::<f32>(&by).unwrap()))
 }
 
 #[test]
 fn saxpy_keeps_y_across_the_x_load() {
     for n in [1usize, 31, 32, 1000, 4096] {
-        let (x, y) = (values(n, 1), values(n, 2));
+        let (x, y) = (sixty_fourths(n, 1), sixty_fourths(n, 2));
         let want: Vec<f32> = (0..n).map(|i| 1.5f32.mul_add(x[i], y[i])).collect();
         for run in runs() {
             let what = format!("{run:?} n {n}");
             let got = saxpy(run, n, None, None).unwrap_or_else(|e| panic!("{what}: {e}"));
-            assert_slice_eq(&got, &bits(&want), &what);
+            assert_slice_eq(&got, &f32_bits(&want), &what);
         }
     }
 }
@@ -101,8 +79,8 @@ fn saxpy_faults_of_either_load_match_the_interpreter() {
 /// The buffers of gather_axpy: x (`m` values), y (`n` values) and the indices.
 fn gather_bufs(dev: &Device, n: usize, m: usize, idx: &[u32]) -> [Buffer; 3] {
     [
-        dev.alloc_from(&values(m, 3)).unwrap(),
-        dev.alloc_from(&values(n, 4)).unwrap(),
+        dev.alloc_from(&sixty_fourths(m, 3)).unwrap(),
+        dev.alloc_from(&sixty_fourths(n, 4)).unwrap(),
         dev.alloc_from(idx).unwrap(),
     ]
 }
@@ -125,7 +103,7 @@ fn gather_on(
     let lc = cfg([(n as u32).div_ceil(96), 1, 1], [96, 1, 1], backend);
     dev.launch(&md, "gather_axpy", &lc, &args)
         .map_err(|e| e.to_string())?;
-    Ok(bits(&dev.read::<f32>(&b[1]).unwrap()))
+    Ok(f32_bits(&dev.read::<f32>(&b[1]).unwrap()))
 }
 
 #[test]
@@ -139,16 +117,16 @@ fn gathered_loads_keep_y_across_the_checked_access() {
                 _ => i.wrapping_mul(7919) % m as u32,
             })
             .collect();
-        let (x, y) = (values(m, 3), values(n, 4));
+        let (x, y) = (sixty_fourths(m, 3), sixty_fourths(n, 4));
         let want: Vec<f32> = (0..n)
             .map(|i| (-0.75f32).mul_add(x[idx[i] as usize], y[i]))
             .collect();
         for run in runs() {
             let what = format!("{run:?} n {n}");
-            let dev = dev1(run.1);
+            let dev = device_one_worker(run.1);
             let b = gather_bufs(&dev, n, m, &idx);
             let got = gather_on(&dev, run.0, n, &b).unwrap_or_else(|e| panic!("{what}: {e}"));
-            assert_slice_eq(&got, &bits(&want), &what);
+            assert_slice_eq(&got, &f32_bits(&want), &what);
         }
     }
 }
@@ -163,7 +141,7 @@ fn gathered_load_faults_match_the_interpreter() {
     for &tier in tiers(Backend::Jit) {
         // The fault's address depends on where x lies: both backends on one device
         // and the same buffers.
-        let dev = dev1(tier);
+        let dev = device_one_worker(tier);
         let b = gather_bufs(&dev, n, m, &idx);
         let interp = gather_on(&dev, Backend::Interp, n, &b).expect_err("interpreter ran");
         assert!(interp.contains("ld.global.f32"), "{interp}");

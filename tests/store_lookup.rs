@@ -10,7 +10,7 @@
 mod common;
 use common::*;
 use ptxjit::jit::{helper_calls, JitTier};
-use ptxjit::{DeviceOptions, Fault};
+use ptxjit::Fault;
 
 const PTX: &str = "tests/ptx/store_lookup.ptx";
 const BLOCK: u32 = 96;
@@ -21,17 +21,6 @@ const N: usize = (BLOCK * GRID) as usize;
 const SHAPES: [(u32, u32); 2] = [(GRID, BLOCK), (6, 48)];
 /// What the three store buffers hold before the launch.
 const SENTINEL: u32 = 0x5a5a_5a5a;
-
-/// A device with one worker (the launching thread runs every CTA: the helper-call
-/// counts and the first fault are this thread's) compiling `tier` only.
-fn dev1(tier: JitTier) -> Device {
-    Device::with_options(DeviceOptions {
-        threads: 1,
-        jit_tier: tier,
-        ..DeviceOptions::default()
-    })
-    .expect("device")
-}
 
 /// Values in [-15, 16) with 1/64 steps, and a NaN with a payload in every 37th element.
 fn values(seed: u32) -> Vec<f32> {
@@ -64,7 +53,7 @@ fn run(
     off: u32,
     (grid, block): (u32, u32),
 ) -> Result<Stored, Box<(Fault, Vec<u64>)>> {
-    let dev = dev1(tier);
+    let dev = device_one_worker(tier);
     let m = module_at(&dev, PTX, backend);
     let pa = dev.alloc_from(a).unwrap();
     let pb = dev.alloc_from(b).unwrap();

@@ -81,6 +81,33 @@ pub fn device_tier(tier: ptxjit::jit::JitTier) -> Device {
     .unwrap_or_else(|e| panic!("Device::with_options: {e}"))
 }
 
+/// A device with one worker thread (the launching thread runs every CTA, so per-thread
+/// helper-call counts and the first fault are its own) whose JIT compiles `tier` only.
+#[allow(dead_code)]
+pub fn device_one_worker(tier: ptxjit::jit::JitTier) -> Device {
+    Device::with_options(ptxjit::DeviceOptions {
+        threads: 1,
+        jit_tier: tier,
+        ..ptxjit::DeviceOptions::default()
+    })
+    .unwrap_or_else(|e| panic!("Device::with_options: {e}"))
+}
+
+/// `n` values in [-15, 16) with 1/64 steps, varied by `seed`: exact in f32, and the
+/// products and sums of a few of them stay exact and finite.
+#[allow(dead_code)]
+pub fn sixty_fourths(n: usize, seed: u32) -> Vec<f32> {
+    (0..n as u32)
+        .map(|i| ((i ^ seed).wrapping_mul(2654435761) >> 21) as f32 / 64.0 - 15.0)
+        .collect()
+}
+
+/// The bit patterns of `v`.
+#[allow(dead_code)]
+pub fn f32_bits(v: &[f32]) -> Vec<u32> {
+    v.iter().map(|x| x.to_bits()).collect()
+}
+
 /// The JIT tiers a kernel test runs under: both for the JIT, one for the interpreter.
 #[allow(dead_code)]
 pub fn tiers(backend: Backend) -> &'static [ptxjit::jit::JitTier] {

@@ -88,9 +88,9 @@ fn checked_shared_and_generic_loads_keep_live_values() {
             let inb = dev.alloc_from(&input).unwrap();
             let out = zeroed(&dev, 8 * n);
             let lc = cfg([GRID, 1, 1], [64, 1, 1], backend);
-            let before = helper_calls().access;
-            launch(&dev, &m, "shared_mix", &lc, &[arg(&inb), arg(&out)], &what);
-            let calls = helper_calls().access - before;
+            let calls = access_calls(|| {
+                launch(&dev, &m, "shared_mix", &lc, &[arg(&inb), arg(&out)], &what)
+            });
             let got = dev.read::<f32>(&out).unwrap();
             assert_slice_eq(&f32_bits(&got), &f32_bits(&want), &what);
             if backend == Backend::Jit {

@@ -12,21 +12,12 @@
 mod common;
 use common::*;
 use ptxjit::jit::JitTier;
-use ptxjit::{DeviceOptions, KernelArg};
+use ptxjit::KernelArg;
 
 const FILE: &str = "tests/ptx/shared_masked.ptx";
 const CTAS: u32 = 29;
 const BLOCK: u32 = 64;
 const WORDS: usize = 384;
-
-fn device_with(threads: usize, tier: JitTier) -> Device {
-    Device::with_options(DeviceOptions {
-        threads,
-        jit_tier: tier,
-        ..DeviceOptions::default()
-    })
-    .unwrap_or_else(|e| panic!("Device::with_options: {e}"))
-}
 
 /// The kernel's 384 output words (its shared window at the end) in CTA `c`.
 fn model(c: u32) -> Vec<u32> {
@@ -84,14 +75,12 @@ fn masked_consecutive_shared_stores_match_the_model() {
     for threads in [1, 2] {
         for backend in [Backend::Jit, Backend::Interp] {
             for &tier in tiers(backend) {
-                let dev = device_with(threads, tier);
+                let dev = device_threads_tier(threads, tier);
                 let m = module_at(&dev, FILE, backend);
                 let out = zeroed(&dev, CTAS as usize * WORDS * 4);
                 let c = cfg([CTAS, 1, 1], [BLOCK, 1, 1], backend);
                 let args = [arg(&out), KernelArg::U32(0)];
-                let before = ptxjit::jit::helper_calls().access;
-                launch(&dev, &m, "masked", &c, &args, "masked");
-                let calls = ptxjit::jit::helper_calls().access - before;
+                let calls = access_calls(|| launch(&dev, &m, "masked", &c, &args, "masked"));
                 let what = format!("{backend:?} {tier:?} on {threads} worker(s)");
                 assert_slice_eq(&dev.read::<u32>(&out).unwrap(), &want, &what);
                 if backend == Backend::Jit && threads == 1 && tier == JitTier::Optimized {
@@ -112,7 +101,7 @@ fn consecutive_lanes_past_the_window_fault_as_the_helper_reports_them() {
         let mut msgs = Vec::new();
         for backend in [Backend::Jit, Backend::Interp] {
             for &tier in tiers(backend) {
-                let dev = device_with(1, tier);
+                let dev = device_threads_tier(1, tier);
                 let m = module_at(&dev, FILE, backend);
                 let out = zeroed(&dev, WORDS * 4);
                 let c = cfg([1, 1, 1], [BLOCK, 1, 1], backend);

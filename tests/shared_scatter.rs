@@ -12,22 +12,11 @@
 mod common;
 use common::*;
 use ptxjit::jit::JitTier;
-use ptxjit::{DeviceOptions, KernelArg};
+use ptxjit::KernelArg;
 
 const FILE: &str = "tests/ptx/shared_scatter.ptx";
 const CTAS: u32 = 37;
 const BLOCK: u32 = 64;
-
-/// A device of `threads` workers compiling JIT tier `tier` only (the quick tier takes
-/// the helper for these stores, the optimized tier the scatter).
-fn device_with(threads: usize, tier: JitTier) -> Device {
-    Device::with_options(DeviceOptions {
-        threads,
-        jit_tier: tier,
-        ..DeviceOptions::default()
-    })
-    .unwrap_or_else(|e| panic!("Device::with_options: {e}"))
-}
 
 /// The kernel's shared bytes at the barrier in CTA `c`, and its 192 output words.
 fn model(c: u32) -> Vec<u32> {
@@ -78,20 +67,19 @@ fn partial_and_uniform_shared_accesses_match_the_model() {
     // Hand check of the model: CTA 0, word 1 holds thread t with (37 t) & 63 == 1, i.e.
     // t = 45 (37 * 45 = 1665 = 26 * 64 + 1), lane 13 <= 20: 45 * 3 + 0 = 135.
     assert_eq!(want[1], 135);
+    // The quick tier takes the helper for these stores, the optimized tier the scatter.
     for (threads, tier) in [
         (1, JitTier::Optimized),
         (2, JitTier::Optimized),
         (1, JitTier::Quick),
     ] {
-        let dev = device_with(threads, tier);
+        let dev = device_threads_tier(threads, tier);
         for backend in [Backend::Jit, Backend::Interp] {
             let m = module_at(&dev, FILE, backend);
             let out = zeroed(&dev, (CTAS * 192 * 4) as usize);
             let c = cfg([CTAS, 1, 1], [BLOCK, 1, 1], backend);
             let args = [arg(&out), KernelArg::U32(0)];
-            let before = ptxjit::jit::helper_calls().access;
-            launch(&dev, &m, "scatter", &c, &args, "scatter");
-            let calls = ptxjit::jit::helper_calls().access - before;
+            let calls = access_calls(|| launch(&dev, &m, "scatter", &c, &args, "scatter"));
             let what = format!("{backend:?} {tier:?} on {threads} worker(s)");
             assert_slice_eq(&dev.read::<u32>(&out).unwrap(), &want, &what);
             if backend == Backend::Jit && threads == 1 && tier == JitTier::Optimized {
@@ -112,7 +100,7 @@ fn a_bad_later_lane_faults_as_the_helper_reports_it() {
     {
         let mut msgs = Vec::new();
         for backend in [Backend::Jit, Backend::Interp] {
-            let dev = device_with(1, tier);
+            let dev = device_threads_tier(1, tier);
             let m = module_at(&dev, FILE, backend);
             let out = zeroed(&dev, 192 * 4);
             let c = cfg([1, 1, 1], [BLOCK, 1, 1], backend);

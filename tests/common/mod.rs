@@ -81,16 +81,30 @@ pub fn device_tier(tier: ptxjit::jit::JitTier) -> Device {
     .unwrap_or_else(|e| panic!("Device::with_options: {e}"))
 }
 
-/// A device with one worker thread (the launching thread runs every CTA, so per-thread
-/// helper-call counts and the first fault are its own) whose JIT compiles `tier` only.
+/// A device with `threads` worker threads whose JIT compiles `tier` only.
 #[allow(dead_code)]
-pub fn device_one_worker(tier: ptxjit::jit::JitTier) -> Device {
+pub fn device_threads_tier(threads: usize, tier: ptxjit::jit::JitTier) -> Device {
     Device::with_options(ptxjit::DeviceOptions {
-        threads: 1,
+        threads,
         jit_tier: tier,
         ..ptxjit::DeviceOptions::default()
     })
     .unwrap_or_else(|e| panic!("Device::with_options: {e}"))
+}
+
+/// A device with one worker thread (the launching thread runs every CTA, so per-thread
+/// helper-call counts and the first fault are its own) whose JIT compiles `tier` only.
+#[allow(dead_code)]
+pub fn device_one_worker(tier: ptxjit::jit::JitTier) -> Device {
+    device_threads_tier(1, tier)
+}
+
+/// How many times this thread called the JIT's checked access helper while `f` ran.
+#[allow(dead_code)]
+pub fn access_calls(f: impl FnOnce()) -> u64 {
+    let before = ptxjit::jit::helper_calls().access;
+    f();
+    ptxjit::jit::helper_calls().access - before
 }
 
 /// `n` values in [-15, 16) with 1/64 steps, varied by `seed`: exact in f32, and the

@@ -431,12 +431,7 @@ impl FuncTranslator<'_> {
                 let bid = BlockId(*b as u32);
                 for &k in ks {
                     st.at = (bid, k);
-                    if !self.serial_inst(&f.blocks[bid].insts[k], st)? {
-                        st.failed = true;
-                        self.b.ins().jump(st.bail, &[]);
-                        let dead = self.b.create_block();
-                        self.b.switch_to_block(dead);
-                    }
+                    self.serial_inst_or_bail(&f.blocks[bid].insts[k], st)?;
                 }
             }
         }
@@ -447,15 +442,22 @@ impl FuncTranslator<'_> {
                 }
             }
             st.at = (id, k);
-            if !self.serial_inst(inst, st)? {
-                st.failed = true;
-                self.b.ins().jump(st.bail, &[]);
-                let dead = self.b.create_block();
-                self.b.switch_to_block(dead);
-            }
+            self.serial_inst_or_bail(inst, st)?;
         }
         st.at = (id, blk.insts.len());
         self.serial_term(&blk.term, st)
+    }
+
+    /// `inst` as scalar code; where it has no scalar form, the lane bails out (the
+    /// form is then unreachable: [`Lanes::failed`]).
+    fn serial_inst_or_bail(&mut self, inst: &Inst, st: &mut Lanes) -> Result<(), JitError> {
+        if !self.serial_inst(inst, st)? {
+            st.failed = true;
+            self.b.ins().jump(st.bail, &[]);
+            let dead = self.b.create_block();
+            self.b.switch_to_block(dead);
+        }
+        Ok(())
     }
 
     /// The setup (saves, then the loop over the lanes), the start of each lane (its

@@ -1,9 +1,9 @@
 //! Per-word combining of one 64-byte line's lanes of a global `atom`/`red`
-//! (`atomic_inline`'s access loop calls it where a line has more active lanes than
-//! words by a quarter): a table of each word's combined operands, one host atomic per
-//! word, and for a live destination each lane's old value from the word's old value and
-//! the lane's prefix, as the lane-by-lane ascending order gives it. Also the test that
-//! keeps a full warp's combinable atomic on the grouped form (`one_line`).
+//! (`atomic_inline`'s grouped access loop, where not every lane is active, calls it
+//! where a line has more active lanes than words by a quarter): a table of each word's
+//! combined operands, one host atomic per word, and for a live destination each lane's
+//! old value from the word's old value and the lane's prefix, as the lane-by-lane
+//! ascending order gives it.
 
 use crate::jit::lower::atomic_inline::{combine, flags, identity, AtomInst, LINE_SHIFT};
 use crate::jit::translate::lanes;
@@ -162,27 +162,5 @@ impl FuncTranslator<'_> {
             self.b.ins().jump(cont, &[]);
         }
         Ok(())
-    }
-
-    /// Whether the 32 host addresses (16 × i64x2) lie on lane 0's 64-byte line (i8): the
-    /// OR of every address XOR lane 0's is below the line size.
-    pub(super) fn one_line(&mut self, addrs: &[Value]) -> Value {
-        let h0 = self.b.ins().extractlane(addrs[0], 0);
-        let s = self.b.ins().splat(I64X2, h0);
-        let mut acc: Option<Value> = None;
-        for &x in addrs {
-            let d = self.b.ins().bxor(x, s);
-            acc = Some(match acc {
-                None => d,
-                Some(o) => self.b.ins().bor(o, d),
-            });
-        }
-        let o = acc.unwrap_or(s);
-        let lo = self.b.ins().extractlane(o, 0);
-        let hi = self.b.ins().extractlane(o, 1);
-        let o = self.b.ins().bor(lo, hi);
-        self.b
-            .ins()
-            .icmp_imm_u(IntCC::UnsignedLessThan, o, 1 << LINE_SHIFT)
     }
 }

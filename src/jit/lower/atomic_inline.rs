@@ -19,19 +19,20 @@
 //!   `atomic_cas` for cas, a compare-exchange loop computing the new value inline for
 //!   inc/dec and `.f32` add). With every lane active and one `atomic_rmw`/`atomic_cas`
 //!   per lane (not in the quick tier), lanes 0 to 31 ascending in straight-line code,
-//!   the addresses taken from the address vectors, unless a combinable operation has
-//!   every lane on one line (the grouped form below combines it): a lock-prefixed
-//!   instruction holds back every later load, so the grouping's mask loop and table
-//!   loads between the atomics cost more than they saved (hist_global, 1 worker, CPU
-//!   time: 9.7 -> 6.7 ns/elem; 2 workers 11.1 -> 7.2). Otherwise the lanes are
-//!   taken by 64-byte host line: the lowest
+//!   the addresses taken from the address vectors: a lock-prefixed instruction holds
+//!   back every later load, so the grouping's mask loop and table loads between the
+//!   atomics cost more than they saved (hist_global, 1 worker, CPU time: 9.7 -> 6.7
+//!   ns/elem; 2 workers 11.1 -> 7.2). A full warp's dense line is not combined then
+//!   (choosing the grouped form for it by testing even 4 lanes' lines before the
+//!   first atomic cost hist_global 10-15%; either form gives the same results).
+//!   Otherwise the lanes are taken by 64-byte host line: the lowest
 //!   remaining lane and every remaining lane on its line, ascending, then the next
 //!   line. Lanes at one address keep ascending order (so each gets the old value the
 //!   interpreter's lane order gives it), and the lanes of one instruction are
 //!   different threads with no order between their accesses to different addresses.
 //!   The grouping makes the worker take each line once per instruction instead of
-//!   once per lane, which is what other workers' atomics on the same lines (a
-//!   histogram) make expensive. An integer add/and/or/xor/min/max combines a line's
+//!   once per lane (against the per-lane loop it replaced, 2-worker hist_global 42 ->
+//!   17 ns/elem; the straight-line form beats both). An integer add/and/or/xor/min/max combines a line's
 //!   lanes per word (`atomic_combine`: one atomic per distinct word, the operands in
 //!   ascending order; where the destination is live, each lane gets the word's old
 //!   value combined with the operands of the lanes below it, what one-by-one gives)
@@ -559,19 +560,12 @@ impl FuncTranslator<'_> {
             return self.atom_lanes(a, form, bits, Some(base), cont);
         }
         if !self.quick && matches!(form, Form::Rmw(_) | Form::Cas) {
-            let full = self.b.create_block();
+            let straight = self.b.create_block();
             let some = self.b.create_block();
             let all = self.b.ins().icmp_imm_u(IntCC::Equal, bits, u32::MAX as i64);
-            self.b.ins().brif(all, full, &[], some, &[]);
-            self.b.switch_to_block(full);
+            self.b.ins().brif(all, straight, &[], some, &[]);
+            self.b.switch_to_block(straight);
             let addrs = self.unspill(true, 0);
-            if combinable(a.op, a.ty) {
-                // Every lane on one line: the grouped form, which combines it.
-                let straight = self.b.create_block();
-                let one = self.one_line(&addrs.v);
-                self.b.ins().brif(one, some, &[], straight, &[]);
-                self.b.switch_to_block(straight);
-            }
             self.atom_global_straight(a, form, &addrs.v, cont);
             self.b.switch_to_block(some);
         }

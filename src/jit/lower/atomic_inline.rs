@@ -21,22 +21,23 @@
 //!   per lane (not in the quick tier), lanes 0 to 31 ascending in straight-line code,
 //!   the addresses taken from the address vectors: a lock-prefixed instruction holds
 //!   back every later load, so the grouping's mask loop and table loads between the
-//!   atomics cost more than they saved (hist_global, 1 worker, CPU time: 9.7 -> 6.7
-//!   ns/elem; 2 workers 11.1 -> 7.2). A full warp's dense line is not combined then
+//!   atomics cost more than they saved (hist_global, CPU time: 1 worker 9.0 -> 6.4
+//!   ns/elem, 2 workers 9.5 -> 6.8). A full warp's dense line is not combined then
 //!   (choosing the grouped form for it by testing even 4 lanes' lines before the
-//!   first atomic cost hist_global 10-15%; either form gives the same results).
-//!   Otherwise the lanes are taken by 64-byte host line: the lowest
+//!   first atomic cost hist_global 10-15%; hist_global on all-zero input, every lane
+//!   at one word, ran as fast as with the combining; either form gives the same
+//!   results). Otherwise the lanes are taken by 64-byte host line: the lowest
 //!   remaining lane and every remaining lane on its line, ascending, then the next
 //!   line. Lanes at one address keep ascending order (so each gets the old value the
 //!   interpreter's lane order gives it), and the lanes of one instruction are
 //!   different threads with no order between their accesses to different addresses.
 //!   The grouping makes the worker take each line once per instruction instead of
 //!   once per lane (against the per-lane loop it replaced, 2-worker hist_global 42 ->
-//!   17 ns/elem; the straight-line form beats both). An integer add/and/or/xor/min/max combines a line's
-//!   lanes per word (`atomic_combine`: one atomic per distinct word, the operands in
-//!   ascending order; where the destination is live, each lane gets the word's old
-//!   value combined with the operands of the lanes below it, what one-by-one gives)
-//!   when the line has more active lanes than words by a quarter (more than 20 lanes
+//!   17 ns/elem; the straight-line form beats both). An integer add/and/or/xor/min/max
+//!   combines a line's lanes per word (`atomic_combine`: one atomic per distinct
+//!   word, the operands in ascending order; where the destination is live, each lane
+//!   gets the word's old value combined with the operands of the lanes below it, what
+//!   one-by-one gives) when the line has more active lanes than words by a quarter (more than 20 lanes
 //!   on 16 words, 10 on 8): the combining passes cost about 4 more instructions per
 //!   lane and 50 per line, which fewer atomics than lanes repay only there (measured:
 //!   all 32 lanes at one word 2.3× faster, 8 lanes over 16 words 11% slower).

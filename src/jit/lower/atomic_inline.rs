@@ -37,10 +37,11 @@
 //!   combines a line's lanes per word (`atomic_combine`: one atomic per distinct
 //!   word, the operands in ascending order; where the destination is live, each lane
 //!   gets the word's old value combined with the operands of the lanes below it, what
-//!   one-by-one gives) when the line has more active lanes than words by a quarter (more than 20 lanes
-//!   on 16 words, 10 on 8): the combining passes cost about 4 more instructions per
-//!   lane and 50 per line, which fewer atomics than lanes repay only there (measured:
-//!   all 32 lanes at one word 2.3× faster, 8 lanes over 16 words 11% slower).
+//!   one-by-one gives) when the line has more active lanes than words by a quarter
+//!   (more than 20 lanes on 16 words, 10 on 8): the combining passes cost about 4
+//!   more instructions per lane and 50 per line, which fewer atomics than lanes repay
+//!   only there (measured: all 32 lanes at one word 2.3× faster, 8 lanes over 16
+//!   words 11% slower).
 //! - `.shared`: ascending lanes, a plain load, the new value and a store: a CTA's
 //!   warps, and all the CTAs of a cluster, run on one OS thread (`runtime::launch`,
 //!   `exec::cluster`), and warps switch only at barriers and calls, never inside an

@@ -305,15 +305,15 @@ impl FuncTranslator<'_> {
             let top = self.b.ins().iadd_imm_s(size, -len);
             (zero, top, self.b.ins().band(big, al))
         } else {
+            // (Every entry has hi >= lo: a region, or NO_REGION's empty one.)
             let (lo, hi) = self.cached_region(a.inst);
-            let c1 = self.b.ins().icmp(IntCC::UnsignedGreaterThanOrEqual, hi, lo);
             let span = self.b.ins().isub(hi, lo);
-            let c2 = self
+            let good = self
                 .b
                 .ins()
                 .icmp_imm_u(IntCC::UnsignedGreaterThanOrEqual, span, len);
             let top = self.b.ins().iadd_imm_s(hi, -len);
-            (lo, top, self.b.ins().band(c1, c2))
+            (lo, top, good)
         };
         let whole = self.b.create_block();
         let some = self.b.create_block();

@@ -494,8 +494,7 @@ impl FuncTranslator<'_> {
         let lookup = self.b.create_block();
         self.b.ins().brif(al, aligned, &[], fail, &[]);
         self.b.switch_to_block(aligned);
-        let loc = self.in_cached_region(a.inst, addr, len);
-        self.b.ins().brif(loc, ok, &[addr.into()], lookup, &[]);
+        self.brif_cached_region(a.inst, addr, len, (ok, &[addr.into()]), lookup);
         self.b.switch_to_block(lookup);
         let lenv = lanes::iconst64(&mut self.b, len as u64);
         let found = self.region_lookup(a.inst, addr, lenv, true)?;

@@ -36,23 +36,21 @@ pub(super) struct StoreMiss {
 }
 
 impl FuncTranslator<'_> {
-    /// The coalesced-access test: returns (shape ok: i8, location ok: i8, host address of
-    /// lane 0). The shape covers consecutive lanes, alignment and (stores) a full warp;
-    /// the location is the shared window or the instruction's cached region. With
-    /// `proven` (the shape analysis proved the active lanes consecutive), the lanes are
-    /// not compared: all 32 lanes must be active instead, so that lane 0's address is
-    /// an active lane's. `entry`: the region-cache entry tested.
-    #[allow(clippy::too_many_arguments)]
+    /// The coalesced-access test: returns (shape ok: i8, location ok: i8 in shared memory
+    /// (`None` elsewhere: the caller branches on the cached region with
+    /// [`Self::brif_cached_region`]), host address of lane 0). The shape covers
+    /// consecutive lanes, alignment and (stores) a full warp. With `proven` (the shape
+    /// analysis proved the active lanes consecutive), the lanes are not compared: all 32
+    /// lanes must be active instead, so that lane 0's address is an active lane's.
     pub(super) fn fast_check(
         &mut self,
         space: Space,
         eb: u32,
         a: &WarpValue,
         write: bool,
-        entry: Entry,
         mask: &mut Mask,
         proven: bool,
-    ) -> (Value, Value, Value) {
+    ) -> (Value, Option<Value>, Value) {
         let a0 = match self.affine_lane0(a) {
             Some(x) => x,
             None => self.b.ins().extractlane(a.v[0], 0),
@@ -91,13 +89,12 @@ impl FuncTranslator<'_> {
             Some(self.b.ins().vall_true(all))
         };
         let len = 32 * eb as i64;
-        let loc;
+        let mut loc = None;
         let h = if space == Space::Shared {
             let (l, h) = self.in_shared_window(a0, len);
-            loc = l;
+            loc = Some(l);
             h
         } else {
-            loc = self.in_cached_region(entry.inst, a0, len);
             a0
         };
         let and = |b: &mut cranelift_frontend::FunctionBuilder, ok: Option<Value>, x| {
@@ -200,9 +197,9 @@ impl FuncTranslator<'_> {
         proven: bool,
         miss: Option<&StoreMiss>,
     ) -> Result<(), JitError> {
-        let (shape, loc, h) = self.fast_check(space, eb, a, write, entry, mask, proven);
+        let (shape, loc, h) = self.fast_check(space, eb, a, write, mask, proven);
         let hv = [BlockArg::Value(h)];
-        if space == Space::Shared {
+        if let Some(loc) = loc {
             if fail == slow {
                 let ok = self.b.ins().band(shape, loc);
                 self.b.ins().brif(ok, fast, &hv, slow, &[]);
@@ -218,7 +215,7 @@ impl FuncTranslator<'_> {
         let lookup = self.b.create_block();
         self.b.ins().brif(shape, cached, &[], fail, &[]);
         self.b.switch_to_block(cached);
-        self.b.ins().brif(loc, fast, &hv, lookup, &[]);
+        self.brif_cached_region(entry.inst, h, 32 * eb as i64, (fast, &hv), lookup);
         self.b.switch_to_block(lookup);
         let (to_found, to_missing) = match miss {
             Some(m) => {
@@ -258,6 +255,32 @@ impl FuncTranslator<'_> {
             return self.in_range_dyn(range, a, lenv);
         }
         self.in_range_short(range, a, lenv)
+    }
+
+    /// Branches to `yes` (with `args`) when host range `[a, a + len)` lies in instruction
+    /// `inst`'s cached region, else to `no`: [`Self::in_cached_region`]'s two compares as
+    /// two branches (`a < lo`, then `a > hi - len`; each a compare-and-jump).
+    pub(crate) fn brif_cached_region(
+        &mut self,
+        inst: InstId,
+        a: Value,
+        len: i64,
+        (yes, args): (Block, &[BlockArg]),
+        no: Block,
+    ) {
+        if !(1..=CACHED_HI_MIN as i64).contains(&len) {
+            let loc = self.in_cached_region(inst, a, len);
+            self.b.ins().brif(loc, yes, args, no, &[]);
+            return;
+        }
+        let (lo, hi) = self.cached_region(inst);
+        let above = self.b.create_block();
+        let c1 = self.b.ins().icmp(IntCC::UnsignedGreaterThanOrEqual, a, lo);
+        self.b.ins().brif(c1, above, &[], no, &[]);
+        self.b.switch_to_block(above);
+        let top = self.b.ins().iadd_imm_s(hi, -len);
+        let c2 = self.b.ins().icmp(IntCC::UnsignedLessThanOrEqual, a, top);
+        self.b.ins().brif(c2, yes, args, no, &[]);
     }
 
     /// [`Self::in_range_dyn`] for a length `len` (an i64 value) known to lie in

@@ -6,9 +6,11 @@
 //! earlier load in the block found (`tests/ptx/halves_memo.ptx`): again with one lane
 //! inactive, after the register is rewritten to a shape that is not half-warp rows,
 //! from blocks of whole-warp rows and of 16-wide rows (the two compiled variants), and
-//! with an offset that leaves the window at a remembered register's last load. Last,
+//! with an offset that leaves the window at a remembered register's last load. Then
 //! runs of loads whose window the first load tests for all (`tests/ptx/halves_run.ptx`),
-//! with faults in the middle of a run.
+//! with faults in the middle of a run. Last, first loads of runs, which test the
+//! half-warp shapes before the coalesced one (`tests/ptx/halves_first.ptx`): a coalesced
+//! warp, a guarded first load, a global run, and faults at first and later loads.
 
 #[allow(unused_macros)]
 #[macro_use]

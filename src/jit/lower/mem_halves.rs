@@ -15,7 +15,10 @@
 //! block ends. A later load from the same register (sgemm's 16 `As[ty][k]` and
 //! `Bs[k][tx]` loads per tile are `[%rd6+4k]` and `[%rd7+64k]`) then tests only the
 //! mask, alignment and range of its two half addresses before loading, with no lane
-//! addresses built or compared.
+//! addresses built or compared. The first load of such a run, with all 32 lanes active,
+//! makes this test before the coalesced one (`halves_first`), whose shape it covers:
+//! where the lanes are tile rows (sgemm's 16 × 16 blocks), they are compared once per
+//! run instead of twice.
 //!
 //! In `.shared`, the first load of such a run (the loads from the register up to its
 //! next write in the block: sgemm's 16 loads per tile row) also tests the window once

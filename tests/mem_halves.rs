@@ -6,9 +6,11 @@
 //! earlier load in the block found (`tests/ptx/halves_memo.ptx`): again with one lane
 //! inactive, after the register is rewritten to a shape that is not half-warp rows,
 //! from blocks of whole-warp rows and of 16-wide rows (the two compiled variants), and
-//! with an offset that leaves the window at a remembered register's last load. Last,
+//! with an offset that leaves the window at a remembered register's last load. Then
 //! runs of loads whose window the first load tests for all (`tests/ptx/halves_run.ptx`),
-//! with faults in the middle of a run.
+//! with faults in the middle of a run. Last, first loads of runs, which test the
+//! half-warp shapes before the coalesced one (`tests/ptx/halves_first.ptx`): a coalesced
+//! warp, a guarded first load, a global run, and faults at first and later loads.
 
 #[allow(unused_macros)]
 #[macro_use]
@@ -402,4 +404,86 @@ fn remembered_shape_of_an_earlier_iteration_is_not_used() {
             );
         }
     }
+}
+
+const FIRST: &str = "tests/ptx/halves_first.ptx";
+
+/// The line of `tests/ptx/halves_first.ptx` holding `text` (1-based).
+fn first_line(text: &str) -> usize {
+    let src = std::fs::read_to_string(FIRST).expect("read the PTX");
+    1 + src
+        .lines()
+        .position(|l| l.contains(text))
+        .expect("instruction in the PTX")
+}
+
+/// First loads of runs, which test the half-warp shapes before the coalesced one
+/// (`tests/ptx/halves_first.ptx`), from blocks of whole-warp rows and of 16-wide rows:
+/// the values against the formula of the PTX's comment (a coalesced first load, a
+/// guarded one, a global one), then faults at a coalesced first load (`off` = 33: warp
+/// 3's lane 31 reads word 160), at the last load of the run whose first load is
+/// guarded (`off` = 29: word 127 + 29 + 4), and at the global run's first load (4 MiB
+/// past its buffer), each reported at that load on both backends alike.
+#[test]
+fn first_loads_of_runs() {
+    let mut msgs = Vec::new();
+    // One device and buffer, so that both backends fault at the same address.
+    let dev = device();
+    let input: Vec<u32> = (0..256u32).map(|i| 5 * i + 2).collect();
+    let inb = dev.alloc_from(&input).unwrap();
+    let u = ptxjit::KernelArg::U32;
+    for backend in [Backend::Jit, Backend::Interp] {
+        let m = module_at(&dev, FIRST, backend);
+        let out = zeroed(&dev, 128 * 4);
+        for block in [[128, 1, 1], [16, 8, 1]] {
+            let c = cfg([1, 1, 1], block, backend);
+            for (off, goff) in [(0u32, 0u32), (28, 100), (7, 3)] {
+                let args = [arg(&out), arg(&inb), u(off), u(goff)];
+                launch(&dev, &m, "halves_first", &c, &args, "halves_first");
+                let want: Vec<u32> = (0..128u32)
+                    .map(|t| {
+                        let s = t + off;
+                        let g = if t % 32 == 5 { 0 } else { tile(s + 3) };
+                        let gi = (t + goff) as usize;
+                        [
+                            (tile(s), 1u32),
+                            (tile(s + 1), 3),
+                            (tile(s + 2), 5),
+                            (g, 7),
+                            (tile(s + 4), 11),
+                            (input[gi], 13),
+                            (input[gi + 1], 17),
+                        ]
+                        .iter()
+                        .fold(0u32, |a, &(x, w)| a.wrapping_add(x.wrapping_mul(w)))
+                    })
+                    .collect();
+                assert_slice_eq(
+                    &dev.read::<u32>(&out).unwrap(),
+                    &want,
+                    &format!("{backend:?} block {block:?} off {off} goff {goff}"),
+                );
+            }
+            for ((off, goff), at) in [
+                ((33, 0), "[%rd5];"),
+                ((29, 0), "[%rd6+16]"),
+                ((0, 1 << 20), "[%rd7];"),
+            ] {
+                let args = [arg(&out), arg(&inb), u(off), u(goff)];
+                let err = dev
+                    .launch(&m, "halves_first", &c, &args)
+                    .expect_err("a faulting load");
+                let msg = err.to_string();
+                let line = format!(":{}:", first_line(at));
+                assert!(msg.contains(&line), "{backend:?} {at}: {msg}");
+                msgs.push(msg);
+            }
+        }
+    }
+    let n = msgs.len() / 2;
+    assert_eq!(
+        msgs[..n],
+        msgs[n..],
+        "JIT and interpreter report the same faults"
+    );
 }

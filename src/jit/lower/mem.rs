@@ -292,7 +292,7 @@ impl FuncTranslator<'_> {
                 self.halves_memo_load(r, space, addr.offset, bits, inst, join, miss)?;
                 self.b.switch_to_block(miss);
             }
-            pre = Some((join, r));
+            pre = Some((join, r, !seen));
         }
         let la = self.lane_addrs(space, addr)?;
         self.ld_lanes(space, ty, (eb, sb), dsts, addr, &la, mask, inst, shape, pre)
@@ -311,7 +311,7 @@ impl FuncTranslator<'_> {
         mask: &mut Mask,
         inst: InstId,
         shape: (AddrShape, Proof),
-        pre: Option<(Block, RegId)>,
+        pre: Option<(Block, RegId, bool)>,
     ) -> Result<(), JitError> {
         let n = dsts.len();
         let wide = sb == 8;
@@ -374,7 +374,7 @@ impl FuncTranslator<'_> {
         let vty = if wide { I64X2 } else { I32X4 };
         let nparts = if wide { N64 } else { N32 };
         let join = match pre {
-            Some((j, _)) => j,
+            Some((j, ..)) => j,
             None => {
                 let j = self.b.create_block();
                 for _ in 0..nparts {
@@ -383,13 +383,30 @@ impl FuncTranslator<'_> {
                 j
             }
         };
-        let memo = pre.map(|(_, r)| (r, addr.offset));
+        let memo = pre.map(|(_, r, _)| (r, addr.offset));
         let fast = self.b.create_block();
         let slow = self.b.create_block();
         // Computed here so that it dominates the paths below.
         let bits = self.mbits(mask);
         let proof = (shape.0 == AddrShape::Contiguous).then_some(shape.1);
         let strided = self.strided(space, addr, eb);
+        // (Not where every launch is proven contiguous, nor where the addresses are
+        // strided: the halves then never apply. A strided half-warp is neither one
+        // address nor 16 consecutive elements.)
+        let try_halves = eb == 4 && proof != Some(Proof::Always) && !strided;
+        // The first load of a remembered register's run: the half-warp test first
+        // (`mem_halves::halves_first`), not again on the paths below. (Not where the
+        // quick tier's slow path tests the halves itself.)
+        let halves_first = match (memo, pre) {
+            (Some(m), Some((.., true)))
+                if try_halves && !(self.quick && shape.1 == Proof::Always) =>
+            {
+                let rows = proof == Some(Proof::RowsLaunch);
+                self.halves_first(space, a, bits, inst, join, m, rows)?;
+                true
+            }
+            _ => false,
+        };
         if strided {
             // Never coalesced (`mem_gather`): the fast path below is unreachable.
             self.b.append_block_param(fast, I64);
@@ -413,10 +430,7 @@ impl FuncTranslator<'_> {
         if self.quick && shape.1 == Proof::Always {
             return self.ld_quick_slow(space, ty, (eb, sb), dsts[0], addr, mask, inst, join);
         }
-        // (Not where every launch is proven contiguous, nor where the addresses are
-        // strided: the halves then never apply. A strided half-warp is neither one
-        // address nor 16 consecutive elements.)
-        let try_halves = eb == 4 && proof != Some(Proof::Always) && !strided;
+        let try_halves = try_halves && !halves_first;
         if space == Space::Shared && try_halves {
             // Half-warp rows (`mem_halves`) before the gather.
             let gather = self.b.create_block();

@@ -15,7 +15,10 @@
 //! block ends. A later load from the same register (sgemm's 16 `As[ty][k]` and
 //! `Bs[k][tx]` loads per tile are `[%rd6+4k]` and `[%rd7+64k]`) then tests only the
 //! mask, alignment and range of its two half addresses before loading, with no lane
-//! addresses built or compared.
+//! addresses built or compared. The first load of such a run, with all 32 lanes active,
+//! makes this test before the coalesced one (`halves_first`), whose shape it covers:
+//! where the lanes are tile rows (sgemm's 16 × 16 blocks), they are compared once per
+//! run instead of twice.
 //!
 //! In `.shared`, the first load of such a run (the loads from the register up to its
 //! next write in the block: sgemm's 16 loads per tile row) also tests the window once
@@ -118,6 +121,43 @@ impl FuncTranslator<'_> {
             self.halves_remember(r, off, shaped, window, &halves);
         }
         self.halves_place(space, inst, &halves, ok, join, miss)
+    }
+
+    /// The first load of a remembered register's run (see the module doc): with all 32
+    /// lanes active (`bits`), the half-warp test of [`Self::halves_load`] before the
+    /// coalesced one, whose shape it covers (a coalesced warp is two consecutive
+    /// halves), so that the usual first-load sequence (coalesced test, then this one)
+    /// tests the lanes once; a hit loads and jumps to `join`, anything else continues
+    /// in a new current block with the usual tests (which then skip this one: the
+    /// register's shape is remembered here, as it would be there). `rows`: the lanes
+    /// are proven consecutive in launches whose `%ntid.x` is a multiple of 32, which
+    /// keep their proven path (no test here).
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn halves_first(
+        &mut self,
+        space: Space,
+        a: &WarpValue,
+        bits: Value,
+        inst: InstId,
+        join: Block,
+        memo: (RegId, i64),
+        rows: bool,
+    ) -> Result<(), JitError> {
+        let full = self.b.ins().icmp_imm_u(IntCC::Equal, bits, u32::MAX as i64);
+        let test = self.b.create_block();
+        let rest = self.b.create_block();
+        let go = if rows {
+            let r = self.rows_launch();
+            let not = self.b.ins().bxor_imm_u(r, 1);
+            self.b.ins().band(full, not)
+        } else {
+            full
+        };
+        self.b.ins().brif(go, test, &[], rest, &[]);
+        self.b.switch_to_block(test);
+        self.halves_load(space, a, bits, inst, join, rest, Some(memo))?;
+        self.b.switch_to_block(rest);
+        Ok(())
     }
 
     /// From the halves' (first address, consecutive) and `ok` (i8: shape, mask and

@@ -7,8 +7,7 @@
 //! shared memory, canonical NaN), 64-bit add (live and dead), max.s64, exch, min.u64;
 //! lanes share words, the last word and doubleword end at the window's end; 1 and 2
 //! CTAs; every old value and the final memory. The same on global memory (the
-//! all-lanes range check and, for the single-atomic forms, the straight-line lanes
-//! there too; no f32 add), the last word at the buffer's end. A full-warp add whose lane 0, 13 or 31
+//! all-lanes range check there too; no f32 add), the last word at the buffer's end. A full-warp add whose lane 0, 13 or 31
 //! addresses the first word past the window faults with the interpreter's message and
 //! writes nothing. The JIT runs in both tiers (the quick tier keeps the lane loop for
 //! every mask; the optimized tier has the straight-line form).

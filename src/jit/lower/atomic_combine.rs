@@ -1,9 +1,8 @@
 //! Per-word combining of one 64-byte line's lanes of a global `atom`/`red`
-//! (`atomic_inline`'s grouped access loop, where not every lane is active, calls it
-//! where a line has more active lanes than words by a quarter): a table of each word's
-//! combined operands, one host atomic per word, and for a live destination each lane's
-//! old value from the word's old value and the lane's prefix, as the lane-by-lane
-//! ascending order gives it.
+//! (`atomic_inline`'s access loop calls it where a line has more active lanes than
+//! words by a quarter): a table of each word's combined operands, one host atomic per
+//! word, and for a live destination each lane's old value from the word's old value and
+//! the lane's prefix, as the lane-by-lane ascending order gives it.
 
 use crate::jit::lower::atomic_inline::{combine, flags, identity, AtomInst, LINE_SHIFT};
 use crate::jit::translate::lanes;

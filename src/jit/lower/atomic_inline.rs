@@ -17,31 +17,21 @@
 //! `crate::exec::atomic` computes it):
 //! - `.global`: host atomics (`atomic_rmw` for add/and/or/xor/exch/min/max,
 //!   `atomic_cas` for cas, a compare-exchange loop computing the new value inline for
-//!   inc/dec and `.f32` add). With every lane active and one `atomic_rmw`/`atomic_cas`
-//!   per lane (not in the quick tier), lanes 0 to 31 ascending in straight-line code,
-//!   the addresses taken from the address vectors: a lock-prefixed instruction holds
-//!   back every later load, so the grouping's mask loop and table loads between the
-//!   atomics cost more than they saved (hist_global, CPU time: 1 worker 9.0 -> 6.4
-//!   ns/elem, 2 workers 9.5 -> 6.8). A full warp's dense line is not combined then
-//!   (choosing the grouped form for it by testing even 4 lanes' lines before the
-//!   first atomic cost hist_global 10-15%; hist_global on all-zero input, every lane
-//!   at one word, ran as fast as with the combining; either form gives the same
-//!   results). Otherwise the lanes are taken by 64-byte host line: the lowest
+//!   inc/dec and `.f32` add), the lanes taken by 64-byte host line: the lowest
 //!   remaining lane and every remaining lane on its line, ascending, then the next
 //!   line. Lanes at one address keep ascending order (so each gets the old value the
 //!   interpreter's lane order gives it), and the lanes of one instruction are
 //!   different threads with no order between their accesses to different addresses.
 //!   The grouping makes the worker take each line once per instruction instead of
-//!   once per lane (against the per-lane loop it replaced, 2-worker hist_global 42 ->
-//!   17 ns/elem; the straight-line form beats both). An integer add/and/or/xor/min/max
-//!   combines a line's lanes per word (`atomic_combine`: one atomic per distinct
-//!   word, the operands in ascending order; where the destination is live, each lane
-//!   gets the word's old value combined with the operands of the lanes below it, what
-//!   one-by-one gives) when the line has more active lanes than words by a quarter
-//!   (more than 20 lanes on 16 words, 10 on 8): the combining passes cost about 4
-//!   more instructions per lane and 50 per line, which fewer atomics than lanes repay
-//!   only there (measured: all 32 lanes at one word 2.3× faster, 8 lanes over 16
-//!   words 11% slower).
+//!   once per lane, which is what other workers' atomics on the same lines (a
+//!   histogram) make expensive. An integer add/and/or/xor/min/max combines a line's
+//!   lanes per word (`atomic_combine`: one atomic per distinct word, the operands in
+//!   ascending order; where the destination is live, each lane gets the word's old
+//!   value combined with the operands of the lanes below it, what one-by-one gives)
+//!   when the line has more active lanes than words by a quarter (more than 20 lanes
+//!   on 16 words, 10 on 8): the combining passes cost about 4 more instructions per
+//!   lane and 50 per line, which fewer atomics than lanes repay only there (measured:
+//!   all 32 lanes at one word 2.3× faster, 8 lanes over 16 words 11% slower).
 //! - `.shared`: ascending lanes, a plain load, the new value and a store: a CTA's
 //!   warps, and all the CTAs of a cluster, run on one OS thread (`runtime::launch`,
 //!   `exec::cluster`), and warps switch only at barriers and calls, never inside an
@@ -530,8 +520,7 @@ impl FuncTranslator<'_> {
 
     /// The access loop; old values to [`SLOT_OUT`]; ends with a jump to `cont`. Shared
     /// memory: the active lanes in ascending order, plain read-modify-writes. Global
-    /// memory: a full warp's lanes in straight-line code, or the lanes grouped by
-    /// 64-byte line (see the module documentation).
+    /// memory: the lanes grouped by 64-byte line (see the module documentation).
     fn atom_each(
         &mut self,
         a: &AtomInst,
@@ -559,16 +548,6 @@ impl FuncTranslator<'_> {
             self.b.ins().jump(cont, &[]);
             self.b.switch_to_block(some);
             return self.atom_lanes(a, form, bits, Some(base), cont);
-        }
-        if !self.quick && matches!(form, Form::Rmw(_) | Form::Cas) {
-            let straight = self.b.create_block();
-            let some = self.b.create_block();
-            let all = self.b.ins().icmp_imm_u(IntCC::Equal, bits, u32::MAX as i64);
-            self.b.ins().brif(all, straight, &[], some, &[]);
-            self.b.switch_to_block(straight);
-            let addrs = self.unspill(true, 0);
-            self.atom_global_straight(a, form, &addrs.v, cont);
-            self.b.switch_to_block(some);
         }
         let keys = self.line_keys();
         let outer = self.b.create_block();
@@ -615,19 +594,6 @@ impl FuncTranslator<'_> {
         Ok(())
     }
 
-    /// Every lane active on `.global` (a single `atomic_rmw` or `atomic_cas` per lane):
-    /// lanes 0 to 31 in straight-line code, ascending, each lane's host address taken
-    /// from the address vectors `addrs` (16 × i64x2; no table load between two atomics);
-    /// ends with a jump to `cont`.
-    fn atom_global_straight(&mut self, a: &AtomInst, form: Form, addrs: &[Value], cont: Block) {
-        for k in 0..32u8 {
-            let h = self.b.ins().extractlane(addrs[k as usize / 2], k % 2);
-            let lane = lanes::iconst32(&mut self.b, k as u32);
-            self.atom_lane_at(a, form, lane, h, false);
-        }
-        self.b.ins().jump(cont, &[]);
-    }
-
     /// The low 32 bits of each lane's line number (address >> [`LINE_SHIFT`]), from the
     /// scratch address area: 8 × i32x4.
     fn line_keys(&mut self) -> Vec<Value> {
@@ -661,19 +627,14 @@ impl FuncTranslator<'_> {
     /// Lane `lane`'s read-modify-write (see [`Self::atom_lanes`]); `base`: the shared
     /// window's host address, where the access is a plain one to shared memory.
     fn atom_lane(&mut self, a: &AtomInst, form: Form, lane: Value, base: Option<Value>) {
+        let wide = a.ty.bits() > 32;
+        let ity = if wide { I64 } else { I32 };
         let addr = self.spilled_addr(lane);
+        let shared = base.is_some();
         let h = match base {
             Some(base) => self.b.ins().iadd(base, addr),
             None => addr,
         };
-        self.atom_lane_at(a, form, lane, h, base.is_some());
-    }
-
-    /// Lane `lane`'s read-modify-write at host address `h` (`shared`: a plain one to
-    /// shared memory); the old value to [`SLOT_OUT`] where the destination is live.
-    fn atom_lane_at(&mut self, a: &AtomInst, form: Form, lane: Value, h: Value, shared: bool) {
-        let wide = a.ty.bits() > 32;
-        let ity = if wide { I64 } else { I32 };
         let bv = self.lane_operand(a, lane, wide);
         let cv = if form == Form::Cas {
             let pc = self.slot_entry(slot(1), lane, wide);

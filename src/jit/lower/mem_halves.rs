@@ -131,7 +131,8 @@ impl FuncTranslator<'_> {
     /// in a new current block with the usual tests (which then skip this one: the
     /// register's shape is remembered here, as it would be there). `rows`: the lanes
     /// are proven consecutive in launches whose `%ntid.x` is a multiple of 32, which
-    /// keep their proven path (no test here).
+    /// keep their proven path (no test here); also passed for a run of one load, whose
+    /// lanes such launches more likely find coalesced.
     #[allow(clippy::too_many_arguments)]
     pub(super) fn halves_first(
         &mut self,
@@ -385,6 +386,44 @@ impl FuncTranslator<'_> {
         }
         const LIMIT: i64 = 1 << 24;
         (lo > -LIMIT && hi < LIMIT && hi > lo).then_some((lo, hi))
+    }
+
+    /// Whether another 4-byte, one-element load from `r` follows the load being
+    /// translated in its IR block before `r`'s next write (the current load writing
+    /// `r` ends the run): a run of one load takes [`Self::halves_first`]'s test only in
+    /// launches whose `%ntid.x` is not a multiple of 32.
+    pub(super) fn halves_run_continues(&self, r: RegId) -> bool {
+        let (Some(blk), Some(cur)) = (self.f.blocks.get(BlockId(self.cur_block as u32)), self.cur)
+        else {
+            return false;
+        };
+        let Some(start) = blk.insts.iter().position(|i| i.id == cur) else {
+            return false;
+        };
+        if blk.insts[start].kind.defs().contains(&r) {
+            return false;
+        }
+        for i in &blk.insts[start + 1..] {
+            if let InstKind::Ld {
+                space,
+                ty,
+                dsts,
+                addr,
+            } = &i.kind
+            {
+                if addr.base == AddrBase::Reg(r)
+                    && *space != Space::Local
+                    && ty.bytes() == EB as u32
+                    && dsts.len() == 1
+                {
+                    return true;
+                }
+            }
+            if i.kind.defs().contains(&r) {
+                return false;
+            }
+        }
+        false
     }
 
     /// At the first `.shared` load of a run (see [`Self::halves_run`]): whether the

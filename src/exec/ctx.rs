@@ -65,15 +65,15 @@ pub struct WarpCtx {
     pub local_size: u64,
     /// Per-instruction region cache, indexed by `InstId`: entry `[lo, hi)` is a host
     /// range known to lie inside one region that instruction may access (readable for
-    /// loads, writable for stores); [`crate::exec::region::NO_REGION`] when unknown.
-    /// Shared by the warps a worker thread runs during one launch and updated by
-    /// [`access`], so a memory instruction looks its region up once per launch, not once
-    /// per warp. Generated code reads entries without testing `inst_cache_len`: whoever
-    /// runs compiled code gives it an entry for every instruction of the module
-    /// (`inst_info.len()`).
+    /// loads, writable for stores); `[0, 0)` when unknown. Shared by the warps a worker
+    /// thread runs during one launch and updated by [`access`], so a memory instruction
+    /// looks its region up once per launch, not once per warp.
     pub inst_cache: *mut [u64; 2],
     /// Number of entries in `inst_cache`.
     pub inst_cache_len: u64,
+    /// Always `[0, 0]`: generated code reads it instead of `inst_cache` when an
+    /// instruction has no cache entry (an empty range, so the fast path is not taken).
+    pub no_cache: [u64; 2],
     /// Runtime-side state of this warp (fault record, barrier hook).
     pub env: *mut WarpEnv,
     /// Nonzero when the launch checks `.uni` assertions ([`not_uniform`]).
@@ -255,6 +255,7 @@ impl WarpCtx {
             local_size: 0,
             inst_cache: std::ptr::null_mut(),
             inst_cache_len: 0,
+            no_cache: [0, 0],
             env: std::ptr::null_mut(),
             call_depth: 0,
             check_uniform: 0,

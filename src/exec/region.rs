@@ -14,17 +14,6 @@ pub enum RegionKind {
     Param,
 }
 
-/// The smallest `hi` of a region that goes into a region cache, and the largest
-/// constant length generated code tests against a cached entry with its two-compare
-/// form (`lo <= a <= hi - len`: exact when `hi >= len`, so every cached `hi` is at
-/// least this; host memory never lies below it).
-pub const CACHED_HI_MIN: u64 = 1 << 16;
-
-/// The region-cache entry of an instruction with no known region: an empty range that
-/// every test fails, the three-compare (`a >= lo && a < hi && hi - a >= len`) and the
-/// two-compare one (`lo <= a <= hi - len`, `len >= 1`) alike.
-pub const NO_REGION: [u64; 2] = [u64::MAX, u64::MAX];
-
 /// A range `[lo, hi)` of host addresses that kernels may access.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Region {
@@ -57,10 +46,9 @@ impl RegionTable {
         self.uncached = (lo, hi);
         self
     }
-    /// Whether region `r` may go into a region cache (outside the uncached range, and
-    /// ending at [`CACHED_HI_MIN`] or above).
+    /// Whether region `r` may go into a region cache.
     pub fn cacheable(&self, r: &Region) -> bool {
-        !(r.lo < self.uncached.1 && self.uncached.0 < r.hi) && r.hi >= CACHED_HI_MIN
+        !(r.lo < self.uncached.1 && self.uncached.0 < r.hi)
     }
     /// The region containing all of `[addr, addr+len)`, if any.
     pub fn find(&self, addr: u64, len: u64) -> Option<Region> {

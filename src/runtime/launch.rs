@@ -14,7 +14,7 @@
 
 use crate::exec::barrier::WarpYield;
 use crate::exec::ctx::{WarpCtx, WarpEnv, STATUS_OK, WARP_SIZE};
-use crate::exec::region::{RegionKind, RegionTable, NO_REGION};
+use crate::exec::region::{RegionKind, RegionTable};
 use crate::exec::sreg::{self, SregCtx};
 use crate::interp;
 use crate::ir::analysis::callgraph;
@@ -638,8 +638,7 @@ fn next_ctaid(c: &mut [u32; 3], grid: [u32; 3]) {
 fn worker(sh: &LaunchShared, wm: &WorkerMem, ncta: u64) {
     let mut kept = KeptStacks(STACKS.try_with(|s| s.take()).unwrap_or_default());
     let stacks = &mut kept.0;
-    // (An entry for every instruction: generated code reads them unchecked.)
-    let mut cache = vec![NO_REGION; sh.module.inner.ir.inst_info.len()];
+    let mut cache = vec![[0u64; 2]; sh.module.inner.ir.inst_info.len()];
     let mut slots: Vec<WarpSlot> = Vec::new();
     let chunk = chunk_units(ncta, sh.sreg.nsmid);
     // CTAs per unit, for the time limit's message.

@@ -459,8 +459,7 @@ pub fn run_with_params(
     }
     let regions = Arc::new(RegionTable::new(dev.mem.regions(false)));
     // The per-instruction region cache, shared by the warps of this (one-thread) run.
-    // (An entry for every instruction: generated code reads them unchecked.)
-    let mut inst_cache = vec![ptxjit::exec::region::NO_REGION; m.inst_info.len()];
+    let mut inst_cache = vec![[0u64; 2]; m.inst_info.len()];
     let mut cta = 0;
     for z in 0..l.grid[2] {
         for y in 0..l.grid[1] {

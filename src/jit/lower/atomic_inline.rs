@@ -305,15 +305,15 @@ impl FuncTranslator<'_> {
             let top = self.b.ins().iadd_imm_s(size, -len);
             (zero, top, self.b.ins().band(big, al))
         } else {
-            // (Every entry has hi >= lo: a region, or NO_REGION's empty one.)
             let (lo, hi) = self.cached_region(a.inst);
+            let c1 = self.b.ins().icmp(IntCC::UnsignedGreaterThanOrEqual, hi, lo);
             let span = self.b.ins().isub(hi, lo);
-            let good = self
+            let c2 = self
                 .b
                 .ins()
                 .icmp_imm_u(IntCC::UnsignedGreaterThanOrEqual, span, len);
             let top = self.b.ins().iadd_imm_s(hi, -len);
-            (lo, top, good)
+            (lo, top, self.b.ins().band(c1, c2))
         };
         let whole = self.b.create_block();
         let some = self.b.create_block();
@@ -494,7 +494,8 @@ impl FuncTranslator<'_> {
         let lookup = self.b.create_block();
         self.b.ins().brif(al, aligned, &[], fail, &[]);
         self.b.switch_to_block(aligned);
-        self.brif_cached_region(a.inst, addr, len, (ok, &[addr.into()]), lookup);
+        let loc = self.in_cached_region(a.inst, addr, len);
+        self.b.ins().brif(loc, ok, &[addr.into()], lookup, &[]);
         self.b.switch_to_block(lookup);
         let lenv = lanes::iconst64(&mut self.b, len as u64);
         let found = self.region_lookup(a.inst, addr, lenv, true)?;

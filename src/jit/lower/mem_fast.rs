@@ -5,7 +5,6 @@
 
 use super::mem::{heap_flags, Proof};
 use crate::exec::ctx::WarpCtx;
-use crate::exec::region::CACHED_HI_MIN;
 use crate::ir::{InstId, Space};
 use crate::jit::abi::Helper;
 use crate::jit::translate::lanes::{self, WarpValue, N32, N64};
@@ -36,21 +35,23 @@ pub(super) struct StoreMiss {
 }
 
 impl FuncTranslator<'_> {
-    /// The coalesced-access test: returns (shape ok: i8, location ok: i8 in shared memory
-    /// (`None` elsewhere: the caller branches on the cached region with
-    /// [`Self::brif_cached_region`]), host address of lane 0). The shape covers
-    /// consecutive lanes, alignment and (stores) a full warp. With `proven` (the shape
-    /// analysis proved the active lanes consecutive), the lanes are not compared: all 32
-    /// lanes must be active instead, so that lane 0's address is an active lane's.
+    /// The coalesced-access test: returns (shape ok: i8, location ok: i8, host address of
+    /// lane 0). The shape covers consecutive lanes, alignment and (stores) a full warp;
+    /// the location is the shared window or the instruction's cached region. With
+    /// `proven` (the shape analysis proved the active lanes consecutive), the lanes are
+    /// not compared: all 32 lanes must be active instead, so that lane 0's address is
+    /// an active lane's. `entry`: the region-cache entry tested.
+    #[allow(clippy::too_many_arguments)]
     pub(super) fn fast_check(
         &mut self,
         space: Space,
         eb: u32,
         a: &WarpValue,
         write: bool,
+        entry: Entry,
         mask: &mut Mask,
         proven: bool,
-    ) -> (Value, Option<Value>, Value) {
+    ) -> (Value, Value, Value) {
         let a0 = match self.affine_lane0(a) {
             Some(x) => x,
             None => self.b.ins().extractlane(a.v[0], 0),
@@ -89,12 +90,13 @@ impl FuncTranslator<'_> {
             Some(self.b.ins().vall_true(all))
         };
         let len = 32 * eb as i64;
-        let mut loc = None;
+        let loc;
         let h = if space == Space::Shared {
             let (l, h) = self.in_shared_window(a0, len);
-            loc = Some(l);
+            loc = l;
             h
         } else {
+            loc = self.in_cached_region(entry.inst, a0, len);
             a0
         };
         let and = |b: &mut cranelift_frontend::FunctionBuilder, ok: Option<Value>, x| {
@@ -197,9 +199,9 @@ impl FuncTranslator<'_> {
         proven: bool,
         miss: Option<&StoreMiss>,
     ) -> Result<(), JitError> {
-        let (shape, loc, h) = self.fast_check(space, eb, a, write, mask, proven);
+        let (shape, loc, h) = self.fast_check(space, eb, a, write, entry, mask, proven);
         let hv = [BlockArg::Value(h)];
-        if let Some(loc) = loc {
+        if space == Space::Shared {
             if fail == slow {
                 let ok = self.b.ins().band(shape, loc);
                 self.b.ins().brif(ok, fast, &hv, slow, &[]);
@@ -215,7 +217,7 @@ impl FuncTranslator<'_> {
         let lookup = self.b.create_block();
         self.b.ins().brif(shape, cached, &[], fail, &[]);
         self.b.switch_to_block(cached);
-        self.brif_cached_region(entry.inst, h, 32 * eb as i64, (fast, &hv), lookup);
+        self.b.ins().brif(loc, fast, &hv, lookup, &[]);
         self.b.switch_to_block(lookup);
         let (to_found, to_missing) = match miss {
             Some(m) => {
@@ -245,60 +247,12 @@ impl FuncTranslator<'_> {
     }
 
     /// Whether host range `[a, a + len)` lies in instruction `inst`'s entry of the
-    /// per-instruction region cache: an i8. Two compares, `lo <= a <= hi - len`
-    /// (unsigned, [`Self::in_range_short`]); lengths above `CACHED_HI_MIN` take
-    /// [`Self::in_range_dyn`].
+    /// per-instruction region cache (or the context's empty `no_cache` range when the
+    /// cache has no entry for it): an i8.
     pub(crate) fn in_cached_region(&mut self, inst: InstId, a: Value, len: i64) -> Value {
         let range = self.cached_region(inst);
-        let lenv = self.b.ins().iconst(I64, len);
-        if !(1..=CACHED_HI_MIN as i64).contains(&len) {
-            return self.in_range_dyn(range, a, lenv);
-        }
-        self.in_range_short(range, a, lenv)
-    }
-
-    /// Branches to `yes` (with `args`) when host range `[a, a + len)` lies in instruction
-    /// `inst`'s cached region, else to `no`: [`Self::in_cached_region`]'s two compares as
-    /// two branches (`a < lo`, then `a > hi - len`; each a compare-and-jump).
-    pub(crate) fn brif_cached_region(
-        &mut self,
-        inst: InstId,
-        a: Value,
-        len: i64,
-        (yes, args): (Block, &[BlockArg]),
-        no: Block,
-    ) {
-        if !(1..=CACHED_HI_MIN as i64).contains(&len) {
-            let loc = self.in_cached_region(inst, a, len);
-            self.b.ins().brif(loc, yes, args, no, &[]);
-            return;
-        }
-        let (lo, hi) = self.cached_region(inst);
-        let above = self.b.create_block();
-        let c1 = self.b.ins().icmp(IntCC::UnsignedGreaterThanOrEqual, a, lo);
-        self.b.ins().brif(c1, above, &[], no, &[]);
-        self.b.switch_to_block(above);
-        let top = self.b.ins().iadd_imm_s(hi, -len);
-        let c2 = self.b.ins().icmp(IntCC::UnsignedLessThanOrEqual, a, top);
-        self.b.ins().brif(c2, yes, args, no, &[]);
-    }
-
-    /// [`Self::in_range_dyn`] for a length `len` (an i64 value) known to lie in
-    /// `1..=CACHED_HI_MIN`, in two compares: `lo <= a <= hi - len` (unsigned). Exact
-    /// because every cached entry has `hi >= CACHED_HI_MIN >= len` (so `hi - len` does
-    /// not wrap and `a + len <= hi` does not overflow), and
-    /// [`NO_REGION`](crate::exec::region::NO_REGION) fails it (only `a = u64::MAX`
-    /// passes `a >= lo`, and it is above `u64::MAX - len`).
-    pub(super) fn in_range_short(
-        &mut self,
-        (lo, hi): (Value, Value),
-        a: Value,
-        len: Value,
-    ) -> Value {
-        let top = self.b.ins().isub(hi, len);
-        let c1 = self.b.ins().icmp(IntCC::UnsignedGreaterThanOrEqual, a, lo);
-        let c2 = self.b.ins().icmp(IntCC::UnsignedLessThanOrEqual, a, top);
-        self.b.ins().band(c1, c2)
+        let len = self.b.ins().iconst(I64, len);
+        self.in_range_dyn(range, a, len)
     }
 
     /// Whether host range `[a, a + len)` (`len`: an i64 value) lies in the region-cache
@@ -358,20 +312,23 @@ impl FuncTranslator<'_> {
     }
 
     /// The `[lo, hi)` range of instruction `inst`'s entry in the warp context's
-    /// per-instruction region cache, which has an entry for every instruction (the
-    /// runtime's contract, see `WarpCtx::inst_cache`). The table's address is a movable
-    /// load (one per function after Cranelift's GVN, hoisted out of loops); the entry's
-    /// two words are reloaded at each test (a region lookup may refill them).
+    /// per-instruction region cache (`ctx.no_cache`, an empty range, without one).
     pub(crate) fn cached_region(&mut self, inst: InstId) -> (Value, Value) {
-        let cache = self.load_ctx_invariant(I64, offset_of!(WarpCtx, inst_cache));
+        let cache = self.load_ctx(I64, offset_of!(WarpCtx, inst_cache), true);
+        let n = self.load_ctx(I64, offset_of!(WarpCtx, inst_cache_len), true);
+        let has = self
+            .b
+            .ins()
+            .icmp_imm_u(IntCC::UnsignedGreaterThan, n, inst.0 as i64);
+        let entry = self.b.ins().iadd_imm_s(cache, inst.0 as i64 * 16);
+        let none = self
+            .b
+            .ins()
+            .iadd_imm_s(self.ctx, offset_of!(WarpCtx, no_cache) as i64);
+        let e = self.b.ins().select(has, entry, none);
         let fl = MemFlagsData::new().with_notrap();
-        let off = inst.0 as i64 * 16;
-        let (base, off) = match i32::try_from(off + 8) {
-            Ok(_) => (cache, off as i32),
-            Err(_) => (self.b.ins().iadd_imm_s(cache, off), 0),
-        };
-        let lo = self.b.ins().load(I64, fl, base, off);
-        let hi = self.b.ins().load(I64, fl, base, off + 8);
+        let lo = self.b.ins().load(I64, fl, e, 0);
+        let hi = self.b.ins().load(I64, fl, e, 8);
         (lo, hi)
     }
 

@@ -236,9 +236,8 @@ impl FuncTranslator<'_> {
         let mut all = None;
         let range = self.cached_region(inst);
         for &(base, cons) in halves {
-            // (16 * EB or EB: both within `in_range_short`'s lengths.)
             let len = self.half_len(cons);
-            let x = self.in_range_short(range, base, len);
+            let x = self.in_range_dyn(range, base, len);
             all = Some(match all {
                 None => x,
                 Some(y) => self.b.ins().band(y, x),

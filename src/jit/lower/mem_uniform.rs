@@ -53,8 +53,9 @@ impl FuncTranslator<'_> {
             let lookup = self.b.create_block();
             self.b.ins().brif(aligned, cached, &[], slow, &[]);
             self.b.switch_to_block(cached);
+            let loc = self.in_cached_region(inst, a0, eb as i64);
             let hv = [BlockArg::Value(a0)];
-            self.brif_cached_region(inst, a0, eb as i64, (fast, &hv), lookup);
+            self.b.ins().brif(loc, fast, &hv, lookup, &[]);
             self.b.switch_to_block(lookup);
             let len = lanes::iconst64(&mut self.b, eb as u64);
             let found = self.region_lookup(inst, a0, len, true)?;
@@ -181,7 +182,8 @@ impl FuncTranslator<'_> {
             let lookup = self.b.create_block();
             self.b.ins().brif(shape, cached, &[], other, &[]);
             self.b.switch_to_block(cached);
-            self.brif_cached_region(inst, a0w, len, (fast, &[]), lookup);
+            let loc = self.in_cached_region(inst, a0w, len);
+            self.b.ins().brif(loc, fast, &[], lookup, &[]);
             self.b.switch_to_block(lookup);
             let lenv = lanes::iconst64(&mut self.b, len as u64);
             let found = self.region_lookup(inst, a0w, lenv, false)?;

@@ -504,17 +504,6 @@ impl<'a> FuncTranslator<'a> {
         self.b.ins().load(ty, fl, self.ctx, off as i32)
     }
 
-    /// Loads a field of the warp context that no code changes while the function runs
-    /// (readonly and movable: Cranelift's GVN keeps one load per function and hoists it
-    /// out of loops).
-    pub fn load_ctx_invariant(&mut self, ty: cranelift_codegen::ir::Type, off: usize) -> Value {
-        let fl = MemFlagsData::new()
-            .with_notrap()
-            .with_readonly()
-            .with_can_move();
-        self.b.ins().load(ty, fl, self.ctx, off as i32)
-    }
-
     /// Stores a field of the warp context.
     pub fn store_ctx(&mut self, v: Value, off: usize) {
         self.b

@@ -398,13 +398,15 @@ impl FuncTranslator<'_> {
         // (`mem_halves::halves_first`), not again on the paths below. (Not where the
         // quick tier's slow path tests the halves itself.)
         let halves_first = match (memo, pre) {
+            // (Not for a run of one load whose lanes no launch is proven to make
+            // consecutive: hist_shared's coalesced grid-stride load was 20% slower,
+            // even with the test skipped at run time in its launches.)
             (Some(m), Some((.., true)))
-                if try_halves && !(self.quick && shape.1 == Proof::Always) =>
+                if try_halves
+                    && !(self.quick && shape.1 == Proof::Always)
+                    && (proof == Some(Proof::RowsLaunch) || self.halves_run_continues(m.0)) =>
             {
-                // (A run of one load tests the halves first only in launches whose
-                // `%ntid.x` is not a multiple of 32, where whole warps are rarely
-                // consecutive: hist_shared's coalesced grid-stride load was 20% slower.)
-                let rows = proof == Some(Proof::RowsLaunch) || !self.halves_run_continues(m.0);
+                let rows = proof == Some(Proof::RowsLaunch);
                 self.halves_first(space, a, bits, inst, join, m, rows)?;
                 true
             }

@@ -131,8 +131,7 @@ impl FuncTranslator<'_> {
     /// in a new current block with the usual tests (which then skip this one: the
     /// register's shape is remembered here, as it would be there). `rows`: the lanes
     /// are proven consecutive in launches whose `%ntid.x` is a multiple of 32, which
-    /// keep their proven path (no test here); also passed for a run of one load, whose
-    /// lanes such launches more likely find coalesced.
+    /// keep their proven path (no test here).
     #[allow(clippy::too_many_arguments)]
     pub(super) fn halves_first(
         &mut self,
@@ -389,8 +388,8 @@ impl FuncTranslator<'_> {
 
     /// Whether another 4-byte, one-element load from `r` follows the load being
     /// translated in its IR block before `r`'s next write (the current load writing
-    /// `r` ends the run): a run of one load takes [`Self::halves_first`]'s test only in
-    /// launches whose `%ntid.x` is not a multiple of 32.
+    /// `r` ends the run): a run of one load takes [`Self::halves_first`]'s test only
+    /// where its lanes are proven consecutive in some launches (`Proof::RowsLaunch`).
     pub(super) fn halves_run_continues(&self, r: RegId) -> bool {
         let (Some(blk), Some(cur)) = (self.f.blocks.get(BlockId(self.cur_block as u32)), self.cur)
         else {

@@ -212,9 +212,9 @@ fn remembered_global_half_warp_rows() {
 
 const RUN: &str = "tests/ptx/halves_run.ptx";
 
-/// The line of `tests/ptx/halves_run.ptx` holding `text` (1-based).
-fn run_line(text: &str) -> usize {
-    let src = std::fs::read_to_string(RUN).expect("read the PTX");
+/// The line of PTX file `path` holding `text` (1-based).
+fn line_of(path: &str, text: &str) -> usize {
+    let src = std::fs::read_to_string(path).expect("read the PTX");
     1 + src
         .lines()
         .position(|l| l.contains(text))
@@ -279,7 +279,7 @@ fn remembered_window_runs() {
                     .launch(&m, "halves_run", &c, &args)
                     .expect_err("a faulting load");
                 let msg = err.to_string();
-                let line = format!(":{}:", run_line(at));
+                let line = format!(":{}:", line_of(RUN, at));
                 assert!(msg.contains(&line), "{backend:?} {at}: {msg}");
                 msgs.push(msg);
             }
@@ -408,15 +408,6 @@ fn remembered_shape_of_an_earlier_iteration_is_not_used() {
 
 const FIRST: &str = "tests/ptx/halves_first.ptx";
 
-/// The line of `tests/ptx/halves_first.ptx` holding `text` (1-based).
-fn first_line(text: &str) -> usize {
-    let src = std::fs::read_to_string(FIRST).expect("read the PTX");
-    1 + src
-        .lines()
-        .position(|l| l.contains(text))
-        .expect("instruction in the PTX")
-}
-
 /// First loads of runs, which test the half-warp shapes before the coalesced one
 /// (`tests/ptx/halves_first.ptx`), from blocks of whole-warp rows and of 16-wide rows:
 /// the values against the formula of the PTX's comment (a coalesced first load, a
@@ -474,7 +465,7 @@ fn first_loads_of_runs() {
                     .launch(&m, "halves_first", &c, &args)
                     .expect_err("a faulting load");
                 let msg = err.to_string();
-                let line = format!(":{}:", first_line(at));
+                let line = format!(":{}:", line_of(FIRST, at));
                 assert!(msg.contains(&line), "{backend:?} {at}: {msg}");
                 msgs.push(msg);
             }

@@ -322,39 +322,16 @@ impl FuncTranslator<'_> {
             && space != Space::Local
             && !proven_uniform;
         if let (false, LaneAddr::PerLane(a), false) = (vectorizable, la, space == Space::Local) {
-            // Vector loads (`ld.v2/.v4`): every active lane at one address is one scalar
-            // load per element (e.g. a structure every lane reads); else the helper.
-            let bits = self.mbits(mask);
-            // The 64-bit mask is built here, where it dominates both paths below:
-            // `write` caches it in `mask`, and a form first built in the fast path
-            // would be used by the helper path, which that block does not dominate.
-            let m64 = self.m64(mask);
-            let m64 = if proven_uniform { Vec::new() } else { m64 };
-            let done = self.b.create_block();
-            let other = self.b.create_block();
-            // Spilled once for both paths (the helper's lane addresses).
-            let spilled = self.spill_first(addr);
-            if spilled {
-                self.spill(a, 0);
-            }
-            let how = (proven_uniform, spilled);
-            let vals = self.uniform_lane_values(space, eb, n, a, bits, &m64, inst, other, how)?;
-            for (d, w) in dsts.iter().zip(vals) {
-                if let Some(d) = d {
-                    self.write(*d, ty, w, mask)?;
-                }
-            }
-            self.b.ins().jump(done, &[]);
-            self.b.switch_to_block(other);
-            if spilled {
-                self.slow_access_spilled(space, eb, sb, n, false, mask, inst)?;
-            } else {
-                self.slow_access_at(space, eb, sb, n, false, addr, Some(la), mask, inst)?;
-            }
-            self.write_loaded(ty, sb, dsts, mask)?;
-            self.b.ins().jump(done, &[]);
-            self.b.switch_to_block(done);
-            return Ok(());
+            return self.ld_elements(
+                space,
+                ty,
+                (eb, sb),
+                dsts,
+                (addr, la, a),
+                mask,
+                inst,
+                proven_uniform,
+            );
         }
         if let (LaneAddr::Uniform(a0), Space::Shared) = (la, space) {
             return self.ld_shared_uniform(ty, (eb, sb), dsts, *a0, mask, inst);
@@ -395,20 +372,14 @@ impl FuncTranslator<'_> {
         // address nor 16 consecutive elements.)
         let try_halves = eb == 4 && proof != Some(Proof::Always) && !strided;
         // The first load of a remembered register's run: the half-warp test first
-        // (`mem_halves::halves_first`), not again on the paths below. (Not where the
-        // quick tier's slow path tests the halves itself.)
+        // (`mem_halves::halves_first`), not again on the paths below.
+        // (Not where the quick tier's slow path tests the halves itself.)
         let halves_first = match (memo, pre) {
-            // (Not for a run of one load whose lanes no launch is proven to make
-            // consecutive: hist_shared's coalesced grid-stride load was 20% slower,
-            // even with the test skipped at run time in its launches.)
             (Some(m), Some((.., true)))
-                if try_halves
-                    && !(self.quick && shape.1 == Proof::Always)
-                    && (proof == Some(Proof::RowsLaunch) || self.halves_run_continues(m.0)) =>
+                if try_halves && !(self.quick && shape.1 == Proof::Always) =>
             {
                 let rows = proof == Some(Proof::RowsLaunch);
-                self.halves_first(space, a, bits, inst, join, m, rows)?;
-                true
+                self.ld_halves_first(space, a, bits, inst, join, m, rows)?
             }
             _ => false,
         };
@@ -489,6 +460,82 @@ impl FuncTranslator<'_> {
         if let Some(d) = dsts[0] {
             self.write(d, ty, WarpValue { wide, v }, mask)?;
         }
+        Ok(())
+    }
+
+    /// The first load of a remembered register's run (`memo`: the register and the
+    /// load's offset) whose half-warp test may come first (`mem_halves::halves_first`;
+    /// `rows`: the lanes are proven consecutive in launches whose `%ntid.x` is a
+    /// multiple of 32): whether it was emitted. Not for a run of one load whose lanes no
+    /// launch is proven to make consecutive (hist_shared's coalesced grid-stride load
+    /// was 20% slower, even with the test skipped at run time in its launches).
+    #[allow(clippy::too_many_arguments)]
+    fn ld_halves_first(
+        &mut self,
+        space: Space,
+        a: &WarpValue,
+        bits: Value,
+        inst: InstId,
+        join: Block,
+        memo: (RegId, i64),
+        rows: bool,
+    ) -> Result<bool, JitError> {
+        if !(rows || self.halves_run_continues(memo.0)) {
+            return Ok(false);
+        }
+        self.halves_first(space, a, bits, inst, join, memo, rows)?;
+        Ok(true)
+    }
+
+    /// A multi-element load (`ld.v2/.v4`) with per-lane addresses, outside local memory
+    /// (`proven_uniform`: the address is one value in every launch): every active lane
+    /// at one address is one scalar load per element (e.g. a structure every lane
+    /// reads); else the helper.
+    #[allow(clippy::too_many_arguments)]
+    fn ld_elements(
+        &mut self,
+        space: Space,
+        ty: Type,
+        (eb, sb): (u32, u32),
+        dsts: &[Option<RegId>],
+        (addr, la, a): (&Address, &LaneAddr, &WarpValue),
+        mask: &mut Mask,
+        inst: InstId,
+        proven_uniform: bool,
+    ) -> Result<(), JitError> {
+        let n = dsts.len();
+        // Vector loads (`ld.v2/.v4`): every active lane at one address is one scalar
+        // load per element (e.g. a structure every lane reads); else the helper.
+        let bits = self.mbits(mask);
+        // The 64-bit mask is built here, where it dominates both paths below:
+        // `write` caches it in `mask`, and a form first built in the fast path
+        // would be used by the helper path, which that block does not dominate.
+        let m64 = self.m64(mask);
+        let m64 = if proven_uniform { Vec::new() } else { m64 };
+        let done = self.b.create_block();
+        let other = self.b.create_block();
+        // Spilled once for both paths (the helper's lane addresses).
+        let spilled = self.spill_first(addr);
+        if spilled {
+            self.spill(a, 0);
+        }
+        let how = (proven_uniform, spilled);
+        let vals = self.uniform_lane_values(space, eb, n, a, bits, &m64, inst, other, how)?;
+        for (d, w) in dsts.iter().zip(vals) {
+            if let Some(d) = d {
+                self.write(*d, ty, w, mask)?;
+            }
+        }
+        self.b.ins().jump(done, &[]);
+        self.b.switch_to_block(other);
+        if spilled {
+            self.slow_access_spilled(space, eb, sb, n, false, mask, inst)?;
+        } else {
+            self.slow_access_at(space, eb, sb, n, false, addr, Some(la), mask, inst)?;
+        }
+        self.write_loaded(ty, sb, dsts, mask)?;
+        self.b.ins().jump(done, &[]);
+        self.b.switch_to_block(done);
         Ok(())
     }
 

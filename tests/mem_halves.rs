@@ -212,6 +212,24 @@ fn remembered_global_half_warp_rows() {
 
 const RUN: &str = "tests/ptx/halves_run.ptx";
 
+/// Launches `kernel`, which must fault at the instruction of PTX file `path` holding
+/// `text`: the fault message, which names that line (`:LINE:`).
+fn fault_at(
+    dev: &ptxjit::Device,
+    m: &ptxjit::Module,
+    kernel: &str,
+    c: &ptxjit::LaunchConfig,
+    args: &[ptxjit::KernelArg],
+    (path, text): (&str, &str),
+    what: &str,
+) -> String {
+    let err = dev.launch(m, kernel, c, args).expect_err("a faulting load");
+    let msg = err.to_string();
+    let line = format!(":{}:", line_of(path, text));
+    assert!(msg.contains(&line), "{what}: {msg}");
+    msg
+}
+
 /// The line of PTX file `path` holding `text` (1-based).
 fn line_of(path: &str, text: &str) -> usize {
     let src = std::fs::read_to_string(path).expect("read the PTX");
@@ -275,13 +293,16 @@ fn remembered_window_runs() {
                 ([0, 0, 1], "[%rd5+8]"),
             ] {
                 let args = [arg(&out), u(off), u(skew), u(bad)];
-                let err = dev
-                    .launch(&m, "halves_run", &c, &args)
-                    .expect_err("a faulting load");
-                let msg = err.to_string();
-                let line = format!(":{}:", line_of(RUN, at));
-                assert!(msg.contains(&line), "{backend:?} {at}: {msg}");
-                msgs.push(msg);
+                let what = format!("{backend:?} {at}");
+                msgs.push(fault_at(
+                    &dev,
+                    &m,
+                    "halves_run",
+                    &c,
+                    &args,
+                    (RUN, at),
+                    &what,
+                ));
             }
         }
     }
@@ -336,17 +357,9 @@ fn mixed_window_runs() {
                     assert_slice_eq(&dev.read::<u32>(&out).unwrap(), &want, &what);
                 }
                 let args = [arg(&out), u(60), u(flip)];
-                let err = dev
-                    .launch(&m, "halves_mixed", &c, &args)
-                    .expect_err("a faulting load");
-                let msg = err.to_string();
-                let src = std::fs::read_to_string(MIXED).expect("read the PTX");
-                let line = 1 + src
-                    .lines()
-                    .position(|l| l.contains("[%rd5+60]"))
-                    .unwrap_or(0);
-                assert!(msg.contains(&format!(":{line}:")), "{backend:?}: {msg}");
-                msgs.push(msg);
+                let at = (MIXED, "[%rd5+60]");
+                let what = format!("{backend:?}");
+                msgs.push(fault_at(&dev, &m, "halves_mixed", &c, &args, at, &what));
             }
         }
     }
@@ -461,13 +474,16 @@ fn first_loads_of_runs() {
                 ((0, 1 << 20), "[%rd7];"),
             ] {
                 let args = [arg(&out), arg(&inb), u(off), u(goff)];
-                let err = dev
-                    .launch(&m, "halves_first", &c, &args)
-                    .expect_err("a faulting load");
-                let msg = err.to_string();
-                let line = format!(":{}:", line_of(FIRST, at));
-                assert!(msg.contains(&line), "{backend:?} {at}: {msg}");
-                msgs.push(msg);
+                let what = format!("{backend:?} {at}");
+                msgs.push(fault_at(
+                    &dev,
+                    &m,
+                    "halves_first",
+                    &c,
+                    &args,
+                    (FIRST, at),
+                    &what,
+                ));
             }
         }
     }

@@ -379,7 +379,7 @@ impl FuncTranslator<'_> {
                 if try_halves && !(self.quick && shape.1 == Proof::Always) =>
             {
                 let rows = proof == Some(Proof::RowsLaunch);
-                self.ld_halves_first(space, a, bits, inst, join, m, rows)?
+                self.halves_first(space, a, bits, inst, join, m, rows)?
             }
             _ => false,
         };
@@ -461,30 +461,6 @@ impl FuncTranslator<'_> {
             self.write(d, ty, WarpValue { wide, v }, mask)?;
         }
         Ok(())
-    }
-
-    /// The first load of a remembered register's run (`memo`: the register and the
-    /// load's offset) whose half-warp test may come first (`mem_halves::halves_first`;
-    /// `rows`: the lanes are proven consecutive in launches whose `%ntid.x` is a
-    /// multiple of 32): whether it was emitted. Not for a run of one load whose lanes no
-    /// launch is proven to make consecutive (hist_shared's coalesced grid-stride load
-    /// was 20% slower, even with the test skipped at run time in its launches).
-    #[allow(clippy::too_many_arguments)]
-    fn ld_halves_first(
-        &mut self,
-        space: Space,
-        a: &WarpValue,
-        bits: Value,
-        inst: InstId,
-        join: Block,
-        memo: (RegId, i64),
-        rows: bool,
-    ) -> Result<bool, JitError> {
-        if !(rows || self.halves_run_continues(memo.0)) {
-            return Ok(false);
-        }
-        self.halves_first(space, a, bits, inst, join, memo, rows)?;
-        Ok(true)
     }
 
     /// A multi-element load (`ld.v2/.v4`) with per-lane addresses, outside local memory

@@ -131,7 +131,9 @@ impl FuncTranslator<'_> {
     /// in a new current block with the usual tests (which then skip this one: the
     /// register's shape is remembered here, as it would be there). `rows`: the lanes
     /// are proven consecutive in launches whose `%ntid.x` is a multiple of 32, which
-    /// keep their proven path (no test here).
+    /// keep their proven path (no test here). Whether the test was emitted: not for a
+    /// run of one load without `rows` (hist_shared's coalesced grid-stride load was 20%
+    /// slower with it, even skipped at run time in its launches).
     #[allow(clippy::too_many_arguments)]
     pub(super) fn halves_first(
         &mut self,
@@ -142,7 +144,10 @@ impl FuncTranslator<'_> {
         join: Block,
         memo: (RegId, i64),
         rows: bool,
-    ) -> Result<(), JitError> {
+    ) -> Result<bool, JitError> {
+        if !(rows || self.halves_run_continues(memo.0)) {
+            return Ok(false);
+        }
         let full = self.b.ins().icmp_imm_u(IntCC::Equal, bits, u32::MAX as i64);
         let test = self.b.create_block();
         let rest = self.b.create_block();
@@ -157,7 +162,7 @@ impl FuncTranslator<'_> {
         self.b.switch_to_block(test);
         self.halves_load(space, a, bits, inst, join, rest, Some(memo))?;
         self.b.switch_to_block(rest);
-        Ok(())
+        Ok(true)
     }
 
     /// From the halves' (first address, consecutive) and `ok` (i8: shape, mask and

@@ -26,6 +26,11 @@ pub const ALLOC_ALIGN: u64 = 256;
 /// A gap left unallocated after every allocation, so that an access just past the end
 /// of one allocation is never inside the next one.
 const GUARD: u64 = 256;
+/// Allocations of at least this many bytes start on a 2 MiB boundary and their whole
+/// 2 MiB blocks are advised for transparent huge pages (`MADV_HUGEPAGE`), as a GPU
+/// driver backs large allocations with 2 MiB pages: streaming kernels touch a new 4 KiB
+/// page every 1,024 floats, and their TLB misses cost saxpy about a third of its time.
+pub const HUGE_PAGE: u64 = 1 << 21;
 
 #[derive(Debug, thiserror::Error)]
 pub enum MemoryError {
@@ -154,14 +159,32 @@ impl DeviceMemory {
 
     /// Allocates `len` bytes (zero-filled), aligned to `align` (at least 256).
     pub fn alloc(&self, len: u64, align: u64, kind: RegionKind) -> Result<u64, MemoryError> {
-        let align = align.max(ALLOC_ALIGN).next_power_of_two();
+        let huge = len >= HUGE_PAGE;
+        let align = match huge {
+            true => align.max(HUGE_PAGE),
+            false => align.max(ALLOC_ALIGN),
+        }
+        .next_power_of_two();
         let need = len.max(1).next_multiple_of(ALLOC_ALIGN) + GUARD;
         let mut heap = self.heap();
         let Some(a) = heap.free.take(need, align) else {
             return Err(MemoryError::OutOfMemory(len));
         };
         heap.live.insert(a, (len, kind));
+        if huge {
+            self.advise_huge(a, len, libc::MADV_HUGEPAGE);
+        }
         Ok(a)
+    }
+
+    /// Gives `advice` for the whole 2 MiB blocks of `[addr, addr + len)` (an allocation
+    /// starting on a 2 MiB boundary); a failure only loses the advice.
+    fn advise_huge(&self, addr: u64, len: u64, advice: libc::c_int) {
+        let whole = len / HUGE_PAGE * HUGE_PAGE;
+        if whole > 0 && addr.is_multiple_of(HUGE_PAGE) {
+            // SAFETY: advice on a range of our own mapping; it changes no contents.
+            unsafe { libc::madvise(addr as *mut libc::c_void, whole as usize, advice) };
+        }
     }
 
     /// Frees an allocation; its pages go back to the OS (and read as zero when reused).
@@ -171,6 +194,10 @@ impl DeviceMemory {
         self.init_map().remove(addr);
         let size = len.max(1).next_multiple_of(ALLOC_ALIGN) + GUARD;
         self.zero_range(addr, size);
+        if len >= HUGE_PAGE {
+            // Small allocations that reuse the range keep 4 KiB pages.
+            self.advise_huge(addr, len, libc::MADV_NOHUGEPAGE);
+        }
         heap.freed.push_back((addr, len, size));
         if self.quarantine {
             heap.held += size;
@@ -417,5 +444,55 @@ mod tests {
         assert!(m.unregister_host(h).is_err());
         assert!(m.check_range(h, 1).is_err());
         assert!(RegionTable::new(m.regions(false)).find(h, 1).is_none());
+    }
+
+    /// The `VmFlags` line of the mapping of this process that holds `addr`, if any.
+    fn vm_flags(addr: u64) -> Option<String> {
+        let smaps = std::fs::read_to_string("/proc/self/smaps").ok()?;
+        let mut inside = false;
+        for line in smaps.lines() {
+            let range = line
+                .split_whitespace()
+                .next()
+                .and_then(|r| r.split_once('-'));
+            if let Some((lo, hi)) = range.filter(|_| !line.starts_with("VmFlags")) {
+                if let (Ok(lo), Ok(hi)) = (u64::from_str_radix(lo, 16), u64::from_str_radix(hi, 16))
+                {
+                    inside = (lo..hi).contains(&addr);
+                    continue;
+                }
+            }
+            if inside && line.starts_with("VmFlags:") {
+                return Some(line.to_string());
+            }
+        }
+        None
+    }
+
+    #[test]
+    fn large_allocations_take_huge_pages() {
+        let m = DeviceMemory::new(1 << 26).unwrap();
+        let small = m.alloc(100, 0, RegionKind::Alloc).unwrap();
+        let big = m.alloc(3 << 20, 0, RegionKind::Alloc).unwrap();
+        assert_eq!(
+            big % HUGE_PAGE,
+            0,
+            "a 3 MiB allocation starts on a 2 MiB boundary"
+        );
+        m.write(big + (3 << 20) - 4, &[1, 2, 3, 4]).unwrap();
+        if std::path::Path::new("/sys/kernel/mm/transparent_hugepage").exists() {
+            // `hg`: advised MADV_HUGEPAGE (smaps' VmFlags); the block after the first 2 MiB
+            // is not a whole huge page and keeps the default.
+            let flags = |a| vm_flags(a).unwrap_or_default();
+            assert!(flags(big).contains(" hg"), "{}", flags(big));
+            assert!(!flags(small).contains(" hg"), "{}", flags(small));
+            assert!(!flags(big + HUGE_PAGE).contains(" hg"));
+            m.free(big).unwrap();
+            assert!(flags(big).contains(" nh"), "freed: {}", flags(big));
+        }
+        let again = m.alloc(4096, 0, RegionKind::Alloc).unwrap();
+        let mut out = [1u8; 4096];
+        m.read(again, &mut out).unwrap();
+        assert_eq!(out, [0; 4096], "reused memory reads as zero");
     }
 }

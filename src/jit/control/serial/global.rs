@@ -98,6 +98,11 @@ impl FuncTranslator<'_> {
         let found = self.b.create_block();
         let go = self.b.create_block();
         self.b.ins().brif(hit, go, &[], miss, &[]);
+        // Out of line: the hit falls through to the load (a jump over this code per
+        // step otherwise).
+        for c in [miss, lookup, found] {
+            self.b.set_cold_block(c);
+        }
         self.b.switch_to_block(miss);
         let low = self.b.ins().band_imm_u(a, eb - 1);
         let aligned = self.b.ins().icmp_imm_u(IntCC::Equal, low, 0);
@@ -134,8 +139,8 @@ impl FuncTranslator<'_> {
     /// stack slot and loads them back after it, so that no loop-carried value lives
     /// across the call (which clobbers the caller-saved registers: with more such
     /// values than callee-saved registers, the allocator kept a loop counter in a stack
-    /// slot, stored and reloaded at every step). The values that stay the same are in
-    /// [`Lanes::mem`] already.
+    /// slot, stored and reloaded at every step). The values that stay the same (the
+    /// registers the loop never writes) live across the call: see [`Lanes::mem`].
     pub(super) fn serial_kept(&self, st: &Lanes) -> Vec<Variable> {
         let (b, k) = st.at;
         let Some(i) = self.f.blocks.get(b).and_then(|blk| blk.insts.get(k)) else {
@@ -145,7 +150,7 @@ impl FuncTranslator<'_> {
         st.live
             .before(self.f, b, k + 1)
             .iter()
-            .filter(|r| !defs.contains(r) && !self.serial.mem.contains_key(r))
+            .filter(|r| !defs.contains(r) && !self.serial.invariant.contains(r))
             .filter_map(|r| self.svar(r))
             .collect()
     }

@@ -41,7 +41,8 @@
 //! stop check stays at every loop header of the scalar form.
 //!
 //! Submodules: `branch` (branches on an `and.pred`/`or.pred`), `global` (global loads'
-//! region checks), `local` (local accesses' checks, some hoisted to the lane's start),
+//! region checks), `indexed` (global loads at `base + s·x` checked by their index),
+//! `local` (local accesses' checks, some hoisted to the lane's start),
 //! `switch` (compare trees as one jump table), `thread` (per-target copies of the
 //! blocks back to a `brx.idx`: threaded dispatch).
 
@@ -72,6 +73,7 @@ pub(crate) const LOCAL_SNAP: u32 = 256;
 
 mod branch;
 mod global;
+mod indexed;
 mod local;
 mod switch;
 mod thread;
@@ -101,6 +103,8 @@ struct Lanes {
     /// again after each successful region lookup, the only code that changes the entry
     /// while the scalar form runs.
     globals: HashMap<InstId, (Variable, Variable)>,
+    /// The global loads at `b + s·x` (`indexed`): checked by their index instead.
+    indexed: HashMap<InstId, indexed::Indexed>,
     /// The largest local access of the loop (bytes; 0: none).
     local_max: i64,
     /// Per local access size `2^k` of the loop: `(local_size − 2^k) >> k` (i64), set at
@@ -302,6 +306,7 @@ impl FuncTranslator<'_> {
             failed: false,
             stop: self.b.declare_var(I64),
             globals: HashMap::new(),
+            indexed: HashMap::new(),
             local_max: 0,
             lims: [None; 4],
             mem: slots.mem,
@@ -510,6 +515,7 @@ impl FuncTranslator<'_> {
             let size = self.b.use_var(ls);
             self.lane_bound_checks(st, size)?;
         }
+        self.lane_index_lims(st)?;
         self.b.ins().jump(first, &[]);
         // A lane leaves the loop.
         self.b.switch_to_block(st.exit);
@@ -761,11 +767,21 @@ impl FuncTranslator<'_> {
     /// Finds the loop's global loads and local access sizes, and declares their
     /// variables ([`Lanes::globals`], [`Lanes::lims`]).
     fn serial_accesses(&mut self, region: &Region, st: &mut Lanes) {
+        let inside = |id: BlockId| region.inside.get(id.index()).copied().unwrap_or(false);
+        let mut written = std::collections::HashSet::new();
         for (id, blk) in self.f.blocks.iter_enumerated() {
-            if !region.inside.get(id.index()).copied().unwrap_or(false) {
+            if inside(id) {
+                for i in &blk.insts {
+                    written.extend(inst_effect(self.f, i).defs);
+                }
+                written.extend(term_effect(self.f, &blk.term).defs);
+            }
+        }
+        for (id, blk) in self.f.blocks.iter_enumerated() {
+            if !inside(id) {
                 continue;
             }
-            for i in &blk.insts {
+            for (k, i) in blk.insts.iter().enumerate() {
                 let (space, ty) = match &i.kind {
                     InstKind::Ld { space, ty, .. } | InstKind::St { space, ty, .. } => {
                         (*space, *ty)
@@ -787,6 +803,20 @@ impl FuncTranslator<'_> {
                         }
                     }
                     Space::Global if matches!(i.kind, InstKind::Ld { .. }) => {
+                        if let Some((x, b, off, ks)) = self.indexed_shape(region, blk, k, &written)
+                        {
+                            let lim = self.b.declare_var(I64);
+                            let ix = indexed::Indexed {
+                                x,
+                                b,
+                                off,
+                                ks,
+                                eb,
+                                lim,
+                            };
+                            st.indexed.insert(i.id, ix);
+                            continue;
+                        }
                         let lo = self.b.declare_var(I64);
                         let lim = self.b.declare_var(I64);
                         st.globals.insert(i.id, (lo, lim));

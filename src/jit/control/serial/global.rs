@@ -77,22 +77,30 @@ impl FuncTranslator<'_> {
         inst: InstId,
         st: &Lanes,
     ) -> Result<Value, JitError> {
-        let Some(&(base, n)) = st.globals.get(&inst) else {
+        let indexed = st.indexed.get(&inst).copied();
+        let global = st.globals.get(&inst).copied();
+        let hit = match (indexed, global) {
+            (Some(ix), _) => self.index_hit(ix)?,
+            (None, Some((base, n))) => {
+                let k = eb.trailing_zeros() as i64;
+                let bv = self.lane_get(st, base);
+                let nv = self.lane_get(st, n);
+                let d = self.b.ins().isub(a, bv);
+                let r = if k == 0 {
+                    d
+                } else {
+                    self.b.ins().rotr_imm_u(d, k)
+                };
+                Some(self.b.ins().icmp(IntCC::UnsignedLessThan, r, nv))
+            }
+            (None, None) => None,
+        };
+        let Some(hit) = hit else {
             let go = self.b.create_block();
             self.b.ins().jump(st.bail, &[]);
             self.b.switch_to_block(go);
             return Ok(a);
         };
-        let k = eb.trailing_zeros() as i64;
-        let bv = self.lane_get(st, base);
-        let nv = self.lane_get(st, n);
-        let d = self.b.ins().isub(a, bv);
-        let r = if k == 0 {
-            d
-        } else {
-            self.b.ins().rotr_imm_u(d, k)
-        };
-        let hit = self.b.ins().icmp(IntCC::UnsignedLessThan, r, nv);
         let miss = self.b.create_block();
         let lookup = self.b.create_block();
         let found = self.b.create_block();
@@ -128,7 +136,11 @@ impl FuncTranslator<'_> {
             let x = self.b.ins().stack_load(I64, ty, slot, 8 * k as i32);
             self.b.def_var(v, x);
         }
-        self.load_region_vars(st, inst, eb, base, n);
+        match (indexed, global) {
+            (Some(ix), _) => self.load_index_lim(inst, ix)?,
+            (None, Some((base, n))) => self.load_region_vars(st, inst, eb, base, n),
+            (None, None) => {}
+        }
         self.b.ins().jump(go, &[]);
         self.b.switch_to_block(go);
         Ok(a)

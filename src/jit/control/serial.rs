@@ -338,6 +338,9 @@ impl FuncTranslator<'_> {
                     continue;
                 }
                 let b = self.b.create_block();
+                // Out of line (once per lane): a latch's branch to it is one `jae`,
+                // with the register moves of its edge out of the loop's code.
+                self.b.set_cold_block(b);
                 self.b.switch_to_block(b);
                 let e = lanes::iconst32(&mut self.b, t.0);
                 self.b.ins().jump(st.exit, &[BlockArg::Value(e)]);

@@ -2,7 +2,8 @@
 //! both backends against a Rust model (tests/ptx/serial_global.ptx): one `ld.global`
 //! that alternates between two buffers, so that its cached region misses at every step
 //! and the region lookup's call runs between the loop's steps (the loop's counters are
-//! kept across it; its invariants live in a stack slot), full and partial warps; and a
+//! stored and reloaded around it; the values it never changes live across it), full
+//! and partial warps; and a
 //! thread whose addresses are misaligned or outside every buffer faults exactly as on
 //! the interpreter (thread, line, instruction, kind).
 #[macro_use]

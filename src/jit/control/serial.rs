@@ -41,7 +41,8 @@
 //! stop check stays at every loop header of the scalar form.
 //!
 //! Submodules: `branch` (branches on an `and.pred`/`or.pred`), `global` (global loads'
-//! region checks), `local` (local accesses' checks, some hoisted to the lane's start),
+//! region checks), `indexed` (global loads at `base + s·x` checked by their index),
+//! `local` (local accesses' checks, some hoisted to the lane's start),
 //! `switch` (compare trees as one jump table), `thread` (per-target copies of the
 //! blocks back to a `brx.idx`: threaded dispatch).
 
@@ -72,6 +73,7 @@ pub(crate) const LOCAL_SNAP: u32 = 256;
 
 mod branch;
 mod global;
+mod indexed;
 mod local;
 mod switch;
 mod thread;
@@ -101,20 +103,23 @@ struct Lanes {
     /// again after each successful region lookup, the only code that changes the entry
     /// while the scalar form runs.
     globals: HashMap<InstId, (Variable, Variable)>,
+    /// The global loads at `b + s·x` (`indexed`): checked by their index instead.
+    indexed: HashMap<InstId, indexed::Indexed>,
     /// The largest local access of the loop (bytes; 0: none).
     local_max: i64,
     /// Per local access size `2^k` of the loop: `(local_size − 2^k) >> k` (i64), set at
     /// each lane's start (see [`FuncTranslator::serial_local`]).
     lims: [Option<Variable>; 4],
-    /// The values that stay the same while a lane runs the loop (the stop flag's
-    /// address, the local window's base and limits, the global loads' cached ranges,
-    /// the registers the loop reads but never writes) live in this stack slot, at these
-    /// offsets: set where their variables are (the setup, the lane's start, a region
-    /// lookup) and loaded at each use. As variables they were live across the whole
-    /// loop and across its region lookup's call, more values than the callee-saved
-    /// registers hold, and the register allocator kept the loop's counters in stack
-    /// slots, stored and reloaded at every step (a store-to-load chain per iteration);
-    /// loads of a slot that the loop never stores to cost no such chain.
+    /// The stop flag's address lives in this stack slot, at these offsets: set at the
+    /// setup and loaded at each use (each loop header). The other values that stay the
+    /// same while a lane runs (the local window's base and limits, the global loads'
+    /// cached ranges, the registers the loop reads but never writes) are variables,
+    /// live across the region lookup's call (not stored and reloaded around it, see
+    /// [`FuncTranslator::serial_kept`]), so the register allocator keeps the hot ones
+    /// in registers and spills the rest. Session 16 kept them all in this slot (their
+    /// store and reload around the call made the loop's counters spill, a
+    /// store-to-load chain per step); with them out of it, `bytecode` took 0.88× the
+    /// time per step (the stop flag's address as a variable: 0.91×, the pressure).
     mem: StackSlot,
     mem_off: Vec<(Variable, i32)>,
     /// The function's liveness (which registers the region lookup's call keeps).
@@ -135,8 +140,8 @@ struct Slots {
     next: StackSlot,
     /// [`Lanes::mem`].
     mem: StackSlot,
-    /// The integer registers the loop reads and never writes, in `mem` after the
-    /// scalar form's own values: warp-wide scalars and registers live at the header.
+    /// The integer registers the loop reads and never writes: warp-wide scalars and
+    /// registers live at the header.
     invariant: Vec<RegId>,
 }
 
@@ -164,7 +169,7 @@ impl FuncTranslator<'_> {
         let res = self.serial_form(&region, h, mode, vec_body, &slots);
         self.rf.recording = recording;
         self.mode = mode;
-        self.serial.mem.clear();
+        self.serial.invariant.clear();
         self.sregs.vars = saved_vars;
         (self.sregs.guard, self.sregs.guard_val) = saved_guard;
         let setup = res?;
@@ -185,9 +190,8 @@ impl FuncTranslator<'_> {
     fn serial_slots(&mut self, region: &Region) -> Slots {
         let bytes: i32 = region.stores.iter().map(|&r| self.reg_slot(r).2).sum();
         let invariant = self.serial_invariants(region);
-        // The stop flag, the local base, 4 limits, 2 per global load, the registers.
-        let globals = self.serial_global_count(region);
-        let mem_bytes = 8 * (6 + 2 * globals + invariant.len()) as u32;
+        // The stop flag.
+        let mem_bytes = 8;
         let mut slot = |n: u32| {
             self.b.create_sized_stack_slot(StackSlotData::new(
                 StackSlotKind::ExplicitSlot,
@@ -232,25 +236,6 @@ impl FuncTranslator<'_> {
             })
             .filter(|&r| self.svar(r).is_some() || region.loads.contains(&r))
             .collect()
-    }
-
-    /// The number of global loads in loop `region`.
-    fn serial_global_count(&self, region: &Region) -> usize {
-        self.f
-            .blocks
-            .iter_enumerated()
-            .filter(|(id, _)| region.inside.get(id.index()).copied().unwrap_or(false))
-            .flat_map(|(_, b)| b.insts.iter())
-            .filter(|i| {
-                matches!(
-                    i.kind,
-                    InstKind::Ld {
-                        space: Space::Global,
-                        ..
-                    }
-                )
-            })
-            .count()
     }
 
     /// Whether the scalar form may run now (an i8; see the module doc).
@@ -321,6 +306,7 @@ impl FuncTranslator<'_> {
             failed: false,
             stop: self.b.declare_var(I64),
             globals: HashMap::new(),
+            indexed: HashMap::new(),
             local_max: 0,
             lims: [None; 4],
             mem: slots.mem,
@@ -334,25 +320,8 @@ impl FuncTranslator<'_> {
         self.serial.lane = Some(st.lane);
         let lb = self.b.declare_var(I64);
         self.serial.local = Some((lb, self.b.declare_var(I64)));
-        // The slot's layout: the scalar form's invariants, then the loop's.
-        let mut own = vec![st.stop, lb];
-        own.extend(st.lims.iter().flatten());
-        let mut globals: Vec<_> = st.globals.iter().map(|(&i, &v)| (i, v)).collect();
-        globals.sort_by_key(|g| g.0 .0);
-        for (_, (base, n)) in globals {
-            own.extend([base, n]);
-        }
-        st.mem_off = own
-            .into_iter()
-            .enumerate()
-            .map(|(k, v)| (v, 8 * k as i32))
-            .collect();
-        let first_reg = 8 * st.mem_off.len() as i32;
-        for (k, &r) in slots.invariant.iter().enumerate() {
-            self.serial
-                .mem
-                .insert(r, (slots.mem, first_reg + 8 * k as i32));
-        }
+        st.mem_off = vec![(st.stop, 0)];
+        self.serial.invariant = slots.invariant.iter().copied().collect();
         self.b.append_block_param(st.exit, I32);
         for (i, &inside) in region.inside.iter().enumerate() {
             if inside {
@@ -369,6 +338,9 @@ impl FuncTranslator<'_> {
                     continue;
                 }
                 let b = self.b.create_block();
+                // Out of line (once per lane): a latch's branch to it is one `jae`,
+                // with the register moves of its edge out of the loop's code.
+                self.b.set_cold_block(b);
                 self.b.switch_to_block(b);
                 let e = lanes::iconst32(&mut self.b, t.0);
                 self.b.ins().jump(st.exit, &[BlockArg::Value(e)]);
@@ -498,16 +470,6 @@ impl FuncTranslator<'_> {
             let eb = self.global_size(inst);
             self.load_region_vars(st, inst, eb, base, n);
         }
-        // The warp-wide scalars that the loop reads.
-        for &r in &slots.invariant {
-            let Some(v) = self.svar(r).filter(|_| !vars.iter().any(|x| x.0 == r)) else {
-                continue;
-            };
-            let x = self.b.use_var(v);
-            if let Some(&(slot, off)) = self.serial.mem.get(&r) {
-                self.b.ins().stack_store(I64, x, slot, off);
-            }
-        }
         self.b.def_var(st.todo, bits);
         self.b.ins().jump(lane_loop, &[]);
         // The loop over the lanes.
@@ -551,14 +513,12 @@ impl FuncTranslator<'_> {
                 }
             };
             self.b.def_var(v, x);
-            if let Some(&(slot, off)) = self.serial.mem.get(&r) {
-                self.b.ins().stack_store(I64, x, slot, off);
-            }
         }
         if let Some((_, ls)) = self.serial.local {
             let size = self.b.use_var(ls);
             self.lane_bound_checks(st, size)?;
         }
+        self.lane_index_lims(st)?;
         self.b.ins().jump(first, &[]);
         // A lane leaves the loop.
         self.b.switch_to_block(st.exit);
@@ -810,11 +770,21 @@ impl FuncTranslator<'_> {
     /// Finds the loop's global loads and local access sizes, and declares their
     /// variables ([`Lanes::globals`], [`Lanes::lims`]).
     fn serial_accesses(&mut self, region: &Region, st: &mut Lanes) {
+        let inside = |id: BlockId| region.inside.get(id.index()).copied().unwrap_or(false);
+        let mut written = std::collections::HashSet::new();
         for (id, blk) in self.f.blocks.iter_enumerated() {
-            if !region.inside.get(id.index()).copied().unwrap_or(false) {
+            if inside(id) {
+                for i in &blk.insts {
+                    written.extend(inst_effect(self.f, i).defs);
+                }
+                written.extend(term_effect(self.f, &blk.term).defs);
+            }
+        }
+        for (id, blk) in self.f.blocks.iter_enumerated() {
+            if !inside(id) {
                 continue;
             }
-            for i in &blk.insts {
+            for (k, i) in blk.insts.iter().enumerate() {
                 let (space, ty) = match &i.kind {
                     InstKind::Ld { space, ty, .. } | InstKind::St { space, ty, .. } => {
                         (*space, *ty)
@@ -836,6 +806,20 @@ impl FuncTranslator<'_> {
                         }
                     }
                     Space::Global if matches!(i.kind, InstKind::Ld { .. }) => {
+                        if let Some((x, b, off, ks)) = self.indexed_shape(region, blk, k, &written)
+                        {
+                            let lim = self.b.declare_var(I64);
+                            let ix = indexed::Indexed {
+                                x,
+                                b,
+                                off,
+                                ks,
+                                eb,
+                                lim,
+                            };
+                            st.indexed.insert(i.id, ix);
+                            continue;
+                        }
                         let lo = self.b.declare_var(I64);
                         let lim = self.b.declare_var(I64);
                         st.globals.insert(i.id, (lo, lim));

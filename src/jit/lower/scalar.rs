@@ -186,21 +186,7 @@ impl FuncTranslator<'_> {
                     return Ok(None);
                 };
                 let rty = self.reg_info(r)?.ty;
-                let x = match self.serial.mem.get(&r).copied() {
-                    // A register the running scalar form's loop never writes. (An i32
-                    // is loaded as 8 bytes and reduced: a 4-byte load that x64 merges
-                    // into its user, a compare, takes the slot's address from a
-                    // register, which then lives across the loop.)
-                    Some((slot, off)) => {
-                        let x = self.b.ins().stack_load(I64, I64, slot, off);
-                        if rty.class() == RegClass::R64 {
-                            x
-                        } else {
-                            self.b.ins().ireduce(I32, x)
-                        }
-                    }
-                    None => self.b.use_var(var),
-                };
+                let x = self.b.use_var(var);
                 match rty.class() {
                     RegClass::R32 => {
                         if wide {

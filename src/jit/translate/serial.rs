@@ -4,9 +4,8 @@
 
 use super::serial_region::Region;
 use crate::ir::{BlockId, RegId};
-use cranelift_codegen::ir::StackSlot;
 use cranelift_frontend::Variable;
-use std::collections::HashMap;
+use std::collections::HashSet;
 
 /// A function's serial regions and the translator's state for them.
 pub(crate) struct Serial {
@@ -16,10 +15,10 @@ pub(crate) struct Serial {
     pub lane: Option<Variable>,
     /// Its local window's host base and size (i64s, set at the lane's start).
     pub local: Option<(Variable, Variable)>,
-    /// The registers that the loop reads but never writes, kept in a stack slot (its
-    /// offset) while a scalar form is translated: each read loads them (see
-    /// `control::serial`'s `Lanes::mem`).
-    pub mem: HashMap<RegId, (StackSlot, i32)>,
+    /// The registers that the loop reads but never writes, while a scalar form is
+    /// translated (the region lookup's call keeps them live instead of storing and
+    /// reloading them: see `control::serial`'s `Lanes::mem`).
+    pub invariant: HashSet<RegId>,
 }
 
 impl Serial {
@@ -28,7 +27,7 @@ impl Serial {
             regions,
             lane: None,
             local: None,
-            mem: HashMap::new(),
+            invariant: HashSet::new(),
         }
     }
 }

@@ -77,27 +77,40 @@ impl FuncTranslator<'_> {
         inst: InstId,
         st: &Lanes,
     ) -> Result<Value, JitError> {
-        let Some(&(base, n)) = st.globals.get(&inst) else {
+        let indexed = st.indexed.get(&inst).copied();
+        let global = st.globals.get(&inst).copied();
+        let hit = match (indexed, global) {
+            (Some(ix), _) => self.index_hit(ix)?,
+            (None, Some((base, n))) => {
+                let k = eb.trailing_zeros() as i64;
+                let bv = self.lane_get(st, base);
+                let nv = self.lane_get(st, n);
+                let d = self.b.ins().isub(a, bv);
+                let r = if k == 0 {
+                    d
+                } else {
+                    self.b.ins().rotr_imm_u(d, k)
+                };
+                Some(self.b.ins().icmp(IntCC::UnsignedLessThan, r, nv))
+            }
+            (None, None) => None,
+        };
+        let Some(hit) = hit else {
             let go = self.b.create_block();
             self.b.ins().jump(st.bail, &[]);
             self.b.switch_to_block(go);
             return Ok(a);
         };
-        let k = eb.trailing_zeros() as i64;
-        let bv = self.lane_get(st, base);
-        let nv = self.lane_get(st, n);
-        let d = self.b.ins().isub(a, bv);
-        let r = if k == 0 {
-            d
-        } else {
-            self.b.ins().rotr_imm_u(d, k)
-        };
-        let hit = self.b.ins().icmp(IntCC::UnsignedLessThan, r, nv);
         let miss = self.b.create_block();
         let lookup = self.b.create_block();
         let found = self.b.create_block();
         let go = self.b.create_block();
         self.b.ins().brif(hit, go, &[], miss, &[]);
+        // Out of line: the hit falls through to the load (a jump over this code per
+        // step otherwise).
+        for c in [miss, lookup, found] {
+            self.b.set_cold_block(c);
+        }
         self.b.switch_to_block(miss);
         let low = self.b.ins().band_imm_u(a, eb - 1);
         let aligned = self.b.ins().icmp_imm_u(IntCC::Equal, low, 0);
@@ -123,7 +136,11 @@ impl FuncTranslator<'_> {
             let x = self.b.ins().stack_load(I64, ty, slot, 8 * k as i32);
             self.b.def_var(v, x);
         }
-        self.load_region_vars(st, inst, eb, base, n);
+        match (indexed, global) {
+            (Some(ix), _) => self.load_index_lim(inst, ix)?,
+            (None, Some((base, n))) => self.load_region_vars(st, inst, eb, base, n),
+            (None, None) => {}
+        }
         self.b.ins().jump(go, &[]);
         self.b.switch_to_block(go);
         Ok(a)
@@ -134,8 +151,8 @@ impl FuncTranslator<'_> {
     /// stack slot and loads them back after it, so that no loop-carried value lives
     /// across the call (which clobbers the caller-saved registers: with more such
     /// values than callee-saved registers, the allocator kept a loop counter in a stack
-    /// slot, stored and reloaded at every step). The values that stay the same are in
-    /// [`Lanes::mem`] already.
+    /// slot, stored and reloaded at every step). The values that stay the same (the
+    /// registers the loop never writes) live across the call: see [`Lanes::mem`].
     pub(super) fn serial_kept(&self, st: &Lanes) -> Vec<Variable> {
         let (b, k) = st.at;
         let Some(i) = self.f.blocks.get(b).and_then(|blk| blk.insts.get(k)) else {
@@ -145,7 +162,7 @@ impl FuncTranslator<'_> {
         st.live
             .before(self.f, b, k + 1)
             .iter()
-            .filter(|r| !defs.contains(r) && !self.serial.mem.contains_key(r))
+            .filter(|r| !defs.contains(r) && !self.serial.invariant.contains(r))
             .filter_map(|r| self.svar(r))
             .collect()
     }

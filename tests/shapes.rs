@@ -268,3 +268,28 @@ fn uniform_store_highest_lane_wins() {
         }
     }
 }
+
+/// `LaunchShape::HALF_ROWS` (each half-warp of a launch with `%ntid.x == 16`) on
+/// `tests/ptx/halves_known.ptx`: `%tid.x` affine and its 4-byte scaling widened exactly
+/// (the 16 consecutive words of each half), `%tid.y` rows uniform, `%laneid` varying
+/// (16 more in the upper half than the half's lane number); with no assumption, the
+/// rows and words vary. (The kernel's launches with these blocks, checked per half
+/// against the interpreter, are in tests/mem_halves.rs.)
+#[test]
+fn half_warp_rows_of_16_wide_blocks() {
+    let src = std::fs::read_to_string(format!(
+        "{}/tests/ptx/halves_known.ptx",
+        env!("CARGO_MANIFEST_DIR")
+    ))
+    .expect("read the PTX");
+    let m = ptxjit::check::parse_and_check(&src, "halves_known.ptx").expect("checks");
+    let f = &m.functions[FuncId(0)];
+    let half = Shapes::analyze(f, LaunchShape::HALF_ROWS);
+    assert_eq!(end(&half, f, Some("$L_rows"), "%rd5"), Shape::Uniform);
+    assert_eq!(end(&half, f, Some("$L_rows"), "%rd6"), Shape::Affine(4));
+    assert_eq!(end(&half, f, Some("$L_rows"), "%rd8"), Shape::Affine(4));
+    assert_eq!(end(&half, f, Some("$L_rows"), "%r42"), Shape::Varying);
+    let any = Shapes::analyze(f, LaunchShape::default());
+    assert_eq!(end(&any, f, Some("$L_rows"), "%rd5"), Shape::Varying);
+    assert_eq!(end(&any, f, Some("$L_rows"), "%rd6"), Shape::Varying);
+}

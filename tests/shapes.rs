@@ -273,8 +273,9 @@ fn uniform_store_highest_lane_wins() {
 /// `tests/ptx/halves_known.ptx`: `%tid.x` affine and its 4-byte scaling widened exactly
 /// (the 16 consecutive words of each half), `%tid.y` rows uniform, `%laneid` varying
 /// (16 more in the upper half than the half's lane number); with no assumption, the
-/// rows and words vary. (The kernel's launches with these blocks, checked per half
-/// against the interpreter, are in tests/mem_halves.rs.)
+/// rows and words vary. Then the interpreter's shape checker, which checks these claims
+/// per half-warp in 16-wide launches, on 16 × 8 and 16 × 4 × 2 blocks (the JIT's
+/// results for them are in tests/mem_halves.rs).
 #[test]
 fn half_warp_rows_of_16_wide_blocks() {
     let src = std::fs::read_to_string(format!(
@@ -292,4 +293,23 @@ fn half_warp_rows_of_16_wide_blocks() {
     let any = Shapes::analyze(f, LaunchShape::default());
     assert_eq!(end(&any, f, Some("$L_rows"), "%rd5"), Shape::Varying);
     assert_eq!(end(&any, f, Some("$L_rows"), "%rd6"), Shape::Varying);
+    // The checker checks these claims per half in 16-wide launches.
+    let dev = Device::new().expect("device");
+    let m = dev
+        .load_ptx_with(&src, "halves_known.ptx", false)
+        .expect("loads");
+    let out = dev.alloc_zeroed(128 * 4).expect("alloc");
+    for block in [[16, 8, 1], [16, 4, 2]] {
+        let cfg = LaunchConfig::new([1, 1, 1], block)
+            .backend(Backend::Interp)
+            .check_shapes(true);
+        let args = [
+            (&out).into(),
+            KernelArg::from(3u32),
+            KernelArg::from(0u32),
+            KernelArg::from(99u32),
+        ];
+        dev.launch(&m, "halves_known", &cfg, &args)
+            .unwrap_or_else(|e| panic!("block {block:?}: {e}"));
+    }
 }

@@ -18,7 +18,12 @@
 //! addresses built or compared. The first load of such a run, with all 32 lanes active,
 //! makes this test before the coalesced one (`halves_first`), whose shape it covers:
 //! where the lanes are tile rows (sgemm's 16 × 16 blocks), they are compared once per
-//! run instead of twice.
+//! run instead of twice. In launches whose `%ntid.x` is 16 (each half-warp one row of
+//! the block), the optimized tier's general code knows the halves' shapes of registers
+//! that the shape analysis run per half (`LaunchShape::HALF_ROWS`) calls uniform or
+//! 4-byte affine, such as sgemm's `%rd6` and `%rd7`: such a first load, with all lanes
+//! active, compares no lanes, takes the two halves' first addresses and places them
+//! (`halves_known`); anything that fails there continues with the tests above.
 //!
 //! In `.shared`, the first load of such a run (the loads from the register up to its
 //! next write in the block: sgemm's 16 loads per tile row) also tests the window once

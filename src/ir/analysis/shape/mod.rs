@@ -253,7 +253,7 @@ impl LaunchShape {
     /// 16; `%laneid` (16 more in the upper half) is varying. What the analysis proves
     /// about lanes 0–15 of that warp holds for each real half (its values are those
     /// lanes' values), so a fact's uniform or affine claim holds per half, not across
-    /// the halves. Not for `PTXJIT_CHECK_SHAPES` (which checks whole warps).
+    /// the halves (`PTXJIT_CHECK_SHAPES` checks it so in such launches, per half).
     pub const HALF_ROWS: LaunchShape = LaunchShape {
         rows_whole_warps: true,
         ntid_x_mult32: false,

@@ -494,3 +494,86 @@ fn first_loads_of_runs() {
         "JIT and interpreter report the same faults"
     );
 }
+
+const KNOWN: &str = "tests/ptx/halves_known.ptx";
+
+/// First loads of runs whose half-warp shapes launches with `%ntid.x == 16` prove
+/// (`mem_halves::halves_known`, optimized tier; the quick tier and other widths test the
+/// lanes): per half one address (a tile row by `%tid.y`) and 16 consecutive words (by
+/// `%tid.x`), in blocks 16 wide (also with `%tid.z`) and of other widths, with all lanes
+/// and with lane 5 off at the first load; then faults at a run's first load (outside the
+/// window, a misaligned row) and at a later one, reported alike on both backends.
+#[test]
+fn known_half_shapes() {
+    for tier in [ptxjit::jit::JitTier::Quick, ptxjit::jit::JitTier::Optimized] {
+        known_half_shapes_on(tier);
+    }
+}
+
+fn known_half_shapes_on(tier: ptxjit::jit::JitTier) {
+    let mut msgs = Vec::new();
+    let u = ptxjit::KernelArg::U32;
+    let dev = device_tier(tier);
+    for backend in [Backend::Jit, Backend::Interp] {
+        let m = module_at(&dev, KNOWN, backend);
+        let out = zeroed(&dev, 128 * 4);
+        let blocks = [[16, 8, 1], [16, 4, 2], [8, 16, 1], [32, 4, 1], [128, 1, 1]];
+        for block in blocks {
+            let c = cfg([1, 1, 1], block, backend);
+            for (off, skip) in [(0u32, 99u32), (32, 99), (5, 99), (3, 5)] {
+                let args = [arg(&out), u(off), u(0), u(skip)];
+                launch(&dev, &m, "halves_known", &c, &args, "halves_known");
+                let want: Vec<u32> = (0..128u32)
+                    .map(|t| {
+                        let (x, y) = (t % block[0], (t / block[0]) % block[1]);
+                        let a = |k: u32| tile(16 * y + off + k);
+                        let b = |j: u32| tile(x + off + j);
+                        let g = if t % 32 == skip { 0 } else { a(0) };
+                        [
+                            (g, 1u32),
+                            (a(1), 3),
+                            (a(2), 5),
+                            (a(15), 7),
+                            (b(0), 11),
+                            (b(16), 13),
+                            (b(32), 17),
+                        ]
+                        .iter()
+                        .fold(0u32, |s, &(v, w)| s.wrapping_add(v.wrapping_mul(w)))
+                    })
+                    .collect();
+                assert_slice_eq(
+                    &dev.read::<u32>(&out).unwrap(),
+                    &want,
+                    &format!("{tier:?} {backend:?} block {block:?} off {off} skip {skip}"),
+                );
+            }
+        }
+        // 16 x 8: warp 3's upper half (y = 7) reads word 112 + 176 = 288 at its first
+        // load, 112 + 162 + 15 = 289 at its fourth; boff 2 misaligns every row.
+        let c = cfg([1, 1, 1], [16, 8, 1], backend);
+        for ((off, boff), at) in [
+            ((176, 0), "[%rd5];"),
+            ((162, 0), "[%rd5+60]"),
+            ((0, 2), "[%rd5];"),
+        ] {
+            let args = [arg(&out), u(off), u(boff), u(99)];
+            let what = format!("{tier:?} {backend:?} {at}");
+            msgs.push(fault_at(
+                &dev,
+                &m,
+                "halves_known",
+                &c,
+                &args,
+                (KNOWN, at),
+                &what,
+            ));
+        }
+    }
+    let n = msgs.len() / 2;
+    assert_eq!(
+        msgs[..n],
+        msgs[n..],
+        "JIT and interpreter report the same faults"
+    );
+}

@@ -268,3 +268,48 @@ fn uniform_store_highest_lane_wins() {
         }
     }
 }
+
+/// `LaunchShape::HALF_ROWS` (each half-warp of a launch with `%ntid.x == 16`) on
+/// `tests/ptx/halves_known.ptx`: `%tid.x` affine and its 4-byte scaling widened exactly
+/// (the 16 consecutive words of each half), `%tid.y` rows uniform, `%laneid` varying
+/// (16 more in the upper half than the half's lane number); with no assumption, the
+/// rows and words vary. Then the interpreter's shape checker, which checks these claims
+/// per half-warp in 16-wide launches, on 16 × 8 and 16 × 4 × 2 blocks (the JIT's
+/// results for them are in tests/mem_halves.rs).
+#[test]
+fn half_warp_rows_of_16_wide_blocks() {
+    let src = std::fs::read_to_string(format!(
+        "{}/tests/ptx/halves_known.ptx",
+        env!("CARGO_MANIFEST_DIR")
+    ))
+    .expect("read the PTX");
+    let m = ptxjit::check::parse_and_check(&src, "halves_known.ptx").expect("checks");
+    let f = &m.functions[FuncId(0)];
+    let half = Shapes::analyze(f, LaunchShape::HALF_ROWS);
+    assert_eq!(end(&half, f, Some("$L_rows"), "%rd5"), Shape::Uniform);
+    assert_eq!(end(&half, f, Some("$L_rows"), "%rd6"), Shape::Affine(4));
+    assert_eq!(end(&half, f, Some("$L_rows"), "%rd8"), Shape::Affine(4));
+    assert_eq!(end(&half, f, Some("$L_rows"), "%r42"), Shape::Varying);
+    let any = Shapes::analyze(f, LaunchShape::default());
+    assert_eq!(end(&any, f, Some("$L_rows"), "%rd5"), Shape::Varying);
+    assert_eq!(end(&any, f, Some("$L_rows"), "%rd6"), Shape::Varying);
+    // The checker checks these claims per half in 16-wide launches.
+    let dev = Device::new().expect("device");
+    let m = dev
+        .load_ptx_with(&src, "halves_known.ptx", false)
+        .expect("loads");
+    let out = dev.alloc_zeroed(128 * 4).expect("alloc");
+    for block in [[16, 8, 1], [16, 4, 2]] {
+        let cfg = LaunchConfig::new([1, 1, 1], block)
+            .backend(Backend::Interp)
+            .check_shapes(true);
+        let args = [
+            (&out).into(),
+            KernelArg::from(3u32),
+            KernelArg::from(0u32),
+            KernelArg::from(99u32),
+        ];
+        dev.launch(&m, "halves_known", &cfg, &args)
+            .unwrap_or_else(|e| panic!("block {block:?}: {e}"));
+    }
+}

@@ -2,7 +2,10 @@
 //! interpreter runs a function, every register that `ir::analysis::shape` calls uniform
 //! or affine is checked over the active lanes at each block entry and after each
 //! instruction that writes it; a wrong claim stops the warp with an error naming the
-//! instruction, the register and two lanes that disagree.
+//! instruction, the register and two lanes that disagree. In launches whose `%ntid.x` is
+//! 16, the claims of the analysis per half-warp (`LaunchShape::HALF_ROWS`, which the
+//! JIT's first loads of runs use) are checked too, over each half's active lanes
+//! numbered from the half's first lane.
 
 use super::{lanes, Warp};
 use crate::exec::ctx::{self, WarpCtx};
@@ -13,6 +16,8 @@ use crate::ir::{BlockId, Function, InstId, RegId};
 pub(super) struct Checker {
     shapes: Shapes,
     state: State,
+    /// The per-half analysis and its state, in launches whose `%ntid.x` is 16.
+    half: Option<(Shapes, State)>,
 }
 
 impl Checker {
@@ -21,6 +26,8 @@ impl Checker {
         (ctx.check_shapes != 0).then(|| Checker {
             shapes: Shapes::analyze(f, LaunchShape::of_block(ctx.ntid)),
             state: State::default(),
+            half: (ctx.ntid[0] == 16)
+                .then(|| (Shapes::analyze(f, LaunchShape::HALF_ROWS), State::default())),
         })
     }
 }
@@ -35,13 +42,24 @@ impl Warp<'_> {
         active: u32,
     ) -> Result<(), ctx::Stopped> {
         chk.state = chk.shapes.block_entry(b);
+        if let Some((sh, st)) = &mut chk.half {
+            *st = sh.block_entry(b);
+        }
         let at = self
             .f
             .blocks
             .get(b)
             .and_then(|blk| blk.insts.first().map(|i| i.id).or_else(|| blk.term.inst()));
+        let when = "at the entry of its block";
         for r in chk.state.ids() {
-            self.check_reg(ctx, chk, r, active, at, "at the entry of its block")?;
+            self.check_reg(ctx, &chk.state, None, r, active, at, when)?;
+        }
+        if let Some((_, st)) = &chk.half {
+            for r in st.ids() {
+                for h in 0..2 {
+                    self.check_reg(ctx, st, Some(h), r, active, at, when)?;
+                }
+            }
         }
         Ok(())
     }
@@ -60,29 +78,48 @@ impl Warp<'_> {
         };
         let strong = strong_load(&self.f.blocks[b], i);
         chk.shapes.step(self.f, &mut chk.state, inst, strong);
+        if let Some((sh, st)) = &mut chk.half {
+            sh.step(self.f, st, inst, strong);
+        }
+        let when = "after this instruction";
         for r in inst.kind.defs() {
-            self.check_reg(ctx, chk, r, active, Some(inst.id), "after this instruction")?;
+            self.check_reg(ctx, &chk.state, None, r, active, Some(inst.id), when)?;
+            if let Some((_, st)) = &chk.half {
+                for h in 0..2 {
+                    self.check_reg(ctx, st, Some(h), r, active, Some(inst.id), when)?;
+                }
+            }
         }
         Ok(())
     }
 
+    /// Checks register `r`'s claim in `state` over the active lanes, or (`half`) over
+    /// those of one half-warp, numbered from its first lane.
+    #[allow(clippy::too_many_arguments)]
     fn check_reg(
         &self,
         ctx: &mut WarpCtx,
-        chk: &Checker,
+        state: &State,
+        half: Option<usize>,
         r: RegId,
         active: u32,
         at: Option<InstId>,
         when: &str,
     ) -> Result<(), ctx::Stopped> {
-        let Some(&sh) = chk.state.get(r) else {
+        let (active, first) = match half {
+            Some(h) => (active & (0xffff << (16 * h)), 16 * h),
+            None => (active, 0),
+        };
+        let Some(&sh) = state.get(r) else {
             return Ok(());
         };
         if sh.shape == Shape::Varying || active == 0 {
             return Ok(());
         }
         let bits = self.reg_bits(r);
-        let vals: Vec<(usize, u64)> = lanes(active).map(|l| (l, self.regs[r][l])).collect();
+        let vals: Vec<(usize, u64)> = lanes(active)
+            .map(|l| (l - first, self.regs[r][l]))
+            .collect();
         if sh.holds(bits, &vals) {
             return Ok(());
         }
@@ -97,8 +134,14 @@ impl Warp<'_> {
             Shape::Affine(s) => format!("affine with lane stride {s:#x}"),
             Shape::Varying => "varying".to_string(),
         };
+        let per = if half.is_some() {
+            " in each half-warp"
+        } else {
+            ""
+        };
+        let (l0, l1) = (l0 + first, l1 + first);
         let msg = format!(
-            "shape check: the shape analysis claims register {} of `{}` is {claim} (base with {} known low zero bits) {when}, but lane {l0} holds {v0:#x} and lane {l1} holds {v1:#x} (checked because of PTXJIT_CHECK_SHAPES)",
+            "shape check: the shape analysis claims register {} of `{}` is {claim}{per} (base with {} known low zero bits) {when}, but lane {l0} holds {v0:#x} and lane {l1} holds {v1:#x} (checked because of PTXJIT_CHECK_SHAPES)",
             self.f.regs[r].name,
             self.f.name,
             sh.tz.min(bits as u8)

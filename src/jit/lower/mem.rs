@@ -379,7 +379,8 @@ impl FuncTranslator<'_> {
                 if try_halves && !(self.quick && shape.1 == Proof::Always) =>
             {
                 let rows = proof == Some(Proof::RowsLaunch);
-                self.halves_first(space, a, bits, inst, join, m, rows)?
+                let known = self.half_rows_shape(space, addr);
+                self.halves_first(space, a, bits, inst, join, m, (rows, known))?
             }
             _ => false,
         };

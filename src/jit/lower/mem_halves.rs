@@ -18,7 +18,12 @@
 //! addresses built or compared. The first load of such a run, with all 32 lanes active,
 //! makes this test before the coalesced one (`halves_first`), whose shape it covers:
 //! where the lanes are tile rows (sgemm's 16 × 16 blocks), they are compared once per
-//! run instead of twice.
+//! run instead of twice. In launches whose `%ntid.x` is 16 (each half-warp one row of
+//! the block), the optimized tier's general code knows the halves' shapes of registers
+//! that the shape analysis run per half (`LaunchShape::HALF_ROWS`) calls uniform or
+//! 4-byte affine, such as sgemm's `%rd6` and `%rd7`: such a first load, with all lanes
+//! active, compares no lanes, takes the two halves' first addresses and places them
+//! (`halves_known`); anything that fails there continues with the tests above.
 //!
 //! In `.shared`, the first load of such a run (the loads from the register up to its
 //! next write in the block: sgemm's 16 loads per tile row) also tests the window once
@@ -28,6 +33,7 @@
 //! fault is still reported at the load that makes it.
 
 use crate::exec::ctx::WarpCtx;
+use crate::ir::analysis::shape::Shape;
 use crate::ir::{AddrBase, Address, BlockId, InstId, InstKind, RegClass, RegId, Space};
 use crate::jit::translate::lanes::{self, WarpValue};
 use crate::jit::translate::FuncTranslator;
@@ -133,7 +139,10 @@ impl FuncTranslator<'_> {
     /// are proven consecutive in launches whose `%ntid.x` is a multiple of 32, which
     /// keep their proven path (no test here). Whether the test was emitted: not for a
     /// run of one load without `rows` (hist_shared's coalesced grid-stride load was 20%
-    /// slower with it, even skipped at run time in its launches).
+    /// slower with it, even skipped at run time in its launches). `known`: each half's
+    /// shape (consecutive or one address) in launches whose `%ntid.x` is 16
+    /// ([`Self::half_rows_shape`]), which then take [`Self::halves_known`] instead of
+    /// the lane comparisons.
     #[allow(clippy::too_many_arguments)]
     pub(super) fn halves_first(
         &mut self,
@@ -143,7 +152,7 @@ impl FuncTranslator<'_> {
         inst: InstId,
         join: Block,
         memo: (RegId, i64),
-        rows: bool,
+        (rows, known): (bool, Option<bool>),
     ) -> Result<bool, JitError> {
         if !(rows || self.halves_run_continues(memo.0)) {
             return Ok(false);
@@ -151,6 +160,17 @@ impl FuncTranslator<'_> {
         let full = self.b.ins().icmp_imm_u(IntCC::Equal, bits, u32::MAX as i64);
         let test = self.b.create_block();
         let rest = self.b.create_block();
+        if let Some(cons) = known {
+            let x = self.load_ctx(I32, offset_of!(WarpCtx, ntid), true);
+            let x16 = self.b.ins().icmp_imm_u(IntCC::Equal, x, 16);
+            let go = self.b.ins().band(full, x16);
+            let half = self.b.create_block();
+            let other = self.b.create_block();
+            self.b.ins().brif(go, half, &[], other, &[]);
+            self.b.switch_to_block(half);
+            self.halves_known(space, a, inst, join, rest, memo, cons)?;
+            self.b.switch_to_block(other);
+        }
         let go = if rows {
             let r = self.rows_launch();
             let not = self.b.ins().bxor_imm_u(r, 1);
@@ -165,6 +185,52 @@ impl FuncTranslator<'_> {
         Ok(true)
     }
 
+    /// The per-half shape of the 4-byte lanes of `[addr]` in launches whose `%ntid.x`
+    /// is 16 (`FuncTranslator::shapes_half`): `Some(true)` when each half reads 16
+    /// consecutive elements, `Some(false)` when each reads one address.
+    pub(super) fn half_rows_shape(&self, space: Space, addr: &Address) -> Option<bool> {
+        let (sh, now) = self.shapes_half.as_ref()?;
+        match sh.address(self.f, now, space, addr).shape {
+            Shape::Uniform => Some(false),
+            Shape::Affine(s) if s == EB => Some(true),
+            _ => None,
+        }
+    }
+
+    /// [`Self::halves_load`] where all 32 lanes are active and each half's shape is
+    /// known (`cons`: consecutive, else one address; see [`Self::half_rows_shape`]):
+    /// no lane compared, only each half's first address taken, aligned and placed.
+    #[allow(clippy::too_many_arguments)]
+    fn halves_known(
+        &mut self,
+        space: Space,
+        a: &WarpValue,
+        inst: InstId,
+        join: Block,
+        miss: Block,
+        (r, off): (RegId, i64),
+        cons: bool,
+    ) -> Result<(), JitError> {
+        let c = self.b.ins().iconst(I8, i64::from(cons));
+        let mut halves = Vec::with_capacity(2);
+        let mut aligned: Option<Value> = None;
+        for h in 0..2usize {
+            let base = self.b.ins().extractlane(a.v[8 * h], 0);
+            let low = self.b.ins().band_imm_u(base, EB as i64 - 1);
+            let al = self.b.ins().icmp_imm_u(IntCC::Equal, low, 0);
+            aligned = Some(match aligned {
+                None => al,
+                Some(y) => self.b.ins().band(y, al),
+            });
+            halves.push((base, c));
+        }
+        let al = aligned.unwrap_or(c);
+        let shaped = self.b.ins().iconst(I8, 1);
+        let window = self.halves_window(r, space, off, shaped, al, &halves);
+        self.halves_remember(r, off, shaped, window, &halves);
+        self.halves_place_known(space, inst, &halves, al, join, miss, Some(cons))
+    }
+
     /// From the halves' (first address, consecutive) and `ok` (i8: shape, mask and
     /// alignment hold): the range checks, then the loads, to `join`; else `miss`.
     fn halves_place(
@@ -175,6 +241,22 @@ impl FuncTranslator<'_> {
         ok: Value,
         join: Block,
         miss: Block,
+    ) -> Result<(), JitError> {
+        self.halves_place_known(space, inst, halves, ok, join, miss, None)
+    }
+
+    /// [`Self::halves_place`]; `known`: the halves' shape where it is known when
+    /// compiling (no branch on it).
+    #[allow(clippy::too_many_arguments)]
+    fn halves_place_known(
+        &mut self,
+        space: Space,
+        inst: InstId,
+        halves: &[(Value, Value)],
+        ok: Value,
+        join: Block,
+        miss: Block,
+        known: Option<bool>,
     ) -> Result<(), JitError> {
         let go = self.b.create_block();
         for _ in 0..2 {
@@ -220,7 +302,16 @@ impl FuncTranslator<'_> {
         let hosts = self.b.block_params(go).to_vec();
         let mut out = Vec::with_capacity(8);
         for (h, &(_, cons)) in hosts.into_iter().zip(halves) {
-            out.extend(self.half_values(h, cons));
+            match known {
+                Some(true) => {
+                    out.extend((0..4).map(|k| self.b.ins().load(I32X4, heap_flags(), h, 16 * k)))
+                }
+                Some(false) => {
+                    let x = self.b.ins().load(I32, heap_flags(), h, 0);
+                    out.extend([self.b.ins().splat(I32X4, x); 4]);
+                }
+                None => out.extend(self.half_values(h, cons)),
+            }
         }
         let args: Vec<BlockArg> = out.iter().map(|&x| BlockArg::Value(x)).collect();
         self.b.ins().jump(join, &args);

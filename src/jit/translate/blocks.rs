@@ -65,6 +65,9 @@ impl<'a> FuncTranslator<'a> {
         self.pred_bits.clear();
         self.shapes.0.enter(id, &mut self.shape_now.0);
         self.shapes.1.enter(id, &mut self.shape_now.1);
+        if let Some((sh, now)) = &mut self.shapes_half {
+            sh.enter(id, now);
+        }
         self.spine_clear();
         for (k, inst) in blk.insts.iter().enumerate() {
             self.spine_mark();
@@ -76,6 +79,9 @@ impl<'a> FuncTranslator<'a> {
             self.shapes
                 .1
                 .step(self.f, &mut self.shape_now.1, inst, strong);
+            if let Some((sh, now)) = &mut self.shapes_half {
+                sh.step(self.f, now, inst, strong);
+            }
         }
         self.spine_clear();
         Ok(())

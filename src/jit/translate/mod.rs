@@ -143,6 +143,11 @@ pub(crate) struct FuncTranslator<'a> {
     pub shapes: (Shapes, Shapes),
     /// The facts of `shapes` right before the instruction being translated.
     pub shape_now: (State, State),
+    /// The shape analysis for each half-warp of launches whose `%ntid.x` is 16
+    /// (`LaunchShape::HALF_ROWS`, tested at run time: `mem_halves::halves_first`), and
+    /// its facts right before the instruction being translated; only in the optimized
+    /// tier's general code.
+    pub shapes_half: Option<(Shapes, State)>,
     /// The sanitizer variant (see [`BuildEnv::instrument`]).
     pub instrument: bool,
     /// Registers kept as scalars (see `scalar`).
@@ -259,6 +264,8 @@ pub(crate) fn build(
     // Shapes that hold for every launch (no assumption on the block's dimensions).
     let shapes = Shapes::analyze(f, LaunchShape::default());
     let shapes_rows = Shapes::analyze(f, LaunchShape::of_block([32, 1, 1]));
+    let shapes_half = (!quick && !rows && !instrument)
+        .then(|| (Shapes::analyze(f, LaunchShape::HALF_ROWS), State::default()));
     let uniform_term = (f.blocks.ids())
         .map(|i| shapes.terminator(i) == Divergence::Uniform)
         .collect();
@@ -349,6 +356,7 @@ pub(crate) fn build(
         ret_bits,
         shapes: (shapes, shapes_rows),
         shape_now: (State::default(), State::default()),
+        shapes_half,
         instrument,
         sregs,
         cont,

@@ -232,6 +232,9 @@ pub struct LaunchShape {
     pub rows_whole_warps: bool,
     /// `%ntid.x % 32 == 0`.
     pub ntid_x_mult32: bool,
+    /// `%ntid.x == 16`, and the facts are meant for each half-warp alone (lanes 0–15 and
+    /// 16–31 each one row of the block: [`LaunchShape::HALF_ROWS`]).
+    pub half_rows: bool,
 }
 
 impl LaunchShape {
@@ -240,8 +243,22 @@ impl LaunchShape {
         LaunchShape {
             rows_whole_warps: ntid[0].is_multiple_of(32) || (ntid[1] <= 1 && ntid[2] <= 1),
             ntid_x_mult32: ntid[0].is_multiple_of(32),
+            half_rows: false,
         }
     }
+
+    /// Facts about each half-warp of a launch whose `%ntid.x` is 16 (sgemm's 16 × 16
+    /// tiles), read as if the half were lanes 0–15 of a warp: there `%tid.x` is the
+    /// lane number (its row starts at 0), `%tid.y %tid.z` are uniform and `%ntid.x` is
+    /// 16; `%laneid` (16 more in the upper half) is varying. What the analysis proves
+    /// about lanes 0–15 of that warp holds for each real half (its values are those
+    /// lanes' values), so a fact's uniform or affine claim holds per half, not across
+    /// the halves (`PTXJIT_CHECK_SHAPES` checks it so in such launches, per half).
+    pub const HALF_ROWS: LaunchShape = LaunchShape {
+        rows_whole_warps: true,
+        ntid_x_mult32: false,
+        half_rows: true,
+    };
 }
 
 /// The result of the analysis for one function.

@@ -53,6 +53,20 @@ impl Shapes {
             return Fact::constant(c, 64);
         }
         let rows = self.launch.rows_whole_warps;
+        if self.launch.half_rows {
+            // (See `LaunchShape::HALF_ROWS`.)
+            return match s {
+                Tid(Dim::X) => Fact {
+                    shape: Shape::Affine(1),
+                    tz: 64,
+                },
+                Tid(_) => Fact::UNIFORM,
+                Ntid(Dim::X) => Fact::constant(16, 64),
+                LaneId | LaneMask(_) | Clock | ClockHi | Clock64 | GlobalTimer | GlobalTimerLo
+                | GlobalTimerHi => Fact::VARYING,
+                _ => Fact::UNIFORM,
+            };
+        }
         match s {
             LaneId => Fact {
                 shape: Shape::Affine(1),

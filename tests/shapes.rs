@@ -169,6 +169,36 @@ fn joins_after_divergent_and_uniform_branches() {
 }
 
 #[test]
+fn loop_inside_a_divergent_if() {
+    let m = checked("if_loop.ptx");
+    let f = &m.functions[FuncId(0)];
+    let s = Shapes::analyze(f, rows());
+    // The `if` around the clearing loop diverges; its lanes leave only through J, so the
+    // registers the region does not write keep their facts after it, even where a
+    // later loop writes them again (%r1): ctaid * ntid + tid and its byte address stay
+    // affine. The loop's own counter is varying at J.
+    assert_eq!(s.terminator(BlockId(0)), Divergence::Divergent);
+    assert_eq!(at(&s, f, Some("J"), 0, "%r1"), Shape::Affine(1));
+    assert_eq!(at(&s, f, Some("J"), 0, "%r2"), Shape::Varying);
+    assert_eq!(end(&s, f, Some("K"), "%r4"), Shape::Affine(1));
+    assert_eq!(end(&s, f, Some("K"), "%rd5"), Shape::Affine(4));
+    assert_eq!(end(&s, f, Some("K"), "%r5"), Shape::Varying);
+    for blk in [[64, 1, 1], [48, 1, 1], [40, 2, 1], [32, 3, 2], [256, 1, 1]] {
+        let dev = Device::new().expect("device");
+        let x = dev.alloc_zeroed(4 * 4096).expect("alloc");
+        run_checked(
+            &dev,
+            "if_loop.ptx",
+            "if_loop",
+            blk,
+            3,
+            &[(&x).into(), KernelArg::from(700u32)],
+        );
+        let _ = dev.free(x);
+    }
+}
+
+#[test]
 fn loops() {
     let m = checked("loops.ptx");
     let f = &m.functions[FuncId(0)];

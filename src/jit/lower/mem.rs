@@ -400,6 +400,11 @@ impl FuncTranslator<'_> {
         // Fast path: whole-vector loads.
         self.b.switch_to_block(fast);
         let h = self.b.block_params(fast)[0];
+        // (Only where the shape analysis proves the lanes consecutive: a stream, not a
+        // tile row or a table read of an interpreter loop.)
+        if space == Space::Global && proof.is_some() {
+            self.load_ahead(h, 32 * i64::from(eb), inst);
+        }
         let v = self.vector_load(h, eb);
         let args: Vec<BlockArg> = v.iter().map(|&x| BlockArg::Value(x)).collect();
         self.b.ins().jump(join, &args);

@@ -20,6 +20,7 @@ pub(crate) mod int;
 pub(crate) mod logic;
 pub(crate) mod matrix;
 pub(crate) mod mem;
+mod mem_ahead;
 mod mem_fast;
 mod mem_gather;
 mod mem_halves;

@@ -54,6 +54,7 @@ impl<'a> FuncTranslator<'a> {
         let blk = &f.blocks[id];
         let i = id.index();
         self.cur_block = i;
+        self.in_header = header;
         self.cont_refresh();
         self.serial_driver(id)?;
         if header {

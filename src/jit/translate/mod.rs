@@ -196,6 +196,11 @@ pub(crate) struct FuncTranslator<'a> {
     pub zero8: Value,
     /// Built for the quick tier ([`BuildEnv::quick`]).
     pub quick: bool,
+    /// The IR block being translated is a loop header (`cfg::loop_headers`).
+    pub in_header: bool,
+    /// Per global load in a loop header: lane 0's host address at its last run
+    /// (`lower::mem_ahead`).
+    pub ahead: HashMap<InstId, Variable>,
     /// If-then bodies run under the branch's mask without the dispatcher
     /// (`control::join`).
     pub joins: join::Joins,
@@ -332,6 +337,8 @@ pub(crate) fn build(
     let mut tx = FuncTranslator {
         consts,
         cur_block: 0,
+        in_header: false,
+        ahead: HashMap::new(),
         m,
         layout,
         f,

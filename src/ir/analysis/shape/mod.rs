@@ -22,7 +22,10 @@
 //! - **clean split** (every edge from the terminator's block and from `R` goes forward,
 //!   `R` holds no barrier or split call): lanes meet at `P` and at the blocks of `R`
 //!   with two or more predecessors in `R` or the split block.
-//! - **anything else** (back edges inside the region, barriers or split calls that park
+//! - **loops inside** (back edges among the blocks of `R`, every block of `R` numbered
+//!   below `P`, no barrier or split call): the lanes leave `R` only through `P` and
+//!   meet at `P` and at any block of `R`, none beyond `P` (a loop inside an `if`).
+//! - **anything else** (a block of `R` numbered above `P`, barriers or split calls that park
 //!   lanes, no post-dominator): the lanes may meet at any block reachable from the
 //!   terminator, so every register written there is varying at the entry of each of
 //!   those blocks. A value computed and used in one run of a block is still exact.

@@ -159,6 +159,21 @@ pub(super) fn meeting_points(
         }
         return;
     }
+    // Loops inside the region (its only other difference from a clean split): the
+    // lanes still leave the region only through `p`, which no lane runs before every
+    // lane in the region has reached it or exited (`p` is numbered above every block
+    // of the region), but with back edges the lanes can meet at any block of the
+    // region, so the registers written in it are varying at each of its blocks and at
+    // `p`, not beyond `p` (a loop inside an `if`: `for (k = tid; k < 64; k += ntid)`
+    // before a grid-stride loop).
+    let enclosed =
+        !splitting_parks && !parks_inside && p.is_some() && members.iter().all(|&x| below_p(x));
+    if let (true, Some(p)) = (enclosed, p) {
+        for &x in members.iter().chain(std::iter::once(&p)) {
+            forced[x].union(&written);
+        }
+        return;
+    }
     // Anything else: every block reachable from the split.
     let all = reach(f, &succ, None);
     let mut written = RegSet::new(f.regs.len());

@@ -230,6 +230,17 @@ fn fault_at(
     msg
 }
 
+/// The fault messages of a JIT pass followed by an interpreter pass over the same
+/// cases: both halves of `msgs` must be equal.
+fn assert_halves_agree(msgs: &[String]) {
+    let n = msgs.len() / 2;
+    assert_eq!(
+        msgs[..n],
+        msgs[n..],
+        "JIT and interpreter report the same faults"
+    );
+}
+
 /// The line of PTX file `path` holding `text` (1-based).
 fn line_of(path: &str, text: &str) -> usize {
     let src = std::fs::read_to_string(path).expect("read the PTX");
@@ -306,12 +317,7 @@ fn remembered_window_runs() {
             }
         }
     }
-    let n = msgs.len() / 2;
-    assert_eq!(
-        msgs[..n],
-        msgs[n..],
-        "JIT and interpreter report the same faults"
-    );
+    assert_halves_agree(&msgs);
 }
 
 const MIXED: &str = "tests/ptx/halves_mixed.ptx";
@@ -363,12 +369,7 @@ fn mixed_window_runs() {
             }
         }
     }
-    let n = msgs.len() / 2;
-    assert_eq!(
-        msgs[..n],
-        msgs[n..],
-        "JIT and interpreter report the same faults"
-    );
+    assert_halves_agree(&msgs);
 }
 
 const LOOP: &str = "tests/ptx/halves_loop.ptx";
@@ -487,12 +488,7 @@ fn first_loads_of_runs() {
             }
         }
     }
-    let n = msgs.len() / 2;
-    assert_eq!(
-        msgs[..n],
-        msgs[n..],
-        "JIT and interpreter report the same faults"
-    );
+    assert_halves_agree(&msgs);
 }
 
 const KNOWN: &str = "tests/ptx/halves_known.ptx";
@@ -570,10 +566,5 @@ fn known_half_shapes_on(tier: ptxjit::jit::JitTier) {
             ));
         }
     }
-    let n = msgs.len() / 2;
-    assert_eq!(
-        msgs[..n],
-        msgs[n..],
-        "JIT and interpreter report the same faults"
-    );
+    assert_halves_agree(&msgs);
 }

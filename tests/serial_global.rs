@@ -39,26 +39,8 @@ fn run(
     (threads, block, steps): (u32, u32, u32),
     (bad_t, bad_off): (u32, u32),
 ) -> (Result<(), ptxjit::Error>, Vec<u32>) {
-    let dev = device();
-    let m = module_at(&dev, PTX, backend);
-    let ba = dev.alloc_from(a).unwrap();
-    let bb = dev.alloc_from(b).unwrap();
-    let out = zeroed(&dev, threads as usize * 4);
-    let r = dev.launch(
-        &m,
-        "two_bufs",
-        &cfg([threads.div_ceil(block), 1, 1], [block, 1, 1], backend),
-        &[
-            arg(&ba),
-            arg(&bb),
-            KernelArg::U32(a.len() as u32),
-            arg(&out),
-            KernelArg::U32(steps),
-            KernelArg::U32(bad_t),
-            KernelArg::U32(bad_off),
-        ],
-    );
-    (r, dev.read::<u32>(&out).unwrap())
+    let extra = &[steps, bad_t, bad_off];
+    run_two_bufs((PTX, "two_bufs"), backend, (a, b), (threads, block), extra)
 }
 
 /// Every step's load misses the instruction's cached region (the other buffer).
@@ -87,15 +69,7 @@ fn faults(backend: Backend) {
     for (t, off) in [(0u32, 2u32), (13, 1 << 30), (31, 1), (45, 2), (63, 1 << 30)] {
         let (r, _) = run(backend, (&a, &b), (64, 64, 50), (t, off));
         let (ri, _) = run(Backend::Interp, (&a, &b), (64, 64, 50), (t, off));
-        match (r, ri) {
-            (Err(ptxjit::Error::Fault(f)), Err(ptxjit::Error::Fault(fi))) => {
-                assert_eq!(f.thread, [t, 0, 0], "thread {t}: {f}");
-                let key =
-                    |f: &ptxjit::Fault| (f.line, f.col, f.inst.clone(), f.block, f.thread, f.kind);
-                assert_eq!(key(&f), key(&fi), "thread {t}: {f} / {fi}");
-            }
-            (r, ri) => panic!("thread {t} {backend:?}: expected faults, got {r:?} / {ri:?}"),
-        }
+        assert_same_fault(r, ri, t, &format!("{backend:?}"));
     }
 }
 

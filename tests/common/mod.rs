@@ -589,3 +589,55 @@ pub fn finding_run_both<T: ptxjit::DeviceCopy + PartialEq + Debug>(
     assert_eq!(got[0], got[1], "interpreter vs JIT");
     got.swap_remove(0)
 }
+
+/// Launches `kernel` of the PTX file `path` (the serial-loop tests over two buffers)
+/// with arguments `a, b, a.len(), out, extra...` over `threads` threads in blocks of
+/// `block`; the launch's result and `out`, one u32 per thread.
+#[allow(clippy::result_large_err)]
+pub fn run_two_bufs(
+    (path, kernel): (&str, &str),
+    backend: Backend,
+    (a, b): (&[u32], &[u32]),
+    (threads, block): (u32, u32),
+    extra: &[u32],
+) -> (Result<(), ptxjit::Error>, Vec<u32>) {
+    let dev = device();
+    let m = module_at(&dev, path, backend);
+    let ba = dev.alloc_from(a).unwrap();
+    let bb = dev.alloc_from(b).unwrap();
+    let out = zeroed(&dev, threads as usize * 4);
+    let mut args = vec![
+        arg(&ba),
+        arg(&bb),
+        KernelArg::U32(a.len() as u32),
+        arg(&out),
+    ];
+    args.extend(extra.iter().map(|&x| KernelArg::U32(x)));
+    let r = dev.launch(
+        &m,
+        kernel,
+        &cfg([threads.div_ceil(block), 1, 1], [block, 1, 1], backend),
+        &args,
+    );
+    (r, dev.read::<u32>(&out).unwrap())
+}
+
+/// Asserts that `r` (a backend's launch) and `ri` (the interpreter's) are faults of
+/// thread `[t, 0, 0]` at the same line, column, instruction, block and kind.
+#[allow(clippy::result_large_err)]
+pub fn assert_same_fault(
+    r: Result<(), ptxjit::Error>,
+    ri: Result<(), ptxjit::Error>,
+    t: u32,
+    what: &str,
+) {
+    match (r, ri) {
+        (Err(ptxjit::Error::Fault(f)), Err(ptxjit::Error::Fault(fi))) => {
+            assert_eq!(f.thread, [t, 0, 0], "thread {t}: {f}");
+            let key =
+                |f: &ptxjit::Fault| (f.line, f.col, f.inst.clone(), f.block, f.thread, f.kind);
+            assert_eq!(key(&f), key(&fi), "thread {t}: {f} / {fi}");
+        }
+        (r, ri) => panic!("thread {t} {what}: expected faults, got {r:?} / {ri:?}"),
+    }
+}

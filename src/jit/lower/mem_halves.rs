@@ -213,18 +213,11 @@ impl FuncTranslator<'_> {
     ) -> Result<(), JitError> {
         let c = self.b.ins().iconst(I8, i64::from(cons));
         let mut halves = Vec::with_capacity(2);
-        let mut aligned: Option<Value> = None;
         for h in 0..2usize {
             let base = self.b.ins().extractlane(a.v[8 * h], 0);
-            let low = self.b.ins().band_imm_u(base, EB as i64 - 1);
-            let al = self.b.ins().icmp_imm_u(IntCC::Equal, low, 0);
-            aligned = Some(match aligned {
-                None => al,
-                Some(y) => self.b.ins().band(y, al),
-            });
             halves.push((base, c));
         }
-        let al = aligned.unwrap_or(c);
+        let al = self.halves_aligned(&halves).unwrap_or(c);
         let shaped = self.b.ins().iconst(I8, 1);
         let window = self.halves_window(r, space, off, shaped, al, &halves);
         self.halves_remember(r, off, shaped, window, &halves);
@@ -630,22 +623,30 @@ impl FuncTranslator<'_> {
         let hit = self.b.create_block();
         self.b.ins().brif(known, hit, &[], miss, &[]);
         self.b.switch_to_block(hit);
-        let mut ok = None;
         let mut halves = Vec::with_capacity(2);
         for (bv, bit) in [(b0, CONS[0]), (b1, CONS[1])] {
             let reg = self.b.use_var(bv);
             let base = self.b.ins().iadd_imm_s(reg, off);
             let c = self.b.ins().band_imm_u(s, bit);
             let cons = self.b.ins().icmp_imm_u(IntCC::NotEqual, c, 0);
+            halves.push((base, cons));
+        }
+        let ok = self.halves_aligned(&halves).unwrap_or(known);
+        self.halves_place(space, inst, &halves, ok, join, miss)
+    }
+
+    /// Whether every half's first address in `halves` (`(address, consecutive)`) is
+    /// aligned to the element size; `None` for no halves.
+    fn halves_aligned(&mut self, halves: &[(Value, Value)]) -> Option<Value> {
+        let mut all: Option<Value> = None;
+        for &(base, _) in halves {
             let low = self.b.ins().band_imm_u(base, EB as i64 - 1);
             let al = self.b.ins().icmp_imm_u(IntCC::Equal, low, 0);
-            ok = Some(match ok {
+            all = Some(match all {
                 None => al,
                 Some(y) => self.b.ins().band(y, al),
             });
-            halves.push((base, cons));
         }
-        let ok = ok.unwrap_or(known);
-        self.halves_place(space, inst, &halves, ok, join, miss)
+        all
     }
 }

@@ -129,7 +129,7 @@ fn remembered_half_warp_rows() {
                         let (row, col) = ((t / 16) * 16 + off, t % 16 + off);
                         let rev = 31 - t % 32 + off;
                         let g = if t % 32 == 5 { 0 } else { tile(col + 48) };
-                        [
+                        weighted_sum(&[
                             (tile(row), 1u32),
                             (tile(col), 3),
                             (tile(row + 1), 5),
@@ -139,9 +139,7 @@ fn remembered_half_warp_rows() {
                             (g, 17),
                             (tile(rev + 1), 19),
                             (tile(row + 3), 23),
-                        ]
-                        .iter()
-                        .fold(0u32, |a, &(x, w)| a.wrapping_add(x.wrapping_mul(w)))
+                        ])
                     })
                     .collect();
                 assert_slice_eq(
@@ -241,6 +239,13 @@ fn assert_halves_agree(msgs: &[String]) {
     );
 }
 
+/// `Σ x·w` in wrapping u32 arithmetic: the kernels' checksums of loaded values.
+fn weighted_sum(terms: &[(u32, u32)]) -> u32 {
+    terms
+        .iter()
+        .fold(0u32, |a, &(x, w)| a.wrapping_add(x.wrapping_mul(w)))
+}
+
 /// The line of PTX file `path` holding `text` (1-based).
 fn line_of(path: &str, text: &str) -> usize {
     let src = std::fs::read_to_string(path).expect("read the PTX");
@@ -271,7 +276,7 @@ fn remembered_window_runs() {
                 .map(|t| {
                     let (row, col) = ((t / 16) * 16, t % 16);
                     let g = if t % 32 == 5 { 0 } else { tile(col + 32) };
-                    [
+                    weighted_sum(&[
                         (tile(row), 1u32),
                         (tile(row + 1), 3),
                         (tile(row + 15), 5),
@@ -284,9 +289,7 @@ fn remembered_window_runs() {
                         (tile(col + 1), 29),
                         (0, 31),
                         (tile(col + 17), 37),
-                    ]
-                    .iter()
-                    .fold(0u32, |a, &(x, w)| a.wrapping_add(x.wrapping_mul(w)))
+                    ])
                 })
                 .collect();
             assert_slice_eq(
@@ -353,10 +356,13 @@ fn mixed_window_runs() {
                                 (t / 32) * 16 + 8
                             } + off;
                             let g = if t % 32 == 5 { 0 } else { tile(idx + 2) };
-                            [(tile(idx), 1u32), (tile(idx + 1), 3), (g, 5)]
-                                .iter()
-                                .chain(&[(tile(idx + 8), 7), (tile(idx + 15), 11)])
-                                .fold(0u32, |a, &(x, w)| a.wrapping_add(x.wrapping_mul(w)))
+                            weighted_sum(&[
+                                (tile(idx), 1u32),
+                                (tile(idx + 1), 3),
+                                (g, 5),
+                                (tile(idx + 8), 7),
+                                (tile(idx + 15), 11),
+                            ])
                         })
                         .collect();
                     let what = format!("{backend:?} block {block:?} flip {flip} off {off}");
@@ -450,7 +456,7 @@ fn first_loads_of_runs() {
                         let s = t + off;
                         let g = if t % 32 == 5 { 0 } else { tile(s + 3) };
                         let gi = (t + goff) as usize;
-                        [
+                        weighted_sum(&[
                             (tile(s), 1u32),
                             (tile(s + 1), 3),
                             (tile(s + 2), 5),
@@ -458,9 +464,7 @@ fn first_loads_of_runs() {
                             (tile(s + 4), 11),
                             (input[gi], 13),
                             (input[gi + 1], 17),
-                        ]
-                        .iter()
-                        .fold(0u32, |a, &(x, w)| a.wrapping_add(x.wrapping_mul(w)))
+                        ])
                     })
                     .collect();
                 assert_slice_eq(
@@ -525,7 +529,7 @@ fn known_half_shapes_on(tier: ptxjit::jit::JitTier) {
                         let a = |k: u32| tile(16 * y + off + k);
                         let b = |j: u32| tile(x + off + j);
                         let g = if t % 32 == skip { 0 } else { a(0) };
-                        [
+                        weighted_sum(&[
                             (g, 1u32),
                             (a(1), 3),
                             (a(2), 5),
@@ -533,9 +537,7 @@ fn known_half_shapes_on(tier: ptxjit::jit::JitTier) {
                             (b(0), 11),
                             (b(16), 13),
                             (b(32), 17),
-                        ]
-                        .iter()
-                        .fold(0u32, |s, &(v, w)| s.wrapping_add(v.wrapping_mul(w)))
+                        ])
                     })
                     .collect();
                 assert_slice_eq(

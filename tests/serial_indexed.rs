@@ -20,13 +20,7 @@ fn idx_ref(a: &[u32], b: &[u32], t: u32, steps: u32) -> u32 {
     let steps = steps - (t & 3);
     for s in 0..steps {
         let w = buf[((x.wrapping_add(s) & (n / 2 - 1)) + 1) as usize];
-        match w & 3 {
-            0 => acc = acc.wrapping_mul(31).wrapping_add(w),
-            1 => acc ^= w >> 3,
-            2 => acc = acc.wrapping_add(w << 1),
-            _ => x = x.wrapping_mul(1103515245).wrapping_add(12345),
-        }
-        x = x.wrapping_add(7);
+        serial_step(w, &mut acc, &mut x);
     }
     acc ^ x ^ steps
 }

@@ -641,3 +641,16 @@ pub fn assert_same_fault(
         (r, ri) => panic!("thread {t} {what}: expected faults, got {r:?} / {ri:?}"),
     }
 }
+
+/// One step of the serial-loop tests' little bytecode (tests/ptx/serial_global.ptx,
+/// serial_indexed.ptx): word `w` updates the accumulator or the index `x`, then `x`
+/// advances by 7.
+pub fn serial_step(w: u32, acc: &mut u32, x: &mut u32) {
+    match w & 3 {
+        0 => *acc = acc.wrapping_mul(31).wrapping_add(w),
+        1 => *acc ^= w >> 3,
+        2 => *acc = acc.wrapping_add(w << 1),
+        _ => *x = x.wrapping_mul(1103515245).wrapping_add(12345),
+    }
+    *x = x.wrapping_add(7);
+}

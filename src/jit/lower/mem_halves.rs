@@ -126,7 +126,7 @@ impl FuncTranslator<'_> {
             let window = self.halves_window(r, space, off, shaped, al, &halves);
             self.halves_remember(r, off, shaped, window, &halves);
         }
-        self.halves_place(space, inst, &halves, ok, join, miss)
+        self.halves_place(space, inst, &halves, ok, join, miss, None)
     }
 
     /// The first load of a remembered register's run (see the module doc): with all 32
@@ -221,27 +221,14 @@ impl FuncTranslator<'_> {
         let shaped = self.b.ins().iconst(I8, 1);
         let window = self.halves_window(r, space, off, shaped, al, &halves);
         self.halves_remember(r, off, shaped, window, &halves);
-        self.halves_place_known(space, inst, &halves, al, join, miss, Some(cons))
+        self.halves_place(space, inst, &halves, al, join, miss, Some(cons))
     }
 
     /// From the halves' (first address, consecutive) and `ok` (i8: shape, mask and
     /// alignment hold): the range checks, then the loads, to `join`; else `miss`.
-    fn halves_place(
-        &mut self,
-        space: Space,
-        inst: InstId,
-        halves: &[(Value, Value)],
-        ok: Value,
-        join: Block,
-        miss: Block,
-    ) -> Result<(), JitError> {
-        self.halves_place_known(space, inst, halves, ok, join, miss, None)
-    }
-
-    /// [`Self::halves_place`]; `known`: the halves' shape where it is known when
-    /// compiling (no branch on it).
+    /// `known`: the halves' shape where it is known when compiling (no branch on it).
     #[allow(clippy::too_many_arguments)]
-    fn halves_place_known(
+    fn halves_place(
         &mut self,
         space: Space,
         inst: InstId,
@@ -632,7 +619,7 @@ impl FuncTranslator<'_> {
             halves.push((base, cons));
         }
         let ok = self.halves_aligned(&halves).unwrap_or(known);
-        self.halves_place(space, inst, &halves, ok, join, miss)
+        self.halves_place(space, inst, &halves, ok, join, miss, None)
     }
 
     /// Whether every half's first address in `halves` (`(address, consecutive)`) is

@@ -582,16 +582,24 @@ impl FuncTranslator<'_> {
         if self.quick_access(space, addr, shape.0) {
             return self.st_quick(space, ty, (eb, sb), srcs, addr, mask, inst);
         }
+        // A single `nan_lazy` register's NaNs are made canonical below, by path.
+        let lazy = n == 1 && self.lazy_store_data(&srcs[0], ty);
         let mut data = Vec::with_capacity(n);
+        self.blind_read = lazy;
         for s in srcs {
-            data.push(self.read(s, ty, false)?);
+            data.push(self.read(s, ty, false));
         }
+        self.blind_read = false;
+        let mut data = data.into_iter().collect::<Result<Vec<_>, _>>()?;
         let la = self.lane_addrs(space, addr)?;
         // (The sanitizers' variant checks every lane's store: no shortcut.)
         let cluster = space == Space::SharedCluster;
         if let (LaneAddr::PerLane(a), (AddrShape::Uniform, Proof::Always), 1, false) =
             (&la, shape, n, self.instrument || cluster)
         {
+            if lazy {
+                data[0] = self.canon_now(&data[0]);
+            }
             return self.st_uniform(space, (eb, sb), &data[0], a, &la, mask, inst);
         }
         // A store's fast path needs all 32 lanes active, impossible while lanes wait.
@@ -602,6 +610,13 @@ impl FuncTranslator<'_> {
             && !self.instrument
             && !cluster
             && !self.strided(space, addr, eb);
+        if lazy {
+            data[0] = if vectorizable {
+                self.canon_tested(&data[0])
+            } else {
+                self.canon_now(&data[0])
+            };
+        }
         if !vectorizable {
             for (e, d) in data.iter().enumerate() {
                 self.spill(d, SCRATCH_DATA + e as i32 * 32 * sb as i32);

@@ -29,6 +29,7 @@ mod mem_quick;
 mod mem_slow;
 pub(crate) mod mem_uniform;
 pub(crate) mod misc;
+mod nan_store;
 pub(crate) mod sanitize;
 pub(crate) mod scalar;
 pub(crate) mod sync;

@@ -26,7 +26,7 @@ use crate::ir::{self, Idx, IdxVec, Operand, RegClass, RegId};
 use crate::jit::translate::lanes::WarpValue;
 use crate::jit::translate::{grouped, lanes, FuncTranslator};
 use crate::jit::JitError;
-use cranelift_codegen::ir::condcodes::{FloatCC, IntCC};
+use cranelift_codegen::ir::condcodes::IntCC;
 use cranelift_codegen::ir::types::{F32X4, F64X2, I32X4, I64, I64X2};
 use cranelift_codegen::ir::{
     AliasRegionData, Block, Inst, InstBuilder, MemFlagsData, StackSlotData, StackSlotKind, Type,
@@ -431,22 +431,11 @@ impl FuncTranslator<'_> {
         if !(ir && self.nan_lazy.contains(r)) || self.blind_read {
             return v;
         }
-        let (fty, bits) = if ty == I64X2 {
-            (F64X2, 64)
-        } else {
-            (F32X4, 32)
-        };
-        let nan = crate::jit::helpers::canonical_nan(bits);
-        let nan = lanes::splat_w(&mut self.b, bits == 64, nan);
-        v.iter()
-            .enumerate()
-            .map(|(k, &x)| {
-                let fx = lanes::bitcast(&mut self.b, fty, x);
-                let isnan = self.b.ins().fcmp(FloatCC::Unordered, fx, fx);
-                let isnan = lanes::bitcast(&mut self.b, ty, isnan);
-                self.b.ins().bitselect(isnan, nan.v[k], x)
-            })
-            .collect()
+        self.canon_now(&WarpValue {
+            wide: ty == I64X2,
+            v,
+        })
+        .v
     }
 
     /// [`Self::reg_load`] as vectors of type `ty`, the container type or the float

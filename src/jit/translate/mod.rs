@@ -31,6 +31,7 @@ pub(crate) mod serial_region;
 use crate::exec::ctx::WarpCtx;
 use crate::exec::ModuleLayout;
 use crate::ir::analysis::cfg;
+use crate::ir::analysis::liveness::RegSet;
 use crate::ir::analysis::shape::{Divergence, LaunchShape, Shapes, State};
 use crate::ir::{
     self, BlockId, FuncId, Guard, Idx, IdxVec, Inst, InstId, Operand, RegClass, RegId, SpecialReg,
@@ -308,24 +309,7 @@ pub(crate) fn build(
             )
         },
     );
-    let nan_blind = crate::ir::analysis::nan::nan_blind(f);
-    let mut nan_lazy = crate::ir::analysis::nan::nan_lazy(f);
-    for r in f.regs.ids() {
-        // No read of a NaN-blind register needs the canonical NaN.
-        if nan_blind.contains(r) {
-            nan_lazy.remove(r);
-        }
-        let scalar = sregs.vars.get(r).is_some_and(|v| v.is_some());
-        if scalar || affine.vars.get(r).is_some_and(|v| v.is_some()) {
-            nan_lazy.remove(r);
-        }
-    }
-    // Loops run lane by lane read the file directly.
-    for region in serial.regions.iter().flatten() {
-        for &r in &region.regs {
-            nan_lazy.remove(r);
-        }
-    }
+    let (nan_blind, nan_lazy) = nan_sets(f, &sregs, &affine, &serial);
     let dispatch = b.create_block();
     let ret_status = b.create_block();
     let scratch = b.create_sized_stack_slot(StackSlotData::new(
@@ -390,14 +374,7 @@ pub(crate) fn build(
     // the next warp's context does not wait for this warp's code: the pointer the
     // loop carries (spilled across the body's helper calls) is one load from the
     // last one, and the body's own spills of the context are off that chain.
-    let chain = (!is_func && tx.cont.is_none()).then(|| {
-        let head = tx.b.create_block();
-        let p = tx.b.append_block_param(head, I64);
-        tx.b.ins().jump(head, &[ctx.into()]);
-        tx.b.switch_to_block(head);
-        tx.ctx = p;
-        (head, tx.load_ctx(I64, offset_of!(WarpCtx, next), false))
-    });
+    let chain = (!is_func && tx.cont.is_none()).then(|| tx.chain_head());
     tx.entry(entry_mask)?;
     let cov = layout.coverage.as_ref().and_then(|c| c.func_base_addr(fid));
     tx.translate_blocks(cov, &loop_header)?;
@@ -416,24 +393,70 @@ pub(crate) fn build(
     if let Some(r) = tx.cont {
         tx.build_resume(r)?;
     }
-    tx.b.switch_to_block(tx.ret_status);
-    tx.cont_refresh();
-    let st = match tx.ret_bits {
-        Some(rb) => tx.b.use_var(rb),
-        None => tx.load_ctx(I32, offset_of!(WarpCtx, status), false),
-    };
-    if let Some((head, next)) = chain {
-        let (done, go) = (tx.b.create_block(), tx.b.create_block());
-        tx.b.ins().brif(st, done, &[], go, &[]);
-        tx.b.switch_to_block(go);
-        tx.b.ins().brif(next, head, &[next.into()], done, &[]);
-        tx.b.switch_to_block(done);
-    }
-    tx.b.ins().return_(&[st]);
-    tx.b.seal_all_blocks();
+    tx.build_return(chain);
     let FuncTranslator { b, cm, cont, .. } = tx;
     b.finalize(cm.target_config());
     Ok(cont.is_some())
+}
+
+/// The registers whose reads need no canonical NaN (`nan_blind`) and those written
+/// without it and made canonical where read (`nan_lazy`): a register that is scalar,
+/// affine, NaN-blind or read by a loop run lane by lane (which reads the file
+/// directly) is never lazy.
+fn nan_sets(
+    f: &ir::Function,
+    sregs: &scalar::ScalarRegs,
+    affine: &affine::AffineRegs,
+    serial: &serial::Serial,
+) -> (RegSet, RegSet) {
+    let nan_blind = crate::ir::analysis::nan::nan_blind(f);
+    let mut nan_lazy = crate::ir::analysis::nan::nan_lazy(f);
+    for r in f.regs.ids() {
+        let scalar = sregs.vars.get(r).is_some_and(|v| v.is_some());
+        if nan_blind.contains(r) || scalar || affine.vars.get(r).is_some_and(|v| v.is_some()) {
+            nan_lazy.remove(r);
+        }
+    }
+    for region in serial.regions.iter().flatten() {
+        for &r in &region.regs {
+            nan_lazy.remove(r);
+        }
+    }
+    (nan_blind, nan_lazy)
+}
+
+impl FuncTranslator<'_> {
+    /// The head of a kernel's warp chain: the loop over the warps chained by
+    /// `WarpCtx::next`, run in one call (see [`build`]). Returns the head block and the
+    /// next warp's context, loaded at the head.
+    fn chain_head(&mut self) -> (Block, Value) {
+        let head = self.b.create_block();
+        let p = self.b.append_block_param(head, I64);
+        self.b.ins().jump(head, &[self.ctx.into()]);
+        self.b.switch_to_block(head);
+        self.ctx = p;
+        (head, self.load_ctx(I64, offset_of!(WarpCtx, next), false))
+    }
+
+    /// The return block: the warp's status (a function's return bits), and in a
+    /// chained kernel the jump to the next warp while the status is 0 and one is left.
+    fn build_return(&mut self, chain: Option<(Block, Value)>) {
+        self.b.switch_to_block(self.ret_status);
+        self.cont_refresh();
+        let st = match self.ret_bits {
+            Some(rb) => self.b.use_var(rb),
+            None => self.load_ctx(I32, offset_of!(WarpCtx, status), false),
+        };
+        if let Some((head, next)) = chain {
+            let (done, go) = (self.b.create_block(), self.b.create_block());
+            self.b.ins().brif(st, done, &[], go, &[]);
+            self.b.switch_to_block(go);
+            self.b.ins().brif(next, head, &[next.into()], done, &[]);
+            self.b.switch_to_block(done);
+        }
+        self.b.ins().return_(&[st]);
+        self.b.seal_all_blocks();
+    }
 }
 
 impl<'a> FuncTranslator<'a> {

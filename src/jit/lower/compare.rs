@@ -135,12 +135,25 @@ impl FuncTranslator<'_> {
         };
         // The complement `q` only where the second destination is written.
         let neg = dst_neg.is_some();
-        let (p, q): (Vec<Value>, Vec<Value>) = match (combine, bits) {
-            // A vector form from the bits (a splat and two operations per vector, where
-            // the compare of a run takes an add and up to four): the file keeps it
-            // when the predicate is live after the block. The bits are those of the
-            // compare in every lane the write keeps (the active ones; an unguarded
-            // convergent write also sets the lanes of no thread, which nothing reads).
+        // A vector form from the bits (a splat and two operations per vector) where the
+        // compare of a run takes an add and two to four (`ne`, signed `le`/`ge`,
+        // unsigned orders; x86 compares signed `gt` and `eq` only), in convergent code
+        // only (a merging write, as in hist_shared's loop, keeps the compare as
+        // before): the file keeps it when the predicate is live after the block
+        // (block_sum's `tid != 0` across its last barriers). The bits are those of the compare in
+        // every lane the write keeps (an unguarded convergent write also sets the lanes
+        // of no thread, which nothing reads).
+        let costly = match cmp {
+            CmpOp::Ne => true,
+            CmpOp::Le | CmpOp::Ge => true,
+            CmpOp::Lt | CmpOp::Gt => !ty.is_signed(),
+            _ => false,
+        };
+        let bits_vec = match bits {
+            Some(x) if costly && !mask.merge => Some(x),
+            _ => None,
+        };
+        let (p, q): (Vec<Value>, Vec<Value>) = match (combine, bits_vec) {
             (None, Some(x)) => {
                 let p = lanes::mask_from_bits(&mut self.b, x);
                 let q = match neg {

@@ -127,17 +127,52 @@ impl FuncTranslator<'_> {
         mask: &mut Mask,
     ) -> Result<(), JitError> {
         let r = self.compare_masks(cmp, ty, ftz, a, b, mask)?;
+        // The bit form too where it is cheaper from scalars (the vector form is then
+        // left unused by a branch or guard in the block, and Cranelift drops it).
+        let bits = match (combine, mask.unguarded) {
+            (None, true) => self.affine_cmp_bits(cmp, ty, a, b)?,
+            _ => None,
+        };
         // The complement `q` only where the second destination is written.
         let neg = dst_neg.is_some();
-        let (p, q): (Vec<Value>, Vec<Value>) = match combine {
-            None => {
+        // A vector form from the bits (a splat and two operations per vector) where the
+        // compare of a run takes an add and two to four (`ne`, signed `le`/`ge`,
+        // unsigned orders; x86 compares signed `gt` and `eq` only), in convergent code
+        // only (a merging write, as in hist_shared's loop, keeps the compare as
+        // before): the file keeps it when the predicate is live after the block
+        // (block_sum's `tid != 0` across its last barriers). The bits are those of the compare in
+        // every lane the write keeps (an unguarded convergent write also sets the lanes
+        // of no thread, which nothing reads).
+        let costly = match cmp {
+            CmpOp::Ne => true,
+            CmpOp::Le | CmpOp::Ge => true,
+            CmpOp::Lt | CmpOp::Gt => !ty.is_signed(),
+            _ => false,
+        };
+        let bits_vec = match bits {
+            Some(x) if costly && !mask.merge => Some(x),
+            _ => None,
+        };
+        let (p, q): (Vec<Value>, Vec<Value>) = match (combine, bits_vec) {
+            (None, Some(x)) => {
+                let p = lanes::mask_from_bits(&mut self.b, x);
+                let q = match neg {
+                    true => {
+                        let nx = self.b.ins().bnot(x);
+                        lanes::mask_from_bits(&mut self.b, nx)
+                    }
+                    false => Vec::new(),
+                };
+                (p, q)
+            }
+            (None, None) => {
                 let q = match neg {
                     true => r.iter().map(|&x| self.b.ins().bnot(x)).collect(),
                     false => Vec::new(),
                 };
                 (r, q)
             }
-            Some((bop, src)) => {
+            (Some((bop, src)), _) => {
                 let c = self.read_pred(&Operand::Reg(src.reg), src.negate)?;
                 let mut p = Vec::with_capacity(N32);
                 let mut q = Vec::with_capacity(N32);
@@ -155,12 +190,6 @@ impl FuncTranslator<'_> {
                 }
                 (p, q)
             }
-        };
-        // The bit form too where it is cheaper from scalars (the vector form is then
-        // left unused by a branch or guard in the block, and Cranelift drops it).
-        let bits = match (combine, mask.unguarded) {
-            (None, true) => self.affine_cmp_bits(cmp, ty, a, b)?,
-            _ => None,
         };
         if let Some(d) = dst {
             self.write_pred(d, &p, mask)?;

@@ -213,7 +213,23 @@ pub fn mask_from_bits(b: &mut FunctionBuilder, bits: Value) -> Vec<Value> {
 }
 
 /// The i32 bit mask (bit i = lane i) of 8 × i32x4 lane masks (top bit of each lane).
+/// A whole warp's 8 vectors narrow with signed saturation (which keeps every lane's
+/// sign) to two i8x16 vectors, two `pmovmskb`s: 10 instructions instead of 8
+/// `movmskps` and 14 shifts and ors.
 pub fn bits_from_mask(b: &mut FunctionBuilder, m: &[Value]) -> Value {
+    if m.len() == N32 {
+        let v: Vec<Value> = m.iter().map(|&x| bitcast(b, I32X4, x)).collect();
+        let mut half = |q: &[Value]| {
+            let lo = b.ins().snarrow(q[0], q[1]);
+            let hi = b.ins().snarrow(q[2], q[3]);
+            let bytes = b.ins().snarrow(lo, hi);
+            b.ins().vhigh_bits(I32, bytes)
+        };
+        let lo = half(&v[..4]);
+        let hi = half(&v[4..]);
+        let hi = b.ins().ishl_imm_u(hi, 16);
+        return b.ins().bor(lo, hi);
+    }
     let mut acc: Option<Value> = None;
     for (k, &v) in m.iter().enumerate() {
         let hb = b.ins().vhigh_bits(I32, v);

@@ -29,9 +29,11 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
 mod barriers;
+mod claims;
 mod cont;
 use barriers::run_cta_with_barriers;
 pub(super) use barriers::{deadlock, warp_error, Barriers, WarpState};
+use claims::{batch_ctaids, batch_size, chunk_units, claim_units, next_ctaid};
 
 /// Most threads in a CTA.
 pub const MAX_THREADS_PER_BLOCK: u32 = 1024;
@@ -575,64 +577,6 @@ impl Drop for KeptStacks {
     }
 }
 
-/// Scheduling units a worker takes from the launch's counter at once: a few in large
-/// grids (one shared counter update per CTA costs as much as a small CTA when the
-/// workers contend for it), at most 8 (a batch of that many CTAs still sees the time
-/// limit's stop flag soon).
-fn chunk_units(units: u64, nsmid: u32) -> u64 {
-    (units / (64 * nsmid.max(1) as u64)).clamp(1, 8)
-}
-
-/// Most warps one call of the JIT's code runs in a batch: saxpy (8-warp CTAs) ran 10%
-/// slower in CPU time with batches of 64 warps than one CTA at a time, and as fast
-/// with 32 (2026-11-28; each chained warp touches its own `WarpCtx` and `WarpEnv`).
-const BATCH_WARPS: u64 = 32;
-
-/// CTAs a worker runs as one batch: the units of a chunk, up to `BATCH_WARPS` warps,
-/// when they are single CTAs (no clusters, not cooperative) of a kernel run without
-/// coroutines, in order and not sanitized (`fixed`: coroutines, a sanitizer or a drawn
-/// schedule), else 1. A batch's warps are exactly the warps its CTAs would run one after
-/// the other (CTA by CTA, warp 0, 1, ...); each CTA of a batch has its own `%ctaid`, shared
-/// window and local area, zeroed as a lone CTA's; a CTA's partial last warp is followed
-/// by the next CTA's first warp.
-fn batch_size(fixed: bool, shape: &Shape, nsmid: u32) -> u64 {
-    match fixed || shape.cooperative || shape.cluster != [1, 1, 1] {
-        true => 1,
-        false => chunk_units(shape.ncta, nsmid)
-            .min(BATCH_WARPS / shape.nthreads.div_ceil(WARP_SIZE as u64))
-            .max(1),
-    }
-}
-
-/// `ids` := the `k` CTAs of linear numbers `first..first + k` (x fastest, as single-CTA
-/// units are numbered); the first is divided out, the others counted on from it.
-fn batch_ctaids(grid: [u32; 3], first: u64, k: u64, ids: &mut Vec<[u32; 3]>) {
-    let (gx, gy) = (grid[0] as u64, grid[1] as u64);
-    let mut c = [
-        (first % gx) as u32,
-        ((first / gx) % gy) as u32,
-        (first / (gx * gy)) as u32,
-    ];
-    ids.clear();
-    for _ in 0..k {
-        ids.push(c);
-        next_ctaid(&mut c, grid);
-    }
-}
-
-/// `c` := the CTA after `c` in linear order (x fastest, carried into y and z).
-fn next_ctaid(c: &mut [u32; 3], grid: [u32; 3]) {
-    c[0] += 1;
-    if c[0] == grid[0] {
-        c[0] = 0;
-        c[1] += 1;
-        if c[1] == grid[1] {
-            c[1] = 0;
-            c[2] += 1;
-        }
-    }
-}
-
 /// Runs scheduling units (clusters; a CTA without clusters) until `ncta` units have
 /// started: a batch of single CTAs at a time where `sh.batch` > 1.
 fn worker(sh: &LaunchShared, wm: &WorkerMem, ncta: u64) {
@@ -654,8 +598,14 @@ fn worker(sh: &LaunchShared, wm: &WorkerMem, ncta: u64) {
             return;
         }
         if next == end {
-            next = sh.next_cta.fetch_add(chunk, Ordering::Relaxed);
-            end = (next + chunk).min(ncta);
+            let take = claim_units(
+                ncta,
+                sh.next_cta.load(Ordering::Relaxed),
+                chunk,
+                sh.sreg.nsmid,
+            );
+            next = sh.next_cta.fetch_add(take, Ordering::Relaxed);
+            end = (next + take).min(ncta);
         }
         let i = next;
         if i >= ncta {
@@ -663,6 +613,9 @@ fn worker(sh: &LaunchShared, wm: &WorkerMem, ncta: u64) {
         }
         let take = (end - i).min(sh.batch).max(1);
         next += take;
+        // Units not yet started: those no worker has claimed and the rest of this
+        // worker's claim (other workers' claims may hold more).
+        let unstarted = ncta.saturating_sub(sh.next_cta.load(Ordering::Relaxed)) + (end - i);
         let i = sh
             .cta_order
             .as_ref()
@@ -676,8 +629,8 @@ fn worker(sh: &LaunchShared, wm: &WorkerMem, ncta: u64) {
                     kernel: sh.func.name.clone(),
                     msg: format!(
                         "the launch ran past its time limit (LaunchConfig::timeout, \
-                         --timeout) with {} of {} CTAs not yet started",
-                        (ncta - i) * unit_ctas,
+                         --timeout) with at least {} of {} CTAs not yet started",
+                        unstarted * unit_ctas,
                         grid_ctas
                     ),
                 });

@@ -60,6 +60,13 @@ fn reference(input: &[u32], n: usize) -> Vec<u32> {
 
 const FILL: u32 = 0xDEAD_BEEF;
 
+/// The interpreter and both JIT tiers.
+const RUNS: [(Backend, JitTier); 3] = [
+    (Backend::Interp, JitTier::Quick),
+    (Backend::Jit, JitTier::Quick),
+    (Backend::Jit, JitTier::Optimized),
+];
+
 #[test]
 fn lane_bits_of_vector_predicates() {
     let warps = 96usize;
@@ -71,11 +78,7 @@ fn lane_bits_of_vector_predicates() {
         .collect();
     for n in [32 * warps, 32 * warps - 5, 32 * warps - 31] {
         let want = reference(&input, n);
-        for (backend, tier) in [
-            (Backend::Interp, JitTier::Quick),
-            (Backend::Jit, JitTier::Quick),
-            (Backend::Jit, JitTier::Optimized),
-        ] {
+        for (backend, tier) in RUNS {
             let dev = device_tier(tier);
             let m = module_at(&dev, "tests/ptx/lane_bits.ptx", backend);
             let what = format!("lane_bits {backend:?} {tier:?} n={n}");
@@ -122,11 +125,7 @@ fn predicates_from_lane_runs_across_a_barrier() {
             let (one, two) = preds_reference(block, a, b, c, d);
             let want: Vec<u32> = (0..grid).flat_map(|_| one.clone()).collect();
             let want2: Vec<u32> = (0..grid).flat_map(|_| two.clone()).collect();
-            for (backend, tier) in [
-                (Backend::Interp, JitTier::Quick),
-                (Backend::Jit, JitTier::Quick),
-                (Backend::Jit, JitTier::Optimized),
-            ] {
+            for (backend, tier) in RUNS {
                 let dev = device_tier(tier);
                 let m = module_at(&dev, "tests/ptx/lane_bits.ptx", backend);
                 let what = format!("affine_preds {backend:?} {tier:?} {block} {a} {b} {c} {d}");

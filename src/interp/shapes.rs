@@ -131,6 +131,9 @@ impl Warp<'_> {
             .unwrap_or(vals[0]);
         let claim = match sh.shape {
             Shape::Uniform => "uniform".to_string(),
+            Shape::Affine(s) if sh.guarded => format!(
+                "affine with lane stride {s:#x} (where the first and last active lanes agree)"
+            ),
             Shape::Affine(s) => format!("affine with lane stride {s:#x}"),
             Shape::Varying => "varying".to_string(),
         };

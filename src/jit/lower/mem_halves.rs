@@ -49,6 +49,16 @@ use super::mem::heap_flags;
 /// Bytes of one element (the only size this path handles).
 const EB: u64 = 4;
 
+/// What the per-half shape analysis knows of a load's halves
+/// ([`FuncTranslator::half_rows_shape`]).
+#[derive(Clone, Copy, Debug)]
+pub(super) struct Known {
+    /// Each half reads 16 consecutive elements (else one address).
+    pub cons: bool,
+    /// Only where each half's last lane is 15 elements after its first.
+    pub guarded: bool,
+}
+
 impl FuncTranslator<'_> {
     /// Tests the lane addresses `a` (16 × i64x2; shared-window offsets in `.shared`) of
     /// a 4-byte load for the half-warp shapes with all lanes active (`bits`); on a hit,
@@ -152,13 +162,13 @@ impl FuncTranslator<'_> {
         inst: InstId,
         join: Block,
         memo: (RegId, i64),
-        (rows, known): (bool, Option<bool>),
+        (rows, known): (bool, Option<Known>),
     ) -> Result<bool, JitError> {
-        if !(rows || self.halves_run_continues(memo.0)) {
+        let tested = rows || self.halves_run_continues(memo.0);
+        if !tested && known.is_none() {
             return Ok(false);
         }
         let full = self.b.ins().icmp_imm_u(IntCC::Equal, bits, u32::MAX as i64);
-        let test = self.b.create_block();
         let rest = self.b.create_block();
         if let Some(cons) = known {
             let x = self.load_ctx(I32, offset_of!(WarpCtx, ntid), true);
@@ -170,7 +180,15 @@ impl FuncTranslator<'_> {
             self.b.switch_to_block(half);
             self.halves_known(space, a, inst, join, rest, memo, cons)?;
             self.b.switch_to_block(other);
+            if !tested {
+                // A run of one load whose shape is known only per half: in other launches
+                // (or when it failed), the usual paths, which test the halves as before.
+                self.b.ins().jump(rest, &[]);
+                self.b.switch_to_block(rest);
+                return Ok(false);
+            }
         }
+        let test = self.b.create_block();
         let go = if rows {
             let r = self.rows_launch();
             let not = self.b.ins().bxor_imm_u(r, 1);
@@ -186,15 +204,22 @@ impl FuncTranslator<'_> {
     }
 
     /// The per-half shape of the 4-byte lanes of `[addr]` in launches whose `%ntid.x`
-    /// is 16 (`FuncTranslator::shapes_half`): `Some(true)` when each half reads 16
-    /// consecutive elements, `Some(false)` when each reads one address.
-    pub(super) fn half_rows_shape(&self, space: Space, addr: &Address) -> Option<bool> {
+    /// is 16 (`FuncTranslator::shapes_half`): `cons` when each half reads 16
+    /// consecutive elements, else one address each; `guarded` when the claim holds
+    /// only where a half's first and last lanes are 15 elements apart (a widened
+    /// 32-bit index that may wrap: `Fact::guarded`), which is then tested.
+    pub(super) fn half_rows_shape(&self, space: Space, addr: &Address) -> Option<Known> {
         let (sh, now) = self.shapes_half.as_ref()?;
-        match sh.address(self.f, now, space, addr).shape {
-            Shape::Uniform => Some(false),
-            Shape::Affine(s) if s == EB => Some(true),
-            _ => None,
-        }
+        let x = sh.address(self.f, now, space, addr);
+        let cons = match x.shape {
+            Shape::Uniform => false,
+            Shape::Affine(s) if s == EB => true,
+            _ => return None,
+        };
+        Some(Known {
+            cons,
+            guarded: x.guarded,
+        })
     }
 
     /// [`Self::halves_load`] where all 32 lanes are active and each half's shape is
@@ -209,16 +234,24 @@ impl FuncTranslator<'_> {
         join: Block,
         miss: Block,
         (r, off): (RegId, i64),
-        cons: bool,
+        Known { cons, guarded }: Known,
     ) -> Result<(), JitError> {
         let c = self.b.ins().iconst(I8, i64::from(cons));
         let mut halves = Vec::with_capacity(2);
+        let mut shaped = self.b.ins().iconst(I8, 1);
         for h in 0..2usize {
             let base = self.b.ins().extractlane(a.v[8 * h], 0);
             halves.push((base, c));
+            if guarded {
+                // The half's last lane 15 elements after its first: no wrap inside.
+                let last = self.b.ins().extractlane(a.v[8 * h + 7], 1);
+                let d = self.b.ins().isub(last, base);
+                let ok = self.b.ins().icmp_imm_u(IntCC::Equal, d, 15 * EB as i64);
+                shaped = self.b.ins().band(shaped, ok);
+            }
         }
         let al = self.halves_aligned(&halves).unwrap_or(c);
-        let shaped = self.b.ins().iconst(I8, 1);
+        let al = self.b.ins().band(al, shaped);
         let window = self.halves_window(r, space, off, shaped, al, &halves);
         self.halves_remember(r, off, shaped, window, &halves);
         self.halves_place(space, inst, &halves, al, join, miss, Some(cons))

@@ -157,16 +157,25 @@ pub struct Fact {
     pub shape: Shape,
     /// Known trailing zero bits of the base (0: nothing known; 64: the base is 0).
     pub tz: u8,
+    /// An affine claim that holds only where the lanes' values did not wrap: over
+    /// lanes whose first and last active ones (`l0 < l1`) hold values that differ by
+    /// `(l1 - l0) × stride`, in the register's width (see [`Fact::wraps_seen`]); where
+    /// they differ otherwise, nothing is claimed. Only the per-half analysis
+    /// ([`LaunchShape::HALF_ROWS`]) makes such facts: a per-half affine 32-bit value
+    /// sign- or zero-extended (`mul.wide`, `cvt`), sgemm's tile-load addresses.
+    pub guarded: bool,
 }
 
 impl Fact {
     pub const VARYING: Fact = Fact {
         shape: Shape::Varying,
         tz: 0,
+        guarded: false,
     };
     pub const UNIFORM: Fact = Fact {
         shape: Shape::Uniform,
         tz: 0,
+        guarded: false,
     };
     /// The constant `v` (as a `bits`-bit value).
     pub fn constant(v: u64, bits: u32) -> Fact {
@@ -174,6 +183,7 @@ impl Fact {
         Fact {
             shape: Shape::Uniform,
             tz: if v == 0 { 64 } else { v.trailing_zeros() as u8 },
+            guarded: false,
         }
     }
     /// `base + lane * stride` in `bits` bits with `tz` known zero bits of the base.
@@ -185,6 +195,15 @@ impl Fact {
         Fact {
             shape,
             tz: tz.min(64) as u8,
+            guarded: false,
+        }
+    }
+    /// A guarded affine fact (see [`Fact::guarded`]): varying where the stride is 0 (a
+    /// wrapped value is not uniform).
+    pub fn affine_guarded(stride: u64, tz: u32, bits: u32) -> Fact {
+        match Fact::affine(stride, tz, bits) {
+            x if matches!(x.shape, Shape::Affine(_)) => Fact { guarded: true, ..x },
+            _ => Fact::VARYING,
         }
     }
     /// The fact of a value that may come from either of two sources.
@@ -195,7 +214,20 @@ impl Fact {
         Fact {
             shape: self.shape,
             tz: self.tz.min(other.tz),
+            guarded: self.guarded || other.guarded,
         }
+    }
+    /// For a guarded fact (see [`Fact::guarded`]): whether the first and last of `vals`
+    /// (the active lanes' values, by increasing lane) differ by other than their lanes'
+    /// distance times the stride, so that nothing is claimed.
+    pub fn wraps_seen(self, bits: u32, vals: &[(usize, u64)]) -> bool {
+        let (Some(s), Some(&(l0, v0)), Some(&(l1, v1))) =
+            (self.shape.stride(), vals.first(), vals.last())
+        else {
+            return false;
+        };
+        let m = crate::ops::mask(bits.clamp(1, 64));
+        self.guarded && v1.wrapping_sub(v0) & m != s.wrapping_mul(l1.wrapping_sub(l0) as u64) & m
     }
     /// Whether `vals` (the active lanes' values, as `(lane, value)`, of a `bits`-bit
     /// register) agree with this fact.
@@ -207,6 +239,9 @@ impl Fact {
         let Some(&(l0, v0)) = vals.first() else {
             return true;
         };
+        if self.wraps_seen(bits, vals) {
+            return true;
+        }
         let base = v0.wrapping_sub(stride.wrapping_mul(l0 as u64)) & m;
         let tz = u32::from(self.tz).min(bits);
         let low = if tz >= 64 { u64::MAX } else { (1u64 << tz) - 1 };

@@ -32,9 +32,12 @@ impl Shapes {
                 match x.shape {
                     Shape::Varying => Fact::VARYING,
                     Shape::Uniform => Fact {
-                        shape: Shape::Uniform,
                         tz: x.tz.min(tb as u8),
+                        ..Fact::UNIFORM
                     },
+                    // A guarded value's wrap (a multiple of 2^32) may vanish when truncated.
+                    Shape::Affine(_) if x.guarded && rb == tb => x,
+                    Shape::Affine(_) if x.guarded => Fact::VARYING,
                     // A wider register read as a narrower type: truncation keeps it affine.
                     Shape::Affine(s) if rb >= tb && tb > 1 => Fact::affine(s, x.tz.into(), tb),
                     Shape::Affine(_) => Fact::VARYING,
@@ -59,6 +62,7 @@ impl Shapes {
                 Tid(Dim::X) => Fact {
                     shape: Shape::Affine(1),
                     tz: 64,
+                    guarded: false,
                 },
                 Tid(_) => Fact::UNIFORM,
                 Ntid(Dim::X) => Fact::constant(16, 64),
@@ -71,16 +75,18 @@ impl Shapes {
             LaneId => Fact {
                 shape: Shape::Affine(1),
                 tz: 64,
+                guarded: false,
             },
             // Warps start at multiples of 32 of the linear thread index.
             Tid(Dim::X) if rows => Fact {
                 shape: Shape::Affine(1),
                 tz: 5,
+                guarded: false,
             },
             Tid(_) if rows => Fact::UNIFORM,
             Ntid(Dim::X) if self.launch.ntid_x_mult32 => Fact {
-                shape: Shape::Uniform,
                 tz: 5,
+                ..Fact::UNIFORM
             },
             // Read per lane, at different times for the clocks.
             Tid(_) | LaneMask(_) | Clock | ClockHi | Clock64 | GlobalTimer | GlobalTimerLo
@@ -103,10 +109,12 @@ impl Shapes {
                 Shape::Uniform if rb == 1 => Fact::UNIFORM,
                 _ if rb == 1 => Fact::VARYING,
                 Shape::Affine(_) if rb > tb => Fact::VARYING,
+                Shape::Affine(_) if x.guarded && rb < tb => Fact::VARYING,
+                Shape::Affine(s) if x.guarded => Fact::affine_guarded(s, x.tz.into(), rb),
                 Shape::Affine(s) => Fact::affine(s, x.tz.into(), rb),
                 Shape::Uniform => Fact {
-                    shape: Shape::Uniform,
                     tz: if rb < tb { x.tz.min(rb as u8) } else { x.tz },
+                    ..Fact::UNIFORM
                 },
                 Shape::Varying => Fact::VARYING,
             };
@@ -155,7 +163,8 @@ impl Shapes {
         match k {
             Mov { .. } => same(src(0)),
             Arith { op, ty, srcs, .. } if ty.is_int() || ty.is_bits() => {
-                same(arith(*op, *ty, srcs, &src).unwrap_or(lanewise))
+                let half = self.launch.half_rows;
+                same(arith(*op, *ty, srcs, &src, half).unwrap_or(lanewise))
             }
             Selp { .. } if src(2).shape == Shape::Uniform => same(src(0).meet(src(1))),
             // The result is the source plus or minus a uniform base (each lane's own base
@@ -164,10 +173,7 @@ impl Shapes {
                 (Space::Local, _) => Fact::VARYING,
                 (Space::Global, x) => x,
                 (_, x) if x.shape == Shape::Varying => Fact::VARYING,
-                (_, x) => Fact {
-                    shape: x.shape,
-                    tz: 0,
-                },
+                (_, x) => Fact { tz: 0, ..x },
             }),
             Cvt {
                 dst_ty,
@@ -175,7 +181,7 @@ impl Shapes {
                 sat,
                 ..
             } if !*sat && (dst_ty.is_int() || dst_ty.is_bits()) && src_ty.is_int() => {
-                same(convert_int(src(0), *src_ty, *dst_ty))
+                same(convert_int(src(0), *src_ty, *dst_ty, self.launch.half_rows))
             }
             Isspacep { space, .. } if *space == Space::Local => same(Fact::VARYING),
             Ld { space, addr, .. } => {
@@ -247,8 +253,8 @@ impl Shapes {
                     return Fact::VARYING;
                 }
                 Fact {
-                    shape: x.shape,
                     tz: x.tz.min(off.tz),
+                    ..x
                 }
             }
             AddrBase::Var(VarRef::Local(_)) => Fact::VARYING,
@@ -271,26 +277,70 @@ fn widen(x: Fact, bits: u32) -> Option<(u64, u32)> {
     }
 }
 
+/// An affine `bits`-bit value (not itself guarded) widened to more bits where it may
+/// wrap (see [`Fact::guarded`]), in the per-half analysis (`half`): the stride
+/// sign-extended, when 15 strides span less than 2^(bits-1), so that a half's 16 lanes
+/// cross the extension's wrapping point (2^(bits-1) signed, 2^bits unsigned) at most
+/// once, which then changes the last lane's value against the first one's by ±2^bits.
+fn widen_guarded(x: Fact, bits: u32, half: bool) -> Option<(u64, u32)> {
+    let Shape::Affine(s) = x.shape else {
+        return None;
+    };
+    if !half || x.guarded || !(2..64).contains(&bits) {
+        return None;
+    }
+    let ss = crate::ops::sext(s, bits);
+    (ss.unsigned_abs().checked_mul(15)? < 1u64 << (bits - 1)).then_some((ss as u64, x.tz.into()))
+}
+
 /// `cvt` between integer types.
-fn convert_int(x: Fact, from: Type, to: Type) -> Fact {
+fn convert_int(x: Fact, from: Type, to: Type, half: bool) -> Fact {
     let (sb, db) = (width(from), width(to));
     if x.shape == Shape::Varying {
         return Fact::VARYING;
+    }
+    if x.guarded {
+        // Only the same width keeps the wrap visible.
+        return if db == sb { x } else { Fact::VARYING };
     }
     if db <= sb {
         // Same width, or truncation.
         return Fact::affine(x.shape.stride().unwrap_or(0), x.tz.into(), db);
     }
-    match widen(x, sb) {
-        Some((s, tz)) => Fact::affine(s, tz, db),
-        None => Fact::VARYING,
+    match (widen(x, sb), widen_guarded(x, sb, half)) {
+        (Some((s, tz)), _) => Fact::affine(s, tz, db),
+        (None, Some((s, tz))) => Fact::affine_guarded(s, tz, db),
+        _ => Fact::VARYING,
     }
 }
 
 /// Integer `add sub neg not mul.lo mad.lo shl mul.wide mad.wide` of uniform and affine
-/// sources (`None`: not shape-preserving here).
-fn arith(op: ArithOp, ty: Type, srcs: &[Operand], src: &dyn Fn(usize) -> Fact) -> Option<Fact> {
+/// sources (`None`: not shape-preserving here). `half`: the per-half analysis, which
+/// may widen to guarded facts ([`widen_guarded`]).
+fn arith(
+    op: ArithOp,
+    ty: Type,
+    srcs: &[Operand],
+    src: &dyn Fn(usize) -> Fact,
+    half: bool,
+) -> Option<Fact> {
     let w = width(ty);
+    let guarded = (0..srcs.len()).filter(|&i| src(i).guarded).count();
+    if guarded > 0 {
+        // A guarded source's possible wrap (a nonzero multiple of 2^32 in one lane's
+        // value) stays visible through adding or subtracting values that are exact;
+        // two wraps could cancel, products and shifts could clear it.
+        let s = match op {
+            ArithOp::Add if guarded == 1 => {
+                src(0).shape.stride()?.wrapping_add(src(1).shape.stride()?)
+            }
+            ArithOp::Sub if guarded == 1 => {
+                src(0).shape.stride()?.wrapping_sub(src(1).shape.stride()?)
+            }
+            _ => return Some(Fact::VARYING),
+        };
+        return Some(Fact::affine_guarded(s, src(0).tz.min(src(1).tz).into(), w));
+    }
     let st = |i: usize| src(i).shape.stride();
     let tz = |i: usize| src(i).tz;
     let wide = matches!(
@@ -329,15 +379,35 @@ fn arith(op: ArithOp, ty: Type, srcs: &[Operand], src: &dyn Fn(usize) -> Fact) -
             w,
         ),
         ArithOp::Mul(MulMode::Wide) | ArithOp::Mad(MulMode::Wide) => {
-            let (a, b) = (widen(src(0), w)?, widen(src(1), w)?);
-            let s = mul(0, 1, a.0, b.0)?;
-            let mut f = Fact::affine(s, (a.1 + b.1).min(64), 2 * w);
+            let (s, tz, g) = match (widen(src(0), w), widen(src(1), w)) {
+                (Some(a), Some(b)) => (mul(0, 1, a.0, b.0)?, (a.1 + b.1).min(64), false),
+                // One side affine and possibly wrapping, the other a constant whose low
+                // `w` bits are not all zero (so that a wrap of 2^w stays nonzero in 2w
+                // bits).
+                (a, b) => {
+                    let g = widen_guarded(src(0), w, half).zip(b).map(|x| (x, 1));
+                    let g = g.or_else(|| widen_guarded(src(1), w, half).zip(a).map(|x| (x, 0)));
+                    let ((x, u), c) = g?;
+                    let k = imm(c)?;
+                    if k & crate::ops::mask(w) == 0 || u.0 != 0 {
+                        return None;
+                    }
+                    (x.0.wrapping_mul(k), (x.1 + u.1).min(64), true)
+                }
+            };
+            let make = |s, tz| {
+                if g {
+                    Fact::affine_guarded(s, tz, 2 * w)
+                } else {
+                    Fact::affine(s, tz, 2 * w)
+                }
+            };
+            let mut f = make(s, tz);
             if op == ArithOp::Mad(MulMode::Wide) {
                 let c = src(2);
-                f = Fact::affine(
+                f = make(
                     s.wrapping_add(c.shape.stride()?),
                     u32::from(f.tz).min(c.tz.into()),
-                    2 * w,
                 );
             }
             f

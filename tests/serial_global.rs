@@ -39,19 +39,15 @@ fn run(
 
 /// Every step's load misses the instruction's cached region (the other buffer).
 fn alternating(backend: Backend) {
-    let mut rng = Rng::new(0x61_0ba1);
-    for (threads, block, steps, n) in [
-        (64u32, 64u32, 300u32, 64usize),
-        (40, 40, 77, 16),
-        (96, 32, 5, 256),
-    ] {
-        let a = rng.vec_u32(n);
-        let b = rng.vec_u32(n);
-        let (r, got) = run(backend, (&a, &b), (threads, block, steps), (u32::MAX, 0));
-        r.unwrap_or_else(|e| panic!("two_bufs {backend:?}: {e}"));
-        let want: Vec<u32> = (0..threads).map(|t| two_ref(&a, &b, t, steps)).collect();
-        assert_slice_eq(&got, &want, &format!("two_bufs {threads} {backend:?}"));
-    }
+    let cases = [(64, 64, 300, 64), (40, 40, 77, 16), (96, 32, 5, 256)];
+    two_bufs_against_model(
+        (PTX, "two_bufs"),
+        backend,
+        0x61_0ba1,
+        &cases,
+        &[u32::MAX, 0],
+        two_ref,
+    );
 }
 
 /// Thread `t`'s addresses misaligned (2 bytes) or far outside both buffers: the fault

@@ -39,20 +39,21 @@ fn run(
 
 /// Lanes of both buffers, full and partial warps, against the model.
 fn indexed(backend: Backend) {
-    let mut rng = Rng::new(0x1d_e8ed);
-    for (threads, block, steps, n) in [
-        (64u32, 64u32, 300u32, 64usize),
+    let cases = [
+        (64, 64, 300, 64),
         (40, 40, 77, 16),
         (96, 32, 5, 256),
         (33, 33, 1000, 4),
-    ] {
-        let a = rng.vec_u32(n);
-        let b = rng.vec_u32(n);
-        let (r, got) = run(backend, (&a, &b), (threads, block, steps), (u32::MAX, 0, 0));
-        r.unwrap_or_else(|e| panic!("idx_load {backend:?}: {e}"));
-        let want: Vec<u32> = (0..threads).map(|t| idx_ref(&a, &b, t, steps)).collect();
-        assert_slice_eq(&got, &want, &format!("idx_load {threads} {backend:?}"));
-    }
+    ];
+    let clean = [u32::MAX, 0, 0];
+    two_bufs_against_model(
+        (PTX, "idx_load"),
+        backend,
+        0x1d_e8ed,
+        &cases,
+        &clean,
+        idx_ref,
+    );
 }
 
 /// Thread `t`'s base misaligned (2 bytes) or far outside both buffers, or its index

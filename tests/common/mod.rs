@@ -622,6 +622,32 @@ pub fn run_two_bufs(
     (r, dev.read::<u32>(&out).unwrap())
 }
 
+/// The serial-loop tests over two buffers without faults: for each `(threads, block,
+/// steps, n)` two random buffers of `n` words from `seed`, [`run_two_bufs`] of `kernel`
+/// with extra arguments `steps` then `clean` (no thread faults), and every thread's
+/// output against `model(a, b, thread, steps)`.
+pub fn two_bufs_against_model(
+    (path, kernel): (&str, &str),
+    backend: Backend,
+    seed: u64,
+    cases: &[(u32, u32, u32, usize)],
+    clean: &[u32],
+    model: impl Fn(&[u32], &[u32], u32, u32) -> u32,
+) {
+    let mut rng = Rng::new(seed);
+    for &(threads, block, steps, n) in cases {
+        let a = rng.vec_u32(n);
+        let b = rng.vec_u32(n);
+        let extra: Vec<u32> = std::iter::once(steps)
+            .chain(clean.iter().copied())
+            .collect();
+        let (r, got) = run_two_bufs((path, kernel), backend, (&a, &b), (threads, block), &extra);
+        r.unwrap_or_else(|e| panic!("{kernel} {backend:?}: {e}"));
+        let want: Vec<u32> = (0..threads).map(|t| model(&a, &b, t, steps)).collect();
+        assert_slice_eq(&got, &want, &format!("{kernel} {threads} {backend:?}"));
+    }
+}
+
 /// Asserts that `r` (a backend's launch) and `ri` (the interpreter's) are faults of
 /// thread `[t, 0, 0]` at the same line, column, instruction, block and kind.
 #[allow(clippy::result_large_err)]

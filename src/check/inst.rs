@@ -37,7 +37,7 @@ mod warp;
 use super::func::{Fx, TTerm, Tgt};
 use super::operand::Val;
 use crate::ir::Fit;
-use crate::ir::{ArithOp, FloatMode, Guard, InstKind, Loc, Operand, Rnd, Type};
+use crate::ir::{ArithOp, FloatMode, Guard, InstId, InstKind, Loc, Operand, Rnd, Type};
 use crate::parse::ast::{self, Ident, Instruction};
 use crate::parse::PtxError;
 
@@ -317,6 +317,13 @@ impl Fx<'_, '_> {
         for k in std::mem::take(&mut self.pre) {
             self.push(guard, k, id);
         }
+        self.emit_lowered(lowered, guard, id);
+        Ok(())
+    }
+
+    /// Appends what [`Self::lower`] made of an instruction to the current block:
+    /// instructions (each under the instruction's guard) or a terminator that ends it.
+    fn emit_lowered(&mut self, lowered: Lowered, guard: Option<Guard>, id: InstId) {
         match lowered {
             Lowered::Insts(ks) => {
                 for k in ks {
@@ -414,7 +421,6 @@ impl Fx<'_, '_> {
                 inst: id,
             }),
         }
-        Ok(())
     }
 
     fn lower(&mut self, i: &Instruction, m: &mut Mods) -> Result<Lowered, PtxError> {

@@ -154,36 +154,7 @@ pub unsafe fn exec(
             }
             unsafe { c.update(ctx, a(0), &mut out, |m, _| arrive(m, noinc as u64, 0))? };
         }
-        AsyncOp::Init => {
-            for lane in lanes(mask) {
-                if !(1..=MAX_COUNT).contains(&s(0, lane)) {
-                    let msg = format!(
-                        "mbarrier.init count {} is outside 1..{MAX_COUNT}",
-                        s(0, lane)
-                    );
-                    unsafe { stop_with_error_at(ctx, msg, inst, lane as u32) };
-                    return Err(Stopped);
-                }
-            }
-            unsafe {
-                c.update(ctx, a(0), &mut out, |m, l| {
-                    *m = Mbar {
-                        pending: s(0, l),
-                        expected: s(0, l),
-                        tx: 0,
-                        phase: 0,
-                    };
-                    Ok(())
-                })?
-            };
-            // racecheck: the new object's phases order nothing yet.
-            if let Some(san) = unsafe { (*ctx.env).san.clone() } {
-                for lane in lanes(mask) {
-                    let p = unsafe { c.object(ctx, a(0), lane)? };
-                    san.mbar_init(p as u64);
-                }
-            }
-        }
+        AsyncOp::Init => unsafe { mbar_init(ctx, &c, a(0), |l| s(0, l), &mut out)? },
         AsyncOp::Inval => unsafe { c.store(ctx, a(0), 0)? },
         AsyncOp::Arrive { drop, expect_tx } => {
             let count_tx = |l: usize| {
@@ -258,6 +229,49 @@ pub unsafe fn exec(
     } else {
         vec![out]
     })
+}
+
+/// `mbarrier.init`: every active lane's object at `a0` gets `count(lane)` pending and
+/// expected arrivals, phase 0 (a count outside `1..MAX_COUNT` stops the kernel).
+///
+/// # Safety
+/// `ctx.env` must point to this warp's live `WarpEnv`.
+unsafe fn mbar_init(
+    ctx: &mut WarpCtx,
+    c: &Call,
+    a0: AddrArg,
+    count: impl Fn(usize) -> u64,
+    out: &mut [u64; WARP_SIZE],
+) -> Result<(), Stopped> {
+    for lane in lanes(c.mask) {
+        if !(1..=MAX_COUNT).contains(&count(lane)) {
+            let msg = format!(
+                "mbarrier.init count {} is outside 1..{MAX_COUNT}",
+                count(lane)
+            );
+            unsafe { stop_with_error_at(ctx, msg, c.inst, lane as u32) };
+            return Err(Stopped);
+        }
+    }
+    unsafe {
+        c.update(ctx, a0, out, |m, l| {
+            *m = Mbar {
+                pending: count(l),
+                expected: count(l),
+                tx: 0,
+                phase: 0,
+            };
+            Ok(())
+        })?
+    };
+    // racecheck: the new object's phases order nothing yet.
+    if let Some(san) = unsafe { (*ctx.env).san.clone() } {
+        for lane in lanes(c.mask) {
+            let p = unsafe { c.object(ctx, a0, lane)? };
+            san.mbar_init(p as u64);
+        }
+    }
+    Ok(())
 }
 
 /// 128-bit host atomics: `lock cmpxchg16b` where the CPU has it, else one process-wide

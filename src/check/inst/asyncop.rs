@@ -52,60 +52,10 @@ impl Fx<'_, '_> {
             return Err(self.unsupported(m));
         }
         if m.has("commit_group") || m.has("wait_all") || m.has("wait_group") {
-            // `.read` only waits for the reads of bulk copies: ptxas 12.9 rejects
-            // `cp.async.wait_group.read` and `cp.async.wait_all.read` ("Illegal modifier
-            // '.read'").
-            let bulk = m.has("bulk");
-            if let Some((_, loc)) = m.take_if(|x| x == "read") {
-                if !bulk {
-                    return Err(self.err(
-                        loc,
-                        format!(
-                            "'.read' is only valid on 'cp.async.bulk.wait_group', not in '{}'",
-                            m.text
-                        ),
-                    ));
-                }
-            }
-            // ptxas: `wait_group` takes exactly one integer constant, `commit_group` and
-            // `wait_all` none ("Arguments mismatch" otherwise).
-            let wait_group = m.text.contains(".wait_group");
-            self.nops_range(i, m, wait_group as usize)?;
-            // ptxas 12.9 takes any 64-bit integer constant and keeps its low 32 bits
-            // (the cubins for `wait_group.read 4294967296` and `0` are identical, as are
-            // those for 2^32+1 and 1). The copies complete when issued, so every count
-            // has the same effect here.
-            if let Some(op) = i.operands.first() {
-                if self.const_low_u32(op).is_none() {
-                    return Err(
-                        self.err(op.loc(), format!("'{}' takes an integer constant", m.text))
-                    );
-                }
-            }
-            // The copies completed when they were issued.
-            return Ok(vec![InstKind::OrderPoint]);
+            return self.cp_async_wait(i, m);
         }
         if m.has("mbarrier") {
-            if !m.has("arrive") {
-                return Err(self.unsupported(m));
-            }
-            let noinc = m.has("noinc");
-            let space = self.mbar_space(m);
-            // The type is part of the syntax (PTX ISA, cp.async.mbarrier.arrive:
-            // `cp.async.mbarrier.arrive{.noinc}{.shared{::cta}}.b64 [addr]`); ptxas 12.9
-            // without it: "Unexpected instruction types specified for
-            // 'cp.async.mbarrier.arrive'".
-            if !m.has("b64") {
-                return Err(self.err(m.loc, format!("'{}' needs the type .b64", m.text)));
-            }
-            self.nops_range(i, m, 1)?;
-            let a = self.address(&i.operands[0], space)?;
-            return Ok(vec![InstKind::Async {
-                op: AsyncOp::CpAsyncArrive { noinc },
-                dsts: vec![],
-                addrs: vec![(space, a)],
-                srcs: vec![],
-            }]);
+            return self.cp_async_arrive(i, m);
         }
         if m.has("bulk") {
             return self.cp_async_bulk(i, m);
@@ -200,6 +150,69 @@ impl Fx<'_, '_> {
             srcs,
         });
         Ok(out)
+    }
+
+    /// `cp.async{.bulk}.commit_group`, `.wait_group N`, `.wait_all` (`.read` for bulk
+    /// copies only): an order point, the copies completing when issued.
+    fn cp_async_wait(&mut self, i: &Instruction, m: &mut Mods) -> Result<Vec<InstKind>, PtxError> {
+        // `.read` only waits for the reads of bulk copies: ptxas 12.9 rejects
+        // `cp.async.wait_group.read` and `cp.async.wait_all.read` ("Illegal modifier
+        // '.read'").
+        let bulk = m.has("bulk");
+        if let Some((_, loc)) = m.take_if(|x| x == "read") {
+            if !bulk {
+                return Err(self.err(
+                    loc,
+                    format!(
+                        "'.read' is only valid on 'cp.async.bulk.wait_group', not in '{}'",
+                        m.text
+                    ),
+                ));
+            }
+        }
+        // ptxas: `wait_group` takes exactly one integer constant, `commit_group` and
+        // `wait_all` none ("Arguments mismatch" otherwise).
+        let wait_group = m.text.contains(".wait_group");
+        self.nops_range(i, m, wait_group as usize)?;
+        // ptxas 12.9 takes any 64-bit integer constant and keeps its low 32 bits
+        // (the cubins for `wait_group.read 4294967296` and `0` are identical, as are
+        // those for 2^32+1 and 1). The copies complete when issued, so every count
+        // has the same effect here.
+        if let Some(op) = i.operands.first() {
+            if self.const_low_u32(op).is_none() {
+                return Err(self.err(op.loc(), format!("'{}' takes an integer constant", m.text)));
+            }
+        }
+        // The copies completed when they were issued.
+        Ok(vec![InstKind::OrderPoint])
+    }
+
+    /// `cp.async.mbarrier.arrive{.noinc}{.shared{::cta}}.b64 [addr]`.
+    fn cp_async_arrive(
+        &mut self,
+        i: &Instruction,
+        m: &mut Mods,
+    ) -> Result<Vec<InstKind>, PtxError> {
+        if !m.has("arrive") {
+            return Err(self.unsupported(m));
+        }
+        let noinc = m.has("noinc");
+        let space = self.mbar_space(m);
+        // The type is part of the syntax (PTX ISA, cp.async.mbarrier.arrive:
+        // `cp.async.mbarrier.arrive{.noinc}{.shared{::cta}}.b64 [addr]`); ptxas 12.9
+        // without it: "Unexpected instruction types specified for
+        // 'cp.async.mbarrier.arrive'".
+        if !m.has("b64") {
+            return Err(self.err(m.loc, format!("'{}' needs the type .b64", m.text)));
+        }
+        self.nops_range(i, m, 1)?;
+        let a = self.address(&i.operands[0], space)?;
+        Ok(vec![InstKind::Async {
+            op: AsyncOp::CpAsyncArrive { noinc },
+            dsts: vec![],
+            addrs: vec![(space, a)],
+            srcs: vec![],
+        }])
     }
 
     /// `cp.async.bulk.dst.src.completion [dst], [src], size{, [mbar]}{, policy}`.

@@ -413,6 +413,42 @@ impl FuncTranslator<'_> {
             return self.ld_quick_slow(space, ty, (eb, sb), dsts[0], addr, mask, inst, join);
         }
         let try_halves = try_halves && !halves_first;
+        self.ld_lanes_general(
+            space,
+            (eb, sb),
+            a,
+            bits,
+            addr,
+            mask,
+            inst,
+            join,
+            (memo, try_halves),
+        )?;
+        self.b.switch_to_block(join);
+        let v = self.b.block_params(join).to_vec();
+        if let Some(d) = dsts[0] {
+            self.write(d, ty, WarpValue { wide, v }, mask)?;
+        }
+        Ok(())
+    }
+
+    /// The general path of [`Self::ld_lanes`]'s coalescable load (from its `slow`
+    /// block): half-warp rows, the shared gather or one uniform address, then the
+    /// helper; each jumps to `join` with the loaded vectors.
+    #[allow(clippy::too_many_arguments)]
+    fn ld_lanes_general(
+        &mut self,
+        space: Space,
+        (eb, sb): (u32, u32),
+        a: &WarpValue,
+        bits: Value,
+        addr: &Address,
+        mask: &mut Mask,
+        inst: InstId,
+        join: Block,
+        (memo, try_halves): (Option<(RegId, i64)>, bool),
+    ) -> Result<(), JitError> {
+        let wide = sb == 8;
         if space == Space::Shared && try_halves {
             // Half-warp rows (`mem_halves`) before the gather.
             let gather = self.b.create_block();
@@ -461,11 +497,6 @@ impl FuncTranslator<'_> {
         let w = self.unspill(wide, SCRATCH_DATA);
         let args: Vec<BlockArg> = w.v.iter().map(|&x| BlockArg::Value(x)).collect();
         self.b.ins().jump(join, &args);
-        self.b.switch_to_block(join);
-        let v = self.b.block_params(join).to_vec();
-        if let Some(d) = dsts[0] {
-            self.write(d, ty, WarpValue { wide, v }, mask)?;
-        }
         Ok(())
     }
 

@@ -184,6 +184,18 @@ impl FuncTranslator<'_> {
             defs.insert(r, d);
             d
         };
+        self.local_checks(region, &mut based, &mut out);
+        out
+    }
+
+    /// Adds to `out` every local access of loop `region` through a register `based`
+    /// describes as an invariant base plus a bounded, aligned offset.
+    fn local_checks(
+        &self,
+        region: &Region,
+        based: &mut dyn FnMut(RegId) -> Option<Based>,
+        out: &mut LocalBounds,
+    ) {
         let mut seen = HashSet::new();
         for (id, blk) in self.f.blocks.iter_enumerated() {
             if !in_loop(region, id) {
@@ -231,7 +243,6 @@ impl FuncTranslator<'_> {
                 }
             }
         }
-        out
     }
 
     /// The host address of the lane's `eb`-byte local access at `a`, continuing at

@@ -6,11 +6,12 @@
 //! 64-bit values) is 16 × `i64x2`. These helpers are free functions over a
 //! [`FunctionBuilder`] so every lowering module can use them.
 
+use cranelift_codegen::entity::EntityRef;
 use cranelift_codegen::ir::condcodes::IntCC;
 use cranelift_codegen::ir::types::{F32X4, F64X2, I32, I32X4, I64, I64X2, I8X16};
 use cranelift_codegen::ir::{
-    ConstantData, Endianness, InstBuilder, InstructionData, MemFlagsData, Opcode, Type as CType,
-    Value, ValueDef,
+    ConstantData, Endianness, Inst, InstBuilder, InstructionData, MemFlagsData, Opcode,
+    Type as CType, Value, ValueDef,
 };
 use cranelift_frontend::FunctionBuilder;
 
@@ -67,28 +68,47 @@ pub fn bitcast(b: &mut FunctionBuilder, ty: CType, v: Value) -> Value {
         }
     }
     // The same bitcast among the current block's last instructions (a mask used by
-    // several float merges, a value read by several float operations).
+    // several float merges, a value read by several float operations): the bitcasts
+    // made recently are remembered by operand and type (a hit is checked against the
+    // function, so an entry left by another function is never wrong, only missed).
+    let key = (v.as_u32() as usize ^ (ty.bits() as usize ^ ty.lane_count() as usize) << 8)
+        % RECENT_BITCASTS;
     if let Some(blk) = b.current_block() {
         let dfg = &b.func.dfg;
-        for inst in b.func.layout.block_insts(blk).rev().take(BITCAST_WINDOW) {
-            if let InstructionData::LoadNoOffset {
-                opcode: Opcode::Bitcast,
-                arg,
-                ..
-            } = dfg.insts[inst]
-            {
-                let r = dfg.first_result(inst);
-                if arg == v && dfg.value_type(r) == ty {
-                    return r;
-                }
-            }
+        let n = dfg.num_insts();
+        let found = RECENT.with(|r| r.borrow()[key]).filter(|&inst| {
+            inst.index() < n
+                && n - inst.index() <= BITCAST_WINDOW
+                && b.func.layout.inst_block(inst) == Some(blk)
+                && matches!(dfg.insts[inst], InstructionData::LoadNoOffset {
+                    opcode: Opcode::Bitcast,
+                    arg,
+                    ..
+                } if arg == v)
+                && dfg.value_type(dfg.first_result(inst)) == ty
+        });
+        if let Some(inst) = found {
+            return b.func.dfg.first_result(inst);
         }
     }
-    b.ins().bitcast(ty, le(), v)
+    let r = b.ins().bitcast(ty, le(), v);
+    if let ValueDef::Result(inst, _) = b.func.dfg.value_def(r) {
+        RECENT.with(|c| c.borrow_mut()[key] = Some(inst));
+    }
+    r
 }
 
-/// How many of the current block's last instructions [`bitcast`] searches for the same
-/// bitcast.
+/// Slots of [`bitcast`]'s table of recent bitcasts (by operand and type).
+const RECENT_BITCASTS: usize = 256;
+
+thread_local! {
+    /// [`bitcast`]'s recent bitcasts, by operand and type.
+    static RECENT: std::cell::RefCell<[Option<Inst>; RECENT_BITCASTS]> =
+        const { std::cell::RefCell::new([None; RECENT_BITCASTS]) };
+}
+
+/// How many instructions back (in creation order, within the current block) [`bitcast`]
+/// reuses the same bitcast.
 const BITCAST_WINDOW: usize = 128;
 
 /// `splat` of a 32-bit constant into an i32x4.

@@ -31,9 +31,11 @@ use std::sync::{Arc, Mutex};
 mod barriers;
 mod claims;
 mod cont;
+mod shape;
 use barriers::run_cta_with_barriers;
 pub(super) use barriers::{deadlock, warp_error, Barriers, WarpState};
 use claims::{batch_ctaids, batch_size, chunk_units, claim_units, next_ctaid};
+use shape::{check_shape, Shape};
 
 /// Most threads in a CTA.
 pub const MAX_THREADS_PER_BLOCK: u32 = 1024;
@@ -117,115 +119,6 @@ struct WorkerMem {
     local_base: u64,
     /// The worker's index (`%smid`).
     index: u32,
-}
-
-/// The checked shape of a launch.
-struct Shape {
-    /// Threads per block.
-    nthreads: u64,
-    /// Blocks in the grid.
-    ncta: u64,
-    /// Cluster shape (`[1, 1, 1]` without clusters).
-    cluster: [u32; 3],
-    /// Bytes of shared memory per block.
-    shared_size: u64,
-    /// [`LaunchConfig::cooperative`].
-    cooperative: bool,
-}
-
-impl Shape {
-    /// CTAs per cluster.
-    fn cluster_ctas(&self) -> u64 {
-        self.cluster.iter().map(|&c| c as u64).product()
-    }
-
-    /// CTAs per scheduling unit: the whole grid of a cooperative launch (so that its
-    /// grid barrier can complete), else a cluster.
-    fn unit_ctas(&self) -> u64 {
-        match self.cooperative {
-            true => self.ncta,
-            false => self.cluster_ctas(),
-        }
-    }
-}
-
-/// Checks grid and block dimensions against the limits and the kernel's performance
-/// directives, and sizes its shared memory. Errors are the launch error's message.
-fn check_shape(
-    ir: &crate::ir::Module,
-    func: &Function,
-    cfg: &LaunchConfig,
-) -> Result<Shape, String> {
-    let [bx, by, bz] = cfg.block;
-    let [gx, gy, gz] = cfg.grid;
-    if bx == 0 || by == 0 || bz == 0 || gx == 0 || gy == 0 || gz == 0 {
-        return Err(format!(
-            "grid {:?} and block {:?} must not have a zero dimension",
-            cfg.grid, cfg.block
-        ));
-    }
-    // Saturating: [2^31, 2^31, 4] must not wrap to 0 threads and pass the limit.
-    let nthreads = (bx as u64)
-        .saturating_mul(by as u64)
-        .saturating_mul(bz as u64);
-    if nthreads > MAX_THREADS_PER_BLOCK as u64 || bz > 64 {
-        return Err(format!(
-            "block {:?} has {nthreads} threads; at most {MAX_THREADS_PER_BLOCK} (and z <= 64)",
-            cfg.block
-        ));
-    }
-    if gy > 65535 || gz > 65535 || gx > i32::MAX as u32 {
-        return Err(format!(
-            "grid {:?} exceeds (2^31-1, 65535, 65535)",
-            cfg.grid
-        ));
-    }
-    if let Some(r) = func.perf.reqntid {
-        let r = [r[0], r[1].max(1), r[2].max(1)];
-        if r != cfg.block {
-            return Err(format!(
-                "block {:?} differs from .reqntid {:?}",
-                cfg.block, r
-            ));
-        }
-    }
-    if let Some(m) = func.perf.maxntid {
-        let max = m[0].max(1) as u64 * m[1].max(1) as u64 * m[2].max(1) as u64;
-        if nthreads > max {
-            return Err(format!(
-                "block of {nthreads} threads exceeds .maxntid {:?}",
-                m
-            ));
-        }
-    }
-    let cluster = super::cluster::shape(func, cfg)?;
-    if cfg.cooperative && cluster != [1, 1, 1] {
-        return Err(format!(
-            "a cooperative launch with clusters of {cluster:?} CTAs (ptxjit runs cooperative grids of one-CTA clusters)"
-        ));
-    }
-    // The window covers every offset the kernel can touch: its own static variables,
-    // or the dynamic array at the module-wide `dyn_shared_offset`. The limit counts
-    // what a GPU counts: the kernel's static bytes plus the dynamic bytes.
-    let own_static = ir.kernel_shared_size(&func.name) as u64;
-    let (shared_size, counted) = if cfg.shared_bytes > 0 {
-        let dynamic = cfg.shared_bytes as u64;
-        (ir.dyn_shared_offset as u64 + dynamic, own_static + dynamic)
-    } else {
-        (own_static, own_static)
-    };
-    if counted > MAX_SHARED_PER_BLOCK as u64 {
-        return Err(format!(
-            "{counted} bytes of shared memory per block exceed the limit of {MAX_SHARED_PER_BLOCK}"
-        ));
-    }
-    Ok(Shape {
-        nthreads,
-        ncta: gx as u64 * gy as u64 * gz as u64,
-        cluster,
-        shared_size,
-        cooperative: cfg.cooperative,
-    })
 }
 
 /// The kernel's parameter buffer with `args` at the parameters' offsets.
@@ -458,23 +351,13 @@ impl Device {
                 textures: self.inner.textures.clone(),
                 param_base,
                 shared_size: shape.shared_size,
-                sreg: {
-                    let total = (shape.shared_size as u32).next_multiple_of(sreg::SMEM_ALLOC_UNIT);
-                    SregCtx {
-                        clock_origin_ns,
-                        gridid,
-                        param_size: params.len() as u64,
-                        nsmid: self.inner.opts.threads as u32,
-                        dynamic_smem_size: cfg.shared_bytes,
-                        total_smem_size: total,
-                        aggr_smem_size: total,
-                        is_explicit_cluster: (func.perf.reqnctapercluster.is_some()
-                            || func.perf.explicitcluster
-                            || cfg.cluster.is_some())
-                            as u32,
-                        ..SregCtx::default()
-                    }
-                },
+                sreg: self.launch_sreg(
+                    func,
+                    cfg,
+                    shape.shared_size,
+                    (clock_origin_ns, gridid),
+                    params.len(),
+                ),
                 cluster: shape.cluster,
                 cooperative: shape.cooperative,
                 local_size,
@@ -515,6 +398,32 @@ impl Device {
             let _ = mem.free(a);
         }
         super::sanitize::finish_launch(self, module, kernel, san.as_deref(), result)
+    }
+
+    /// The special registers every CTA of a launch shares (`shared_size`: the CTA's
+    /// shared memory bytes; `clock_origin_ns`, `gridid`: the launch's clock origin and id).
+    fn launch_sreg(
+        &self,
+        func: &crate::ir::Function,
+        cfg: &LaunchConfig,
+        shared_size: u64,
+        (clock_origin_ns, gridid): (u64, u64),
+        param_size: usize,
+    ) -> SregCtx {
+        let total = (shared_size as u32).next_multiple_of(sreg::SMEM_ALLOC_UNIT);
+        SregCtx {
+            clock_origin_ns,
+            gridid,
+            param_size: param_size as u64,
+            nsmid: self.inner.opts.threads as u32,
+            dynamic_smem_size: cfg.shared_bytes,
+            total_smem_size: total,
+            aggr_smem_size: total,
+            is_explicit_cluster: (func.perf.reqnctapercluster.is_some()
+                || func.perf.explicitcluster
+                || cfg.cluster.is_some()) as u32,
+            ..SregCtx::default()
+        }
     }
 
     /// Runs the CTAs of a planned launch on `wmem.len()` workers under the watchdog,

@@ -432,74 +432,6 @@ impl FuncTranslator<'_> {
         Ok(())
     }
 
-    /// The general path of [`Self::ld_lanes`]'s coalescable load (from its `slow`
-    /// block): half-warp rows, the shared gather or one uniform address, then the
-    /// helper; each jumps to `join` with the loaded vectors.
-    #[allow(clippy::too_many_arguments)]
-    fn ld_lanes_general(
-        &mut self,
-        space: Space,
-        (eb, sb): (u32, u32),
-        a: &WarpValue,
-        bits: Value,
-        addr: &Address,
-        mask: &mut Mask,
-        inst: InstId,
-        join: Block,
-        (memo, try_halves): (Option<(RegId, i64)>, bool),
-    ) -> Result<(), JitError> {
-        let wide = sb == 8;
-        if space == Space::Shared && try_halves {
-            // Half-warp rows (`mem_halves`) before the gather.
-            let gather = self.b.create_block();
-            self.halves_load(space, a, bits, inst, join, gather, memo)?;
-            self.b.switch_to_block(gather);
-        }
-        let helper = self.b.create_block();
-        let spilled = space != Space::Shared && self.spill_first(addr);
-        // Elsewhere, half-warp rows (`mem_halves`) when the lanes do not agree.
-        let halves = (space != Space::Shared && try_halves).then(|| self.b.create_block());
-        let v = if space == Space::Shared {
-            // Shared memory: a gather when every active lane is aligned and inside the
-            // window (e.g. tiles whose rows are narrower than a warp; `mem_gather`).
-            self.shared_gather(eb, a, bits, helper)
-        } else {
-            // (The 64-bit lane masks are built in the uniform test where it needs them,
-            // after its scalar pre-test, local to that path.)
-            let m64 = Vec::new();
-            // The lane addresses spilled once, for the first active lane's address and
-            // for the helper (the half-warp test leaves the scratch slot alone).
-            if spilled {
-                self.spill(a, 0);
-            }
-            // Every active lane at one address: one scalar load and a splat.
-            let other = halves.unwrap_or(helper);
-            let how = (false, spilled);
-            let mut w = self.uniform_lane_values(space, eb, 1, a, bits, &m64, inst, other, how)?;
-            w.pop().map(|w| w.v).unwrap_or_default()
-        };
-        let args: Vec<BlockArg> = v.iter().map(|&x| BlockArg::Value(x)).collect();
-        self.b.ins().jump(join, &args);
-        if let Some(h) = halves {
-            self.b.switch_to_block(h);
-            self.halves_load(space, a, bits, inst, join, helper, memo)?;
-        }
-        self.b.switch_to_block(helper);
-        if space == Space::Shared || spilled {
-            // Only the gather's lane loop leaves for the helper in shared memory, after
-            // spilling the lane addresses; elsewhere they were spilled above.
-            self.slow_access_spilled(space, eb, sb, 1, false, mask, inst)?;
-        } else {
-            // Slow path (lane addresses not kept: values kept across the fast path's
-            // blocks and calls cost register allocation time and spills).
-            self.slow_access_at(space, eb, sb, 1, false, addr, None, mask, inst)?;
-        }
-        let w = self.unspill(wide, SCRATCH_DATA);
-        let args: Vec<BlockArg> = w.v.iter().map(|&x| BlockArg::Value(x)).collect();
-        self.b.ins().jump(join, &args);
-        Ok(())
-    }
-
     /// A multi-element load (`ld.v2/.v4`) with per-lane addresses, outside local memory
     /// (`proven_uniform`: the address is one value in every launch): every active lane
     /// at one address is one scalar load per element (e.g. a structure every lane
@@ -900,7 +832,7 @@ impl FuncTranslator<'_> {
     /// once, up front, for the helper to reuse: not through an affine address register
     /// (its helper call passes lane 0's address and the stride; its first active lane's
     /// address is computed, not loaded).
-    fn spill_first(&self, addr: &Address) -> bool {
+    pub(super) fn spill_first(&self, addr: &Address) -> bool {
         !matches!(addr.base, AddrBase::Reg(r) if self.avar(r).is_some())
     }
 

@@ -370,51 +370,6 @@ pub(crate) fn build(
     tx.translate_function(entry_mask, cov, &loop_header, (&targets, &div), is_func)
 }
 
-impl FuncTranslator<'_> {
-    /// Translates the function's blocks after its entry, then fills the register
-    /// file's initialisation, the divergence stubs, the dispatch, the resume and the
-    /// return, and finalizes the function; returns whether it is a continuation kernel.
-    fn translate_function(
-        mut self,
-        entry_mask: Option<Value>,
-        cov: Option<u64>,
-        loop_header: &IdxVec<BlockId, bool>,
-        (targets, div): (&IdxVec<BlockId, bool>, &IdxVec<BlockId, bool>),
-        is_func: bool,
-    ) -> Result<bool, JitError> {
-        // A kernel (not a `.func`, not a continuation kernel, which returns at its
-        // barriers) runs the warps chained by `WarpCtx::next` in one call: each starts at
-        // the entry's initialisation as a call would, and the constants the code hoists to
-        // the function's entry are made once per call instead of once per warp.
-        // `next` is loaded at the head (only the launch writes it, before the call), so
-        // the next warp's context does not wait for this warp's code: the pointer the
-        // loop carries (spilled across the body's helper calls) is one load from the
-        // last one, and the body's own spills of the context are off that chain.
-        let chain = (!is_func && self.cont.is_none()).then(|| self.chain_head());
-        self.entry(entry_mask)?;
-        self.translate_blocks(cov, loop_header)?;
-        let first = *self
-            .blocks_c
-            .first()
-            .ok_or_else(|| JitError::Codegen("kernel without blocks".into()))?;
-        self.finish_regfile(first);
-        // Blocks lanes can wait at that never run divergently (see `control::divergence`).
-        for (i, (&t, &d)) in targets.iter().zip(div).enumerate() {
-            if t && !d {
-                self.blocks_d[i] = Some(self.div_stub(i)?);
-            }
-        }
-        self.build_dispatch()?;
-        if let Some(r) = self.cont {
-            self.build_resume(r)?;
-        }
-        self.build_return(chain);
-        let FuncTranslator { b, cm, cont, .. } = self;
-        b.finalize(cm.target_config());
-        Ok(cont.is_some())
-    }
-}
-
 /// The registers whose reads need no canonical NaN (`nan_blind`) and those written
 /// without it and made canonical where read (`nan_lazy`): a register that is scalar,
 /// affine, NaN-blind or read by a loop run lane by lane (which reads the file

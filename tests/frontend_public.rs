@@ -9,7 +9,8 @@
 mod common;
 use common::*;
 use ptxjit::check::parse_and_check;
-use ptxjit::Backend;
+#[path = "common/mutation.rs"]
+mod mutation;
 
 /// Loads `src` on both backends, launches kernel `kernel` on one thread with `init` as its
 /// only argument's contents, and returns the contents afterwards (the backends agree).
@@ -18,19 +19,7 @@ fn run_both<T: ptxjit::DeviceCopy + PartialEq + std::fmt::Debug>(
     kernel: &str,
     init: &[T],
 ) -> Vec<T> {
-    let mut got = Vec::new();
-    for backend in [Backend::Interp, Backend::Jit] {
-        let dev = device();
-        let m = dev
-            .load_ptx_with(src, "m.ptx", backend == Backend::Jit)
-            .unwrap_or_else(|e| panic!("{backend:?}: {e}"));
-        let buf = dev.alloc_from(init).expect("alloc");
-        let c = cfg([1, 1, 1], [1, 1, 1], backend);
-        launch(&dev, &m, kernel, &c, &[arg(&buf)], kernel);
-        got.push(dev.read::<T>(&buf).expect("read"));
-    }
-    assert_eq!(got[0], got[1], "interpreter vs JIT");
-    got.swap_remove(0)
+    mutation::run_kernel_both(src, kernel, 1, init, |_| Vec::new())
 }
 
 fn load_error(src: &str) -> String {

@@ -1,4 +1,4 @@
-//! The mutation helpers of `frontend_mutations*.rs`: the one-instruction test module,
+//! The mutation helpers of `frontend_mutations*.rs` (and the runs of `frontend_public.rs`): the one-instruction test module,
 //! the "ptxas rejects the mutant" and "ptxas accepts both" checks, and runs on both
 //! backends that must agree.
 #![allow(dead_code)]
@@ -53,6 +53,17 @@ pub fn run_both_on<T: ptxjit::DeviceCopy + PartialEq + std::fmt::Debug>(
     init: &[T],
     extra: impl Fn(&ptxjit::Device) -> Vec<ptxjit::KernelArg>,
 ) -> Vec<T> {
+    run_kernel_both(src, "k", threads, init, extra)
+}
+
+/// [`run_both_on`] for kernel `kernel`.
+pub fn run_kernel_both<T: ptxjit::DeviceCopy + PartialEq + std::fmt::Debug>(
+    src: &str,
+    kernel: &str,
+    threads: u32,
+    init: &[T],
+    extra: impl Fn(&ptxjit::Device) -> Vec<ptxjit::KernelArg>,
+) -> Vec<T> {
     let mut got = Vec::new();
     for backend in [Backend::Interp, Backend::Jit] {
         let dev = device();
@@ -65,10 +76,10 @@ pub fn run_both_on<T: ptxjit::DeviceCopy + PartialEq + std::fmt::Debug>(
         launch(
             &dev,
             &m,
-            "k",
+            kernel,
             &cfg([1, 1, 1], [threads, 1, 1], backend),
             &args,
-            "k",
+            kernel,
         );
         got.push(dev.read::<T>(&buf).expect("read"));
     }

@@ -99,7 +99,12 @@ pub(super) struct LaunchShared<'a> {
     /// Set by the watchdog when the time limit passes (see `WarpCtx::stop`).
     stop: std::sync::atomic::AtomicU32,
     next_cta: AtomicU64,
-    error: Mutex<Option<Error>>,
+    /// The launch's error and the scheduling unit that raised it (`u64::MAX`: none in
+    /// particular): where several workers' CTAs fail, the lowest unit's error is
+    /// reported, whichever failed first (units are claimed in order and the first one
+    /// claimed always runs, so a grid whose CTAs all fail alike reports the same error
+    /// on any number of workers).
+    error: Mutex<Option<(u64, Error)>>,
     /// The launch's `printf` output (see `crate::exec::printf`).
     output: Arc<Mutex<Vec<u8>>>,
     /// The launch's sanitizers, if any (see `crate::exec::sanitize`).
@@ -461,7 +466,7 @@ impl Device {
             .unwrap_or_else(|e| e.into_inner())
             .take();
         match err {
-            Some(e) => Err(e),
+            Some((_, e)) => Err(e),
             None => Ok(()),
         }
     }
@@ -532,19 +537,14 @@ fn worker(sh: &LaunchShared, wm: &WorkerMem, ncta: u64) {
             .unwrap_or(i);
         if sh.stop.load(Ordering::Relaxed) != 0 {
             // Past the time limit with CTAs still to start (kernels without loops).
-            let mut slot = sh.error.lock().unwrap_or_else(|e| e.into_inner());
-            if slot.is_none() {
-                *slot = Some(Error::Launch {
-                    kernel: sh.func.name.clone(),
-                    msg: format!(
-                        "the launch ran past its time limit (LaunchConfig::timeout, \
-                         --timeout) with at least {} of {} CTAs not yet started",
-                        unstarted * unit_ctas,
-                        grid_ctas
-                    ),
-                });
-            }
-            sh.abort.store(true, Ordering::Relaxed);
+            let msg = format!(
+                "the launch ran past its time limit (LaunchConfig::timeout, --timeout) \
+                 with at least {} of {} CTAs not yet started",
+                unstarted * unit_ctas,
+                grid_ctas
+            );
+            let kernel = sh.func.name.clone();
+            record_error(sh, u64::MAX, Error::Launch { kernel, msg });
             return;
         }
         match sh.batch {
@@ -552,14 +552,20 @@ fn worker(sh: &LaunchShared, wm: &WorkerMem, ncta: u64) {
             _ => batch_ctaids(sh.cfg.grid, i, take, &mut ctaids.ids),
         }
         if let Err(e) = run_cta(sh, wm, &ctaids.ids, stacks, &mut cache, &mut slots) {
-            let mut slot = sh.error.lock().unwrap_or_else(|e| e.into_inner());
-            if slot.is_none() {
-                *slot = Some(e);
-            }
-            sh.abort.store(true, Ordering::Relaxed);
+            record_error(sh, i, e);
             return;
         }
     }
+}
+
+/// Records the error of scheduling unit `unit` (see `LaunchShared::error`) and stops
+/// the other workers before their next unit.
+fn record_error(sh: &LaunchShared, unit: u64, e: Error) {
+    let mut slot = sh.error.lock().unwrap_or_else(|e| e.into_inner());
+    if slot.as_ref().is_none_or(|(u, _)| unit < *u) {
+        *slot = Some((unit, e));
+    }
+    sh.abort.store(true, Ordering::Relaxed);
 }
 
 /// The CTAs of the scheduling unit a worker runs, kept between units.

@@ -31,6 +31,9 @@ const GUARD: u64 = 256;
 /// driver backs large allocations with 2 MiB pages: streaming kernels touch a new 4 KiB
 /// page every 1,024 floats, and their TLB misses cost saxpy about a third of its time.
 pub const HUGE_PAGE: u64 = 1 << 21;
+/// Freed ranges with at most this many bytes of whole pages are zeroed by writing (see
+/// `DeviceMemory::zero_range`).
+const SMALL_ZERO_BYTES: usize = 64 << 10;
 
 #[derive(Debug, thiserror::Error)]
 pub enum MemoryError {
@@ -216,7 +219,11 @@ impl DeviceMemory {
         Ok(())
     }
 
-    /// Zeroes a range, returning whole pages to the OS.
+    /// Zeroes a freed range: pages given back with `madvise(MADV_DONTNEED)` where the
+    /// range spans more than [`SMALL_ZERO_BYTES`] of whole pages, else written with zeros.
+    /// (`madvise` on a process whose other threads are running, such as the worker
+    /// pool's, interrupts their CPUs to flush their TLBs, and the next use of the range
+    /// faults its pages in again: both cost more than writing a few pages.)
     fn zero_range(&self, addr: u64, len: u64) {
         let off = (addr - self.base) as usize;
         let page = 4096usize;
@@ -224,7 +231,7 @@ impl DeviceMemory {
         let hi = (off + len as usize) / page * page;
         // SAFETY: the range is inside the mapping, and no live allocation overlaps it.
         unsafe {
-            if hi > lo {
+            if hi > lo + SMALL_ZERO_BYTES {
                 std::ptr::write_bytes((self.base as usize + off) as *mut u8, 0, lo - off);
                 libc::madvise(
                     (self.base as usize + lo) as *mut libc::c_void,
@@ -415,6 +422,31 @@ mod tests {
         let mut out = [1u8; 64];
         m.read(c, &mut out).unwrap();
         assert_eq!(out, [0; 64], "reused memory reads as zero");
+    }
+
+    /// Freed ranges read as zero when reused, whether they were zeroed by writing (at most
+    /// `SMALL_ZERO_BYTES` of whole pages) or given back to the OS (larger), with the
+    /// unaligned head and tail bytes of each; the first-fit reuse returns the same start.
+    #[test]
+    fn freed_ranges_read_as_zero_on_both_paths() {
+        let m = DeviceMemory::new(1 << 24).unwrap();
+        for len in [
+            300,
+            4096 + 17,
+            SMALL_ZERO_BYTES as u64 - 100,
+            SMALL_ZERO_BYTES as u64 + 3 * 4096 + 5,
+            (SMALL_ZERO_BYTES as u64) * 4,
+        ] {
+            let a = m.alloc(len, 0, RegionKind::Alloc).unwrap();
+            m.write(a, &vec![0xa5; len as usize]).unwrap();
+            m.free(a).unwrap();
+            let b = m.alloc(len, 0, RegionKind::Alloc).unwrap();
+            assert_eq!(b, a, "the freed range is reused ({len} bytes)");
+            let mut out = vec![1u8; len as usize];
+            m.read(b, &mut out).unwrap();
+            assert!(out.iter().all(|&x| x == 0), "{len} bytes read as zero");
+            m.free(b).unwrap();
+        }
     }
 
     #[test]

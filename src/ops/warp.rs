@@ -90,6 +90,9 @@ pub fn eval(op: WarpOp, ty: Type, i: &WarpIn) -> WarpOut {
         preds: 0,
     };
     let src = |k: usize, l: usize| i.srcs.get(k).map_or(0, |s| s[l]);
+    // `redux` of the last participant set (lanes usually share theirs: one reduction
+    // per warp instead of one per lane).
+    let mut last_redux: Option<(u32, u64)> = None;
     for l in lanes(i.mask) {
         let part = participants(op, i, l);
         let (v, p) = match op {
@@ -119,7 +122,14 @@ pub fn eval(op: WarpOp, ty: Type, i: &WarpIn) -> WarpOut {
                     (same as u64, false)
                 }
             }
-            WarpOp::Redux(r) => (redux(r, ty, lanes(part).map(|k| src(0, k))), false),
+            WarpOp::Redux(r) => match last_redux {
+                Some((p, v)) if p == part => (v, false),
+                _ => {
+                    let v = redux(r, ty, lanes(part).map(|k| src(0, k)));
+                    last_redux = Some((part, v));
+                    (v, false)
+                }
+            },
             WarpOp::Activemask => (i.mask as u64, false),
             WarpOp::Elect => {
                 // The lowest participant leads (deterministic, as the ISA requires); a

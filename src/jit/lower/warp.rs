@@ -5,7 +5,7 @@
 //!
 //! [`InstKind::Warp`]: crate::ir::InstKind::Warp
 
-use crate::ir::{Operand, PredSrc, RegId, Type, VoteMode, WarpOp};
+use crate::ir::{Operand, PredSrc, ReduxOp, RegId, Type, VoteMode, WarpOp};
 use crate::jit::abi::Helper;
 use crate::jit::translate::lanes;
 use crate::jit::translate::scratch::OPERAND_SLOTS;
@@ -32,7 +32,7 @@ impl FuncTranslator<'_> {
         if self.instrument {
             self.san_warp(op, srcs, mask)?;
         }
-        if self.warp_fast(op, dst, pred, srcs, vote_src, mask)? {
+        if self.warp_fast(op, ty, dst, pred, srcs, vote_src, mask)? {
             return Ok(());
         }
         let (stys, dty) = op.signature(ty);
@@ -91,9 +91,11 @@ impl FuncTranslator<'_> {
     ///   result vector is one byte shuffle of at most two source vectors;
     /// - `vote`/`ballot` with an immediate `membermask`: the result is the same for every
     ///   lane, computed from the lane bits and splatted.
+    #[allow(clippy::too_many_arguments)]
     fn warp_fast(
         &mut self,
         op: WarpOp,
+        ty: Type,
         dst: Option<RegId>,
         pred: Option<RegId>,
         srcs: &[Operand],
@@ -187,7 +189,89 @@ impl FuncTranslator<'_> {
                 }
                 Ok(true)
             }
+            (WarpOp::Redux(r), [a, _]) if konst(1).is_some() => {
+                let Some(d) = dst else { return Ok(false) };
+                let member = konst(1).unwrap_or(0) as u32;
+                self.redux_inline(r, ty, d, a, member, mask)?;
+                Ok(true)
+            }
             _ => Ok(false),
         }
+    }
+
+    /// `redux.sync` with a constant membermask: the participants (active lanes in the
+    /// membermask, the same set for every lane, as `ops::warp::eval` takes it) are
+    /// reduced in vectors, the other lanes replaced by the operation's identity, then
+    /// across the four lanes of the last vector; every active lane gets the result (0
+    /// without participants, as `eval`).
+    fn redux_inline(
+        &mut self,
+        r: ReduxOp,
+        ty: Type,
+        d: RegId,
+        a: &Operand,
+        member: u32,
+        mask: &mut Mask,
+    ) -> Result<(), JitError> {
+        let signed = ty == Type::S32;
+        let identity = match (r, signed) {
+            (ReduxOp::Add | ReduxOp::Or | ReduxOp::Xor, _) | (ReduxOp::Max, false) => 0,
+            (ReduxOp::And, _) | (ReduxOp::Min, false) => u32::MAX,
+            (ReduxOp::Min, true) => i32::MAX as u32,
+            (ReduxOp::Max, true) => i32::MIN as u32,
+        };
+        let av = self.read(a, Type::B32, false)?;
+        let bits = self.mbits(mask);
+        let part = self.b.ins().band_imm_u(bits, i64::from(member));
+        let pm = lanes::mask_from_bits(&mut self.b, part);
+        let id = lanes::splat32(&mut self.b, identity);
+        let mut xs: Vec<Value> = (av.v.iter().zip(&pm))
+            .map(|(&x, &m)| self.b.ins().bitselect(m, x, id))
+            .collect();
+        while xs.len() > 1 {
+            xs = (xs.chunks(2))
+                .map(|p| redux_combine(&mut self.b, r, signed, p[0], p[1]))
+                .collect();
+        }
+        let mut v = xs[0];
+        // Lanes (2, 3, 0, 1), then (1, 0, 3, 2): every lane holds the total.
+        for lanes_of in [[2u8, 3, 0, 1], [1, 0, 3, 2]] {
+            let sel: Vec<u8> = lanes_of
+                .iter()
+                .flat_map(|&l| (0..4).map(move |byte| 4 * l + byte))
+                .collect();
+            let x = lanes::bitcast(&mut self.b, I8X16, v);
+            let imm = self.b.func.dfg.immediates.push(ConstantData::from(sel));
+            let s = self.b.ins().shuffle(x, x, imm);
+            let s = lanes::bitcast(&mut self.b, I32X4, s);
+            v = redux_combine(&mut self.b, r, signed, v, s);
+        }
+        let total = self.b.ins().extractlane(v, 0);
+        let none = self.b.ins().icmp_imm_u(IntCC::Equal, part, 0);
+        let zero = lanes::iconst32(&mut self.b, 0);
+        let total = self.b.ins().select(none, zero, total);
+        let w = lanes::splat_scalar(&mut self.b, total);
+        let (_, dty) = WarpOp::Redux(r).signature(ty);
+        self.write(d, dty.unwrap_or(ty), w, mask)
+    }
+}
+
+/// One step of `redux.sync`'s reduction, lane by lane (`signed`: `.s32` min/max).
+fn redux_combine(
+    b: &mut cranelift_frontend::FunctionBuilder,
+    r: ReduxOp,
+    signed: bool,
+    x: Value,
+    y: Value,
+) -> Value {
+    match (r, signed) {
+        (ReduxOp::Add, _) => b.ins().iadd(x, y),
+        (ReduxOp::And, _) => b.ins().band(x, y),
+        (ReduxOp::Or, _) => b.ins().bor(x, y),
+        (ReduxOp::Xor, _) => b.ins().bxor(x, y),
+        (ReduxOp::Min, true) => b.ins().smin(x, y),
+        (ReduxOp::Min, false) => b.ins().umin(x, y),
+        (ReduxOp::Max, true) => b.ins().smax(x, y),
+        (ReduxOp::Max, false) => b.ins().umax(x, y),
     }
 }

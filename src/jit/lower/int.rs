@@ -18,8 +18,10 @@ use crate::jit::translate::lanes::{self, WarpValue, N32};
 use crate::jit::translate::scratch::OPERAND_SLOTS;
 use crate::jit::translate::{FuncTranslator, Mask};
 use crate::jit::JitError;
-use cranelift_codegen::ir::condcodes::FloatCC;
+use cranelift_codegen::ir::condcodes::{FloatCC, IntCC};
+use cranelift_codegen::ir::types::{F64X2, I64X2};
 use cranelift_codegen::ir::{InstBuilder, Value};
+use cranelift_frontend::FunctionBuilder;
 
 /// `log2(b)` when `b` is an immediate positive power of two of type `ty`.
 fn pow2_imm(b: &Operand, ty: Type) -> Option<u32> {
@@ -111,9 +113,76 @@ impl FuncTranslator<'_> {
             ArithOp::Shl | ArithOp::Shr => {
                 return self.shift(op, ty, srcs, mask).map(|r| r.map(|v| (v, ty)))
             }
+            ArithOp::Div(_) | ArithOp::Rem
+                if !self.quick && matches!(ty, Type::U32 | Type::S32) =>
+            {
+                self.div_rem_32(op == ArithOp::Rem, signed, ty, srcs)?
+            }
             _ => return Ok(None),
         };
         Ok(Some((r, ty)))
+    }
+
+    /// `div`/`rem` of `.u32`/`.s32` in `f64` vectors (optimized tier; the quick tier calls
+    /// the helper, whose code is smaller): each operand converted exactly (its bits with
+    /// the sign bit flipped for `.s32`, below the exponent of 2^52, minus 2^52 and the
+    /// flip), the quotient rounded by `fdiv` and truncated. It is the exact integer
+    /// quotient: with |a| < 2^32 and |b| >= 1 the true quotient is at least 1/|b| from
+    /// any other integer, and `fdiv`'s error is below |a/b| * 2^-53 < 2^-21/|b|. Back to
+    /// 32 bits by adding 1.5 * 2^52 (the low mantissa bits are then the quotient's two's
+    /// complement; |q| <= 2^32). `rem` is `a - q * b` in 32-bit arithmetic. As
+    /// `crate::ops::int::arith`: `x / 0` and `x % 0` are all ones, `i32::MIN / -1` wraps
+    /// to `i32::MIN` (the quotient 2^31's low bits) and `i32::MIN % -1` is 0.
+    fn div_rem_32(
+        &mut self,
+        rem: bool,
+        signed: bool,
+        ty: Type,
+        srcs: &[Operand],
+    ) -> Result<WarpValue, JitError> {
+        let a = self.read(&srcs[0], ty, false)?;
+        let c = self.read(&srcs[1], ty, false)?;
+        let flip = if signed { 0x8000_0000u32 } else { 0 };
+        let b = &mut self.b;
+        let flip_v = lanes::splat32(b, flip);
+        let exp = lanes::splat64(b, 0x4330_0000_0000_0000);
+        let off = f64::from_bits(0x4330_0000_0000_0000) + f64::from(flip);
+        let off = lanes::splat64(b, off.to_bits());
+        let off = lanes::bitcast(b, F64X2, off);
+        let magic = lanes::splat64(b, (1.5f64 * (1u64 << 52) as f64).to_bits());
+        let magic = lanes::bitcast(b, F64X2, magic);
+        let ones = lanes::splat32(b, u32::MAX);
+        let zero = lanes::splat32(b, 0);
+        // The two f64x2 halves of an i32x4 of `.u32`/`.s32` values.
+        let to_f64 = |b: &mut FunctionBuilder, x: Value| -> [Value; 2] {
+            let x = b.ins().bxor(x, flip_v);
+            [b.ins().uwiden_low(x), b.ins().uwiden_high(x)].map(|h| {
+                let h = b.ins().bor(h, exp);
+                let f = lanes::bitcast(b, F64X2, h);
+                b.ins().fsub(f, off)
+            })
+        };
+        let mut out = Vec::with_capacity(N32);
+        for (&x, &y) in a.v.iter().zip(&c.v) {
+            let (fx, fy) = (to_f64(b, x), to_f64(b, y));
+            let q = [0, 1].map(|h| {
+                let q = b.ins().fdiv(fx[h], fy[h]);
+                let q = b.ins().trunc(q);
+                let q = b.ins().fadd(q, magic);
+                lanes::bitcast(b, I64X2, q)
+            });
+            let q = lanes::narrow_pair(b, q[0], q[1]);
+            let r = match rem {
+                true => {
+                    let p = b.ins().imul(q, y);
+                    b.ins().isub(x, p)
+                }
+                false => q,
+            };
+            let by_zero = b.ins().icmp(IntCC::Equal, y, zero);
+            out.push(b.ins().bitselect(by_zero, ones, r));
+        }
+        Ok(WarpValue::narrow(out))
     }
 
     /// The low half of `a * b` (a shift when `b` is a power-of-two immediate).

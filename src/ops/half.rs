@@ -4,7 +4,7 @@
 //!
 //! Rules (PTX ISA, "Half Precision Floating Point Instructions"):
 //! - `add sub mul fma` round once, to nearest even (`.rn` is the only rounding modifier
-//!   PTX has for them), computed by rustc_apfloat in the half format itself;
+//!   PTX has for them), computed exactly from host `f64` arithmetic (`arith3`);
 //! - a NaN result is the canonical NaN 0x7fff (f16 and bf16 alike: CUDA's
 //!   `CUDART_NAN_FP16` / `CUDART_NAN_BF16`), as ptxjit does for f32 (0x7fffffff);
 //! - `.ftz` flushes subnormal inputs and results to a zero of the same sign;
@@ -26,8 +26,6 @@
 //! and results; the f16 forms and `tanh` keep subnormals, as the manual says.
 
 use crate::ir::{HalfMode, HalfOp, Type};
-use rustc_apfloat::ieee::{BFloat, Double, Half};
-use rustc_apfloat::{Float, FloatConvert, Round};
 
 /// Which 16-bit format.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -85,63 +83,117 @@ pub fn flush(k: HalfKind, x: u16) -> u16 {
 
 /// The value of `x` as an f64 (exact: every f16 and bf16 value is an f64).
 pub fn to_f64(k: HalfKind, x: u16) -> f64 {
-    let mut lost = false;
-    let d: Double = match k {
-        HalfKind::F16 => {
-            Half::from_bits(x as u128)
-                .convert_r(Round::NearestTiesToEven, &mut lost)
-                .value
-        }
-        HalfKind::BF16 => {
-            BFloat::from_bits(x as u128)
-                .convert_r(Round::NearestTiesToEven, &mut lost)
-                .value
-        }
-    };
-    f64::from_bits(d.to_bits() as u64)
+    value(k, x)
 }
 
 /// `v` rounded to nearest even into format `k` (NaN becomes the canonical NaN).
 fn from_f64(k: HalfKind, v: f64) -> u16 {
-    if v.is_nan() {
-        return HALF_CANONICAL_NAN;
+    round_exact(k, v, 0.0)
+}
+
+/// `add sub mul fma` rounded once to nearest even in format `k`, by host `f64`
+/// arithmetic: the exact result is `s + e` with `s` the `f64` operation and `e` its
+/// rounding error (a product of two half values is exact in `f64`; a sum's error is
+/// Knuth's TwoSum), and [`round_exact`] rounds `s` to the half format, using `e` only
+/// where `s` lies exactly halfway between two half values. (The test oracle is
+/// rustc_apfloat in the half format itself: `tests::arith3_apfloat`.)
+fn arith3(k: HalfKind, op: HalfOp, a: u16, b: u16, c: u16) -> u16 {
+    let (x, y, z) = (value(k, a), value(k, b), value(k, c));
+    let (s, e) = match op {
+        HalfOp::Add => two_sum(x, y),
+        HalfOp::Sub => two_sum(x, -y),
+        HalfOp::Mul => (x * y, 0.0),
+        _ => two_sum(x * y, z),
+    };
+    round_exact(k, s, e)
+}
+
+/// `s + e == x + y` exactly, `s` the rounded sum (Knuth's TwoSum; `e` is 0 where `s` is
+/// not finite).
+fn two_sum(x: f64, y: f64) -> (f64, f64) {
+    let s = x + y;
+    if !s.is_finite() {
+        return (s, 0.0);
     }
-    let mut lost = false;
-    let d = Double::from_bits(v.to_bits() as u128);
+    let yv = s - x;
+    let xv = s - yv;
+    (s, (x - xv) + (y - yv))
+}
+
+/// The value of half bits `h` as an f64 (exact), by bit arithmetic.
+fn value(k: HalfKind, h: u16) -> f64 {
     match k {
-        HalfKind::F16 => {
-            let h: Half = d.convert_r(Round::NearestTiesToEven, &mut lost).value;
-            h.to_bits() as u16
-        }
-        HalfKind::BF16 => {
-            let b: BFloat = d.convert_r(Round::NearestTiesToEven, &mut lost).value;
-            b.to_bits() as u16
-        }
+        HalfKind::F16 => f16_to_f64(h),
+        HalfKind::BF16 => f64::from(f32::from_bits((h as u32) << 16)),
     }
 }
 
-fn arith3(k: HalfKind, op: HalfOp, a: u16, b: u16, c: u16) -> u16 {
-    macro_rules! go {
-        ($t:ty) => {{
-            let (x, y, z) = (
-                <$t>::from_bits(a as u128),
-                <$t>::from_bits(b as u128),
-                <$t>::from_bits(c as u128),
-            );
-            let r = Round::NearestTiesToEven;
-            let v = match op {
-                HalfOp::Add => x.add_r(y, r).value,
-                HalfOp::Sub => x.sub_r(y, r).value,
-                HalfOp::Mul => x.mul_r(y, r).value,
-                _ => x.mul_add_r(y, z, r).value,
-            };
-            v.to_bits() as u16
-        }};
+/// `s + e` (`e` below half an ulp of `s` in `f64`, or 0) rounded to nearest even in
+/// format `k`: `s` rounded, except that where `s` is exactly halfway between two half
+/// values a non-zero `e` decides the side (the exact value is not halfway). Other `s`
+/// are at least an `f64` ulp from every halfway point, so `e` cannot move them across
+/// one. NaN gives the canonical NaN; overflow gives infinity.
+fn round_exact(k: HalfKind, s: f64, e: f64) -> u16 {
+    if s.is_nan() {
+        return HALF_CANONICAL_NAN;
     }
-    match k {
-        HalfKind::F16 => go!(Half),
-        HalfKind::BF16 => go!(BFloat),
+    // (smallest normal exponent, fraction bits, largest exponent, sign bit, infinity)
+    let (min_exp, frac, max_exp, inf) = match k {
+        HalfKind::F16 => (-14i32, 10i32, 15i32, 0x7c00u16),
+        HalfKind::BF16 => (-126, 7, 127, 0x7f80),
+    };
+    let neg = s.is_sign_negative();
+    let sign = if neg { 0x8000u16 } else { 0 };
+    let a = s.abs();
+    if a == 0.0 {
+        return sign;
     }
+    if a.is_infinite() {
+        return sign | inf;
+    }
+    // The quantum of format `k` at `a` (subnormals share the smallest normal one).
+    let exp = ((a.to_bits() >> 52) & 0x7ff) as i32 - 1023;
+    let qe = exp.max(min_exp) - frac;
+    let m = a * pow2(-qe);
+    let mut r = m.floor();
+    let rest = m - r;
+    let up = if rest == 0.5 {
+        match e == 0.0 {
+            true => r % 2.0 == 1.0,
+            // The magnitude's exact value is `a + e` for positive `s`, `a - e` else.
+            false => (e > 0.0) != neg,
+        }
+    } else {
+        rest > 0.5
+    };
+    if up {
+        r += 1.0;
+    }
+    let v = r * pow2(qe);
+    if v >= pow2(max_exp + 1) {
+        return sign | inf;
+    }
+    sign | match k {
+        // Subnormals and normals alike: the quanta from the smallest normal one up.
+        HalfKind::F16 => {
+            let ve = ((v.to_bits() >> 52) & 0x7ff) as i32 - 1023;
+            if v == 0.0 {
+                0
+            } else if ve < min_exp {
+                (v * pow2(24)) as u16
+            } else {
+                let man = (v * pow2(frac - ve)) as u16 - (1 << frac);
+                ((ve + 15) as u16) << 10 | man
+            }
+        }
+        // Every bf16 value is an f32 whose low 16 bits are zero.
+        HalfKind::BF16 => ((v as f32).to_bits() >> 16) as u16,
+    }
+}
+
+/// 2^`n` for `n` in the exponent range of the half formats' quanta (exact).
+fn pow2(n: i32) -> f64 {
+    f64::from_bits(((n + 1023) as u64) << 52)
 }
 
 /// `op{.rn}{.ftz}{.sat|.relu}...{.f16,.bf16} d, a{, b{, c}}` on raw 16-bit values
@@ -341,6 +393,137 @@ mod tests {
 
     // f16 bits of small exact values: 1.0 = 0x3c00, 2.0 = 0x4000, 3.0 = 0x4200,
     // 0.5 = 0x3800, 0.75 = 0x3a00, -1.0 = 0xbc00, 2048 = 0x6800, 2050 = 0x6801.
+
+    /// The rounding of `arith3` by rustc_apfloat in the half format itself.
+    fn arith3_apfloat(k: HalfKind, op: HalfOp, a: u16, b: u16, c: u16) -> u16 {
+        use rustc_apfloat::ieee::{BFloat, Half};
+        use rustc_apfloat::{Float, Round};
+        macro_rules! go {
+            ($t:ty) => {{
+                let (x, y, z) = (
+                    <$t>::from_bits(a as u128),
+                    <$t>::from_bits(b as u128),
+                    <$t>::from_bits(c as u128),
+                );
+                let r = Round::NearestTiesToEven;
+                let v = match op {
+                    HalfOp::Add => x.add_r(y, r).value,
+                    HalfOp::Sub => x.sub_r(y, r).value,
+                    HalfOp::Mul => x.mul_r(y, r).value,
+                    _ => x.mul_add_r(y, z, r).value,
+                };
+                v.to_bits() as u16
+            }};
+        }
+        let v = match k {
+            HalfKind::F16 => go!(Half),
+            HalfKind::BF16 => go!(BFloat),
+        };
+        if is_nan(k, v) {
+            HALF_CANONICAL_NAN
+        } else {
+            v
+        }
+    }
+
+    /// `arith3` agrees with rustc_apfloat bit for bit: every f16 `add` and `mul` of a
+    /// value with 512 spread values; random triples of both formats for all four
+    /// operations; and `fma`s whose product lies exactly halfway between two half
+    /// values with a tiny addend of either sign (bf16 136 * 136 = 289 * 2^6, f16
+    /// 3 * 683 = 2049; the sum's rounding in f64 loses the addend).
+    #[test]
+    fn arith3_matches_apfloat() {
+        let ops = [HalfOp::Add, HalfOp::Sub, HalfOp::Mul, HalfOp::Fma];
+        let check = |k, op, a: u16, b: u16, c: u16| {
+            assert_eq!(
+                arith3(k, op, a, b, c),
+                arith3_apfloat(k, op, a, b, c),
+                "{k:?} {op:?} {a:#06x} {b:#06x} {c:#06x}"
+            );
+        };
+        for a in 0..=u16::MAX {
+            for j in 0..512u32 {
+                let b = (j * 128 + j % 97) as u16;
+                check(HalfKind::F16, HalfOp::Add, a, b, 0);
+                check(HalfKind::F16, HalfOp::Mul, a, b, 0);
+            }
+        }
+        let mut x = 0x1234_5678_9abc_def0u64;
+        let mut next = || {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x
+        };
+        for _ in 0..2_000_000 {
+            let r = next();
+            let k = if r & 1 == 0 {
+                HalfKind::F16
+            } else {
+                HalfKind::BF16
+            };
+            let op = ops[(r >> 1 & 3) as usize];
+            check(k, op, (r >> 8) as u16, (r >> 24) as u16, (r >> 40) as u16);
+        }
+        // bf16 136 = 0x4308 (1.0625 * 2^7); 136 * 136 = 18496 = 289 * 2^6, halfway
+        // between 18432 and 18560; f16 3 = 0x4200, 683 = 0x6156: 2049, halfway between
+        // 2048 and 2050. Addends: the smallest subnormals and tiny normals, both signs.
+        for (k, a, b) in [
+            (HalfKind::BF16, 0x4308, 0x4308),
+            (HalfKind::F16, 0x4200, 0x6156),
+        ] {
+            for c in [
+                0x0001u16, 0x8001, 0x0080, 0x8080, 0x0400, 0x8400, 0x0000, 0x8000,
+            ] {
+                check(k, HalfOp::Fma, a, b, c);
+                check(k, HalfOp::Fma, a ^ 0x8000, b, c);
+            }
+        }
+    }
+
+    /// `from_f64` (the rounding of `ex2`/`tanh` results) agrees with rustc_apfloat's
+    /// conversion from `f64` on random values of every magnitude the formats reach,
+    /// and on every value halfway between two f16 values.
+    #[test]
+    fn from_f64_matches_apfloat() {
+        use rustc_apfloat::ieee::{BFloat, Double, Half};
+        use rustc_apfloat::{Float, FloatConvert, Round};
+        let oracle = |k: HalfKind, v: f64| -> u16 {
+            let d = Double::from_bits(v.to_bits() as u128);
+            let mut lost = false;
+            let r = Round::NearestTiesToEven;
+            let bits = match k {
+                HalfKind::F16 => FloatConvert::<Half>::convert_r(d, r, &mut lost)
+                    .value
+                    .to_bits(),
+                HalfKind::BF16 => FloatConvert::<BFloat>::convert_r(d, r, &mut lost)
+                    .value
+                    .to_bits(),
+            } as u16;
+            if is_nan(k, bits) {
+                HALF_CANONICAL_NAN
+            } else {
+                bits
+            }
+        };
+        let mut x = 0x0bad_5eed_1234_5678u64;
+        for _ in 0..1_000_000 {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            // Exponents 2^-140 .. 2^131, any fraction and sign.
+            let e = (x >> 52 & 0x1ff) % 272 + 1023 - 140;
+            let v = f64::from_bits((x & 0x800f_ffff_ffff_ffff) | e << 52);
+            for k in [HalfKind::F16, HalfKind::BF16] {
+                assert_eq!(from_f64(k, v), oracle(k, v), "{k:?} {v:e}");
+            }
+        }
+        for h in 0..0x7c00u16 {
+            let mid = (f16_to_f64(h) + f16_to_f64(h + 1)) / 2.0;
+            assert_eq!(from_f64(F, mid), oracle(F, mid), "{mid:e}");
+            assert_eq!(from_f64(F, -mid), oracle(F, -mid), "{mid:e}");
+        }
+    }
 
     #[test]
     fn rounding_and_fusion() {

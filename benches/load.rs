@@ -13,6 +13,8 @@
 //! - Peak memory (VmHWM from /proc/self/status) of a 1,024 × 256 launch of a small
 //!   kernel, measured in a child process (this executable run again) so that nothing
 //!   else this benchmark did counts.
+//! - `cycle`: a test harness's whole step on fresh data (allocate and copy in two
+//!   buffers, launch saxpy, copy the result back, free them), best and median.
 
 use ptxjit::jit::JitTier;
 use ptxjit::{Backend, Device, KernelArg, LaunchConfig, Module};
@@ -265,6 +267,57 @@ fn launch_table(quick: bool) {
     }
 }
 
+/// A test's whole step, as a harness runs one kernel on fresh data: allocate two
+/// inputs (copied in) and an output, launch saxpy over `n` floats, copy the output back,
+/// free the three buffers. Microseconds per step (best / median), JIT, default workers.
+fn cycle_table(quick: bool) {
+    let dev = Device::new().expect("device");
+    let m = dev
+        .load_ptx(include_str!("../examples/saxpy.ptx"), "saxpy.ptx")
+        .expect("load");
+    let reps = if quick { 1_000 } else { 10_000 };
+    println!(
+        "alloc + copy in + launch + copy out + free, us (best / median of {reps}; {} worker \
+         threads):",
+        dev.options().threads
+    );
+    for n in [1024usize, 4096, 16384] {
+        let x: Vec<f32> = (0..n).map(|i| i as f32).collect();
+        let step = || {
+            let bx = dev.alloc_from(&x).expect("alloc");
+            let by = dev.alloc_from(&x).expect("alloc");
+            let cfg = LaunchConfig::new((n as u32).div_ceil(256), 256);
+            let args = [
+                KernelArg::U32(n as u32),
+                KernelArg::F32(2.0),
+                KernelArg::from(&bx),
+                KernelArg::from(&by),
+            ];
+            dev.launch(&m, "saxpy", &cfg, &args).expect("saxpy");
+            let y: Vec<f32> = dev.read(&by).expect("read");
+            assert_eq!(y[n - 1], 3.0 * (n - 1) as f32);
+        };
+        for _ in 0..reps / 10 {
+            step();
+        }
+        let mut t: Vec<f64> = (0..reps)
+            .map(|_| {
+                let s = Instant::now();
+                step();
+                s.elapsed().as_secs_f64() * 1e6
+            })
+            .collect();
+        t.sort_by(f64::total_cmp);
+        println!(
+            "  saxpy {:>6} floats ({:>3} KiB buffers) {:>8.2} / {:>8.2}",
+            n,
+            n * 4 / 1024,
+            t[0],
+            t[t.len() / 2]
+        );
+    }
+}
+
 fn launch_times(dev: &Device, m: &Module, cfg: &LaunchConfig, reps: usize) -> (f64, f64) {
     for _ in 0..reps / 10 {
         dev.launch(m, "empty", cfg, &[]).expect("launch");
@@ -466,5 +519,8 @@ fn main() {
     }
     if want("rss") {
         rss_table();
+    }
+    if want("cycle") {
+        cycle_table(quick);
     }
 }

@@ -1,7 +1,7 @@
 //! `redux.sync` with constant membermasks (tests/ptx/redux_masks.ptx, hand-written, passes
 //! ptxas 12.9 for sm_80): the whole warp and guarded subsets whose guard is exactly the
 //! membermask (lanes 0..15, the odd lanes, lane 7 alone, lanes 8..23, lanes 16..31 inside
-//! a branch), every operation and type, on the interpreter and on both JIT tiers (the
+//! a branch; and the whole warp with the membermask in a parameter), every operation and type, on the interpreter and on both JIT tiers (the
 //! JIT reduces constant-membermask forms in vectors, the others in the `ptxjit_warp`
 //! helper), against a per-warp reference written here.
 #[allow(unused_macros)]
@@ -12,15 +12,15 @@ use ptxjit::jit::JitTier;
 
 const DEAD: u32 = 0xdead;
 
-/// What lane `l` of the warp holding `x` (its 32 inputs) writes at `out[8 * t + k]`.
-fn reference(x: &[u32], l: usize) -> [u32; 8] {
+/// What lane `l` of the warp holding `x` (its 32 inputs) writes at `out[9 * t + k]`.
+fn reference(x: &[u32], l: usize) -> [u32; 9] {
     let over = |member: u32| {
         x.iter()
             .enumerate()
             .filter(move |(k, _)| member >> k & 1 != 0)
     };
     let s = |v: &u32| *v as i32;
-    let mut o = [DEAD; 8];
+    let mut o = [DEAD; 9];
     o[0] = *x.iter().min().unwrap();
     o[1] = x.iter().map(s).max().unwrap() as u32;
     o[2] = x.iter().fold(0u32, |a, v| a.wrapping_add(*v));
@@ -41,6 +41,7 @@ fn reference(x: &[u32], l: usize) -> [u32; 8] {
         let or = over(0xffff_0000).fold(0u32, |a, (_, v)| a | v);
         o[7] = (and & 0xffff_0000) | (or & 0xffff);
     }
+    o[8] = o[1];
     o
 }
 
@@ -58,13 +59,13 @@ fn run_on(dev: &Device, backend: Backend, what: &str) {
         *v = 0x1234_5678;
     }
     let inb = dev.alloc_from(&x).unwrap();
-    let out = dev.alloc_from(&vec![0u32; 8 * n]).unwrap();
+    let out = dev.alloc_from(&vec![0u32; 9 * n]).unwrap();
     launch(
         dev,
         &m,
         "rmask",
         &cfg([2, 1, 1], [64, 1, 1], backend),
-        &[arg(&inb), arg(&out)],
+        &[arg(&inb), arg(&out), KernelArg::U32(u32::MAX)],
         what,
     );
     let want: Vec<u32> = (0..n)

@@ -189,9 +189,19 @@ impl FuncTranslator<'_> {
                 }
                 Ok(true)
             }
-            (WarpOp::Redux(r), [a, _]) if konst(1).is_some() => {
+            (WarpOp::Redux(r), [a, m]) => {
                 let Some(d) = dst else { return Ok(false) };
-                let member = konst(1).unwrap_or(0) as u32;
+                // A constant membermask, or a register the warp holds as one scalar.
+                let member = match konst(1) {
+                    Some(k) => lanes::iconst32(&mut self.b, k as u32),
+                    None => {
+                        let w = self.read(m, Type::B32, false)?;
+                        match self.scalar_of(&w.v) {
+                            Some(v) => v,
+                            None => return Ok(false),
+                        }
+                    }
+                };
                 self.redux_inline(r, ty, d, a, member, mask)?;
                 Ok(true)
             }
@@ -199,8 +209,9 @@ impl FuncTranslator<'_> {
         }
     }
 
-    /// `redux.sync` with a constant membermask: the participants (active lanes in the
-    /// membermask, the same set for every lane, as `ops::warp::eval` takes it) are
+    /// `redux.sync` with a membermask `member` the same in every lane (a constant or a
+    /// scalar register): the participants (active lanes in the membermask, the same set
+    /// for every lane, as `ops::warp::eval` takes it) are
     /// reduced in vectors, the other lanes replaced by the operation's identity, then
     /// across the four lanes of the last vector; every active lane gets the result (0
     /// without participants, as `eval`).
@@ -210,7 +221,7 @@ impl FuncTranslator<'_> {
         ty: Type,
         d: RegId,
         a: &Operand,
-        member: u32,
+        member: Value,
         mask: &mut Mask,
     ) -> Result<(), JitError> {
         let signed = ty == Type::S32;
@@ -222,7 +233,7 @@ impl FuncTranslator<'_> {
         };
         let av = self.read(a, Type::B32, false)?;
         let bits = self.mbits(mask);
-        let part = self.b.ins().band_imm_u(bits, i64::from(member));
+        let part = self.b.ins().band(bits, member);
         let pm = lanes::mask_from_bits(&mut self.b, part);
         let id = lanes::splat32(&mut self.b, identity);
         let mut xs: Vec<Value> = (av.v.iter().zip(&pm))

@@ -268,8 +268,9 @@ fn launch_table(quick: bool) {
 }
 
 /// A test's whole step, as a harness runs one kernel on fresh data: allocate two
-/// inputs (copied in) and an output, launch saxpy over `n` floats, copy the output back,
-/// free the three buffers. Microseconds per step (best / median), JIT, default workers.
+/// inputs (copied in; saxpy's `y` is also its output), launch saxpy over `n` floats,
+/// copy the output back, free both buffers. Microseconds per step (best / median), JIT,
+/// default workers.
 fn cycle_table(quick: bool) {
     let dev = Device::new().expect("device");
     let m = dev
@@ -296,6 +297,8 @@ fn cycle_table(quick: bool) {
             dev.launch(&m, "saxpy", &cfg, &args).expect("saxpy");
             let y: Vec<f32> = dev.read(&by).expect("read");
             assert_eq!(y[n - 1], 3.0 * (n - 1) as f32);
+            dev.free(bx).expect("free");
+            dev.free(by).expect("free");
         };
         for _ in 0..reps / 10 {
             step();

@@ -20,7 +20,7 @@ use crate::jit::translate::{FuncTranslator, Mask};
 use crate::jit::JitError;
 use cranelift_codegen::ir::condcodes::{FloatCC, IntCC};
 use cranelift_codegen::ir::types::{F64X2, I64X2};
-use cranelift_codegen::ir::{InstBuilder, Value};
+use cranelift_codegen::ir::{BlockArg, InstBuilder, Value};
 use cranelift_frontend::FunctionBuilder;
 
 /// `log2(b)` when `b` is an immediate positive power of two of type `ty`.
@@ -118,6 +118,11 @@ impl FuncTranslator<'_> {
             {
                 self.div_rem_32(op == ArithOp::Rem, signed, ty, srcs)?
             }
+            ArithOp::Div(_) | ArithOp::Rem
+                if !self.quick && matches!(ty, Type::U64 | Type::S64) =>
+            {
+                self.div_rem_64(op, signed, ty, srcs, mask)?
+            }
             _ => return Ok(None),
         };
         Ok(Some((r, ty)))
@@ -183,6 +188,95 @@ impl FuncTranslator<'_> {
             out.push(b.ins().bitselect(by_zero, ones, r));
         }
         Ok(WarpValue::narrow(out))
+    }
+
+    /// `div`/`rem` of `.u64`/`.s64` (optimized tier): where every lane's operands lie in
+    /// [-2^51, 2^51) (`.u64`: below 2^51), as in index arithmetic, the quotient comes
+    /// from `f64` vectors as in [`Self::div_rem_32`] (exact: the operands convert exactly,
+    /// by adding and subtracting the bits of 1.5 * 2^52, and `fdiv`'s error, below
+    /// |a/b| * 2^-53 < 2^-2/|b|, is less than the quotient's distance 1/|b| to the next
+    /// integer); otherwise the `ptxjit_arith` helper, lane by lane. `x / 0` and `x % 0`
+    /// are all ones (`i64::MIN / -1` cannot reach the vector form).
+    fn div_rem_64(
+        &mut self,
+        op: ArithOp,
+        signed: bool,
+        ty: Type,
+        srcs: &[Operand],
+        mask: &mut Mask,
+    ) -> Result<WarpValue, JitError> {
+        let a = self.read(&srcs[0], ty, false)?;
+        let c = self.read(&srcs[1], ty, false)?;
+        let bits = self.mbits(mask);
+        let b = &mut self.b;
+        // The range test: `.s64` values plus 2^51 (or `.u64` values) have no bit at or
+        // above bit 52 (bit 51 for `.u64`) in any lane.
+        let (bias, limit) = match signed {
+            true => (1u64 << 51, 1u64 << 52),
+            false => (0, 1u64 << 51),
+        };
+        let bias_v = lanes::splat64(b, bias);
+        let mut any = None;
+        for &x in a.v.iter().chain(&c.v) {
+            let t = b.ins().iadd(x, bias_v);
+            any = Some(match any {
+                None => t,
+                Some(acc) => b.ins().bor(acc, t),
+            });
+        }
+        let Some(any) = any else {
+            return Err(self.internal(self.cur_text()));
+        };
+        let high = lanes::splat64(b, !(limit - 1));
+        let out_of_range = b.ins().band(any, high);
+        let slow_needed = b.ins().vany_true(out_of_range);
+        let fast = b.create_block();
+        let slow = b.create_block();
+        let join = b.create_block();
+        for _ in 0..a.v.len() {
+            b.append_block_param(join, I64X2);
+        }
+        b.ins().brif(slow_needed, slow, &[], fast, &[]);
+        b.set_cold_block(slow);
+        b.switch_to_block(fast);
+        let magic_bits = lanes::splat64(b, 0x4338_0000_0000_0000);
+        let magic = lanes::bitcast(b, F64X2, magic_bits);
+        let ones = lanes::splat64(b, u64::MAX);
+        let zero = lanes::splat64(b, 0);
+        let mut out = Vec::with_capacity(a.v.len());
+        for (&x, &y) in a.v.iter().zip(&c.v) {
+            let [fx, fy] = [x, y].map(|v| {
+                let t = b.ins().iadd(v, magic_bits);
+                let f = lanes::bitcast(b, F64X2, t);
+                b.ins().fsub(f, magic)
+            });
+            let q = b.ins().fdiv(fx, fy);
+            let q = b.ins().trunc(q);
+            let q = b.ins().fadd(q, magic);
+            let q = lanes::bitcast(b, I64X2, q);
+            let q = b.ins().isub(q, magic_bits);
+            let r = match op {
+                ArithOp::Rem => {
+                    let p = b.ins().imul(q, y);
+                    b.ins().isub(x, p)
+                }
+                _ => q,
+            };
+            let by_zero = b.ins().icmp(IntCC::Equal, y, zero);
+            out.push(BlockArg::Value(b.ins().bitselect(by_zero, ones, r)));
+        }
+        b.ins().jump(join, &out);
+        self.b.switch_to_block(slow);
+        let desc = lanes::iconst64(
+            &mut self.b,
+            lanewise::arith_desc(op, ty, FloatMode::default()),
+        );
+        self.call_lanewise(Helper::Arith, &[desc, bits], &[a, c], 3)?;
+        let r = self.lanewise_result(true);
+        let args: Vec<BlockArg> = r.v.iter().map(|&x| BlockArg::Value(x)).collect();
+        self.b.ins().jump(join, &args);
+        self.b.switch_to_block(join);
+        Ok(WarpValue::wide(self.b.block_params(join).to_vec()))
     }
 
     /// The low half of `a * b` (a shift when `b` is a power-of-two immediate).

@@ -19,7 +19,7 @@ use crate::jit::translate::scratch::OPERAND_SLOTS;
 use crate::jit::translate::{FuncTranslator, Mask};
 use crate::jit::JitError;
 use cranelift_codegen::ir::condcodes::{FloatCC, IntCC};
-use cranelift_codegen::ir::types::{F64X2, I64X2};
+use cranelift_codegen::ir::types::{F64X2, I32X4, I64X2, I8X16};
 use cranelift_codegen::ir::{BlockArg, InstBuilder, Value};
 use cranelift_frontend::FunctionBuilder;
 
@@ -470,6 +470,9 @@ impl FuncTranslator<'_> {
         mask: &mut Mask,
     ) -> Result<(), JitError> {
         let (stys, dty) = op.signature(ty);
+        if let Some(r) = self.bits_inline(op, ty, srcs)? {
+            return self.write(dst, dty, r, mask);
+        }
         let mut vals = Vec::with_capacity(OPERAND_SLOTS);
         for (s, t) in srcs.iter().zip(&stys).take(OPERAND_SLOTS) {
             vals.push(self.read(s, *t, false)?);
@@ -478,5 +481,89 @@ impl FuncTranslator<'_> {
         self.call_lanewise_desc(Helper::Bits, desc, mask, &vals, OPERAND_SLOTS)?;
         let r = self.lanewise_result(dty.bits() > 32);
         self.write(dst, dty, r, mask)
+    }
+}
+
+impl FuncTranslator<'_> {
+    /// The bit operations that vectors compute exactly, as `crate::ops::int` does:
+    /// `bfe` with immediate position and length inside the value (`.u`: a shift and a
+    /// mask; `.s`: shifts left then arithmetically right), `popc.b32` (byte counts, summed
+    /// by a multiply), `clz.b32` (the exponent of the value converted exactly to `f64`,
+    /// 32 for zero); `None` for the other forms (the `ptxjit_bits` helper).
+    fn bits_inline(
+        &mut self,
+        op: BitOp,
+        ty: Type,
+        srcs: &[Operand],
+    ) -> Result<Option<WarpValue>, JitError> {
+        let konst = |k: usize| srcs.get(k).and_then(|o| self.const_operand(o));
+        match (op, ty) {
+            (BitOp::Bfe, Type::U32 | Type::S32 | Type::U64 | Type::S64) => {
+                let (Some(pos), Some(len)) = (konst(1), konst(2)) else {
+                    return Ok(None);
+                };
+                let (pos, len, w) = ((pos & 0xff) as u32, (len & 0xff) as u32, ty.bits());
+                if len == 0 || pos + len > w {
+                    return Ok(None);
+                }
+                let a = self.read(&srcs[0], ty, false)?;
+                let b = &mut self.b;
+                let v = if ty.is_signed() {
+                    let up = lanes::iconst32(b, w - pos - len);
+                    let down = lanes::iconst32(b, w - len);
+                    lanes::map1(&a, |&x| {
+                        let t = b.ins().ishl(x, up);
+                        b.ins().sshr(t, down)
+                    })
+                } else {
+                    let sh = lanes::iconst32(b, pos);
+                    let ones = u64::MAX >> (64 - len);
+                    let m = lanes::splat_w(b, w == 64, ones);
+                    lanes::map2(&a, &m, |x, mm| {
+                        let t = b.ins().ushr(x, sh);
+                        b.ins().band(t, mm)
+                    })
+                };
+                Ok(Some(v))
+            }
+            (BitOp::Popc, Type::B32) => {
+                let a = self.read(&srcs[0], ty, false)?;
+                let b = &mut self.b;
+                let ones = lanes::splat32(b, 0x0101_0101);
+                let sh = lanes::iconst32(b, 24);
+                Ok(Some(lanes::map1(&a, |&x| {
+                    let bytes = lanes::bitcast(b, I8X16, x);
+                    let c = b.ins().popcnt(bytes);
+                    let c = lanes::bitcast(b, I32X4, c);
+                    let s = b.ins().imul(c, ones);
+                    b.ins().ushr(s, sh)
+                })))
+            }
+            (BitOp::Clz, Type::B32) => {
+                let a = self.read(&srcs[0], ty, false)?;
+                let b = &mut self.b;
+                let exp_bits = lanes::splat64(b, 0x4330_0000_0000_0000);
+                let two52 = lanes::bitcast(b, F64X2, exp_bits);
+                let sh = lanes::iconst32(b, 52);
+                let base = lanes::splat32(b, 1023 + 31);
+                let zero = lanes::splat32(b, 0);
+                let thirty_two = lanes::splat32(b, 32);
+                Ok(Some(lanes::map1(&a, |&x| {
+                    // The biased exponent of each lane's value as an f64 (exact).
+                    let [lo, hi] = [b.ins().uwiden_low(x), b.ins().uwiden_high(x)].map(|h| {
+                        let h = b.ins().bor(h, exp_bits);
+                        let f = lanes::bitcast(b, F64X2, h);
+                        let f = b.ins().fsub(f, two52);
+                        let e = lanes::bitcast(b, I64X2, f);
+                        b.ins().ushr(e, sh)
+                    });
+                    let e = lanes::narrow_pair(b, lo, hi);
+                    let n = b.ins().isub(base, e);
+                    let is_zero = b.ins().icmp(IntCC::Equal, x, zero);
+                    b.ins().bitselect(is_zero, thirty_two, n)
+                })))
+            }
+            _ => Ok(None),
+        }
     }
 }

@@ -67,7 +67,7 @@ impl FuncTranslator<'_> {
     /// An immediate, or a register of
     /// [`entry_constants`](crate::ir::analysis::consts::entry_constants) read after its
     /// definition.
-    fn const_operand(&self, op: &Operand) -> Option<u64> {
+    pub(super) fn const_operand(&self, op: &Operand) -> Option<u64> {
         match op {
             Operand::Imm(v) => Some(*v),
             Operand::Reg(r) => {

@@ -8,7 +8,6 @@
 #[macro_use]
 mod common;
 use common::*;
-use ptxjit::jit::JitTier;
 
 /// `bfe` of a `w`-bit value: bits `pos..pos + len` of `x`, sign-extended from the field's
 /// top bit for `.s`; field bits past bit `w - 1` are the sign bit (bit `w - 1` for `.s`,
@@ -87,25 +86,4 @@ fn run_on(dev: &Device, backend: Backend, what: &str) {
     assert_slice_eq(&dev.read::<u32>(&out).unwrap(), &want, what);
 }
 
-#[test]
-fn interp() {
-    run_on(&device(), Backend::Interp, "bits_inline interp");
-}
-
-#[test]
-fn jit_quick() {
-    run_on(
-        &device_tier(JitTier::Quick),
-        Backend::Jit,
-        "bits_inline quick",
-    );
-}
-
-#[test]
-fn jit_optimized() {
-    run_on(
-        &device_tier(JitTier::Optimized),
-        Backend::Jit,
-        "bits_inline optimized",
-    );
-}
+interp_and_tiers!(run_on, "bits_inline");

@@ -8,7 +8,6 @@
 #[macro_use]
 mod common;
 use common::*;
-use ptxjit::jit::JitTier;
 
 fn div_u(a: u32, b: u32) -> u32 {
     a.checked_div(b).unwrap_or(u32::MAX)
@@ -118,25 +117,4 @@ fn run_on(dev: &Device, backend: Backend, what: &str) {
     assert_slice_eq(&dev.read::<u32>(&out).unwrap(), &want, what);
 }
 
-#[test]
-fn interp() {
-    run_on(&device(), Backend::Interp, "div_rem32 interp");
-}
-
-#[test]
-fn jit_quick() {
-    run_on(
-        &device_tier(JitTier::Quick),
-        Backend::Jit,
-        "div_rem32 quick",
-    );
-}
-
-#[test]
-fn jit_optimized() {
-    run_on(
-        &device_tier(JitTier::Optimized),
-        Backend::Jit,
-        "div_rem32 optimized",
-    );
-}
+interp_and_tiers!(run_on, "div_rem32");

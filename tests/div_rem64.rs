@@ -10,7 +10,6 @@
 #[macro_use]
 mod common;
 use common::*;
-use ptxjit::jit::JitTier;
 
 fn reference(a: u64, b: u64) -> [u64; 4] {
     let (sa, sb) = (a as i64, b as i64);
@@ -92,25 +91,4 @@ fn run_on(dev: &Device, backend: Backend, what: &str) {
     assert_slice_eq(&dev.read::<u64>(&out).unwrap(), &want, what);
 }
 
-#[test]
-fn interp() {
-    run_on(&device(), Backend::Interp, "div_rem64 interp");
-}
-
-#[test]
-fn jit_quick() {
-    run_on(
-        &device_tier(JitTier::Quick),
-        Backend::Jit,
-        "div_rem64 quick",
-    );
-}
-
-#[test]
-fn jit_optimized() {
-    run_on(
-        &device_tier(JitTier::Optimized),
-        Backend::Jit,
-        "div_rem64 optimized",
-    );
-}
+interp_and_tiers!(run_on, "div_rem64");

@@ -8,7 +8,6 @@
 #[macro_use]
 mod common;
 use common::*;
-use ptxjit::jit::JitTier;
 
 const DEAD: u32 = 0xdead;
 
@@ -74,25 +73,4 @@ fn run_on(dev: &Device, backend: Backend, what: &str) {
     assert_slice_eq(&dev.read::<u32>(&out).unwrap(), &want, what);
 }
 
-#[test]
-fn interp() {
-    run_on(&device(), Backend::Interp, "redux_masks interp");
-}
-
-#[test]
-fn jit_quick() {
-    run_on(
-        &device_tier(JitTier::Quick),
-        Backend::Jit,
-        "redux_masks quick",
-    );
-}
-
-#[test]
-fn jit_optimized() {
-    run_on(
-        &device_tier(JitTier::Optimized),
-        Backend::Jit,
-        "redux_masks optimized",
-    );
-}
+interp_and_tiers!(run_on, "redux_masks");

@@ -33,6 +33,40 @@ macro_rules! both_backends {
     )*};
 }
 
+/// Generates `#[test] fn interp()`, `fn jit_quick()` and `fn jit_optimized()`, which call
+/// `$run(&device, backend, what)` on the interpreter and on devices whose JIT compiles
+/// only the quick or only the optimized tier (some lowerings differ between them);
+/// `what` is `$name` and the backend or tier, for messages.
+#[allow(unused_macros)]
+macro_rules! interp_and_tiers {
+    ($run:ident, $name:literal) => {
+        #[test]
+        fn interp() {
+            $run(
+                &device(),
+                ptxjit::Backend::Interp,
+                concat!($name, " interp"),
+            );
+        }
+        #[test]
+        fn jit_quick() {
+            $run(
+                &device_tier(ptxjit::jit::JitTier::Quick),
+                ptxjit::Backend::Jit,
+                concat!($name, " quick"),
+            );
+        }
+        #[test]
+        fn jit_optimized() {
+            $run(
+                &device_tier(ptxjit::jit::JitTier::Optimized),
+                ptxjit::Backend::Jit,
+                concat!($name, " optimized"),
+            );
+        }
+    };
+}
+
 /// The compilers whose output is committed for every `tests/kernels/<stem>.cu`.
 pub const COMPILERS: [&str; 2] = ["clang", "nvrtc"];
 

@@ -155,20 +155,19 @@ fn round_exact(k: HalfKind, s: f64, e: f64) -> u16 {
     let exp = ((a.to_bits() >> 52) & 0x7ff) as i32 - 1023;
     let qe = exp.max(min_exp) - frac;
     let m = a * pow2(-qe);
-    let mut r = m.floor();
-    let rest = m - r;
+    // `m < 2^(frac + 1)`: its integer part is exact as an integer (no libm `floor`).
+    let floor = m as u64;
+    let rest = m - floor as f64;
     let up = if rest == 0.5 {
         match e == 0.0 {
-            true => r % 2.0 == 1.0,
+            true => floor & 1 == 1,
             // The magnitude's exact value is `a + e` for positive `s`, `a - e` else.
             false => (e > 0.0) != neg,
         }
     } else {
         rest > 0.5
     };
-    if up {
-        r += 1.0;
-    }
+    let r = (floor + up as u64) as f64;
     let v = r * pow2(qe);
     if v >= pow2(max_exp + 1) {
         return sign | inf;
@@ -360,10 +359,10 @@ pub fn f16_to_f64(h: u16) -> f64 {
     let exp = (h >> 10) & 0x1f;
     let man = (h & 0x3ff) as f64;
     let mag = match exp {
-        0 => man * 2f64.powi(-24),
+        0 => man * pow2(-24),
         31 if man == 0.0 => f64::INFINITY,
         31 => f64::NAN,
-        e => (1024.0 + man) * 2f64.powi(e as i32 - 25),
+        e => (1024.0 + man) * pow2(e as i32 - 25),
     };
     sign * mag
 }

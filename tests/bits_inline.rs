@@ -1,8 +1,9 @@
 //! Bit operations the JIT computes in vectors (tests/ptx/bits_inline.ptx, hand-written,
 //! passes ptxas 12.9): `bfe` with immediate position and length (`.u32`, `.s32` with the
 //! field ending at bit 31, the whole word, one bit; `.u64`, `.s64`), `popc.b32`, `clz.b32`,
-//! and two `bfe` forms left to the helper (zero length; a `.s32` field past bit 31, whose
-//! missing bits are bit 31), on the interpreter and both JIT tiers, against references
+//! two `bfe` forms left to the helper (zero length; a `.s32` field past bit 31, whose
+//! missing bits are bit 31), and `prmt` with immediate selectors (the default mode, `.f4e`,
+//! `.b4e`, `.rc16`; one selector replicating a sign, left to the helper), on the interpreter and both JIT tiers, against references
 //! written from the ISA's definitions with Rust's integer operations.
 #[allow(unused_macros)]
 #[macro_use]
@@ -31,8 +32,25 @@ fn bfe(x: u64, w: u32, signed: bool, pos: u32, len: u32) -> u64 {
     r & mask_w
 }
 
-fn reference(x: u64) -> [u32; 12] {
+/// `prmt`'s result from the bytes of `{b, a}` it selects: `sel[k]` is the source byte of
+/// result byte `k` (0..8, `a`'s bytes first); `sign[k]` replicates that byte's top bit.
+fn pick(a: u32, b: u32, sel: [u32; 4], sign: [bool; 4]) -> u32 {
+    let src = ((b as u64) << 32) | a as u64;
+    (0..4).fold(0u32, |d, k| {
+        let v = ((src >> (8 * sel[k])) & 0xff) as u32;
+        let v = match sign[k] {
+            true if v & 0x80 != 0 => 0xff,
+            true => 0,
+            false => v,
+        };
+        d | v << (8 * k)
+    })
+}
+
+fn reference(x: u64) -> [u32; 18] {
     let lo = x as u32;
+    let (a, b) = (lo, (x >> 32) as u32);
+    let plain = [false; 4];
     let l = lo as u64;
     let u64a = bfe(x, 64, false, 40, 20);
     let s64a = bfe(x, 64, true, 8, 40);
@@ -49,6 +67,18 @@ fn reference(x: u64) -> [u32; 12] {
         (u64a >> 32) as u32,
         s64a as u32,
         (s64a >> 32) as u32,
+        // 0x5410: a's low half, then b's low half.
+        pick(a, b, [0, 1, 4, 5], plain),
+        // 0x0167: bytes 7, 6, 1, 0.
+        pick(a, b, [7, 6, 1, 0], plain),
+        // .f4e, shift 3: bytes 3, 4, 5, 6 (forward four extract).
+        pick(a, b, [3, 4, 5, 6], plain),
+        // .b4e, shift 1: bytes 1, 0, 7, 6 (backward four extract).
+        pick(a, b, [1, 0, 7, 6], plain),
+        // .rc16, shift 1: the high half of a, twice.
+        pick(a, b, [2, 3, 2, 3], plain),
+        // 0x8f31: bytes 1, 3, sign of 7, sign of 0.
+        pick(a, b, [1, 3, 7, 0], [false, false, true, true]),
     ]
 }
 
@@ -73,7 +103,7 @@ fn run_on(dev: &Device, backend: Backend, what: &str) {
     ];
     x[..edges.len()].copy_from_slice(&edges);
     let inb = dev.alloc_from(&x).unwrap();
-    let out = dev.alloc_from(&vec![0u32; 12 * n]).unwrap();
+    let out = dev.alloc_from(&vec![0u32; 18 * n]).unwrap();
     launch(
         dev,
         &m,

@@ -388,37 +388,48 @@ pub fn prmt(mode: Option<PrmtMode>, a: u32, b: u32, c: u32) -> u32 {
     let src = ((b as u64) << 32) | a as u64;
     let byte = |i: u32| ((src >> (8 * (i & 7))) & 0xff) as u32;
     let mut d = 0u32;
-    match mode {
-        None => {
-            for k in 0..4 {
-                let ctl = (c >> (4 * k)) & 0xf;
-                let mut v = byte(ctl & 7);
-                if ctl & 8 != 0 {
-                    v = if v & 0x80 != 0 { 0xff } else { 0 };
-                }
-                d |= v << (8 * k);
-            }
+    if let Some(sel) = prmt_bytes(mode, c) {
+        for (k, &i) in sel.iter().enumerate() {
+            d |= byte(i) << (8 * k);
         }
-        Some(m) => {
-            let s = c & 3;
-            // Source byte for destination bytes b0..b3 (the ISA's table read right to left).
-            let sel: [u32; 4] = match m {
-                PrmtMode::F4e => [s, s + 1, s + 2, s + 3],
-                PrmtMode::B4e => [s, (s + 7) & 7, (s + 6) & 7, (s + 5) & 7],
-                PrmtMode::Rc8 => [s; 4],
-                PrmtMode::Ecl => [s, s.max(1), s.max(2), 3],
-                PrmtMode::Ecr => [0, s.min(1), s.min(2), s],
-                PrmtMode::Rc16 => {
-                    let lo = (s & 1) * 2;
-                    [lo, lo + 1, lo, lo + 1]
-                }
-            };
-            for (k, &i) in sel.iter().enumerate() {
-                d |= byte(i) << (8 * k);
-            }
+        return d;
+    }
+    // The default mode with a sign-replicating selector nibble.
+    for k in 0..4 {
+        let ctl = (c >> (4 * k)) & 0xf;
+        let mut v = byte(ctl & 7);
+        if ctl & 8 != 0 {
+            v = if v & 0x80 != 0 { 0xff } else { 0 };
         }
+        d |= v << (8 * k);
     }
     d
+}
+
+/// Which byte of `{b, a}` (0..8, `a`'s bytes first) each of `prmt`'s four result bytes is,
+/// for selector `c` under `mode`; `None` where a result byte replicates the sign of one
+/// (the default mode's selector nibbles with bit 3 set).
+pub fn prmt_bytes(mode: Option<PrmtMode>, c: u32) -> Option<[u32; 4]> {
+    let Some(m) = mode else {
+        let ctl = |k: u32| (c >> (4 * k)) & 0xf;
+        return match (0..4).any(|k| ctl(k) & 8 != 0) {
+            true => None,
+            false => Some([ctl(0), ctl(1), ctl(2), ctl(3)]),
+        };
+    };
+    let s = c & 3;
+    // Source byte for destination bytes b0..b3 (the ISA's table read right to left).
+    Some(match m {
+        PrmtMode::F4e => [s, s + 1, s + 2, s + 3].map(|i| i & 7),
+        PrmtMode::B4e => [s, (s + 7) & 7, (s + 6) & 7, (s + 5) & 7],
+        PrmtMode::Rc8 => [s; 4],
+        PrmtMode::Ecl => [s, s.max(1), s.max(2), 3],
+        PrmtMode::Ecr => [0, s.min(1), s.min(2), s],
+        PrmtMode::Rc16 => {
+            let lo = (s & 1) * 2;
+            [lo, lo + 1, lo, lo + 1]
+        }
+    })
 }
 
 /// `cnot.b{16,32,64}`: 1 if a == 0, else 0.

@@ -20,7 +20,7 @@ use crate::jit::translate::{FuncTranslator, Mask};
 use crate::jit::JitError;
 use cranelift_codegen::ir::condcodes::{FloatCC, IntCC};
 use cranelift_codegen::ir::types::{F64X2, I32X4, I64X2, I8X16};
-use cranelift_codegen::ir::{BlockArg, InstBuilder, Value};
+use cranelift_codegen::ir::{BlockArg, ConstantData, InstBuilder, Value};
 use cranelift_frontend::FunctionBuilder;
 
 /// `log2(b)` when `b` is an immediate positive power of two of type `ty`.
@@ -487,7 +487,9 @@ impl FuncTranslator<'_> {
 impl FuncTranslator<'_> {
     /// The bit operations that vectors compute exactly, as `crate::ops::int` does:
     /// `bfe` with immediate position and length inside the value (`.u`: a shift and a
-    /// mask; `.s`: shifts left then arithmetically right), `popc.b32` (byte counts, summed
+    /// mask; `.s`: shifts left then arithmetically right), `prmt` with an immediate
+    /// selector that replicates no sign (one byte shuffle of the two operands' vectors,
+    /// `crate::ops::int::prmt_bytes`), `popc.b32` (byte counts, summed
     /// by a multiply), `clz.b32` (the exponent of the value converted exactly to `f64`,
     /// 32 for zero); `None` for the other forms (the `ptxjit_bits` helper).
     fn bits_inline(
@@ -525,6 +527,32 @@ impl FuncTranslator<'_> {
                     })
                 };
                 Ok(Some(v))
+            }
+            (BitOp::Prmt(mode), Type::B32) => {
+                let Some(sel) = konst(2).and_then(|c| crate::ops::int::prmt_bytes(mode, c as u32))
+                else {
+                    return Ok(None);
+                };
+                let a = self.read(&srcs[0], ty, false)?;
+                let c = self.read(&srcs[1], ty, false)?;
+                // Byte `j` of lane `l` of the result: byte `4l + i` of `a`'s vector or of
+                // `b`'s (16 + ...), `i` the selected byte of `{b, a}`.
+                let idx: Vec<u8> = (0..4u32)
+                    .flat_map(|l| {
+                        sel.map(|i| match i < 4 {
+                            true => (4 * l + i) as u8,
+                            false => (16 + 4 * l + i - 4) as u8,
+                        })
+                    })
+                    .collect();
+                let imm = self.b.func.dfg.immediates.push(ConstantData::from(idx));
+                let b = &mut self.b;
+                Ok(Some(lanes::map2(&a, &c, |x, y| {
+                    let x = lanes::bitcast(b, I8X16, x);
+                    let y = lanes::bitcast(b, I8X16, y);
+                    let r = b.ins().shuffle(x, y, imm);
+                    lanes::bitcast(b, I32X4, r)
+                })))
             }
             (BitOp::Popc, Type::B32) => {
                 let a = self.read(&srcs[0], ty, false)?;

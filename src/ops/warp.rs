@@ -93,6 +93,9 @@ pub fn eval(op: WarpOp, ty: Type, i: &WarpIn) -> WarpOut {
     // `redux` of the last participant set (lanes usually share theirs: one reduction
     // per warp instead of one per lane).
     let mut last_redux: Option<(u32, u64)> = None;
+    // `match`: the participants of the last participant set grouped by value, sorted
+    // (one sort per warp instead of a comparison of every lane with every lane).
+    let mut last_groups: Option<(u32, Vec<(u64, u32)>)> = None;
     for l in lanes(i.mask) {
         let part = participants(op, i, l);
         let (v, p) = match op {
@@ -111,10 +114,14 @@ pub fn eval(op: WarpOp, ty: Type, i: &WarpIn) -> WarpOut {
             }
             WarpOp::Ballot => ((part & i.pred) as u64, false),
             WarpOp::Match { all } => {
+                let groups = match &mut last_groups {
+                    Some((p, g)) if *p == part => g,
+                    slot => &mut slot.insert((part, value_groups(part, |k| src(0, k)))).1,
+                };
                 let a = src(0, l);
-                let same = lanes(part)
-                    .filter(|&k| src(0, k) == a)
-                    .fold(0u32, |m, k| m | 1 << k);
+                let same = groups
+                    .binary_search_by_key(&a, |&(v, _)| v)
+                    .map_or(0, |k| groups[k].1);
                 if all {
                     let p = same == part;
                     (if p { part as u64 } else { 0 }, p)
@@ -149,6 +156,20 @@ pub fn eval(op: WarpOp, ty: Type, i: &WarpIn) -> WarpOut {
         }
     }
     o
+}
+
+/// The lanes of `part` grouped by their value `val(lane)`: `(value, lanes)` sorted by value.
+fn value_groups(part: u32, val: impl Fn(usize) -> u64) -> Vec<(u64, u32)> {
+    let mut by_value: Vec<(u64, usize)> = lanes(part).map(|k| (val(k), k)).collect();
+    by_value.sort_unstable();
+    let mut groups: Vec<(u64, u32)> = Vec::with_capacity(by_value.len());
+    for (v, k) in by_value {
+        match groups.last_mut() {
+            Some((last, m)) if *last == v => *m |= 1 << k,
+            _ => groups.push((v, 1 << k)),
+        }
+    }
+    groups
 }
 
 /// `redux.sync` over the participants' 32-bit values (`.add` wraps to 32 bits).

@@ -3,7 +3,8 @@
 //! field ending at bit 31, the whole word, one bit; `.u64`, `.s64`), `popc.b32`, `clz.b32`,
 //! two `bfe` forms left to the helper (zero length; a `.s32` field past bit 31, whose
 //! missing bits are bit 31), and `prmt` with immediate selectors (the default mode, `.f4e`,
-//! `.b4e`, `.rc16`; one selector replicating a sign, left to the helper), on the interpreter and both JIT tiers, against references
+//! `.b4e`, `.rc16`; one selector replicating a sign, left to the helper), `brev.b32` and
+//! `bfind` (`.u32`, `.s32`, with and without `.shiftamt`), on the interpreter and both JIT tiers, against references
 //! written from the ISA's definitions with Rust's integer operations.
 #[allow(unused_macros)]
 #[macro_use]
@@ -47,7 +48,19 @@ fn pick(a: u32, b: u32, sel: [u32; 4], sign: [bool; 4]) -> u32 {
     })
 }
 
-fn reference(x: u64) -> [u32; 18] {
+/// `bfind`: the position of the most significant 1 (for a negative `.s32`, of the most
+/// significant 0), counted from bit 0 or (`shiftamt`) from bit 31; all ones where there
+/// is none.
+fn bfind(x: u32, signed: bool, shiftamt: bool) -> u32 {
+    let v = if signed && (x as i32) < 0 { !x } else { x };
+    match (v, shiftamt) {
+        (0, _) => u32::MAX,
+        (_, true) => v.leading_zeros(),
+        (_, false) => 31 - v.leading_zeros(),
+    }
+}
+
+fn reference(x: u64) -> [u32; 24] {
     let lo = x as u32;
     let (a, b) = (lo, (x >> 32) as u32);
     let plain = [false; 4];
@@ -79,6 +92,12 @@ fn reference(x: u64) -> [u32; 18] {
         pick(a, b, [2, 3, 2, 3], plain),
         // 0x8f31: bytes 1, 3, sign of 7, sign of 0.
         pick(a, b, [1, 3, 7, 0], [false, false, true, true]),
+        lo.reverse_bits(),
+        bfind(lo, false, false),
+        bfind(lo, false, true),
+        bfind(lo, true, false),
+        bfind(lo, true, true),
+        0, // unused: keeps each thread's 64-bit results aligned
     ]
 }
 
@@ -103,7 +122,7 @@ fn run_on(dev: &Device, backend: Backend, what: &str) {
     ];
     x[..edges.len()].copy_from_slice(&edges);
     let inb = dev.alloc_from(&x).unwrap();
-    let out = dev.alloc_from(&vec![0u32; 18 * n]).unwrap();
+    let out = dev.alloc_from(&vec![0u32; 24 * n]).unwrap();
     launch(
         dev,
         &m,

@@ -489,7 +489,8 @@ impl FuncTranslator<'_> {
     /// `bfe` with immediate position and length inside the value (`.u`: a shift and a
     /// mask; `.s`: shifts left then arithmetically right), `prmt` with an immediate
     /// selector that replicates no sign (one byte shuffle of the two operands' vectors,
-    /// `crate::ops::int::prmt_bytes`), `popc.b32` (byte counts, summed
+    /// `crate::ops::int::prmt_bytes`), `brev.b32` (bytes reversed, then nibble look-ups),
+    /// `bfind` of `.u32`/`.s32` (from `clz`), `popc.b32` (byte counts, summed
     /// by a multiply), `clz.b32` (the exponent of the value converted exactly to `f64`,
     /// 32 for zero); `None` for the other forms (the `ptxjit_bits` helper).
     fn bits_inline(
@@ -570,28 +571,83 @@ impl FuncTranslator<'_> {
             (BitOp::Clz, Type::B32) => {
                 let a = self.read(&srcs[0], ty, false)?;
                 let b = &mut self.b;
-                let exp_bits = lanes::splat64(b, 0x4330_0000_0000_0000);
-                let two52 = lanes::bitcast(b, F64X2, exp_bits);
-                let sh = lanes::iconst32(b, 52);
-                let base = lanes::splat32(b, 1023 + 31);
+                Ok(Some(lanes::map1(&a, |&x| clz32(b, x))))
+            }
+            (BitOp::Bfind { shiftamt }, Type::U32 | Type::S32) => {
+                let a = self.read(&srcs[0], ty, false)?;
+                let b = &mut self.b;
                 let zero = lanes::splat32(b, 0);
-                let thirty_two = lanes::splat32(b, 32);
+                let ones = lanes::splat32(b, u32::MAX);
+                let top = lanes::splat32(b, 31);
+                let signed = ty.is_signed();
                 Ok(Some(lanes::map1(&a, |&x| {
-                    // The biased exponent of each lane's value as an f64 (exact).
-                    let [lo, hi] = [b.ins().uwiden_low(x), b.ins().uwiden_high(x)].map(|h| {
-                        let h = b.ins().bor(h, exp_bits);
-                        let f = lanes::bitcast(b, F64X2, h);
-                        let f = b.ins().fsub(f, two52);
-                        let e = lanes::bitcast(b, I64X2, f);
-                        b.ins().ushr(e, sh)
-                    });
-                    let e = lanes::narrow_pair(b, lo, hi);
-                    let n = b.ins().isub(base, e);
-                    let is_zero = b.ins().icmp(IntCC::Equal, x, zero);
-                    b.ins().bitselect(is_zero, thirty_two, n)
+                    // `.s32`: a negative value's most significant 0 is its complement's 1.
+                    let x = match signed {
+                        true => {
+                            let neg = b.ins().icmp(IntCC::SignedLessThan, x, zero);
+                            let not = b.ins().bnot(x);
+                            b.ins().bitselect(neg, not, x)
+                        }
+                        false => x,
+                    };
+                    let c = clz32(b, x);
+                    let r = match shiftamt {
+                        true => c,
+                        false => b.ins().isub(top, c),
+                    };
+                    let none = b.ins().icmp(IntCC::Equal, x, zero);
+                    b.ins().bitselect(none, ones, r)
+                })))
+            }
+            (BitOp::Brev, Type::B32) => {
+                let a = self.read(&srcs[0], ty, false)?;
+                // Bytes reversed within each lane, then each byte's bits by two nibble
+                // look-ups (the low nibble's reverse is the high nibble and the other way).
+                let rev4 = |n: u8| (n & 1) << 3 | (n & 2) << 1 | (n & 4) >> 1 | (n & 8) >> 3;
+                let b = &mut self.b;
+                let order: Vec<u8> = (0..4u8)
+                    .flat_map(|l| (0..4u8).map(move |j| 4 * l + 3 - j))
+                    .collect();
+                let order = b.func.dfg.immediates.push(ConstantData::from(order));
+                let lo_lut = lanes::vconst(b, I8X16, (0..16u8).map(|n| rev4(n) << 4).collect());
+                let hi_lut = lanes::vconst(b, I8X16, (0..16u8).map(rev4).collect());
+                let nibble = lanes::vconst(b, I8X16, vec![0x0f; 16]);
+                let four = lanes::iconst32(b, 4);
+                Ok(Some(lanes::map1(&a, |&x| {
+                    let v = lanes::bitcast(b, I8X16, x);
+                    let v = b.ins().shuffle(v, v, order);
+                    let lo = b.ins().band(v, nibble);
+                    let hi = b.ins().ushr(v, four);
+                    let hi = b.ins().band(hi, nibble);
+                    let lo = b.ins().swizzle(lo_lut, lo);
+                    let hi = b.ins().swizzle(hi_lut, hi);
+                    let r = b.ins().bor(lo, hi);
+                    lanes::bitcast(b, I32X4, r)
                 })))
             }
             _ => Ok(None),
         }
     }
+}
+
+/// `clz` of each lane of an i32x4: 1054 minus the biased exponent of the lane's value
+/// converted exactly to `f64` (2^52 + x as bits, minus 2^52); 32 for zero.
+fn clz32(b: &mut FunctionBuilder, x: Value) -> Value {
+    let exp_bits = lanes::splat64(b, 0x4330_0000_0000_0000);
+    let two52 = lanes::bitcast(b, F64X2, exp_bits);
+    let sh = lanes::iconst32(b, 52);
+    let [lo, hi] = [b.ins().uwiden_low(x), b.ins().uwiden_high(x)].map(|h| {
+        let h = b.ins().bor(h, exp_bits);
+        let f = lanes::bitcast(b, F64X2, h);
+        let f = b.ins().fsub(f, two52);
+        let e = lanes::bitcast(b, I64X2, f);
+        b.ins().ushr(e, sh)
+    });
+    let e = lanes::narrow_pair(b, lo, hi);
+    let base = lanes::splat32(b, 1023 + 31);
+    let n = b.ins().isub(base, e);
+    let zero = lanes::splat32(b, 0);
+    let thirty_two = lanes::splat32(b, 32);
+    let is_zero = b.ins().icmp(IntCC::Equal, x, zero);
+    b.ins().bitselect(is_zero, thirty_two, n)
 }

@@ -1,14 +1,16 @@
 //! The logic and shift family: `and/or/xor/not` on predicates (lane masks), and
-//! `shl`/`shr` with PTX clamping (the bitwise integer forms are inline in
-//! `int.rs`'s dispatch; `lop3 shf cnot` go through the `ptxjit_bits` helper).
+//! `shl`/`shr` with PTX clamping, per-lane amounts in vectors for 32-bit values (the
+//! bitwise integer forms are inline in `int.rs`'s dispatch; `lop3 shf cnot` go through
+//! the `ptxjit_bits` helper).
 
 use crate::ir::{ArithOp, FloatMode, Operand, RegId, Type};
 use crate::jit::translate::lanes::WarpValue;
 use crate::jit::translate::{lanes, FuncTranslator, Mask};
 use crate::jit::JitError;
 use cranelift_codegen::ir::condcodes::IntCC;
-use cranelift_codegen::ir::types::{I32X4, I64};
+use cranelift_codegen::ir::types::{F32X4, I32X4, I64};
 use cranelift_codegen::ir::{BlockArg, InstBuilder, Value};
+use cranelift_frontend::FunctionBuilder;
 
 impl FuncTranslator<'_> {
     /// `and/or/xor/not.pred`.
@@ -39,7 +41,8 @@ impl FuncTranslator<'_> {
     }
 
     /// `shl` / `shr` with PTX clamping. Immediate amounts are static; register amounts
-    /// use a scalar shift when uniform over the warp and the helper otherwise.
+    /// use a scalar shift when uniform over the warp, and otherwise lane-wise vector code
+    /// for 32-bit values ([`Self::shift_lanes32`]) or the helper.
     pub(crate) fn shift(
         &mut self,
         op: ArithOp,
@@ -93,7 +96,13 @@ impl FuncTranslator<'_> {
         let args: Vec<BlockArg> = r.v.iter().map(|&v| BlockArg::Value(v)).collect();
         self.b.ins().jump(join, &args);
         self.b.switch_to_block(slow);
-        let (h, _) = self.arith_helper(op, ty, FloatMode::default(), srcs, mask)?;
+        let h = match (w, a.wide) {
+            (32, false) => self.shift_lanes32(op, signed, &a, &sv),
+            _ => {
+                self.arith_helper(op, ty, FloatMode::default(), srcs, mask)?
+                    .0
+            }
+        };
         let args: Vec<BlockArg> = h.v.iter().map(|&v| BlockArg::Value(v)).collect();
         self.b.ins().jump(join, &args);
         self.b.switch_to_block(join);
@@ -119,5 +128,77 @@ impl FuncTranslator<'_> {
             (_, true) => b.ins().sshr(x, amt),
             _ => b.ins().ushr(x, amt),
         })
+    }
+
+    /// `shl`/`shr` of 32-bit values by per-lane amounts `n` (clamped at 32 as PTX does),
+    /// in vectors: a left shift multiplies by 2^n, an unsigned right shift takes the high
+    /// half of the product with 2^(32-n) (n = 0 keeps the value), a signed one shifts
+    /// the value XOR its sign's spread and XORs it back. The powers of two come from
+    /// the f32 whose exponent field is n + 127, converted to an integer (2^31, past the
+    /// signed range, selected as its bits).
+    fn shift_lanes32(
+        &mut self,
+        op: ArithOp,
+        signed: bool,
+        a: &WarpValue,
+        n: &WarpValue,
+    ) -> WarpValue {
+        let b = &mut self.b;
+        let c31 = lanes::splat32(b, 31);
+        let c32 = lanes::splat32(b, 32);
+        let bias = lanes::splat32(b, 127);
+        let two31 = lanes::splat32(b, 0x8000_0000);
+        let zero = lanes::splat32(b, 0);
+        let sh23 = lanes::iconst32(b, 23);
+        let sh31 = lanes::iconst32(b, 31);
+        // 2^e for e in 0..=31, lane-wise.
+        let pow2 = |b: &mut FunctionBuilder, e: Value| {
+            let bits = b.ins().iadd(e, bias);
+            let bits = b.ins().ishl(bits, sh23);
+            let f = lanes::bitcast(b, F32X4, bits);
+            let v = b.ins().fcvt_to_sint_sat(I32X4, f);
+            let is31 = b.ins().icmp(IntCC::Equal, e, c31);
+            b.ins().bitselect(is31, two31, v)
+        };
+        let mut out = Vec::with_capacity(a.v.len());
+        for (&x, &amount) in a.v.iter().zip(&n.v) {
+            let big = b.ins().icmp(IntCC::UnsignedGreaterThanOrEqual, amount, c32);
+            let k = b.ins().umin(amount, c31);
+            let r = match op {
+                ArithOp::Shl => {
+                    let p = pow2(b, k);
+                    let r = b.ins().imul(x, p);
+                    b.ins().bitselect(big, zero, r)
+                }
+                _ => {
+                    // Signed: shift `x ^ s` (s = all ones when x < 0) logically, then
+                    // `^ s` again; amounts past 31 shift by 31 (all sign bits).
+                    let s = match signed {
+                        true => b.ins().sshr(x, sh31),
+                        false => zero,
+                    };
+                    let t = b.ins().bxor(x, s);
+                    let m = {
+                        let e = b.ins().isub(c32, k);
+                        let e = b.ins().umin(e, c31);
+                        pow2(b, e)
+                    };
+                    let [tl, th] = [b.ins().uwiden_low(t), b.ins().uwiden_high(t)];
+                    let [ml, mh] = [b.ins().uwiden_low(m), b.ins().uwiden_high(m)];
+                    let pl = b.ins().imul(tl, ml);
+                    let ph = b.ins().imul(th, mh);
+                    let hi = lanes::half_pair(b, pl, ph, true);
+                    let k0 = b.ins().icmp(IntCC::Equal, k, zero);
+                    let u = b.ins().bitselect(k0, t, hi);
+                    let u = match signed {
+                        true => u,
+                        false => b.ins().bitselect(big, zero, u),
+                    };
+                    b.ins().bxor(u, s)
+                }
+            };
+            out.push(r);
+        }
+        WarpValue::narrow(out)
     }
 }

@@ -147,29 +147,14 @@ impl FuncTranslator<'_> {
     ) -> Result<WarpValue, JitError> {
         let a = self.read(&srcs[0], ty, false)?;
         let c = self.read(&srcs[1], ty, false)?;
-        let flip = if signed { 0x8000_0000u32 } else { 0 };
         let b = &mut self.b;
-        let flip_v = lanes::splat32(b, flip);
-        let exp = lanes::splat64(b, 0x4330_0000_0000_0000);
-        let off = f64::from_bits(0x4330_0000_0000_0000) + f64::from(flip);
-        let off = lanes::splat64(b, off.to_bits());
-        let off = lanes::bitcast(b, F64X2, off);
         let magic = lanes::splat64(b, (1.5f64 * (1u64 << 52) as f64).to_bits());
         let magic = lanes::bitcast(b, F64X2, magic);
         let ones = lanes::splat32(b, u32::MAX);
         let zero = lanes::splat32(b, 0);
-        // The two f64x2 halves of an i32x4 of `.u32`/`.s32` values.
-        let to_f64 = |b: &mut FunctionBuilder, x: Value| -> [Value; 2] {
-            let x = b.ins().bxor(x, flip_v);
-            [b.ins().uwiden_low(x), b.ins().uwiden_high(x)].map(|h| {
-                let h = b.ins().bor(h, exp);
-                let f = lanes::bitcast(b, F64X2, h);
-                b.ins().fsub(f, off)
-            })
-        };
         let mut out = Vec::with_capacity(N32);
         for (&x, &y) in a.v.iter().zip(&c.v) {
-            let (fx, fy) = (to_f64(b, x), to_f64(b, y));
+            let (fx, fy) = (exact_f64(b, x, signed), exact_f64(b, y, signed));
             let q = [0, 1].map(|h| {
                 let q = b.ins().fdiv(fx[h], fy[h]);
                 let q = b.ins().trunc(q);
@@ -633,13 +618,8 @@ impl FuncTranslator<'_> {
 /// `clz` of each lane of an i32x4: 1054 minus the biased exponent of the lane's value
 /// converted exactly to `f64` (2^52 + x as bits, minus 2^52); 32 for zero.
 fn clz32(b: &mut FunctionBuilder, x: Value) -> Value {
-    let exp_bits = lanes::splat64(b, 0x4330_0000_0000_0000);
-    let two52 = lanes::bitcast(b, F64X2, exp_bits);
     let sh = lanes::iconst32(b, 52);
-    let [lo, hi] = [b.ins().uwiden_low(x), b.ins().uwiden_high(x)].map(|h| {
-        let h = b.ins().bor(h, exp_bits);
-        let f = lanes::bitcast(b, F64X2, h);
-        let f = b.ins().fsub(f, two52);
+    let [lo, hi] = exact_f64(b, x, false).map(|f| {
         let e = lanes::bitcast(b, I64X2, f);
         b.ins().ushr(e, sh)
     });
@@ -650,4 +630,27 @@ fn clz32(b: &mut FunctionBuilder, x: Value) -> Value {
     let thirty_two = lanes::splat32(b, 32);
     let is_zero = b.ins().icmp(IntCC::Equal, x, zero);
     b.ins().bitselect(is_zero, thirty_two, n)
+}
+
+/// The two f64x2 halves of an i32x4 of `.s32` (`signed`) or `.u32` values, converted
+/// exactly: the bits (sign bit flipped for `.s32`) under the exponent of 2^52, minus 2^52
+/// and the flip.
+fn exact_f64(b: &mut FunctionBuilder, x: Value, signed: bool) -> [Value; 2] {
+    let flip = if signed { 0x8000_0000u32 } else { 0 };
+    let exp = lanes::splat64(b, 0x4330_0000_0000_0000);
+    let off = f64::from_bits(0x4330_0000_0000_0000) + f64::from(flip);
+    let off = lanes::splat64(b, off.to_bits());
+    let off = lanes::bitcast(b, F64X2, off);
+    let x = match signed {
+        true => {
+            let f = lanes::splat32(b, flip);
+            b.ins().bxor(x, f)
+        }
+        false => x,
+    };
+    [b.ins().uwiden_low(x), b.ins().uwiden_high(x)].map(|h| {
+        let h = b.ins().bor(h, exp);
+        let f = lanes::bitcast(b, F64X2, h);
+        b.ins().fsub(f, off)
+    })
 }

@@ -307,14 +307,9 @@ pub fn approx_f32(op: ApproxOp, ftz: bool, a: u32) -> u32 {
         }
         ApproxOp::Sin => d.sin(),
         ApproxOp::Cos => d.cos(),
-        ApproxOp::Lg2 => {
-            if d == 0.0 {
-                f64::NEG_INFINITY
-            } else {
-                d.log2()
-            }
-        }
-        ApproxOp::Ex2 => d.exp2(),
+        // Fixed f64 sequences the JIT's vector code repeats bit for bit (`ops::approx`).
+        ApproxOp::Lg2 => super::approx::lg2(d),
+        ApproxOp::Ex2 => super::approx::ex2(d),
         ApproxOp::Tanh => d.tanh(),
     };
     let r = r as f32;

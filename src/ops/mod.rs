@@ -19,6 +19,7 @@
 //! - integer division never traps: x/0 gives all ones, x%0 gives x, MIN/-1 gives MIN
 //!   (integer div/rem are not accepted by the front end yet).
 
+pub mod approx;
 pub mod atomic;
 pub mod carry;
 pub mod convert;

@@ -2,17 +2,14 @@
 //! neg/abs rounded to nearest with `.ftz`, `.sat` and canonical NaN results (the rest
 //! goes through the `ptxjit_arith` helper, see `int.rs`), `copysign`, `testp`, the
 //! extended `min`/`max` forms ([`InstKind::MinMax`]: `.relu`, `.NaN`, `.xorsign.abs`,
-//! bit-identical to `crate::ops::float`; their integer forms too), and the special
-//! functions ([`InstKind::Sfu`]): `sqrt`/`rcp` rounded to nearest are vector code, the
-//! rest goes lane by lane through the `ptxjit_sfu` helper (`crate::ops::float`).
+//! bit-identical to `crate::ops::float`; their integer forms too). The special functions
+//! are `sfu.rs`.
 //!
 //! [`InstKind::MinMax`]: crate::ir::InstKind::MinMax
-//! [`InstKind::Sfu`]: crate::ir::InstKind::Sfu
 
 use crate::ir::{
-    ArithOp, DivMode, FloatMode, MinMaxOp, MulMode, Operand, RegId, Rnd, SfuOp, TestpOp, Type,
+    ArithOp, DivMode, FloatMode, MinMaxOp, MulMode, Operand, RegId, Rnd, TestpOp, Type,
 };
-use crate::jit::abi::Helper;
 use crate::jit::translate::lanes::WarpValue;
 use crate::jit::translate::{lanes, FuncTranslator, Mask};
 use crate::jit::JitError;
@@ -296,81 +293,6 @@ impl FuncTranslator<'_> {
             r.v
         };
         self.write_pred(dst, &m, mask)
-    }
-}
-
-impl FuncTranslator<'_> {
-    /// `sqrt rcp rsqrt sin cos lg2 ex2 tanh` through the `ptxjit_sfu` helper (one call
-    /// per warp instruction, `crate::ops::float` per lane).
-    #[allow(clippy::too_many_arguments)]
-    pub(crate) fn sfu(
-        &mut self,
-        op: SfuOp,
-        ty: Type,
-        approx: bool,
-        rnd: Option<Rnd>,
-        ftz: bool,
-        dst: RegId,
-        src: &Operand,
-        mask: &mut Mask,
-    ) -> Result<(), JitError> {
-        let canon = !self.nan_blind.contains(dst);
-        if let Some(r) = self.sfu_vector(op, ty, approx, rnd, ftz, src, canon)? {
-            return self.write(dst, ty, r, mask);
-        }
-        let w = self.read(src, ty, false)?;
-        let desc = crate::ops::float::sfu_encode(op, ty, approx, rnd, ftz);
-        self.call_lanewise_desc(Helper::Sfu, desc, mask, &[w], 1)?;
-        let r = self.lanewise_result(ty.bits() > 32);
-        self.write(dst, ty, r, mask)
-    }
-
-    /// `sqrt` and `rcp` correctly rounded to nearest (`.rn`, or `.approx.f32`, which
-    /// `ops::float` also computes correctly rounded) as vector code: the host's IEEE
-    /// `sqrtps`/`divps` (and the f64 forms) give the same bits as `ops::float`, with
-    /// the canonical NaN and `.ftz` applied as there. `None`: use the helper.
-    #[allow(clippy::too_many_arguments)]
-    pub(crate) fn sfu_vector(
-        &mut self,
-        op: SfuOp,
-        ty: Type,
-        approx: bool,
-        rnd: Option<Rnd>,
-        ftz: bool,
-        src: &Operand,
-        canon: bool,
-    ) -> Result<Option<lanes::WarpValue>, JitError> {
-        let f32 = ty == Type::F32;
-        let nearest = matches!(rnd, None | Some(Rnd::Rn));
-        // f64 `.approx` forms are upper-word approximations (helper).
-        if !matches!(op, SfuOp::Sqrt | SfuOp::Rcp) || !nearest || (approx && !f32) {
-            return Ok(None);
-        }
-        let ftz = ftz && f32;
-        let w = self.read_float(src, ty)?;
-        let fty = if f32 { F32X4 } else { F64X2 };
-        let nan = crate::jit::helpers::canonical_nan(ty.bits());
-        let one = if f32 {
-            lanes::splat32(&mut self.b, 1.0f32.to_bits())
-        } else {
-            lanes::splat64(&mut self.b, 1.0f64.to_bits())
-        };
-        let one = lanes::bitcast(&mut self.b, fty, one);
-        let mut v = Vec::with_capacity(w.v.len());
-        for &x in &w.v {
-            let x = if ftz {
-                lanes::flush_f32(&mut self.b, x)
-            } else {
-                x
-            };
-            let x = lanes::bitcast(&mut self.b, fty, x);
-            let r = match op {
-                SfuOp::Sqrt => self.b.ins().sqrt(x),
-                _ => self.b.ins().fdiv(one, x),
-            };
-            v.push(self.float_result(r, fty, false, ftz, canon.then_some(nan)));
-        }
-        Ok(Some(lanes::WarpValue { wide: !f32, v }))
     }
 }
 

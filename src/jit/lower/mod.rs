@@ -32,6 +32,7 @@ pub(crate) mod misc;
 mod nan_store;
 pub(crate) mod sanitize;
 pub(crate) mod scalar;
+pub(crate) mod sfu;
 pub(crate) mod sync;
 pub(crate) mod texture;
 pub(crate) mod video;

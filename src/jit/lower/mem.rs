@@ -16,7 +16,9 @@
 //! - loads that are not coalesced, before the helper: in shared memory, lane-by-lane
 //!   loads when every active lane is aligned and inside the window; elsewhere (and for
 //!   `.v2/.v4` loads), one scalar load per element and a splat when every active lane
-//!   uses one aligned address inside the instruction's cached region;
+//!   uses one aligned address inside the instruction's cached region; then, in the
+//!   optimized tier, lane-by-lane loads when every active lane's element is aligned and
+//!   inside that region (`mem_gather::region_gather`: gathers, partial masks);
 //! - `.local` at per-lane addresses: a lane loop in the generated code (`mem_local`),
 //!   the helper only when a lane's access is invalid;
 //! - everything else: lane addresses and data go to the scratch slot and the

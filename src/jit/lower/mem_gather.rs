@@ -12,6 +12,13 @@
 //! containers are whatever the scratch data slot held (the unrolled gather gave them
 //! the element at offset 0); writes merge them away, or they are dead.
 //!
+//! Loads elsewhere (global, generic, constant) that are neither coalesced nor at one
+//! address, in the optimized tier, are the same loop (`region_gather`), each lane
+//! checked against the instruction's entry of the region cache instead of the window:
+//! a table lookup (`gather(x, idx)`), a row read by a column of threads, a warp whose
+//! mask is partial. Before it, such a load called the checked helper (`ptxjit_access`:
+//! about 10 ns per lane for its region, alignment and fault checks and the copy).
+//!
 //! Shared-memory stores that are not one whole-warp vector store (partial masks: the
 //! `if (tid < s)` steps of a tree reduction, one lane storing a result) are the same
 //! kind of loop (`shared_scatter`): every active lane is checked first, so a bad lane
@@ -27,7 +34,7 @@
 
 use crate::exec::ctx::WarpCtx;
 use crate::ir::analysis::shape::{Fact, Shape};
-use crate::ir::{AddrBase, Address, Space};
+use crate::ir::{AddrBase, Address, InstId, Space};
 use crate::jit::lower::mem::heap_flags;
 use crate::jit::translate::lanes::WarpValue;
 use crate::jit::translate::{FuncTranslator, Mask, SCRATCH_DATA};
@@ -102,6 +109,69 @@ impl FuncTranslator<'_> {
         let slot = self.b.ins().iadd(pd, lsb);
         self.b.ins().store(fl, x, slot, 0);
         self.lane_loop_next(check, m);
+        self.b.switch_to_block(done);
+        self.unspill(wide, SCRATCH_DATA).v
+    }
+
+    /// A load of one `eb`-byte element per active lane (`bits`) outside shared memory,
+    /// from the host addresses in the scratch address slot (spilled by the caller): a loop
+    /// over the active lanes, each checked (aligned to `eb`, the element inside
+    /// instruction `inst`'s entry of the region cache) before its load; branches to `bad`
+    /// at the first lane that fails (the helper then redoes the whole access, reports a
+    /// fault, or fills the entry for the next time). Returns the containers as
+    /// [`Self::shared_gather`] does.
+    pub(super) fn region_gather(
+        &mut self,
+        eb: u32,
+        bits: Value,
+        inst: InstId,
+        bad: Block,
+    ) -> Vec<Value> {
+        let len = eb as i64;
+        let (lo, hi) = self.cached_region(inst);
+        // A lane's element fits when `a - lo <= (hi - lo) - len` (unsigned), with
+        // `hi - lo >= len` tested once.
+        let span = self.b.ins().isub(hi, lo);
+        let lim = self.b.ins().iadd_imm_s(span, -len);
+        let big = self
+            .b
+            .ins()
+            .icmp_imm_u(IntCC::UnsignedGreaterThanOrEqual, span, len);
+        let pa = self.scratch_addr(0);
+        let pd = self.scratch_addr(SCRATCH_DATA);
+        let head = self.lane_loop_block();
+        let done = self.b.create_block();
+        self.b
+            .ins()
+            .brif(big, head, &[BlockArg::Value(bits)], bad, &[]);
+        let m = self.lane_loop(head, done);
+        let (lane, lane8, h) = self.scratch_lane(pa, m);
+        let o = self.b.ins().isub(h, lo);
+        let mut fail = self.b.ins().icmp(IntCC::UnsignedGreaterThan, o, lim);
+        if len > 1 {
+            let low = self.b.ins().band_imm_u(h, len - 1);
+            let mis = self.b.ins().icmp_imm_u(IntCC::NotEqual, low, 0);
+            fail = self.b.ins().bor(fail, mis);
+        }
+        let ok = self.b.create_block();
+        self.b.ins().brif(fail, bad, &[], ok, &[]);
+        self.b.switch_to_block(ok);
+        let wide = eb == 8;
+        let (cty, lsb) = if wide {
+            (I64, lane8)
+        } else {
+            (I32, self.b.ins().ishl_imm_u(lane, 2))
+        };
+        let hf = heap_flags();
+        let x = match eb {
+            1 => self.b.ins().uload8(cty, hf, h, 0),
+            2 => self.b.ins().uload16(cty, hf, h, 0),
+            _ => self.b.ins().load(cty, hf, h, 0),
+        };
+        let slot = self.b.ins().iadd(pd, lsb);
+        let fl = MemFlagsData::new().with_notrap();
+        self.b.ins().store(fl, x, slot, 0);
+        self.lane_loop_next(head, m);
         self.b.switch_to_block(done);
         self.unspill(wide, SCRATCH_DATA).v
     }

@@ -183,6 +183,12 @@ impl FuncTranslator<'_> {
         let spilled = space != Space::Shared && self.spill_first(addr);
         // Elsewhere, half-warp rows (`mem_halves`) when the lanes do not agree.
         let halves = (space != Space::Shared && try_halves).then(|| self.b.create_block());
+        // Then, in the optimized tier, a gather inside the instruction's cached region
+        // (`mem_gather::region_gather`) before the helper.
+        let gather = (!self.quick
+            && matches!(space, Space::Global | Space::Generic | Space::Const))
+        .then(|| self.b.create_block());
+        let miss = gather.unwrap_or(helper);
         let v = if space == Space::Shared {
             // Shared memory: a gather when every active lane is aligned and inside the
             // window (e.g. tiles whose rows are narrower than a warp; `mem_gather`).
@@ -197,7 +203,7 @@ impl FuncTranslator<'_> {
                 self.spill(a, 0);
             }
             // Every active lane at one address: one scalar load and a splat.
-            let other = halves.unwrap_or(helper);
+            let other = halves.unwrap_or(miss);
             let how = (false, spilled);
             let mut w = self.uniform_lane_values(space, eb, 1, a, bits, &m64, inst, other, how)?;
             w.pop().map(|w| w.v).unwrap_or_default()
@@ -206,12 +212,22 @@ impl FuncTranslator<'_> {
         self.b.ins().jump(join, &args);
         if let Some(h) = halves {
             self.b.switch_to_block(h);
-            self.halves_load(space, a, bits, inst, join, helper, memo)?;
+            self.halves_load(space, a, bits, inst, join, miss, memo)?;
+        }
+        if let Some(g) = gather {
+            self.b.switch_to_block(g);
+            if !spilled {
+                self.spill(a, 0);
+            }
+            let v = self.region_gather(eb, bits, inst, helper);
+            let args: Vec<BlockArg> = v.iter().map(|&x| BlockArg::Value(x)).collect();
+            self.b.ins().jump(join, &args);
         }
         self.b.switch_to_block(helper);
-        if space == Space::Shared || spilled {
-            // Only the gather's lane loop leaves for the helper in shared memory, after
-            // spilling the lane addresses; elsewhere they were spilled above.
+        if space == Space::Shared || spilled || gather.is_some() {
+            // Only the gathers' lane loops leave for the helper in shared memory and
+            // with a gather, after spilling the lane addresses; elsewhere they were
+            // spilled above.
             self.slow_access_spilled(space, eb, sb, 1, false, mask, inst)?;
         } else {
             // Slow path (lane addresses not kept: values kept across the fast path's

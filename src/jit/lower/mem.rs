@@ -656,7 +656,8 @@ impl FuncTranslator<'_> {
         self.spill(&data[0], SCRATCH_DATA);
         self.b.ins().jump(spilled, &[]);
         self.b.switch_to_block(spilled);
-        if space == Space::Shared && !(self.quick && shape.1 == Proof::Always) {
+        let lanes = space == Space::Shared && !(self.quick && shape.1 == Proof::Always);
+        if lanes || self.region_scatters(space) {
             let la = self.lane_addrs(space, addr)?;
             self.st_shared_or_helper(space, (eb, sb), 1, addr, &la, mask, inst)?;
         } else {
@@ -753,11 +754,19 @@ impl FuncTranslator<'_> {
         None
     }
 
+    /// Whether a store in `space` that is not one whole-warp vector store takes the lane
+    /// loop of `mem_gather::region_scatter` before the helper: global and generic
+    /// stores in the optimized tier (partial masks, scattered lanes).
+    fn region_scatters(&self, space: Space) -> bool {
+        !self.quick && matches!(space, Space::Global | Space::Generic)
+    }
+
     /// A store that is not one whole-warp vector store, its data in the scratch data
-    /// slot: in shared memory (one element per lane, not instrumented), a masked
+    /// slot, one element per lane, not instrumented: in shared memory, a masked
     /// read-modify-write of 32 consecutive elements where the lanes are known
     /// consecutive, or the lane loop of `mem_gather` when every active lane is valid;
-    /// else, and elsewhere, the helper.
+    /// in global and generic memory ([`Self::region_scatters`]), the lane loop inside
+    /// the instruction's cached region; else the helper.
     #[allow(clippy::too_many_arguments)]
     fn st_shared_or_helper(
         &mut self,
@@ -769,7 +778,8 @@ impl FuncTranslator<'_> {
         mask: &mut Mask,
         inst: InstId,
     ) -> Result<(), JitError> {
-        if space != Space::Shared || n != 1 || self.instrument {
+        let elsewhere = self.region_scatters(space);
+        if !(space == Space::Shared || elsewhere) || n != 1 || self.instrument {
             return self.slow_access_at(space, eb, sb, n, true, addr, Some(la), mask, inst);
         }
         let a = match la {
@@ -787,7 +797,7 @@ impl FuncTranslator<'_> {
         // compiles less).
         let proven = self.addr_shape(space, addr, eb) == (AddrShape::Contiguous, Proof::Always);
         let a0 = match eb {
-            4 | 8 if !self.quick => self.contiguous_lane0(eb, &a, bits, proven),
+            4 | 8 if !self.quick && !elsewhere => self.contiguous_lane0(eb, &a, bits, proven),
             _ => None,
         };
         if let Some(a0) = a0 {
@@ -797,10 +807,14 @@ impl FuncTranslator<'_> {
             self.b.ins().jump(done, &[]);
             self.b.switch_to_block(scatter);
         }
-        self.shared_scatter((eb, sb), &a, bits, helper);
+        if elsewhere {
+            self.region_scatter((eb, sb), &a, bits, inst, helper);
+        } else {
+            self.shared_scatter((eb, sb), &a, bits, helper);
+        }
         self.b.ins().jump(done, &[]);
         self.b.switch_to_block(helper);
-        // (The scatter's checks spilled the lane addresses before leaving.)
+        // (The scatters' checks spilled the lane addresses before leaving.)
         self.slow_access_spilled(space, eb, sb, n, true, mask, inst)?;
         self.b.ins().jump(done, &[]);
         self.b.switch_to_block(done);

@@ -176,6 +176,78 @@ impl FuncTranslator<'_> {
         self.unspill(wide, SCRATCH_DATA).v
     }
 
+    /// A store of one `eb`-byte element per active lane (`bits`) outside shared memory
+    /// to the host addresses `a`, the data already in the scratch data slot (`sb`
+    /// bytes per lane): a loop that checks every active lane (aligned to `eb`, the
+    /// element inside instruction `inst`'s entry of the region cache, which only
+    /// lookups for writable regions fill for a store) and branches to `bad` at the first
+    /// that fails, having written nothing; then a loop that stores the lanes in
+    /// ascending order, as the helper does. Continues (nothing emitted) after the
+    /// stores.
+    pub(super) fn region_scatter(
+        &mut self,
+        (eb, sb): (u32, u32),
+        a: &WarpValue,
+        bits: Value,
+        inst: InstId,
+        bad: Block,
+    ) {
+        let len = eb as i64;
+        self.spill(a, 0);
+        let (lo, hi) = self.cached_region(inst);
+        let span = self.b.ins().isub(hi, lo);
+        let lim = self.b.ins().iadd_imm_s(span, -len);
+        let big = self
+            .b
+            .ins()
+            .icmp_imm_u(IntCC::UnsignedGreaterThanOrEqual, span, len);
+        let pa = self.scratch_addr(0);
+        let pd = self.scratch_addr(SCRATCH_DATA);
+        // The checks.
+        let check = self.lane_loop_block();
+        let checked = self.b.create_block();
+        self.b
+            .ins()
+            .brif(big, check, &[BlockArg::Value(bits)], bad, &[]);
+        let m = self.lane_loop(check, checked);
+        let (_, _, h) = self.scratch_lane(pa, m);
+        let o = self.b.ins().isub(h, lo);
+        let mut fail = self.b.ins().icmp(IntCC::UnsignedGreaterThan, o, lim);
+        if len > 1 {
+            let low = self.b.ins().band_imm_u(h, len - 1);
+            let mis = self.b.ins().icmp_imm_u(IntCC::NotEqual, low, 0);
+            fail = self.b.ins().bor(fail, mis);
+        }
+        let m1 = self.b.ins().iadd_imm_s(m, -1);
+        let rest = self.b.ins().band(m, m1);
+        self.b
+            .ins()
+            .brif(fail, bad, &[], check, &[BlockArg::Value(rest)]);
+        // The stores, lane by lane in ascending order.
+        self.b.switch_to_block(checked);
+        let store = self.lane_loop_block();
+        let done = self.b.create_block();
+        self.b.ins().jump(store, &[BlockArg::Value(bits)]);
+        let m = self.lane_loop(store, done);
+        let (lane, lane8, h) = self.scratch_lane(pa, m);
+        let lsb = match sb {
+            8 => lane8,
+            _ => self.b.ins().ishl_imm_u(lane, 2),
+        };
+        let slot = self.b.ins().iadd(pd, lsb);
+        let cty = if sb == 8 { I64 } else { I32 };
+        let fl = MemFlagsData::new().with_notrap();
+        let x = self.b.ins().load(cty, fl, slot, 0);
+        let hf = heap_flags();
+        match eb {
+            1 => self.b.ins().istore8(hf, x, h, 0),
+            2 => self.b.ins().istore16(hf, x, h, 0),
+            _ => self.b.ins().store(hf, x, h, 0),
+        };
+        self.lane_loop_next(store, m);
+        self.b.switch_to_block(done);
+    }
+
     /// A shared-memory store of one `eb`-byte element per active lane (`bits`) to the
     /// shared-window offsets `a`, the data already in the scratch data slot (`sb` bytes
     /// per lane): a loop that checks every active lane (aligned to `eb`, inside the

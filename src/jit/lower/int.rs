@@ -477,7 +477,8 @@ impl FuncTranslator<'_> {
     /// `crate::ops::int::prmt_bytes`), `brev.b32` (bytes reversed, then nibble look-ups),
     /// `bfind` of `.u32`/`.s32` (from `clz`), `popc.b32` (byte counts, summed
     /// by a multiply), `clz.b32` (the exponent of the value converted exactly to `f64`,
-    /// 32 for zero); `None` for the other forms (the `ptxjit_bits` helper).
+    /// 32 for zero), `shf` (`logic.rs`); `None` for the other forms (the `ptxjit_bits`
+    /// helper).
     fn bits_inline(
         &mut self,
         op: BitOp,
@@ -540,6 +541,7 @@ impl FuncTranslator<'_> {
                     lanes::bitcast(b, I32X4, r)
                 })))
             }
+            (BitOp::Shf { left, clamp }, _) => self.shf(left, clamp, srcs).map(Some),
             (BitOp::Popc, Type::B32) => {
                 let a = self.read(&srcs[0], ty, false)?;
                 let b = &mut self.b;

@@ -1,7 +1,7 @@
-//! The logic and shift family: `and/or/xor/not` on predicates (lane masks), and
-//! `shl`/`shr` with PTX clamping, per-lane amounts in vectors for 32-bit values (the
-//! bitwise integer forms are inline in `int.rs`'s dispatch; `lop3 shf cnot` go through
-//! the `ptxjit_bits` helper).
+//! The logic and shift family: `and/or/xor/not` on predicates (lane masks), `shl`/`shr`
+//! with PTX clamping, per-lane amounts in vectors for 32-bit values, and the funnel
+//! shift `shf` in vectors (the bitwise integer forms are inline in `int.rs`'s dispatch;
+//! `lop3 cnot` go through the `ptxjit_bits` helper).
 
 use crate::ir::{ArithOp, FloatMode, Operand, RegId, Type};
 use crate::jit::translate::lanes::WarpValue;
@@ -136,7 +136,7 @@ impl FuncTranslator<'_> {
     /// the value XOR its sign's spread and XORs it back. The powers of two come from
     /// the f32 whose exponent field is n + 127, converted to an integer (2^31, past the
     /// signed range, selected as its bits).
-    fn shift_lanes32(
+    pub(super) fn shift_lanes32(
         &mut self,
         op: ArithOp,
         signed: bool,
@@ -200,5 +200,59 @@ impl FuncTranslator<'_> {
             out.push(r);
         }
         WarpValue::narrow(out)
+    }
+
+    /// `shf.{l,r}.{wrap,clamp}.b32 d, a, b, c` (`crate::ops::int::shf`): the 64-bit
+    /// `{b, a}` shifted by `n` (`c & 31` with `.wrap`, `min(c, 32)` with `.clamp`),
+    /// its high word (left) or low word (right): `b << n | a >> (32 - n)` or
+    /// `a >> n | b << (32 - n)`, each shift giving 0 at 32. An immediate `c` shifts by
+    /// constants; a register's per-lane amounts use [`Self::shift_lanes32`].
+    pub(super) fn shf(
+        &mut self,
+        left: bool,
+        clamp: bool,
+        srcs: &[Operand],
+    ) -> Result<WarpValue, JitError> {
+        let a = self.read(&srcs[0], Type::B32, false)?;
+        let b = self.read(&srcs[1], Type::B32, false)?;
+        // (hi, lo): the word shifted toward the result's side, and the other.
+        let (hi, lo) = if left { (&b, &a) } else { (&a, &b) };
+        let (up, down) = match left {
+            true => (ArithOp::Shl, ArithOp::Shr),
+            false => (ArithOp::Shr, ArithOp::Shl),
+        };
+        if let Some(c) = self.const_operand(&srcs[2]) {
+            let n = match clamp {
+                true => (c as u32).min(32),
+                false => c as u32 & 31,
+            };
+            return Ok(match n {
+                0 => hi.clone(),
+                32 => lo.clone(),
+                _ => {
+                    let (sn, sr) = (
+                        lanes::iconst32(&mut self.b, n),
+                        lanes::iconst32(&mut self.b, 32 - n),
+                    );
+                    let x = self.shift_by(up, false, hi, sn);
+                    let y = self.shift_by(down, false, lo, sr);
+                    let bd = &mut self.b;
+                    lanes::map2(&x, &y, |p, q| bd.ins().bor(p, q))
+                }
+            });
+        }
+        let c = self.read(&srcs[2], Type::U32, false)?;
+        let bd = &mut self.b;
+        let lim = lanes::splat32(bd, if clamp { 32 } else { 31 });
+        let c32 = lanes::splat32(bd, 32);
+        let n = lanes::map1(&c, |&x| match clamp {
+            true => bd.ins().umin(x, lim),
+            false => bd.ins().band(x, lim),
+        });
+        let rest = lanes::map1(&n, |&x| bd.ins().isub(c32, x));
+        let x = self.shift_lanes32(up, false, hi, &n);
+        let y = self.shift_lanes32(down, false, lo, &rest);
+        let bd = &mut self.b;
+        Ok(lanes::map2(&x, &y, |p, q| bd.ins().bor(p, q)))
     }
 }

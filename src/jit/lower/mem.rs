@@ -11,8 +11,9 @@
 //!   never while lanes are pending): whole-vector loads and stores. A well-shaped access
 //!   that misses the cache asks `ptxjit_region` (one region-table lookup), which fills
 //!   the entry, and then takes the vector path;
-//! - loads of 4-byte elements whose half-warps each read one address or 16
-//!   consecutive elements (`mem_halves`: tile rows), all lanes active;
+//! - loads of 4-byte (and, without the remembered forms, 8-byte) elements whose
+//!   half-warps each read one address or 16 consecutive elements (`mem_halves`: tile
+//!   rows), all lanes active;
 //! - loads that are not coalesced, before the helper: in shared memory, lane-by-lane
 //!   loads when every active lane is aligned and inside the window; elsewhere (and for
 //!   `.v2/.v4` loads), one scalar load per element and a splat when every active lane
@@ -372,7 +373,8 @@ impl FuncTranslator<'_> {
         // (Not where every launch is proven contiguous, nor where the addresses are
         // strided: the halves then never apply. A strided half-warp is neither one
         // address nor 16 consecutive elements.)
-        let try_halves = eb == 4 && proof != Some(Proof::Always) && !strided;
+        // (8-byte elements: the plain test only, `halves_first` remembers 4-byte loads.)
+        let try_halves = matches!(eb, 4 | 8) && proof != Some(Proof::Always) && !strided;
         // The first load of a remembered register's run: the half-warp test first
         // (`mem_halves::halves_first`), not again on the paths below.
         // (Not where the quick tier's slow path tests the halves itself.)

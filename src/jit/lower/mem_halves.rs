@@ -1,4 +1,5 @@
-//! Loads of 4-byte elements whose half-warps each read one address or 16 consecutive
+//! Loads of 4-byte elements (and 8-byte ones in the plain test, `halves_load`: f64
+//! tiles, dgemm's) whose half-warps each read one address or 16 consecutive
 //! elements (see `mem.rs`): the rows of a 16-wide tile, such as sgemm's `As[ty][k]`
 //! (one address per half) and `Bs[k][tx]` (the same 16 elements in both halves) in a
 //! 16 × 16 block, and the global loads that fill such tiles (two rows of 16). Tried
@@ -46,7 +47,9 @@ use std::mem::offset_of;
 
 use super::mem::heap_flags;
 
-/// Bytes of one element (the only size this path handles).
+/// Bytes of one element of the remembered paths (`halves_memo_*`, `halves_first`,
+/// `halves_known`, `halves_run`); the plain test `halves_load` also takes 8-byte
+/// elements.
 const EB: u64 = 4;
 
 /// What the per-half shape analysis knows of a load's halves
@@ -69,6 +72,7 @@ impl FuncTranslator<'_> {
     pub(super) fn halves_load(
         &mut self,
         space: Space,
+        eb: u64,
         a: &WarpValue,
         bits: Value,
         inst: InstId,
@@ -77,6 +81,13 @@ impl FuncTranslator<'_> {
         memo: Option<(RegId, i64)>,
     ) -> Result<(), JitError> {
         let full = self.b.ins().icmp_imm_u(IntCC::Equal, bits, u32::MAX as i64);
+        if memo.is_none() {
+            // Nothing to remember: a partial warp (a stencil's interior, a guarded tile
+            // edge) leaves before the lane comparisons.
+            let test = self.b.create_block();
+            self.b.ins().brif(full, test, &[], miss, &[]);
+            self.b.switch_to_block(test);
+        }
         let mut ok = full;
         // Both halves one address or consecutive (i8), whatever the mask and offset.
         let mut shaped: Option<Value> = None;
@@ -95,11 +106,11 @@ impl FuncTranslator<'_> {
                 let exp = match k {
                     0 | 1 => {
                         let l = 2 * k as u64;
-                        let off = lanes::const_i64x2(&mut self.b, [l * EB, (l + 1) * EB]);
+                        let off = lanes::const_i64x2(&mut self.b, [l * eb, (l + 1) * eb]);
                         self.b.ins().iadd(s, off)
                     }
                     _ => {
-                        let step = lanes::const_i64x2(&mut self.b, [4 * EB, 4 * EB]);
+                        let step = lanes::const_i64x2(&mut self.b, [4 * eb, 4 * eb]);
                         self.b.ins().iadd(a.v[8 * h + k - 2], step)
                     }
                 };
@@ -123,7 +134,7 @@ impl FuncTranslator<'_> {
                 None => either,
                 Some(y) => self.b.ins().band(y, either),
             });
-            let low = self.b.ins().band_imm_u(base, EB as i64 - 1);
+            let low = self.b.ins().band_imm_u(base, eb as i64 - 1);
             let al = self.b.ins().icmp_imm_u(IntCC::Equal, low, 0);
             ok = self.b.ins().band(ok, al);
             aligned = Some(match aligned {
@@ -132,11 +143,12 @@ impl FuncTranslator<'_> {
             });
             halves.push((base, cons));
         }
-        if let (Some((r, off)), Some(shaped), Some(al)) = (memo, shaped, aligned) {
+        // (Only 4-byte loads are remembered: the memo's paths load 4-byte elements.)
+        if let (Some((r, off)), Some(shaped), Some(al), EB) = (memo, shaped, aligned, eb) {
             let window = self.halves_window(r, space, off, shaped, al, &halves);
             self.halves_remember(r, off, shaped, window, &halves);
         }
-        self.halves_place(space, inst, &halves, ok, join, miss, None)
+        self.halves_place((space, eb), inst, &halves, ok, join, miss, None)
     }
 
     /// The first load of a remembered register's run (see the module doc): with all 32
@@ -198,7 +210,7 @@ impl FuncTranslator<'_> {
         };
         self.b.ins().brif(go, test, &[], rest, &[]);
         self.b.switch_to_block(test);
-        self.halves_load(space, a, bits, inst, join, rest, Some(memo))?;
+        self.halves_load(space, EB, a, bits, inst, join, rest, Some(memo))?;
         self.b.switch_to_block(rest);
         Ok(true)
     }
@@ -254,7 +266,7 @@ impl FuncTranslator<'_> {
         let al = self.b.ins().band(al, shaped);
         let window = self.halves_window(r, space, off, shaped, al, &halves);
         self.halves_remember(r, off, shaped, window, &halves);
-        self.halves_place(space, inst, &halves, al, join, miss, Some(cons))
+        self.halves_place((space, EB), inst, &halves, al, join, miss, Some(cons))
     }
 
     /// From the halves' (first address, consecutive) and `ok` (i8: shape, mask and
@@ -263,7 +275,7 @@ impl FuncTranslator<'_> {
     #[allow(clippy::too_many_arguments)]
     fn halves_place(
         &mut self,
-        space: Space,
+        (space, eb): (Space, u64),
         inst: InstId,
         halves: &[(Value, Value)],
         ok: Value,
@@ -284,7 +296,7 @@ impl FuncTranslator<'_> {
             let window = self.shared_window();
             for &(base, cons) in halves {
                 // 16 elements for a consecutive half, else one.
-                let len = self.half_len(cons);
+                let len = self.half_len(cons, eb);
                 let (x, host) = self.in_shared_window_dyn(window, base, len);
                 inside = Some(match inside {
                     None => x,
@@ -296,34 +308,36 @@ impl FuncTranslator<'_> {
             self.b.ins().brif(inside, go, &hosts, miss, &[]);
         } else {
             let hosts: Vec<BlockArg> = halves.iter().map(|&(x, _)| BlockArg::Value(x)).collect();
-            let inside = self.halves_cached(inst, halves);
+            let inside = self.halves_cached(inst, halves, eb);
             let lookup = self.b.create_block();
             self.b.ins().brif(inside, go, &hosts, lookup, &[]);
             // A cache miss: one region-table lookup for the first half, then the test
             // again.
             self.b.switch_to_block(lookup);
             let (b0, c0) = halves[0];
-            let len = self.half_len(c0);
+            let len = self.half_len(c0, eb);
             let found = self.region_lookup(inst, b0, len, false)?;
             let again = self.b.create_block();
             self.b.ins().brif(found, again, &[], miss, &[]);
             self.b.switch_to_block(again);
-            let inside = self.halves_cached(inst, halves);
+            let inside = self.halves_cached(inst, halves, eb);
             self.b.ins().brif(inside, go, &hosts, miss, &[]);
         }
         self.b.switch_to_block(go);
         let hosts = self.b.block_params(go).to_vec();
-        let mut out = Vec::with_capacity(8);
+        let mut out = Vec::with_capacity(16);
+        let (vty, sty, parts) = half_parts(eb);
         for (h, &(_, cons)) in hosts.into_iter().zip(halves) {
             match known {
                 Some(true) => {
-                    out.extend((0..4).map(|k| self.b.ins().load(I32X4, heap_flags(), h, 16 * k)))
+                    out.extend((0..parts).map(|k| self.b.ins().load(vty, heap_flags(), h, 16 * k)))
                 }
                 Some(false) => {
-                    let x = self.b.ins().load(I32, heap_flags(), h, 0);
-                    out.extend([self.b.ins().splat(I32X4, x); 4]);
+                    let x = self.b.ins().load(sty, heap_flags(), h, 0);
+                    let v = self.b.ins().splat(vty, x);
+                    out.extend((0..parts).map(|_| v));
                 }
-                None => out.extend(self.half_values(h, cons)),
+                None => out.extend(self.half_values(h, cons, eb)),
             }
         }
         let args: Vec<BlockArg> = out.iter().map(|&x| BlockArg::Value(x)).collect();
@@ -331,20 +345,21 @@ impl FuncTranslator<'_> {
         Ok(())
     }
 
-    /// The bytes a half reads (i64): 16 elements when consecutive (`cons`, i8), else one.
-    fn half_len(&mut self, cons: Value) -> Value {
-        let big = lanes::iconst64(&mut self.b, 16 * EB);
-        let small = lanes::iconst64(&mut self.b, EB);
+    /// The bytes a half reads (i64): 16 elements of `eb` bytes when consecutive (`cons`,
+    /// i8), else one.
+    fn half_len(&mut self, cons: Value, eb: u64) -> Value {
+        let big = lanes::iconst64(&mut self.b, 16 * eb);
+        let small = lanes::iconst64(&mut self.b, eb);
         self.b.ins().select(cons, big, small)
     }
 
     /// Whether both halves (first address, consecutive) lie in instruction `inst`'s
     /// cached region (i8).
-    fn halves_cached(&mut self, inst: InstId, halves: &[(Value, Value)]) -> Value {
+    fn halves_cached(&mut self, inst: InstId, halves: &[(Value, Value)], eb: u64) -> Value {
         let mut all = None;
         let range = self.cached_region(inst);
         for &(base, cons) in halves {
-            let len = self.half_len(cons);
+            let len = self.half_len(cons, eb);
             let x = self.in_range_dyn(range, base, len);
             all = Some(match all {
                 None => x,
@@ -354,31 +369,47 @@ impl FuncTranslator<'_> {
         all.unwrap_or_else(|| self.b.ins().iconst(I8, 0))
     }
 
-    /// The four i32x4 containers of one half at host address `host`: four vector loads
-    /// when `cons` (i8) is set, else one scalar load splat.
-    fn half_values(&mut self, host: Value, cons: Value) -> Vec<Value> {
+    /// The containers of one half of `eb`-byte elements at host address `host` (four
+    /// i32x4 or eight i64x2): vector loads when `cons` (i8) is set, else one scalar load
+    /// splat.
+    fn half_values(&mut self, host: Value, cons: Value, eb: u64) -> Vec<Value> {
+        let (vty, sty, parts) = half_parts(eb);
         let vec = self.b.create_block();
         let one = self.b.create_block();
         let done = self.b.create_block();
-        for _ in 0..4 {
-            self.b.append_block_param(done, I32X4);
+        for _ in 0..parts {
+            self.b.append_block_param(done, vty);
         }
         self.b.ins().brif(cons, vec, &[], one, &[]);
         self.b.switch_to_block(vec);
-        let v: Vec<BlockArg> = (0..4)
+        let v: Vec<BlockArg> = (0..parts)
             .map(|k| {
-                let x = self.b.ins().load(I32X4, heap_flags(), host, 16 * k);
+                let x = self.b.ins().load(vty, heap_flags(), host, 16 * k);
                 BlockArg::Value(x)
             })
             .collect();
         self.b.ins().jump(done, &v);
         self.b.switch_to_block(one);
-        let x = self.b.ins().load(I32, heap_flags(), host, 0);
-        let s = self.b.ins().splat(I32X4, x);
-        let v = [BlockArg::Value(s); 4];
+        let x = self.b.ins().load(sty, heap_flags(), host, 0);
+        let s = self.b.ins().splat(vty, x);
+        let v: Vec<BlockArg> = (0..parts).map(|_| BlockArg::Value(s)).collect();
         self.b.ins().jump(done, &v);
         self.b.switch_to_block(done);
         self.b.block_params(done).to_vec()
+    }
+}
+
+/// A half's containers for `eb`-byte elements: (vector type, element type, count).
+fn half_parts(
+    eb: u64,
+) -> (
+    cranelift_codegen::ir::Type,
+    cranelift_codegen::ir::Type,
+    i32,
+) {
+    match eb {
+        8 => (I64X2, I64, 8),
+        _ => (I32X4, I32, 4),
     }
 }
 
@@ -589,7 +620,7 @@ impl FuncTranslator<'_> {
             let host = self.b.ins().iadd(base, a);
             let c = self.b.ins().band_imm_u(s, bit);
             let cons = self.b.ins().icmp_imm_u(IntCC::NotEqual, c, 0);
-            out.extend(self.half_values(host, cons));
+            out.extend(self.half_values(host, cons, EB));
         }
         let args: Vec<BlockArg> = out.iter().map(|&x| BlockArg::Value(x)).collect();
         self.b.ins().jump(join, &args);
@@ -652,7 +683,7 @@ impl FuncTranslator<'_> {
             halves.push((base, cons));
         }
         let ok = self.halves_aligned(&halves).unwrap_or(known);
-        self.halves_place(space, inst, &halves, ok, join, miss, None)
+        self.halves_place((space, EB), inst, &halves, ok, join, miss, None)
     }
 
     /// Whether every half's first address in `halves` (`(address, consecutive)`) is

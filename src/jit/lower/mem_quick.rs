@@ -105,7 +105,7 @@ impl FuncTranslator<'_> {
         if eb == 4 && !self.strided(Space::Shared, addr, eb) {
             // Half-warp rows first (`mem_halves`: sgemm's 16 × 16 tiles).
             let gather = self.b.create_block();
-            self.halves_load(Space::Shared, &a, bits, inst, join, gather, None)?;
+            self.halves_load(Space::Shared, 4, &a, bits, inst, join, gather, None)?;
             self.b.switch_to_block(gather);
         }
         // (With no lane active the loop visits none; the write below keeps every lane.)
@@ -143,7 +143,7 @@ impl FuncTranslator<'_> {
         for _ in 0..N32 {
             self.b.append_block_param(join, I32X4);
         }
-        self.halves_load(space, &a, bits, inst, join, miss, None)?;
+        self.halves_load(space, 4, &a, bits, inst, join, miss, None)?;
         self.b.switch_to_block(miss);
         self.slow_access_at(space, 4, 4, 1, false, addr, None, mask, inst)?;
         let w = self.unspill(false, SCRATCH_DATA);

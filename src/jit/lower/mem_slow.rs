@@ -176,7 +176,7 @@ impl FuncTranslator<'_> {
         if space == Space::Shared && try_halves {
             // Half-warp rows (`mem_halves`) before the gather.
             let gather = self.b.create_block();
-            self.halves_load(space, a, bits, inst, join, gather, memo)?;
+            self.halves_load(space, eb as u64, a, bits, inst, join, gather, memo)?;
             self.b.switch_to_block(gather);
         }
         let helper = self.b.create_block();
@@ -212,7 +212,7 @@ impl FuncTranslator<'_> {
         self.b.ins().jump(join, &args);
         if let Some(h) = halves {
             self.b.switch_to_block(h);
-            self.halves_load(space, a, bits, inst, join, miss, memo)?;
+            self.halves_load(space, eb as u64, a, bits, inst, join, miss, memo)?;
         }
         if let Some(g) = gather {
             self.b.switch_to_block(g);

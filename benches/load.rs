@@ -15,6 +15,8 @@
 //!   else this benchmark did counts.
 //! - `cycle`: a test harness's whole step on fresh data (allocate and copy in two
 //!   buffers, launch saxpy, copy the result back, free them), best and median.
+//! - `live`: an empty launch while the device holds 0, 1,000 and 10,000 allocations
+//!   (every launch's region table covers them), best and median.
 
 use ptxjit::jit::JitTier;
 use ptxjit::{Backend, Device, KernelArg, LaunchConfig, Module};
@@ -321,6 +323,28 @@ fn cycle_table(quick: bool) {
     }
 }
 
+/// An empty launch (1 x 32, JIT) while the device holds `live` allocations of 256
+/// bytes (a harness's memory pool, a test suite's arrays kept alive): each launch's
+/// region table covers them. Microseconds per launch (best / median).
+fn live_table(quick: bool) {
+    let dev = Device::new().expect("device");
+    let m = dev.load_ptx(EMPTY, "empty.ptx").expect("load");
+    let reps = if quick { 2_000 } else { 20_000 };
+    println!("empty-kernel launch with live allocations, us (best / median of {reps}):");
+    let mut held = Vec::new();
+    for live in [0usize, 1_000, 10_000] {
+        while held.len() < live {
+            held.push(dev.alloc_zeroed(256).expect("alloc"));
+        }
+        let cfg = LaunchConfig::new(1, 32);
+        let (best, med) = launch_times(&dev, &m, &cfg, reps);
+        println!("  {live:>6} live allocations {best:>8.2} / {med:>8.2}");
+    }
+    for b in held {
+        dev.free(b).expect("free");
+    }
+}
+
 fn launch_times(dev: &Device, m: &Module, cfg: &LaunchConfig, reps: usize) -> (f64, f64) {
     for _ in 0..reps / 10 {
         dev.launch(m, "empty", cfg, &[]).expect("launch");
@@ -525,5 +549,8 @@ fn main() {
     }
     if want("cycle") {
         cycle_table(quick);
+    }
+    if want("live") {
+        live_table(quick);
     }
 }

@@ -3,6 +3,8 @@
 //! access of both backends is looked up here. The runtime's `DeviceMemory` hands out the
 //! regions; a launch freezes them into a [`RegionTable`].
 
+use std::sync::Arc;
+
 /// What a region is, for messages and write permission.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum RegionKind {
@@ -23,21 +25,53 @@ pub struct Region {
     pub kind: RegionKind,
 }
 
-/// Sorted, non-overlapping regions, looked up by address.
-#[derive(Clone, Debug, Default)]
+/// Sorted, non-overlapping regions, looked up by address: those that outlive launches
+/// (allocations, module variables, registered host memory), shared by every launch
+/// until one of them changes, and a launch's own (its windows), so that a launch's
+/// table costs its windows, not the device's live allocations.
+#[derive(Clone, Debug)]
 pub struct RegionTable {
-    regions: Vec<Region>,
+    /// Sorted, non-empty regions shared between launches.
+    fixed: Arc<[Region]>,
+    /// The rest, sorted and non-empty (a launch's windows; none of them overlaps `fixed`).
+    extra: Vec<Region>,
     /// A range whose regions never go into the per-instruction region caches (the
     /// device heap under memcheck: each access is checked against its blocks).
     uncached: (u64, u64),
 }
 
+impl Default for RegionTable {
+    fn default() -> RegionTable {
+        RegionTable::new(Vec::new())
+    }
+}
+
+/// `regions` without empty ones, sorted by start.
+pub fn sorted_regions(mut regions: Vec<Region>) -> Vec<Region> {
+    regions.retain(|r| r.hi > r.lo);
+    regions.sort_by_key(|r| r.lo);
+    regions
+}
+
+/// The region of sorted `regions` containing all of `[addr, end)`, if any.
+fn find_in(regions: &[Region], addr: u64, end: u64) -> Option<Region> {
+    let i = regions.partition_point(|r| r.lo <= addr);
+    let r = *regions.get(i.checked_sub(1)?)?;
+    (end <= r.hi).then_some(r)
+}
+
 impl RegionTable {
-    pub fn new(mut regions: Vec<Region>) -> RegionTable {
-        regions.retain(|r| r.hi > r.lo);
-        regions.sort_by_key(|r| r.lo);
+    pub fn new(regions: Vec<Region>) -> RegionTable {
+        RegionTable::layered(Arc::from(sorted_regions(regions)), Vec::new())
+    }
+    /// A table of `fixed` (sorted, non-empty: [`sorted_regions`]) and `extra` regions.
+    pub fn layered(fixed: Arc<[Region]>, extra: Vec<Region>) -> RegionTable {
+        debug_assert!(fixed
+            .windows(2)
+            .all(|w| w[0].lo < w[1].lo && w[0].hi > w[0].lo));
         RegionTable {
-            regions,
+            fixed,
+            extra: sorted_regions(extra),
             uncached: (0, 0),
         }
     }
@@ -53,11 +87,6 @@ impl RegionTable {
     /// The region containing all of `[addr, addr+len)`, if any.
     pub fn find(&self, addr: u64, len: u64) -> Option<Region> {
         let end = addr.checked_add(len)?;
-        let i = self.regions.partition_point(|r| r.lo <= addr);
-        let r = *self.regions.get(i.checked_sub(1)?)?;
-        (end <= r.hi).then_some(r)
-    }
-    pub fn regions(&self) -> &[Region] {
-        &self.regions
+        find_in(&self.extra, addr, end).or_else(|| find_in(&self.fixed, addr, end))
     }
 }

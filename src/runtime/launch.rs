@@ -348,7 +348,7 @@ impl Device {
                 exec,
                 cfg,
                 regions: Arc::new(super::sanitize::region_table(
-                    RegionTable::new(mem.regions(exact_bounds)),
+                    mem.region_table(exact_bounds),
                     san.as_deref(),
                 )),
                 heap,

@@ -11,7 +11,7 @@
 //! addresses, and a block of the range is mapped over another process's exported pages.
 
 use crate::exec::freelist::FreeList;
-use crate::exec::region::{Region, RegionKind};
+use crate::exec::region::{sorted_regions, Region, RegionKind, RegionTable};
 use crate::exec::sanitize::shadow::InitMap;
 use std::collections::{BTreeMap, VecDeque};
 use std::sync::{Arc, Mutex};
@@ -63,6 +63,21 @@ struct Heap {
     /// Host memory registered for kernels (`cuMemHostRegister`): start -> length. It
     /// lies outside the reserved range; kernels reach it at its host address.
     registered: BTreeMap<u64, u64>,
+    /// The launch windows among `live` (shared, local, parameter buffers), which a
+    /// launch's region table lists itself: start -> (size, kind).
+    windows: BTreeMap<u64, (u64, RegionKind)>,
+    /// The regions of everything else live (allocations, module variables, registered
+    /// host memory), sorted ([`DeviceMemory::region_table`], granule-rounded and exact),
+    /// built when a launch asks and dropped when they change: launches share them.
+    fixed: [Option<Arc<[Region]>>; 2],
+}
+
+/// Whether allocations of `kind` are a launch's windows (see `Heap::windows`).
+fn is_window(kind: RegionKind) -> bool {
+    matches!(
+        kind,
+        RegionKind::Shared | RegionKind::Local | RegionKind::Param
+    )
 }
 
 /// The reserved range and a first-fit allocator over it.
@@ -101,6 +116,8 @@ impl DeviceMemory {
                 freed: VecDeque::new(),
                 held: 0,
                 registered: BTreeMap::new(),
+                windows: BTreeMap::new(),
+                fixed: [None, None],
             }),
             init: Arc::default(),
             quarantine: false,
@@ -174,6 +191,11 @@ impl DeviceMemory {
             return Err(MemoryError::OutOfMemory(len));
         };
         heap.live.insert(a, (len, kind));
+        if is_window(kind) {
+            heap.windows.insert(a, (len, kind));
+        } else {
+            heap.fixed = [None, None];
+        }
         if huge {
             self.advise_huge(a, len, libc::MADV_HUGEPAGE);
         }
@@ -193,7 +215,12 @@ impl DeviceMemory {
     /// Frees an allocation; its pages go back to the OS (and read as zero when reused).
     pub fn free(&self, addr: u64) -> Result<(), MemoryError> {
         let mut heap = self.heap();
-        let (len, _) = heap.live.remove(&addr).ok_or(MemoryError::BadFree(addr))?;
+        let (len, kind) = heap.live.remove(&addr).ok_or(MemoryError::BadFree(addr))?;
+        if is_window(kind) {
+            heap.windows.remove(&addr);
+        } else {
+            heap.fixed = [None, None];
+        }
         self.init_map().remove(addr);
         let size = len.max(1).next_multiple_of(ALLOC_ALIGN) + GUARD;
         self.zero_range(addr, size);
@@ -303,15 +330,19 @@ impl DeviceMemory {
             return Err(MemoryError::AlreadyRegistered { addr, len });
         }
         heap.registered.insert(addr, len);
+        heap.fixed = [None, None];
         Ok(())
     }
 
     /// Ends the registration of the host range starting at `addr`; returns its length.
     pub fn unregister_host(&self, addr: u64) -> Result<u64, MemoryError> {
-        self.heap()
+        let mut heap = self.heap();
+        let len = heap
             .registered
             .remove(&addr)
-            .ok_or(MemoryError::NotRegistered(addr))
+            .ok_or(MemoryError::NotRegistered(addr))?;
+        heap.fixed = [None, None];
+        Ok(len)
     }
 
     /// The registered host range holding `addr`: (start, length).
@@ -347,7 +378,7 @@ impl DeviceMemory {
         Ok(())
     }
 
-    /// Regions of all live allocations, for a launch's region table.
+    /// The region table of all live allocations, for a launch.
     ///
     /// Device allocations and module variables extend to the next multiple of
     /// [`ALLOC_ALIGN`], as on a GPU, where memory is handed out in 256-byte granules and
@@ -355,32 +386,54 @@ impl DeviceMemory {
     /// (`.pragma "used_bytes_mask"` naming the bytes used), which a GPU runs. The launch
     /// windows (parameters, shared, local) keep their exact sizes. With `exact`, every
     /// region ends at the requested size (`DeviceOptions::exact_bounds`).
-    pub fn regions(&self, exact: bool) -> Vec<Region> {
-        let heap = self.heap();
-        heap.live
+    ///
+    /// The regions other than windows are sorted once and shared by the launches until
+    /// an allocation, a free or a registration changes them; each launch lists only the
+    /// windows (its own and those of launches running at the same time), so that its
+    /// cost does not grow with the device's live allocations.
+    pub fn region_table(&self, exact: bool) -> RegionTable {
+        let mut heap = self.heap();
+        let region = |lo: u64, len: u64, kind: RegionKind| Region {
+            lo,
+            hi: lo
+                + match kind {
+                    RegionKind::Alloc | RegionKind::Global | RegionKind::Const if !exact => {
+                        len.max(1).next_multiple_of(ALLOC_ALIGN)
+                    }
+                    RegionKind::Alloc | RegionKind::Global | RegionKind::Const => len,
+                    RegionKind::Shared | RegionKind::Local | RegionKind::Param => len,
+                },
+            writable: !matches!(kind, RegionKind::Const | RegionKind::Param),
+            kind,
+        };
+        let fixed = match &heap.fixed[exact as usize] {
+            Some(f) => f.clone(),
+            None => {
+                let all: Vec<Region> = heap
+                    .live
+                    .iter()
+                    .filter(|(_, &(_, kind))| !is_window(kind))
+                    .map(|(&lo, &(len, kind))| region(lo, len, kind))
+                    .chain(heap.registered.iter().map(|(&lo, &len)| Region {
+                        // Registered host memory keeps its exact size: past its end lies
+                        // memory ptxjit does not own.
+                        lo,
+                        hi: lo + len,
+                        writable: true,
+                        kind: RegionKind::Alloc,
+                    }))
+                    .collect();
+                let f: Arc<[Region]> = Arc::from(sorted_regions(all));
+                heap.fixed[exact as usize] = Some(f.clone());
+                f
+            }
+        };
+        let windows = heap
+            .windows
             .iter()
-            .map(|(&lo, &(len, kind))| Region {
-                lo,
-                hi: lo
-                    + match kind {
-                        RegionKind::Alloc | RegionKind::Global | RegionKind::Const if !exact => {
-                            len.max(1).next_multiple_of(ALLOC_ALIGN)
-                        }
-                        RegionKind::Alloc | RegionKind::Global | RegionKind::Const => len,
-                        RegionKind::Shared | RegionKind::Local | RegionKind::Param => len,
-                    },
-                writable: !matches!(kind, RegionKind::Const | RegionKind::Param),
-                kind,
-            })
-            .chain(heap.registered.iter().map(|(&lo, &len)| Region {
-                // Registered host memory keeps its exact size: past its end lies memory
-                // ptxjit does not own.
-                lo,
-                hi: lo + len,
-                writable: true,
-                kind: RegionKind::Alloc,
-            }))
-            .collect()
+            .map(|(&lo, &(len, kind))| region(lo, len, kind))
+            .collect();
+        RegionTable::layered(fixed, windows)
     }
 
     /// Keeps the mapping alive for as long as `self` lives.
@@ -392,7 +445,6 @@ impl DeviceMemory {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::exec::region::RegionTable;
 
     #[test]
     fn alloc_free_reuse_and_regions() {
@@ -403,13 +455,13 @@ mod tests {
         assert!(b >= a + 100 + 256, "a guard gap separates allocations");
         m.write(a, &[7; 100]).unwrap();
         assert!(m.write(a, &[7; 101]).is_err());
-        let exact = RegionTable::new(m.regions(true));
+        let exact = m.region_table(true);
         assert!(exact.find(a + 96, 4).is_some());
         assert!(
             exact.find(a + 100, 1).is_none(),
             "exact bounds end at the size"
         );
-        let t = RegionTable::new(m.regions(false));
+        let t = m.region_table(false);
         assert!(t.find(a, 100).is_some());
         // The GPU's 256-byte granule is addressable; the guard gap after it is not.
         assert!(t.find(a + 96, 8).is_some());
@@ -422,6 +474,74 @@ mod tests {
         let mut out = [1u8; 64];
         m.read(c, &mut out).unwrap();
         assert_eq!(out, [0; 64], "reused memory reads as zero");
+    }
+
+    /// The region tables a launch takes follow every change: the shared regions are
+    /// rebuilt after an allocation, a free, a registration or its end (in both the
+    /// granule-rounded and exact forms), launch windows come and go without that, and
+    /// the layered table finds what a table built from scratch finds.
+    #[test]
+    fn region_tables_follow_allocations_windows_and_registrations() {
+        let m = DeviceMemory::new(1 << 24).unwrap();
+        let a = m.alloc(100, 0, RegionKind::Alloc).unwrap();
+        let t = m.region_table(false);
+        assert_eq!(t.find(a, 256).map(|r| r.kind), Some(RegionKind::Alloc));
+        assert!(m.region_table(true).find(a, 101).is_none());
+        // A window: listed by the launch, not in the shared regions.
+        let w = m.alloc(512, 0, RegionKind::Shared).unwrap();
+        let shared_before = m.heap().fixed[0].clone().expect("built above");
+        let t = m.region_table(false);
+        assert_eq!(t.find(w, 512).map(|r| r.kind), Some(RegionKind::Shared));
+        assert!(t.find(w, 513).is_none(), "windows keep their exact size");
+        let shared_after = m.heap().fixed[0].clone().expect("still built");
+        assert!(
+            Arc::ptr_eq(&shared_before, &shared_after),
+            "a window rebuilt nothing"
+        );
+        m.free(w).unwrap();
+        assert!(m.region_table(false).find(w, 1).is_none());
+        // A second allocation and a free: both forms rebuilt.
+        let b = m.alloc(4000, 0, RegionKind::Const).unwrap();
+        let t = m.region_table(false);
+        let r = t.find(b, 4096).expect("rounded to the granule");
+        assert!(!r.writable);
+        assert!(m.region_table(true).find(b, 4001).is_none());
+        m.free(a).unwrap();
+        assert!(m.region_table(false).find(a, 1).is_none());
+        assert!(m.region_table(true).find(a, 1).is_none());
+        // Registered host memory, then its end.
+        let host = [0u8; 64];
+        let h = host.as_ptr() as u64;
+        m.register_host(h, 64).unwrap();
+        assert!(m.region_table(false).find(h, 64).is_some());
+        m.unregister_host(h).unwrap();
+        assert!(m.region_table(false).find(h, 1).is_none());
+        // Against a table built from every region: the same answers at every boundary.
+        let w2 = m.alloc(300, 0, RegionKind::Local).unwrap();
+        let layered = m.region_table(false);
+        let flat = RegionTable::new(vec![
+            Region {
+                lo: b,
+                hi: b + 4096,
+                writable: false,
+                kind: RegionKind::Const,
+            },
+            Region {
+                lo: w2,
+                hi: w2 + 300,
+                writable: true,
+                kind: RegionKind::Local,
+            },
+        ]);
+        for addr in [b - 1, b, b + 4095, b + 4096, w2 - 1, w2, w2 + 299, w2 + 300] {
+            for len in [1, 4, 300] {
+                assert_eq!(
+                    layered.find(addr, len),
+                    flat.find(addr, len),
+                    "{addr:#x} +{len}"
+                );
+            }
+        }
     }
 
     /// Freed ranges read as zero when reused, whether they were zeroed by writing (at most
@@ -464,7 +584,7 @@ mod tests {
         assert!(m.check_range(h + 990, 11).is_err());
         assert_eq!(m.registered_range(h + 999), Some((h, 1000)));
         assert_eq!(m.registered_range(h + 1000), None);
-        let t = RegionTable::new(m.regions(false));
+        let t = m.region_table(false);
         assert!(t.find(h, 1000).is_some_and(|r| r.writable));
         assert!(
             t.find(h + 996, 8).is_none(),
@@ -475,7 +595,7 @@ mod tests {
         assert_eq!(m.unregister_host(h).unwrap(), 1000);
         assert!(m.unregister_host(h).is_err());
         assert!(m.check_range(h, 1).is_err());
-        assert!(RegionTable::new(m.regions(false)).find(h, 1).is_none());
+        assert!(m.region_table(false).find(h, 1).is_none());
     }
 
     /// The `VmFlags` line of the mapping of this process that holds `addr`, if any.

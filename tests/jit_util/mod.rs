@@ -3,7 +3,7 @@
 #![allow(dead_code)]
 
 use ptxjit::exec::ctx::{FaultRecord, WarpCtx, WarpEnv, STATUS_OK, WARP_SIZE};
-use ptxjit::exec::region::{RegionKind, RegionTable};
+use ptxjit::exec::region::RegionKind;
 use ptxjit::exec::ModuleLayout;
 use ptxjit::ir::*;
 use ptxjit::jit::{JitModule, JitTier, KernelFn};
@@ -457,7 +457,7 @@ pub fn run_with_params(
         }
         locals.push(lw);
     }
-    let regions = Arc::new(RegionTable::new(dev.mem.regions(false)));
+    let regions = Arc::new(dev.mem.region_table(false));
     // The per-instruction region cache, shared by the warps of this (one-thread) run.
     let mut inst_cache = vec![[0u64; 2]; m.inst_info.len()];
     let mut cta = 0;

@@ -454,7 +454,8 @@ impl FuncTranslator<'_> {
     ) -> Result<(), JitError> {
         let n = dsts.len();
         // Vector loads (`ld.v2/.v4`): every active lane at one address is one scalar
-        // load per element (e.g. a structure every lane reads); else the helper.
+        // load per element (e.g. a structure every lane reads); else a lane loop
+        // (optimized tier, outside shared memory), then the helper.
         let bits = self.mbits(mask);
         // The 64-bit mask is built here, where it dominates both paths below:
         // `write` caches it in `mask`, and a form first built in the fast path
@@ -477,7 +478,25 @@ impl FuncTranslator<'_> {
         }
         self.b.ins().jump(done, &[]);
         self.b.switch_to_block(other);
-        if spilled {
+        // In the optimized tier, each lane's elements in a loop inside the cached region
+        // (`mem_gather::region_gather`: arrays of `float4`), then the helper.
+        // (Not where every launch is proven uniform: only a fault or a cache miss gets
+        // here.)
+        let gather = !self.quick
+            && !proven_uniform
+            && matches!(space, Space::Global | Space::Generic | Space::Const);
+        if gather {
+            let (loaded, helper) = (self.b.create_block(), self.b.create_block());
+            if !spilled {
+                self.spill(a, 0);
+            }
+            self.region_gather((eb, sb, n), bits, inst, helper);
+            self.b.ins().jump(loaded, &[]);
+            self.b.switch_to_block(helper);
+            self.slow_access_spilled(space, eb, sb, n, false, mask, inst)?;
+            self.b.ins().jump(loaded, &[]);
+            self.b.switch_to_block(loaded);
+        } else if spilled {
             self.slow_access_spilled(space, eb, sb, n, false, mask, inst)?;
         } else {
             self.slow_access_at(space, eb, sb, n, false, addr, Some(la), mask, inst)?;
@@ -764,7 +783,7 @@ impl FuncTranslator<'_> {
     }
 
     /// A store that is not one whole-warp vector store, its data in the scratch data
-    /// slot, one element per lane, not instrumented: in shared memory, a masked
+    /// slot, not instrumented: in shared memory (one element per lane), a masked
     /// read-modify-write of 32 consecutive elements where the lanes are known
     /// consecutive, or the lane loop of `mem_gather` when every active lane is valid;
     /// in global and generic memory ([`Self::region_scatters`]), the lane loop inside
@@ -781,7 +800,8 @@ impl FuncTranslator<'_> {
         inst: InstId,
     ) -> Result<(), JitError> {
         let elsewhere = self.region_scatters(space);
-        if !(space == Space::Shared || elsewhere) || n != 1 || self.instrument {
+        let lanes = (space == Space::Shared && n == 1) || elsewhere;
+        if !lanes || self.instrument {
             return self.slow_access_at(space, eb, sb, n, true, addr, Some(la), mask, inst);
         }
         let a = match la {
@@ -810,7 +830,7 @@ impl FuncTranslator<'_> {
             self.b.switch_to_block(scatter);
         }
         if elsewhere {
-            self.region_scatter((eb, sb), &a, bits, inst, helper);
+            self.region_scatter((eb, sb, n), &a, bits, inst, helper);
         } else {
             self.shared_scatter((eb, sb), &a, bits, helper);
         }

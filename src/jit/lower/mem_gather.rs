@@ -113,23 +113,24 @@ impl FuncTranslator<'_> {
         self.unspill(wide, SCRATCH_DATA).v
     }
 
-    /// A load of one `eb`-byte element per active lane (`bits`) outside shared memory,
-    /// from the host addresses in the scratch address slot (spilled by the caller): a loop
-    /// over the active lanes, each checked (aligned to `eb`, the element inside
-    /// instruction `inst`'s entry of the region cache) before its load; branches to `bad`
-    /// at the first lane that fails (the helper then redoes the whole access, reports a
-    /// fault, or fills the entry for the next time). Returns the containers as
-    /// [`Self::shared_gather`] does.
+    /// A load of `n` consecutive `eb`-byte elements per active lane (`bits`; `n` > 1 for
+    /// `ld.v2/.v4`) outside shared memory, from the host addresses in the scratch address
+    /// slot (spilled by the caller): a loop over the active lanes, each checked (aligned
+    /// to the access, `n × eb` bytes, which lie inside instruction `inst`'s entry of the
+    /// region cache) before its loads; branches to `bad` at the first lane that fails
+    /// (the helper then redoes the whole access, reports a fault, or fills the entry for
+    /// the next time). The elements go to the scratch data slot as the helper leaves
+    /// them (element `e` of a lane at `SCRATCH_DATA + (e × 32 + lane) × sb`, zero-extended).
     pub(super) fn region_gather(
         &mut self,
-        eb: u32,
+        (eb, sb, n): (u32, u32, usize),
         bits: Value,
         inst: InstId,
         bad: Block,
-    ) -> Vec<Value> {
-        let len = eb as i64;
+    ) {
+        let len = (eb as usize * n) as i64;
         let (lo, hi) = self.cached_region(inst);
-        // A lane's element fits when `a - lo <= (hi - lo) - len` (unsigned), with
+        // A lane's access fits when `a - lo <= (hi - lo) - len` (unsigned), with
         // `hi - lo >= len` tested once.
         let span = self.b.ins().isub(hi, lo);
         let lim = self.b.ins().iadd_imm_s(span, -len);
@@ -156,43 +157,43 @@ impl FuncTranslator<'_> {
         let ok = self.b.create_block();
         self.b.ins().brif(fail, bad, &[], ok, &[]);
         self.b.switch_to_block(ok);
-        let wide = eb == 8;
-        let (cty, lsb) = if wide {
+        let (cty, lsb) = if sb == 8 {
             (I64, lane8)
         } else {
             (I32, self.b.ins().ishl_imm_u(lane, 2))
         };
-        let hf = heap_flags();
-        let x = match eb {
-            1 => self.b.ins().uload8(cty, hf, h, 0),
-            2 => self.b.ins().uload16(cty, hf, h, 0),
-            _ => self.b.ins().load(cty, hf, h, 0),
-        };
         let slot = self.b.ins().iadd(pd, lsb);
-        let fl = MemFlagsData::new().with_notrap();
-        self.b.ins().store(fl, x, slot, 0);
+        let (hf, fl) = (heap_flags(), MemFlagsData::new().with_notrap());
+        for e in 0..n as i32 {
+            let at = e * eb as i32;
+            let x = match eb {
+                1 => self.b.ins().uload8(cty, hf, h, at),
+                2 => self.b.ins().uload16(cty, hf, h, at),
+                _ => self.b.ins().load(cty, hf, h, at),
+            };
+            self.b.ins().store(fl, x, slot, e * 32 * sb as i32);
+        }
         self.lane_loop_next(head, m);
         self.b.switch_to_block(done);
-        self.unspill(wide, SCRATCH_DATA).v
     }
 
-    /// A store of one `eb`-byte element per active lane (`bits`) outside shared memory
-    /// to the host addresses `a`, the data already in the scratch data slot (`sb`
-    /// bytes per lane): a loop that checks every active lane (aligned to `eb`, the
-    /// element inside instruction `inst`'s entry of the region cache, which only
-    /// lookups for writable regions fill for a store) and branches to `bad` at the first
-    /// that fails, having written nothing; then a loop that stores the lanes in
-    /// ascending order, as the helper does. Continues (nothing emitted) after the
-    /// stores.
+    /// A store of `n` consecutive `eb`-byte elements per active lane (`bits`; `n` > 1 for
+    /// `st.v2/.v4`) outside shared memory to the host addresses `a`, the data already in
+    /// the scratch data slot (`sb` bytes per lane and element, as for the helper): a loop
+    /// that checks every active lane (aligned to the access, `n × eb` bytes, which lie
+    /// inside instruction `inst`'s entry of the region cache, which only lookups for
+    /// writable regions fill for a store) and branches to `bad` at the first that
+    /// fails, having written nothing; then a loop that stores the lanes in ascending
+    /// order, as the helper does. Continues (nothing emitted) after the stores.
     pub(super) fn region_scatter(
         &mut self,
-        (eb, sb): (u32, u32),
+        (eb, sb, n): (u32, u32, usize),
         a: &WarpValue,
         bits: Value,
         inst: InstId,
         bad: Block,
     ) {
-        let len = eb as i64;
+        let len = (eb as usize * n) as i64;
         self.spill(a, 0);
         let (lo, hi) = self.cached_region(inst);
         let span = self.b.ins().isub(hi, lo);
@@ -237,13 +238,16 @@ impl FuncTranslator<'_> {
         let slot = self.b.ins().iadd(pd, lsb);
         let cty = if sb == 8 { I64 } else { I32 };
         let fl = MemFlagsData::new().with_notrap();
-        let x = self.b.ins().load(cty, fl, slot, 0);
         let hf = heap_flags();
-        match eb {
-            1 => self.b.ins().istore8(hf, x, h, 0),
-            2 => self.b.ins().istore16(hf, x, h, 0),
-            _ => self.b.ins().store(hf, x, h, 0),
-        };
+        for e in 0..n as i32 {
+            let x = self.b.ins().load(cty, fl, slot, e * 32 * sb as i32);
+            let at = e * eb as i32;
+            match eb {
+                1 => self.b.ins().istore8(hf, x, h, at),
+                2 => self.b.ins().istore16(hf, x, h, at),
+                _ => self.b.ins().store(hf, x, h, at),
+            };
+        }
         self.lane_loop_next(store, m);
         self.b.switch_to_block(done);
     }

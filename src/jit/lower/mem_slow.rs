@@ -219,7 +219,8 @@ impl FuncTranslator<'_> {
             if !spilled {
                 self.spill(a, 0);
             }
-            let v = self.region_gather(eb, bits, inst, helper);
+            self.region_gather((eb, sb, 1), bits, inst, helper);
+            let v = self.unspill(wide, SCRATCH_DATA).v;
             let args: Vec<BlockArg> = v.iter().map(|&x| BlockArg::Value(x)).collect();
             self.b.ins().jump(join, &args);
         }

@@ -1,6 +1,7 @@
 //! Half-precision arithmetic ([`InstKind::Half`]): `neg`/`abs` without `.ftz` are sign-bit
-//! operations on the vectors (a NaN gives the canonical NaN); `add`/`sub`/`mul` of f16,
-//! bf16 and their pairs without `.ftz`, `.sat` are the f32 operation on the exactly
+//! operations on the vectors (a NaN gives the canonical NaN); in the optimized tier,
+//! `add`/`sub`/`mul` of f16, bf16 and their pairs without `.ftz`, `.sat` are the f32
+//! operation on the exactly
 //! converted operands, rounded to the half format (`convert::half`): f32 carries at
 //! least 2p + 2 bits (p = 11 for f16, 8 for bf16), so that double rounding is
 //! innocuous (Figueroa, "When is double rounding innocuous?", 1995) and the result is
@@ -67,7 +68,9 @@ impl FuncTranslator<'_> {
             });
             return self.write(dst, ty, r, mask);
         }
-        let plain = !(mode.ftz || mode.sat || mode.relu || mode.oob);
+        // (In the optimized tier: about 60 CLIF instructions per container against a
+        // helper call, where the quick tier compiles less.)
+        let plain = !(mode.ftz || mode.sat || mode.relu || mode.oob || self.quick);
         if plain && matches!(op, HalfOp::Add | HalfOp::Sub | HalfOp::Mul) && srcs.len() == 2 {
             let a = self.read(&srcs[0], ty, false)?;
             let b = self.read(&srcs[1], ty, false)?;

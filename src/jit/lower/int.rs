@@ -541,7 +541,7 @@ impl FuncTranslator<'_> {
                     lanes::bitcast(b, I32X4, r)
                 })))
             }
-            (BitOp::Shf { left, clamp }, _) => self.shf(left, clamp, srcs).map(Some),
+            (BitOp::Shf { left, clamp }, _) => self.shf(left, clamp, srcs),
             (BitOp::Popc, Type::B32) => {
                 let a = self.read(&srcs[0], ty, false)?;
                 let b = &mut self.b;

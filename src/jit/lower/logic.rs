@@ -206,13 +206,18 @@ impl FuncTranslator<'_> {
     /// `{b, a}` shifted by `n` (`c & 31` with `.wrap`, `min(c, 32)` with `.clamp`),
     /// its high word (left) or low word (right): `b << n | a >> (32 - n)` or
     /// `a >> n | b << (32 - n)`, each shift giving 0 at 32. An immediate `c` shifts by
-    /// constants; a register's per-lane amounts use [`Self::shift_lanes32`].
+    /// constants; a register's per-lane amounts use [`Self::shift_lanes32`] in the
+    /// optimized tier (`None` in the quick tier, which compiles less: the helper).
     pub(super) fn shf(
         &mut self,
         left: bool,
         clamp: bool,
         srcs: &[Operand],
-    ) -> Result<WarpValue, JitError> {
+    ) -> Result<Option<WarpValue>, JitError> {
+        let konst = self.const_operand(&srcs[2]);
+        if konst.is_none() && self.quick {
+            return Ok(None);
+        }
         let a = self.read(&srcs[0], Type::B32, false)?;
         let b = self.read(&srcs[1], Type::B32, false)?;
         // (hi, lo): the word shifted toward the result's side, and the other.
@@ -221,12 +226,12 @@ impl FuncTranslator<'_> {
             true => (ArithOp::Shl, ArithOp::Shr),
             false => (ArithOp::Shr, ArithOp::Shl),
         };
-        if let Some(c) = self.const_operand(&srcs[2]) {
+        if let Some(c) = konst {
             let n = match clamp {
                 true => (c as u32).min(32),
                 false => c as u32 & 31,
             };
-            return Ok(match n {
+            return Ok(Some(match n {
                 0 => hi.clone(),
                 32 => lo.clone(),
                 _ => {
@@ -239,7 +244,7 @@ impl FuncTranslator<'_> {
                     let bd = &mut self.b;
                     lanes::map2(&x, &y, |p, q| bd.ins().bor(p, q))
                 }
-            });
+            }));
         }
         let c = self.read(&srcs[2], Type::U32, false)?;
         let bd = &mut self.b;
@@ -253,6 +258,6 @@ impl FuncTranslator<'_> {
         let x = self.shift_lanes32(up, false, hi, &n);
         let y = self.shift_lanes32(down, false, lo, &rest);
         let bd = &mut self.b;
-        Ok(lanes::map2(&x, &y, |p, q| bd.ins().bor(p, q)))
+        Ok(Some(lanes::map2(&x, &y, |p, q| bd.ins().bor(p, q))))
     }
 }

@@ -129,31 +129,12 @@ impl FuncTranslator<'_> {
         bad: Block,
     ) {
         let len = (eb as usize * n) as i64;
-        let (lo, hi) = self.cached_region(inst);
-        // A lane's access fits when `a - lo <= (hi - lo) - len` (unsigned), with
-        // `hi - lo >= len` tested once.
-        let span = self.b.ins().isub(hi, lo);
-        let lim = self.b.ins().iadd_imm_s(span, -len);
-        let big = self
-            .b
-            .ins()
-            .icmp_imm_u(IntCC::UnsignedGreaterThanOrEqual, span, len);
-        let pa = self.scratch_addr(0);
         let pd = self.scratch_addr(SCRATCH_DATA);
-        let head = self.lane_loop_block();
+        let (head, w) = self.region_lanes(len, bits, inst, bad);
         let done = self.b.create_block();
-        self.b
-            .ins()
-            .brif(big, head, &[BlockArg::Value(bits)], bad, &[]);
         let m = self.lane_loop(head, done);
-        let (lane, lane8, h) = self.scratch_lane(pa, m);
-        let o = self.b.ins().isub(h, lo);
-        let mut fail = self.b.ins().icmp(IntCC::UnsignedGreaterThan, o, lim);
-        if len > 1 {
-            let low = self.b.ins().band_imm_u(h, len - 1);
-            let mis = self.b.ins().icmp_imm_u(IntCC::NotEqual, low, 0);
-            fail = self.b.ins().bor(fail, mis);
-        }
+        let (lane, lane8, h) = self.scratch_lane(w.pa, m);
+        let fail = self.region_lane_fails(h, &w, len);
         let ok = self.b.create_block();
         self.b.ins().brif(fail, bad, &[], ok, &[]);
         self.b.switch_to_block(ok);
@@ -195,30 +176,14 @@ impl FuncTranslator<'_> {
     ) {
         let len = (eb as usize * n) as i64;
         self.spill(a, 0);
-        let (lo, hi) = self.cached_region(inst);
-        let span = self.b.ins().isub(hi, lo);
-        let lim = self.b.ins().iadd_imm_s(span, -len);
-        let big = self
-            .b
-            .ins()
-            .icmp_imm_u(IntCC::UnsignedGreaterThanOrEqual, span, len);
-        let pa = self.scratch_addr(0);
-        let pd = self.scratch_addr(SCRATCH_DATA);
         // The checks.
-        let check = self.lane_loop_block();
+        let pd = self.scratch_addr(SCRATCH_DATA);
+        let (check, w) = self.region_lanes(len, bits, inst, bad);
+        let pa = w.pa;
         let checked = self.b.create_block();
-        self.b
-            .ins()
-            .brif(big, check, &[BlockArg::Value(bits)], bad, &[]);
         let m = self.lane_loop(check, checked);
         let (_, _, h) = self.scratch_lane(pa, m);
-        let o = self.b.ins().isub(h, lo);
-        let mut fail = self.b.ins().icmp(IntCC::UnsignedGreaterThan, o, lim);
-        if len > 1 {
-            let low = self.b.ins().band_imm_u(h, len - 1);
-            let mis = self.b.ins().icmp_imm_u(IntCC::NotEqual, low, 0);
-            fail = self.b.ins().bor(fail, mis);
-        }
+        let fail = self.region_lane_fails(h, &w, len);
         let m1 = self.b.ins().iadd_imm_s(m, -1);
         let rest = self.b.ins().band(m, m1);
         self.b
@@ -398,6 +363,47 @@ impl FuncTranslator<'_> {
         (SharedLanes { base, lim, pa, pd }, head)
     }
 
+    /// Instruction `inst`'s cached region as the lane loops outside shared memory test
+    /// it for `len`-byte accesses, and a lane-loop block (see [`Self::lane_loop`]),
+    /// entered with the lanes `bits` where the region holds one access, else the code
+    /// branches to `bad` (this ends the current block).
+    fn region_lanes(
+        &mut self,
+        len: i64,
+        bits: Value,
+        inst: InstId,
+        bad: Block,
+    ) -> (Block, RegionLanes) {
+        let (lo, hi) = self.cached_region(inst);
+        // A lane's access fits when `a - lo <= (hi - lo) - len` (unsigned), with
+        // `hi - lo >= len` tested once.
+        let span = self.b.ins().isub(hi, lo);
+        let lim = self.b.ins().iadd_imm_s(span, -len);
+        let big = self
+            .b
+            .ins()
+            .icmp_imm_u(IntCC::UnsignedGreaterThanOrEqual, span, len);
+        let pa = self.scratch_addr(0);
+        let head = self.lane_loop_block();
+        self.b
+            .ins()
+            .brif(big, head, &[BlockArg::Value(bits)], bad, &[]);
+        (head, RegionLanes { lo, lim, pa })
+    }
+
+    /// Whether a `len`-byte access at host address `h` fails the region test of
+    /// [`Self::region_lanes`]: outside the region or not aligned to `len`.
+    fn region_lane_fails(&mut self, h: Value, w: &RegionLanes, len: i64) -> Value {
+        let o = self.b.ins().isub(h, w.lo);
+        let fail = self.b.ins().icmp(IntCC::UnsignedGreaterThan, o, w.lim);
+        if len == 1 {
+            return fail;
+        }
+        let low = self.b.ins().band_imm_u(h, len - 1);
+        let mis = self.b.ins().icmp_imm_u(IntCC::NotEqual, low, 0);
+        self.b.ins().bor(fail, mis)
+    }
+
     /// A block taking the lane set (i32) still to visit: the head of a lane loop.
     fn lane_loop_block(&mut self) -> Block {
         let head = self.b.create_block();
@@ -455,4 +461,12 @@ struct SharedLanes {
     lim: Value,
     pa: Value,
     pd: Value,
+}
+
+/// The cached region as the lane loops outside shared memory use it: its start, the
+/// last offset from it a `len`-byte access may start at, and the scratch address slot.
+struct RegionLanes {
+    lo: Value,
+    lim: Value,
+    pa: Value,
 }

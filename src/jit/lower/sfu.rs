@@ -151,6 +151,18 @@ impl FuncTranslator<'_> {
         self.b.ins().fdiv(one, s)
     }
 
+    /// The polynomial with coefficients `poly` (highest first) at `x` (f64x2), by Horner's
+    /// rule with separate multiplications and additions, as `ops::approx` evaluates it.
+    fn horner_f64x2(&mut self, poly: &[f64], x: Value) -> Value {
+        let mut p = self.f64s(poly[0]);
+        for &c in &poly[1..] {
+            let c = self.f64s(c);
+            let px = self.b.ins().fmul(p, x);
+            p = self.b.ins().fadd(px, c);
+        }
+        p
+    }
+
     /// `b ? t : e` for an f64x2 comparison mask `b`.
     fn select_f64x2(&mut self, b: Value, t: Value, e: Value) -> Value {
         let b = lanes::bitcast(&mut self.b, F64X2, b);
@@ -169,12 +181,7 @@ impl FuncTranslator<'_> {
         let t = self.b.ins().fadd(x, magic);
         let n = self.b.ins().fsub(t, magic);
         let f = self.b.ins().fsub(x, n);
-        let mut p = self.f64s(approx::EX2_POLY[0]);
-        for &c in &approx::EX2_POLY[1..] {
-            let c = self.f64s(c);
-            let pf = self.b.ins().fmul(p, f);
-            p = self.b.ins().fadd(pf, c);
-        }
+        let p = self.horner_f64x2(&approx::EX2_POLY, f);
         let tb = lanes::bitcast(&mut self.b, I64X2, t);
         let bias = lanes::splat64(
             &mut self.b,
@@ -211,12 +218,7 @@ impl FuncTranslator<'_> {
         let den = self.b.ins().fadd(m, one);
         let s = self.b.ins().fdiv(num, den);
         let z = self.b.ins().fmul(s, s);
-        let mut q = self.f64s(approx::LG2_POLY[0]);
-        for &c in &approx::LG2_POLY[1..] {
-            let c = self.f64s(c);
-            let qz = self.b.ins().fmul(q, z);
-            q = self.b.ins().fadd(qz, c);
-        }
+        let q = self.horner_f64x2(&approx::LG2_POLY, z);
         let magic_bits = lanes::splat64(&mut self.b, approx::ROUND_MAGIC.to_bits());
         let eb = self.b.ins().iadd(e, magic_bits);
         let eb = lanes::bitcast(&mut self.b, F64X2, eb);

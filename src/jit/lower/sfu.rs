@@ -5,10 +5,8 @@
 //!   computes correctly rounded): the host's IEEE `sqrtps`/`divps` (and the f64 forms);
 //! - `rsqrt.approx.f32`: 1/sqrt in f64 (`sqrtpd`, `divpd`), rounded once to f32, as
 //!   `ops::float::approx_f32`;
-//! - `ex2.approx.f32` and `lg2.approx.f32`, in the optimized tier: the fixed f64
-//!   operation sequences of `crate::ops::approx`, emitted in the same order on f64x2
-//!   vectors (the quick tier, which compiles less, calls the helper, which computes
-//!   the same sequence).
+//! - `ex2.approx.f32` and `lg2.approx.f32`: the fixed f64 operation sequences of
+//!   `crate::ops::approx`, emitted in the same order on f64x2 vectors.
 //!
 //! The canonical NaN and `.ftz` are applied as there. The rest (sin, cos, tanh, the
 //! directed roundings, the f64 `.approx` forms) goes lane by lane through the
@@ -67,15 +65,11 @@ impl FuncTranslator<'_> {
     ) -> Result<Option<WarpValue>, JitError> {
         let f32 = ty == Type::F32;
         let nearest = matches!(rnd, None | Some(Rnd::Rn));
-        // (`ex2`/`lg2` in the optimized tier only: about 600 CLIF instructions each,
-        // against a helper call's 40, where the quick tier compiles less.)
-        let via_f64 = approx
-            && f32
-            && match op {
-                SfuOp::Rsqrt => true,
-                SfuOp::Ex2 | SfuOp::Lg2 => !self.quick,
-                _ => false,
-            };
+        // (`ex2`/`lg2` in both tiers although each is about 600 CLIF instructions
+        // against a helper call's 40: the helper evaluates the same polynomial lane by
+        // lane, a chain of dependent operations, and made the quick tier's softmax and
+        // GELU 1.5 times slower than with the host library's `exp2`.)
+        let via_f64 = approx && f32 && matches!(op, SfuOp::Rsqrt | SfuOp::Ex2 | SfuOp::Lg2);
         // f64 `.approx` forms are upper-word approximations (helper).
         let direct = matches!(op, SfuOp::Sqrt | SfuOp::Rcp) && nearest && (f32 || !approx);
         if !via_f64 && !direct {

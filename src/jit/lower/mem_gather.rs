@@ -184,11 +184,7 @@ impl FuncTranslator<'_> {
         let m = self.lane_loop(check, checked);
         let (_, _, h) = self.scratch_lane(pa, m);
         let fail = self.region_lane_fails(h, &w, len);
-        let m1 = self.b.ins().iadd_imm_s(m, -1);
-        let rest = self.b.ins().band(m, m1);
-        self.b
-            .ins()
-            .brif(fail, bad, &[], check, &[BlockArg::Value(rest)]);
+        self.lane_loop_next_unless(check, m, fail, bad);
         // The stores, lane by lane in ascending order.
         self.b.switch_to_block(checked);
         let store = self.lane_loop_block();
@@ -238,11 +234,7 @@ impl FuncTranslator<'_> {
         let m = self.lane_loop(check, checked);
         let (_, _, o) = self.scratch_lane(w.pa, m);
         let fail = self.shared_lane_fails(o, w.lim, len);
-        let m1 = self.b.ins().iadd_imm_s(m, -1);
-        let rest = self.b.ins().band(m, m1);
-        self.b
-            .ins()
-            .brif(fail, bad, &[], check, &[BlockArg::Value(rest)]);
+        self.lane_loop_next_unless(check, m, fail, bad);
         // The stores, lane by lane in ascending order.
         self.b.switch_to_block(checked);
         let store = self.lane_loop_block();
@@ -420,6 +412,16 @@ impl FuncTranslator<'_> {
         self.b.ins().brif(m, body, &[], exit, &[]);
         self.b.switch_to_block(body);
         m
+    }
+
+    /// Ends a checking lane loop's body: to `bad` where `fail` (i8), else back to `head`
+    /// without the lowest lane of `m`.
+    fn lane_loop_next_unless(&mut self, head: Block, m: Value, fail: Value, bad: Block) {
+        let m1 = self.b.ins().iadd_imm_s(m, -1);
+        let rest = self.b.ins().band(m, m1);
+        self.b
+            .ins()
+            .brif(fail, bad, &[], head, &[BlockArg::Value(rest)]);
     }
 
     /// Ends a lane loop's body: back to `head` without the lowest lane of `m`.

@@ -11,7 +11,9 @@ use crate::jit::abi::Helper;
 use crate::jit::translate::lanes::{self, WarpValue};
 use crate::jit::translate::{FuncTranslator, Mask};
 use crate::jit::JitError;
-use cranelift_codegen::ir::{Inst, InstBuilder, Value};
+use cranelift_codegen::ir::condcodes::IntCC;
+use cranelift_codegen::ir::types::I64;
+use cranelift_codegen::ir::{BlockArg, Inst, InstBuilder, MemFlagsData, Value};
 
 /// Bytes of one data slot: 32 lanes × 8 bytes.
 pub(crate) const SLOT_BYTES: i32 = 256;
@@ -77,5 +79,64 @@ impl FuncTranslator<'_> {
         let bits = self.mbits(mask);
         let desc = lanes::iconst64(&mut self.b, desc);
         self.call_lanewise(h, &[desc, bits], operands, nslots)
+    }
+
+    /// `body` applied to vector `k` of each of `ws` (at most [`OPERAND_SLOTS`] warp
+    /// values of one vector count) for every `k`, in a Cranelift loop over the vectors
+    /// instead of one copy of its code per vector: the quick tier's form of long
+    /// per-vector sequences (an 8- or 16-fold smaller function, the same operations on
+    /// the same lanes, so the same bits). `ws[i]` goes to operand slot `i`; iteration
+    /// `k` loads vector `k` of each and stores `body`'s result (a 16-byte vector of one
+    /// type for every `k`) to vector `k` of [`SLOT_OUT`], read back after the loop.
+    /// `body` must not read or write registers (its instructions run once per vector).
+    /// Ends the current block; the translation continues in the loop's exit block.
+    pub(crate) fn vector_loop(
+        &mut self,
+        ws: &[&WarpValue],
+        body: impl Fn(&mut Self, &[Value]) -> Value,
+    ) -> WarpValue {
+        debug_assert!(!ws.is_empty() && ws.len() <= OPERAND_SLOTS);
+        let n = ws[0].v.len();
+        let mut srcs = Vec::with_capacity(ws.len());
+        for (i, w) in ws.iter().enumerate() {
+            debug_assert_eq!(w.v.len(), n);
+            self.spill(w, slot(i));
+            let ty = self.b.func.dfg.value_type(w.v[0]);
+            srcs.push((self.scratch_addr(slot(i)), ty));
+        }
+        let dst = self.scratch_addr(SLOT_OUT);
+        let zero = self.b.ins().iconst(I64, 0);
+        let head = self.b.create_block();
+        let off = self.b.append_block_param(head, I64);
+        let exit = self.b.create_block();
+        self.b.ins().jump(head, &[BlockArg::Value(zero)]);
+        self.b.switch_to_block(head);
+        let fl = MemFlagsData::new().with_notrap();
+        let xs: Vec<Value> = srcs
+            .iter()
+            .map(|&(base, ty)| {
+                let a = self.b.ins().iadd(base, off);
+                self.b.ins().load(ty, fl, a, 0)
+            })
+            .collect();
+        let r = body(self, &xs);
+        let rty = self.b.func.dfg.value_type(r);
+        let a = self.b.ins().iadd(dst, off);
+        self.b.ins().store(fl, r, a, 0);
+        let next = self.b.ins().iadd_imm_s(off, 16);
+        let end = 16 * n as i64;
+        let more = self.b.ins().icmp_imm_u(IntCC::UnsignedLessThan, next, end);
+        self.b
+            .ins()
+            .brif(more, head, &[BlockArg::Value(next)], exit, &[]);
+        self.b.switch_to_block(exit);
+        let out = self.scratch_addr(SLOT_OUT);
+        let v = (0..n)
+            .map(|k| self.b.ins().load(rty, fl, out, 16 * k as i32))
+            .collect();
+        WarpValue {
+            wide: ws[0].wide,
+            v,
+        }
     }
 }

@@ -3,7 +3,8 @@
 //! load, partial masks in the last warp, lanes split between two allocations, an index
 //! past the end and a misaligned base. The optimized JIT tier loads such lanes in a loop
 //! inside the instruction's cached region (`jit::lower::mem_gather::region_gather`), the
-//! quick tier and the interpreter through the checked access helper; values come from
+//! quick tier (but for the generic load) and the interpreter through the checked access
+//! helper; values come from
 //! Rust indexing the same bytes, faults must read the same on every backend.
 
 #[allow(unused_macros)]

@@ -2,7 +2,9 @@
 //! contiguous (`mem`): the checked helper (`mem_slow`) without the inline coalescing and
 //! one-address tests the optimized tier tries first; only 4-byte loads keep the
 //! half-warp test of `mem_halves` and shared loads the lane loop of `mem_gather` (tile
-//! rows in a hot loop: without them the quick tier ran sgemm 16 times slower). And of
+//! rows in a hot loop: without them the quick tier ran sgemm 16 times slower), and
+//! generic loads and stores take the lane loops of `mem_gather` instead (per-lane
+//! stack frames, about 100 CLIF instructions instead of 290 for a load). And of
 //! the slow path of an access proven contiguous for every launch whose vector path's
 //! test fails: the helper, without the gather, scatter and one-address tests (not where
 //! the shape holds only for launches whose `%ntid.x` is a multiple of 32: sgemm's
@@ -64,6 +66,9 @@ impl FuncTranslator<'_> {
         if let (Space::Shared, [Some(d)]) = (space, dsts) {
             return self.ld_quick_shared(ty, (eb, sb), *d, addr, mask, inst);
         }
+        if space == Space::Generic {
+            return self.ld_quick_gather(ty, (eb, sb), dsts, addr, mask, inst);
+        }
         if let ([Some(d)], 4, false) = (dsts, eb, self.strided(space, addr, eb)) {
             return self.ld_quick_halves(space, ty, *d, addr, mask, inst);
         }
@@ -123,6 +128,37 @@ impl FuncTranslator<'_> {
         self.write(dst, ty, WarpValue { wide, v }, mask)
     }
 
+    /// A generic `ld` in the quick tier: the lane loop of `mem_gather::region_gather`
+    /// (each active lane checked against the instruction's cached region and loaded),
+    /// the helper where a lane fails. Generic loads of unproven shape are mostly
+    /// per-lane stack frames (clang's `-O0`, the `%SP` of `cvta.local`), whose lanes
+    /// are never half-warp rows: the half-warp test's 200 CLIF instructions bought
+    /// nothing there, and the helper took 10 ns a lane.
+    fn ld_quick_gather(
+        &mut self,
+        ty: Type,
+        (eb, sb): (u32, u32),
+        dsts: &[Option<RegId>],
+        addr: &Address,
+        mask: &mut Mask,
+        inst: InstId,
+    ) -> Result<(), JitError> {
+        let space = Space::Generic;
+        let LaneAddr::PerLane(a) = self.lane_addrs(space, addr)? else {
+            return Err(self.internal("lane addresses"));
+        };
+        let bits = self.mbits(mask);
+        self.spill(&a, 0);
+        let (loaded, helper) = (self.b.create_block(), self.b.create_block());
+        self.region_gather((eb, sb, dsts.len()), bits, inst, helper);
+        self.b.ins().jump(loaded, &[]);
+        self.b.switch_to_block(helper);
+        self.slow_access_spilled(space, eb, sb, dsts.len(), false, mask, inst)?;
+        self.b.ins().jump(loaded, &[]);
+        self.b.switch_to_block(loaded);
+        self.write_loaded(ty, sb, dsts, mask)
+    }
+
     /// A 4-byte `ld` outside shared memory in the quick tier: the half-warp test of
     /// `mem_halves` (each half-warp one address or 16 consecutive elements: tile rows,
     /// which the helper made 16 times slower in sgemm), else the helper.
@@ -154,7 +190,8 @@ impl FuncTranslator<'_> {
         self.write(dst, ty, WarpValue { wide: false, v }, mask)
     }
 
-    /// `st` in the quick tier's helper form ([`Self::quick_access`]).
+    /// `st` in the quick tier's helper form ([`Self::quick_access`]); generic stores
+    /// first try the lane loop (see [`Self::ld_quick_gather`]).
     #[allow(clippy::too_many_arguments)]
     pub(super) fn st_quick(
         &mut self,
@@ -170,8 +207,24 @@ impl FuncTranslator<'_> {
             let d = self.read(s, ty, false)?;
             self.spill(&d, SCRATCH_DATA + e as i32 * 32 * sb as i32);
         }
-        let la = self.quick_lane_addrs(space, addr)?;
         let n = srcs.len();
+        if space == Space::Generic {
+            // As `ld_quick_gather`: the lane loop of `mem_gather::region_scatter` (every
+            // active lane checked before the first store), the helper where one fails.
+            let LaneAddr::PerLane(a) = self.lane_addrs(space, addr)? else {
+                return Err(self.internal("lane addresses"));
+            };
+            let bits = self.mbits(mask);
+            let (done, helper) = (self.b.create_block(), self.b.create_block());
+            self.region_scatter((eb, sb, n), &a, bits, inst, helper);
+            self.b.ins().jump(done, &[]);
+            self.b.switch_to_block(helper);
+            self.slow_access_spilled(space, eb, sb, n, true, mask, inst)?;
+            self.b.ins().jump(done, &[]);
+            self.b.switch_to_block(done);
+            return Ok(());
+        }
+        let la = self.quick_lane_addrs(space, addr)?;
         self.slow_access_at(space, eb, sb, n, true, addr, la.as_ref(), mask, inst)
     }
 

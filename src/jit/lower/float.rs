@@ -3,7 +3,8 @@
 //! goes through the `ptxjit_arith` helper, see `int.rs`), `copysign`, `testp`, the
 //! extended `min`/`max` forms ([`InstKind::MinMax`]: `.relu`, `.NaN`, `.xorsign.abs`,
 //! bit-identical to `crate::ops::float`; their integer forms too). The special functions
-//! are `sfu.rs`.
+//! are `sfu.rs`. The quick tier emits `.ftz` arithmetic and `min`/`max` once, in a loop
+//! over the vectors (`FuncTranslator::vector_loop`): the same operations, less code.
 //!
 //! [`InstKind::MinMax`]: crate::ir::InstKind::MinMax
 

@@ -6,7 +6,8 @@
 //! - `rsqrt.approx.f32`: 1/sqrt in f64 (`sqrtpd`, `divpd`), rounded once to f32, as
 //!   `ops::float::approx_f32`;
 //! - `ex2.approx.f32` and `lg2.approx.f32`: the fixed f64 operation sequences of
-//!   `crate::ops::approx`, emitted in the same order on f64x2 vectors.
+//!   `crate::ops::approx`, emitted in the same order on f64x2 vectors (in the quick
+//!   tier once, in a loop over the vectors: `FuncTranslator::vector_loop`).
 //!
 //! The canonical NaN and `.ftz` are applied as there. The rest (sin, cos, tanh, the
 //! directed roundings, the f64 `.approx` forms) goes lane by lane through the

@@ -486,16 +486,10 @@ impl FuncTranslator<'_> {
             && !proven_uniform
             && matches!(space, Space::Global | Space::Generic | Space::Const);
         if gather {
-            let (loaded, helper) = (self.b.create_block(), self.b.create_block());
             if !spilled {
                 self.spill(a, 0);
             }
-            self.region_gather((eb, sb, n), bits, inst, helper);
-            self.b.ins().jump(loaded, &[]);
-            self.b.switch_to_block(helper);
-            self.slow_access_spilled(space, eb, sb, n, false, mask, inst)?;
-            self.b.ins().jump(loaded, &[]);
-            self.b.switch_to_block(loaded);
+            self.region_gather_or_helper(space, (eb, sb, n), bits, mask, inst)?;
         } else if spilled {
             self.slow_access_spilled(space, eb, sb, n, false, mask, inst)?;
         } else {

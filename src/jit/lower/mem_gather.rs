@@ -38,6 +38,7 @@ use crate::ir::{AddrBase, Address, InstId, Space};
 use crate::jit::lower::mem::heap_flags;
 use crate::jit::translate::lanes::WarpValue;
 use crate::jit::translate::{FuncTranslator, Mask, SCRATCH_DATA};
+use crate::jit::JitError;
 use cranelift_codegen::ir::condcodes::IntCC;
 use cranelift_codegen::ir::types::{I32, I32X4, I64, I64X2};
 use cranelift_codegen::ir::{Block, BlockArg, InstBuilder, MemFlagsData, Value};
@@ -156,6 +157,27 @@ impl FuncTranslator<'_> {
         }
         self.lane_loop_next(head, m);
         self.b.switch_to_block(done);
+    }
+
+    /// [`Self::region_gather`] of the lane addresses in the scratch address slot, then
+    /// the helper (`ld`, `space`) where a lane fails; continues after both with the
+    /// elements in the scratch data slot.
+    pub(super) fn region_gather_or_helper(
+        &mut self,
+        space: Space,
+        (eb, sb, n): (u32, u32, usize),
+        bits: Value,
+        mask: &mut Mask,
+        inst: InstId,
+    ) -> Result<(), JitError> {
+        let (loaded, helper) = (self.b.create_block(), self.b.create_block());
+        self.region_gather((eb, sb, n), bits, inst, helper);
+        self.b.ins().jump(loaded, &[]);
+        self.b.switch_to_block(helper);
+        self.slow_access_spilled(space, eb, sb, n, false, mask, inst)?;
+        self.b.ins().jump(loaded, &[]);
+        self.b.switch_to_block(loaded);
+        Ok(())
     }
 
     /// A store of `n` consecutive `eb`-byte elements per active lane (`bits`; `n` > 1 for

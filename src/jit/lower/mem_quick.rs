@@ -51,7 +51,8 @@ impl FuncTranslator<'_> {
         }
     }
 
-    /// `ld` in the quick tier's helper form ([`Self::quick_access`]).
+    /// `ld` in the quick tier's helper form ([`Self::quick_access`]); generic loads first
+    /// try the lane loop.
     #[allow(clippy::too_many_arguments)]
     pub(super) fn ld_quick(
         &mut self,
@@ -66,14 +67,26 @@ impl FuncTranslator<'_> {
         if let (Space::Shared, [Some(d)]) = (space, dsts) {
             return self.ld_quick_shared(ty, (eb, sb), *d, addr, mask, inst);
         }
+        let n = dsts.len();
         if space == Space::Generic {
-            return self.ld_quick_gather(ty, (eb, sb), dsts, addr, mask, inst);
+            // The lane loop of `mem_gather::region_gather` (each active lane checked
+            // against the instruction's cached region and loaded), the helper where a
+            // lane fails. Generic loads of unproven shape are mostly per-lane stack
+            // frames (clang's `-O0`, the `%SP` of `cvta.local`), whose lanes are never
+            // half-warp rows: the half-warp test's 200 CLIF instructions bought nothing
+            // there, and the helper took 10 ns a lane.
+            let LaneAddr::PerLane(a) = self.lane_addrs(space, addr)? else {
+                return Err(self.internal("lane addresses"));
+            };
+            let bits = self.mbits(mask);
+            self.spill(&a, 0);
+            self.region_gather_or_helper(space, (eb, sb, n), bits, mask, inst)?;
+            return self.write_loaded(ty, sb, dsts, mask);
         }
         if let ([Some(d)], 4, false) = (dsts, eb, self.strided(space, addr, eb)) {
             return self.ld_quick_halves(space, ty, *d, addr, mask, inst);
         }
         let la = self.quick_lane_addrs(space, addr)?;
-        let n = dsts.len();
         self.slow_access_at(space, eb, sb, n, false, addr, la.as_ref(), mask, inst)?;
         self.write_loaded(ty, sb, dsts, mask)?;
         Ok(())
@@ -128,37 +141,6 @@ impl FuncTranslator<'_> {
         self.write(dst, ty, WarpValue { wide, v }, mask)
     }
 
-    /// A generic `ld` in the quick tier: the lane loop of `mem_gather::region_gather`
-    /// (each active lane checked against the instruction's cached region and loaded),
-    /// the helper where a lane fails. Generic loads of unproven shape are mostly
-    /// per-lane stack frames (clang's `-O0`, the `%SP` of `cvta.local`), whose lanes
-    /// are never half-warp rows: the half-warp test's 200 CLIF instructions bought
-    /// nothing there, and the helper took 10 ns a lane.
-    fn ld_quick_gather(
-        &mut self,
-        ty: Type,
-        (eb, sb): (u32, u32),
-        dsts: &[Option<RegId>],
-        addr: &Address,
-        mask: &mut Mask,
-        inst: InstId,
-    ) -> Result<(), JitError> {
-        let space = Space::Generic;
-        let LaneAddr::PerLane(a) = self.lane_addrs(space, addr)? else {
-            return Err(self.internal("lane addresses"));
-        };
-        let bits = self.mbits(mask);
-        self.spill(&a, 0);
-        let (loaded, helper) = (self.b.create_block(), self.b.create_block());
-        self.region_gather((eb, sb, dsts.len()), bits, inst, helper);
-        self.b.ins().jump(loaded, &[]);
-        self.b.switch_to_block(helper);
-        self.slow_access_spilled(space, eb, sb, dsts.len(), false, mask, inst)?;
-        self.b.ins().jump(loaded, &[]);
-        self.b.switch_to_block(loaded);
-        self.write_loaded(ty, sb, dsts, mask)
-    }
-
     /// A 4-byte `ld` outside shared memory in the quick tier: the half-warp test of
     /// `mem_halves` (each half-warp one address or 16 consecutive elements: tile rows,
     /// which the helper made 16 times slower in sgemm), else the helper.
@@ -191,7 +173,7 @@ impl FuncTranslator<'_> {
     }
 
     /// `st` in the quick tier's helper form ([`Self::quick_access`]); generic stores
-    /// first try the lane loop (see [`Self::ld_quick_gather`]).
+    /// first try the lane loop (as generic loads in [`Self::ld_quick`]).
     #[allow(clippy::too_many_arguments)]
     pub(super) fn st_quick(
         &mut self,
@@ -209,7 +191,7 @@ impl FuncTranslator<'_> {
         }
         let n = srcs.len();
         if space == Space::Generic {
-            // As `ld_quick_gather`: the lane loop of `mem_gather::region_scatter` (every
+            // As generic loads: the lane loop of `mem_gather::region_scatter` (every
             // active lane checked before the first store), the helper where one fails.
             let LaneAddr::PerLane(a) = self.lane_addrs(space, addr)? else {
                 return Err(self.internal("lane addresses"));

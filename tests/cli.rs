@@ -129,6 +129,78 @@ fn dump_stats_reports_each_kernel() {
     );
 }
 
+/// `dump --stats --by-opcode`: after the kernel table, one row per PTX opcode of the
+/// kernel (examples/saxpy.ptx: the 12 opcodes of its body, terminators aside), each with
+/// at least as many translations as the source has instructions, the costliest first,
+/// shares summing to 100%, and CLIF counts that add up to about the kernel's (the
+/// clean-ups after translation are not attributed). Without `--stats` it is refused.
+#[test]
+fn dump_by_opcode_attributes_the_clif() {
+    let o = ptxjit(&["dump", "examples/saxpy.ptx", "--stats", "--by-opcode"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let text = String::from_utf8_lossy(&o.stdout).into_owned();
+    let lines: Vec<Vec<&str>> = text
+        .lines()
+        .map(|l| l.split_whitespace().collect())
+        .collect();
+    let total_clif: usize = lines[1][3].parse().expect("CLIF");
+    let head = lines
+        .iter()
+        .position(|l| l.first() == Some(&"opcode"))
+        .expect("opcode table");
+    let rows: Vec<(&str, usize, usize, f64)> = lines[head + 1..]
+        .iter()
+        .map(|l| {
+            (
+                l[0],
+                l[1].parse().expect("count"),
+                l[2].parse().expect("CLIF"),
+                l[4].trim_end_matches('%').parse().expect("share"),
+            )
+        })
+        .collect();
+    // The body's instructions, counted by hand from examples/saxpy.ptx.
+    let source = [
+        ("ld.param.u32", 1),
+        ("ld.param.f32", 1),
+        ("ld.param.u64", 2),
+        ("mov.u32", 3),
+        ("mad.lo.s32", 1),
+        ("setp.ge.u32", 1),
+        ("cvta.to.global.u64", 2),
+        ("mul.wide.u32", 1),
+        ("add.s64", 2),
+        ("ld.global.f32", 2),
+        ("fma.rn.f32", 1),
+        ("st.global.f32", 1),
+    ];
+    let mut got: Vec<&str> = rows.iter().map(|r| r.0).collect();
+    got.sort_unstable();
+    let mut want: Vec<&str> = source.iter().map(|s| s.0).collect();
+    want.sort_unstable();
+    assert_eq!(got, want, "{text}");
+    for (op, n) in source {
+        let r = rows.iter().find(|r| r.0 == op).expect("row");
+        assert!(
+            r.1 >= n,
+            "{op}: {} translations for {n} instructions\n{text}",
+            r.1
+        );
+    }
+    assert!(rows.windows(2).all(|w| w[0].2 >= w[1].2), "{text}");
+    let share: f64 = rows.iter().map(|r| r.3).sum();
+    assert!((share - 100.0).abs() < 0.5, "{text}");
+    // The memory accesses are the costliest (their fast path and the helper's).
+    assert!(rows[0].0.starts_with("ld.global") || rows[0].0.starts_with("st.global"));
+    let sum: usize = rows.iter().map(|r| r.2).sum();
+    assert!(
+        sum * 2 > total_clif && sum < total_clif * 2,
+        "{sum} attributed of {total_clif}\n{text}"
+    );
+    let o = ptxjit(&["dump", "examples/saxpy.ptx", "--by-opcode"]);
+    assert_ne!(o.status.code(), Some(0), "--by-opcode without --stats");
+}
+
 #[test]
 fn run_validates_arguments() {
     let base = [

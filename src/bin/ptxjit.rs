@@ -7,7 +7,7 @@
 //!            [--arg SPEC]... [--out I=PATH]...
 //!            [--sanitize memcheck,racecheck,initcheck,synccheck[,report-only]]
 //!            [--sanitize-json PATH] [--schedule random:SEED|explore:N]
-//! ptxjit dump FILE.ptx [--kernel NAME] (--clif | --asm | --stats)
+//! ptxjit dump FILE.ptx [--kernel NAME] (--clif | --asm | --stats [--by-opcode])
 //! ptxjit exec [--lib PATH] [--sanitize LIST] [--backend jit|interp] -- CMD ARGS...
 //! ptxjit fuzz FILE.ptx --kernel NAME --input SPEC... [--grid R] [--block R] [--runs N]
 //!            [--max-time SECS] [--corpus PATH]... [--artifacts DIR] [--reproduce FILE]
@@ -125,6 +125,10 @@ enum Cmd {
         /// quick tier's compile time, also per 1,000 PTX instructions.
         #[arg(long)]
         stats: bool,
+        /// With `--stats`: then the CLIF instructions each PTX opcode (as written, with
+        /// its modifiers) emitted, summed over the kernels, the costliest first.
+        #[arg(long, requires = "stats")]
+        by_opcode: bool,
     },
 }
 
@@ -368,6 +372,7 @@ fn run(cli: Cli) -> Result<(), String> {
             clif,
             asm: _,
             stats,
+            by_opcode,
         } => {
             let (src, name) = read_ptx(&file)?;
             // Variables get real addresses so that the dump shows the code a launch runs.
@@ -382,6 +387,9 @@ fn run(cli: Cli) -> Result<(), String> {
                 let ks = ptxjit::jit::kernel_stats(m.ir(), m.layout(), kernel.as_deref())
                     .map_err(|e| e.to_string())?;
                 print!("{}", stats_table(&ks));
+                if by_opcode {
+                    print!("{}", opcode_table(&ks));
+                }
                 return Ok(());
             }
             let kind = if clif {
@@ -458,6 +466,40 @@ fn stats_table(ks: &[ptxjit::jit::KernelStats]) -> String {
     if ks.len() > 1 {
         let name = format!("total ({} kernels)", ks.len());
         row(&mut s, &name, String::new(), &tot, cpu);
+    }
+    s
+}
+
+/// The `dump --stats --by-opcode` table: per PTX opcode, summed over the kernels,
+/// instructions, CLIF instructions their lowerings emitted (the quick tier), per
+/// instruction and as a share of the column's sum; the costliest first.
+fn opcode_table(ks: &[ptxjit::jit::KernelStats]) -> String {
+    use std::fmt::Write as _;
+    let mut by: std::collections::BTreeMap<&str, (usize, usize)> = Default::default();
+    for o in ks.iter().flat_map(|k| &k.opcodes) {
+        let e = by.entry(o.opcode.as_str()).or_default();
+        e.0 += o.count;
+        e.1 += o.clif;
+    }
+    let sum: usize = by.values().map(|v| v.1).sum();
+    let mut rows: Vec<_> = by.into_iter().collect();
+    rows.sort_by(|a, b| b.1 .1.cmp(&a.1 .1).then(a.0.cmp(b.0)));
+    let mut s = String::new();
+    let _ = writeln!(
+        s,
+        "\n{:<40} {:>8} {:>9} {:>9} {:>7}",
+        "opcode", "count", "CLIF", "CLIF/inst", "share"
+    );
+    for (op, (n, c)) in rows {
+        let _ = writeln!(
+            s,
+            "{:<40} {:>8} {:>9} {:>9.1} {:>6.1}%",
+            op,
+            n,
+            c,
+            c as f64 / n.max(1) as f64,
+            100.0 * c as f64 / sum.max(1) as f64
+        );
     }
     s
 }

@@ -53,6 +53,7 @@ pub use compile::stats::CompileStats;
 pub use compile::tier::JitTier;
 pub use helpers::{helper_calls, HelperCalls};
 pub use translate::cont::regfile_bytes as cont_regfile_bytes;
+pub use translate::opcode_cost::OpcodeCost;
 
 /// A compiled kernel: runs one warp from the kernel's entry with the lanes in `ctx.live`
 /// and returns `ctx.status` (`STATUS_OK` when every lane exited normally), or, for a

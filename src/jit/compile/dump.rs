@@ -8,6 +8,7 @@ use super::{build_guarded, declare_kernel, define, guard, kernel_signature, new_
 use crate::exec::ModuleLayout;
 use crate::ir;
 use crate::ir::analysis::callgraph;
+use crate::jit::translate::opcode_cost::{self, OpcodeCost};
 use crate::jit::{abi, JitError};
 use cranelift_codegen::ir::UserFuncName;
 use cranelift_frontend::FunctionBuilderContext;
@@ -117,6 +118,8 @@ pub struct KernelStats {
     /// CPU time of the compiling thread (less disturbed than wall-clock time when other
     /// processes share the cores).
     pub cpu: Duration,
+    /// CLIF instructions by PTX opcode (`ptxjit dump --stats --by-opcode`).
+    pub opcodes: Vec<OpcodeCost>,
 }
 
 /// CPU time of the calling thread.
@@ -149,7 +152,10 @@ pub fn kernel_stats(
         let funcs: HashSet<ir::FuncId> = callgraph::reachable_funcs(m, fid).into_iter().collect();
         let t = thread_cpu();
         let variant = (false, super::dump_rows());
-        let code = compile_code(m, layout, Policy::Quick, None, variant, Some(&funcs))?;
+        let (code, opcodes) = opcode_cost::collect(|| {
+            compile_code(m, layout, Policy::Quick, None, variant, Some(&funcs))
+        });
+        let code = code?;
         let cpu = thread_cpu() - t;
         free(code.modules);
         out.push(KernelStats {
@@ -157,6 +163,7 @@ pub fn kernel_stats(
             funcs: funcs.len() - 1,
             stats: code.stats,
             cpu,
+            opcodes,
         });
     }
     if out.is_empty() {

@@ -2,7 +2,7 @@
 //! families (wasmtime's translator style), after the scalar (uniform) and affine
 //! lowerings have had their try; `alu_inst` holds the value-computing half.
 
-use super::{FuncTranslator, Mask};
+use super::{opcode_cost, FuncTranslator, Mask};
 use crate::ir::{Inst, InstKind, Operand, RegId, Type};
 use crate::jit::JitError;
 use cranelift_codegen::ir::InstBuilder;
@@ -10,6 +10,7 @@ use cranelift_codegen::ir::InstBuilder;
 impl FuncTranslator<'_> {
     pub(super) fn inst(&mut self, i: &Inst) -> Result<(), JitError> {
         let mark = self.inst_start();
+        let counted = opcode_cost::collecting().then(|| self.b.func.dfg.num_insts());
         if !self.pred_bits.is_empty() {
             for d in i.kind.defs() {
                 self.pred_bits.remove(&d);
@@ -24,6 +25,9 @@ impl FuncTranslator<'_> {
             self.halves_forget(&i.kind.defs());
         }
         self.inst_done(mark);
+        if let (Some(n0), Some(info)) = (counted, self.m.inst_info.get(i.id)) {
+            opcode_cost::record(&info.text, self.b.func.dfg.num_insts() - n0);
+        }
         r
     }
 

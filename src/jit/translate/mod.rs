@@ -22,6 +22,7 @@ pub(crate) mod funcs;
 mod grouped;
 pub(crate) mod join;
 pub(crate) mod lanes;
+pub(crate) mod opcode_cost;
 pub(crate) mod regfile;
 pub(crate) mod scalar;
 pub(crate) mod scratch;

@@ -11,7 +11,6 @@
 #[macro_use]
 mod common;
 use common::*;
-use ptxjit::jit::JitTier;
 use ptxjit::KernelArg;
 
 const FILE: &str = "tests/ptx/generic_stack.ptx";
@@ -36,14 +35,6 @@ fn reference(i: u32) -> [u32; WORDS] {
     ]
 }
 
-fn backends() -> [(Backend, JitTier); 3] {
-    [
-        (Backend::Interp, JitTier::Optimized),
-        (Backend::Jit, JitTier::Quick),
-        (Backend::Jit, JitTier::Optimized),
-    ]
-}
-
 #[test]
 fn frames_through_generic_addresses() {
     // 1000 threads in blocks of 128: the last warp has 8 lanes.
@@ -53,7 +44,7 @@ fn frames_through_generic_addresses() {
         .flat_map(|k| (0..n as u32).map(move |i| reference(i)[k]))
         .collect();
     let mut calls = Vec::new();
-    for (backend, tier) in backends() {
+    for (backend, tier) in backends_and_tiers() {
         // One worker: the helper-call counts (per thread) are the launch's.
         let dev = device_one_worker(tier);
         let m = module_at(&dev, FILE, backend);
@@ -85,29 +76,21 @@ fn frames_through_generic_addresses() {
 
 #[test]
 fn a_lane_past_its_frame_faults_alike() {
-    for tier in [JitTier::Quick, JitTier::Optimized] {
-        let dev = device_tier(tier);
-        let mut reports = Vec::new();
-        for backend in [Backend::Interp, Backend::Jit] {
-            let m = module_at(&dev, FILE, backend);
-            let out = zeroed(&dev, 4 * 32);
-            let c = cfg([1, 1, 1], [32, 1, 1], backend);
-            // In the frame: every lane reads its own word 0, its %tid.x.
-            let args = [arg(&out), KernelArg::U64(0)];
-            dev.launch(&m, "stack_oob", &c, &args)
-                .unwrap_or_else(|e| panic!("{tier:?} {backend:?}: {e}"));
-            let want: Vec<u32> = (0..32).collect();
-            assert_slice_eq(&dev.read::<u32>(&out).unwrap(), &want, "in the frame");
-            // Lane 5 reads 1 MiB above its frame.
-            let args = [arg(&out), KernelArg::U64(1 << 20)];
-            let e = dev.launch(&m, "stack_oob", &c, &args).err();
-            reports.push(e.expect("a fault").to_string());
-            dev.free(out).unwrap();
-        }
-        assert_eq!(
-            reports[0], reports[1],
-            "{tier:?}: interpreter and JIT differ"
-        );
-        assert!(reports[0].contains("ld.u32"), "{}", reports[0]);
-    }
+    faults_alike(FILE, |dev, m, backend| {
+        let out = zeroed(dev, 4 * 32);
+        let c = cfg([1, 1, 1], [32, 1, 1], backend);
+        // In the frame: every lane reads its own word 0, its %tid.x.
+        let args = [arg(&out), KernelArg::U64(0)];
+        dev.launch(m, "stack_oob", &c, &args)
+            .unwrap_or_else(|e| panic!("{backend:?}: {e}"));
+        let want: Vec<u32> = (0..32).collect();
+        assert_slice_eq(&dev.read::<u32>(&out).unwrap(), &want, "in the frame");
+        // Lane 5 reads 1 MiB above its frame.
+        let args = [arg(&out), KernelArg::U64(1 << 20)];
+        let e = dev.launch(m, "stack_oob", &c, &args).err();
+        let e = e.expect("a fault").to_string();
+        assert!(e.contains("ld.u32"), "{e}");
+        dev.free(out).unwrap();
+        vec![e]
+    });
 }

@@ -89,14 +89,6 @@ fn run(
     r
 }
 
-fn backends() -> [(Backend, JitTier); 3] {
-    [
-        (Backend::Interp, JitTier::Optimized),
-        (Backend::Jit, JitTier::Quick),
-        (Backend::Jit, JitTier::Optimized),
-    ]
-}
-
 #[test]
 fn gathers_and_faults() {
     gathers_match_rust_indexing();
@@ -114,7 +106,7 @@ fn gathers_match_rust_indexing() {
     let two: Vec<u32> = (0..1000)
         .map(|t| rng.range(0, 1024) | if t % 3 == 0 { 0x10000 } else { 0 })
         .collect();
-    for (backend, tier) in backends() {
+    for (backend, tier) in backends_and_tiers() {
         // One worker: the launching thread runs every CTA, so the helper-call counts
         // (per thread) are the launch's.
         let dev = device_one_worker(tier);

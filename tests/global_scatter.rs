@@ -13,7 +13,6 @@
 #[macro_use]
 mod common;
 use common::*;
-use ptxjit::jit::JitTier;
 use ptxjit::KernelArg;
 
 const FILE: &str = "tests/ptx/global_scatter.ptx";
@@ -100,11 +99,7 @@ fn indices(seed: u64) -> Vec<u32> {
 fn scatters_and_faults() {
     let idx = indices(31);
     let want = reference(&idx);
-    for (backend, tier) in [
-        (Backend::Interp, JitTier::Optimized),
-        (Backend::Jit, JitTier::Quick),
-        (Backend::Jit, JitTier::Optimized),
-    ] {
+    for (backend, tier) in backends_and_tiers() {
         let dev = device_tier(tier);
         let m = module_at(&dev, FILE, backend);
         let what = format!("{backend:?} {tier:?}");
@@ -117,24 +112,15 @@ fn scatters_and_faults() {
             assert_slice_eq(&got.3, &want.3, &format!("{what} u64"));
         }
     }
-    for tier in [JitTier::Quick, JitTier::Optimized] {
-        // One device per tier: both backends see the same addresses.
-        let dev = device_tier(tier);
-        let mut msgs = Vec::new();
-        for backend in [Backend::Interp, Backend::Jit] {
-            let m = module_at(&dev, FILE, backend);
-            let mut bad = idx.clone();
-            // Thread 77's index 1024: past the end of every buffer (the u8 store faults).
-            bad[77] = ELEMS as u32;
-            let e = run(&dev, &m, backend, &bad, (0, 0)).expect_err("past the end");
-            assert!(e.contains("st.global.u8"), "{e}");
-            msgs.push(e);
-            // Thread 101's u32 element two bytes off its alignment.
-            let e = run(&dev, &m, backend, &idx, (101, 2)).expect_err("misaligned");
-            assert!(e.contains("st.global.u32"), "{e}");
-            msgs.push(e);
-        }
-        assert_eq!(msgs[0], msgs[2], "{tier:?}: interpreter and JIT differ");
-        assert_eq!(msgs[1], msgs[3], "{tier:?}: interpreter and JIT differ");
-    }
+    faults_alike(FILE, |dev, m, backend| {
+        let mut bad = idx.clone();
+        // Thread 77's index 1024: past the end of every buffer (the u8 store faults).
+        bad[77] = ELEMS as u32;
+        let e1 = run(dev, m, backend, &bad, (0, 0)).expect_err("past the end");
+        assert!(e1.contains("st.global.u8"), "{e1}");
+        // Thread 101's u32 element two bytes off its alignment.
+        let e2 = run(dev, m, backend, &idx, (101, 2)).expect_err("misaligned");
+        assert!(e2.contains("st.global.u32"), "{e2}");
+        vec![e1, e2]
+    });
 }

@@ -10,7 +10,6 @@
 #[macro_use]
 mod common;
 use common::*;
-use ptxjit::jit::JitTier;
 use ptxjit::KernelArg;
 
 const FILE: &str = "tests/ptx/global_vec.ptx";
@@ -86,11 +85,7 @@ fn vector_gathers_scatters_and_faults() {
         dst.swap(k, rng.range(0, k as u32 + 1) as usize);
     }
     let want = reference(&inb, &idx, &dst);
-    for (backend, tier) in [
-        (Backend::Interp, JitTier::Optimized),
-        (Backend::Jit, JitTier::Quick),
-        (Backend::Jit, JitTier::Optimized),
-    ] {
+    for (backend, tier) in backends_and_tiers() {
         let dev = device_tier(tier);
         let m = module_at(&dev, FILE, backend);
         let what = format!("{backend:?} {tier:?}");
@@ -101,24 +96,15 @@ fn vector_gathers_scatters_and_faults() {
             assert_slice_eq(&got.1, &want.1, &format!("{what} v2.u64"));
         }
     }
-    for tier in [JitTier::Quick, JitTier::Optimized] {
-        // One device per tier: both backends see the same addresses.
-        let dev = device_tier(tier);
-        let mut msgs = Vec::new();
-        for backend in [Backend::Interp, Backend::Jit] {
-            let m = module_at(&dev, FILE, backend);
-            // Thread 70's v4 load 8 bytes off its 16-byte alignment.
-            let e = run(&dev, &m, backend, (&inb, &idx, &dst), (70, 8)).expect_err("misaligned");
-            assert!(e.contains("ld.global.v4.u32"), "{e}");
-            msgs.push(e);
-            // Thread 90's store past the end of `out` (record RECORDS).
-            let mut bad = dst.clone();
-            bad[90] = RECORDS as u32;
-            let e = run(&dev, &m, backend, (&inb, &idx, &bad), (0, 0)).expect_err("past the end");
-            assert!(e.contains("st.global.v4.u32"), "{e}");
-            msgs.push(e);
-        }
-        assert_eq!(msgs[0], msgs[2], "{tier:?}: interpreter and JIT differ");
-        assert_eq!(msgs[1], msgs[3], "{tier:?}: interpreter and JIT differ");
-    }
+    faults_alike(FILE, |dev, m, backend| {
+        // Thread 70's v4 load 8 bytes off its 16-byte alignment.
+        let e1 = run(dev, m, backend, (&inb, &idx, &dst), (70, 8)).expect_err("misaligned");
+        assert!(e1.contains("ld.global.v4.u32"), "{e1}");
+        // Thread 90's store past the end of `out` (record RECORDS).
+        let mut bad = dst.clone();
+        bad[90] = RECORDS as u32;
+        let e2 = run(dev, m, backend, (&inb, &idx, &bad), (0, 0)).expect_err("past the end");
+        assert!(e2.contains("st.global.v4.u32"), "{e2}");
+        vec![e1, e2]
+    });
 }

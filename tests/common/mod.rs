@@ -115,6 +115,36 @@ pub fn device_tier(tier: ptxjit::jit::JitTier) -> Device {
     .unwrap_or_else(|e| panic!("Device::with_options: {e}"))
 }
 
+/// The interpreter and both JIT tiers, as (backend, tier) pairs (the interpreter's tier
+/// is unused).
+#[allow(dead_code)]
+pub fn backends_and_tiers() -> [(Backend, ptxjit::jit::JitTier); 3] {
+    use ptxjit::jit::JitTier;
+    [
+        (Backend::Interp, JitTier::Optimized),
+        (Backend::Jit, JitTier::Quick),
+        (Backend::Jit, JitTier::Optimized),
+    ]
+}
+
+/// For each JIT tier, one device (both backends then see the same addresses), module
+/// `file` loaded for the interpreter and for the JIT: the fault reports `faults` gets on
+/// each must be equal, report for report.
+#[allow(dead_code)]
+pub fn faults_alike(
+    file: &str,
+    mut faults: impl FnMut(&Device, &ptxjit::Module, Backend) -> Vec<String>,
+) {
+    for tier in [ptxjit::jit::JitTier::Quick, ptxjit::jit::JitTier::Optimized] {
+        let dev = device_tier(tier);
+        let [interp, jit] = [Backend::Interp, Backend::Jit].map(|backend| {
+            let m = module_at(&dev, file, backend);
+            faults(&dev, &m, backend)
+        });
+        assert_eq!(interp, jit, "{tier:?}: interpreter and JIT differ");
+    }
+}
+
 /// A device with `threads` worker threads whose JIT compiles `tier` only.
 #[allow(dead_code)]
 pub fn device_threads_tier(threads: usize, tier: ptxjit::jit::JitTier) -> Device {

@@ -1,12 +1,14 @@
 //! Lowerings on the base of affine registers (`translate::affine`): where the
-//! destination of `mov`, integer `add sub neg not mul.lo mad.lo shl mul.wide mad.wide`
-//! or an integer `cvt` is an affine register, lane 0's result is computed from lane 0's
+//! destination of `mov`, integer `add sub neg not mul.lo mad.lo shl shr and mul.wide
+//! mad.wide` or an integer `cvt` is an affine register, lane 0's result is computed from lane 0's
 //! sources (scalars, affine bases, `%laneid`'s 0, lane 0's `%tid.x` in code for
 //! launches whose `%ntid.x` is a multiple of 32) with scalar instructions. The shape
 //! analysis proved the result affine with the register's stride, and every lane's
 //! result is then `base + l × stride`: the operations are ring homomorphisms modulo
 //! 2^w (`shl` by a constant, a multiplication by a uniform value) and the widenings are
-//! exact where the analysis says so (no lane wraps where lane 0 does not). Any other
+//! exact where the analysis says so (no lane wraps where lane 0 does not); `shr` and
+//! `and` by constants are exact where the analysis says so (the lanes share the bits
+//! the operation keeps), and lane 0's result is the base whatever the operation. Any other
 //! definition (or sources without a scalar base) takes the vector lowering, whose
 //! result `translate::affine` reduces to the base.
 
@@ -149,7 +151,7 @@ impl FuncTranslator<'_> {
                 let mut v = Vec::with_capacity(3);
                 for (k, s) in srcs.iter().enumerate() {
                     let t = op.src_type(*ty, k);
-                    if matches!(op, ArithOp::Shl) && k == 1 {
+                    if matches!(op, ArithOp::Shl | ArithOp::Shr) && k == 1 {
                         // The analysis keeps shifts by an immediate below the width only.
                         let Operand::Imm(n) = s else {
                             return Ok(false);
@@ -181,6 +183,19 @@ impl FuncTranslator<'_> {
                         };
                         self.b.ins().ishl_imm_u(v[0], n as i64)
                     }
+                    // Lane 0's result: the analysis proved the result uniform or affine
+                    // (`shr` of lanes that share their bits from the count up).
+                    ArithOp::Shr => {
+                        let Operand::Imm(n) = srcs[1] else {
+                            return Ok(false);
+                        };
+                        if signed {
+                            self.b.ins().sshr_imm_u(v[0], n as i64)
+                        } else {
+                            self.b.ins().ushr_imm_u(v[0], n as i64)
+                        }
+                    }
+                    ArithOp::And => self.b.ins().band(v[0], v[1]),
                     ArithOp::Mul(MulMode::Wide) | ArithOp::Mad(MulMode::Wide)
                         if ty.bits() == 32 =>
                     {

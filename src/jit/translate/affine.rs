@@ -1,7 +1,9 @@
 //! Affine registers (issue 14, item 2): a 32- or 64-bit register whose value in lane `l`
 //! is always `base + l × stride` (wrapping in the register's width, `stride` a constant
 //! of the shape analysis) lives in a Cranelift variable holding `base` (lane 0's value)
-//! instead of 8 × i32x4 / 16 × i64x2 vectors in the register file.
+//! instead of 8 × i32x4 / 16 × i64x2 vectors in the register file. Stride 0 is a
+//! uniform register the scalar set (`scalar.rs`, which needs uniform sources) leaves
+//! out, such as the warp number `%tid.x >> 5` of an affine `%tid.x`.
 //!
 //! Which registers (see [`affine_set`]): those, not scalar (`scalar.rs`), such that
 //! - every definition is unguarded or guarded by a scalar predicate, by a lane-wise
@@ -15,7 +17,8 @@
 //!   temporary such as an address computed in divergent code);
 //! - at every instruction or terminator that reads it, the analysis says it is affine
 //!   with the same stride `s` there (so no read sees the registers' initial zeroes,
-//!   which are uniform, not affine).
+//!   which are uniform, not affine, unless `s` is 0: the base variable starts at 0
+//!   too, [`FuncTranslator::affine_init`]).
 //!
 //! By induction every lane `l` that reads it holds `base + l × s` at the read. Definitions
 //! are computed on the base where `lower::affine` knows how (add, sub, mul and mad by a
@@ -193,9 +196,10 @@ pub(crate) fn affine_set(
         if ok.get(r) != Some(&true) {
             return;
         }
-        match (s, stride[r]) {
-            (Shape::Affine(x), None) => stride[r] = Some(x),
-            (Shape::Affine(x), Some(y)) if x == y => {}
+        // A uniform value is affine with stride 0.
+        match (s.stride(), stride[r]) {
+            (Some(x), None) => stride[r] = Some(x),
+            (Some(x), Some(y)) if x == y => {}
             _ => ok[r] = false,
         }
     };
@@ -352,6 +356,12 @@ impl FuncTranslator<'_> {
     pub(crate) fn affine_vector(&mut self, base: Value, stride: u64) -> WarpValue {
         let wide = self.b.func.dfg.value_type(base) == I64;
         let w = lanes::splat_scalar(&mut self.b, base);
+        if stride == 0 {
+            if let Some(&p) = w.v.first() {
+                self.affine.lane0.insert(p, base);
+            }
+            return w;
+        }
         let n = if wide { N64 } else { N32 };
         let per = if wide { 2u64 } else { 4 };
         let step = (2 * per).wrapping_mul(stride);

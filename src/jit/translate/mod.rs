@@ -273,8 +273,10 @@ pub(crate) fn build(
     let shapes_rows = Shapes::analyze(f, LaunchShape::of_block([32, 1, 1]));
     let shapes_half = (!quick && !rows && !instrument)
         .then(|| (Shapes::analyze(f, LaunchShape::HALF_ROWS), State::default()));
+    // (The code for whole-row launches follows their analysis: `%tid.x < 32` is uniform.)
+    let term_shapes = if rows { &shapes_rows } else { &shapes };
     let uniform_term = (f.blocks.ids())
-        .map(|i| shapes.terminator(i) == Divergence::Uniform)
+        .map(|i| term_shapes.terminator(i) == Divergence::Uniform)
         .collect();
     let div = cfg::divergent_blocks_given(f, &uniform_term);
     let blocks_d = targets

@@ -37,7 +37,12 @@
 //! `vote`/`ballot`/`redux` with a uniform member mask, `activemask`, `bar.red` results.
 //! `%laneid` is affine with stride 1; `%tid.x` is affine and `%tid.y %tid.z` uniform
 //! when every warp lies in one row of the block ([`LaunchShape::rows_whole_warps`]),
-//! which the launch knows.
+//! which the launch knows. Lanes whose values lie in one aligned block of `2^n` values
+//! (an affine value with `31 × stride < 2^n` and a base with `n` known zero bits, such
+//! as `%tid.x`) stay exact through `shr` by at least `n` (uniform: the warp number
+//! `%tid.x >> 5`), `and` with a constant that keeps or clears the low `n` bits (the
+//! lane `%tid.x & 31`), `div.u`/`rem.u` by powers of two, and integer `setp` against a
+//! bound the block cannot straddle (`%tid.x < 32`: uniform, so such a branch is too).
 //!
 //! Widening an affine value (`cvt.u64.u32`, `mul.wide`) is exact only when no lane's
 //! value wraps where another's does not; each fact therefore also carries the known

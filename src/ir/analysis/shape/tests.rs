@@ -150,3 +150,217 @@ fn facts_meet_and_hold() {
     assert!(Fact::constant(0, 32).holds(32, &[(3, 0), (9, 0)]));
     assert!(!Fact::constant(0, 32).holds(32, &[(3, 0), (9, 0x100)]));
 }
+
+/// `%tid.x` in a launch of whole-row warps: lane `l` holds `32 w + l`.
+const TID_X: Fact = Fact {
+    shape: Shape::Affine(1),
+    tz: 5,
+    guarded: false,
+};
+
+#[test]
+fn warp_and_lane_of_tid() {
+    use super::transfer::{and_fact, shr_fact};
+    // tid >> 5 (the warp) is uniform; tid & 31 (the lane) is 0 + l.
+    let warp = shr_fact(TID_X, 5, 32, false).unwrap();
+    assert_eq!(warp.shape, Shape::Uniform);
+    assert_eq!(shr_fact(TID_X, 6, 32, true).unwrap().shape, Shape::Uniform);
+    let lane = and_fact(TID_X, 31, 32).unwrap();
+    assert_eq!(lane, Fact::affine(1, 64, 32));
+    assert_eq!(and_fact(TID_X, !31, 32).unwrap().shape, Shape::Uniform);
+    // tid >> 4: lanes 0-15 and 16-31 differ; tid & 15 wraps at lane 16.
+    assert_eq!(shr_fact(TID_X, 4, 32, false), None);
+    assert_eq!(and_fact(TID_X, 15, 32), None);
+    // Byte offsets 4 × tid back to the index: affine with stride 1.
+    let bytes = Fact::affine(4, 7, 32);
+    assert_eq!(shr_fact(bytes, 2, 32, false), Some(Fact::affine(1, 5, 32)));
+}
+
+/// Every fact the `shr`/`and` rules give holds for the 32 lanes' values computed as the
+/// ISA defines them, over pseudo-random bases with the known zero bits, strides, shift
+/// counts and masks.
+#[test]
+fn shr_and_facts_hold() {
+    use super::transfer::{and_fact, shr_fact};
+    let mut seed = 0x9e37_79b9_7f4a_7c15u64;
+    let mut next = move || {
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        seed
+    };
+    let strides = [
+        1u64,
+        2,
+        3,
+        4,
+        8,
+        12,
+        16,
+        64,
+        1 << 20,
+        u64::MAX,
+        u64::MAX - 3,
+    ];
+    let (mut shr_claims, mut and_claims) = (0, 0);
+    for _ in 0..20_000 {
+        let w = [16u32, 32, 64][(next() % 3) as usize];
+        let m = crate::ops::mask(w);
+        let s = strides[(next() % strides.len() as u64) as usize] & m;
+        let tz = (next() % 40) as u32;
+        let base = if tz >= 64 { 0 } else { (next() << tz) & m };
+        let x = Fact::affine(s, tz, w);
+        let lanes: Vec<u64> = (0..32u64)
+            .map(|l| base.wrapping_add(l.wrapping_mul(s)) & m)
+            .collect();
+        assert!(x.holds(w, &lanes.iter().copied().enumerate().collect::<Vec<_>>()));
+        let k = next() % u64::from(w);
+        let signed = next() % 2 == 0;
+        if let Some(f) = shr_fact(x, k, w, signed) {
+            shr_claims += 1;
+            let vals: Vec<(usize, u64)> = lanes
+                .iter()
+                .map(|&v| {
+                    if signed {
+                        (crate::ops::sext(v, w) >> k) as u64 & m
+                    } else {
+                        v >> k
+                    }
+                })
+                .enumerate()
+                .collect();
+            assert!(
+                f.holds(w, &vals),
+                "shr {k} of {base:#x} + l*{s:#x} ({w} bits): {f:?}"
+            );
+        }
+        let mask = match next() % 4 {
+            0 => crate::ops::mask((next() % 12) as u32),
+            1 => !crate::ops::mask((next() % 12) as u32),
+            _ => next(),
+        };
+        if let Some(f) = and_fact(x, mask, w) {
+            and_claims += 1;
+            let vals: Vec<(usize, u64)> = lanes.iter().map(|&v| v & mask & m).enumerate().collect();
+            assert!(
+                f.holds(w, &vals),
+                "and {mask:#x} of {base:#x} + l*{s:#x} ({w} bits): {f:?}"
+            );
+        }
+    }
+    // The rules said something often enough for the check to mean something.
+    assert!(
+        shr_claims > 1000 && and_claims > 1000,
+        "{shr_claims} {and_claims}"
+    );
+}
+
+#[test]
+fn setp_of_tid_against_warp_bounds() {
+    use super::transfer::setp_uniform;
+    let imm = |c: u64| (Fact::constant(c, 32), Operand::Imm(c));
+    let tid = (TID_X, Operand::Reg(RegId(0)));
+    let t = |cmp, ty, a: &(Fact, Operand), b: &(Fact, Operand)| {
+        setp_uniform(cmp, ty, (a.0, &a.1), (b.0, &b.1))
+    };
+    // tid < 32, tid > 31, 64 <= tid: whole warps; tid < 16, tid == 0: not.
+    assert!(t(CmpOp::Lt, Type::U32, &tid, &imm(32)));
+    assert!(t(CmpOp::Gt, Type::U32, &tid, &imm(31)));
+    assert!(t(CmpOp::Le, Type::S32, &imm(64), &tid));
+    assert!(!t(CmpOp::Lt, Type::U32, &tid, &imm(16)));
+    assert!(!t(CmpOp::Eq, Type::U32, &tid, &imm(0)));
+    // tid < ntid with ntid a multiple of 32 (a uniform register with 5 known zeros).
+    let ntid = (
+        Fact {
+            tz: 5,
+            ..Fact::UNIFORM
+        },
+        Operand::Reg(RegId(1)),
+    );
+    assert!(t(CmpOp::Lt, Type::U32, &tid, &ntid));
+    assert!(!t(CmpOp::Le, Type::U32, &tid, &ntid));
+}
+
+/// Every `setp` the rule calls uniform gives the 32 lanes one result, computed as the
+/// ISA defines the compare, over pseudo-random bases, strides and bounds.
+#[test]
+fn setp_uniform_holds() {
+    use super::transfer::setp_uniform;
+    let mut seed = 0x2545_f491_4f6c_dd1du64;
+    let mut next = move || {
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        seed
+    };
+    let strides = [1u64, 2, 4, 3, 8, 1 << 20, u64::MAX];
+    let cmps = [
+        CmpOp::Lt,
+        CmpOp::Le,
+        CmpOp::Gt,
+        CmpOp::Ge,
+        CmpOp::Eq,
+        CmpOp::Ne,
+    ];
+    let mut claims = 0;
+    for _ in 0..50_000 {
+        let ty = [
+            Type::U16,
+            Type::S16,
+            Type::U32,
+            Type::S32,
+            Type::U64,
+            Type::S64,
+        ][(next() % 6) as usize];
+        let w = ty.bits();
+        let m = crate::ops::mask(w);
+        let s = strides[(next() % strides.len() as u64) as usize] & m;
+        let tz = (next() % 12) as u32;
+        let base = (next() << tz) & m;
+        let x = Fact::affine(s, tz, w);
+        let c = match next() % 3 {
+            0 => (next() << (next() % 12)) & m,
+            1 => ((next() << (next() % 12)).wrapping_sub(1)) & m,
+            _ => base.wrapping_add(next() % 64) & m,
+        };
+        let u = Fact::constant(c, w);
+        let cmp = cmps[(next() % cmps.len() as u64) as usize];
+        let swap = next() % 2 == 0;
+        let (xo, uo) = (Operand::Reg(RegId(0)), Operand::Imm(c));
+        let uniform = if swap {
+            setp_uniform(cmp, ty, (u, &uo), (x, &xo))
+        } else {
+            setp_uniform(cmp, ty, (x, &xo), (u, &uo))
+        };
+        if !uniform {
+            continue;
+        }
+        claims += 1;
+        let key = |v: u64| -> i128 {
+            if ty.is_signed() {
+                i128::from(crate::ops::sext(v, w))
+            } else {
+                i128::from(v)
+            }
+        };
+        let results: Vec<bool> = (0..32u64)
+            .map(|l| {
+                let v = key(base.wrapping_add(l.wrapping_mul(s)) & m);
+                let (a, b) = if swap { (key(c), v) } else { (v, key(c)) };
+                match cmp {
+                    CmpOp::Lt => a < b,
+                    CmpOp::Le => a <= b,
+                    CmpOp::Gt => a > b,
+                    CmpOp::Ge => a >= b,
+                    CmpOp::Eq => a == b,
+                    _ => a != b,
+                }
+            })
+            .collect();
+        assert!(
+            results.iter().all(|&r| r == results[0]),
+            "{cmp:?} {ty} swap {swap}: {base:#x} + l*{s:#x} vs {c:#x}"
+        );
+    }
+    assert!(claims > 2000, "{claims}");
+}

@@ -3,8 +3,8 @@
 
 use super::{Fact, Shape, Shapes, State};
 use crate::ir::{
-    AddrBase, Address, ArithOp, CallDst, Function, Inst, InstKind, MulMode, Operand, RegId, Space,
-    SpecialReg, Terminator, Type, VarRef, WarpOp,
+    AddrBase, Address, ArithOp, CallDst, CmpOp, Function, Inst, InstKind, MulMode, Operand, RegId,
+    Space, SpecialReg, Terminator, Type, VarRef, WarpOp,
 };
 
 /// Width in bits of values of `ty` (1 for predicates).
@@ -167,6 +167,14 @@ impl Shapes {
                 same(arith(*op, *ty, srcs, &src, half).unwrap_or(lanewise))
             }
             Selp { .. } if src(2).shape == Shape::Uniform => same(src(0).meet(src(1))),
+            // A compare of a run of lanes in one aligned block against a bound the block
+            // cannot straddle; the combined predicate (if any) uniform too.
+            Setp { cmp, ty, a, b, .. }
+                if (2..ops.srcs.len()).all(|i| src(i).shape == Shape::Uniform)
+                    && setp_uniform(*cmp, *ty, (src(0), a), (src(1), b)) =>
+            {
+                same(Fact::UNIFORM)
+            }
             // The result is the source plus or minus a uniform base (each lane's own base
             // for `.local`; 0 for `.global`), wrapped to the type.
             Cvta { space, .. } => same(match (space, src(0)) {
@@ -314,7 +322,8 @@ fn convert_int(x: Fact, from: Type, to: Type, half: bool) -> Fact {
     }
 }
 
-/// Integer `add sub neg not mul.lo mad.lo shl mul.wide mad.wide` of uniform and affine
+/// Integer `add sub neg not mul.lo mad.lo shl mul.wide mad.wide`, `shr` and `and` by a
+/// constant (and `div.u`/`rem.u` by a power of two) of uniform and affine
 /// sources (`None`: not shape-preserving here). `half`: the per-half analysis, which
 /// may widen to guarded facts ([`widen_guarded`]).
 fn arith(
@@ -418,9 +427,154 @@ fn arith(
             (0, 0, None) => Fact::UNIFORM,
             _ => return None,
         },
+        ArithOp::Shr => shr_fact(src(0), imm(1)?, w, ty.is_signed())?,
+        // `div.u`/`rem.u` by a power of two are `shr`/`and`.
+        ArithOp::Div(_) if ty.is_unsigned() && imm(1)?.is_power_of_two() => {
+            shr_fact(src(0), u64::from(imm(1)?.trailing_zeros()), w, false)?
+        }
+        ArithOp::Rem if ty.is_unsigned() && imm(1)?.is_power_of_two() => {
+            and_fact(src(0), imm(1)? - 1, w)?
+        }
+        ArithOp::And => match (imm(0), imm(1)) {
+            (_, Some(m)) => and_fact(src(0), m, w)?,
+            (Some(m), None) => and_fact(src(1), m, w)?,
+            (None, None) => return None,
+        },
         _ => return None,
     };
     Some(fact)
+}
+
+/// Whether integer `setp` `a cmp b` gives every lane the same result: one side affine
+/// (not guarded) with lane offsets of `n` bits (`31 × s < 2^n`, `n < w`) and a base
+/// whose low `n` bits are zero, so that every lane's value lies in one aligned block
+/// of `2^n` values, which neither 2^(w-1) nor 2^w splits (signed and unsigned order
+/// agree within it); the other side uniform and a multiple of `2^n` (`lt`, `ge`: the
+/// block is wholly below or wholly at or above it), or a constant `c` with `c + 1` a
+/// multiple of `2^n` or `c` the type's maximum (`le`, `gt`: `v <= c` is `v < c + 1`).
+pub(super) fn setp_uniform(cmp: CmpOp, ty: Type, a: (Fact, &Operand), b: (Fact, &Operand)) -> bool {
+    let w = width(ty);
+    if !ty.is_int() || w < 2 {
+        return false;
+    }
+    let ((x, _), (u, uop), cmp) = match (a.0.shape, b.0.shape) {
+        (Shape::Uniform, Shape::Uniform) => return true,
+        (Shape::Affine(_), Shape::Uniform) => (a, b, cmp),
+        (Shape::Uniform, Shape::Affine(_)) => match cmp {
+            CmpOp::Lt => (b, a, CmpOp::Gt),
+            CmpOp::Le => (b, a, CmpOp::Ge),
+            CmpOp::Gt => (b, a, CmpOp::Lt),
+            CmpOp::Ge => (b, a, CmpOp::Le),
+            _ => return false,
+        },
+        _ => return false,
+    };
+    let Some(s) = x.shape.stride() else {
+        return false;
+    };
+    let n = lane_span_bits(s);
+    if x.guarded || n >= w || n > u32::from(x.tz) {
+        return false;
+    }
+    match cmp {
+        CmpOp::Lt | CmpOp::Ge => u32::from(u.tz) >= n,
+        CmpOp::Le | CmpOp::Gt => {
+            let Operand::Imm(c) = *uop else {
+                return false;
+            };
+            let m = crate::ops::mask(w);
+            let c = c & m;
+            let max = if ty.is_signed() { m >> 1 } else { m };
+            c == max || c.wrapping_add(1) & crate::ops::mask(n) == 0
+        }
+        _ => false,
+    }
+}
+
+/// Known trailing zeros of a `w`-bit value with `tz` known zeros shifted right by
+/// `k < w` (64: the value is 0).
+fn tz_shr(tz: u32, k: u32, w: u32) -> u32 {
+    if tz >= w {
+        64
+    } else {
+        tz - tz.min(k)
+    }
+}
+
+/// Bits that lane offsets `l × s` (`l < 32`, `s` as a `w`-bit unsigned stride) can
+/// occupy: the bit length of `31 × s`.
+fn lane_span_bits(s: u64) -> u32 {
+    128 - (31u128 * u128::from(s)).leading_zeros()
+}
+
+/// `shr` by the constant `k` of a uniform or affine `w`-bit value `x` (`signed`: an
+/// arithmetic shift). Lane `l` holds `v_l = base + l × s`:
+/// - when the lane offsets need `n <= k` bits (`31 × s < 2^n`) and the base's low `n`
+///   bits are zero, every `v_l` is `base | l × s` (no carry, no wrap) and has the
+///   base's bits from `n` up: the result is uniform (either shift);
+/// - when `s = 2^j` with `j >= k` and the base is a multiple of `32 × s`, the 32 values
+///   lie in one aligned block of `32 × s` values that neither 2^w nor (for a signed
+///   shift, `j + 5 < w`) 2^(w-1) splits, so `v_l >> k = (base >> k) + l × (s >> k)`
+///   exactly: affine with stride `s >> k`.
+pub(super) fn shr_fact(x: Fact, k: u64, w: u32, signed: bool) -> Option<Fact> {
+    let s = x.shape.stride()?;
+    if x.guarded || k >= u64::from(w) {
+        return None;
+    }
+    let (k, tz) = (k as u32, u32::from(x.tz));
+    let uniform = Fact {
+        tz: tz_shr(tz, k, w) as u8,
+        ..Fact::UNIFORM
+    };
+    let n = lane_span_bits(s);
+    if s == 0 || (n <= k && n <= tz) {
+        return Some(uniform);
+    }
+    let j = s.trailing_zeros();
+    let block = j + 5;
+    let fits = if signed { block < w } else { block <= w };
+    (s.is_power_of_two() && j >= k && tz >= block && fits)
+        .then(|| Fact::affine(s >> k, tz_shr(tz, k, w), w))
+}
+
+/// `and` with the constant `m` of a uniform or affine `w`-bit value `x`. When the lane
+/// offsets `l × s` fit in the base's known zero low bits (`31 × s < 2^n`, `n` of them
+/// needed), `v_l = base | l × s` and `v_l & m = (base & m) | (l × s & m)`: affine with
+/// the same stride when `m` keeps those `n` low bits, uniform when it clears them.
+pub(super) fn and_fact(x: Fact, m: u64, w: u32) -> Option<Fact> {
+    let s = x.shape.stride()?;
+    if x.guarded {
+        return None;
+    }
+    let m = m & crate::ops::mask(w);
+    let tz = u32::from(x.tz).min(64);
+    // Known trailing zeros of `base & m`.
+    let tz_and = if m == 0 || tz >= 64 || m >> tz == 0 {
+        64
+    } else {
+        tz.max(m.trailing_zeros())
+    };
+    if s == 0 {
+        return Some(Fact {
+            tz: tz_and as u8,
+            ..Fact::UNIFORM
+        });
+    }
+    let n = lane_span_bits(s);
+    if n > tz || n > w {
+        return None;
+    }
+    let low = crate::ops::mask(n);
+    if m & low == low {
+        Some(Fact::affine(s, tz_and, w))
+    } else if m & low == 0 {
+        Some(Fact {
+            tz: tz_and as u8,
+            ..Fact::UNIFORM
+        })
+    } else {
+        None
+    }
 }
 
 /// Registers written by a terminator (call results: varying).

@@ -4,6 +4,9 @@
 //! (`LaunchConfig::check_shapes`), which verifies every claim over the active lanes.
 //! The kernels are in `tests/ptx/shapes/` (each passes `ptxas -arch=sm_70`).
 
+#[allow(unused_macros)]
+mod common;
+
 use ptxjit::ir::analysis::shape::{Divergence, LaunchShape, Shape, Shapes};
 use ptxjit::ir::{BlockId, FuncId, Function, Module, RegId};
 use ptxjit::{Backend, Device, KernelArg, LaunchConfig};
@@ -341,5 +344,62 @@ fn half_warp_rows_of_16_wide_blocks() {
         ];
         dev.launch(&m, "halves_known", &cfg, &args)
             .unwrap_or_else(|e| panic!("block {block:?}: {e}"));
+    }
+}
+
+/// Warp and lane numbers from `%tid.x` (`warp_lane.ptx`): `tid >> 5`, `tid / 64` and
+/// `tid < 32` uniform, `tid & 31` and `tid % 32` affine where warps are whole rows
+/// (varying otherwise); each launch on the interpreter with the shape checker and on
+/// both JIT tiers gives the values the Rust reference computes.
+#[test]
+fn warp_and_lane_numbers() {
+    let m = checked("warp_lane.ptx");
+    let f = &m.functions[FuncId(0)];
+    let s = Shapes::analyze(f, rows());
+    let at_branch = |s: &Shapes, r| end(s, f, None, r);
+    assert_eq!(at_branch(&s, "%r2"), Shape::Uniform);
+    assert_eq!(at_branch(&s, "%r3"), Shape::Affine(1));
+    assert_eq!(at_branch(&s, "%r4"), Shape::Uniform);
+    assert_eq!(at_branch(&s, "%r5"), Shape::Affine(1));
+    assert_eq!(at_branch(&s, "%p1"), Shape::Uniform);
+    assert_eq!(s.terminator(BlockId(0)), Divergence::Uniform);
+    // The lane-31 test splits the warp; the warp-0 test after the barrier does not.
+    let s2 = Shapes::analyze(f, no_rows());
+    assert_eq!(at_branch(&s2, "%r2"), Shape::Varying);
+    let skip = block(f, Some("SKIP"));
+    assert_eq!(s.terminator(skip), Divergence::Divergent);
+    // (`bar.sync` ends block WAIT; the warp-0 test ends the block after it.)
+    let after = BlockId(block(f, Some("WAIT")).0 + 1);
+    assert_eq!(f.blocks[after].insts.len(), 1, "setp, then the branch");
+    assert_eq!(s.terminator(after), Divergence::Uniform);
+    assert_eq!(s.before(f, after, 1)[reg(f, "%p3")].shape, Shape::Uniform);
+    assert_eq!(s2.terminator(after), Divergence::Divergent);
+
+    assert_eq!(at_branch(&s2, "%p1"), Shape::Varying);
+    assert_eq!(s2.terminator(BlockId(0)), Divergence::Divergent);
+
+    for ntid in [96u32, 64, 40, 48, 32, 1] {
+        let mut want = vec![0u32; 2 * ntid as usize];
+        let value = |t: u32| {
+            100000 * (t % 32) + 1000 * (t >> 5) + (t & 31) + t / 64 + if t < 32 { 7 } else { 0 }
+        };
+        for t in 0..ntid {
+            want[t as usize] = value(t);
+            if t >= 32 {
+                want[(ntid + t) as usize] = value(32 * (t / 32 - 1) + 31);
+            }
+        }
+        for (backend, tier) in common::backends_and_tiers() {
+            let dev = common::device_tier(tier);
+            let m = common::module_at(&dev, "tests/ptx/shapes/warp_lane.ptx", backend);
+            let out = dev.alloc_zeroed(8 * ntid as usize).expect("alloc");
+            let cfg = LaunchConfig::new([1, 1, 1], [ntid, 1, 1])
+                .backend(backend)
+                .check_shapes(backend == Backend::Interp);
+            dev.launch(&m, "warp_lane", &cfg, &[(&out).into()])
+                .unwrap_or_else(|e| panic!("{backend:?} {tier:?} block {ntid}: {e}"));
+            let got = dev.read::<u32>(&out).expect("read");
+            assert_eq!(got, want, "{backend:?} {tier:?} block {ntid}");
+        }
     }
 }

@@ -1,14 +1,15 @@
 //! Lowerings on the base of affine registers (`translate::affine`): where the
-//! destination of `mov`, integer `add sub neg not mul.lo mad.lo shl shr and mul.wide
-//! mad.wide` or an integer `cvt` is an affine register, lane 0's result is computed from lane 0's
+//! destination of `mov`, integer `add sub neg not mul.lo mad.lo shl shr and or xor
+//! mul.wide mad.wide` or an integer `cvt` is an affine register, lane 0's result is computed from lane 0's
 //! sources (scalars, affine bases, `%laneid`'s 0, lane 0's `%tid.x` in code for
 //! launches whose `%ntid.x` is a multiple of 32) with scalar instructions. The shape
 //! analysis proved the result affine with the register's stride, and every lane's
 //! result is then `base + l × stride`: the operations are ring homomorphisms modulo
 //! 2^w (`shl` by a constant, a multiplication by a uniform value) and the widenings are
-//! exact where the analysis says so (no lane wraps where lane 0 does not); `shr` and
-//! `and` by constants are exact where the analysis says so (the lanes share the bits
-//! the operation keeps), and lane 0's result is the base whatever the operation. Any other
+//! exact where the analysis says so (no lane wraps where lane 0 does not); `shr`, `and`,
+//! `or` and `xor` are exact where the analysis says so (the lanes' offsets and the
+//! other operand touch different bits), and lane 0's result is the base whatever the
+//! operation. Any other
 //! definition (or sources without a scalar base) takes the vector lowering, whose
 //! result `translate::affine` reduces to the base.
 
@@ -196,6 +197,8 @@ impl FuncTranslator<'_> {
                         }
                     }
                     ArithOp::And => self.b.ins().band(v[0], v[1]),
+                    ArithOp::Or => self.b.ins().bor(v[0], v[1]),
+                    ArithOp::Xor => self.b.ins().bxor(v[0], v[1]),
                     ArithOp::Mul(MulMode::Wide) | ArithOp::Mad(MulMode::Wide)
                         if ty.bits() == 32 =>
                     {

@@ -40,9 +40,10 @@
 //! which the launch knows. Lanes whose values lie in one aligned block of `2^n` values
 //! (an affine value with `31 × stride < 2^n` and a base with `n` known zero bits, such
 //! as `%tid.x`) stay exact through `shr` by at least `n` (uniform: the warp number
-//! `%tid.x >> 5`), `and` with a constant that keeps or clears the low `n` bits (the
-//! lane `%tid.x & 31`), `div.u`/`rem.u` by powers of two, and integer `setp` against a
-//! bound the block cannot straddle (`%tid.x < 32`: uniform, so such a branch is too).
+//! `%tid.x >> 5`), `and`/`or`/`xor` with a uniform value that keeps or clears every
+//! bit the lane offsets can set (the lane `%tid.x & 31`; Triton's `pid << 10 | tid`),
+//! `div.u`/`rem.u` by powers of two, and integer `setp` against a bound the block
+//! cannot straddle (`%tid.x < 32`: uniform, so such a branch is too).
 //!
 //! Widening an affine value (`cvt.u64.u32`, `mul.wide`) is exact only when no lane's
 //! value wraps where another's does not; each fact therefore also carries the known

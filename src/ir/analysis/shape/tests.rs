@@ -160,7 +160,8 @@ const TID_X: Fact = Fact {
 
 #[test]
 fn warp_and_lane_of_tid() {
-    use super::transfer::{and_fact, shr_fact};
+    use super::transfer::{bitwise_fact, shr_fact, BitOp};
+    let and_fact = |x, m, w| bitwise_fact(BitOp::And, x, Fact::constant(m, w), Some(m), w);
     // tid >> 5 (the warp) is uniform; tid & 31 (the lane) is 0 + l.
     let warp = shr_fact(TID_X, 5, 32, false).unwrap();
     assert_eq!(warp.shape, Shape::Uniform);
@@ -174,14 +175,30 @@ fn warp_and_lane_of_tid() {
     // Byte offsets 4 × tid back to the index: affine with stride 1.
     let bytes = Fact::affine(4, 7, 32);
     assert_eq!(shr_fact(bytes, 2, 32, false), Some(Fact::affine(1, 5, 32)));
+    // Triton's `pid << 10 | tid`: affine; `tid ^ 64`, `2 × lane | 1`: affine.
+    let block = Fact {
+        tz: 10,
+        ..Fact::UNIFORM
+    };
+    let or = bitwise_fact(BitOp::Or, TID_X, block, None, 32);
+    assert_eq!(or, Some(Fact::affine(1, 5, 32)));
+    let xor = bitwise_fact(BitOp::Xor, TID_X, Fact::constant(64, 32), Some(64), 32);
+    assert_eq!(xor, Some(Fact::affine(1, 5, 32)));
+    let even = Fact::affine(2, 6, 32);
+    let odd = bitwise_fact(BitOp::Or, even, Fact::constant(1, 32), Some(1), 32);
+    assert_eq!(odd, Some(Fact::affine(2, 0, 32)));
+    // `2 × lane & 510` keeps every lane bit; `tid ^ 16` does not.
+    assert_eq!(and_fact(even, 510, 32), Some(Fact::affine(2, 6, 32)));
+    let x16 = bitwise_fact(BitOp::Xor, TID_X, Fact::constant(16, 32), Some(16), 32);
+    assert_eq!(x16, None);
 }
 
-/// Every fact the `shr`/`and` rules give holds for the 32 lanes' values computed as the
+/// Every fact the `shr`/`and`/`or`/`xor` rules give holds for the 32 lanes' values computed as the
 /// ISA defines them, over pseudo-random bases with the known zero bits, strides, shift
 /// counts and masks.
 #[test]
 fn shr_and_facts_hold() {
-    use super::transfer::{and_fact, shr_fact};
+    use super::transfer::{bitwise_fact, shr_fact, BitOp};
     let mut seed = 0x9e37_79b9_7f4a_7c15u64;
     let mut next = move || {
         seed ^= seed << 13;
@@ -239,13 +256,38 @@ fn shr_and_facts_hold() {
             1 => !crate::ops::mask((next() % 12) as u32),
             _ => next(),
         };
-        if let Some(f) = and_fact(x, mask, w) {
-            and_claims += 1;
-            let vals: Vec<(usize, u64)> = lanes.iter().map(|&v| v & mask & m).enumerate().collect();
-            assert!(
-                f.holds(w, &vals),
-                "and {mask:#x} of {base:#x} + l*{s:#x} ({w} bits): {f:?}"
-            );
+        // The other operand: an immediate, or a uniform register with known zero bits.
+        let imm = next() % 2 == 0;
+        let (u, c) = if imm {
+            (Fact::constant(mask, w), Some(mask))
+        } else {
+            let tu = (next() % 12) as u32;
+            (
+                Fact {
+                    tz: tu as u8,
+                    ..Fact::UNIFORM
+                },
+                None,
+            )
+        };
+        let uval = if imm { mask & m } else { (next() << u.tz) & m };
+        for op in [BitOp::And, BitOp::Or, BitOp::Xor] {
+            if let Some(f) = bitwise_fact(op, x, u, c, w) {
+                and_claims += 1;
+                let vals: Vec<(usize, u64)> = lanes
+                    .iter()
+                    .map(|&v| match op {
+                        BitOp::And => v & uval,
+                        BitOp::Or => v | uval,
+                        BitOp::Xor => v ^ uval,
+                    })
+                    .enumerate()
+                    .collect();
+                assert!(
+                    f.holds(w, &vals),
+                    "{op:?} {uval:#x} of {base:#x} + l*{s:#x} ({w} bits): {f:?}"
+                );
+            }
         }
     }
     // The rules said something often enough for the check to mean something.

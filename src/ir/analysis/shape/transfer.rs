@@ -322,8 +322,9 @@ fn convert_int(x: Fact, from: Type, to: Type, half: bool) -> Fact {
     }
 }
 
-/// Integer `add sub neg not mul.lo mad.lo shl mul.wide mad.wide`, `shr` and `and` by a
-/// constant (and `div.u`/`rem.u` by a power of two) of uniform and affine
+/// Integer `add sub neg not mul.lo mad.lo shl mul.wide mad.wide`, `shr` by a constant,
+/// `and or xor` with a uniform value (and `div.u`/`rem.u` by a power of two) of uniform
+/// and affine
 /// sources (`None`: not shape-preserving here). `half`: the per-half analysis, which
 /// may widen to guarded facts ([`widen_guarded`]).
 fn arith(
@@ -433,13 +434,23 @@ fn arith(
             shr_fact(src(0), u64::from(imm(1)?.trailing_zeros()), w, false)?
         }
         ArithOp::Rem if ty.is_unsigned() && imm(1)?.is_power_of_two() => {
-            and_fact(src(0), imm(1)? - 1, w)?
+            let m = imm(1)? - 1;
+            bitwise_fact(BitOp::And, src(0), Fact::constant(m, w), Some(m), w)?
         }
-        ArithOp::And => match (imm(0), imm(1)) {
-            (_, Some(m)) => and_fact(src(0), m, w)?,
-            (Some(m), None) => and_fact(src(1), m, w)?,
-            (None, None) => return None,
-        },
+        ArithOp::And | ArithOp::Or | ArithOp::Xor => {
+            let bop = match op {
+                ArithOp::And => BitOp::And,
+                ArithOp::Or => BitOp::Or,
+                _ => BitOp::Xor,
+            };
+            // The affine (or first) side, then the other.
+            let (x, u) = if src(1).shape == Shape::Uniform {
+                (0, 1)
+            } else {
+                (1, 0)
+            };
+            bitwise_fact(bop, src(x), src(u), imm(u), w)?
+        }
         _ => return None,
     };
     Some(fact)
@@ -537,44 +548,71 @@ pub(super) fn shr_fact(x: Fact, k: u64, w: u32, signed: bool) -> Option<Fact> {
         .then(|| Fact::affine(s >> k, tz_shr(tz, k, w), w))
 }
 
-/// `and` with the constant `m` of a uniform or affine `w`-bit value `x`. When the lane
+/// The bits lane offsets `l × s` (`l < 32`) can set.
+fn lane_bits(s: u64) -> u64 {
+    (0..32u64).fold(0, |a, l| a | l.wrapping_mul(s))
+}
+
+/// A bitwise `and`, `or` or `xor` ([`BitOp`]) of a uniform or affine `w`-bit value `x`
+/// and a uniform one `u` (the constant `c` when it is an immediate). When the lane
 /// offsets `l × s` fit in the base's known zero low bits (`31 × s < 2^n`, `n` of them
-/// needed), `v_l = base | l × s` and `v_l & m = (base & m) | (l × s & m)`: affine with
-/// the same stride when `m` keeps those `n` low bits, uniform when it clears them.
-pub(super) fn and_fact(x: Fact, m: u64, w: u32) -> Option<Fact> {
+/// needed), `v_l = base | l × s`, and with `L` the bits the offsets can set:
+/// - `u & L = 0` (a constant without those bits, or a uniform value with `n` known zero
+///   bits): `v_l & u = base & u` (uniform), `v_l | u = (base | u) + l × s` and
+///   `v_l ^ u = (base ^ u) + l × s` (affine, same stride);
+/// - `c & L = L`: `v_l & c = (base & c) + l × s` (affine), `v_l | c = base | c`
+///   (uniform).
+pub(super) fn bitwise_fact(op: BitOp, x: Fact, u: Fact, c: Option<u64>, w: u32) -> Option<Fact> {
     let s = x.shape.stride()?;
-    if x.guarded {
+    if x.guarded || u.shape != Shape::Uniform {
         return None;
     }
-    let m = m & crate::ops::mask(w);
-    let tz = u32::from(x.tz).min(64);
-    // Known trailing zeros of `base & m`.
-    let tz_and = if m == 0 || tz >= 64 || m >> tz == 0 {
-        64
-    } else {
-        tz.max(m.trailing_zeros())
+    let m = crate::ops::mask(w);
+    let c = c.map(|c| c & m);
+    let (tx, tu) = (u32::from(x.tz).min(64), u32::from(u.tz).min(64));
+    // Known trailing zeros of `base op u`.
+    let tz_of = |op: BitOp| match op {
+        BitOp::And => match c {
+            Some(c) if c == 0 || tx >= 64 || c >> tx == 0 => 64,
+            _ => tx.max(tu),
+        },
+        BitOp::Or | BitOp::Xor => tx.min(tu),
     };
     if s == 0 {
         return Some(Fact {
-            tz: tz_and as u8,
+            tz: tz_of(op) as u8,
             ..Fact::UNIFORM
         });
     }
     let n = lane_span_bits(s);
-    if n > tz || n > w {
+    if n > tx || n > w {
         return None;
     }
-    let low = crate::ops::mask(n);
-    if m & low == low {
-        Some(Fact::affine(s, tz_and, w))
-    } else if m & low == 0 {
-        Some(Fact {
-            tz: tz_and as u8,
-            ..Fact::UNIFORM
-        })
-    } else {
-        None
+    let l = lane_bits(s);
+    let clear = match c {
+        Some(c) => c & l == 0,
+        None => tu >= n,
+    };
+    let full = c.is_some_and(|c| c & l == l);
+    let uniform = Fact {
+        tz: tz_of(op) as u8,
+        ..Fact::UNIFORM
+    };
+    match op {
+        BitOp::And if clear => Some(uniform),
+        BitOp::And if full => Some(Fact::affine(s, tz_of(op), w)),
+        BitOp::Or | BitOp::Xor if clear => Some(Fact::affine(s, tz_of(op), w)),
+        BitOp::Or if full => Some(uniform),
+        _ => None,
     }
+}
+
+/// The bitwise operations of [`bitwise_fact`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum BitOp {
+    And,
+    Or,
+    Xor,
 }
 
 /// Registers written by a terminator (call results: varying).

@@ -236,6 +236,36 @@ fn generator_half_and_vector_forms() {
     }
 }
 
+/// The generator's warp-and-lane sections (`fuzz/src/gen/shape.rs` `warp_lane`: values
+/// such as `tid >> 5`, `tid & 31`, `pid << 10 | tid` that the shape analysis calls
+/// uniform or affine) occur in a share of the programs, with each kind of operation.
+#[test]
+fn generator_warp_lane_sections() {
+    let forms = [
+        " W",
+        "shr.u32 %c5",
+        "shr.s32 %c5",
+        "and.b32 %c5",
+        "or.b32 %c5",
+        "xor.b32 %c5",
+        "rem.u32 %c5",
+        "div.u32 %c5",
+        ", %c5, %c7;",
+    ];
+    let mut seen = vec![0u32; forms.len()];
+    for seed in 0..400u64 {
+        let data = gen::seed_bytes(seed, 600 + (seed as usize * 97) % 2000);
+        let p = gen::Program::arbitrary(&mut Unstructured::new(&data)).unwrap();
+        for (n, f) in seen.iter_mut().zip(forms) {
+            *n += u32::from(p.src.contains(f));
+        }
+    }
+    eprintln!("{:?}", forms.iter().zip(&seen).collect::<Vec<_>>());
+    for (f, n) in forms.iter().zip(&seen) {
+        assert!(*n >= 2, "{f:?} in {n} of 400 programs");
+    }
+}
+
 #[test]
 fn launch_corpus() {
     for (f, data) in inputs("launch") {

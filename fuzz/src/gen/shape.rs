@@ -14,12 +14,89 @@ use super::*;
 impl Gen<'_, '_> {
     /// One shape section in kernel context `c`.
     pub(super) fn shape(&mut self, c: &Ctx) -> Result<()> {
-        match self.below(4)? {
-            0 => self.uniform_loop(c),
-            1 => self.affine_load(c),
-            2 => self.shifting_access(c),
+        match self.below(9)? {
+            0 | 1 => self.uniform_loop(c),
+            2 | 3 => self.affine_load(c),
+            4 | 5 => self.shifting_access(c),
+            6 | 7 => self.warp_lane(c),
             _ => self.join_value(c),
         }
+    }
+
+    /// Warp and lane numbers: `%c5` from `%tx`, `%laneid` or the global index through one
+    /// or two of `shr`, `and`/`or`/`xor` with a constant or with `%ctaid.x`/`%ntid.x`
+    /// shifted left, `div.u`/`rem.u` by a power of two and `shl`; then compared with a
+    /// warp boundary for a branch around one operation, and used as an address in `in`.
+    /// (Uniform or affine where warps are whole rows and the operation keeps the lanes
+    /// of one aligned block apart: `tid >> 5`, `tid & 31`, `pid << 10 | tid`; varying
+    /// otherwise.)
+    fn warp_lane(&mut self, c: &Ctx) -> Result<()> {
+        let x = match self.batch {
+            true => self.pick(&["%tx", "%laneid"])?,
+            false => self.pick(&["%tx", "%gx", "%laneid"])?,
+        };
+        self.line(&format!("mov.u32 %c5, {x};"));
+        for _ in 0..self.u.int_in_range(1..=2u32)? {
+            match self.below(7)? {
+                0 => {
+                    let k = self.pick(&[1u32, 4, 5, 6, 8, 31])?;
+                    let ty = self.pick(&["u32", "s32"])?;
+                    self.line(&format!("shr.{ty} %c5, %c5, {k};"));
+                }
+                1..=3 => {
+                    let op = ["and", "or", "xor"][self.below(3)? as usize];
+                    let m = self.pick(&[
+                        31u32,
+                        63,
+                        15,
+                        1,
+                        32,
+                        64,
+                        0x3e,
+                        0x400,
+                        0xffff_ffe0,
+                        0xffff_ff00,
+                        0x8000_0000,
+                    ])?;
+                    self.line(&format!("{op}.b32 %c5, %c5, {m:#x};"));
+                }
+                4 => {
+                    let op = ["and", "or", "xor"][self.below(3)? as usize];
+                    let u = self.pick(&["%ctaid.x", "%ntid.x"])?;
+                    let k = self.pick(&[0u32, 4, 5, 6, 10])?;
+                    self.line(&format!("mov.u32 %c7, {u};"));
+                    self.line(&format!("shl.b32 %c7, %c7, {k};"));
+                    self.line(&format!("{op}.b32 %c5, %c5, %c7;"));
+                }
+                5 => {
+                    let op = self.pick(&["div", "rem"])?;
+                    let d = self.pick(&[2u32, 16, 32, 64])?;
+                    self.line(&format!("{op}.u32 %c5, %c5, {d};"));
+                }
+                _ => {
+                    let k = self.pick(&[1u32, 2, 5])?;
+                    self.line(&format!("shl.b32 %c5, %c5, {k};"));
+                }
+            }
+        }
+        self.line("mad.lo.u32 %hash, %hash, 31, %c5;");
+        let id = self.uid;
+        self.uid += 1;
+        let cmp = self.pick(&[
+            "lt.u32", "ge.u32", "gt.u32", "le.u32", "lt.s32", "ge.s32", "gt.s32", "le.s32",
+        ])?;
+        let bound = self.pick(&[0u32, 1, 31, 32, 63, 64, 96, 0x7fff_ffff, 0xffff_ffff])?;
+        self.line(&format!("setp.{cmp} %q2, %c5, {bound:#x};"));
+        self.line(&format!("@%q2 bra W{id}_T;"));
+        self.op(c)?;
+        let _ = writeln!(self.s, "W{id}_T:");
+        self.line("and.b32 %c7, %c5, 4095;");
+        self.line("mul.wide.u32 %td6, %c7, 8;");
+        self.line("add.s64 %td6, %in, %td6;");
+        let g = self.guard(c, 25)?;
+        let r = self.reg(c, K::B64)?;
+        self.line(&format!("{g}ld.global.u64 {r}, [%td6];"));
+        Ok(())
     }
 
     /// A uniform value in `%c5`: from `%ctaid.x`, `%ntid.x`, `%nctaid.x`, a constant,

@@ -32,7 +32,7 @@ fn int32_64(t: Type) -> bool {
 impl FuncTranslator<'_> {
     /// Lane 0's value of source `op` read as type `ty` (32 or 64 bits) in `ty`'s
     /// container (`None`: no scalar form).
-    fn abase(&mut self, op: &Operand, ty: Type) -> Result<Option<Value>, JitError> {
+    pub(crate) fn abase(&mut self, op: &Operand, ty: Type) -> Result<Option<Value>, JitError> {
         if !int32_64(ty) {
             return Ok(None);
         }

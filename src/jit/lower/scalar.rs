@@ -164,6 +164,17 @@ impl FuncTranslator<'_> {
         }
     }
 
+    /// [`Self::sread`] of a compare's operand, or lane 0's value of an affine one
+    /// (`%tid.x`, `%laneid`, an affine register): a scalar predicate whose sources are
+    /// not all uniform is one the shape analysis proved uniform (`scalar_set`), so lane
+    /// 0's compare is every lane's.
+    fn sread_or_base(&mut self, op: &Operand, ty: Type) -> Result<Option<Value>, JitError> {
+        match self.sread(op, ty, true)? {
+            Some(x) => Ok(Some(x)),
+            None => self.abase(op, ty),
+        }
+    }
+
     /// A source operand as a scalar of type `ty`'s container (`i32`/`i64`), as
     /// [`FuncTranslator::read`] reads it in every lane; `None` when it is not uniform.
     pub(crate) fn sread(
@@ -519,8 +530,8 @@ impl FuncTranslator<'_> {
                     (CmpOp::Ge | CmpOp::Geu, false) => IntCC::UnsignedGreaterThanOrEqual,
                     _ => return Ok(false),
                 };
-                let x = self.sread(a, ty, true)?;
-                let y = self.sread(b, ty, true)?;
+                let x = self.sread_or_base(a, ty)?;
+                let y = self.sread_or_base(b, ty)?;
                 let (Some(x), Some(y)) = (x, y) else {
                     return Ok(false);
                 };

@@ -285,7 +285,7 @@ pub(crate) fn build(
         .map(|(&t, &d)| (t && d).then(|| b.create_block()))
         .collect();
     let waits = cfg::waiting_ranges_given(f, &uniform_term);
-    let sregs = scalar::ScalarRegs::new(&mut b, f, &div, &waits);
+    let sregs = scalar::ScalarRegs::new(&mut b, f, &div, &waits, term_shapes);
     let cont = cont::eligible(f, &div, instrument);
     // (A continuation kernel's warp context: its chain head's parameter, `ContLive`.)
     let cont_live = cont.then(|| cont::ContLive::new(&mut b, f, ctx));

@@ -16,7 +16,9 @@
 //!   a weak `ld.global`/`ld.shared`/`ld.const` from a register of `S` (one instruction
 //!   gives every lane the bytes at one address, as `ir::analysis::shape` says),
 //! - reads only registers of `S`, immediates, addresses and per-warp special registers
-//!   (`%ctaid`, `%ntid`, `%nctaid`, …).
+//!   (`%ctaid`, `%ntid`, `%nctaid`, …), or is a `setp` whose predicates the shape
+//!   analysis (of the launches the code is for) proves uniform (`%tid.x < 32` where
+//!   warps are whole rows; `lower::scalar` then compares lane 0's values).
 //!
 //! By induction every live lane then holds the same value of a register of `S` at every
 //! point (registers start at zero in every lane; lanes only ever leave, by `exit`), and
@@ -29,6 +31,7 @@
 //! gives its scalar back for free: `ld.param`, special registers).
 
 use crate::ir::analysis::liveness::{Liveness, RegSet};
+use crate::ir::analysis::shape::{strong_load, Shape, Shapes, State};
 use crate::ir::{
     self, AddrBase, BlockId, Guard, Idx, IdxVec, InstKind, Operand, RegClass, RegId, Space, VarRef,
 };
@@ -165,14 +168,45 @@ fn waiting_live(
     Some(out)
 }
 
+/// Per block and instruction: the instruction is a `setp` (or `set`-like pure compare)
+/// whose predicate results the shape analysis proves uniform, though its sources need
+/// not be (`%tid.x < 32` where warps are whole rows).
+fn uniform_predicates(f: &ir::Function, shapes: &Shapes) -> Vec<Vec<bool>> {
+    let mut st = State::default();
+    let mut out = Vec::with_capacity(f.blocks.len());
+    for (b, blk) in f.blocks.iter_enumerated() {
+        shapes.enter(b, &mut st);
+        let mut row = Vec::with_capacity(blk.insts.len());
+        for (k, inst) in blk.insts.iter().enumerate() {
+            shapes.step(f, &mut st, inst, strong_load(blk, k));
+            let defs = inst.kind.defs();
+            row.push(
+                matches!(inst.kind, InstKind::Setp { .. })
+                    && !defs.is_empty()
+                    && defs.iter().all(|&d| {
+                        f.regs
+                            .get(d)
+                            .is_some_and(|r| r.ty.class() == RegClass::Pred)
+                            && st.get(d).is_some_and(|x| x.shape == Shape::Uniform)
+                    }),
+            );
+        }
+        out.push(row);
+    }
+    out
+}
+
 /// The scalar registers of `f` (see the module doc); `div[b]`: block `b` can run while
-/// lanes wait elsewhere; `ranges`: where they can wait (`cfg::waiting_ranges_given`).
+/// lanes wait elsewhere; `ranges`: where they can wait (`cfg::waiting_ranges_given`);
+/// `shapes`: the shape analysis of the launches the code is for.
 pub(crate) fn scalar_set(
     f: &ir::Function,
     div: &IdxVec<BlockId, bool>,
     ranges: &[(usize, usize, BlockId)],
+    shapes: &Shapes,
 ) -> IdxVec<RegId, bool> {
     let waiting = waiting_live(f, div, ranges);
+    let uniform_pred = uniform_predicates(f, shapes);
     let mut s: IdxVec<RegId, bool> = f
         .regs
         .iter()
@@ -212,9 +246,10 @@ pub(crate) fn scalar_set(
                     && i.guard
                         .is_none_or(|g| s.get(g.pred).copied().unwrap_or(false))
                     && (pure_kind(f, &i.kind) || uniform_load(blk, k, &s))
-                    && i.kind
-                        .operands()
-                        .is_ok_and(|o| o.srcs.iter().all(|(op, _, _)| uniform_operand(op, &s)));
+                    && (uniform_pred[b.index()][k]
+                        || i.kind.operands().is_ok_and(|o| {
+                            o.srcs.iter().all(|(op, _, _)| uniform_operand(op, &s))
+                        }));
                 if !ok {
                     for d in defs {
                         if let Some(x) = s.get_mut(d) {
@@ -238,8 +273,9 @@ impl ScalarRegs {
         f: &ir::Function,
         div: &IdxVec<BlockId, bool>,
         ranges: &[(usize, usize, BlockId)],
+        shapes: &Shapes,
     ) -> ScalarRegs {
-        let set = scalar_set(f, div, ranges);
+        let set = scalar_set(f, div, ranges, shapes);
         let vars = f
             .regs
             .iter()

@@ -324,9 +324,8 @@ fn convert_int(x: Fact, from: Type, to: Type, half: bool) -> Fact {
 
 /// Integer `add sub neg not mul.lo mad.lo shl mul.wide mad.wide`, `shr` by a constant,
 /// `and or xor` with a uniform value (and `div.u`/`rem.u` by a power of two) of uniform
-/// and affine
-/// sources (`None`: not shape-preserving here). `half`: the per-half analysis, which
-/// may widen to guarded facts ([`widen_guarded`]).
+/// and affine sources (`None`: not shape-preserving here). `half`: the per-half
+/// analysis, which may widen to guarded facts ([`widen_guarded`]).
 fn arith(
     op: ArithOp,
     ty: Type,

@@ -168,9 +168,9 @@ fn waiting_live(
     Some(out)
 }
 
-/// Per block and instruction: the instruction is a `setp` (or `set`-like pure compare)
-/// whose predicate results the shape analysis proves uniform, though its sources need
-/// not be (`%tid.x < 32` where warps are whole rows).
+/// Per block and instruction: the instruction is a `setp` whose predicate results the
+/// shape analysis proves uniform, though its sources need not be (`%tid.x < 32` where
+/// warps are whole rows).
 fn uniform_predicates(f: &ir::Function, shapes: &Shapes) -> Vec<Vec<bool>> {
     let mut st = State::default();
     let mut out = Vec::with_capacity(f.blocks.len());

@@ -151,6 +151,16 @@ fn facts_meet_and_hold() {
     assert!(!Fact::constant(0, 32).holds(32, &[(3, 0), (9, 0x100)]));
 }
 
+/// A xorshift64 generator from `seed` (nonzero): the property tests' pseudo-random input.
+fn xorshift(mut seed: u64) -> impl FnMut() -> u64 {
+    move || {
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        seed
+    }
+}
+
 /// `%tid.x` in a launch of whole-row warps: lane `l` holds `32 w + l`.
 const TID_X: Fact = Fact {
     shape: Shape::Affine(1),
@@ -199,13 +209,7 @@ fn warp_and_lane_of_tid() {
 #[test]
 fn shr_and_facts_hold() {
     use super::transfer::{bitwise_fact, shr_fact, BitOp};
-    let mut seed = 0x9e37_79b9_7f4a_7c15u64;
-    let mut next = move || {
-        seed ^= seed << 13;
-        seed ^= seed >> 7;
-        seed ^= seed << 17;
-        seed
-    };
+    let mut next = xorshift(0x9e37_79b9_7f4a_7c15u64);
     let strides = [
         1u64,
         2,
@@ -232,7 +236,7 @@ fn shr_and_facts_hold() {
             .collect();
         assert!(x.holds(w, &lanes.iter().copied().enumerate().collect::<Vec<_>>()));
         let k = next() % u64::from(w);
-        let signed = next() % 2 == 0;
+        let signed = next().is_multiple_of(2);
         if let Some(f) = shr_fact(x, k, w, signed) {
             shr_claims += 1;
             let vals: Vec<(usize, u64)> = lanes
@@ -257,7 +261,7 @@ fn shr_and_facts_hold() {
             _ => next(),
         };
         // The other operand: an immediate, or a uniform register with known zero bits.
-        let imm = next() % 2 == 0;
+        let imm = next().is_multiple_of(2);
         let (u, c) = if imm {
             (Fact::constant(mask, w), Some(mask))
         } else {
@@ -328,13 +332,7 @@ fn setp_of_tid_against_warp_bounds() {
 #[test]
 fn setp_uniform_holds() {
     use super::transfer::setp_uniform;
-    let mut seed = 0x2545_f491_4f6c_dd1du64;
-    let mut next = move || {
-        seed ^= seed << 13;
-        seed ^= seed >> 7;
-        seed ^= seed << 17;
-        seed
-    };
+    let mut next = xorshift(0x2545_f491_4f6c_dd1du64);
     let strides = [1u64, 2, 4, 3, 8, 1 << 20, u64::MAX];
     let cmps = [
         CmpOp::Lt,
@@ -367,7 +365,7 @@ fn setp_uniform_holds() {
         };
         let u = Fact::constant(c, w);
         let cmp = cmps[(next() % cmps.len() as u64) as usize];
-        let swap = next() % 2 == 0;
+        let swap = next().is_multiple_of(2);
         let (xo, uo) = (Operand::Reg(RegId(0)), Operand::Imm(c));
         let uniform = if swap {
             setp_uniform(cmp, ty, (u, &uo), (x, &xo))
